@@ -1,0 +1,103 @@
+// Package errdefs defines the kinds of error sbx returns and one error type that
+// carries a kind, a stable machine-readable code and a message for the user.
+//
+// Every layer returns *Error (or wraps one) for anything the caller can act on;
+// the API maps Kind to an HTTP status in one table. Any other error is internal.
+package errdefs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies an error by what the caller should do about it.
+type Kind int
+
+const (
+	KindInternal     Kind = iota // a bug or a host fault: 500
+	KindInvalid                  // bad input: 400
+	KindUnauthorized             // missing or wrong API key: 401
+	KindNotFound                 // the named thing does not exist: 404
+	KindConflict                 // the thing exists or is in the wrong state: 409
+	KindTooLarge                 // the request body is too large: 413
+	KindUnavailable              // try again later: 503
+)
+
+// Error is an error with a kind, a code such as "SANDBOX_NOT_FOUND" and a message
+// that tells the user what went wrong and, where possible, what to do.
+type Error struct {
+	Kind    Kind
+	Code    string
+	Message string
+	Err     error // optional cause, not shown to API clients
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func newf(k Kind, code, format string, args ...any) error {
+	return &Error{Kind: k, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid reports bad input.
+func Invalid(code, format string, args ...any) error {
+	return newf(KindInvalid, code, format, args...)
+}
+
+// NotFound reports that something does not exist.
+func NotFound(code, format string, args ...any) error {
+	return newf(KindNotFound, code, format, args...)
+}
+
+// Conflict reports a clash with existing state.
+func Conflict(code, format string, args ...any) error {
+	return newf(KindConflict, code, format, args...)
+}
+
+// Unavailable reports a condition that may pass; the caller may retry.
+func Unavailable(code, format string, args ...any) error {
+	return newf(KindUnavailable, code, format, args...)
+}
+
+// Unauthorized reports a missing or wrong credential.
+func Unauthorized(code, format string, args ...any) error {
+	return newf(KindUnauthorized, code, format, args...)
+}
+
+// TooLarge reports a request body over its limit.
+func TooLarge(code, format string, args ...any) error {
+	return newf(KindTooLarge, code, format, args...)
+}
+
+// Internal wraps an unexpected error with context for the log; the API shows
+// clients only the message.
+func Internal(err error, format string, args ...any) error {
+	return &Error{Kind: KindInternal, Code: "INTERNAL", Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// KindOf returns the kind of the first *Error in err's chain, or KindInternal.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindInternal
+}
+
+// Is reports whether err's chain holds an *Error of kind k.
+func Is(err error, k Kind) bool { return err != nil && KindOf(err) == k }
+
+// CodeOf returns the code of the first *Error in err's chain, or "INTERNAL".
+func CodeOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return "INTERNAL"
+}
