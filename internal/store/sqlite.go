@@ -1,0 +1,180 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+var _ Store = (*SQLite)(nil)
+
+// SQLite is a Store in one SQLite database file, for a single host.
+//
+// SQLite allows one writer at a time. Rather than let concurrent writers
+// collide and retry, every write goes through one connection (w), so writers
+// queue in database/sql instead of failing with SQLITE_BUSY. Reads use a
+// separate pool (r): in WAL mode they see the last commit and never block
+// the writer or each other.
+type SQLite struct {
+	w *sql.DB // exactly one connection; all writes and migrations
+	r *sql.DB // read-only connections
+}
+
+// OpenSQLite opens the database at path, creating it (mode 0600) if missing,
+// and migrates its schema to the newest version this binary knows. A
+// database written by a newer sbx is refused and left untouched.
+func OpenSQLite(path string) (*SQLite, error) {
+	if path == "" || strings.ContainsRune(path, '?') {
+		// The driver treats '?' as the start of its options.
+		return nil, errdefs.Invalid("INVALID_DB_PATH", "database path %q must be non-empty and must not contain '?'", path)
+	}
+	// Create the file ourselves so it is private from the first byte; SQLite
+	// gives its -wal and -shm files the same mode.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, errdefs.Internal(err, "open database %s", path)
+	}
+	f.Close()
+
+	// synchronous=FULL syncs the WAL on every commit: with NORMAL a commit
+	// can be lost to a power cut. _txlock=immediate takes the write lock at
+	// BEGIN, so a transaction never fails half-way when upgrading a read
+	// lock; busy_timeout covers other processes holding the lock.
+	common := "_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate")
+	if err != nil {
+		return nil, errdefs.Internal(err, "open database %s", path)
+	}
+	w.SetMaxOpenConns(1)
+	if err := migrate(context.Background(), w); err != nil {
+		w.Close()
+		return nil, err
+	}
+
+	r, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, errdefs.Internal(err, "open database %s", path)
+	}
+	return &SQLite{w: w, r: r}, nil
+}
+
+// Close closes the database.
+func (s *SQLite) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// withTx runs fn in a write transaction and commits if fn returns nil.
+func (s *SQLite) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return errdefs.Internal(err, "begin transaction")
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return errdefs.Internal(err, "commit")
+	}
+	return nil
+}
+
+// sqliteCode returns the extended SQLite result code in err, or 0.
+func sqliteCode(err error) int {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code()
+	}
+	return 0
+}
+
+// isPrimaryKeyViolation and isUniqueViolation tell the two unique
+// constraints of a table apart without reading the message: SQLite reports
+// a clash on the PRIMARY KEY index with its own code.
+func isPrimaryKeyViolation(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+func isUniqueViolation(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+}
+
+// timeLayout is RFC 3339 in UTC with a fixed nine-digit fraction, so the
+// text sorts in time order and round-trips to the nanosecond.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// encodeTime stores the zero time as NULL, so it reads back as zero.
+func encodeTime(t time.Time) (any, error) {
+	if t.IsZero() {
+		return nil, nil
+	}
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return nil, errdefs.Invalid("INVALID_TIME", "time %s is outside the years 1 to 9999", t)
+	}
+	return t.UTC().Format(timeLayout), nil
+}
+
+func decodeTime(s sql.NullString) (time.Time, error) {
+	if !s.Valid || s.String == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(timeLayout, s.String)
+	if err != nil {
+		return time.Time{}, errdefs.Internal(err, "stored time %q is malformed", s.String)
+	}
+	return t, nil
+}
+
+// encodeTimes encodes several times, stopping at the first bad one.
+func encodeTimes(ts ...time.Time) ([]any, error) {
+	out := make([]any, len(ts))
+	for i, t := range ts {
+		v, err := encodeTime(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// now is the store's clock: UTC without a monotonic reading, so a value the
+// store hands back equals the value it reads back.
+func now() time.Time { return time.Now().UTC().Round(0) }
+
+func encodeJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", errdefs.Internal(err, "encode record")
+	}
+	return string(b), nil
+}
+
+func decodeJSON(s string, v any) error {
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return errdefs.Internal(err, "stored record is malformed")
+	}
+	return nil
+}
+
+// nullIfEmpty stores "" as NULL, so that the UNIQUE constraint on a column
+// lets many rows leave it empty.
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }

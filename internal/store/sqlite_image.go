@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+const imageColumns = "name, id, layers, config, source, size_bytes, created_at"
+
+func imageNotFound(name string) error {
+	return errdefs.NotFound("IMAGE_NOT_FOUND", "image %q not found; list images with \"sbx image ls\"", name)
+}
+
+// PutImage inserts or replaces the image with img.Name. It sets
+// img.CreatedAt to now if zero.
+func (s *SQLite) PutImage(ctx context.Context, img *Image) error {
+	if img == nil || img.Name == "" {
+		return errdefs.Invalid("INVALID_IMAGE", "an image record needs a name")
+	}
+	created := img.CreatedAt
+	if created.IsZero() {
+		created = now()
+	}
+	layers, err := encodeJSON(img.Layers)
+	if err != nil {
+		return err
+	}
+	config, err := encodeJSON(img.Config)
+	if err != nil {
+		return err
+	}
+	at, err := encodeTime(created)
+	if err != nil {
+		return err
+	}
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO images (`+imageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET id = excluded.id, layers = excluded.layers,
+				config = excluded.config, source = excluded.source,
+				size_bytes = excluded.size_bytes, created_at = excluded.created_at`,
+			img.Name, img.ID, layers, config, img.Source, img.SizeBytes, at)
+		if err != nil {
+			return errdefs.Internal(err, "write image %s", img.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	img.CreatedAt = created
+	return nil
+}
+
+// GetImage returns the image called name.
+func (s *SQLite) GetImage(ctx context.Context, name string) (*Image, error) {
+	row := s.r.QueryRowContext(ctx, "SELECT "+imageColumns+" FROM images WHERE name = ?", name)
+	img, err := scanImage(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, imageNotFound(name)
+	}
+	return img, err
+}
+
+// ListImages returns every image, by name.
+func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT "+imageColumns+" FROM images ORDER BY name")
+	if err != nil {
+		return nil, errdefs.Internal(err, "list images")
+	}
+	defer rows.Close()
+	out := []*Image{}
+	for rows.Next() {
+		img, err := scanImage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, img)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errdefs.Internal(err, "list images")
+	}
+	return out, nil
+}
+
+// DeleteImage removes the image called name. Missing gives a NotFound error.
+func (s *SQLite) DeleteImage(ctx context.Context, name string) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM images WHERE name = ?", name)
+		if err != nil {
+			return errdefs.Internal(err, "delete image %s", name)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return errdefs.Internal(err, "delete image %s", name)
+		} else if n == 0 {
+			return imageNotFound(name)
+		}
+		return nil
+	})
+}
+
+func scanImage(sc scanner) (*Image, error) {
+	var img Image
+	var layers, config string
+	var created sql.NullString
+	err := sc.Scan(&img.Name, &img.ID, &layers, &config, &img.Source, &img.SizeBytes, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, errdefs.Internal(err, "read image")
+	}
+	if err := decodeJSON(layers, &img.Layers); err != nil {
+		return nil, err
+	}
+	if err := decodeJSON(config, &img.Config); err != nil {
+		return nil, err
+	}
+	if img.CreatedAt, err = decodeTime(created); err != nil {
+		return nil, err
+	}
+	return &img, nil
+}

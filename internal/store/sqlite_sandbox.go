@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at"
+
+// defaultEventLimit is how many events ListEvents returns when limit <= 0.
+const defaultEventLimit = 1000
+
+// CreateSandbox inserts sb. It sets sb.UpdatedAt, and sb.CreatedAt if zero.
+// A taken id gives a Conflict with code ID_TAKEN, a taken name NAME_TAKEN.
+func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
+	if sb == nil || sb.ID == "" {
+		return errdefs.Invalid("INVALID_SANDBOX", "a sandbox record needs an id")
+	}
+	t := now()
+	created := sb.CreatedAt
+	if created.IsZero() {
+		created = t
+	}
+	spec, err := encodeJSON(sb.Spec)
+	if err != nil {
+		return err
+	}
+	times, err := encodeTimes(created, t, sb.StartedAt, sb.StoppedAt)
+	if err != nil {
+		return err
+	}
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			"INSERT INTO sandboxes ("+sandboxColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			sb.ID, nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec, times[0], times[1], times[2], times[3])
+		return sandboxWriteError(err, sb)
+	})
+	if err != nil {
+		return err
+	}
+	sb.CreatedAt, sb.UpdatedAt = created, t
+	return nil
+}
+
+// sandboxWriteError turns a failed insert or update of sb into the error
+// its caller can act on.
+func sandboxWriteError(err error, sb *Sandbox) error {
+	switch {
+	case err == nil:
+		return nil
+	case isPrimaryKeyViolation(err):
+		return errdefs.Conflict("ID_TAKEN", "a sandbox with id %q already exists", sb.ID)
+	case isUniqueViolation(err): // name is the only other unique column
+		return errdefs.Conflict("NAME_TAKEN",
+			"a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", sb.Name)
+	}
+	return errdefs.Internal(err, "write sandbox %s", sb.ID)
+}
+
+// GetSandbox finds a sandbox by id or, failing that, by name.
+func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, error) {
+	// One query, so the answer comes from one snapshot; an id match wins.
+	row := s.r.QueryRowContext(ctx,
+		"SELECT "+sandboxColumns+" FROM sandboxes WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1",
+		idOrName, idOrName, idOrName)
+	sb, err := scanSandbox(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errdefs.NotFound("SANDBOX_NOT_FOUND", "sandbox %q not found", idOrName)
+	}
+	return sb, err
+}
+
+// ListSandboxes returns the sandboxes matching f, oldest first.
+func (s *SQLite) ListSandboxes(ctx context.Context, f Filter) ([]*Sandbox, error) {
+	q := "SELECT " + sandboxColumns + " FROM sandboxes"
+	var args []any
+	if f.State != "" {
+		q += " WHERE state = ?"
+		args = append(args, f.State)
+	}
+	rows, err := s.r.QueryContext(ctx, q+" ORDER BY created_at, id", args...)
+	if err != nil {
+		return nil, errdefs.Internal(err, "list sandboxes")
+	}
+	defer rows.Close()
+	out := []*Sandbox{}
+	for rows.Next() {
+		sb, err := scanSandbox(rows)
+		if err != nil {
+			return nil, err
+		}
+		// Labels live inside the spec JSON; few enough sandboxes live on one
+		// host that filtering here is cheaper than indexing them.
+		if hasLabels(sb.Spec.Labels, f.Labels) {
+			out = append(out, sb)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errdefs.Internal(err, "list sandboxes")
+	}
+	return out, nil
+}
+
+func hasLabels(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// UpdateSandbox replaces the record with sb.ID and, if ev is not nil,
+// appends ev in the same transaction. On success it sets sb.UpdatedAt to
+// now, ev.Seq, ev.SandboxID to sb.ID if empty and ev.Time to now if zero;
+// on failure it changes neither.
+func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) error {
+	if sb == nil || sb.ID == "" {
+		return errdefs.Invalid("INVALID_SANDBOX", "a sandbox record needs an id")
+	}
+	t := now()
+	spec, err := encodeJSON(sb.Spec)
+	if err != nil {
+		return err
+	}
+	times, err := encodeTimes(sb.CreatedAt, t, sb.StartedAt, sb.StoppedAt)
+	if err != nil {
+		return err
+	}
+	var e Event
+	var evTime any
+	if ev != nil {
+		e = *ev
+		if e.SandboxID == "" {
+			e.SandboxID = sb.ID
+		}
+		if e.Time.IsZero() {
+			e.Time = t
+		}
+		if evTime, err = encodeTime(e.Time); err != nil {
+			return err
+		}
+	}
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE sandboxes SET name = ?, state = ?, reason = ?, error = ?, spec = ?,
+				created_at = ?, updated_at = ?, started_at = ?, stopped_at = ?
+			WHERE id = ?`,
+			nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec,
+			times[0], times[1], times[2], times[3], sb.ID)
+		if err != nil {
+			return sandboxWriteError(err, sb)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return errdefs.Internal(err, "update sandbox %s", sb.ID)
+		} else if n == 0 {
+			return errdefs.NotFound("SANDBOX_NOT_FOUND", "sandbox %q not found", sb.ID)
+		}
+		if ev == nil {
+			return nil
+		}
+		res, err = tx.ExecContext(ctx,
+			"INSERT INTO events (sandbox_id, time, state, reason, message) VALUES (?, ?, ?, ?, ?)",
+			e.SandboxID, evTime, e.State, e.Reason, e.Message)
+		if err != nil {
+			return errdefs.Internal(err, "record event of sandbox %s", e.SandboxID)
+		}
+		e.Seq, err = res.LastInsertId()
+		if err != nil {
+			return errdefs.Internal(err, "record event of sandbox %s", e.SandboxID)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sb.UpdatedAt = t
+	if ev != nil {
+		*ev = e
+	}
+	return nil
+}
+
+// DeleteSandbox removes the record and its events. Missing is not an error.
+func (s *SQLite) DeleteSandbox(ctx context.Context, id string) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE sandbox_id = ?", id); err != nil {
+			return errdefs.Internal(err, "delete events of sandbox %s", id)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sandboxes WHERE id = ?", id); err != nil {
+			return errdefs.Internal(err, "delete sandbox %s", id)
+		}
+		return nil
+	})
+}
+
+// ListEvents returns up to limit events with Seq > after, in Seq order, of
+// one sandbox or, if sandboxID is empty, of all. limit <= 0 means 1000.
+func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, limit int) ([]Event, error) {
+	if limit <= 0 {
+		limit = defaultEventLimit
+	}
+	q := "SELECT seq, sandbox_id, time, state, reason, message FROM events WHERE seq > ?"
+	args := []any{after}
+	if sandboxID != "" {
+		q += " AND sandbox_id = ?"
+		args = append(args, sandboxID)
+	}
+	rows, err := s.r.QueryContext(ctx, q+" ORDER BY seq LIMIT ?", append(args, limit)...)
+	if err != nil {
+		return nil, errdefs.Internal(err, "list events")
+	}
+	defer rows.Close()
+	out := []Event{}
+	for rows.Next() {
+		var e Event
+		var t sql.NullString
+		if err := rows.Scan(&e.Seq, &e.SandboxID, &t, &e.State, &e.Reason, &e.Message); err != nil {
+			return nil, errdefs.Internal(err, "read event")
+		}
+		if e.Time, err = decodeTime(t); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errdefs.Internal(err, "list events")
+	}
+	return out, nil
+}
+
+func scanSandbox(sc scanner) (*Sandbox, error) {
+	var sb Sandbox
+	var name sql.NullString
+	var spec string
+	var created, updated, started, stopped sql.NullString
+	err := sc.Scan(&sb.ID, &name, &sb.State, &sb.Reason, &sb.Error, &spec, &created, &updated, &started, &stopped)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, errdefs.Internal(err, "read sandbox")
+	}
+	sb.Name = name.String
+	if err := decodeJSON(spec, &sb.Spec); err != nil {
+		return nil, err
+	}
+	dst := []*time.Time{&sb.CreatedAt, &sb.UpdatedAt, &sb.StartedAt, &sb.StoppedAt}
+	for i, src := range []sql.NullString{created, updated, started, stopped} {
+		if *dst[i], err = decodeTime(src); err != nil {
+			return nil, err
+		}
+	}
+	return &sb, nil
+}
