@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/sbxhq/sbx/sdk"
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+)
+
+func newExecCmd(g *globals) *cobra.Command {
+	var (
+		req         sdk.ExecRequest
+		envs        []string
+		timeout     float64
+		interactive bool
+	)
+	cmd := &cobra.Command{
+		Use:   "exec NAME [flags] -- CMD [ARG…]",
+		Short: "Run a command in a sandbox",
+		Long: `Run a command in a started sandbox. Its output is shown as it comes, stdout
+and stderr apart, and sbx exits with the command's exit code (128+N when a
+signal N killed it, as a shell does).
+
+Put the command after "--" so that its own flags are not read as sbx's; the
+flags of sbx exec go before "--". The command runs without a shell: use
+"sh -c '…'" for pipes and globs. With -i, sbx reads all of its own stdin first
+and hands it to the command.`,
+		Example: `  sbx exec box -- uname -a
+  sbx exec box --cwd /tmp --env DEBUG=1 -- python3 -c 'print(42)'
+  sbx exec box --timeout 10 -- sh -c 'make test 2>&1 | tail'
+  echo hello | sbx exec -i box -- wc -c`,
+		Args: minArgs(1, "a sandbox NAME and a command: sbx exec NAME -- CMD [ARG…]"),
+	}
+	// Flags after the command (sbx exec box ls -la) would be read as sbx's.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usagef("%v (put the command after \"--\": sbx exec NAME -- CMD [ARG…])", err)
+	})
+	f := cmd.Flags()
+	f.StringVar(&req.Cwd, "cwd", "", "directory to run in (default: the sandbox's workdir)")
+	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE (repeatable)")
+	f.Float64Var(&timeout, "timeout", 0, "kill the command after this many seconds (0: no limit)")
+	f.BoolVarP(&interactive, "interactive", "i", false, "send sbx's stdin to the command")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		name, argv, err := splitExecArgs(args, cmd.ArgsLenAtDash())
+		if err != nil {
+			return err
+		}
+		if timeout < 0 {
+			return usagef("--timeout must be 0 or more seconds, got %g", timeout)
+		}
+		if req.Env, err = parseKV("--env", envs); err != nil {
+			return err
+		}
+		req.Cmd, req.TimeoutSeconds = argv, timeout
+		if interactive {
+			b, err := io.ReadAll(cmd.InOrStdin())
+			if err != nil {
+				return fmt.Errorf("read stdin: %w", err)
+			}
+			req.Stdin = string(b)
+		}
+		c, err := g.client()
+		if err != nil {
+			return err
+		}
+		res, err := c.ExecStream(cmd.Context(), name, req, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		if res.TimedOut {
+			fmt.Fprintf(cmd.ErrOrStderr(), "sbx: command timed out after %gs and was killed\n", timeout)
+		}
+		return &exitError{code: execExitCode(res)}
+	}
+	return cmd
+}
+
+// splitExecArgs separates the sandbox name from the command. dash is the
+// number of arguments before "--", or -1 when there was none.
+func splitExecArgs(args []string, dash int) (name string, argv []string, err error) {
+	if dash > 1 {
+		return "", nil, usagef("exactly one NAME goes before \"--\", got %q", args[:dash])
+	}
+	if dash == 0 || len(args) == 0 {
+		return "", nil, usagef("give the sandbox NAME first: sbx exec NAME -- CMD [ARG…]")
+	}
+	if len(args) < 2 {
+		return "", nil, usagef("give a command to run after the NAME: sbx exec %s -- CMD [ARG…]", args[0])
+	}
+	return args[0], args[1:], nil
+}
+
+// execExitCode maps a command's end to a process exit code the way a shell
+// does: its own code, or 128+N when signal N killed it.
+func execExitCode(res *sdk.ExecResult) int {
+	if res.Signal != "" {
+		if n := signalNumber(res.Signal); n > 0 {
+			return 128 + n
+		}
+	}
+	if res.ExitCode < 0 || res.ExitCode > 255 {
+		return 1 // not a real exit status; os.Exit would truncate it
+	}
+	if res.ExitCode == 0 && res.Signal != "" {
+		return 1 // killed by a signal we cannot name: never report success
+	}
+	return res.ExitCode
+}
+
+// signalNumber accepts "SIGKILL", "KILL" or "9"; it returns 0 if unknown.
+func signalNumber(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	s = strings.ToUpper(s)
+	if !strings.HasPrefix(s, "SIG") {
+		s = "SIG" + s
+	}
+	return int(unix.SignalNum(s))
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/sbxhq/sbx/sdk"
+	"github.com/spf13/cobra"
+)
+
+// globals are the flags every client command shares.
+type globals struct {
+	host  string
+	token string
+}
+
+func newRootCmd() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "sbx",
+		Short: "Run untrusted code in isolated Linux sandboxes",
+		Long: `sbx creates isolated Linux sandboxes on demand and runs commands in them.
+
+The same binary is the daemon (sbx serve) and the client. The client talks to
+the daemon at --host (or SBX_HOST, default ` + sdk.DefaultHost + `) and
+authenticates with --token (or SBX_TOKEN; as a fallback the admin token file
+$SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
+		Example: `  sudo sbx serve &
+  sbx create box --image alpine
+  sbx exec box -- uname -a
+  sbx cp ./main.py box:/workspace/main.py
+  sbx rm box`,
+		SilenceErrors: true, // run prints errors in one format
+		SilenceUsage:  true, // a failed request is not a usage mistake
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &usageError{msg: err.Error()}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.host, "host", "", "daemon URL (default $SBX_HOST or "+sdk.DefaultHost+")")
+	pf.StringVar(&g.token, "token", "", "API token (default $SBX_TOKEN or the admin token file)")
+
+	root.AddCommand(
+		newServeCmd(),
+		newAgentCmd(),
+		newCreateCmd(g),
+		newListCmd(g),
+		newGetCmd(g),
+		newRemoveCmd(g),
+		newStartCmd(g),
+		newStopCmd(g),
+		newExecCmd(g),
+		newCopyCmd(g),
+		newImageCmd(g),
+	)
+	return root
+}
+
+// client builds an API client from the flags, falling back to the environment.
+func (g *globals) client() (*sdk.Client, error) {
+	host := g.host
+	if host == "" {
+		host = os.Getenv("SBX_HOST")
+	}
+	if host == "" {
+		host = sdk.DefaultHost
+	}
+	token := g.token
+	if token == "" {
+		var err error
+		if token, err = sdk.TokenFromEnv(); err != nil {
+			return nil, err
+		}
+	}
+	return sdk.NewClient(host, token), nil
+}
+
+// outputFlag is the -o/--output flag of commands that print sandboxes or images.
+type outputFlag struct{ format string }
+
+func addOutputFlag(cmd *cobra.Command) *outputFlag {
+	o := &outputFlag{}
+	cmd.Flags().StringVarP(&o.format, "output", "o", "text", "output format: text or json")
+	return o
+}
+
+// check rejects an unknown format; commands call it before doing any work.
+func (o *outputFlag) check() error {
+	switch o.format {
+	case "json", "text", "table", "":
+		return nil
+	}
+	return usagef("unknown output format %q: use text or json", o.format)
+}
+
+// print writes v as JSON, or calls text for the human format.
+func (o *outputFlag) print(w io.Writer, v any, text func(io.Writer) error) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	if o.format == "json" {
+		return writeJSON(w, v)
+	}
+	return text(w)
+}
+
+// exactArgs is cobra.ExactArgs with a message that names what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %s (got %d arguments)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
+// minArgs is cobra.MinimumNArgs with a message that names what is missing.
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usagef("%s needs %s", cmd.CommandPath(), what)
+		}
+		return nil
+	}
+}

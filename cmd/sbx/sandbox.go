@@ -1,0 +1,243 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/sbxhq/sbx/sdk"
+	"github.com/spf13/cobra"
+)
+
+func newCreateCmd(g *globals) *cobra.Command {
+	var (
+		req          sdk.CreateSandboxRequest
+		envs, labels []string
+	)
+	cmd := &cobra.Command{
+		Use:   "create [NAME] [flags]",
+		Short: "Create and start a sandbox",
+		Long: `Create a sandbox and start it. NAME is optional; without it the sandbox is
+known by its id (sbx-…). A name that is already taken is an error.
+
+Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
+--memory in MiB, --pids as the most processes at once.`,
+		Example: `  sbx create
+  sbx create box --image alpine
+  sbx create grader --image python:3.12 --env PYTHONUNBUFFERED=1 --label team=ml \
+      --cpu 0.5 --memory 512 --pids 256 --workdir /workspace
+  sbx create box -o json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("sbx create takes at most one NAME (got %d arguments)", len(args))
+			}
+			return nil
+		},
+	}
+	out := addOutputFlag(cmd)
+	f := cmd.Flags()
+	f.StringVar(&req.Image, "image", "", "image to start from (default: the daemon's base image)")
+	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE (repeatable)")
+	f.StringArrayVar(&labels, "label", nil, "label KEY=VALUE to find the sandbox by (repeatable)")
+	f.Float64Var(&req.CPU, "cpu", 0, "CPU limit in CPUs, e.g. 0.5")
+	f.IntVar(&req.MemoryMiB, "memory", 0, "memory limit in MiB")
+	f.IntVar(&req.PidsLimit, "pids", 0, "limit on the number of processes")
+	f.StringVar(&req.Workdir, "workdir", "", "directory commands run in (default /workspace)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := out.check(); err != nil {
+			return err
+		}
+		var err error
+		if req.Env, err = parseKV("--env", envs); err != nil {
+			return err
+		}
+		if req.Labels, err = parseKV("--label", labels); err != nil {
+			return err
+		}
+		if len(args) == 1 {
+			req.Name = args[0]
+		}
+		c, err := g.client()
+		if err != nil {
+			return err
+		}
+		sb, err := c.CreateSandbox(cmd.Context(), req)
+		if err != nil {
+			return err
+		}
+		return printOne(out, cmd, sb)
+	}
+	return cmd
+}
+
+func newListCmd(g *globals) *cobra.Command {
+	var (
+		opts   sdk.ListOptions
+		labels []string
+	)
+	cmd := &cobra.Command{
+		Use:     "ls [--state STATE] [--label KEY=VALUE]…",
+		Aliases: []string{"list"},
+		Short:   "List sandboxes",
+		Long: `List sandboxes, optionally only those in one state (creating, starting,
+started, stopping, stopped, deleting, error) or carrying all the given labels.`,
+		Example: `  sbx ls
+  sbx ls --state started
+  sbx ls --label team=ml --label env=dev -o json`,
+		Args: exactArgs(0, "no arguments (filter with --state and --label)"),
+	}
+	out := addOutputFlag(cmd)
+	cmd.Flags().StringVar(&opts.State, "state", "", "only sandboxes in this state")
+	cmd.Flags().StringArrayVar(&labels, "label", nil, "only sandboxes with label KEY=VALUE (repeatable)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := out.check(); err != nil {
+			return err
+		}
+		var err error
+		if opts.Labels, err = parseKV("--label", labels); err != nil {
+			return err
+		}
+		c, err := g.client()
+		if err != nil {
+			return err
+		}
+		list, err := c.ListSandboxes(cmd.Context(), opts)
+		if err != nil {
+			return err
+		}
+		if list == nil {
+			list = []sdk.Sandbox{} // "[]", not "null", in JSON
+		}
+		return out.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return printSandboxes(w, list) })
+	}
+	return cmd
+}
+
+func newGetCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "get NAME",
+		Aliases: []string{"inspect"},
+		Short:   "Show one sandbox",
+		Long:    `Show a sandbox's state, image, limits, labels and times. NAME may be a name or an id.`,
+		Example: `  sbx get box
+  sbx get sbx-5f3a9c -o json`,
+		Args: exactArgs(1, "exactly one NAME"),
+	}
+	out := addOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return sandboxCall(g, out, cmd, func(c *sdk.Client) (*sdk.Sandbox, error) {
+			return c.GetSandbox(cmd.Context(), args[0])
+		})
+	}
+	return cmd
+}
+
+func newStartCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "start NAME",
+		Short: "Start a stopped sandbox",
+		Long: `Start a stopped sandbox's instance again. Its filesystem is as it was when it
+stopped; processes that ran before do not come back.`,
+		Example: `  sbx start box`,
+		Args:    exactArgs(1, "exactly one NAME"),
+	}
+	out := addOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return sandboxCall(g, out, cmd, func(c *sdk.Client) (*sdk.Sandbox, error) {
+			return c.StartSandbox(cmd.Context(), args[0])
+		})
+	}
+	return cmd
+}
+
+func newStopCmd(g *globals) *cobra.Command {
+	var (
+		force bool
+		grace int
+	)
+	cmd := &cobra.Command{
+		Use:   "stop NAME [--force] [--grace SECONDS]",
+		Short: "Stop a sandbox, keeping its filesystem",
+		Long: `Stop a sandbox's instance. Its processes get SIGTERM, then SIGKILL after the
+grace period (--grace, default the daemon's); --force kills them at once. The
+sandbox keeps its filesystem and can be started again with sbx start.`,
+		Example: `  sbx stop box
+  sbx stop box --grace 30
+  sbx stop box --force`,
+		Args: exactArgs(1, "exactly one NAME"),
+	}
+	out := addOutputFlag(cmd)
+	cmd.Flags().BoolVar(&force, "force", false, "kill the processes at once")
+	cmd.Flags().IntVar(&grace, "grace", 0, "seconds between SIGTERM and SIGKILL")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		opts := sdk.StopOptions{Force: force}
+		if cmd.Flags().Changed("grace") {
+			if grace < 0 {
+				return usagef("--grace must be 0 or more seconds, got %d", grace)
+			}
+			opts.GraceSeconds = &grace
+		}
+		return sandboxCall(g, out, cmd, func(c *sdk.Client) (*sdk.Sandbox, error) {
+			return c.StopSandbox(cmd.Context(), args[0], opts)
+		})
+	}
+	return cmd
+}
+
+func newRemoveCmd(g *globals) *cobra.Command {
+	var noWait bool
+	cmd := &cobra.Command{
+		Use:     "rm NAME…",
+		Aliases: []string{"delete"},
+		Short:   "Delete sandboxes",
+		Long: `Delete sandboxes and everything they own: instance, filesystem, record.
+Each NAME is deleted in turn; a failure is reported and the rest still go.
+Without --no-wait sbx waits until each sandbox is gone.`,
+		Example: `  sbx rm box
+  sbx rm box1 box2 --no-wait`,
+		Args: minArgs(1, "at least one NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			failed := 0
+			for _, name := range args {
+				if err := c.DeleteSandbox(cmd.Context(), name, !noWait); err != nil {
+					if cmd.Context().Err() != nil {
+						return err
+					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "sbx: %s: %s\n", name, err)
+					failed++
+					continue
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), name)
+			}
+			if failed > 0 {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "return once deletion has begun")
+	return cmd
+}
+
+// sandboxCall runs one request that returns a sandbox and prints the result.
+func sandboxCall(g *globals, out *outputFlag, cmd *cobra.Command, call func(*sdk.Client) (*sdk.Sandbox, error)) error {
+	if err := out.check(); err != nil {
+		return err
+	}
+	c, err := g.client()
+	if err != nil {
+		return err
+	}
+	sb, err := call(c)
+	if err != nil {
+		return err
+	}
+	return printOne(out, cmd, sb)
+}
+
+func printOne(out *outputFlag, cmd *cobra.Command, sb *sdk.Sandbox) error {
+	return out.print(cmd.OutOrStdout(), sb, func(w io.Writer) error { return printSandbox(w, sb) })
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/daemon"
+	"github.com/spf13/cobra"
+)
+
+const (
+	defaultDataDir = "/var/lib/sbx"
+	defaultListen  = "127.0.0.1:7423"
+	defaultWorkdir = "/workspace"
+)
+
+func newServeCmd() *cobra.Command {
+	var dataDir, listen string
+	cmd := &cobra.Command{
+		Use:   "serve [--data-dir DIR] [--listen ADDR]",
+		Short: "Run the sbx daemon",
+		Long: `Run the sbx daemon: the HTTP API, the sandbox manager and everything that
+keeps sandboxes running. It needs root (it mounts filesystems and runs runc).
+
+State lives under --data-dir (env SBX_DATA_DIR, default ` + defaultDataDir + `).
+The API listens on --listen (env SBX_LISTEN, default ` + defaultListen + `).
+Flags override the environment. The admin API token is written to
+<data-dir>/admin.token; clients on this host read it from there.
+
+The daemon stops on SIGINT or SIGTERM. Running sandboxes keep running and are
+picked up again by the next sbx serve.`,
+		Example: `  sudo sbx serve
+  sudo sbx serve --data-dir /srv/sbx --listen 0.0.0.0:7423
+  SBX_DATA_DIR=/tmp/sbx-dev sudo -E sbx serve`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg := daemon.Config{
+				DataDir: setting(cmd, "data-dir", dataDir, "SBX_DATA_DIR"),
+				Listen:  setting(cmd, "listen", listen, "SBX_LISTEN"),
+			}
+			return daemon.Run(cmd.Context(), cfg)
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data-dir", defaultDataDir, "directory for the store, images and sandboxes (env SBX_DATA_DIR)")
+	cmd.Flags().StringVar(&listen, "listen", defaultListen, "address the HTTP API listens on (env SBX_LISTEN)")
+	return cmd
+}
+
+// setting picks a flag's value when it was given, else the environment
+// variable when set, else the flag's default.
+func setting(cmd *cobra.Command, flag, value, env string) string {
+	if cmd.Flags().Changed(flag) {
+		return value
+	}
+	if v := os.Getenv(env); v != "" {
+		return v
+	}
+	return value
+}
+
+func newAgentCmd() *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:   "agent --socket PATH",
+		Short: "Run the in-sandbox agent (started by the daemon, not by hand)",
+		Long: `Run the agent that is PID 1 inside every sandbox instance. The daemon starts
+it; it serves the toolbox (exec, files, …) on the unix socket at --socket.
+Commands run in $SBX_WORKDIR (default ` + defaultWorkdir + `) unless told otherwise.`,
+		Example: `  sbx agent --socket /run/sbx/agent.sock`,
+		Hidden:  true,
+		Args:    exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if socket == "" {
+				return usagef("--socket is required")
+			}
+			cwd := os.Getenv("SBX_WORKDIR")
+			if cwd == "" {
+				cwd = defaultWorkdir
+			}
+			// The agent handles SIGTERM itself (it gives processes a grace
+			// period); a cancelled context would make it kill them at once.
+			ctx := context.WithoutCancel(cmd.Context())
+			return agent.Run(ctx, agent.Config{Socket: socket, DefaultCwd: cwd})
+		},
+	}
+	cmd.Flags().StringVar(&socket, "socket", "", "unix socket to serve the toolbox on")
+	return cmd
+}
