@@ -1,0 +1,157 @@
+package image
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+// MountRootfs mounts an overlay at target with layerDirs (bottom first, as
+// LayerDirs returns them) read-only below the writable upper. It creates
+// upper, work and target if missing. Mounting the same upper again later shows
+// the writes made before.
+func MountRootfs(layerDirs []string, upper, work, target string) error {
+	if len(layerDirs) == 0 {
+		return errors.New("image: an overlay needs at least one layer")
+	}
+	lowers := slices.Clone(layerDirs)
+	slices.Reverse(lowers) // overlayfs lists the top layer first
+	all := append(slices.Clone(lowers), upper, work, target)
+	for i, d := range all {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return err
+		}
+		// The option string cannot carry these (the target is not in it).
+		if i < len(all)-1 && strings.ContainsAny(abs, ",:\\") {
+			return fmt.Errorf("image: overlay path %q contains ',', ':' or '\\'", abs)
+		}
+		all[i] = abs
+	}
+	lowers, upper, work, target = all[:len(lowers)], all[len(lowers)], all[len(lowers)+1], all[len(lowers)+2]
+	for _, d := range []string{upper, work, target} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return errdefs.Internal(err, "preparing overlay at %s", target)
+		}
+	}
+	opts := "lowerdir=" + strings.Join(lowers, ":") + ",upperdir=" + upper + ",workdir=" + work
+	var err error
+	if len(opts) < os.Getpagesize() {
+		err = unix.Mount("overlay", target, "overlay", 0, opts)
+	} else {
+		err = mountMany(lowers, upper, work, target)
+	}
+	if err != nil {
+		return errdefs.Internal(err, "mounting overlay at %s", target)
+	}
+	return nil
+}
+
+// mountMany mounts an overlay whose options exceed the one page mount(2)
+// takes, adding lower layers one by one ("lowerdir+", Linux 6.8 and later).
+func mountMany(lowers []string, upper, work, target string) error {
+	fd, err := unix.Fsopen("overlay", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("fsopen: %w", err)
+	}
+	defer unix.Close(fd)
+	for _, l := range lowers {
+		if err := unix.FsconfigSetString(fd, "lowerdir+", l); err != nil {
+			return fmt.Errorf("overlay with %d layers needs Linux 6.8 or later: %w", len(lowers), err)
+		}
+	}
+	if err := unix.FsconfigSetString(fd, "upperdir", upper); err != nil {
+		return err
+	}
+	if err := unix.FsconfigSetString(fd, "workdir", work); err != nil {
+		return err
+	}
+	if err := unix.FsconfigCreate(fd); err != nil {
+		return fmt.Errorf("fsconfig create: %w", err)
+	}
+	mfd, err := unix.Fsmount(fd, unix.FSMOUNT_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("fsmount: %w", err)
+	}
+	defer unix.Close(mfd)
+	return unix.MoveMount(mfd, "", unix.AT_FDCWD, target, unix.MOVE_MOUNT_F_EMPTY_PATH)
+}
+
+// Unmount unmounts target. A target that is not mounted, or does not exist, is
+// fine. A busy mount is detached lazily: it goes away once no longer used.
+func Unmount(target string) error {
+	err := unix.Unmount(target, 0)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.EBUSY):
+		err = unix.Unmount(target, unix.MNT_DETACH)
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOENT):
+		if mounted, merr := IsMounted(target); merr == nil && !mounted {
+			return nil
+		}
+	}
+	if err != nil {
+		return errdefs.Internal(err, "unmounting %s", target)
+	}
+	return nil
+}
+
+// IsMounted reports whether a file system is mounted at target, according to
+// /proc/self/mountinfo. A missing target is not mounted.
+func IsMounted(target string) (bool, error) {
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return false, err
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		if os.IsNotExist(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		// Fields: id parent major:minor root mountpoint options ...
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 && unescapeMountinfo(fields[4]) == abs {
+			return true, nil
+		}
+	}
+	return false, sc.Err()
+}
+
+// unescapeMountinfo decodes the octal escapes (\040 for space, …) the kernel
+// puts in mountinfo paths.
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,87 @@
+package image
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
+)
+
+// Pull fetches the linux/amd64 variant of ref from its registry, anonymously,
+// and stores it as image imgName (ref itself when imgName is empty). Layers
+// already present are not downloaded.
+func (m *Manager) Pull(ctx context.Context, ref, imgName string) (*store.Image, error) {
+	if imgName == "" {
+		imgName = ref
+	}
+	if err := ValidateName(imgName); err != nil {
+		return nil, err
+	}
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		return nil, errdefs.Invalid("INVALID_IMAGE_REF", "invalid image reference %q: %v", ref, err)
+	}
+	readErr := func(err error) error { return remoteErr(ctx, ref, err) }
+	return m.save(ctx, imgName, "pull:"+ref, func() (*store.Image, error) {
+		img, err := remote.Image(r, remote.WithContext(ctx),
+			remote.WithPlatform(v1.Platform{OS: "linux", Architecture: "amd64"}))
+		if err != nil {
+			return nil, readErr(err)
+		}
+		work, err := os.MkdirTemp(m.tmpDir, "pull-")
+		if err != nil {
+			return nil, errdefs.Internal(err, "pulling image")
+		}
+		defer os.RemoveAll(work)
+		return m.fromImage(ctx, img, work, readErr)
+	})
+}
+
+// remoteErr classifies an error from talking to a registry.
+func remoteErr(ctx context.Context, ref string, err error) error {
+	var e *errdefs.Error
+	var te *transport.Error
+	switch {
+	case errors.As(err, &e):
+		return err
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &te):
+		if te.StatusCode == http.StatusNotFound || hasCode(te, transport.ManifestUnknownErrorCode,
+			transport.NameUnknownErrorCode, transport.BlobUnknownErrorCode) {
+			return errdefs.NotFound("IMAGE_NOT_FOUND", "image %s not found in its registry", ref)
+		}
+		if te.StatusCode == http.StatusUnauthorized || te.StatusCode == http.StatusForbidden {
+			return errdefs.NotFound("IMAGE_NOT_FOUND",
+				"image %s not found, or the registry wants credentials (sbx pulls anonymously)", ref)
+		}
+		return errdefs.Unavailable("REGISTRY_UNAVAILABLE", "registry error pulling %s: %v", ref, te)
+	case strings.Contains(err.Error(), "no child with platform"):
+		return errdefs.NotFound("IMAGE_NOT_FOUND", "image %s has no linux/amd64 variant", ref)
+	case errors.Is(err, tar.ErrHeader), errors.Is(err, tar.ErrFieldTooLong):
+		return errdefs.Invalid("INVALID_IMAGE", "image %s has a corrupt layer: %v", ref, err)
+	default:
+		return errdefs.Unavailable("REGISTRY_UNAVAILABLE", "cannot pull %s: %v", ref, err)
+	}
+}
+
+func hasCode(te *transport.Error, codes ...transport.ErrorCode) bool {
+	for _, d := range te.Errors {
+		for _, c := range codes {
+			if d.Code == c {
+				return true
+			}
+		}
+	}
+	return false
+}
