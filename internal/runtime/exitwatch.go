@@ -1,0 +1,57 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+// WatchExit returns a channel that is closed when the process pid exits. The
+// process need not be our child: the daemon re-attaches to instances started
+// by an earlier run of itself. A pid that is already gone gives a closed
+// channel.
+//
+// It holds a pidfd, so a pid reused after the exit is not mistaken for the
+// process; the caller must make sure pid still names the process it means
+// when it calls WatchExit. The wait uses Go's network poller, not a blocked
+// OS thread per process.
+func WatchExit(pid int) (<-chan struct{}, error) {
+	if pid <= 0 {
+		return nil, errdefs.Invalid("INVALID_PID", "pid %d is not a process id", pid)
+	}
+	done := make(chan struct{})
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if errors.Is(err, unix.ESRCH) {
+		close(done)
+		return done, nil
+	}
+	if err != nil {
+		return nil, errdefs.Internal(err, "pidfd_open %d", pid)
+	}
+	// A nonblocking fd handed to os.NewFile is registered with the poller.
+	f := os.NewFile(uintptr(fd), fmt.Sprintf("pidfd:%d", pid))
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, errdefs.Internal(err, "pidfd %d", pid)
+	}
+	go func() {
+		defer close(done)
+		defer f.Close()
+		// A pidfd becomes readable when the process exits. Returning false
+		// parks this goroutine until the poller sees it readable.
+		_ = rc.Read(func(fd uintptr) bool {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(fds, 0)
+			if err == unix.EINTR {
+				return false
+			}
+			return err != nil || n > 0
+		})
+	}()
+	return done, nil
+}

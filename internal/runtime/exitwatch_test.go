@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+func TestWatchExit(t *testing.T) {
+	cmd := exec.Command("sleep", "1000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited, err := WatchExit(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+		t.Fatal("closed while the process runs")
+	default:
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	// Not reaped yet: the exit alone must fire the watch.
+	<-exited
+	_ = cmd.Wait()
+}
+
+func TestWatchExitDeadPid(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	exited, err := WatchExit(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	default:
+		t.Fatal("watch of a dead pid is not closed")
+	}
+	if _, err := WatchExit(0); !errdefs.Is(err, errdefs.KindInvalid) {
+		t.Errorf("WatchExit(0): %v, want Invalid", err)
+	}
+}
+
+// Many watches must not cost an OS thread each.
+func TestWatchExitNoThreadPerWatch(t *testing.T) {
+	const n = 100
+	before := threads(t)
+	var cmds []*exec.Cmd
+	var chans []<-chan struct{}
+	for range n {
+		cmd := exec.Command("sleep", "1000")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		ch, err := WatchExit(cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, ch)
+	}
+	if after := threads(t); after-before >= n/2 {
+		t.Errorf("threads went from %d to %d for %d watches", before, after, n)
+	}
+	for i, cmd := range cmds {
+		_ = cmd.Process.Kill()
+		<-chans[i]
+		_ = cmd.Wait()
+	}
+}
+
+func threads(t *testing.T) int {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	t.Fatal("no Threads line")
+	return 0
+}

@@ -1,0 +1,318 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+// Runc runs instances as runc containers (class "container"). It keeps its
+// container state under its own root, apart from any other runc user.
+type Runc struct {
+	binary string
+	root   string
+	args   []string
+}
+
+var _ Runtime = (*Runc)(nil)
+
+// Option configures a Runc.
+type Option func(*Runc)
+
+// WithArgs replaces the command line of every container's init process (the
+// agent by default). It is for tests and debugging, e.g.
+// WithArgs([]string{"/bin/busybox", "sleep", "1000"}); sbx itself never sets it.
+func WithArgs(args []string) Option {
+	return func(r *Runc) { r.args = append([]string(nil), args...) }
+}
+
+// NewRunc returns a runtime that drives the runc binary found on PATH, with
+// its state in root (created if missing).
+func NewRunc(root string, opts ...Option) (*Runc, error) {
+	bin, err := exec.LookPath("runc")
+	if err != nil {
+		return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE",
+			"runc is not installed or not on PATH; install it with `apt-get install runc`")
+	}
+	if !filepath.IsAbs(root) {
+		return nil, errdefs.Invalid("INVALID_RUNTIME_ROOT", "runc root %q must be an absolute path", root)
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, errdefs.Internal(err, "create runc root %s", root)
+	}
+	r := &Runc{binary: bin, root: root}
+	for _, o := range opts {
+		o(r)
+	}
+	return r, nil
+}
+
+// Start writes config.json into the bundle and runs the container detached.
+// The container's stdio is the log file, never a pipe to this process, and
+// runc runs in its own session: the instance outlives the daemon.
+//
+// A container that already has inst.ID, even a stopped one, is a Conflict
+// and is left alone; Delete it first. Any other failure deletes whatever
+// was made (runc state, cgroups) and returns runc's own message.
+func (r *Runc) Start(ctx context.Context, inst *Instance) (Status, error) {
+	if err := validate(inst); err != nil {
+		return Status{}, err
+	}
+	// A container that already has this id is not ours to clean up.
+	switch _, err := r.State(ctx, inst.ID); {
+	case err == nil:
+		return Status{}, errdefs.Conflict("INSTANCE_EXISTS", "instance %s already exists", inst.ID)
+	case !errdefs.Is(err, errdefs.KindNotFound):
+		return Status{}, err
+	}
+	st, err := r.start(ctx, inst)
+	if err != nil {
+		// Clean up even when ctx is what failed.
+		if derr := r.Delete(context.WithoutCancel(ctx), inst.ID); derr != nil {
+			err = fmt.Errorf("%w (cleanup failed: %v)", err, derr)
+		}
+		return Status{}, err
+	}
+	return st, nil
+}
+
+func (r *Runc) start(ctx context.Context, inst *Instance) (Status, error) {
+	for _, dir := range []string{inst.BundleDir, inst.RunDir} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return Status{}, errdefs.Internal(err, "create %s", dir)
+		}
+	}
+	spec := Spec(inst)
+	if r.args != nil {
+		spec.Process.Args = r.args
+	}
+	config, err := json.MarshalIndent(spec, "", "\t")
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "encode OCI spec")
+	}
+	if err := os.WriteFile(filepath.Join(inst.BundleDir, "config.json"), config, 0o600); err != nil {
+		return Status{}, errdefs.Internal(err, "write OCI spec")
+	}
+	pidFile := filepath.Join(inst.BundleDir, "init.pid")
+	if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Status{}, errdefs.Internal(err, "remove stale pid file")
+	}
+
+	logFile, err := os.OpenFile(inst.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "open instance log %s", inst.LogPath)
+	}
+	defer logFile.Close()
+	fi, err := logFile.Stat()
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "stat instance log")
+	}
+
+	// runc passes its own stdio to the container, so runc's error messages
+	// land in the log too: on failure, what it wrote after offset is runc's.
+	cmd := exec.CommandContext(ctx, r.binary, "--root", r.root, "run", "--detach",
+		"--bundle", inst.BundleDir, "--pid-file", pidFile, inst.ID)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return Status{}, errdefs.Internal(err, "runc run %s: %s", inst.ID, readFrom(inst.LogPath, fi.Size()))
+	}
+
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "read pid file of %s", inst.ID)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return Status{}, errdefs.Internal(err, "bad pid file of %s: %q", inst.ID, data)
+	}
+	return Status{ID: inst.ID, Running: true, Pid: pid}, nil
+}
+
+// readFrom returns at most the last 4 KiB written to path after offset.
+func readFrom(path string, offset int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size()-offset > 4096 {
+		offset = fi.Size() - 4096
+	}
+	b, _ := io.ReadAll(io.NewSectionReader(f, offset, 4096))
+	return strings.TrimSpace(string(b))
+}
+
+// State reports the container. A paused container counts as running: its
+// processes exist and its pid is valid.
+func (r *Runc) State(ctx context.Context, id string) (Status, error) {
+	if err := validID(id); err != nil {
+		return Status{}, err
+	}
+	out, err := r.runc(ctx, "state", id)
+	if err != nil {
+		if notExist(err) {
+			return Status{}, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+		}
+		return Status{}, errdefs.Internal(err, "state of instance %s", id)
+	}
+	var s struct {
+		Pid    int    `json:"pid"`
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(out, &s); err != nil {
+		return Status{}, errdefs.Internal(err, "decode runc state of %s", id)
+	}
+	st := Status{ID: id, Running: s.Status == "running" || s.Status == "paused"}
+	if st.Running {
+		st.Pid = s.Pid
+	}
+	return st, nil
+}
+
+// Kill signals every process of the container, not only init (--all: runc
+// signals each process in the container's cgroup, which is what reaches them
+// all on cgroup v1). A stopped or missing container is not an error.
+func (r *Runc) Kill(ctx context.Context, id string, sig syscall.Signal) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	_, err := r.runc(ctx, "kill", "--all", id, strconv.Itoa(int(sig)))
+	if err == nil {
+		return nil
+	}
+	st, serr := r.State(ctx, id)
+	if errdefs.Is(serr, errdefs.KindNotFound) || (serr == nil && !st.Running) {
+		return nil
+	}
+	return errdefs.Internal(err, "kill instance %s", id)
+}
+
+// Delete force-deletes the container and then makes sure its cgroups are
+// gone in every hierarchy.
+func (r *Runc) Delete(ctx context.Context, id string) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	_, derr := r.runc(ctx, "delete", "--force", id)
+	cerr := removeCgroups(id)
+	if derr != nil && cerr == nil {
+		// Processes runc could not kill are gone now; try once more.
+		_, derr = r.runc(ctx, "delete", "--force", id)
+	}
+	if derr != nil && !notExist(derr) {
+		return errdefs.Internal(derr, "delete instance %s", id)
+	}
+	if cerr != nil {
+		return errdefs.Internal(cerr, "remove cgroups of instance %s", id)
+	}
+	return nil
+}
+
+// List returns every container under this runtime's root, running or not.
+func (r *Runc) List(ctx context.Context) ([]string, error) {
+	out, err := r.runc(ctx, "list", "--format", "json")
+	if err != nil {
+		return nil, errdefs.Internal(err, "list instances")
+	}
+	var cs []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(out, &cs); err != nil {
+		return nil, errdefs.Internal(err, "decode runc list")
+	}
+	ids := make([]string, 0, len(cs))
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	return ids, nil
+}
+
+// runcError carries runc's stderr, which says what went wrong.
+type runcError struct {
+	cmd    string
+	stderr string
+	err    error
+}
+
+func (e *runcError) Error() string {
+	return fmt.Sprintf("runc %s: %v: %s", e.cmd, e.err, e.stderr)
+}
+
+func (e *runcError) Unwrap() error { return e.err }
+
+func (r *Runc) runc(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, r.binary, append([]string{"--root", r.root}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return nil, &runcError{cmd: args[0], stderr: strings.TrimSpace(stderr.String()), err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// notExist reports whether runc failed because the container does not exist.
+func notExist(err error) bool {
+	var re *runcError
+	return errors.As(err, &re) && strings.Contains(re.stderr, "does not exist")
+}
+
+// idPattern is what runc accepts as a container id.
+var idPattern = regexp.MustCompile(`^[\w+.-]+$`)
+
+func validID(id string) error {
+	if !idPattern.MatchString(id) || id == "." || id == ".." || len(id) > 128 {
+		return errdefs.Invalid("INVALID_INSTANCE_ID",
+			"instance id %q must be 1-128 letters, digits, '_', '+', '-' or '.'", id)
+	}
+	return nil
+}
+
+// validate checks an instance before anything is made for it.
+func validate(inst *Instance) error {
+	if inst == nil {
+		return errdefs.Invalid("INVALID_INSTANCE", "no instance given")
+	}
+	if err := validID(inst.ID); err != nil {
+		return err
+	}
+	for name, p := range map[string]string{
+		"bundle dir": inst.BundleDir, "rootfs dir": inst.RootfsDir, "agent binary": inst.AgentBinary,
+		"run dir": inst.RunDir, "log path": inst.LogPath,
+	} {
+		if !filepath.IsAbs(p) {
+			return errdefs.Invalid("INVALID_INSTANCE", "instance %s: %s %q must be an absolute path", inst.ID, name, p)
+		}
+	}
+	if fi, err := os.Stat(inst.RootfsDir); err != nil || !fi.IsDir() {
+		return errdefs.Invalid("INVALID_INSTANCE", "instance %s: rootfs %s is not a directory", inst.ID, inst.RootfsDir)
+	}
+	if fi, err := os.Stat(inst.AgentBinary); err != nil || !fi.Mode().IsRegular() {
+		return errdefs.Invalid("INVALID_INSTANCE", "instance %s: agent binary %s is not a file", inst.ID, inst.AgentBinary)
+	}
+	if inst.CPU < 0 || (inst.CPU > 0 && inst.CPU*cpuPeriod < 1000) {
+		return errdefs.Invalid("INVALID_INSTANCE", "instance %s: cpu %g must be 0 (no limit) or at least 0.01", inst.ID, inst.CPU)
+	}
+	if inst.MemoryMiB < 0 || inst.PidsLimit < 0 {
+		return errdefs.Invalid("INVALID_INSTANCE", "instance %s: memory and pids limits must not be negative", inst.ID)
+	}
+	for _, kv := range inst.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return errdefs.Invalid("INVALID_INSTANCE", "instance %s: env entry %q is not KEY=VALUE", inst.ID, kv)
+		}
+	}
+	return nil
+}
