@@ -1,0 +1,445 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// The agent runs inside the instance's root, so no path here can reach a host
+// file; still, every path is cleaned and used with plain os calls only.
+
+// uploadPrefix names temporary upload files, renamed into place when complete.
+const uploadPrefix = ".sbx-upload-"
+
+// path resolves p, absolute or relative to the default working directory.
+func (s *server) path(p string) (string, error) {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return "", errdefs.Invalid("INVALID_PATH", "path must be non-empty and must not contain NUL bytes")
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.cwd, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+func boolParam(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errdefs.Invalid("INVALID_PARAMETER", "%s must be true or false, got %q", name, v)
+	}
+	return b, nil
+}
+
+// parseMode parses octal permission bits such as "0644" or "755".
+func parseMode(v string) (os.FileMode, error) {
+	n, err := strconv.ParseUint(v, 8, 32)
+	if err != nil || n > 0o7777 {
+		return 0, errdefs.Invalid("INVALID_MODE", "mode must be octal permission bits such as 0644, got %q", v)
+	}
+	m := os.FileMode(n & 0o777)
+	if n&unix.S_ISUID != 0 {
+		m |= os.ModeSetuid
+	}
+	if n&unix.S_ISGID != 0 {
+		m |= os.ModeSetgid
+	}
+	if n&unix.S_ISVTX != 0 {
+		m |= os.ModeSticky
+	}
+	return m, nil
+}
+
+func modeString(m os.FileMode) string {
+	n := uint32(m.Perm())
+	if m&os.ModeSetuid != 0 {
+		n |= unix.S_ISUID
+	}
+	if m&os.ModeSetgid != 0 {
+		n |= unix.S_ISGID
+	}
+	if m&os.ModeSticky != 0 {
+		n |= unix.S_ISVTX
+	}
+	return fmt.Sprintf("%04o", n)
+}
+
+// fileInfo describes path with a fresh Lstat.
+func fileInfo(path string) (sdk.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return sdk.FileInfo{}, fsError(err, path)
+	}
+	info := sdk.FileInfo{
+		Name: fi.Name(), Path: path, Size: fi.Size(),
+		Mode: modeString(fi.Mode()), ModTime: fi.ModTime().UTC(), Type: "other",
+	}
+	switch {
+	case fi.Mode().IsRegular():
+		info.Type = "file"
+	case fi.IsDir():
+		info.Type = "dir"
+	case fi.Mode()&os.ModeSymlink != 0:
+		info.Type = "symlink"
+		info.Target, _ = os.Readlink(path)
+	}
+	return info, nil
+}
+
+// fsError turns an os error into the errdefs error a caller can act on.
+func fsError(err error, path string) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errdefs.NotFound("FILE_NOT_FOUND", "%s: no such file or directory", path)
+	case errors.Is(err, syscall.ENOTDIR):
+		return errdefs.Invalid("NOT_A_DIRECTORY", "%s: a parent is not a directory", path)
+	case errors.Is(err, syscall.EISDIR):
+		return errdefs.Conflict("IS_A_DIRECTORY", "%s is a directory", path)
+	case errors.Is(err, syscall.EEXIST):
+		return errdefs.Conflict("FILE_EXISTS", "%s already exists", path)
+	case errors.Is(err, syscall.ENOTEMPTY):
+		return errdefs.Conflict("DIR_NOT_EMPTY", "%s is a directory that is not empty", path)
+	case errors.Is(err, syscall.EBUSY):
+		return errdefs.Conflict("BUSY", "%s is in use (a mount point?)", path)
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		return errdefs.Invalid("PERMISSION_DENIED", "%s: permission denied", path)
+	case errors.Is(err, syscall.EROFS):
+		return errdefs.Invalid("READ_ONLY_FILESYSTEM", "%s is on a read-only filesystem", path)
+	case errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.ELOOP):
+		return errdefs.Invalid("INVALID_PATH", "%s: name too long or too many levels of symlinks", path)
+	case errors.Is(err, syscall.EXDEV):
+		return errdefs.Invalid("CROSS_DEVICE", "%s: cannot move across filesystems", path)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return errdefs.Unavailable("NO_SPACE", "no space left for %s", path)
+	}
+	return errdefs.Internal(err, "%s: file operation failed", path)
+}
+
+// handlePutFile streams the body into a temporary file next to path and
+// renames it into place, so a failed upload leaves the old file untouched.
+// A symlink at path is replaced, not followed.
+func (s *server) handlePutFile(w http.ResponseWriter, r *http.Request) {
+	info, err := s.putFile(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		return sdk.FileInfo{}, err
+	}
+	parents, err := boolParam(r, "parents")
+	if err != nil {
+		return sdk.FileInfo{}, err
+	}
+	mode := os.FileMode(0o644)
+	modeSet := r.URL.Query().Has("mode")
+	if modeSet {
+		if mode, err = parseMode(r.URL.Query().Get("mode")); err != nil {
+			return sdk.FileInfo{}, err
+		}
+	}
+	old, err := os.Lstat(path)
+	switch {
+	case err == nil && old.IsDir():
+		return sdk.FileInfo{}, errdefs.Conflict("IS_A_DIRECTORY", "%s is a directory", path)
+	case err == nil && old.Mode().IsRegular() && !modeSet:
+		mode = old.Mode() & (fs.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && parents {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return sdk.FileInfo{}, fsError(err, dir)
+		}
+	} else if errors.Is(err, fs.ErrNotExist) {
+		return sdk.FileInfo{}, errdefs.NotFound("PARENT_NOT_FOUND", "directory %s does not exist (use parents=true to create it)", dir)
+	} else if err != nil {
+		return sdk.FileInfo{}, fsError(err, dir)
+	} else if !fi.IsDir() {
+		return sdk.FileInfo{}, errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory", dir)
+	}
+
+	tmp, err := os.CreateTemp(dir, uploadPrefix+"*")
+	if err != nil {
+		return sdk.FileInfo{}, fsError(err, dir)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	body := &readErrRecorder{r: r.Body}
+	if _, err := io.Copy(tmp, body); err != nil {
+		if body.err != nil {
+			return sdk.FileInfo{}, errdefs.Invalid("UPLOAD_INCOMPLETE", "reading the upload of %s failed: %v", path, body.err)
+		}
+		return sdk.FileInfo{}, fsError(err, path)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return sdk.FileInfo{}, fsError(err, path)
+	}
+	if err := tmp.Close(); err != nil {
+		return sdk.FileInfo{}, fsError(err, path)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return sdk.FileInfo{}, fsError(err, path)
+	}
+	done = true
+	return fileInfo(path)
+}
+
+// readErrRecorder tells a failed read of the body from a failed disk write.
+type readErrRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
+
+func (s *server) handleGetFile(w http.ResponseWriter, r *http.Request) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	// O_NONBLOCK: opening a FIFO must not hang; fstat then rejects it.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		writeError(w, fsError(err, path))
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		writeError(w, fsError(err, path))
+		return
+	case fi.IsDir():
+		writeError(w, errdefs.Invalid("IS_A_DIRECTORY", "%s is a directory; list it with /files/list", path))
+		return
+	case !fi.Mode().IsRegular():
+		writeError(w, errdefs.Invalid("NOT_A_REGULAR_FILE", "%s is not a regular file", path))
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(fi.Size(), 10))
+	w.WriteHeader(http.StatusOK)
+	io.CopyN(w, f, fi.Size())
+}
+
+func (s *server) handleList(w http.ResponseWriter, r *http.Request) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		writeError(w, fsError(err, path))
+		return
+	}
+	if !fi.IsDir() {
+		writeError(w, errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory", path))
+		return
+	}
+	entries, err := os.ReadDir(path) // sorted by name
+	if err != nil {
+		writeError(w, fsError(err, path))
+		return
+	}
+	list := make([]sdk.FileInfo, 0, len(entries))
+	for _, e := range entries {
+		info, err := fileInfo(filepath.Join(path, e.Name()))
+		if err != nil {
+			continue // removed since ReadDir
+		}
+		list = append(list, info)
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *server) handleStat(w http.ResponseWriter, r *http.Request) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err == nil {
+		var info sdk.FileInfo
+		if info, err = fileInfo(path); err == nil {
+			writeJSON(w, http.StatusOK, info)
+			return
+		}
+	}
+	writeError(w, err)
+}
+
+func (s *server) handleMkdir(w http.ResponseWriter, r *http.Request) {
+	info, err := s.mkdir(w, r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *server) mkdir(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, error) {
+	var req sdk.MkdirRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return sdk.FileInfo{}, err
+	}
+	path, err := s.path(req.Path)
+	if err != nil {
+		return sdk.FileInfo{}, err
+	}
+	mode := os.FileMode(0o755)
+	if req.Mode != "" {
+		if mode, err = parseMode(req.Mode); err != nil {
+			return sdk.FileInfo{}, err
+		}
+	}
+	if req.Parents {
+		if fi, err := os.Stat(path); err == nil {
+			if fi.IsDir() {
+				return fileInfo(path)
+			}
+			return sdk.FileInfo{}, errdefs.Conflict("FILE_EXISTS", "%s exists and is not a directory", path)
+		}
+		err = os.MkdirAll(path, 0o755)
+	} else {
+		err = os.Mkdir(path, 0o755)
+		if errors.Is(err, fs.ErrNotExist) {
+			return sdk.FileInfo{}, errdefs.NotFound("PARENT_NOT_FOUND", "directory %s does not exist (use parents:true to create it)", filepath.Dir(path))
+		}
+	}
+	if err != nil {
+		return sdk.FileInfo{}, fsError(err, path)
+	}
+	// Chmod sets the mode exactly, without the umask.
+	if err := os.Chmod(path, mode); err != nil {
+		return sdk.FileInfo{}, fsError(err, path)
+	}
+	return fileInfo(path)
+}
+
+func (s *server) handleMove(w http.ResponseWriter, r *http.Request) {
+	info, err := s.move(w, r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *server) move(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, error) {
+	var req sdk.MoveRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return sdk.FileInfo{}, err
+	}
+	from, err := s.path(req.From)
+	if err != nil {
+		return sdk.FileInfo{}, err
+	}
+	to, err := s.path(req.To)
+	if err != nil {
+		return sdk.FileInfo{}, err
+	}
+	if from == "/" || to == "/" {
+		return sdk.FileInfo{}, errdefs.Invalid("INVALID_PATH", "cannot move / or onto /")
+	}
+	if _, err := os.Lstat(from); err != nil {
+		return sdk.FileInfo{}, fsError(err, from)
+	}
+	// rename(2) directly: os.Rename refuses to replace even an empty directory.
+	if req.Overwrite {
+		err = syscall.Rename(from, to)
+	} else {
+		// RENAME_NOREPLACE checks and renames in one step; fall back where
+		// the filesystem lacks it.
+		err = unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+		if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) {
+			if _, lerr := os.Lstat(to); lerr == nil {
+				err = syscall.EEXIST
+			} else {
+				err = syscall.Rename(from, to)
+			}
+		}
+	}
+	switch {
+	case err == nil:
+		return fileInfo(to)
+	case errors.Is(err, syscall.EEXIST) && !req.Overwrite:
+		return sdk.FileInfo{}, errdefs.Conflict("FILE_EXISTS", "%s already exists (set overwrite to replace it)", to)
+	case errors.Is(err, fs.ErrNotExist):
+		return sdk.FileInfo{}, errdefs.NotFound("PARENT_NOT_FOUND", "directory %s does not exist", filepath.Dir(to))
+	case errors.Is(err, syscall.EINVAL):
+		return sdk.FileInfo{}, errdefs.Invalid("INVALID_MOVE", "cannot move %s into itself", from)
+	case errors.Is(err, syscall.EEXIST), errors.Is(err, syscall.ENOTEMPTY):
+		return sdk.FileInfo{}, errdefs.Conflict("DIR_NOT_EMPTY", "%s is a directory that is not empty", to)
+	case errors.Is(err, syscall.ENOTDIR):
+		return sdk.FileInfo{}, errdefs.Conflict("NOT_A_DIRECTORY", "cannot replace %s: a directory and a non-directory", to)
+	}
+	return sdk.FileInfo{}, fsError(err, to)
+}
+
+func (s *server) handleDelete(w http.ResponseWriter, r *http.Request) {
+	if err := s.delete(r); err != nil {
+		writeError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *server) delete(r *http.Request) error {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		return err
+	}
+	recursive, err := boolParam(r, "recursive")
+	if err != nil {
+		return err
+	}
+	if path == "/" {
+		return errdefs.Invalid("INVALID_PATH", "refusing to delete /")
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fsError(err, path)
+	}
+	if recursive && fi.IsDir() {
+		err = os.RemoveAll(path)
+	} else {
+		err = os.Remove(path)
+	}
+	if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTEMPTY) {
+		return errdefs.Conflict("DIR_NOT_EMPTY", "%s is not empty (set recursive=true to delete it and its contents)", path)
+	}
+	if err != nil {
+		return fsError(err, path)
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+// Package httpjson holds the JSON conventions shared by the daemon's API and
+// the in-sandbox agent: strict request decoding, the error body and the one
+// table from error kinds to HTTP statuses.
+package httpjson
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// MaxBody bounds every JSON request body.
+const MaxBody = 1 << 20
+
+var statusOf = map[errdefs.Kind]int{
+	errdefs.KindInternal:     http.StatusInternalServerError,
+	errdefs.KindInvalid:      http.StatusBadRequest,
+	errdefs.KindUnauthorized: http.StatusUnauthorized,
+	errdefs.KindNotFound:     http.StatusNotFound,
+	errdefs.KindConflict:     http.StatusConflict,
+	errdefs.KindTooLarge:     http.StatusRequestEntityTooLarge,
+	errdefs.KindUnavailable:  http.StatusServiceUnavailable,
+}
+
+// Status returns the HTTP status of an error kind.
+func Status(k errdefs.Kind) int { return statusOf[k] }
+
+// Write sends v as JSON with status.
+func Write(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// WriteError sends err as {"error": {...}} with the status of its kind and
+// returns that kind. Errors that are not *errdefs.Error are internal: the
+// client sees a generic message, the caller should log the error.
+func WriteError(w http.ResponseWriter, err error) errdefs.Kind {
+	body := sdk.ErrorBody{Code: "INTERNAL", Message: "internal error; see the daemon log"}
+	kind := errdefs.KindInternal
+	var e *errdefs.Error
+	if errors.As(err, &e) {
+		kind = e.Kind
+		body = sdk.ErrorBody{Code: e.Code, Message: e.Message}
+	}
+	if kind == errdefs.KindUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	Write(w, Status(kind), sdk.ErrorResponse{Error: body})
+	return kind
+}
+
+// Decode reads one JSON object into v, strictly: unknown fields, trailing
+// data, wrong types and oversized bodies are errors that name the problem.
+// An empty body leaves v as it is.
+func Decode(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == io.EOF {
+		return nil
+	}
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			return errdefs.Invalid("INVALID_JSON", "the request body must hold exactly one JSON object")
+		}
+		return nil
+	}
+	var (
+		maxErr  *http.MaxBytesError
+		synErr  *json.SyntaxError
+		typeErr *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &maxErr):
+		return errdefs.TooLarge("BODY_TOO_LARGE", "the request body is larger than %d bytes", MaxBody)
+	case errors.As(err, &synErr):
+		return errdefs.Invalid("INVALID_JSON", "malformed JSON at byte %d: %v", synErr.Offset, synErr)
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return errdefs.Invalid("INVALID_JSON", "the request body must be a JSON object")
+		}
+		return errdefs.Invalid("INVALID_JSON", "field %q has the wrong type: got JSON %s", typeErr.Field, typeErr.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return errdefs.Invalid("UNKNOWN_FIELD", "unknown field %s in the request body", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errdefs.Invalid("INVALID_JSON", "the request body ends in the middle of a JSON value")
+	default:
+		return errdefs.Invalid("INVALID_JSON", "invalid JSON: %v", err)
+	}
+}
