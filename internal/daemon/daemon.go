@@ -1,0 +1,216 @@
+// Package daemon wires the store, image manager, runtime, sandbox Manager and
+// HTTP API into `sbx serve`.
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/image"
+	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/store"
+)
+
+// Config is the daemon's configuration.
+type Config struct {
+	DataDir string // default /var/lib/sbx
+	Listen  string // default 127.0.0.1:7423
+}
+
+// Run serves until ctx is cancelled. Instances keep running after it returns.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.DataDir == "" {
+		cfg.DataDir = "/var/lib/sbx"
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:7423"
+	}
+	if os.Geteuid() != 0 {
+		return errors.New("sbx serve must run as root: it mounts filesystems and runs containers")
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	release, err := lockDataDir(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer release()
+	token, err := adminToken(filepath.Join(cfg.DataDir, "admin.token"))
+	if err != nil {
+		return err
+	}
+
+	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, "sbx.db"))
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer st.Close()
+	images, err := image.New(cfg.DataDir, st)
+	if err != nil {
+		return err
+	}
+	if err := images.EnsureBase(ctx); err != nil {
+		return fmt.Errorf("create the base image: %w", err)
+	}
+	rt, err := runtime.NewRunc(filepath.Join(cfg.DataDir, "runc"))
+	if err != nil {
+		return err
+	}
+	agentBin, err := installAgent(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	mgr, err := sandbox.New(sandbox.Config{
+		DataDir: cfg.DataDir, AgentBinary: agentBin,
+		Store: st, Images: images, Rootfs: rootfs{}, Runtime: rt,
+	})
+	if err != nil {
+		return err
+	}
+	defer mgr.Close()
+	if err := mgr.Reconcile(ctx); err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	srv := &http.Server{Handler: api.New(mgr, images, token), ReadHeaderTimeout: 10 * time.Second}
+	slog.Info("sbx serving", "listen", ln.Addr().String(), "dataDir", cfg.DataDir)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(shutdownCtx)
+	return nil
+}
+
+// rootfs adapts the image package's mount functions to sandbox.Rootfs.
+type rootfs struct{}
+
+func (rootfs) Mount(layers []string, upper, work, target string) error {
+	return image.MountRootfs(layers, upper, work, target)
+}
+func (rootfs) Unmount(target string) error { return image.Unmount(target) }
+
+// lockDataDir makes sure only one daemon uses a data dir. The lock dies with
+// the process, so a killed daemon never blocks its successor.
+func lockDataDir(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, "daemon.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("another sbx daemon is using %s; stop it or pick another --data-dir", dir)
+	}
+	return func() { f.Close() }, nil
+}
+
+// adminToken reads the admin API key, creating it on first start.
+func adminToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	raw := make([]byte, 32)
+	rand.Read(raw)
+	token := "sbx_" + hex.EncodeToString(raw)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(token+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return token, os.Rename(tmp, path)
+}
+
+// installAgent copies the running binary into the data dir under its content
+// hash. Instances bind-mount that copy, so replacing or deleting the sbx binary
+// on disk never changes what a running instance sees.
+func installAgent(dataDir string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if err := requireStatic(self); err != nil {
+		return "", err
+	}
+	src, err := os.Open(self)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, src); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(dataDir, "agent")
+	dst := filepath.Join(dir, "sbx-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(dst); err == nil {
+		return dst, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := src.Seek(0, 0); err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(tmp, src); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	return dst, os.Rename(tmp.Name(), dst)
+}
+
+// requireStatic refuses a dynamically linked sbx: inside a sandbox the agent
+// cannot count on the image having the host's C library.
+func requireStatic(path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("%s is dynamically linked, but it also runs inside sandboxes as their agent; rebuild it with CGO_ENABLED=0 go build ./cmd/sbx", path)
+		}
+	}
+	return nil
+}

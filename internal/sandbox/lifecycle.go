@@ -1,0 +1,314 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// StopOptions say how to stop an instance.
+type StopOptions struct {
+	Grace time.Duration // time between SIGTERM and SIGKILL; default 10 s
+	Force bool          // SIGKILL at once
+}
+
+// DefaultGrace is the time processes get between SIGTERM and SIGKILL.
+const DefaultGrace = 10 * time.Second
+
+// Start starts a new instance of a stopped sandbox over its own filesystem.
+// Starting a started sandbox is a no-op.
+func (m *Manager) Start(ctx context.Context, idOrName string) (*store.Sandbox, error) {
+	ctx = context.WithoutCancel(ctx)
+	sb, unlock, err := m.lock(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	switch sdk.State(sb.State) {
+	case sdk.StateStarted:
+		return sb, nil
+	case sdk.StateStopped, sdk.StateError:
+	default:
+		return nil, errNotRunning(sb)
+	}
+	if err := m.transition(ctx, sb, sdk.StateStarting, "user", ""); err != nil {
+		return nil, err
+	}
+	if err := m.startInstance(ctx, sb); err != nil {
+		m.transition(ctx, sb, sdk.StateError, "start-failed", err.Error())
+		return nil, err
+	}
+	if err := m.transition(ctx, sb, sdk.StateStarted, "user", ""); err != nil {
+		return nil, err
+	}
+	return sb, nil
+}
+
+// Stop stops a sandbox's instance: SIGTERM to every process, the grace period,
+// then SIGKILL. Its filesystem stays. Stopping a stopped sandbox is a no-op.
+func (m *Manager) Stop(ctx context.Context, idOrName string, opt StopOptions) (*store.Sandbox, error) {
+	ctx = context.WithoutCancel(ctx)
+	sb, unlock, err := m.lock(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	switch sdk.State(sb.State) {
+	case sdk.StateStopped:
+		return sb, nil
+	case sdk.StateStarted, sdk.StateError:
+	default:
+		return nil, errNotRunning(sb)
+	}
+	return sb, m.stop(ctx, sb, opt, "user")
+}
+
+// stop takes a locked sandbox to "stopped" with reason.
+func (m *Manager) stop(ctx context.Context, sb *store.Sandbox, opt StopOptions, reason string) error {
+	if err := m.transition(ctx, sb, sdk.StateStopping, reason, ""); err != nil {
+		return err
+	}
+	if err := m.stopInstance(ctx, sb, opt); err != nil {
+		m.transition(ctx, sb, sdk.StateError, "stop-failed", err.Error())
+		return err
+	}
+	return m.transition(ctx, sb, sdk.StateStopped, reason, "")
+}
+
+// Delete removes a sandbox and everything it owns. Without wait it returns
+// once the intent is recorded and finishes in the background.
+func (m *Manager) Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error) {
+	ctx = context.WithoutCancel(ctx)
+	sb, unlock, err := m.lock(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.transition(ctx, sb, sdk.StateDeleting, "delete", ""); err != nil {
+		unlock()
+		return nil, err
+	}
+	snapshot := *sb
+	finish := func() error {
+		defer unlock()
+		return m.finishDelete(ctx, sb)
+	}
+	if wait {
+		return &snapshot, finish()
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := finish(); err != nil {
+			m.log.Error("delete sandbox", "id", sb.ID, "err", err)
+		}
+	}()
+	return &snapshot, nil
+}
+
+// finishDelete tears down a sandbox already in state "deleting".
+func (m *Manager) finishDelete(ctx context.Context, sb *store.Sandbox) error {
+	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
+		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
+		return err
+	}
+	if err := os.RemoveAll(m.dirsOf(sb.ID).root); err != nil {
+		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
+		return errdefs.Internal(err, "remove files of sandbox %s", sb.ID)
+	}
+	return m.cfg.Store.DeleteSandbox(ctx, sb.ID)
+}
+
+// removeAll undoes a failed create: instance, files and record.
+func (m *Manager) removeAll(ctx context.Context, sb *store.Sandbox) {
+	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
+		m.log.Error("roll back create", "id", sb.ID, "err", err)
+	}
+	os.RemoveAll(m.dirsOf(sb.ID).root)
+	if err := m.cfg.Store.DeleteSandbox(ctx, sb.ID); err != nil {
+		m.log.Error("roll back create", "id", sb.ID, "err", err)
+	}
+}
+
+// lock finds a sandbox and takes its lock. The record is re-read under the
+// lock so the caller sees the state the previous holder left.
+func (m *Manager) lock(ctx context.Context, idOrName string) (*store.Sandbox, func(), error) {
+	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
+	if err != nil {
+		return nil, nil, err
+	}
+	unlock := m.locks.Lock(sb.ID)
+	sb, err = m.cfg.Store.GetSandbox(ctx, sb.ID)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return sb, unlock, nil
+}
+
+// startInstance mounts the rootfs, starts the container and waits for its
+// agent. On error everything it made is undone.
+func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err error) {
+	d := m.dirsOf(sb.ID)
+	for _, dir := range []string{d.root, d.run, d.bundle} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return errdefs.Internal(err, "create sandbox directory")
+		}
+	}
+	// A mount left by a crash would hide the fresh one.
+	if err := m.cfg.Rootfs.Unmount(d.rootfs); err != nil {
+		return errdefs.Internal(err, "clear old rootfs mount of %s", sb.ID)
+	}
+	if err := m.cfg.Rootfs.Mount(m.cfg.Images.LayerDirs(sb.Spec.Layers), d.upper, d.work, d.rootfs); err != nil {
+		return errdefs.Internal(err, "mount root filesystem of %s", sb.ID)
+	}
+	defer func() {
+		if err != nil {
+			m.stopInstance(ctx, sb, StopOptions{Force: true})
+		}
+	}()
+	hostname := sb.Name
+	if hostname == "" {
+		hostname = sb.ID
+	}
+	st, err := m.cfg.Runtime.Start(ctx, &runtime.Instance{
+		ID:          sb.ID,
+		BundleDir:   d.bundle,
+		RootfsDir:   d.rootfs,
+		AgentBinary: m.cfg.AgentBinary,
+		RunDir:      d.run,
+		LogPath:     d.log,
+		Hostname:    hostname,
+		Env:         instanceEnv(sb.Spec),
+		Workdir:     sb.Spec.Workdir,
+		CPU:         sb.Spec.CPU,
+		MemoryMiB:   sb.Spec.MemoryMiB,
+		PidsLimit:   sb.Spec.PidsLimit,
+	})
+	if err != nil {
+		return err
+	}
+	client := agent.NewClient(d.run)
+	readyCtx, cancel := context.WithTimeout(ctx, m.cfg.ReadyTimeout)
+	defer cancel()
+	if err := client.WaitReady(readyCtx); err != nil {
+		return errdefs.Unavailable("AGENT_NOT_READY", "the agent of sandbox %s did not answer within %s (see %s): %v", sb.ID, m.cfg.ReadyTimeout, d.log, err)
+	}
+	return m.attach(sb.ID, st.Pid, client)
+}
+
+// attach remembers a running instance and watches for its exit.
+func (m *Manager) attach(id string, pid int, client *agent.Client) error {
+	exited, err := runtime.WatchExit(pid)
+	if err != nil {
+		return errdefs.Internal(err, "watch instance of %s", id)
+	}
+	inst := &instance{pid: pid, exited: exited, agent: client}
+	m.mu.Lock()
+	m.instances[id] = inst
+	m.mu.Unlock()
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		select {
+		case <-exited:
+			m.onExit(id, inst)
+		case <-m.closed:
+		}
+	}()
+	return nil
+}
+
+// onExit handles an instance that exited while its sandbox was started: the
+// sandbox stops with reason "crash". Exits caused by stop or delete find the
+// instance already detached and do nothing.
+func (m *Manager) onExit(id string, inst *instance) {
+	ctx := context.Background()
+	unlock := m.locks.Lock(id)
+	defer unlock()
+	m.mu.Lock()
+	current := m.instances[id] == inst
+	m.mu.Unlock()
+	if !current {
+		return
+	}
+	sb, err := m.cfg.Store.GetSandbox(ctx, id)
+	if err != nil {
+		m.log.Error("instance exited", "id", id, "err", err)
+		return
+	}
+	m.log.Warn("instance exited unexpectedly", "id", id, "pid", inst.pid)
+	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
+		m.transition(ctx, sb, sdk.StateError, "crash", err.Error())
+		return
+	}
+	m.transition(ctx, sb, sdk.StateStopped, "crash", "the instance exited unexpectedly")
+}
+
+// stopInstance ends the instance, if any, and releases its runtime state and
+// rootfs mount. It is idempotent and safe on a sandbox with no instance.
+func (m *Manager) stopInstance(ctx context.Context, sb *store.Sandbox, opt StopOptions) error {
+	m.mu.Lock()
+	inst := m.instances[sb.ID]
+	delete(m.instances, sb.ID)
+	m.mu.Unlock()
+
+	if inst != nil && !opt.Force {
+		grace := opt.Grace
+		if grace == 0 {
+			grace = DefaultGrace
+		}
+		// The agent sends SIGTERM to every process, waits up to grace, sends
+		// SIGKILL, then exits. Give it a little longer than grace.
+		if err := inst.agent.Shutdown(ctx, grace); err == nil {
+			select {
+			case <-inst.exited:
+			case <-time.After(grace + 2*time.Second):
+			}
+		}
+	}
+	if err := m.cfg.Runtime.Kill(ctx, sb.ID, syscall.SIGKILL); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
+		m.log.Warn("kill instance", "id", sb.ID, "err", err)
+	}
+	if err := m.cfg.Runtime.Delete(ctx, sb.ID); err != nil {
+		return fmt.Errorf("delete instance of %s: %w", sb.ID, err)
+	}
+	if err := m.cfg.Rootfs.Unmount(m.dirsOf(sb.ID).rootfs); err != nil {
+		return fmt.Errorf("unmount root filesystem of %s: %w", sb.ID, err)
+	}
+	return nil
+}
+
+// instanceEnv is the agent's environment: the image's, then the sandbox's.
+func instanceEnv(spec store.Spec) []string {
+	env := map[string]string{
+		"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME": "/root",
+	}
+	for _, kv := range spec.ImageConfig.Env {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				env[kv[:i]] = kv[i+1:]
+				break
+			}
+		}
+	}
+	for k, v := range spec.Env {
+		env[k] = v
+	}
+	env["SBX_WORKDIR"] = spec.Workdir
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,317 @@
+// Package sandbox holds the Manager: the one place where sandboxes change state.
+//
+// Every operation writes its intent (a transitional state such as "starting")
+// to the store before it acts, so that a daemon crash mid-way is finished or
+// rolled back by Reconcile on the next start. Operations on one sandbox are
+// serialised by a per-sandbox lock; different sandboxes proceed in parallel.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Images is what the Manager needs of the image manager.
+type Images interface {
+	Get(ctx context.Context, name string) (*store.Image, error)
+	LayerDirs(layers []string) []string
+}
+
+// Rootfs mounts and unmounts a sandbox's root filesystem.
+type Rootfs interface {
+	Mount(layerDirs []string, upper, work, target string) error
+	Unmount(target string) error
+}
+
+// Defaults are the resources a sandbox gets when the caller names none.
+type Defaults struct {
+	Image     string
+	CPU       float64
+	MemoryMiB int
+	PidsLimit int
+	Workdir   string
+}
+
+// Config holds the Manager's dependencies.
+type Config struct {
+	DataDir     string // sandboxes live in DataDir/sandboxes/<id>
+	AgentBinary string // host path of the sbx binary bind-mounted into instances
+	Store       store.Store
+	Images      Images
+	Rootfs      Rootfs
+	Runtime     runtime.Runtime
+	Defaults    Defaults
+	Logger      *slog.Logger
+	// ReadyTimeout bounds how long a start waits for the agent to answer.
+	ReadyTimeout time.Duration
+}
+
+// Manager creates, starts, stops and deletes sandboxes.
+type Manager struct {
+	cfg   Config
+	log   *slog.Logger
+	locks keyedMutex // by sandbox id
+	names keyedMutex // by sandbox name, for get-or-create
+
+	mu        sync.Mutex
+	instances map[string]*instance // running instances by sandbox id
+	closed    chan struct{}
+	wg        sync.WaitGroup // monitors
+}
+
+// instance is one running container behind a sandbox.
+type instance struct {
+	pid    int
+	exited <-chan struct{}
+	agent  *agent.Client
+}
+
+// New returns a Manager. Call Reconcile before serving requests.
+func New(cfg Config) (*Manager, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 30 * time.Second
+	}
+	d := &cfg.Defaults
+	if d.Image == "" {
+		d.Image = "base"
+	}
+	if d.CPU == 0 {
+		d.CPU = 1
+	}
+	if d.MemoryMiB == 0 {
+		d.MemoryMiB = 1024
+	}
+	if d.PidsLimit == 0 {
+		d.PidsLimit = 1024
+	}
+	if d.Workdir == "" {
+		d.Workdir = "/workspace"
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "sandboxes"), 0o700); err != nil {
+		return nil, err
+	}
+	return &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, closed: make(chan struct{})}, nil
+}
+
+// Close stops watching instances. Instances keep running (DESIGN invariant 5).
+func (m *Manager) Close() {
+	close(m.closed)
+	m.wg.Wait()
+}
+
+// Get returns a sandbox by id or name.
+func (m *Manager) Get(ctx context.Context, idOrName string) (*store.Sandbox, error) {
+	return m.cfg.Store.GetSandbox(ctx, idOrName)
+}
+
+// List returns the sandboxes that match f.
+func (m *Manager) List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error) {
+	return m.cfg.Store.ListSandboxes(ctx, f)
+}
+
+// Create makes a sandbox and starts its first instance. On error nothing of
+// it remains.
+func (m *Manager) Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+	if req.Name != "" {
+		unlock := m.names.Lock(req.Name)
+		defer unlock()
+	}
+	return m.create(ctx, req)
+}
+
+// Ensure returns the sandbox named name, creating it from req if there is none.
+// Concurrent calls for one name yield one sandbox.
+func (m *Manager) Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (sb *store.Sandbox, created bool, err error) {
+	if err := ValidateName(name); err != nil {
+		return nil, false, err
+	}
+	if req.Name != "" && req.Name != name {
+		return nil, false, errdefs.Invalid("NAME_MISMATCH", "the body names sandbox %q but the path names %q; leave name out of the body", req.Name, name)
+	}
+	req.Name = name
+	unlock := m.names.Lock(name)
+	defer unlock()
+	sb, err = m.cfg.Store.GetSandbox(ctx, name)
+	if err == nil && sb.Name == name {
+		return sb, false, nil
+	}
+	if err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
+		return nil, false, err
+	}
+	sb, err = m.create(ctx, req)
+	return sb, err == nil, err
+}
+
+func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+	// The caller going away must not leave a half-made sandbox behind.
+	ctx = context.WithoutCancel(ctx)
+	if err := validateCreate(&req); err != nil {
+		return nil, err
+	}
+	spec, err := m.resolveSpec(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	sb := &store.Sandbox{ID: newID(), Name: req.Name, State: string(sdk.StateCreating), Reason: "create", Spec: spec, CreatedAt: now}
+	unlock := m.locks.Lock(sb.ID)
+	defer unlock()
+	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {
+		return nil, err
+	}
+	if err := m.startInstance(ctx, sb); err != nil {
+		m.removeAll(ctx, sb)
+		return nil, err
+	}
+	if err := m.transition(ctx, sb, sdk.StateStarted, "create", ""); err != nil {
+		m.removeAll(ctx, sb)
+		return nil, err
+	}
+	return sb, nil
+}
+
+func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest) (store.Spec, error) {
+	d := m.cfg.Defaults
+	imgName := req.Image
+	if imgName == "" {
+		imgName = d.Image
+	}
+	img, err := m.cfg.Images.Get(ctx, imgName)
+	if err != nil {
+		return store.Spec{}, err
+	}
+	spec := store.Spec{
+		Image: img.Name, ImageID: img.ID, Layers: img.Layers, ImageConfig: img.Config,
+		Env: req.Env, Labels: req.Labels,
+		CPU: req.CPU, MemoryMiB: req.MemoryMiB, PidsLimit: req.PidsLimit, Workdir: req.Workdir,
+	}
+	if spec.CPU == 0 {
+		spec.CPU = d.CPU
+	}
+	if spec.MemoryMiB == 0 {
+		spec.MemoryMiB = d.MemoryMiB
+	}
+	if spec.PidsLimit == 0 {
+		spec.PidsLimit = d.PidsLimit
+	}
+	if spec.Workdir == "" {
+		spec.Workdir = d.Workdir
+	}
+	return spec, nil
+}
+
+// transition records a state change with its reason.
+func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state sdk.State, reason, msg string) error {
+	now := time.Now().UTC()
+	prev := *sb
+	sb.State, sb.Reason = string(state), reason
+	sb.Error = ""
+	switch state {
+	case sdk.StateStarted:
+		sb.StartedAt, sb.StoppedAt = now, time.Time{}
+	case sdk.StateStopped:
+		sb.StoppedAt = now
+	case sdk.StateError:
+		sb.Error = msg
+	}
+	ev := &store.Event{SandboxID: sb.ID, Time: now, State: string(state), Reason: reason, Message: msg}
+	if err := m.cfg.Store.UpdateSandbox(ctx, sb, ev); err != nil {
+		*sb = prev
+		return fmt.Errorf("record state %s of %s: %w", state, sb.ID, err)
+	}
+	return nil
+}
+
+// dirs are the host paths of one sandbox.
+type dirs struct{ root, upper, work, rootfs, run, bundle, log string }
+
+func (m *Manager) dirsOf(id string) dirs {
+	root := filepath.Join(m.cfg.DataDir, "sandboxes", id)
+	return dirs{
+		root:   root,
+		upper:  filepath.Join(root, "upper"),
+		work:   filepath.Join(root, "work"),
+		rootfs: filepath.Join(root, "rootfs"),
+		run:    filepath.Join(root, "run"),
+		bundle: filepath.Join(root, "bundle"),
+		log:    filepath.Join(root, "agent.log"),
+	}
+}
+
+// errNotRunning is returned by toolbox calls on a sandbox without an instance.
+func errNotRunning(sb *store.Sandbox) error {
+	ref := sb.ID
+	if sb.Name != "" {
+		ref = sb.Name
+	}
+	if sb.State == string(sdk.StateStopped) || sb.State == string(sdk.StateError) {
+		return errdefs.Conflict("SANDBOX_NOT_RUNNING", "sandbox %s is %s; start it with \"sbx start %s\"", ref, sb.State, ref)
+	}
+	return errdefs.Unavailable("SANDBOX_UNAVAILABLE", "sandbox %s is %s; try again shortly", ref, sb.State)
+}
+
+// Agent returns the client of a started sandbox's agent.
+func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *store.Sandbox, error) {
+	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.mu.Lock()
+	inst := m.instances[sb.ID]
+	m.mu.Unlock()
+	if sb.State != string(sdk.StateStarted) || inst == nil {
+		return nil, sb, errNotRunning(sb)
+	}
+	return inst.agent, sb, nil
+}
+
+// UsesLayers reports whether any sandbox's spec names one of layers.
+func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error) {
+	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
+	if err != nil {
+		return false, err
+	}
+	want := map[string]bool{}
+	for _, l := range layers {
+		want[l] = true
+	}
+	for _, sb := range all {
+		for _, l := range sb.Spec.Layers {
+			if want[l] {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// UsesImage returns a sandbox that was created from the image name, if any.
+func (m *Manager) UsesImage(ctx context.Context, name string) (*store.Sandbox, error) {
+	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	for _, sb := range all {
+		if sb.Spec.Image == name {
+			return sb, nil
+		}
+	}
+	return nil, nil
+}
+
+var errClosed = errors.New("manager closed")

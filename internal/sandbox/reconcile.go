@@ -1,0 +1,100 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Reconcile converges the store and the runtime after a daemon start:
+// running instances are reattached, operations cut short by a crash are
+// finished or rolled back, and runtime state or files no record owns are
+// removed. It runs before the API serves requests.
+func (m *Manager) Reconcile(ctx context.Context) error {
+	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, sb := range all {
+		known[sb.ID] = true
+		unlock := m.locks.Lock(sb.ID)
+		err := m.reconcileOne(ctx, sb)
+		unlock()
+		if err != nil {
+			m.log.Error("reconcile sandbox", "id", sb.ID, "err", err)
+		}
+	}
+
+	ids, err := m.cfg.Runtime.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if !known[id] {
+			m.log.Warn("removing instance with no sandbox record", "id", id)
+			orphan := &store.Sandbox{ID: id}
+			if err := m.stopInstance(ctx, orphan, StopOptions{Force: true}); err != nil {
+				m.log.Error("remove orphan instance", "id", id, "err", err)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(m.cfg.DataDir, "sandboxes"))
+	for _, e := range entries {
+		if !known[e.Name()] {
+			orphan := &store.Sandbox{ID: e.Name()}
+			if err := m.stopInstance(ctx, orphan, StopOptions{Force: true}); err == nil {
+				os.RemoveAll(filepath.Join(m.cfg.DataDir, "sandboxes", e.Name()))
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Manager) reconcileOne(ctx context.Context, sb *store.Sandbox) error {
+	switch sdk.State(sb.State) {
+	case sdk.StateCreating:
+		// The caller never got an answer; roll the create back.
+		m.removeAll(ctx, sb)
+		return nil
+	case sdk.StateDeleting:
+		return m.finishDelete(ctx, sb)
+	case sdk.StateStopping:
+		return m.stop(ctx, sb, StopOptions{Force: true}, "reconcile")
+	case sdk.StateStarted, sdk.StateStarting:
+		if m.reattach(ctx, sb) {
+			if sb.State == string(sdk.StateStarting) {
+				return m.transition(ctx, sb, sdk.StateStarted, "reconcile", "")
+			}
+			return nil
+		}
+		if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
+			return m.transition(ctx, sb, sdk.StateError, "reconcile", err.Error())
+		}
+		return m.transition(ctx, sb, sdk.StateStopped, "crash", "the instance was gone when the daemon started")
+	default: // stopped, error: make sure nothing runs or stays mounted
+		return m.stopInstance(ctx, sb, StopOptions{Force: true})
+	}
+}
+
+// reattach adopts a running instance whose agent answers.
+func (m *Manager) reattach(ctx context.Context, sb *store.Sandbox) bool {
+	st, err := m.cfg.Runtime.State(ctx, sb.ID)
+	if err != nil || !st.Running {
+		if err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
+			m.log.Warn("runtime state", "id", sb.ID, "err", err)
+		}
+		return false
+	}
+	client := agent.NewClient(m.dirsOf(sb.ID).run)
+	if err := client.Health(ctx); err != nil {
+		m.log.Warn("instance runs but its agent does not answer", "id", sb.ID, "err", err)
+		return false
+	}
+	return m.attach(sb.ID, st.Pid, client) == nil
+}
