@@ -1,0 +1,21 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
+)
+
+// writeError sends err in the API's error format; internal errors are logged
+// in full and shown to the client by a generic message only.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if httpjson.WriteError(w, err) == errdefs.KindInternal {
+		slog.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) { httpjson.Write(w, status, v) }
+
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error { return httpjson.Decode(w, r, v) }

@@ -1,0 +1,70 @@
+// Package api serves the sbx HTTP API: routing, authentication, JSON
+// decoding, error mapping and the OpenAPI document. It holds no state of its
+// own; every change goes through the sandbox Manager.
+package api
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/image"
+	"github.com/sbxhq/sbx/internal/sandbox"
+)
+
+// Server is the HTTP API.
+type Server struct {
+	sandboxes *sandbox.Manager
+	images    *image.Manager
+	token     string
+	mux       *http.ServeMux
+}
+
+// New returns the API over the given managers. Every /v1 request must carry
+// "Authorization: Bearer <token>".
+func New(sandboxes *sandbox.Manager, images *image.Manager, token string) *Server {
+	s := &Server{sandboxes: sandboxes, images: images, token: token, mux: http.NewServeMux()}
+	for _, rt := range s.routes() {
+		h := rt.handler
+		if !rt.public {
+			h = s.authenticate(h)
+		}
+		s.mux.Handle(rt.method+" "+rt.pattern, h)
+	}
+	// Unknown routes answer in the API's error format.
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, errdefs.NotFound("ROUTE_NOT_FOUND", "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
+	})
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A panic is a bug; answer 500 instead of dropping the connection.
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			writeError(w, r, errdefs.Internal(nil, "panic: %v", p))
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		key, ok := strings.CutPrefix(auth, "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(key), []byte(s.token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="sbx"`)
+			msg := "missing API key: send \"Authorization: Bearer <key>\"; the admin key is in <data-dir>/admin.token"
+			if ok {
+				msg = "wrong API key"
+			}
+			writeError(w, r, errdefs.Unauthorized("UNAUTHORIZED", "%s", msg))
+			return
+		}
+		next(w, r)
+	}
+}
