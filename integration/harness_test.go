@@ -1,0 +1,227 @@
+// Package integration runs real sbx daemons with real runc sandboxes. It needs
+// root, runc and busybox-static; each test gets its own data dir and daemon.
+package integration
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// sbxBin is the sbx binary built once for all tests.
+var sbxBin string
+
+func TestMain(m *testing.M) {
+	if os.Geteuid() != 0 {
+		fmt.Println("integration tests need root (they run real containers); skipping")
+		os.Exit(0)
+	}
+	dir, err := os.MkdirTemp("", "sbx-bin-")
+	if err != nil {
+		panic(err)
+	}
+	sbxBin = filepath.Join(dir, "sbx")
+	build := exec.Command("go", "build", "-o", sbxBin, "github.com/sbxhq/sbx/cmd/sbx")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Printf("build sbx: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// daemon is one `sbx serve` process under test.
+type daemon struct {
+	t       *testing.T
+	dataDir string
+	addr    string
+	cmd     *exec.Cmd
+	client  *sdk.Client
+	token   string
+	created map[string]bool // ids of sandboxes this test made
+}
+
+// startDaemon starts a daemon on a fresh data dir; cleanup deletes its
+// sandboxes, stops it and checks that nothing leaked.
+func startDaemon(t *testing.T) *daemon {
+	t.Helper()
+	d := &daemon{t: t, dataDir: t.TempDir(), addr: freeAddr(t), created: map[string]bool{}}
+	d.start()
+	t.Cleanup(d.cleanup)
+	return d
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// start runs `sbx serve` on the daemon's data dir and waits until it answers.
+func (d *daemon) start() {
+	t := d.t
+	t.Helper()
+	logf, err := os.OpenFile(filepath.Join(d.dataDir, "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	d.cmd = exec.Command(sbxBin, "serve", "--data-dir", d.dataDir, "--listen", d.addr)
+	d.cmd.Stdout, d.cmd.Stderr = logf, logf
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "daemon healthz", func() bool {
+		resp, err := http.Get("http://" + d.addr + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	tok, err := os.ReadFile(filepath.Join(d.dataDir, "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.token = strings.TrimSpace(string(tok))
+	d.client = sdk.NewClient("http://"+d.addr, d.token)
+}
+
+// kill9 kills the daemon with SIGKILL, as a crash would.
+func (d *daemon) kill9() {
+	d.cmd.Process.Signal(syscall.SIGKILL)
+	d.cmd.Wait()
+}
+
+// stop stops the daemon gracefully.
+func (d *daemon) stop() {
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		d.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (d *daemon) cleanup() {
+	ctx := context.Background()
+	if d.cmd.ProcessState == nil { // still running
+		list, err := d.client.ListSandboxes(ctx, sdk.ListOptions{})
+		if err == nil {
+			for _, sb := range list {
+				if err := d.client.DeleteSandbox(ctx, sb.ID, true); err != nil {
+					d.t.Errorf("cleanup: delete %s: %v", sb.ID, err)
+				}
+			}
+			d.assertNoLeaks()
+		}
+		d.stop()
+	}
+	// Whatever a failed test left behind must not outlive it.
+	runcRoot := filepath.Join(d.dataDir, "runc")
+	if out, err := exec.Command("runc", "--root", runcRoot, "list", "-q").Output(); err == nil {
+		for _, id := range strings.Fields(string(out)) {
+			exec.Command("runc", "--root", runcRoot, "delete", "--force", id).Run()
+		}
+	}
+	for _, m := range mountsUnder(d.dataDir) {
+		syscall.Unmount(m, syscall.MNT_DETACH)
+	}
+	if d.t.Failed() {
+		if b, err := os.ReadFile(filepath.Join(d.dataDir, "daemon.log")); err == nil {
+			d.t.Logf("daemon log:\n%s", lastLines(string(b), 40))
+		}
+	}
+}
+
+// assertNoLeaks checks that no sandbox left a mount, cgroup, runc state,
+// process or directory behind.
+func (d *daemon) assertNoLeaks() {
+	t := d.t
+	t.Helper()
+	if m := mountsUnder(filepath.Join(d.dataDir, "sandboxes")); len(m) > 0 {
+		t.Errorf("leaked mounts: %v", m)
+	}
+	if out, err := exec.Command("runc", "--root", filepath.Join(d.dataDir, "runc"), "list", "-q").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+		t.Errorf("leaked runc containers: %s", out)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(d.dataDir, "sandboxes")); len(entries) > 0 {
+		t.Errorf("leaked sandbox directories: %d", len(entries))
+	}
+	// A cgroup cannot be removed while a process is in it, so a missing
+	// cgroup also proves that no process of the sandbox is left.
+	for id := range d.created {
+		for _, ctrl := range []string{"memory", "pids", "cpu", "freezer", "unified"} {
+			if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", ctrl, "sbx", id)); err == nil {
+				t.Errorf("leaked cgroup %s/sbx/%s", ctrl, id)
+			}
+		}
+	}
+}
+
+// create makes a sandbox and remembers its id for the leak checks.
+func (d *daemon) create(req sdk.CreateSandboxRequest) *sdk.Sandbox {
+	d.t.Helper()
+	sb, err := d.client.CreateSandbox(context.Background(), req)
+	if err != nil {
+		d.t.Fatalf("create sandbox: %v", err)
+	}
+	d.created[sb.ID] = true
+	return sb
+}
+
+func mountsUnder(dir string) []string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 && strings.HasPrefix(fields[4], dir+"/") {
+			out = append(out, fields[4])
+		}
+	}
+	return out
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,100 @@
+package integration
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// busyboxTar is a minimal rootfs: the host's static busybox and a shell.
+func busyboxTar(t *testing.T, extra map[string]string) []byte {
+	t.Helper()
+	bb, err := os.ReadFile("/bin/busybox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	tw.WriteHeader(&tar.Header{Name: "bin/", Typeflag: tar.TypeDir, Mode: 0o755})
+	tw.WriteHeader(&tar.Header{Name: "bin/busybox", Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(bb))})
+	tw.Write(bb)
+	for _, applet := range []string{"sh", "cat", "echo", "true", "ls"} {
+		tw.WriteHeader(&tar.Header{Name: "bin/" + applet, Typeflag: tar.TypeSymlink, Linkname: "busybox", Mode: 0o777})
+	}
+	for p, content := range extra {
+		tw.WriteHeader(&tar.Header{Name: p, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(content))})
+		tw.Write([]byte(content))
+	}
+	tw.Close()
+	return buf.Bytes()
+}
+
+func TestPullFromLoopbackRegistry(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	reg := httptest.NewServer(registry.New())
+	defer reg.Close()
+
+	data := busyboxTar(t, map[string]string{"etc/motd": "pulled image\n"})
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err = mutate.Config(img, v1.Config{Env: []string{"FROM_IMAGE=yes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := name.ParseReference(strings.TrimPrefix(reg.URL, "http://") + "/test/bb:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, img); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := d.client.PullImage(ctx, ref.String(), "bb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "bb" || got.Layers != 1 || !strings.HasPrefix(got.ID, "sha256:") {
+		t.Errorf("pulled image = %+v", got)
+	}
+	sb := d.create(sdk.CreateSandboxRequest{Image: "bb"})
+	res, err := d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "cat /etc/motd; echo $FROM_IMAGE"})
+	if err != nil || res.Stdout != "pulled image\nyes\n" {
+		t.Errorf("exec in pulled image = %+v, %v", res, err)
+	}
+	if _, err := d.client.PullImage(ctx, strings.TrimPrefix(reg.URL, "http://")+"/test/missing:1", "missing"); !sdk.IsNotFound(err) {
+		t.Errorf("pull of a missing image: want not found, got %v", err)
+	}
+	if err := d.client.RemoveImage(ctx, "bb"); !sdk.IsConflict(err) {
+		t.Errorf("remove image in use: want conflict, got %v", err)
+	}
+	if err := d.client.DeleteSandbox(ctx, sb.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.client.RemoveImage(ctx, "bb"); err != nil {
+		t.Errorf("remove unused image: %v", err)
+	}
+}
