@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what sbx needs from Debian's packages and builds the sbx binary.
+#
+#   sudo ./scripts/setup.sh            # packages + /usr/local/bin/sbx
+#   sudo ./scripts/setup.sh --deps     # packages only (what CI needs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup.sh: run as root (it installs packages): sudo $0 $*" >&2
+	exit 1
+fi
+
+packages=(runc busybox-static iproute2 tmux)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup.sh: installing ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v go >/dev/null; then
+	echo "setup.sh: Go is not installed; install Go 1.26 or newer (https://go.dev/doc/install) and run again" >&2
+	exit 1
+fi
+
+[ "${1:-}" = "--deps" ] && exit 0
+
+CGO_ENABLED=0 go build -trimpath -o /usr/local/bin/sbx ./cmd/sbx
+echo "setup.sh: installed /usr/local/bin/sbx ($(/usr/local/bin/sbx --version 2>/dev/null || echo built))"
