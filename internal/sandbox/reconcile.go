@@ -92,7 +92,10 @@ func (m *Manager) reattach(ctx context.Context, sb *store.Sandbox) bool {
 		return false
 	}
 	client := agent.NewClient(m.dirsOf(sb.ID).run)
-	if err := client.Health(ctx); err != nil {
+	// A busy agent may be slow to answer; a hung one must not stall start-up.
+	healthCtx, cancel := context.WithTimeout(ctx, m.cfg.ReadyTimeout)
+	defer cancel()
+	if err := client.WaitReady(healthCtx); err != nil {
 		m.log.Warn("instance runs but its agent does not answer", "id", sb.ID, "err", err)
 		return false
 	}
