@@ -1,0 +1,26 @@
+package main
+
+import (
+	"github.com/sbxhq/sbx/internal/daemon"
+	"github.com/spf13/cobra"
+)
+
+// lifecycleFlags are the flags of sbx serve for archives and webhooks.
+type lifecycleFlags struct {
+	blobDir  string
+	webhooks []string
+	secret   string
+}
+
+func (f *lifecycleFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.blobDir, "blob-dir", "", "directory for archives of stopped sandboxes (env SBX_BLOB_DIR, default <data-dir>/blobs)")
+	fl.StringArrayVar(&f.webhooks, "webhook", nil, "URL that receives every sandbox event as a signed JSON POST (repeatable)")
+	fl.StringVar(&f.secret, "webhook-secret", "", "HMAC-SHA256 key that signs webhook requests (env SBX_WEBHOOK_SECRET; prefer the environment, flags show in ps)")
+}
+
+func (f *lifecycleFlags) apply(cmd *cobra.Command, cfg *daemon.Config) {
+	cfg.BlobDir = setting(cmd, "blob-dir", f.blobDir, "SBX_BLOB_DIR")
+	cfg.Webhooks = f.webhooks
+	cfg.WebhookSecret = setting(cmd, "webhook-secret", f.secret, "SBX_WEBHOOK_SECRET")
+}

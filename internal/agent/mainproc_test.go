@@ -1,0 +1,80 @@
+package agent
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// superviseOnce runs a main process under a bare server until it makes the
+// agent shut down, and returns the marker and the log.
+func superviseOnce(t *testing.T, spec MainSpec) (MainExit, string) {
+	t.Helper()
+	startReaper()
+	dir := t.TempDir()
+	s := &server{cwd: dir, groups: map[int]struct{}{}, shutdownReq: make(chan time.Duration, 1)}
+	s.main.seen()
+	go s.superviseMain(spec, dir)
+	select {
+	case <-s.shutdownReq:
+	case <-time.After(waitFor):
+		t.Fatal("the main process's exit did not shut the agent down")
+	}
+	var ex MainExit
+	b, err := os.ReadFile(filepath.Join(dir, MainExitFile))
+	if err != nil || json.Unmarshal(b, &ex) != nil {
+		t.Fatalf("exit marker: %q, %v", b, err)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, MainLogFile))
+	return ex, string(log)
+}
+
+func TestMainExitWritesMarker(t *testing.T) {
+	ex, log := superviseOnce(t, MainSpec{Cmd: []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, Restart: sdk.RestartNever})
+	if ex.ExitCode != 3 || ex.Restarts != 0 {
+		t.Errorf("marker = %+v", ex)
+	}
+	if !strings.Contains(log, "out\n") || !strings.Contains(log, "err\n") || !strings.Contains(log, "exited with code 3") {
+		t.Errorf("log = %q", log)
+	}
+}
+
+func TestMainOnFailureRestarts(t *testing.T) {
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "ran")
+	ex, log := superviseOnce(t, MainSpec{Cmd: []string{"/bin/sh", "-c", "[ -f " + flag + " ] && exit 0; touch " + flag + "; exit 1"}, Restart: sdk.RestartOnFailure})
+	if ex.ExitCode != 0 || ex.Restarts != 1 {
+		t.Errorf("marker = %+v, want code 0 after 1 restart", ex)
+	}
+	if !strings.Contains(log, "restarting in 1s") {
+		t.Errorf("log = %q", log)
+	}
+}
+
+func TestMainNotFound(t *testing.T) {
+	ex, log := superviseOnce(t, MainSpec{Cmd: []string{"/no/such/binary"}, Restart: sdk.RestartNever})
+	if ex.ExitCode != 127 || !strings.Contains(log, "cannot start the main process") {
+		t.Errorf("marker %+v, log %q", ex, log)
+	}
+}
+
+func TestRotatingLog(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "main.log")
+	l := &rotatingLog{path: p, max: 10}
+	for _, s := range []string{"123456", "7890", "abcdef", "gh"} {
+		if _, err := l.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	cur, _ := os.ReadFile(p)
+	old, _ := os.ReadFile(p + ".1")
+	if string(old) != "1234567890" || string(cur) != "abcdefgh" {
+		t.Errorf("rotated %q, current %q", old, cur)
+	}
+}

@@ -1,0 +1,380 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Activity: every authenticated request to /v1/sandboxes/{id}/… counts as
+// activity on that sandbox for as long as it runs (see server.go), so an
+// open exec stream, log follow or terminal keeps it from idling. Routes that
+// only watch (events, wait, archive) are marked passive; GET, PATCH and
+// DELETE of /v1/sandboxes/{id} itself and the list do not count either.
+const sandboxSubPrefix = "/v1/sandboxes/{id}/"
+
+// countsAsActivity reports whether rt keeps its sandbox active.
+func countsAsActivity(rt route) bool {
+	return strings.HasPrefix(rt.pattern, sandboxSubPrefix) && !rt.passive && !rt.public
+}
+
+// active holds the sandbox of the request while the request runs.
+func (s *Server) active(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		release := s.sandboxes.Hold(r.Context(), r.PathValue("id"))
+		defer release()
+		next(w, r)
+	}
+}
+
+// heartbeatEvery keeps quiet streams open through proxies.
+const heartbeatEvery = 15 * time.Second
+
+func (s *Server) updateSandbox(w http.ResponseWriter, r *http.Request) {
+	var req sdk.UpdateSandboxRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	sb, err := s.sandboxes.Update(r.Context(), r.PathValue("id"), req)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toAPI(sb))
+}
+
+func (s *Server) archiveSandbox(w http.ResponseWriter, r *http.Request) {
+	sb, err := s.sandboxes.Archive(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toAPI(sb))
+}
+
+// maxWaitSeconds bounds one wait; a client wanting longer waits again.
+const maxWaitSeconds = 3600
+
+func (s *Server) waitSandbox(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	state := sdk.State(q.Get("state"))
+	if !isStateWord(state) {
+		writeError(w, r, errdefs.Invalid("INVALID_STATE", "state must name a sandbox state such as started, stopped, archived or deleted, got %q", state))
+		return
+	}
+	timeout := 60
+	if v := q.Get("timeoutSeconds"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxWaitSeconds {
+			writeError(w, r, errdefs.Invalid("INVALID_TIMEOUT", "timeoutSeconds must be a whole number from 0 to %d, got %q", maxWaitSeconds, v))
+			return
+		}
+		timeout = n
+	}
+	sb, err := s.sandboxes.WaitState(r.Context(), r.PathValue("id"), state, time.Duration(timeout)*time.Second)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toAPI(sb))
+}
+
+// isStateWord accepts any state name (started, archived, deleted, and those
+// other features add) without this file listing them: a lowercase word.
+func isStateWord(st sdk.State) bool {
+	for _, c := range st {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return len(st) > 0 && len(st) <= 32
+}
+
+func (s *Server) sandboxEvents(w http.ResponseWriter, r *http.Request) {
+	s.events(w, r, r.PathValue("id"))
+}
+
+func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) {
+	s.events(w, r, "")
+}
+
+// events lists events after ?after=SEQ (default 0: all kept), or with
+// ?follow=true streams them as NDJSON EventLines as they happen. A followed
+// sandbox's stream ends after its "deleted" event.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string) {
+	q := r.URL.Query()
+	follow, err := boolParam(r, "follow")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	after, err := intParam(q.Get("after"), "after", 0, 1<<62)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	limit, err := intParam(q.Get("limit"), "limit", 0, 10000)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	id := ""
+	if idOrName != "" {
+		sb, err := s.sandboxes.Get(r.Context(), idOrName)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		id = sb.ID
+	}
+	if !follow {
+		evs, err := s.sandboxes.Events(r.Context(), id, after, int(limit))
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		out := make([]sdk.Event, 0, len(evs))
+		for _, e := range evs {
+			out = append(out, Event(e))
+		}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+
+	ns := newNDJSON(w)
+	heartbeat := time.NewTicker(heartbeatEvery)
+	defer heartbeat.Stop()
+	for {
+		changed := s.sandboxes.EventsChanged()
+		evs, err := s.sandboxes.Events(r.Context(), id, after, 1000)
+		if err != nil {
+			ns.send(sdk.EventLine{Type: "error", Error: errorBody(err)})
+			return
+		}
+		for _, e := range evs {
+			ev := Event(e)
+			if !ns.send(sdk.EventLine{Type: "event", Event: &ev}) {
+				return
+			}
+			after = e.Seq
+			if id != "" && ev.State == sdk.StateDeleted {
+				return // nothing more will come for this sandbox
+			}
+		}
+		if len(evs) == 1000 {
+			continue // more to catch up on
+		}
+		select {
+		case <-changed:
+		case <-heartbeat.C:
+			if !ns.send(sdk.EventLine{Type: "heartbeat"}) {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-s.sandboxes.Closed():
+			return
+		}
+	}
+}
+
+// Event is the wire form of a stored event (also what webhooks send).
+func Event(e store.Event) sdk.Event {
+	return sdk.Event{Seq: e.Seq, SandboxID: e.SandboxID, SandboxName: e.SandboxName, Time: e.Time,
+		State: sdk.State(e.State), Reason: e.Reason, Message: e.Message}
+}
+
+// mainLogs streams the main process's log as NDJSON LogLines: what is kept
+// (the rotated file first), then, with follow=true, whatever it writes
+// until the sandbox stops. Reading the log does not start the sandbox; a
+// follow keeps it active.
+func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) {
+	follow, err := boolParam(r, "follow")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	path, err := s.sandboxes.MainLogPath(sb)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ns := newNDJSON(w)
+	if prev, err := sandbox.OpenLogFile(path + ".1"); err == nil {
+		ok := copyLog(ns, prev)
+		prev.Close()
+		if !ok {
+			return
+		}
+	}
+	// The log may not exist yet: the main process has not started.
+	cur, _ := sandbox.OpenLogFile(path)
+	defer func() {
+		if cur != nil {
+			cur.Close()
+		}
+	}()
+	if cur != nil && !copyLog(ns, cur) {
+		return
+	}
+	if !follow {
+		ns.send(sdk.LogLine{Type: "end"})
+		return
+	}
+	poll := time.NewTicker(200 * time.Millisecond)
+	defer poll.Stop()
+	lastBeat := time.Now()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.sandboxes.Closed():
+			return
+		case <-poll.C:
+		}
+		if cur != nil && !copyLog(ns, cur) {
+			return
+		}
+		// After a rotation the name points at a new file: finish the old
+		// one (done above), then follow the new one from its start.
+		if next, err := sandbox.OpenLogFile(path); err == nil {
+			if cur != nil && sameFile(cur, next) {
+				next.Close()
+			} else {
+				if cur != nil {
+					cur.Close()
+				}
+				cur = next
+				continue
+			}
+		}
+		now, err := s.sandboxes.Get(r.Context(), sb.ID)
+		if err != nil || !instanceMayWrite(sdk.State(now.State)) {
+			if cur != nil {
+				copyLog(ns, cur)
+			}
+			ns.send(sdk.LogLine{Type: "end"})
+			return
+		}
+		if time.Since(lastBeat) >= heartbeatEvery {
+			if !ns.send(sdk.LogLine{Type: "heartbeat"}) {
+				return
+			}
+			lastBeat = time.Now()
+		}
+	}
+}
+
+// instanceMayWrite reports whether a sandbox in state may still add to its log.
+func instanceMayWrite(st sdk.State) bool {
+	return st == sdk.StateStarted || st == sdk.StateStarting || st == sdk.StateRestoring
+}
+
+func sameFile(a, b *os.File) bool {
+	ai, err1 := a.Stat()
+	bi, err2 := b.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
+}
+
+// copyLog sends what f holds from its offset on as data lines.
+func copyLog(ns *ndjsonWriter, f *os.File) bool {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 && !ns.send(sdk.LogLine{Type: "data", Data: buf[:n]}) {
+			return false
+		}
+		if err != nil || n == 0 {
+			return errors.Is(err, io.EOF) || err == nil
+		}
+	}
+}
+
+// ndjsonWriter writes one JSON object per line and flushes each.
+type ndjsonWriter struct {
+	w       http.ResponseWriter
+	enc     *json.Encoder
+	flusher http.Flusher
+	failed  bool
+}
+
+func newNDJSON(w http.ResponseWriter) *ndjsonWriter {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	f, _ := w.(http.Flusher)
+	return &ndjsonWriter{w: w, enc: json.NewEncoder(w), flusher: f}
+}
+
+// send writes v and reports whether the client is still there.
+func (n *ndjsonWriter) send(v any) bool {
+	if n.failed {
+		return false
+	}
+	if err := n.enc.Encode(v); err != nil {
+		n.failed = true
+		return false
+	}
+	if n.flusher != nil {
+		n.flusher.Flush()
+	}
+	return true
+}
+
+func errorBody(err error) *sdk.ErrorBody {
+	var e *errdefs.Error
+	if errors.As(err, &e) {
+		return &sdk.ErrorBody{Code: e.Code, Message: e.Message}
+	}
+	return &sdk.ErrorBody{Code: "INTERNAL", Message: "internal error; see the daemon log"}
+}
+
+func intParam(v, name string, min, max int64) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < min || n > max {
+		return 0, errdefs.Invalid("INVALID_PARAMETER", "query parameter %s must be a whole number from %d to %d, got %q", name, min, max, v)
+	}
+	return n, nil
+}
+
+// lifecycleToAPI fills in the wire form's lifecycle fields.
+func lifecycleToAPI(sb *store.Sandbox, out *sdk.Sandbox) {
+	p := sandbox.PolicyOf(sb.Spec)
+	out.AutoStopSeconds, out.AutoArchiveSeconds, out.AutoDeleteSeconds = p.AutoStopSeconds, p.AutoArchiveSeconds, p.AutoDeleteSeconds
+	out.TTLSeconds, out.Ephemeral, out.KeepAlive = p.TTLSeconds, p.Ephemeral, p.KeepAlive
+	if p.TTLSeconds > 0 {
+		from := p.TTLFrom
+		if from.IsZero() {
+			from = sb.CreatedAt
+		}
+		out.TTLFrom = &from
+	}
+	out.Entrypoint, out.RestartPolicy = sb.Spec.Entrypoint, sb.Spec.RestartPolicy
+	if !sb.LastActivityAt.IsZero() {
+		t := sb.LastActivityAt
+		out.LastActivityAt = &t
+	}
+	if !sb.ExpiresAt.IsZero() {
+		t := sb.ExpiresAt
+		out.ExpiresAt, out.ExpiresAction = &t, sb.ExpiresAction
+	}
+}

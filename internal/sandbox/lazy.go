@@ -1,0 +1,142 @@
+package sandbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// DefaultLazyStartTimeout bounds how long a toolbox call waits for the
+// start (and restore) of a stopped or archived sandbox.
+const DefaultLazyStartTimeout = 60 * time.Second
+
+// startCall is one lazy start that every caller needing it shares.
+type startCall struct {
+	done chan struct{}
+	err  error
+}
+
+// lazyStates are the states a toolbox call starts the sandbox from, or
+// waits through (the transitional ones) before starting it if still needed.
+var lazyStates = map[sdk.State]bool{
+	sdk.StateStarted: true, sdk.StateStopped: true, sdk.StateError: true, sdk.StateArchived: true,
+	sdk.StateStarting: true, sdk.StateStopping: true, sdk.StateArchiving: true, sdk.StateRestoring: true,
+}
+
+// Agent returns the agent client of a sandbox for a toolbox call, starting
+// the sandbox first if it is stopped or archived (lazy start). Concurrent
+// callers share one start. If the start does not finish within the lazy
+// start timeout the call fails with SANDBOX_UNAVAILABLE (503, Retry-After)
+// and the caller must not run its operation; the start goes on.
+func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *store.Sandbox, error) {
+	for attempt := 0; ; attempt++ {
+		sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
+		if err != nil {
+			return nil, nil, err
+		}
+		m.mu.Lock()
+		inst := m.instances[sb.ID]
+		m.mu.Unlock()
+		if sb.State == string(sdk.StateStarted) && inst != nil && !m.life.isDraining(sb.ID) {
+			return inst.agent, sb, nil
+		}
+		if attempt > 0 || !lazyStates[sdk.State(sb.State)] {
+			return nil, sb, errNotRunning(sb)
+		}
+		if err := m.ensureStarted(ctx, sb); err != nil {
+			return nil, sb, err
+		}
+	}
+}
+
+// ensureStarted starts sb unless a start is already under way, and waits
+// for it up to the lazy start timeout.
+func (m *Manager) ensureStarted(ctx context.Context, sb *store.Sandbox) error {
+	m.life.mu.Lock()
+	m.life.init()
+	call := m.life.starts[sb.ID]
+	if call == nil {
+		call = &startCall{done: make(chan struct{})}
+		m.life.starts[sb.ID] = call
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			// The start outlives impatient callers: the next call finds it done.
+			call.err = m.lazyStart(sb.ID)
+			m.life.mu.Lock()
+			delete(m.life.starts, sb.ID)
+			m.life.mu.Unlock()
+			close(call.done)
+		}()
+	}
+	m.life.mu.Unlock()
+
+	timeout := m.cfg.LazyStartTimeout
+	if timeout <= 0 {
+		timeout = DefaultLazyStartTimeout
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-call.done:
+		return call.err
+	case <-t.C:
+		return errdefs.Unavailable("SANDBOX_UNAVAILABLE",
+			"sandbox %s is still starting after %s; the operation did not run: retry shortly", refOf(sb), timeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// lazyStart starts a sandbox for a toolbox call, after whatever operation
+// holds its lock now (a stop, an archive) has finished.
+func (m *Manager) lazyStart(id string) error {
+	ctx := context.Background()
+	sb, unlock, err := m.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	switch sdk.State(sb.State) {
+	case sdk.StateStarted:
+		m.mu.Lock()
+		inst := m.instances[sb.ID]
+		m.mu.Unlock()
+		if inst != nil {
+			return nil
+		}
+		return errNotRunning(sb)
+	case sdk.StateStopped, sdk.StateError, sdk.StateArchived:
+		return m.startLocked(ctx, sb, "lazy")
+	}
+	return errNotRunning(sb)
+}
+
+// startLocked starts a locked sandbox that is stopped, in error or
+// archived, recording reason ("user", "lazy") with each state.
+func (m *Manager) startLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
+	if sb.State == string(sdk.StateArchived) {
+		if err := m.restoreLocked(ctx, sb, reason); err != nil {
+			return err
+		}
+	} else if err := m.transition(ctx, sb, sdk.StateStarting, reason, ""); err != nil {
+		return err
+	}
+	m.clearExitMarker(sb.ID)
+	if err := m.startInstance(ctx, sb); err != nil {
+		m.transition(ctx, sb, sdk.StateError, "start-failed", err.Error())
+		return err
+	}
+	return m.transition(ctx, sb, sdk.StateStarted, reason, "")
+}
+
+func refOf(sb *store.Sandbox) string {
+	if sb.Name != "" {
+		return sb.Name
+	}
+	return sb.ID
+}

@@ -1,0 +1,206 @@
+package sandbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// One goroutine acts on deadlines. It asks the store for the soonest
+// (ListExpiring), acts on those that are due, each in its own goroutine
+// (at most maxDueActions at once), and sleeps until the next one or until
+// poked: every recorded event and every policy change pokes it.
+//
+// Acting re-reads the record under the sandbox's lock and recomputes the
+// deadline with the activity held in memory, which may be later than the
+// stored one (touch stores only moves of more than a tenth of the
+// interval); if it is not due after all, the new deadline is stored and
+// nothing happens.
+
+const (
+	dueBatch      = 64
+	maxDueActions = 4
+	retryFirst    = 10 * time.Second // after a failed action, doubling
+	retryMax      = time.Hour
+
+	// deletedEventsKept is how long the "deleted" event of a sandbox stays
+	// in the global event stream; pruned daily.
+	deletedEventsKept = 7 * 24 * time.Hour
+	pruneEvery        = 24 * time.Hour
+)
+
+// startPolicies recomputes every stored deadline against the records as
+// Reconcile left them, then starts the scheduler. A deadline that passed
+// while the daemon was down is due at once and so fires once now.
+func (m *Manager) startPolicies(ctx context.Context) {
+	m.life.mu.Lock()
+	m.life.init()
+	started := m.life.scheduling
+	m.life.scheduling = true
+	m.life.mu.Unlock()
+	if started {
+		return
+	}
+	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
+	if err != nil {
+		m.log.Error("load deadlines", "err", err)
+	}
+	now := time.Now().UTC()
+	for _, sb := range all {
+		at, action, _ := plan(sb, sb.LastActivityAt, false, now)
+		if !at.Equal(sb.ExpiresAt) || action != sb.ExpiresAction {
+			if _, err := m.cfg.Store.SetDeadline(ctx, sb.ID, sb.State, sb.LastActivityAt, at, action); err != nil {
+				m.log.Error("store deadline", "id", sb.ID, "err", err)
+			}
+		}
+	}
+	m.wg.Add(1)
+	go m.runScheduler()
+}
+
+func (m *Manager) runScheduler() {
+	defer m.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	sem := make(chan struct{}, maxDueActions)
+	var nextPrune time.Time
+	for {
+		if time.Now().After(nextPrune) {
+			m.pruneEvents()
+			nextPrune = time.Now().Add(pruneEvery)
+		}
+		next := m.dispatchDue(sem)
+		if next.IsZero() || nextPrune.Before(next) {
+			next = nextPrune
+		}
+		timer.Stop()
+		timer.Reset(max(time.Until(next), 0))
+		select {
+		case <-m.closed:
+			return
+		case <-m.life.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// pruneEvents drops old events of deleted sandboxes.
+func (m *Manager) pruneEvents() {
+	n, err := m.cfg.Store.PruneEvents(context.Background(), time.Now().Add(-deletedEventsKept))
+	if err != nil {
+		m.log.Error("prune events", "err", err)
+	} else if n > 0 {
+		m.log.Info("pruned events of deleted sandboxes", "count", n)
+	}
+}
+
+// dispatchDue starts an action for each due deadline that is not being
+// acted on or waiting to retry, and returns when to look again (zero: only
+// when poked).
+func (m *Manager) dispatchDue(sem chan struct{}) (next time.Time) {
+	ctx := context.Background()
+	list, err := m.cfg.Store.ListExpiring(ctx, dueBatch)
+	if err != nil {
+		m.log.Error("list deadlines", "err", err)
+		return time.Now().Add(retryFirst)
+	}
+	soonest := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	now := time.Now()
+	for _, sb := range list {
+		if sb.ExpiresAt.After(now) {
+			soonest(sb.ExpiresAt)
+			break // the rest are later still
+		}
+		m.life.mu.Lock()
+		busy, retry := m.life.busy[sb.ID], m.life.retry[sb.ID].at
+		if !busy && !retry.After(now) {
+			m.life.busy[sb.ID] = true
+		}
+		m.life.mu.Unlock()
+		switch {
+		case busy: // its action pokes when done
+			continue
+		case retry.After(now):
+			soonest(retry)
+			continue
+		}
+		m.wg.Add(1)
+		go func(id string) {
+			defer m.wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-m.closed:
+				return
+			}
+			err := m.actOnDeadline(ctx, id)
+			<-sem
+			m.life.mu.Lock()
+			delete(m.life.busy, id)
+			if err != nil {
+				wait := retryFirst
+				if prev, ok := m.life.retry[id]; ok {
+					wait = min(2*prev.wait, retryMax)
+				}
+				m.life.retry[id] = retryState{at: time.Now().Add(wait), wait: wait}
+				m.log.Error("lifecycle action failed; will retry", "id", id, "in", wait, "err", err)
+			} else {
+				delete(m.life.retry, id)
+			}
+			m.life.mu.Unlock()
+			m.life.poke()
+		}(sb.ID)
+	}
+	if len(list) == dueBatch && next.IsZero() {
+		next = now.Add(time.Second) // more may be due beyond this batch
+	}
+	return next
+}
+
+// retryState is when a failed action may run again, and the wait before it.
+type retryState struct {
+	at   time.Time
+	wait time.Duration
+}
+
+// actOnDeadline performs the due action of a sandbox, if it is still due.
+func (m *Manager) actOnDeadline(ctx context.Context, id string) error {
+	sb, unlock, err := m.lock(ctx, id)
+	if err != nil {
+		return nil // deleted meanwhile
+	}
+	defer unlock()
+	now := time.Now().UTC()
+	active, held := m.life.activityOf(id)
+	active = later(active, sb.LastActivityAt)
+	at, action, reason := plan(sb, active, held, now)
+	if at.IsZero() || at.After(now) {
+		_, err := m.cfg.Store.SetDeadline(ctx, id, sb.State, active, at, action)
+		return err
+	}
+	switch action {
+	case actionStop:
+		if !m.life.beginDrain(id) {
+			// A request arrived since: it keeps the sandbox; look again later.
+			_, err := m.cfg.Store.SetDeadline(ctx, id, sb.State, now, now.Add(seconds(policyOf(sb.Spec).AutoStopSeconds)), actionStop)
+			return err
+		}
+		defer m.life.endDrain(id)
+		m.log.Info("stopping idle sandbox", "id", id, "idleSince", active)
+		return m.stop(ctx, sb, StopOptions{}, reason)
+	case actionArchive:
+		return m.archiveLocked(ctx, sb, reason)
+	case actionDelete:
+		m.log.Info("deleting sandbox", "id", id, "reason", reason)
+		if err := m.transition(ctx, sb, sdk.StateDeleting, reason, ""); err != nil {
+			return err
+		}
+		return m.finishDelete(ctx, sb)
+	}
+	return nil
+}

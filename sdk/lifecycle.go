@@ -1,0 +1,74 @@
+package sdk
+
+import "time"
+
+// States of the archive cycle: a stopped sandbox is packed into the blob
+// store (archiving → archived) and unpacked again when it next starts
+// (restoring → starting → started).
+const (
+	StateArchiving State = "archiving"
+	StateArchived  State = "archived"
+	StateRestoring State = "restoring"
+)
+
+// Lifecycle policy defaults and bounds, in seconds.
+const (
+	DefaultAutoStopSeconds    = 15 * 60
+	DefaultAutoArchiveSeconds = 7 * 24 * 3600
+	DefaultAutoDeleteSeconds  = -1
+	MaxAutoArchiveSeconds     = 30 * 24 * 3600 // also what autoArchiveSeconds 0 means
+)
+
+// Restart policies of a sandbox's main process (its entrypoint).
+const (
+	RestartNever     = "never"      // the sandbox stops with reason "main-exit" when it exits
+	RestartOnFailure = "on-failure" // restarted after a non-zero exit; a zero exit stops the sandbox
+	RestartAlways    = "always"     // restarted whenever it exits
+)
+
+// Ptr returns a pointer to v, for the optional fields of requests:
+// sdk.CreateSandboxRequest{AutoStopSeconds: sdk.Ptr(0)}.
+func Ptr[T any](v T) *T { return &v }
+
+// UpdateSandboxRequest is the body of PATCH /v1/sandboxes/{id}. Fields left
+// nil keep their value. Setting ttlSeconds restarts the TTL from now.
+type UpdateSandboxRequest struct {
+	AutoStopSeconds    *int  `json:"autoStopSeconds,omitempty"`
+	AutoArchiveSeconds *int  `json:"autoArchiveSeconds,omitempty"`
+	AutoDeleteSeconds  *int  `json:"autoDeleteSeconds,omitempty"`
+	TTLSeconds         *int  `json:"ttlSeconds,omitempty"`
+	Ephemeral          *bool `json:"ephemeral,omitempty"`
+	KeepAlive          *bool `json:"keepAlive,omitempty"`
+}
+
+// Event is one recorded state change of a sandbox. Reason says why:
+// "create", "user", "lazy", "idle", "ttl", "auto-archive", "auto-delete",
+// "main-exit", "oom", "crash", "reconcile", "delete", …
+type Event struct {
+	Seq         int64     `json:"seq"` // increasing across all sandboxes
+	SandboxID   string    `json:"sandboxId"`
+	SandboxName string    `json:"sandboxName,omitempty"`
+	Time        time.Time `json:"time"`
+	State       State     `json:"state"`
+	Reason      string    `json:"reason,omitempty"`
+	Message     string    `json:"message,omitempty"`
+}
+
+// EventLine is one line of a followed event stream (NDJSON). Type is
+// "event" (the Event's fields are inline), "heartbeat" or "error".
+type EventLine struct {
+	Type string `json:"type"`
+	*Event
+	Error *ErrorBody `json:"error,omitempty"`
+}
+
+// LogLine is one line of GET /v1/sandboxes/{id}/logs (NDJSON): the output
+// of the sandbox's main process, stdout and stderr together. Type is "data"
+// (Data holds bytes that start at Offset in the log), "heartbeat", "end"
+// (nothing more will come) or "error".
+type LogLine struct {
+	Type   string     `json:"type"`
+	Offset int64      `json:"offset,omitempty"`
+	Data   []byte     `json:"data,omitempty"`
+	Error  *ErrorBody `json:"error,omitempty"`
+}
