@@ -1,0 +1,467 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// A session is one long-lived shell that runs the commands sent to it, so
+// the working directory, variables and functions of one command are there
+// for the next. The shell reads a framed protocol on its stdin: each command
+// is sent as
+//
+//	eval '<command>' </dev/null; printf '\n%s %d\n' <marker> $? >&8; printf '\n%s 0\n' <marker> >&9
+//
+// where fds 8 and 9 are the shell's original stdout and stderr (so a command
+// that redirects its own output cannot hide the marker) and the marker is
+// unique per command. Output up to the marker on each stream is the
+// command's; the number after the stdout marker is its exit status. The
+// command's stdin is /dev/null so it cannot eat the protocol.
+//
+// A syntax error would make a non-interactive shell exit, so each command is
+// first checked with `<shell> -n -c`. On a timeout every process below the
+// shell is killed and the shell, which then prints the marker, is kept; if
+// the marker still does not come (the shell itself is busy, say in a
+// builtin loop) the shell is killed and the session ends.
+
+// Tunables; variables so tests can shrink them.
+var (
+	// sessionInterruptGrace is how long the shell has to print its marker
+	// after the command's processes were killed.
+	sessionInterruptGrace = 2 * time.Second
+	// sessionStrayLimit bounds output that arrives between commands (from
+	// background jobs); older bytes are dropped.
+	sessionStrayLimit = 1 << 20
+)
+
+type session struct {
+	id      string
+	shell   string
+	env     map[string]string
+	timeout time.Duration
+	created time.Time
+	pid     int
+	stdin   *os.File
+	nonce   string
+	out     [2]*pipeBuffer // stdout, stderr
+	gone    chan struct{}  // closed once the shell has exited
+
+	turn chan struct{} // holds a token while a command runs
+
+	mu       sync.Mutex
+	n        int // commands sent
+	busy     bool
+	lastUsed time.Time
+	exitCode int // the shell's, once gone
+}
+
+// sessionTable is the agent's sessions by id. The zero value is ready.
+type sessionTable struct {
+	mu   sync.Mutex
+	byID map[string]*session
+}
+
+func (t *sessionTable) get(id string) (*session, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ss, ok := t.byID[id]; ok {
+		return ss, nil
+	}
+	return nil, errdefs.NotFound("SESSION_NOT_FOUND", "no session %q in this sandbox", id)
+}
+
+func (t *sessionTable) list() []*session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	list := make([]*session, 0, len(t.byID))
+	for _, ss := range t.byID {
+		list = append(list, ss)
+	}
+	slices.SortFunc(list, func(a, b *session) int { return a.created.Compare(b.created) })
+	return list
+}
+
+func (t *sessionTable) remove(ss *session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byID[ss.id] == ss {
+		delete(t.byID, ss.id)
+	}
+}
+
+// defaultShell is bash when the image has it, else sh.
+func defaultShell() string {
+	if executable("/bin/bash") == nil {
+		return "/bin/bash"
+	}
+	return "/bin/sh"
+}
+
+func (s *server) createSession(req *sdk.CreateSessionRequest) (*session, error) {
+	shell := req.Shell
+	if shell == "" {
+		shell = defaultShell()
+	}
+	c, err := s.prepare(&sdk.ExecRequest{Cmd: []string{shell}, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds})
+	if err != nil {
+		return nil, err
+	}
+	t := &s.sessions
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byID == nil {
+		t.byID = make(map[string]*session)
+	}
+	id, err := checkID(req.ID, "sess", func(id string) bool { return t.byID[id] != nil })
+	if err != nil {
+		return nil, err
+	}
+	if t.byID[id] != nil {
+		return nil, errdefs.Conflict("SESSION_EXISTS", "session %q exists; delete it first", id)
+	}
+
+	var files [6]*os.File // stdin r/w, stdout r/w, stderr r/w
+	for i := 0; i < 6; i += 2 {
+		if files[i], files[i+1], err = os.Pipe(); err != nil {
+			closeAll(files[:i])
+			return nil, errdefs.Internal(err, "create pipe")
+		}
+	}
+	proc, err := s.start(c, files[0], files[3], files[5])
+	closeAll([]*os.File{files[0], files[3], files[5]})
+	if err != nil {
+		closeAll([]*os.File{files[1], files[2], files[4]})
+		return nil, err
+	}
+	var nonce [8]byte
+	for i := range nonce {
+		nonce[i] = byte(rand.Uint32())
+	}
+	ss := &session{
+		id: id, shell: c.path, env: req.Env, timeout: c.timeout, created: time.Now(), pid: proc.pid,
+		stdin: files[1], nonce: hex.EncodeToString(nonce[:]), gone: make(chan struct{}),
+		out:  [2]*pipeBuffer{newPipeBuffer(files[2]), newPipeBuffer(files[4])},
+		turn: make(chan struct{}, 1),
+	}
+	ss.lastUsed = ss.created
+	go func() {
+		ws := <-proc.done
+		code, _ := exitOf(ws)
+		ss.mu.Lock()
+		ss.exitCode = code
+		ss.mu.Unlock()
+		close(ss.gone)
+		ss.stdin.Close()
+		s.forgetGroup(proc.pid)
+	}()
+	if _, err := ss.stdin.WriteString("exec 8>&1 9>&2\n"); err != nil {
+		syscall.Kill(-proc.pid, syscall.SIGKILL)
+		return nil, errdefs.Internal(err, "set up the session shell")
+	}
+	t.byID[id] = ss
+	return ss, nil
+}
+
+func (ss *session) ended() bool {
+	select {
+	case <-ss.gone:
+		return true
+	default:
+		return false
+	}
+}
+
+func (ss *session) toAPI() sdk.Session {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	out := sdk.Session{ID: ss.id, Shell: ss.shell, Pid: ss.pid, Env: ss.env, TimeoutSeconds: ss.timeout.Seconds(),
+		State: sdk.SessionIdle, CreatedAt: ss.created, LastUsedAt: ss.lastUsed}
+	if ss.busy {
+		out.State = sdk.SessionBusy
+	}
+	if ss.ended() {
+		code := ss.exitCode
+		out.State, out.ExitCode = sdk.SessionEnded, &code
+	}
+	return out
+}
+
+// kill ends the shell and everything it started.
+func (ss *session) kill() {
+	killDescendants(ss.pid)
+	syscall.Kill(-ss.pid, syscall.SIGKILL)
+	select {
+	case <-ss.gone:
+	case <-time.After(killWait):
+	}
+}
+
+// sessionResult is the end of one command.
+type sessionResult struct {
+	exitCode     int
+	timedOut     bool
+	sessionEnded bool
+	duration     time.Duration
+}
+
+// runInSession runs one command in the shell and feeds its output to out. Errors
+// are returned only when the command did not start.
+func (s *server) runInSession(ctx context.Context, ss *session, text string, timeout time.Duration, out execOutput) (sessionResult, error) {
+	if text == "" || strings.ContainsRune(text, 0) {
+		return sessionResult{}, errdefs.Invalid("INVALID_COMMAND", "command must be non-empty shell text without NUL bytes")
+	}
+	select {
+	case ss.turn <- struct{}{}:
+	case <-ctx.Done():
+		return sessionResult{}, errdefs.Unavailable("CANCELLED", "the request was cancelled while waiting for the session")
+	}
+	defer func() { <-ss.turn }()
+	if ss.ended() {
+		return sessionResult{}, errdefs.Conflict("SESSION_ENDED", "the shell of session %q has ended; delete the session and create a new one", ss.id)
+	}
+	ss.mu.Lock()
+	ss.busy = true
+	ss.lastUsed = time.Now()
+	ss.n++
+	marker := fmt.Sprintf("__SBX_%s_%d", ss.nonce, ss.n)
+	ss.mu.Unlock()
+	defer func() {
+		ss.mu.Lock()
+		ss.busy = false
+		ss.lastUsed = time.Now()
+		ss.mu.Unlock()
+	}()
+	begin := time.Now()
+
+	if msg, ok := s.checkSyntax(ctx, ss, text); !ok {
+		out.started(ss.pid)
+		out.write("stderr", msg)
+		return sessionResult{exitCode: 2, duration: time.Since(begin)}, nil
+	}
+	script := "eval '" + strings.ReplaceAll(text, "'", `'\''`) + "' </dev/null; " +
+		"printf '\\n%s %d\\n' " + marker + " $? >&8; printf '\\n%s 0\\n' " + marker + " >&9\n"
+	ss.stdin.SetWriteDeadline(time.Now().Add(stdinWriteTimeout))
+	if _, err := ss.stdin.WriteString(script); err != nil {
+		if ss.ended() {
+			return sessionResult{}, errdefs.Conflict("SESSION_ENDED", "the shell of session %q has ended; delete the session and create a new one", ss.id)
+		}
+		return sessionResult{}, errdefs.Unavailable("SESSION_BLOCKED", "the shell of session %q does not read commands: %v", ss.id, err)
+	}
+	out.started(ss.pid)
+
+	scan := [2]*markerScanner{{marker: []byte("\n" + marker + " ")}, {marker: []byte("\n" + marker + " ")}}
+	streams := [2]string{"stdout", "stderr"}
+	var expire, grace <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	done := ctx.Done()
+	gone := ss.gone
+	var interrupt <-chan time.Time
+	stopInterrupt := func() {}
+	defer func() { stopInterrupt() }()
+	startInterrupt := func() <-chan time.Time {
+		t := time.NewTicker(25 * time.Millisecond)
+		stopInterrupt = t.Stop
+		return t.C
+	}
+	res := sessionResult{}
+	for {
+		var changed [2]<-chan struct{}
+		eof := 0
+		for i, pb := range ss.out {
+			data, atEOF, ch := pb.take(scan[i].done)
+			changed[i] = ch
+			if atEOF {
+				eof++
+			}
+			if len(data) > 0 && !scan[i].done {
+				if p := scan[i].feed(data); len(p) > 0 {
+					out.write(streams[i], p)
+				}
+				if scan[i].done {
+					pb.putBack(scan[i].rest)
+				}
+			}
+		}
+		if scan[0].done && scan[1].done {
+			res.exitCode = scan[0].status
+			break
+		}
+		if eof == 2 || (gone == nil && grace == nil) {
+			// The shell is gone and its output is drained (or the grace
+			// for that passed), or it closed its output: the session has
+			// ended with it. What the scanners held back as a possible
+			// marker start was output after all.
+			for i := range scan {
+				if !scan[i].done && len(scan[i].buf) > 0 {
+					out.write(streams[i], scan[i].buf)
+				}
+			}
+			select {
+			case <-ss.gone:
+			case <-time.After(sessionInterruptGrace):
+				syscall.Kill(-ss.pid, syscall.SIGKILL)
+				<-ss.gone
+			}
+			ss.mu.Lock()
+			res.exitCode = ss.exitCode
+			ss.mu.Unlock()
+			res.sessionEnded = true
+			break
+		}
+		select {
+		case <-changed[0]:
+		case <-changed[1]:
+		case <-gone:
+			gone = nil
+			grace = time.After(sessionInterruptGrace)
+		case <-expire:
+			res.timedOut = true
+			expire, done, interrupt = nil, nil, startInterrupt()
+			killDescendants(ss.pid)
+			grace = time.After(sessionInterruptGrace)
+		case <-done:
+			expire, done, interrupt = nil, nil, startInterrupt()
+			killDescendants(ss.pid)
+			grace = time.After(sessionInterruptGrace)
+		case <-interrupt:
+			// The shell goes on with the rest of the command list after
+			// a kill; keep killing until the list is through.
+			killDescendants(ss.pid)
+		case <-grace:
+			// The marker did not come: the shell itself is stuck.
+			grace = nil
+			syscall.Kill(-ss.pid, syscall.SIGKILL)
+			<-ss.gone
+			gone = nil
+		}
+	}
+	res.duration = time.Since(begin)
+	return res, nil
+}
+
+// checkSyntax parses text with the session's shell without running it.
+func (s *server) checkSyntax(ctx context.Context, ss *session, text string) ([]byte, bool) {
+	c := &command{path: ss.shell, argv: []string{ss.shell, "-n", "-c", text}, dir: "/", env: []string{"PATH=" + defaultPath}, timeout: 10 * time.Second}
+	out := &collected{stdout: capBuffer{limit: 4096}, stderr: capBuffer{limit: 4096}}
+	res, err := s.runExec(ctx, c, out)
+	if err != nil || res.ExitCode == 0 {
+		return nil, true // a check that cannot run must not block the command
+	}
+	return out.stderr.Bytes(), false
+}
+
+// markerScanner passes output through until the marker line, holding back
+// anything that may be the start of it.
+type markerScanner struct {
+	marker []byte // "\n<marker> "
+	buf    []byte
+	done   bool
+	status int
+	rest   []byte // bytes after the marker line
+}
+
+// feed takes more output and returns the part that is certainly the
+// command's. The result is valid until the next call.
+func (m *markerScanner) feed(data []byte) []byte {
+	m.buf = append(m.buf, data...)
+	if i := bytes.Index(m.buf, m.marker); i >= 0 {
+		tail := m.buf[i+len(m.marker):]
+		j := bytes.IndexByte(tail, '\n')
+		if j < 0 {
+			out := m.buf[:i]
+			m.buf = append([]byte(nil), m.buf[i:]...)
+			return out
+		}
+		m.status, _ = strconv.Atoi(string(tail[:j]))
+		m.done = true
+		m.rest = append([]byte(nil), tail[j+1:]...)
+		return m.buf[:i]
+	}
+	// Keep the longest tail that is a prefix of the marker.
+	keep := 0
+	for k := min(len(m.buf), len(m.marker)-1); k > 0; k-- {
+		if bytes.HasPrefix(m.marker, m.buf[len(m.buf)-k:]) {
+			keep = k
+			break
+		}
+	}
+	out := m.buf[:len(m.buf)-keep]
+	m.buf = append([]byte(nil), m.buf[len(m.buf)-keep:]...)
+	return out
+}
+
+// pipeBuffer reads a pipe all the time, so background jobs of a session
+// never block on a full pipe between commands, and hands the bytes to
+// whoever runs the current command.
+type pipeBuffer struct {
+	mu      sync.Mutex
+	buf     []byte
+	eof     bool
+	changed chan struct{}
+}
+
+func newPipeBuffer(f *os.File) *pipeBuffer {
+	pb := &pipeBuffer{changed: make(chan struct{})}
+	go func() {
+		defer f.Close()
+		b := make([]byte, 32<<10)
+		for {
+			n, err := f.Read(b)
+			pb.mu.Lock()
+			pb.buf = append(pb.buf, b[:n]...)
+			if over := len(pb.buf) - sessionStrayLimit; over > 0 {
+				pb.buf = append(pb.buf[:0], pb.buf[over:]...)
+			}
+			if err != nil {
+				pb.eof = true
+			}
+			close(pb.changed)
+			pb.changed = make(chan struct{})
+			pb.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return pb
+}
+
+// take returns the buffered bytes (none when hold is set, leaving them for
+// the next command), whether the pipe is at its end, and a channel closed
+// when that changes.
+func (pb *pipeBuffer) take(hold bool) ([]byte, bool, <-chan struct{}) {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	var data []byte
+	if !hold {
+		data, pb.buf = pb.buf, nil
+	}
+	return data, pb.eof, pb.changed
+}
+
+// putBack returns bytes read past a command's end to the front.
+func (pb *pipeBuffer) putBack(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	pb.buf = append(append([]byte(nil), b...), pb.buf...)
+}

@@ -1,0 +1,169 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// watchStream opens a watch and returns a function that reads the next
+// event (skipping heartbeats).
+func (a *testAgent) watch(query url.Values) func() sdk.WatchEvent {
+	a.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	a.t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://agent/watch?"+query.Encode(), nil)
+	resp, err := a.http.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		a.t.Fatalf("watch: status %d", resp.StatusCode)
+	}
+	dec := json.NewDecoder(resp.Body)
+	next := func() sdk.WatchEvent {
+		a.t.Helper()
+		for {
+			var ev sdk.WatchEvent
+			if err := dec.Decode(&ev); err != nil {
+				a.t.Fatalf("watch stream: %v", err)
+			}
+			if ev.Type != "heartbeat" {
+				return ev
+			}
+		}
+	}
+	if ev := next(); ev.Type != "ready" {
+		a.t.Fatalf("first event %+v", ev)
+	}
+	return next
+}
+
+func describe(ev sdk.WatchEvent) string {
+	s := ev.Type + " " + ev.Path
+	if ev.IsDir {
+		s += "/"
+	}
+	if ev.OldPath != "" {
+		s += " from " + ev.OldPath
+	}
+	return s
+}
+
+func expectEvents(t *testing.T, next func() sdk.WatchEvent, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if got := describe(next()); got != w {
+			t.Fatalf("got %q, want %q", got, w)
+		}
+	}
+}
+
+func TestWatchOrder(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t)
+	root := filepath.Join(a.cwd, "w")
+	os.Mkdir(root, 0o755)
+	next := a.watch(url.Values{"path": {"w"}, "recursive": {"true"}, "exclude": {"*.tmp", "skip"}})
+	f := filepath.Join(root, "a.txt")
+	must(t, os.WriteFile(f, []byte("one"), 0o644))
+	fh, _ := os.OpenFile(f, os.O_WRONLY|os.O_APPEND, 0)
+	fh.Write([]byte("two"))
+	fh.Write([]byte("three")) // back-to-back writes merge
+	fh.Close()
+	must(t, os.WriteFile(filepath.Join(root, "x.tmp"), nil, 0o644)) // excluded
+	must(t, os.Rename(f, filepath.Join(root, "b.txt")))
+	must(t, os.Remove(filepath.Join(root, "b.txt")))
+	expectEvents(t, next,
+		"create "+f,
+		"write "+f,
+		"rename "+root+"/b.txt from "+f,
+		"remove "+root+"/b.txt",
+	)
+	// A new directory is watched, and what was made in it before the watch
+	// was in place is reported too.
+	sub := filepath.Join(root, "d1", "d2")
+	must(t, os.MkdirAll(filepath.Join(root, "skip", "inner"), 0o755)) // excluded
+	must(t, os.MkdirAll(sub, 0o755))
+	must(t, os.WriteFile(filepath.Join(sub, "deep"), []byte("x"), 0o644))
+	expectEvents(t, next,
+		"create "+root+"/d1/",
+		"create "+sub+"/",
+		"create "+sub+"/deep",
+	)
+	must(t, os.Rename(filepath.Join(root, "d1"), filepath.Join(root, "D1")))
+	must(t, os.WriteFile(filepath.Join(root, "D1", "d2", "after"), nil, 0o644))
+	ev := next()
+	if describe(ev) == "write "+sub+"/deep" { // the scan and the watch raced
+		ev = next()
+	}
+	if got := describe(ev); got != "rename "+root+"/D1/ from "+root+"/d1" {
+		t.Fatalf("got %q, want the rename of d1", got)
+	}
+	expectEvents(t, next, "create "+root+"/D1/d2/after")
+	// Removing the root ends the watch with an error event.
+	must(t, os.RemoveAll(root))
+	for {
+		ev := next()
+		if ev.Type == "error" {
+			if ev.Error == nil || ev.Error.Code != "WATCH_ROOT_GONE" {
+				t.Fatalf("end: %+v", ev)
+			}
+			break
+		}
+	}
+}
+
+func TestWatchFileAndErrors(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t)
+	f := filepath.Join(a.cwd, "log.txt")
+	must(t, os.WriteFile(f, nil, 0o644))
+	next := a.watch(url.Values{"path": {f}})
+	must(t, os.WriteFile(filepath.Join(a.cwd, "other"), nil, 0o644)) // not the watched file
+	must(t, os.WriteFile(f, []byte("x"), 0o644))
+	must(t, os.WriteFile(f+".new", []byte("y"), 0o644))
+	must(t, os.Rename(f+".new", f)) // an editor's save
+	expectEvents(t, next, "write "+f, "create "+f)
+
+	a.callErr("GET", "/watch?path=nope", nil, http.StatusNotFound, "PATH_NOT_FOUND")
+	a.callErr("GET", "/watch?path=.&include=[", nil, http.StatusBadRequest, "INVALID_GLOB")
+}
+
+func TestGlobMatch(t *testing.T) {
+	cases := []struct {
+		pattern, rel string
+		want         bool
+	}{
+		{"*.go", "main.go", true},
+		{"*.go", "a/b/main.go", true},
+		{"*.go", "main.go.txt", false},
+		{"node_modules", "x/node_modules", true},
+		{"src/*.ts", "src/a.ts", true},
+		{"src/*.ts", "src/a/b.ts", false},
+		{"src/**/*.ts", "src/a/b.ts", true},
+		{"src/**/*.ts", "src/b.ts", true},
+		{"**/gen/*", "a/b/gen/x", true},
+		{"**/gen/*", "gen/x", true},
+		{"src/**", "src/a/b", true},
+		{"src/**", "other/a", false},
+	}
+	for _, c := range cases {
+		if got := globMatch(c.pattern, c.rel); got != c.want {
+			t.Errorf("globMatch(%q, %q) = %v", c.pattern, c.rel, got)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
