@@ -1,0 +1,41 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/sbxhq/sbx/internal/daemon"
+	"github.com/sbxhq/sbx/internal/network"
+)
+
+// netFlags are the networking flags of `sbx serve`.
+type netFlags struct {
+	network, bridge, subnet, previewDomain string
+	dnsUpstreams                           []string
+	previewActivity                        bool
+}
+
+func (f *netFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.network, "network", "bridge", `sandbox networking: "bridge" (own namespace, NAT, DNS, egress policies, previews) or "none" (loopback only)`)
+	fl.StringVar(&f.bridge, "bridge", network.DefaultBridge, "name of the sandbox bridge; also names the nftables table (inet <bridge>)")
+	fl.StringVar(&f.subnet, "subnet", network.DefaultSubnet, "IPv4 subnet of the sandboxes; must not overlap a network the host reaches (env SBX_SUBNET)")
+	fl.StringSliceVar(&f.dnsUpstreams, "dns-upstream", nil, "resolver (host:port) the sandboxes' DNS server asks; repeatable (default: the host's /etc/resolv.conf)")
+	fl.StringVar(&f.previewDomain, "preview-domain", "", "wildcard domain for host-based previews, http://{port}-{sandbox}.{domain}/ (e.g. preview.example.com, https://preview.example.com:8443); its DNS must point at this daemon (env SBX_PREVIEW_DOMAIN)")
+	fl.BoolVar(&f.previewActivity, "preview-activity", true, "preview requests count as sandbox activity (they keep it from being stopped for idleness)")
+}
+
+func (f *netFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
+	switch f.network {
+	case "bridge":
+	case "none":
+		cfg.NoNetwork = true
+	default:
+		return usagef("--network must be bridge or none, got %q", f.network)
+	}
+	cfg.Bridge = f.bridge
+	cfg.Subnet = setting(cmd, "subnet", f.subnet, "SBX_SUBNET")
+	cfg.DNSUpstreams = f.dnsUpstreams
+	cfg.PreviewDomain = setting(cmd, "preview-domain", f.previewDomain, "SBX_PREVIEW_DOMAIN")
+	cfg.PreviewNotActivity = !f.previewActivity
+	return nil
+}

@@ -1,0 +1,628 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	"golang.org/x/net/websocket"
+	_ "modernc.org/sqlite"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Every network test sends traffic only to loopback, to the sandboxes it
+// made and to an "outside" namespace it made itself (ip netns, a veth to
+// the host). Names resolve through a DNS server the test runs on loopback.
+// Each daemon gets a bridge and a subnet of its own, so tests (and other
+// test runs on the host) never share one.
+
+// netArgs are the networking flags of a test daemon: its own bridge and
+// subnet, and a DNS upstream on loopback that answers nothing unless the
+// test passes its own --dns-upstream.
+func netArgs(t *testing.T, extra []string) []string {
+	args := []string{"--bridge", fmt.Sprintf("sbxt%06x", rand.IntN(1<<24)), "--subnet", freeSubnet(t).String()}
+	if !slices.Contains(extra, "--dns-upstream") {
+		args = append(args, "--dns-upstream", "127.0.0.1:9")
+	}
+	return append(args, extra...)
+}
+
+// freeSubnet picks a random /24 in 10.128.0.0/9 that no route of the host
+// overlaps.
+func freeSubnet(t *testing.T) netip.Prefix {
+	t.Helper()
+	out, err := exec.Command("ip", "-4", "route", "show", "table", "all").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routes []netip.Prefix
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		dst := f[0]
+		if dst == "local" || dst == "broadcast" {
+			dst = f[1]
+		}
+		if !strings.Contains(dst, "/") {
+			dst += "/32"
+		}
+		if p, err := netip.ParsePrefix(dst); err == nil && p.Bits() > 0 {
+			routes = append(routes, p)
+		}
+	}
+next:
+	for range 1000 {
+		p := netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", 128+rand.IntN(64), rand.IntN(256)))
+		for _, r := range routes {
+			if r.Overlaps(p) {
+				continue next
+			}
+		}
+		return p
+	}
+	t.Fatal("no free /24 for a test subnet")
+	return netip.Prefix{}
+}
+
+func (d *daemon) flag(name string) string {
+	if i := slices.Index(d.args, name); i >= 0 && i+1 < len(d.args) {
+		return d.args[i+1]
+	}
+	return ""
+}
+
+// removeNetwork deletes the daemon's bridge and firewall table once it is gone.
+func (d *daemon) removeNetwork() {
+	if b := d.flag("--bridge"); b != "" {
+		exec.Command("nft", "delete", "table", "inet", b).Run()
+		exec.Command("ip", "link", "del", b).Run()
+	}
+}
+
+// assertNoNetworkLeaks checks that no veth, namespace, rule, lease or
+// exposed port outlives the sandboxes.
+func (d *daemon) assertNoNetworkLeaks() {
+	t := d.t
+	t.Helper()
+	b := d.flag("--bridge")
+	if out, _ := exec.Command("ip", "-o", "link", "show", "master", b).Output(); len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("leaked veths on %s:\n%s", b, out)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(d.dataDir, "network")); len(entries) > 0 {
+		t.Errorf("leaked network directories (namespaces): %d", len(entries))
+	}
+	if out, err := exec.Command("nft", "list", "table", "inet", b).CombinedOutput(); err == nil {
+		if strings.Contains(string(out), "sb_") {
+			t.Errorf("leaked sandbox rules in table inet %s:\n%s", b, out)
+		}
+	}
+	db, err := sql.Open("sqlite", filepath.Join(d.dataDir, "sbx.db")+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, table := range []string{"leases", "ports"} {
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+			t.Errorf("count %s: %v", table, err)
+		} else if n > 0 {
+			t.Errorf("leaked %s rows: %d", table, n)
+		}
+	}
+}
+
+// outsideNet is a namespace the test makes to stand for the world beyond
+// the host: addresses a and b, each with an HTTP server on port 8080 that
+// serves its own letter ("A" or "B").
+type outsideNet struct {
+	a, b netip.Addr
+}
+
+func newOutside(t *testing.T) *outsideNet {
+	t.Helper()
+	subnet := freeSubnet(t)
+	host := subnet.Addr().Next()
+	o := &outsideNet{a: host.Next(), b: host.Next().Next()}
+	ns := fmt.Sprintf("sbxt-out-%06x", rand.IntN(1<<24))
+	veth := fmt.Sprintf("sbxo%06x", rand.IntN(1<<24))
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	run("ip", "netns", "add", ns)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	run("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
+	t.Cleanup(func() { exec.Command("ip", "link", "del", veth).Run() })
+	run("ip", "addr", "add", host.String()+"/24", "dev", veth)
+	run("ip", "link", "set", veth, "up")
+	run("ip", "-n", ns, "addr", "add", o.a.String()+"/24", "dev", "eth0")
+	run("ip", "-n", ns, "addr", "add", o.b.String()+"/24", "dev", "eth0")
+	run("ip", "-n", ns, "link", "set", "eth0", "up")
+	run("ip", "-n", ns, "link", "set", "lo", "up")
+	for addr, letter := range map[netip.Addr]string{o.a: "A", o.b: "B"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "index.html"), []byte(letter), 0o644)
+		srv := exec.Command("ip", "netns", "exec", ns, "busybox", "httpd", "-f", "-p", addr.String()+":8080", "-h", dir)
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+		waitFor(t, 10*time.Second, "outside server "+letter, func() bool {
+			resp, err := http.Get("http://" + addr.String() + ":8080/")
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return true
+		})
+	}
+	return o
+}
+
+// testDNS is a DNS server on loopback serving a table the test controls.
+type testDNS struct {
+	mu    sync.Mutex
+	names map[string]netip.Addr
+	addr  string
+}
+
+func newTestDNS(t *testing.T) *testDNS {
+	t.Helper()
+	s := &testDNS{names: map[string]netip.Addr{}}
+	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.addr = pc.LocalAddr().String()
+	srv := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, req *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(req)
+		q := req.Question[0]
+		s.mu.Lock()
+		a, ok := s.names[strings.TrimSuffix(q.Name, ".")]
+		s.mu.Unlock()
+		switch {
+		case !ok:
+			m.Rcode = dns.RcodeNameError
+		case q.Qtype == dns.TypeA:
+			m.Answer = append(m.Answer, &dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 30}, A: a.AsSlice()})
+		}
+		w.WriteMsg(m)
+	})}
+	go srv.ActivateAndServe()
+	t.Cleanup(func() { srv.Shutdown() })
+	return s
+}
+
+func (s *testDNS) set(name string, a netip.Addr) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.names[name] = a
+}
+
+// fetch runs wget in the sandbox and returns the body, or the error text.
+func (d *daemon) fetch(sb, url string) (string, bool) {
+	d.t.Helper()
+	// No -T: Debian's static busybox wget crashes with it. The exec
+	// timeout guards against a hang instead.
+	res, err := d.client.Exec(context.Background(), sb, sdk.ExecRequest{Cmd: []string{"wget", "-q", "-O", "-", url}, TimeoutSeconds: 30})
+	if err != nil {
+		d.t.Fatalf("exec wget: %v", err)
+	}
+	if res.ExitCode != 0 {
+		return res.Stderr, false
+	}
+	return res.Stdout, true
+}
+
+func (d *daemon) mustFetch(sb, url, want string) {
+	d.t.Helper()
+	if got, ok := d.fetch(sb, url); !ok || got != want {
+		d.t.Fatalf("wget %s from %s: %q (ok=%t), want %q", url, sb, got, ok, want)
+	}
+}
+
+// mustBeRefused checks that a connection from sb to url is refused at once
+// (a TCP reset from the firewall), not left to time out.
+func (d *daemon) mustBeRefused(sb, url string) {
+	d.t.Helper()
+	got, ok := d.fetch(sb, url)
+	if ok || !strings.Contains(got, "refused") {
+		d.t.Fatalf("wget %s from %s: %q (ok=%t), want connection refused", url, sb, got, ok)
+	}
+}
+
+func (d *daemon) setEgress(sb string, p sdk.EgressPolicy) {
+	d.t.Helper()
+	if _, err := d.client.SetEgress(context.Background(), sb, p); err != nil {
+		d.t.Fatalf("set egress %+v: %v", p, err)
+	}
+}
+
+func TestNetworkEgress(t *testing.T) {
+	out := newOutside(t)
+	names := newTestDNS(t)
+	names.set("allowed.test", out.a)
+	names.set("other.test", out.b)
+	d := startDaemon(t, "--dns-upstream", names.addr)
+	ctx := context.Background()
+	urlA, urlB := "http://"+out.a.String()+":8080/", "http://"+out.b.String()+":8080/"
+
+	sb := d.create(sdk.CreateSandboxRequest{Name: "egress", Egress: &sdk.EgressPolicy{Mode: sdk.EgressBlockAll}})
+	if sb.Network != sdk.NetworkBridge || sb.Egress == nil || sb.Egress.Mode != sdk.EgressBlockAll {
+		t.Fatalf("created sandbox: network %q egress %+v", sb.Network, sb.Egress)
+	}
+	d.mustBeRefused("egress", urlA)
+
+	// Live changes reach the running sandbox.
+	d.setEgress("egress", sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: []string{out.a.String()}})
+	d.mustFetch("egress", urlA, "A")
+	d.mustBeRefused("egress", urlB)
+
+	d.setEgress("egress", sdk.EgressPolicy{Mode: sdk.EgressAllowList, Domains: []string{"allowed.test"}})
+	d.mustFetch("egress", "http://allowed.test:8080/", "A")
+	d.mustBeRefused("egress", urlB)
+	if got, ok := d.fetch("egress", "http://other.test:8080/"); ok {
+		t.Fatalf("a name off the allow-list resolved and answered: %q", got)
+	}
+	// The name moves to b: the rule follows it.
+	names.set("allowed.test", out.b)
+	d.mustFetch("egress", "http://allowed.test:8080/", "B")
+
+	// The policy survives a stop and start, and a daemon crash.
+	if _, err := d.client.StopSandbox(ctx, "egress", sdk.StopOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.client.StartSandbox(ctx, "egress"); err != nil {
+		t.Fatal(err)
+	}
+	names.set("allowed.test", out.a)
+	d.mustFetch("egress", "http://allowed.test:8080/", "A")
+	d.mustBeRefused("egress", urlB)
+	d.kill9()
+	d.start()
+	d.mustBeRefused("egress", urlB)
+	d.mustFetch("egress", "http://allowed.test:8080/", "A")
+
+	if stdout, stderr, code := d.sbx("", "egress", "set", "egress", "--deny", out.a.String()+"/32"); code != 0 || !strings.Contains(stdout, "deny-list") {
+		t.Fatalf("sbx egress set: %d %q %q", code, stdout, stderr)
+	}
+	d.mustBeRefused("egress", urlA)
+	d.mustFetch("egress", urlB, "B")
+
+	info, err := d.client.GetNetwork(ctx, "egress")
+	if err != nil || info.Egress.Mode != sdk.EgressDenyList || info.Address == "" || info.Gateway == "" {
+		t.Fatalf("network info: %+v, %v", info, err)
+	}
+
+	// Bad policies change nothing.
+	status, e := d.call("PUT", "/v1/sandboxes/egress/egress", `{"mode":"allow-list","cidrs":["not-a-cidr"]}`)
+	if status != 400 || e.Code != "INVALID_EGRESS" {
+		t.Fatalf("bad policy: %d %+v", status, e)
+	}
+	d.mustBeRefused("egress", urlA)
+}
+
+func TestNetworkIsolation(t *testing.T) {
+	out := newOutside(t)
+	d := startDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "a"})
+	d.create(sdk.CreateSandboxRequest{Name: "b"})
+	quiet := d.create(sdk.CreateSandboxRequest{Name: "quiet", Network: sdk.NetworkNone})
+	if quiet.Network != sdk.NetworkNone || quiet.Egress != nil {
+		t.Fatalf("network none: %+v", quiet)
+	}
+	for _, sb := range []string{"a", "b"} {
+		res, err := d.client.Exec(ctx, sb, sdk.ExecRequest{Shell: "mkdir -p /www && echo " + sb + " > /www/index.html && busybox httpd -p 8080 -h /www"})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("start httpd in %s: %+v %v", sb, res, err)
+		}
+	}
+	infoB, err := d.client.GetNetwork(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.mustFetch("b", "http://"+infoB.Address+":8080/", "b\n")
+	d.mustFetch("a", "http://"+out.a.String()+":8080/", "A") // egress works by default
+	if got, ok := d.fetch("a", "http://"+infoB.Address+":8080/"); ok {
+		t.Fatalf("sandbox a reached sandbox b: %q", got)
+	}
+	if got, ok := d.fetch("quiet", "http://"+out.a.String()+":8080/"); ok {
+		t.Fatalf("a sandbox with network none reached the outside: %q", got)
+	}
+	// DNS answers on the gateway; other host ports are refused.
+	res, _ := d.client.Exec(ctx, "a", sdk.ExecRequest{Shell: "cat /etc/resolv.conf"})
+	if !strings.Contains(res.Stdout, "nameserver "+infoB.Gateway) {
+		t.Fatalf("resolv.conf: %q", res.Stdout)
+	}
+	d.mustBeRefused("a", "http://"+infoB.Gateway+":22/")
+
+	// Stop and delete leave nothing behind (the harness checks the rest).
+	if _, err := d.client.StopSandbox(ctx, "a", sdk.StopOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	bridge := d.flag("--bridge")
+	if out, _ := exec.Command("ip", "-o", "link", "show", "master", bridge).Output(); strings.Count(string(out), "\n") != 1 {
+		t.Fatalf("after stopping a, the bridge should have only b's veth:\n%s", out)
+	}
+	for _, sb := range []string{"a", "b", "quiet"} {
+		if err := d.client.DeleteSandbox(ctx, sb, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.assertNoNetworkLeaks()
+}
+
+// previewSandbox creates a sandbox running the wsecho server on port 8081
+// and busybox httpd on 8080, and exposes both.
+func previewSandbox(t *testing.T, d *daemon, name string) (httpd, ws *sdk.Port) {
+	t.Helper()
+	ctx := context.Background()
+	bin := filepath.Join(t.TempDir(), "wsecho")
+	build := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, "./testdata/wsecho")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build wsecho: %v\n%s", err, out)
+	}
+	d.create(sdk.CreateSandboxRequest{Name: name})
+	f, err := os.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := d.client.Upload(ctx, name, "/usr/local/bin/wsecho", f, 0o755, sdk.WithParents()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.client.Exec(ctx, name, sdk.ExecRequest{Shell: "mkdir -p /www && echo hello > /www/index.html && busybox httpd -p 8080 -h /www && (wsecho </dev/null >/dev/null 2>&1 &)"})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("start servers: %+v %v", res, err)
+	}
+	if httpd, err = d.client.ExposePort(ctx, name, sdk.ExposePortRequest{Port: 8080}); err != nil {
+		t.Fatal(err)
+	}
+	if ws, err = d.client.ExposePort(ctx, name, sdk.ExposePortRequest{Port: 8081}); err != nil {
+		t.Fatal(err)
+	}
+	return httpd, ws
+}
+
+// get sends a GET through the daemon with the given Host and headers.
+func (d *daemon) get(url, host string, hdr map[string]string) (int, string, http.Header) {
+	d.t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func TestPreviews(t *testing.T) {
+	d := startDaemon(t, "--preview-domain", "preview.test")
+	ctx := context.Background()
+	httpd, ws := previewSandbox(t, d, "web")
+	sb, _ := d.client.GetSandbox(ctx, "web")
+	if httpd.Token == "" || httpd.Public || !strings.HasPrefix(httpd.URL, "http://8080-"+sb.ID+".preview.test") {
+		t.Fatalf("exposed port: %+v", httpd)
+	}
+	base := "http://" + d.addr
+	pathURL := base + "/v1/sandboxes/web/ports/8080/"
+	hostName := "8080-" + sb.ID + ".preview.test"
+	tok := map[string]string{"X-Sbx-Preview-Token": httpd.Token}
+
+	// Path-based and host-based: refused without a credential, served with one.
+	waitFor(t, 10*time.Second, "httpd in the sandbox", func() bool {
+		status, _, _ := d.get(pathURL, "", tok)
+		return status == 200
+	})
+	for _, c := range []struct {
+		name, url, host string
+		hdr             map[string]string
+		status          int
+	}{
+		{"path, no credential", pathURL, "", nil, 401},
+		{"path, token header", pathURL, "", tok, 200},
+		{"path, wrong token", pathURL, "", map[string]string{"X-Sbx-Preview-Token": ws.Token}, 401},
+		{"path, API key", pathURL, "", map[string]string{"Authorization": "Bearer " + d.token}, 200},
+		{"path, token query", pathURL + "?sbx_token=" + httpd.Token, "", nil, 200},
+		{"host, no credential", base + "/", hostName, nil, 401},
+		{"host, token header", base + "/", hostName, tok, 200},
+		{"host by name, token", base + "/", "8080-web.preview.test", tok, 200},
+		{"host, other port's token", base + "/", "8081-" + sb.ID + ".preview.test", tok, 401},
+		{"host, unexposed port", base + "/", "9999-" + sb.ID + ".preview.test", tok, 404},
+	} {
+		status, body, _ := d.get(c.url, c.host, c.hdr)
+		if status != c.status || (status == 200 && body != "hello\n") {
+			t.Errorf("%s: %d %q, want %d", c.name, status, body, c.status)
+		}
+	}
+
+	// The token in the query sets a cookie that then suffices.
+	_, _, h := d.get(pathURL+"?sbx_token="+httpd.Token, "", nil)
+	cookie := h.Get("Set-Cookie")
+	if !strings.HasPrefix(cookie, "sbx_preview=") || !strings.Contains(cookie, "HttpOnly") {
+		t.Fatalf("Set-Cookie = %q", cookie)
+	}
+	if status, _, _ := d.get(pathURL, "", map[string]string{"Cookie": strings.Split(cookie, ";")[0]}); status != 200 {
+		t.Fatalf("with the cookie: %d", status)
+	}
+
+	// A signed URL works until it expires; a tampered one does not.
+	signed, err := d.client.SignPortURL(ctx, "web", sdk.SignPortRequest{Port: 8080, ExpiresInSeconds: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := strings.Replace(signed.URL, "http://"+hostName, base, 1)
+	if status, body, _ := d.get(u, hostName, nil); status != 200 || body != "hello\n" {
+		t.Fatalf("signed URL: %d %q", status, body)
+	}
+	if status, _, _ := d.get(strings.Replace(u, "sbx_sig=", "sbx_sig=0", 1), hostName, nil); status != 401 {
+		t.Fatalf("tampered signed URL: %d", status)
+	}
+
+	// The sandbox never sees sbx's credentials.
+	wsHost := "8081-" + sb.ID + ".preview.test"
+	_, headers, _ := d.get(base+"/headers?a=1&sbx_token="+ws.Token, wsHost, map[string]string{"Cookie": "app=1; sbx_preview=x", "Authorization": "Bearer " + d.token})
+	for _, secret := range []string{ws.Token, d.token, "sbx_preview", "X-Sbx-Preview-Token"} {
+		if strings.Contains(headers, secret) {
+			t.Fatalf("the sandbox saw %q:\n%s", secret, headers)
+		}
+	}
+	if !strings.Contains(headers, "Query: a=1") || !strings.Contains(headers, "Cookie: [app=1]") || !strings.Contains(headers, "Host: "+wsHost) {
+		t.Fatalf("forwarded request lost its own query, cookies or host:\n%s", headers)
+	}
+
+	testStreaming(t, d, base+"/v1/sandboxes/web/ports/8081", ws.Token)
+	testWebSocket(t, d, "ws://"+d.addr+"/v1/sandboxes/web/ports/8081/echo", ws.Token)
+
+	// Tokens and proxies survive a daemon crash.
+	d.kill9()
+	d.start()
+	if status, body, _ := d.get(pathURL, "", tok); status != 200 || body != "hello\n" {
+		t.Fatalf("after a restart: %d %q", status, body)
+	}
+	testWebSocket(t, d, "ws://"+d.addr+"/v1/sandboxes/web/ports/8081/echo", ws.Token)
+
+	// Unexposed: the token stops working.
+	if err := d.client.UnexposePort(ctx, "web", 8080); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := d.get(pathURL, "", tok); status != 404 {
+		t.Fatalf("after unexpose: %d", status)
+	}
+	stdout, stderr, code := d.sbx("", "port", "ls", "web", "-o", "json")
+	var list []sdk.Port
+	if err := json.Unmarshal([]byte(stdout), &list); code != 0 || err != nil || len(list) != 1 || list[0].Port != 8081 {
+		t.Fatalf("sbx port ls: %d %q %q", code, stdout, stderr)
+	}
+	// Public ports need nothing.
+	if _, err := d.client.ExposePort(ctx, "web", sdk.ExposePortRequest{Port: 8080, Public: true}); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := d.get(pathURL, "", nil); status != 200 {
+		t.Fatalf("public port: %d", status)
+	}
+}
+
+// testStreaming checks that a response is passed on as it is written.
+func testStreaming(t *testing.T, d *daemon, base, token string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/stream", nil)
+	req.Header.Set("X-Sbx-Preview-Token", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	if line, err := r.ReadString('\n'); err != nil || line != "first\n" {
+		t.Fatalf("first line of the stream: %q %v", line, err)
+	}
+	// The server writes more only after /release: the first line came
+	// through while the response was still open.
+	if status, body, _ := d.get(base+"/release", "", map[string]string{"X-Sbx-Preview-Token": token}); status != 200 {
+		t.Fatalf("release: %d %q", status, body)
+	}
+	if line, err := r.ReadString('\n'); err != nil || line != "second\n" {
+		t.Fatalf("second line of the stream: %q %v", line, err)
+	}
+}
+
+// testWebSocket sends a few messages through the proxy to the echo server.
+func testWebSocket(t *testing.T, d *daemon, url, token string) {
+	t.Helper()
+	cfg, err := websocket.NewConfig(url, "http://"+d.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Header.Set("X-Sbx-Preview-Token", token)
+	conn, err := websocket.DialConfig(cfg)
+	if err != nil {
+		t.Fatalf("WebSocket through the proxy: %v", err)
+	}
+	defer conn.Close()
+	for _, msg := range []string{"ping", strings.Repeat("x", 100000), "done"} {
+		if err := websocket.Message.Send(conn, msg); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := websocket.Message.Receive(conn, &got); err != nil || got != msg {
+			t.Fatalf("echo of a %d-byte message: %d bytes, %v", len(msg), len(got), err)
+		}
+	}
+}
+
+// TestPreviewLifecycle: preview requests count as activity, and one to a
+// stopped sandbox starts it.
+func TestPreviewLifecycle(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "lazy", Entrypoint: []string{"busybox", "httpd", "-f", "-p", "8080", "-h", "/workspace"}})
+	if res, err := d.client.Exec(ctx, "lazy", sdk.ExecRequest{Shell: "echo lazy > /workspace/index.html"}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("write index.html: %+v %v", res, err)
+	}
+	p, err := d.client.ExposePort(ctx, "lazy", sdk.ExposePortRequest{Port: 8080})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := map[string]string{"X-Sbx-Preview-Token": p.Token}
+	waitFor(t, 10*time.Second, "the entrypoint's httpd", func() bool {
+		status, _, _ := d.get(p.PathURL, "", tok)
+		return status == 200
+	})
+	before, _ := d.client.GetSandbox(ctx, "lazy")
+	waitFor(t, 10*time.Second, "activity from a preview request", func() bool {
+		d.get(p.PathURL, "", tok)
+		after, err := d.client.GetSandbox(ctx, "lazy")
+		return err == nil && after.LastActivityAt != nil && before.LastActivityAt != nil && after.LastActivityAt.After(*before.LastActivityAt)
+	})
+
+	if _, err := d.client.StopSandbox(ctx, "lazy", sdk.StopOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if status, body, _ := d.get(p.PathURL, "", nil); status != 401 {
+		t.Fatalf("no credential, stopped sandbox: %d %q", status, body) // and it did not start
+	}
+	if sb, _ := d.client.GetSandbox(ctx, "lazy"); sb.State != sdk.StateStopped {
+		t.Fatalf("an unauthorised preview request started the sandbox: %s", sb.State)
+	}
+	if status, body, _ := d.get(p.PathURL, "", tok); status != 200 || body != "lazy\n" {
+		t.Fatalf("preview of a stopped sandbox: %d %q", status, body)
+	}
+	if sb, _ := d.client.GetSandbox(ctx, "lazy"); sb.State != sdk.StateStarted {
+		t.Fatalf("after the preview request the sandbox is %s", sb.State)
+	}
+}

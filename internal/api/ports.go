@@ -1,0 +1,407 @@
+package api
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/network"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Networking is what the API needs to serve sandbox networks and previews.
+type Networking struct {
+	Network  *network.Manager  // nil when the daemon runs without networking
+	Previews *network.Previews // exposed ports, tokens and signed URLs
+	// PreviewActivity makes preview requests count as activity of the
+	// sandbox (they keep it from being stopped for idleness).
+	PreviewActivity bool
+}
+
+// SetNetworking enables the network and preview routes. Call it before
+// serving.
+func (s *Server) SetNetworking(n Networking) { s.net = &n }
+
+func (s *Server) previews(w http.ResponseWriter, r *http.Request) (*network.Previews, bool) {
+	if s.net == nil || s.net.Previews == nil {
+		writeError(w, r, errdefs.Unavailable("NETWORK_UNAVAILABLE", "this daemon runs without networking"))
+		return nil, false
+	}
+	return s.net.Previews, true
+}
+
+func (s *Server) networkInfo(sb *store.Sandbox) sdk.NetworkInfo {
+	var info sdk.NetworkInfo
+	info.Mode, info.Egress = networkOf(sb.Spec)
+	if info.Mode != sdk.NetworkBridge {
+		return info
+	}
+	if s.net != nil && s.net.Network != nil {
+		info.Gateway = s.net.Network.Gateway().String()
+		if ip, ok := s.net.Network.Address(sb.ID); ok && sb.State == string(sdk.StateStarted) {
+			info.Address = ip.String()
+		}
+	}
+	return info
+}
+
+func (s *Server) getNetwork(w http.ResponseWriter, r *http.Request) {
+	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.networkInfo(sb))
+}
+
+func (s *Server) setEgress(w http.ResponseWriter, r *http.Request) {
+	var p sdk.EgressPolicy
+	if err := decodeJSON(w, r, &p); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	sb, err := s.sandboxes.SetEgress(r.Context(), r.PathValue("id"), p)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.networkInfo(sb))
+}
+
+func (s *Server) exposePort(w http.ResponseWriter, r *http.Request) {
+	pv, ok := s.previews(w, r)
+	if !ok {
+		return
+	}
+	var req sdk.ExposePortRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if sb.Spec.Network != sdk.NetworkBridge {
+		writeError(w, r, errdefs.Conflict("NO_NETWORK", "sandbox %s has network %q; only bridge sandboxes can expose ports", r.PathValue("id"), sb.Spec.Network))
+		return
+	}
+	existed := false
+	if _, err := pv.Get(r.Context(), sb.ID, req.Port); err == nil {
+		existed = true
+	}
+	rec, err := pv.Expose(r.Context(), sb.ID, req.Port, req.Public)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	status := http.StatusCreated
+	if existed {
+		status = http.StatusOK
+	}
+	writeJSON(w, status, s.portToAPI(r, *rec))
+}
+
+func (s *Server) listPorts(w http.ResponseWriter, r *http.Request) {
+	pv, ok := s.previews(w, r)
+	if !ok {
+		return
+	}
+	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	list, err := pv.List(r.Context(), sb.ID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]sdk.Port, 0, len(list))
+	for _, p := range list {
+		out = append(out, s.portToAPI(r, p))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) unexposePort(w http.ResponseWriter, r *http.Request) {
+	pv, ok := s.previews(w, r)
+	if !ok {
+		return
+	}
+	port, err := portParam(r.PathValue("port"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := pv.Unexpose(r.Context(), sb.ID, port); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) signURL(w http.ResponseWriter, r *http.Request) {
+	pv, ok := s.previews(w, r)
+	if !ok {
+		return
+	}
+	var req sdk.SignPortRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ttl := time.Duration(req.ExpiresInSeconds) * time.Second
+	if req.ExpiresInSeconds == 0 {
+		ttl = network.DefaultSignedTTL
+	}
+	if ttl <= 0 || ttl > network.MaxSignedTTL {
+		writeError(w, r, errdefs.Invalid("INVALID_EXPIRY", "expiresInSeconds must be from 1 to %d", int(network.MaxSignedTTL.Seconds())))
+		return
+	}
+	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	rec, err := pv.Get(r.Context(), sb.ID, req.Port)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	exp := time.Now().Add(ttl).Truncate(time.Second)
+	q := url.Values{network.ExpiresParam: {strconv.FormatInt(exp.Unix(), 10)}, network.SigParam: {pv.Sign(rec, exp)}}
+	base := pv.HostURL(sb.ID, req.Port)
+	if base == "" {
+		base = pathURL(r, sb.ID, req.Port)
+	}
+	writeJSON(w, http.StatusCreated, sdk.SignedURL{URL: base + "?" + q.Encode(), ExpiresAt: exp.UTC()})
+}
+
+func (s *Server) portToAPI(r *http.Request, p store.Port) sdk.Port {
+	out := sdk.Port{Port: p.Port, Public: p.Public, Token: p.Token, CreatedAt: p.CreatedAt,
+		PathURL: pathURL(r, p.SandboxID, p.Port), HostURL: s.net.Previews.HostURL(p.SandboxID, p.Port)}
+	out.URL = out.HostURL
+	if out.URL == "" {
+		out.URL = out.PathURL
+	}
+	return out
+}
+
+// pathURL is the path-based preview URL of a port on the daemon the request
+// came to.
+func pathURL(r *http.Request, id string, port int) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://%s/v1/sandboxes/%s/ports/%d/", scheme, r.Host, id, port)
+}
+
+func portParam(s string) (int, error) {
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > 65535 {
+		return 0, errdefs.Invalid("INVALID_PORT", "port must be a number from 1 to 65535, got %q", s)
+	}
+	return p, nil
+}
+
+// previewPath serves /v1/sandboxes/{id}/ports/{port}/{path...}.
+func (s *Server) previewPath(w http.ResponseWriter, r *http.Request) {
+	port, err := portParam(r.PathValue("port"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	prefix := "/v1/sandboxes/" + r.PathValue("id") + "/ports/" + r.PathValue("port")
+	// Keep the path's own escaping: strip the prefix from the raw path.
+	raw := r.URL.EscapedPath()
+	i := strings.Index(raw, "/ports/")
+	rest := raw[i+len("/ports/"):]
+	rest = rest[strings.IndexByte(rest, '/'):]
+	s.servePreview(w, r, r.PathValue("id"), port, rest, prefix+"/")
+}
+
+// servePreviewHost serves a request whose Host is a host-based preview
+// name; it reports false when the Host is not one.
+func (s *Server) servePreviewHost(w http.ResponseWriter, r *http.Request) bool {
+	if s.net == nil || s.net.Previews == nil {
+		return false
+	}
+	port, sandbox, ok := s.net.Previews.ParseHost(r.Host)
+	if !ok {
+		return false
+	}
+	s.servePreview(w, r, sandbox, port, r.URL.EscapedPath(), "/")
+	return true
+}
+
+// servePreview checks access to port of a sandbox, starts the sandbox if it
+// is stopped, and proxies the request to the port. path is the escaped path
+// for the sandbox's server; cookiePath scopes the access cookie.
+func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName string, port int, path, cookiePath string) {
+	pv, ok := s.previews(w, r)
+	if !ok {
+		return
+	}
+	if s.net.Network == nil {
+		writeError(w, r, errdefs.Unavailable("NETWORK_UNAVAILABLE", "this daemon runs without networking: previews are off"))
+		return
+	}
+	notFound := errdefs.NotFound("PREVIEW_NOT_FOUND", "no exposed port %d on sandbox %s", port, idOrName)
+	sb, err := s.sandboxes.Get(r.Context(), idOrName)
+	if err != nil {
+		writeError(w, r, notFound)
+		return
+	}
+	rec, err := pv.Get(r.Context(), sb.ID, port)
+	if err != nil {
+		writeError(w, r, notFound)
+		return
+	}
+	cookie, ok := s.authorizePreview(r, pv, rec)
+	if !ok {
+		writeError(w, r, errdefs.Unauthorized("PREVIEW_UNAUTHORIZED", "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam))
+		return
+	}
+	// A stopped sandbox starts (lazy start) before the request goes on, and
+	// its server gets a moment to listen.
+	if _, up := s.net.Network.Address(sb.ID); !up || sb.State != string(sdk.StateStarted) {
+		if _, sb, err = s.sandboxes.Agent(r.Context(), sb.ID); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		s.net.Network.WaitPort(r.Context(), sb.ID, port, lazyPortWait)
+	}
+	if s.net.PreviewActivity {
+		release := s.sandboxes.Hold(r.Context(), sb.ID)
+		defer release()
+	}
+	if cookie != nil {
+		cookie.Path = cookiePath
+		cookie.HttpOnly, cookie.SameSite, cookie.Secure = true, http.SameSiteLaxMode, r.TLS != nil
+		http.SetCookie(w, cookie)
+	}
+	query := stripCredentials(r, s.token)
+	rp := &httputil.ReverseProxy{
+		Transport:     s.net.Network.Transport(),
+		FlushInterval: -1, // stream
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme = "http"
+			pr.Out.URL.Host = network.TargetHost(sb.ID, port)
+			pr.Out.URL.Path, _ = url.PathUnescape(path)
+			pr.Out.URL.RawPath = path
+			pr.Out.URL.RawQuery = query
+			pr.Out.Host = r.Host // what the browser asked for; dev servers check it
+			pr.SetXForwarded()
+			if cookiePath != "/" {
+				pr.Out.Header.Set("X-Forwarded-Prefix", strings.TrimSuffix(cookiePath, "/"))
+			}
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			writeError(w, r, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: "PREVIEW_UNREACHABLE",
+				Message: fmt.Sprintf("nothing answers on port %d of sandbox %s: is a server listening on 0.0.0.0:%d inside?", port, idOrName, port), Err: err})
+		},
+	}
+	rp.ServeHTTP(w, r)
+}
+
+// authorizePreview decides whether r may open the port. When access came
+// through a token or signature in the URL it returns the cookie that keeps
+// access for the browser's next requests.
+func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *store.Port) (*http.Cookie, bool) {
+	if rec.Public {
+		return nil, true
+	}
+	if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && subtle.ConstantTimeCompare([]byte(key), []byte(s.token)) == 1 {
+		return nil, true
+	}
+	if network.CheckToken(rec, r.Header.Get(network.TokenHeader)) {
+		return nil, true
+	}
+	q := r.URL.Query()
+	if t := q.Get(network.TokenParam); t != "" && network.CheckToken(rec, t) {
+		return &http.Cookie{Name: network.CookieName, Value: t}, true
+	}
+	now := time.Now()
+	if exp, sig := q.Get(network.ExpiresParam), q.Get(network.SigParam); sig != "" && pv.CheckSignature(rec, exp, sig, now) {
+		e, _ := strconv.ParseInt(exp, 10, 64)
+		return &http.Cookie{Name: network.CookieName, Value: "s." + exp + "." + sig, Expires: time.Unix(e, 0)}, true
+	}
+	for _, c := range r.Cookies() {
+		if c.Name != network.CookieName {
+			continue
+		}
+		if network.CheckToken(rec, c.Value) {
+			return nil, true
+		}
+		if parts := strings.Split(c.Value, "."); len(parts) == 3 && parts[0] == "s" && pv.CheckSignature(rec, parts[1], parts[2], now) {
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
+// stripCredentials removes sbx's own credentials from a preview request, so
+// the sandbox never sees the API key, a token or a signature, and returns
+// the query to forward.
+func stripCredentials(r *http.Request, apiKey string) string {
+	if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && subtle.ConstantTimeCompare([]byte(key), []byte(apiKey)) == 1 {
+		r.Header.Del("Authorization")
+	}
+	r.Header.Del(network.TokenHeader)
+	if cookies := r.Cookies(); len(cookies) > 0 {
+		var keep []string
+		for _, c := range cookies {
+			if c.Name != network.CookieName {
+				keep = append(keep, c.Name+"="+c.Value)
+			}
+		}
+		r.Header.Del("Cookie")
+		if len(keep) > 0 {
+			r.Header.Set("Cookie", strings.Join(keep, "; "))
+		}
+	}
+	q := r.URL.Query()
+	if !q.Has(network.TokenParam) && !q.Has(network.ExpiresParam) && !q.Has(network.SigParam) {
+		return r.URL.RawQuery // forward it byte for byte
+	}
+	q.Del(network.TokenParam)
+	q.Del(network.ExpiresParam)
+	q.Del(network.SigParam)
+	return q.Encode()
+}
+
+// lazyPortWait bounds how long a preview request that started its sandbox
+// waits for the port to listen.
+const lazyPortWait = 15 * time.Second
+
+// previewDoc and previewQ document the path-based preview routes.
+const previewDoc = "Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs the API key, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public"
+
+var previewQ = []param{
+	{"sbx_token", "string", "the port's preview token"},
+	{"sbx_expires", "integer", "signed URL: expiry in unix seconds"},
+	{"sbx_sig", "string", "signed URL: signature"},
+}
+
+// networkOf is the network mode and egress policy of a sandbox on the wire.
+func networkOf(spec store.Spec) (string, *sdk.EgressPolicy) {
+	if spec.Network != sdk.NetworkBridge {
+		return sdk.NetworkNone, nil
+	}
+	return sdk.NetworkBridge, network.EgressToAPI(spec.Egress)
+}

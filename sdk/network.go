@@ -1,0 +1,142 @@
+package sdk
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Network modes of a sandbox (CreateSandboxRequest.Network).
+const (
+	NetworkBridge = "bridge" // own network namespace on the sbx bridge, NAT, DNS (default)
+	NetworkNone   = "none"   // loopback only
+)
+
+// Egress policy modes (EgressPolicy.Mode).
+const (
+	EgressAllowAll  = "allow-all"
+	EgressBlockAll  = "block-all"
+	EgressAllowList = "allow-list" // only the listed CIDRs and domains
+	EgressDenyList  = "deny-list"  // everything but the listed CIDRs and domains
+)
+
+// EgressPolicy says what a sandbox may connect to. CIDRs are IPv4 addresses
+// or prefixes; Domains are DNS names, "example.com" for that name only or
+// "*.example.com" for every name below it. Domain rules follow the name's
+// addresses as the sandbox resolves it through sbx's DNS server.
+type EgressPolicy struct {
+	Mode    string   `json:"mode"`
+	CIDRs   []string `json:"cidrs,omitempty"`
+	Domains []string `json:"domains,omitempty"`
+}
+
+// NetworkInfo is a sandbox's network: GET /v1/sandboxes/{id}/network.
+type NetworkInfo struct {
+	Mode    string        `json:"mode"`
+	Address string        `json:"address,omitempty"` // the sandbox's IPv4 address while it runs (bridge)
+	Gateway string        `json:"gateway,omitempty"` // also its DNS server
+	Egress  *EgressPolicy `json:"egress,omitempty"`
+}
+
+// ExposePortRequest is the body of POST /v1/sandboxes/{id}/ports.
+type ExposePortRequest struct {
+	Port   int  `json:"port"`
+	Public bool `json:"public,omitempty"` // reachable without a key or token
+}
+
+// Port is an exposed port of a sandbox and how to reach it.
+type Port struct {
+	Port    int    `json:"port"`
+	Public  bool   `json:"public"`
+	URL     string `json:"url"`               // the preferred preview URL: HostURL if set, else PathURL
+	HostURL string `json:"hostUrl,omitempty"` // http://{port}-{sandbox}.{preview-domain}/ when the daemon has one
+	PathURL string `json:"pathUrl"`           // {daemon}/v1/sandboxes/{id}/ports/{port}/
+	// Token opens a private port: header X-Sbx-Preview-Token, or the query
+	// parameter sbx_token (which also sets a cookie for the browser).
+	Token     string    `json:"token"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// SignPortRequest is the body of POST /v1/sandboxes/{id}/signed-urls.
+type SignPortRequest struct {
+	Port             int `json:"port"`                       // an exposed port
+	ExpiresInSeconds int `json:"expiresInSeconds,omitempty"` // default 3600, at most 30 days
+}
+
+// SignedURL is a preview URL that works without a key or token until it expires.
+type SignedURL struct {
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// GetNetwork returns a sandbox's network mode, address and egress policy.
+func (c *Client) GetNetwork(ctx context.Context, idOrName string) (*NetworkInfo, error) {
+	if err := checkName("sandbox id or name", idOrName); err != nil {
+		return nil, err
+	}
+	var out NetworkInfo
+	if err := c.call(ctx, request{method: http.MethodGet, path: sandboxPath(idOrName, "/network")}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetEgress replaces a sandbox's egress policy. A running sandbox gets it at
+// once: new connections follow it (open ones are kept).
+func (c *Client) SetEgress(ctx context.Context, idOrName string, p EgressPolicy) (*NetworkInfo, error) {
+	if err := checkName("sandbox id or name", idOrName); err != nil {
+		return nil, err
+	}
+	var out NetworkInfo
+	if err := c.call(ctx, request{method: http.MethodPut, path: sandboxPath(idOrName, "/egress"), in: p}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ExposePort exposes a port of a sandbox through the daemon's preview proxy.
+// Exposing an exposed port again returns it unchanged.
+func (c *Client) ExposePort(ctx context.Context, idOrName string, req ExposePortRequest) (*Port, error) {
+	if err := checkName("sandbox id or name", idOrName); err != nil {
+		return nil, err
+	}
+	var out Port
+	if err := c.call(ctx, request{method: http.MethodPost, path: sandboxPath(idOrName, "/ports"), in: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListPorts returns a sandbox's exposed ports.
+func (c *Client) ListPorts(ctx context.Context, idOrName string) ([]Port, error) {
+	if err := checkName("sandbox id or name", idOrName); err != nil {
+		return nil, err
+	}
+	var out []Port
+	if err := c.call(ctx, request{method: http.MethodGet, path: sandboxPath(idOrName, "/ports")}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UnexposePort removes an exposed port; its token stops working.
+func (c *Client) UnexposePort(ctx context.Context, idOrName string, port int) error {
+	if err := checkName("sandbox id or name", idOrName); err != nil {
+		return err
+	}
+	return c.call(ctx, request{method: http.MethodDelete, path: sandboxPath(idOrName, "/ports/"+strconv.Itoa(port))}, nil)
+}
+
+// SignPortURL returns a preview URL for an exposed port that needs no key or
+// token until it expires.
+func (c *Client) SignPortURL(ctx context.Context, idOrName string, req SignPortRequest) (*SignedURL, error) {
+	if err := checkName("sandbox id or name", idOrName); err != nil {
+		return nil, err
+	}
+	var out SignedURL
+	if err := c.call(ctx, request{method: http.MethodPost, path: sandboxPath(idOrName, "/signed-urls"), in: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
