@@ -1,0 +1,459 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+// Checkpointer saves a running instance's processes and memory to disk and
+// starts instances from such an image (class "gvisor").
+//
+// The agent must have closed its socket before Checkpoint: gVisor cannot save
+// a socket bound on the host (see agent.Client.Suspend), and a failed
+// checkpoint ends the instance all the same. A restored agent listens again
+// once it is woken (agent.Wake, or SIGUSR1 through SignalInit).
+type Checkpointer interface {
+	// Checkpoint writes the instance id to dir (replacing what is there)
+	// and ends it: its processes stop at once and leave the host shortly
+	// after; its runtime state stays until Delete. On error the instance
+	// is ended too and dir holds no image.
+	Checkpoint(ctx context.Context, id, dir string) error
+	// Restore starts inst from the image in dir, with inst's bundle, rootfs
+	// and run directory, which may differ from the checkpointed instance's
+	// (a fork). The image is only read; it can be restored many times.
+	Restore(ctx context.Context, inst *Instance, dir string) (Status, error)
+	// SignalInit sends sig to the instance's init process (the agent) alone.
+	SignalInit(ctx context.Context, id string, sig syscall.Signal) error
+}
+
+// Freezer stops every process of a running instance where it is and lets it
+// go on later. The instance keeps its memory and host processes meanwhile.
+type Freezer interface {
+	Pause(ctx context.Context, id string) error
+	// Resume thaws the instance; resuming one that is not paused is not an
+	// error.
+	Resume(ctx context.Context, id string) error
+	// Paused reports whether the instance is frozen; errdefs NotFound if
+	// there is none.
+	Paused(ctx context.Context, id string) (bool, error)
+}
+
+// Runsc runs instances in gVisor (class "gvisor"): a user-space kernel
+// between the sandbox's processes and the host. Its state lives under its
+// own root, apart from runc's.
+//
+// Flags every runsc command gets (they must match between run, checkpoint
+// and restore):
+//   - --platform=ptrace: Debian 12's runsc (2022) has no systrap, and KVM is
+//     not available in most VMs.
+//   - --network=none: loopback only, like a runc instance without a network.
+//   - --host-uds=all: the agent listens on a socket in the bind-mounted
+//     run directory that the host connects to ("create" alone is not enough:
+//     the agent's chmod and rename of its socket need "open"). Only the
+//     sandbox's own files are visible inside, so the only host sockets it
+//     can reach are ones it made. As a side effect every unix socket bound
+//     on the sandbox's disk is a host socket (sockets under /tmp and
+//     /dev/shm, which are tmpfs inside gVisor, are not).
+//
+// The OCI spec is the one runc gets (Spec). runsc ignores the seccomp
+// profile (gVisor itself is the system call filter) and applies the cgroup
+// limits to its own host processes: memory counts everything the sandbox
+// uses, pids counts gVisor's host threads rather than the sandbox's
+// processes.
+type Runsc struct {
+	binary   string
+	root     string
+	platform string
+	args     []string
+}
+
+var (
+	_ Runtime      = (*Runsc)(nil)
+	_ Checkpointer = (*Runsc)(nil)
+	_ Freezer      = (*Runsc)(nil)
+)
+
+// RunscOption configures a Runsc.
+type RunscOption func(*Runsc)
+
+// WithRunscArgs replaces the command line of every instance's init process,
+// like WithArgs does for runc. It is for tests.
+func WithRunscArgs(args []string) RunscOption {
+	return func(r *Runsc) { r.args = append([]string(nil), args...) }
+}
+
+// WithPlatform picks gVisor's platform ("ptrace", "kvm", or "systrap" where
+// the runsc build has it); the default is ptrace.
+func WithPlatform(name string) RunscOption {
+	return func(r *Runsc) { r.platform = name }
+}
+
+// NewRunsc returns a runtime that drives the runsc binary found on PATH,
+// with its state in root (created if missing).
+func NewRunsc(root string, opts ...RunscOption) (*Runsc, error) {
+	bin, err := exec.LookPath("runsc")
+	if err != nil {
+		return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE",
+			"runsc (gVisor) is not installed or not on PATH; install it with `apt-get install runsc`")
+	}
+	if !filepath.IsAbs(root) {
+		return nil, errdefs.Invalid("INVALID_RUNTIME_ROOT", "runsc root %q must be an absolute path", root)
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, errdefs.Internal(err, "create runsc root %s", root)
+	}
+	r := &Runsc{binary: bin, root: root, platform: "ptrace"}
+	for _, o := range opts {
+		o(r)
+	}
+	return r, nil
+}
+
+// stateFile is where runsc (the 2022 release and later) keeps the state of
+// the single-container sandbox id.
+func (r *Runsc) stateFile(id string) string {
+	return filepath.Join(r.root, id+"_sandbox:"+id+".state")
+}
+
+// globalFlags come before the subcommand of every runsc call.
+func (r *Runsc) globalFlags() []string {
+	return []string{"--root", r.root, "--platform=" + r.platform, "--network=none", "--host-uds=all"}
+}
+
+// Start writes config.json into the bundle and runs the sandbox detached,
+// with the log file as its stdio (never a pipe to this process, which may go
+// away) and in its own session, so it outlives the daemon.
+//
+// An existing instance with inst.ID is a Conflict; any other failure deletes
+// what was made and returns runsc's message.
+func (r *Runsc) Start(ctx context.Context, inst *Instance) (Status, error) {
+	return r.launch(ctx, inst, "run", nil)
+}
+
+// Restore starts inst from the checkpoint image in dir (see Checkpointer).
+// The agent inside does not listen until it is woken (agent.Wake or
+// SIGUSR1).
+func (r *Runsc) Restore(ctx context.Context, inst *Instance, dir string) (Status, error) {
+	if _, err := os.Stat(filepath.Join(dir, "checkpoint.img")); err != nil {
+		return Status{}, errdefs.Invalid("INVALID_CHECKPOINT", "no checkpoint image in %s", dir)
+	}
+	return r.launch(ctx, inst, "restore", []string{"--image-path", dir})
+}
+
+func (r *Runsc) launch(ctx context.Context, inst *Instance, verb string, extra []string) (Status, error) {
+	if err := validate(inst); err != nil {
+		return Status{}, err
+	}
+	// A failed `runsc run` of an id runsc already has deletes that
+	// container's state and orphans its sandbox, so an existing id must never
+	// reach runsc. Every runsc call costs a few hundred milliseconds; the
+	// state file runsc keeps per container says as much, at once.
+	if _, err := os.Stat(r.stateFile(inst.ID)); err == nil {
+		return Status{}, errdefs.Conflict("INSTANCE_EXISTS", "instance %s already exists", inst.ID)
+	}
+	st, err := r.launchNew(ctx, inst, verb, extra)
+	if err != nil {
+		if derr := r.Delete(context.WithoutCancel(ctx), inst.ID); derr != nil {
+			err = fmt.Errorf("%w (cleanup failed: %v)", err, derr)
+		}
+		return Status{}, err
+	}
+	return st, nil
+}
+
+func (r *Runsc) launchNew(ctx context.Context, inst *Instance, verb string, extra []string) (Status, error) {
+	for _, dir := range []string{inst.BundleDir, inst.RunDir} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return Status{}, errdefs.Internal(err, "create %s", dir)
+		}
+	}
+	spec := Spec(inst)
+	if r.args != nil {
+		spec.Process.Args = r.args
+	}
+	config, err := json.MarshalIndent(spec, "", "\t")
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "encode OCI spec")
+	}
+	if err := os.WriteFile(filepath.Join(inst.BundleDir, "config.json"), config, 0o600); err != nil {
+		return Status{}, errdefs.Internal(err, "write OCI spec")
+	}
+	logFile, err := os.OpenFile(inst.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "open instance log %s", inst.LogPath)
+	}
+	defer logFile.Close()
+	fi, err := logFile.Stat()
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "stat instance log")
+	}
+	pidFile := filepath.Join(inst.BundleDir, "sandbox.pid")
+	if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Status{}, errdefs.Internal(err, "remove stale pid file")
+	}
+	args := append(r.globalFlags(), verb, "--detach", "--bundle", inst.BundleDir, "--pid-file", pidFile)
+	args = append(append(args, extra...), inst.ID)
+	cmd := exec.CommandContext(ctx, r.binary, args...)
+	// Stdin stays nil: exec gives the child /dev/null.
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return Status{}, errdefs.Internal(err, "runsc %s %s: %s", verb, inst.ID, lastLines(readFrom(inst.LogPath, fi.Size()), 5))
+	}
+	// The pid is the sandbox process on the host (runsc-sandbox): every
+	// process of the instance lives inside it, and it exits with them.
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "read pid file of %s", inst.ID)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return Status{}, errdefs.Internal(err, "bad pid file of %s: %q", inst.ID, data)
+	}
+	return Status{ID: inst.ID, Running: true, Pid: pid}, nil
+}
+
+// lastLines keeps the last n lines of s: runsc ends a failure with a long
+// Go stack trace whose first lines say nothing.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Checkpoint saves the instance to dir and ends it (see Checkpointer). The
+// image is written to a temporary directory next to dir and renamed into
+// place, so dir either holds a whole image or does not exist.
+func (r *Runsc) Checkpoint(ctx context.Context, id, dir string) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	if !filepath.IsAbs(dir) {
+		return errdefs.Invalid("INVALID_CHECKPOINT", "checkpoint directory %q must be an absolute path", dir)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return errdefs.Internal(err, "clear checkpoint directory %s", dir)
+	}
+	tmp := dir + ".tmp"
+	if err := os.RemoveAll(tmp); err != nil {
+		return errdefs.Internal(err, "clear checkpoint directory %s", tmp)
+	}
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return errdefs.Internal(err, "create checkpoint directory %s", tmp)
+	}
+	if _, err := r.runsc(ctx, "checkpoint", "--image-path", tmp, id); err != nil {
+		os.RemoveAll(tmp)
+		return errdefs.Internal(err, "checkpoint instance %s", id)
+	}
+	if err := syncDir(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return errdefs.Internal(err, "sync checkpoint of %s", id)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		return errdefs.Internal(err, "install checkpoint of %s", id)
+	}
+	return nil
+}
+
+// syncDir flushes every file in dir and dir itself, so an image that was
+// renamed into place survives a host crash whole.
+func syncDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// State reports the instance. A paused (frozen) instance counts as running.
+func (r *Runsc) State(ctx context.Context, id string) (Status, error) {
+	if err := validID(id); err != nil {
+		return Status{}, err
+	}
+	out, err := r.runsc(ctx, "state", id)
+	if err != nil {
+		if runscNotExist(err) {
+			return Status{}, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+		}
+		return Status{}, errdefs.Internal(err, "state of instance %s", id)
+	}
+	var s struct {
+		Pid    int    `json:"pid"`
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(out, &s); err != nil {
+		return Status{}, errdefs.Internal(err, "decode runsc state of %s", id)
+	}
+	st := Status{ID: id, Running: (s.Status == "running" || s.Status == "paused") && s.Pid > 0}
+	if st.Running {
+		st.Pid = s.Pid
+	}
+	return st, nil
+}
+
+// Kill signals every process of the instance. A stopped or missing instance
+// is not an error.
+func (r *Runsc) Kill(ctx context.Context, id string, sig syscall.Signal) error {
+	return r.kill(ctx, id, sig, true)
+}
+
+// SignalInit signals the instance's init process (the agent) alone.
+func (r *Runsc) SignalInit(ctx context.Context, id string, sig syscall.Signal) error {
+	return r.kill(ctx, id, sig, false)
+}
+
+func (r *Runsc) kill(ctx context.Context, id string, sig syscall.Signal, all bool) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	args := []string{"kill"}
+	if all {
+		args = append(args, "--all")
+	}
+	_, err := r.runsc(ctx, append(args, id, strconv.Itoa(int(sig)))...)
+	if err == nil || runscNotExist(err) || runscNotRunning(err) {
+		return nil
+	}
+	st, serr := r.State(ctx, id)
+	if errdefs.Is(serr, errdefs.KindNotFound) || (serr == nil && !st.Running) {
+		return nil
+	}
+	return errdefs.Internal(err, "signal instance %s", id)
+}
+
+// Pause freezes every process of the instance (runsc pause).
+func (r *Runsc) Pause(ctx context.Context, id string) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	if _, err := r.runsc(ctx, "pause", id); err != nil {
+		return errdefs.Internal(err, "pause instance %s", id)
+	}
+	return nil
+}
+
+// Resume lets a paused instance go on.
+func (r *Runsc) Resume(ctx context.Context, id string) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	if _, err := r.runsc(ctx, "resume", id); err != nil {
+		if p, perr := r.Paused(ctx, id); perr == nil && !p {
+			return nil
+		}
+		return errdefs.Internal(err, "resume instance %s", id)
+	}
+	return nil
+}
+
+// Paused reports whether the instance is frozen.
+func (r *Runsc) Paused(ctx context.Context, id string) (bool, error) {
+	if err := validID(id); err != nil {
+		return false, err
+	}
+	out, err := r.runsc(ctx, "state", id)
+	if err != nil {
+		if runscNotExist(err) {
+			return false, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+		}
+		return false, errdefs.Internal(err, "state of instance %s", id)
+	}
+	return stateIs(out, "paused")
+}
+
+// Delete ends the instance and removes its runtime state and cgroups.
+// Deleting a missing instance is not an error.
+func (r *Runsc) Delete(ctx context.Context, id string) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	_, derr := r.runsc(ctx, "delete", "--force", id)
+	cerr := removeCgroups(id)
+	if derr != nil && cerr == nil {
+		_, derr = r.runsc(ctx, "delete", "--force", id)
+	}
+	if derr != nil && !runscNotExist(derr) {
+		return errdefs.Internal(derr, "delete instance %s", id)
+	}
+	if cerr != nil {
+		return errdefs.Internal(cerr, "remove cgroups of instance %s", id)
+	}
+	return nil
+}
+
+// List returns every instance under this runtime's root.
+func (r *Runsc) List(ctx context.Context) ([]string, error) {
+	out, err := r.runsc(ctx, "list", "--quiet")
+	if err != nil {
+		return nil, errdefs.Internal(err, "list instances")
+	}
+	return strings.Fields(string(out)), nil
+}
+
+func (r *Runsc) runsc(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, r.binary, append(r.globalFlags(), args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return nil, &runscError{cmd: args[0], stderr: lastLines(stderr.String()+stdout.String(), 5), err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// runscError carries what runsc said, which tells what went wrong.
+type runscError struct {
+	cmd    string
+	stderr string
+	err    error
+}
+
+func (e *runscError) Error() string { return fmt.Sprintf("runsc %s: %v: %s", e.cmd, e.err, e.stderr) }
+func (e *runscError) Unwrap() error { return e.err }
+
+// runscNotRunning reports whether runsc failed because the instance has
+// stopped: its sandbox process, which runsc talks to, is gone.
+func runscNotRunning(err error) bool {
+	var re *runscError
+	return errors.As(err, &re) && (strings.Contains(re.stderr, "connection refused") || strings.Contains(re.stderr, "is not running"))
+}
+
+// runscNotExist reports whether runsc failed because the instance does not
+// exist ("loading container: file does not exist").
+func runscNotExist(err error) bool {
+	var re *runscError
+	return errors.As(err, &re) && strings.Contains(re.stderr, "does not exist")
+}

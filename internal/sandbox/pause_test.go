@@ -1,0 +1,143 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// fakeGVisor is a fakeRuntime that can checkpoint: an image is a file.
+type fakeGVisor struct{ *fakeRuntime }
+
+func (f fakeGVisor) Checkpoint(ctx context.Context, id, dir string) error {
+	f.Delete(ctx, id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "checkpoint.img"), []byte("memory"), 0o600)
+}
+
+func (f fakeGVisor) Restore(ctx context.Context, inst *runtime.Instance, dir string) (runtime.Status, error) {
+	return f.Start(ctx, inst)
+}
+
+func (f fakeGVisor) SignalInit(context.Context, string, syscall.Signal) error { return nil }
+func (f fakeGVisor) Pause(context.Context, string) error                      { return nil }
+func (f fakeGVisor) Resume(context.Context, string) error                     { return nil }
+func (f fakeGVisor) Paused(context.Context, string) (bool, error)             { return false, nil }
+
+// TestReconcilePausedGVisor puts gvisor records in the states a crash
+// during a pause or resume can leave and checks what Reconcile makes of
+// each: a whole memory image means paused, none means the processes are
+// lost.
+func TestReconcilePausedGVisor(t *testing.T) {
+	m, _, st := newFakeManager(t)
+	gv := fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
+	m.cfg.Runtimes = map[string]runtime.Runtime{ClassGVisor: gv}
+	ctx := context.Background()
+	put := func(id string, state sdk.State, image bool) {
+		sb := &store.Sandbox{ID: id, State: string(state), Spec: store.Spec{Image: "base", Class: ClassGVisor}}
+		if err := st.CreateSandbox(ctx, sb); err != nil {
+			t.Fatal(err)
+		}
+		if image {
+			if err := gv.Checkpoint(ctx, id, m.checkpointDir(id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("sbx-saved", sdk.StatePausing, true)     // the checkpoint finished, the record did not
+	put("sbx-unsaved", sdk.StatePausing, false)  // the daemon died before the checkpoint
+	put("sbx-paused", sdk.StatePaused, true)     // nothing happened
+	put("sbx-lost", sdk.StatePaused, false)      // its image is gone
+	put("sbx-resuming", sdk.StateResuming, true) // the restore did not finish
+	if err := m.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]sdk.State{
+		"sbx-saved": sdk.StatePaused, "sbx-unsaved": sdk.StateStopped, "sbx-paused": sdk.StatePaused,
+		"sbx-lost": sdk.StateStopped, "sbx-resuming": sdk.StatePaused,
+	}
+	for id, state := range want {
+		sb, err := st.GetSandbox(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sb.State != string(state) {
+			t.Errorf("%s: %s (%s), want %s", id, sb.State, sb.Reason, state)
+		}
+		if got := exists(m.checkpointDir(id)); got != (state == sdk.StatePaused) {
+			t.Errorf("%s: memory image present = %v in state %s", id, got, sb.State)
+		}
+	}
+	if ids, _ := gv.List(ctx); len(ids) != 0 {
+		t.Errorf("instances left: %v", ids)
+	}
+}
+
+func TestPauseRefusals(t *testing.T) {
+	m, _, st := newFakeManager(t)
+	ctx := context.Background()
+	sb := &store.Sandbox{ID: "sbx-stopped", State: string(sdk.StateStopped), Spec: store.Spec{Image: "base"}}
+	if err := st.CreateSandbox(ctx, sb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Pause(ctx, "sbx-stopped"); errdefs.CodeOf(err) != "SANDBOX_NOT_STARTED" {
+		t.Errorf("pause of a stopped sandbox: %v", err)
+	}
+	if _, err := m.Resume(ctx, "sbx-stopped"); errdefs.CodeOf(err) != "SANDBOX_NOT_PAUSED" {
+		t.Errorf("resume of a stopped sandbox: %v", err)
+	}
+	// Memory needs class gvisor, with its runtime installed.
+	_, err := m.CreateSnapshot(ctx, "sbx-stopped", sdk.CreateSnapshotRequest{Name: "s", IncludeMemory: true})
+	if !errdefs.Is(err, errdefs.KindInvalid) && !errdefs.Is(err, errdefs.KindUnavailable) {
+		t.Errorf("memory snapshot of a container: %v", err)
+	}
+	if _, err := m.runtimeFor(ClassGVisor); errdefs.CodeOf(err) != "CLASS_UNAVAILABLE" {
+		t.Errorf("gvisor without runsc: %v", err)
+	}
+	if _, err := m.runtimeFor("vm"); errdefs.CodeOf(err) != "INVALID_CLASS" {
+		t.Errorf("class vm: %v", err)
+	}
+}
+
+func TestForkNames(t *testing.T) {
+	for _, tc := range []struct {
+		req  sdk.ForkRequest
+		want []string
+		code string
+	}{
+		{sdk.ForkRequest{}, []string{""}, ""},
+		{sdk.ForkRequest{Name: "a"}, []string{"a"}, ""},
+		{sdk.ForkRequest{Name: "a", Count: 3}, []string{"a-1", "a-2", "a-3"}, ""},
+		{sdk.ForkRequest{Count: 2}, []string{"", ""}, ""},
+		{sdk.ForkRequest{Count: maxForks + 1}, nil, "INVALID_COUNT"},
+		{sdk.ForkRequest{Count: -1}, nil, "INVALID_COUNT"},
+		{sdk.ForkRequest{Name: "Bad"}, nil, "INVALID_NAME"},
+		{sdk.ForkRequest{Name: "sbx-x"}, nil, "INVALID_NAME"},
+	} {
+		got, err := forkNames(tc.req)
+		if tc.code != "" {
+			if errdefs.CodeOf(err) != tc.code {
+				t.Errorf("%+v: %v, want %s", tc.req, err, tc.code)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("%+v: %v, %v", tc.req, got, err)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%+v: %v, want %v", tc.req, got, tc.want)
+			}
+		}
+	}
+}

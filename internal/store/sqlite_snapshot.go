@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+var _ SnapshotStore = (*SQLite)(nil)
+
+const snapshotColumns = "name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at"
+
+func snapshotNotFound(name string) error {
+	return errdefs.NotFound("SNAPSHOT_NOT_FOUND", "snapshot %q not found; list snapshots with \"sbx snapshot ls\"", name)
+}
+
+// CreateSnapshot inserts s. It sets s.CreatedAt to now if zero.
+func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
+	if snap == nil || snap.Name == "" {
+		return errdefs.Invalid("INVALID_SNAPSHOT", "a snapshot record needs a name")
+	}
+	created := snap.CreatedAt
+	if created.IsZero() {
+		created = now()
+	}
+	spec, err := encodeJSON(snap.Spec)
+	if err != nil {
+		return err
+	}
+	times, err := encodeTimes(created, snap.ExpiresAt)
+	if err != nil {
+		return err
+	}
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			"INSERT INTO snapshots ("+snapshotColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			snap.Name, snap.SandboxID, spec, snap.Memory, snap.SizeBytes, times[0], snap.TTLSeconds, times[1])
+		switch {
+		case err == nil:
+			return nil
+		case isPrimaryKeyViolation(err) || isUniqueViolation(err):
+			return errdefs.Conflict("SNAPSHOT_EXISTS", "a snapshot named %q already exists; pick another name or delete it first", snap.Name)
+		}
+		return errdefs.Internal(err, "write snapshot %s", snap.Name)
+	})
+	if err != nil {
+		return err
+	}
+	snap.CreatedAt = created
+	return nil
+}
+
+// GetSnapshot returns the snapshot called name.
+func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error) {
+	row := s.r.QueryRowContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE name = ?", name)
+	snap, err := scanSnapshot(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, snapshotNotFound(name)
+	}
+	return snap, err
+}
+
+// ListSnapshots returns every snapshot, oldest first.
+func (s *SQLite) ListSnapshots(ctx context.Context) ([]*Snapshot, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots ORDER BY created_at, name")
+	if err != nil {
+		return nil, errdefs.Internal(err, "list snapshots")
+	}
+	defer rows.Close()
+	out := []*Snapshot{}
+	for rows.Next() {
+		snap, err := scanSnapshot(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, snap)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errdefs.Internal(err, "list snapshots")
+	}
+	return out, nil
+}
+
+// SetSnapshotExpiry sets the snapshot's expiry; the zero time means never.
+func (s *SQLite) SetSnapshotExpiry(ctx context.Context, name string, expiresAt time.Time) error {
+	at, err := encodeTime(expiresAt)
+	if err != nil {
+		return err
+	}
+	return s.changeSnapshot(ctx, name, "UPDATE snapshots SET expires_at = ? WHERE name = ?", at, name)
+}
+
+// DeleteSnapshot removes the snapshot called name.
+func (s *SQLite) DeleteSnapshot(ctx context.Context, name string) error {
+	return s.changeSnapshot(ctx, name, "DELETE FROM snapshots WHERE name = ?", name)
+}
+
+// changeSnapshot runs one statement that must touch the snapshot name.
+func (s *SQLite) changeSnapshot(ctx context.Context, name, query string, args ...any) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return errdefs.Internal(err, "write snapshot %s", name)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return errdefs.Internal(err, "write snapshot %s", name)
+		} else if n == 0 {
+			return snapshotNotFound(name)
+		}
+		return nil
+	})
+}
+
+func scanSnapshot(sc scanner) (*Snapshot, error) {
+	var snap Snapshot
+	var spec string
+	var created, expires sql.NullString
+	err := sc.Scan(&snap.Name, &snap.SandboxID, &spec, &snap.Memory, &snap.SizeBytes, &created, &snap.TTLSeconds, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, errdefs.Internal(err, "read snapshot")
+	}
+	if err := decodeJSON(spec, &snap.Spec); err != nil {
+		return nil, err
+	}
+	if snap.CreatedAt, err = decodeTime(created); err != nil {
+		return nil, err
+	}
+	if snap.ExpiresAt, err = decodeTime(expires); err != nil {
+		return nil, err
+	}
+	return &snap, nil
+}
