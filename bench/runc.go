@@ -1,105 +1,150 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"log"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
 )
 
-// rawRunc drives runc directly, the way a hand-rolled sandbox would: one
-// `runc exec` per command.
-type rawRunc struct {
+func init() { registerPeer("runc", openRunc) }
+
+// runcSystem drives runc directly, the way a hand-rolled sandbox would: an
+// overlay over the same rootfs, `runc run --detach` with runc's default spec
+// and `sleep` as init, and one `runc exec` per command.
+type runcSystem struct {
 	root, dir, rootfs string
-	seq               int
+	seq               atomic.Int64
 }
 
-// baseRootfs returns the unpacked layer of the daemon's base image.
-func baseRootfs(dataDir string) (string, error) {
-	entries, err := os.ReadDir(filepath.Join(dataDir, "layers"))
-	if err != nil || len(entries) == 0 {
-		return "", fmt.Errorf("no base layer under %s/layers: %v", dataDir, err)
+func openRunc(env *Env) (System, error) {
+	if _, err := exec.LookPath("runc"); err != nil {
+		return nil, fmt.Errorf("%w: runc is not installed", errSkip)
 	}
-	return filepath.Join(dataDir, "layers", entries[0].Name()), nil
+	return &runcSystem{root: filepath.Join(env.Work, "runc-root"), dir: filepath.Join(env.Work, "runc"), rootfs: env.Rootfs}, nil
 }
 
-// bundle writes a minimal OCI bundle (runc's default spec) running args.
-func (r *rawRunc) bundle(id string, args []string) (string, error) {
-	dir := filepath.Join(r.dir, id)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+func (r *runcSystem) Name() string { return "runc" }
+
+func (r *runcSystem) Close() {
+	out, _ := exec.Command("runc", "--root", r.root, "list", "-q").Output()
+	for _, id := range strings.Fields(string(out)) {
+		(&runcBox{r: r, id: id, dir: filepath.Join(r.dir, id)}).Delete()
 	}
+}
+
+func (r *runcSystem) Create() (Box, error) {
+	id := fmt.Sprintf("bench-%d-%d", os.Getpid(), r.seq.Add(1))
+	b := &runcBox{r: r, id: id, dir: filepath.Join(r.dir, id)}
+	rootfs, err := overlay(r.rootfs, b.dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.bundle(b.dir, rootfs, []string{"/bin/sleep", "3600"}); err != nil {
+		b.Delete()
+		return nil, err
+	}
+	// A detached container inherits runc's stdio: give it a file, not a pipe
+	// that would never reach EOF.
+	log, err := os.Create(filepath.Join(b.dir, "init.log"))
+	if err != nil {
+		b.Delete()
+		return nil, err
+	}
+	defer log.Close()
+	cmd := exec.Command("runc", "--root", r.root, "run", "--detach", "--bundle", b.dir, id)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		out, _ := os.ReadFile(log.Name())
+		b.Delete()
+		return nil, fmt.Errorf("runc run: %v: %s", err, out)
+	}
+	return b, nil
+}
+
+// bundle writes runc's default spec (`runc spec`) running args over rootfs.
+func (r *runcSystem) bundle(dir, rootfs string, args []string) error {
 	if out, err := exec.Command("runc", "spec", "--bundle", dir).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("runc spec: %s", out)
+		return fmt.Errorf("runc spec: %s", out)
 	}
 	path := filepath.Join(dir, "config.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return err
 	}
 	var spec map[string]any
-	json.Unmarshal(b, &spec)
-	spec["root"] = map[string]any{"path": r.rootfs, "readonly": true}
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return err
+	}
+	spec["root"] = map[string]any{"path": rootfs, "readonly": false}
 	proc := spec["process"].(map[string]any)
 	proc["terminal"] = false
 	proc["args"] = args
 	b, _ = json.Marshal(spec)
-	return dir, os.WriteFile(path, b, 0o600)
+	return os.WriteFile(path, b, 0o600)
 }
 
-func (r *rawRunc) run(args ...string) error {
-	// A detached container inherits runc's stdio: give it a file, not a pipe
-	// that would never reach EOF.
-	log, err := os.CreateTemp(r.dir, "runc-out-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(log.Name())
-	defer log.Close()
-	cmd := exec.Command("runc", append([]string{"--root", r.root}, args...)...)
-	cmd.Stdout, cmd.Stderr = log, log
+type runcBox struct {
+	r       *runcSystem
+	id, dir string
+}
+
+func (b *runcBox) runc(stdin io.Reader, stdout io.Writer, args ...string) error {
+	var stderr bytes.Buffer
+	cmd := exec.Command("runc", append([]string{"--root", b.r.root}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		out, _ := os.ReadFile(log.Name())
-		return fmt.Errorf("runc %v: %v: %s", args, err, out)
+		return fmt.Errorf("runc %s: %v: %s", args[0], err, stderr.Bytes())
 	}
 	return nil
 }
 
-func (r *rawRunc) start(args []string) (string, error) {
-	r.seq++
-	id := fmt.Sprintf("bench-%d-%d", os.Getpid(), r.seq)
-	dir, err := r.bundle(id, args)
-	if err != nil {
-		return "", err
-	}
-	return id, r.run("run", "--detach", "--bundle", dir, id)
+func (b *runcBox) Exec(args ...string) error {
+	return b.runc(nil, nil, append([]string{"exec", b.id}, args...)...)
 }
 
-func (r *rawRunc) benchExec(n int) result {
-	id, err := r.start([]string{"/bin/sleep", "3600"})
+func (b *runcBox) Upload(src, dst string) error {
+	f, err := os.Open(src)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	defer r.run("delete", "--force", id)
-	return measure("exec round trip (`true`)", "runc", n, func() error {
-		return r.run("exec", id, "/bin/true")
-	})
+	defer f.Close()
+	return b.runc(f, nil, "exec", b.id, "sh", "-c", `cat > "$0"`, dst)
 }
 
-func (r *rawRunc) benchCreate(n int) result {
-	var ids []string
-	res := measure("create → first exec", "runc", n, func() error {
-		id, err := r.start([]string{"/bin/sleep", "3600"})
-		if err != nil {
-			return err
-		}
-		ids = append(ids, id)
-		return r.run("exec", id, "/bin/true")
-	})
-	for _, id := range ids {
-		r.run("delete", "--force", id)
+func (b *runcBox) Download(src string, w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	err := b.runc(nil, cw, "exec", b.id, "cat", src)
+	return cw.n, err
+}
+
+func (b *runcBox) Delete() error {
+	err := b.runc(nil, nil, "delete", "--force", b.id)
+	if b.dir != "" {
+		syscall.Unmount(filepath.Join(b.dir, "rootfs"), syscall.MNT_DETACH)
+		os.RemoveAll(b.dir)
 	}
-	return res
+	return err
+}
+
+func (b *runcBox) Pids() (int, []int, error) {
+	pid, err := runcPid(b.r.root, b.id)
+	return pid, nil, err // runc leaves no process behind but the container's
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -60,8 +60,9 @@ func TestInstanceHardening(t *testing.T) {
 	if res := run("cat /proc/1/cmdline | tr '\\0' ' '"); !strings.Contains(res.Stdout, "agent") {
 		t.Errorf("PID 1 = %q", res.Stdout)
 	}
-	// Only loopback: no route out.
-	if res := run("ls /sys/class/net"); strings.TrimSpace(res.Stdout) != "lo" {
+	// Its own network namespace: loopback and the veth to the sbx bridge
+	// (network none, loopback only, is checked in network_test.go).
+	if res := run("ls /sys/class/net"); strings.Join(strings.Fields(res.Stdout), " ") != "eth0 lo" {
 		t.Errorf("network interfaces = %q", res.Stdout)
 	}
 	// The cgroup limits are the ones asked for.

@@ -52,13 +52,16 @@ type daemon struct {
 	client  *sdk.Client
 	token   string
 	created map[string]bool // ids of sandboxes this test made
+	args    []string        // more flags of sbx serve (see netArgs)
 }
 
 // startDaemon starts a daemon on a fresh data dir; cleanup deletes its
 // sandboxes, stops it and checks that nothing leaked.
-func startDaemon(t *testing.T) *daemon {
+// args are more flags for `sbx serve`.
+func startDaemon(t *testing.T, args ...string) *daemon {
 	t.Helper()
 	d := &daemon{t: t, dataDir: t.TempDir(), addr: freeAddr(t), created: map[string]bool{}}
+	d.args = netArgs(t, args) // a bridge and subnet of its own: see network_test.go
 	d.start()
 	t.Cleanup(d.cleanup)
 	return d
@@ -82,7 +85,7 @@ func (d *daemon) start() {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	d.cmd = exec.Command(sbxBin, "serve", "--data-dir", d.dataDir, "--listen", d.addr)
+	d.cmd = exec.Command(sbxBin, append([]string{"serve", "--data-dir", d.dataDir, "--listen", d.addr}, d.args...)...)
 	d.cmd.Stdout, d.cmd.Stderr = logf, logf
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -107,6 +110,22 @@ func (d *daemon) start() {
 func (d *daemon) kill9() {
 	d.cmd.Process.Signal(syscall.SIGKILL)
 	d.cmd.Wait()
+	d.noteInstances()
+}
+
+// noteInstances adds every instance and sandbox directory the daemon has made
+// to d.created, so the leak checks cover sandboxes whose create was never
+// acknowledged (a crash mid-create, say).
+func (d *daemon) noteInstances() {
+	if out, err := exec.Command("runc", "--root", filepath.Join(d.dataDir, "runc"), "list", "-q").Output(); err == nil {
+		for _, id := range strings.Fields(string(out)) {
+			d.created[id] = true
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(d.dataDir, "sandboxes"))
+	for _, e := range entries {
+		d.created[e.Name()] = true
+	}
 }
 
 // stop stops the daemon gracefully.
@@ -124,10 +143,14 @@ func (d *daemon) stop() {
 
 func (d *daemon) cleanup() {
 	ctx := context.Background()
+	d.noteInstances()
 	if d.cmd.ProcessState == nil { // still running
 		list, err := d.client.ListSandboxes(ctx, sdk.ListOptions{})
 		if err == nil {
-			for _, sb := range list {
+			// Newest first: a fork goes before its parent, which refuses
+			// to go while it has forks.
+			for i := len(list) - 1; i >= 0; i-- {
+				sb := list[i]
 				if err := d.client.DeleteSandbox(ctx, sb.ID, true); err != nil {
 					d.t.Errorf("cleanup: delete %s: %v", sb.ID, err)
 				}
@@ -146,6 +169,7 @@ func (d *daemon) cleanup() {
 	for _, m := range mountsUnder(d.dataDir) {
 		syscall.Unmount(m, syscall.MNT_DETACH)
 	}
+	d.removeNetwork()
 	if d.t.Failed() {
 		if b, err := os.ReadFile(filepath.Join(d.dataDir, "daemon.log")); err == nil {
 			d.t.Logf("daemon log:\n%s", lastLines(string(b), 40))
@@ -167,6 +191,15 @@ func (d *daemon) assertNoLeaks() {
 	if entries, _ := os.ReadDir(filepath.Join(d.dataDir, "sandboxes")); len(entries) > 0 {
 		t.Errorf("leaked sandbox directories: %d", len(entries))
 	}
+	d.assertNoNetworkLeaks()
+	// Every agent has its log under the data dir open as stdout; any process
+	// with a file open there belongs to a sandbox that should be gone.
+	if procs := processesWithFilesUnder(filepath.Join(d.dataDir, "sandboxes")); len(procs) > 0 {
+		t.Errorf("leaked processes with files in the data dir: %v", procs)
+	}
+	if loops := loopDevicesUnder(d.dataDir); len(loops) > 0 {
+		t.Errorf("leaked loop devices: %v", loops)
+	}
 	// A cgroup cannot be removed while a process is in it, so a missing
 	// cgroup also proves that no process of the sandbox is left.
 	for id := range d.created {
@@ -187,6 +220,36 @@ func (d *daemon) create(req sdk.CreateSandboxRequest) *sdk.Sandbox {
 	}
 	d.created[sb.ID] = true
 	return sb
+}
+
+// processesWithFilesUnder lists "pid (comm)" of every process with an open
+// file below dir.
+func processesWithFilesUnder(dir string) []string {
+	var out []string
+	pids, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range pids {
+		fds, _ := filepath.Glob(p + "/fd/*")
+		for _, fd := range fds {
+			if target, err := os.Readlink(fd); err == nil && strings.HasPrefix(target, dir+"/") {
+				comm, _ := os.ReadFile(p + "/comm")
+				out = append(out, fmt.Sprintf("%s (%s) has %s", filepath.Base(p), strings.TrimSpace(string(comm)), target))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// loopDevicesUnder lists loop devices whose backing file is below dir.
+func loopDevicesUnder(dir string) []string {
+	var out []string
+	files, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && strings.HasPrefix(strings.TrimSpace(string(b)), dir+"/") {
+			out = append(out, strings.TrimSpace(string(b)))
+		}
+	}
+	return out
 }
 
 func mountsUnder(dir string) []string {

@@ -51,8 +51,12 @@ func TestSandboxLifecycle(t *testing.T) {
 	if err != nil || stopped.State != sdk.StateStopped || stopped.Reason != "user" {
 		t.Fatalf("stop = %+v, %v", stopped, err)
 	}
-	if _, err := d.client.Exec(ctx, "life", sdk.ExecRequest{Cmd: []string{"true"}}); !sdk.IsConflict(err) {
-		t.Errorf("exec on stopped sandbox: want conflict, got %v", err)
+	// A toolbox call on a stopped sandbox starts it first (lazy start).
+	if res, err := d.client.Exec(ctx, "life", sdk.ExecRequest{Cmd: []string{"cat", "/workspace/keep.txt"}}); err != nil || res.Stdout != "persist me" {
+		t.Errorf("exec on stopped sandbox (lazy start): %+v, %v", res, err)
+	}
+	if got, err := d.client.GetSandbox(ctx, "life"); err != nil || got.State != sdk.StateStarted || got.Reason != "lazy" {
+		t.Errorf("after a lazy start: %+v, %v", got, err)
 	}
 	started, err := d.client.StartSandbox(ctx, "life")
 	if err != nil || started.State != sdk.StateStarted {

@@ -14,6 +14,11 @@ const (
 	StateDeleting State = "deleting"
 	StateDeleted  State = "deleted"
 	StateError    State = "error"
+
+	// Pause and resume (class gvisor: memory saved to disk; container: frozen).
+	StatePausing  State = "pausing"
+	StatePaused   State = "paused"
+	StateResuming State = "resuming"
 )
 
 // Sandbox is the durable identity of an isolated environment.
@@ -29,10 +34,33 @@ type Sandbox struct {
 	CPU       float64           `json:"cpu"`
 	MemoryMiB int               `json:"memoryMiB"`
 	PidsLimit int               `json:"pidsLimit"`
+	DiskMiB   int               `json:"diskMiB,omitempty"` // size of its own filesystem; 0: shares the host's
 	Workdir   string            `json:"workdir"`
+	Class     string            `json:"class"`              // "container" or "gvisor"
+	Parent    string            `json:"parent,omitempty"`   // the sandbox this one was forked from
+	Snapshot  string            `json:"snapshot,omitempty"` // the snapshot it was created from
 	CreatedAt time.Time         `json:"createdAt"`
 	StartedAt *time.Time        `json:"startedAt,omitempty"`
 	StoppedAt *time.Time        `json:"stoppedAt,omitempty"`
+
+	// Lifecycle policy and deadlines (durations in seconds; see lifecycle.go).
+	AutoStopSeconds    int        `json:"autoStopSeconds"`    // idle time before a stop; 0: never
+	AutoArchiveSeconds int        `json:"autoArchiveSeconds"` // stopped time before an archive
+	AutoDeleteSeconds  int        `json:"autoDeleteSeconds"`  // stopped time before a delete; -1: never
+	TTLSeconds         int        `json:"ttlSeconds"`         // delete this long after TTLFrom; 0: none
+	TTLFrom            *time.Time `json:"ttlFrom,omitempty"`  // creation, or when the TTL was last set
+	Ephemeral          bool       `json:"ephemeral"`          // deleted when it stops
+	KeepAlive          bool       `json:"keepAlive"`          // never stopped for being idle
+	Entrypoint         []string   `json:"entrypoint,omitempty"`
+	RestartPolicy      string     `json:"restartPolicy,omitempty"` // of the entrypoint: never, on-failure, always
+	LastActivityAt     *time.Time `json:"lastActivityAt,omitempty"`
+	ExpiresAt          *time.Time `json:"expiresAt,omitempty"`     // the next deadline
+	ExpiresAction      string     `json:"expiresAction,omitempty"` // what happens then: stop, archive, delete
+
+	// Network is "bridge" or "none"; Egress is the policy of a bridge
+	// sandbox (see network.go).
+	Network string        `json:"network,omitempty"`
+	Egress  *EgressPolicy `json:"egress,omitempty"`
 }
 
 // CreateSandboxRequest is the body of POST /v1/sandboxes and PUT /v1/sandboxes/{name}.
@@ -45,7 +73,30 @@ type CreateSandboxRequest struct {
 	CPU       float64           `json:"cpu,omitempty"`
 	MemoryMiB int               `json:"memoryMiB,omitempty"`
 	PidsLimit int               `json:"pidsLimit,omitempty"`
+	DiskMiB   int               `json:"diskMiB,omitempty"` // writes beyond this fail with ENOSPC; 0: no limit
 	Workdir   string            `json:"workdir,omitempty"`
+	// Class is how it is isolated: "container" (runc, the default) or
+	// "gvisor" (runsc; adds pause with memory, memory snapshots, fork with memory).
+	Class string `json:"class,omitempty"`
+	// Snapshot starts it from a snapshot's filesystem (and memory, if saved)
+	// instead of an image; Image and Class must then be empty or match.
+	Snapshot string `json:"snapshot,omitempty"`
+
+	// Lifecycle policy; nil takes the default (see lifecycle.go).
+	AutoStopSeconds    *int     `json:"autoStopSeconds,omitempty"`    // default 900; 0: never
+	AutoArchiveSeconds *int     `json:"autoArchiveSeconds,omitempty"` // default 604800; 0: the maximum, 30 days
+	AutoDeleteSeconds  *int     `json:"autoDeleteSeconds,omitempty"`  // default -1: never; 0: when it stops
+	TTLSeconds         int      `json:"ttlSeconds,omitempty"`         // delete this long after creation; 0: none
+	Ephemeral          bool     `json:"ephemeral,omitempty"`          // same as autoDeleteSeconds 0
+	KeepAlive          bool     `json:"keepAlive,omitempty"`          // never stopped for being idle
+	Entrypoint         []string `json:"entrypoint,omitempty"`         // main process, supervised by the agent
+	RestartPolicy      string   `json:"restartPolicy,omitempty"`      // never (default), on-failure, always
+
+	// Network is "bridge" (the default: own namespace, NAT, DNS) or "none"
+	// (loopback only). Egress limits what a bridge sandbox may connect to;
+	// nil allows everything.
+	Network string        `json:"network,omitempty"`
+	Egress  *EgressPolicy `json:"egress,omitempty"`
 }
 
 // ExecRequest runs one command. Exactly one of Cmd and Shell is set; Shell runs

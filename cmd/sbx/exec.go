@@ -17,6 +17,8 @@ func newExecCmd(g *globals) *cobra.Command {
 		envs        []string
 		timeout     float64
 		interactive bool
+		tty, detach bool   // -t, -d: see term.go
+		procID      string // with -d
 	)
 	cmd := &cobra.Command{
 		Use:   "exec NAME [flags] -- CMD [ARG…]",
@@ -28,11 +30,17 @@ signal N killed it, as a shell does).
 Put the command after "--" so that its own flags are not read as sbx's; the
 flags of sbx exec go before "--". The command runs without a shell: use
 "sh -c '…'" for pipes and globs. With -i, sbx reads all of its own stdin first
-and hands it to the command.`,
+and hands it to the command.
+
+With -t the command runs on a terminal (-it for an interactive program: keys
+go to it as you type). With -d it runs in the background as a process that
+"sbx ps", "sbx logs" and "sbx kill" know; sbx prints its id.`,
 		Example: `  sbx exec box -- uname -a
   sbx exec box --cwd /tmp --env DEBUG=1 -- python3 -c 'print(42)'
   sbx exec box --timeout 10 -- sh -c 'make test 2>&1 | tail'
-  echo hello | sbx exec -i box -- wc -c`,
+  echo hello | sbx exec -i box -- wc -c
+  sbx exec -it box -- vi /etc/hosts
+  sbx exec -d --id web box -- httpd -f -p 8080`,
 		Args: minArgs(1, "a sandbox NAME and a command: sbx exec NAME -- CMD [ARG…]"),
 	}
 	// Flags after the command (sbx exec box ls -la) would be read as sbx's.
@@ -44,6 +52,9 @@ and hands it to the command.`,
 	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE (repeatable)")
 	f.Float64Var(&timeout, "timeout", 0, "kill the command after this many seconds (0: no limit)")
 	f.BoolVarP(&interactive, "interactive", "i", false, "send sbx's stdin to the command")
+	f.BoolVarP(&tty, "tty", "t", false, "run the command on a terminal")
+	f.BoolVarP(&detach, "detach", "d", false, "run the command in the background and print its process id")
+	f.StringVar(&procID, "id", "", "with -d: the process id to use (default generated)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		name, argv, err := splitExecArgs(args, cmd.ArgsLenAtDash())
 		if err != nil {
@@ -56,6 +67,9 @@ and hands it to the command.`,
 			return err
 		}
 		req.Cmd, req.TimeoutSeconds = argv, timeout
+		if tty || detach || procID != "" {
+			return execTTYOrDetached(cmd, g, name, &req, tty, detach, interactive, procID) // term.go
+		}
 		if interactive {
 			b, err := io.ReadAll(cmd.InOrStdin())
 			if err != nil {

@@ -75,6 +75,9 @@ func printSandbox(w io.Writer, sb *sdk.Sandbox) error {
 	if sb.StoppedAt != nil {
 		line("Stopped", formatTime(sb.StoppedAt))
 	}
+	lifecycleLines(line, sb) // lifecycle.go
+	lineageLines(line, sb)   // snapshot.go
+	networkLines(line, sb)   // ports.go
 	return tw.Flush()
 }
 

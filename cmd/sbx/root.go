@@ -52,6 +52,16 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newExecCmd(g),
 		newCopyCmd(g),
 		newImageCmd(g),
+		newPortCmd(g), newEgressCmd(g), // ports.go
+		newUpdateCmd(g),  // lifecycle.go
+		newArchiveCmd(g), // lifecycle.go
+		newWaitCmd(g),    // lifecycle.go
+		newEventsCmd(g),  // lifecycle.go
+		newLogsCmd(g),    // lifecycle.go
+		newRunCmd(g),
+		newCtxCmd(g),
+		newTermCmd(g), newPsCmd(g), newKillCmd(g), newWatchCmd(g), // term.go, ps.go, kill.go, watch.go
+		newPauseCmd(g), newResumeCmd(g), newSnapshotCmd(g), newForkCmd(g), newForksCmd(g), // pause.go, snapshot.go, fork.go
 	)
 	return root
 }

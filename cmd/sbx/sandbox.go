@@ -41,7 +41,12 @@ Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
 	f.Float64Var(&req.CPU, "cpu", 0, "CPU limit in CPUs, e.g. 0.5")
 	f.IntVar(&req.MemoryMiB, "memory", 0, "memory limit in MiB")
 	f.IntVar(&req.PidsLimit, "pids", 0, "limit on the number of processes")
+	f.IntVar(&req.DiskMiB, "disk", 0, "size in MiB of the sandbox's own filesystem for its writes (default: no limit)")
 	f.StringVar(&req.Workdir, "workdir", "", "directory commands run in (default /workspace)")
+	f.StringVar(&req.Class, "class", "", "isolation: container (runc, default) or gvisor (runsc: pause with memory, memory snapshots, fork)")
+	f.StringVar(&req.Snapshot, "snapshot", "", "start from this snapshot instead of an image (see sbx snapshot)")
+	policy := addPolicyFlags(cmd, true) // lifecycle.go
+	netFlags := addNetworkFlags(cmd)    // ports.go
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := out.check(); err != nil {
 			return err
@@ -51,6 +56,12 @@ Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
 			return err
 		}
 		if req.Labels, err = parseKV("--label", labels); err != nil {
+			return err
+		}
+		if err := policy.applyCreate(cmd, &req); err != nil {
+			return err
+		}
+		if err := netFlags.applyCreate(&req); err != nil {
 			return err
 		}
 		if len(args) == 1 {
@@ -184,7 +195,7 @@ sandbox keeps its filesystem and can be started again with sbx start.`,
 }
 
 func newRemoveCmd(g *globals) *cobra.Command {
-	var noWait bool
+	var noWait, cascade bool
 	cmd := &cobra.Command{
 		Use:     "rm NAME…",
 		Aliases: []string{"delete"},
@@ -202,7 +213,11 @@ Without --no-wait sbx waits until each sandbox is gone.`,
 			}
 			failed := 0
 			for _, name := range args {
-				if err := c.DeleteSandbox(cmd.Context(), name, !noWait); err != nil {
+				del := c.DeleteSandbox
+				if cascade {
+					del = c.DeleteSandboxCascade // with its forks
+				}
+				if err := del(cmd.Context(), name, !noWait); err != nil {
 					if cmd.Context().Err() != nil {
 						return err
 					}
@@ -219,6 +234,7 @@ Without --no-wait sbx waits until each sandbox is gone.`,
 		},
 	}
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "return once deletion has begun")
+	cmd.Flags().BoolVar(&cascade, "cascade", false, "also delete the sandbox's forks, their forks and so on")
 	return cmd
 }
 

@@ -17,6 +17,8 @@ const (
 
 func newServeCmd() *cobra.Command {
 	var dataDir, listen string
+	var nf netFlags
+	var lf lifecycleFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -39,11 +41,17 @@ picked up again by the next sbx serve.`,
 				DataDir: setting(cmd, "data-dir", dataDir, "SBX_DATA_DIR"),
 				Listen:  setting(cmd, "listen", listen, "SBX_LISTEN"),
 			}
+			if err := nf.apply(cmd, &cfg); err != nil {
+				return err
+			}
+			lf.apply(cmd, &cfg) // serve_lifecycle.go
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", defaultDataDir, "directory for the store, images and sandboxes (env SBX_DATA_DIR)")
 	cmd.Flags().StringVar(&listen, "listen", defaultListen, "address the HTTP API listens on (env SBX_LISTEN)")
+	nf.register(cmd)
+	lf.register(cmd)
 	return cmd
 }
 

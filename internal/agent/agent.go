@@ -51,6 +51,15 @@ type server struct {
 	groups  map[int]struct{} // process groups we started that may still have members
 
 	shutdownReq chan time.Duration // from POST /shutdown: the grace
+
+	contexts contextSet // code contexts (contexts.go)
+
+	procs    processTable  // background processes (processes.go)
+	sessions sessionTable  // persistent shells (sessions.go)
+	ptys     ptyTable      // terminals (pty.go)
+	quit     chan struct{} // closed at shutdown to end endless streams (stream.go)
+
+	main mainState // the sandbox's main process (mainproc.go)
 }
 
 // Run serves the agent on cfg.Socket until it is shut down (POST /shutdown,
@@ -74,7 +83,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	startReaper()
 
-	l, err := listen(cfg.Socket)
+	l, err := listenSuspendable(cfg.Socket) // closes and reopens on SIGUSR2/SIGUSR1 (suspend.go)
 	if err != nil {
 		return err
 	}
@@ -84,7 +93,9 @@ func Run(ctx context.Context, cfg Config) error {
 		groups:      make(map[int]struct{}),
 		shutdownReq: make(chan time.Duration, 1),
 	}
+	s.startMain(filepath.Dir(cfg.Socket)) // the sandbox's entrypoint, if any (mainproc.go)
 	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 30 * time.Second}
+	srv.RegisterOnShutdown(s.closeStreams) // watch and follow streams would hold Shutdown up
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 
@@ -156,6 +167,37 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /files/mkdir", s.handleMkdir)
 	mux.HandleFunc("POST /files/move", s.handleMove)
 	mux.HandleFunc("POST /shutdown", s.handleShutdown)
+	mux.HandleFunc("POST /sync", s.handleSync)       // suspend.go
+	mux.HandleFunc("POST /suspend", s.handleSuspend) // suspend.go
+	mux.HandleFunc("POST /contexts", s.handleCreateContext)
+	mux.HandleFunc("GET /contexts", s.handleListContexts)
+	mux.HandleFunc("GET /contexts/{cid}", s.handleGetContext)
+	mux.HandleFunc("DELETE /contexts/{cid}", s.handleDeleteContext)
+	mux.HandleFunc("POST /contexts/{cid}/run", s.handleRunContext)
+	mux.HandleFunc("POST /run", s.handleRun)
+	mux.HandleFunc("POST /processes", s.handleStartProcess)
+	mux.HandleFunc("GET /processes", s.handleListProcesses)
+	mux.HandleFunc("GET /processes/{process}", s.withProcess(s.handleGetProcess))
+	mux.HandleFunc("DELETE /processes/{process}", s.withProcess(s.handleDeleteProcess))
+	mux.HandleFunc("GET /processes/{process}/logs", s.withProcess(s.handleProcessLogs))
+	mux.HandleFunc("POST /processes/{process}/stdin", s.withProcess(s.handleWriteStdin))
+	mux.HandleFunc("POST /processes/{process}/stdin/close", s.withProcess(s.handleCloseStdin))
+	mux.HandleFunc("POST /processes/{process}/signal", s.withProcess(s.handleSignalProcess))
+	mux.HandleFunc("POST /processes/{process}/wait", s.withProcess(s.handleWaitProcess))
+	mux.HandleFunc("POST /processes/{process}/wait-for-log", s.withProcess(s.handleWaitForLog))
+	mux.HandleFunc("POST /processes/{process}/wait-for-port", s.withProcess(s.handleWaitForPort))
+	mux.HandleFunc("POST /sessions", s.handleCreateSession)
+	mux.HandleFunc("GET /sessions", s.handleListSessions)
+	mux.HandleFunc("GET /sessions/{session}", s.withSession(s.handleGetSession))
+	mux.HandleFunc("DELETE /sessions/{session}", s.withSession(s.handleDeleteSession))
+	mux.HandleFunc("POST /sessions/{session}/exec", s.withSession(s.handleSessionExec))
+	mux.HandleFunc("POST /ptys", s.handleCreatePTY)
+	mux.HandleFunc("GET /ptys", s.handleListPTYs)
+	mux.HandleFunc("GET /ptys/{pty}", s.withPTY(s.handleGetPTY))
+	mux.HandleFunc("DELETE /ptys/{pty}", s.withPTY(s.handleDeletePTY))
+	mux.HandleFunc("POST /ptys/{pty}/resize", s.withPTY(s.handleResizePTY))
+	mux.HandleFunc("GET /ptys/{pty}/attach", s.withPTY(s.handleAttachPTY))
+	mux.HandleFunc("GET /watch", s.handleWatch)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errdefs.NotFound("ROUTE_NOT_FOUND", "no route for %s %s", r.Method, r.URL.Path))
 	})
@@ -181,6 +223,7 @@ func recoverJSON(h http.Handler) http.Handler {
 }
 
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	s.main.seen() // the daemon knows the agent now (mainproc.go)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "pid": os.Getpid()})
 }
 

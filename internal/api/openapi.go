@@ -30,6 +30,9 @@ func (s *Server) Document() map[string]any {
 			if m[1] == "name" {
 				desc = "image name (may contain '/' and ':')"
 			}
+			if d, ok := pathParamDocs[m[1]]; ok { // interactive.go
+				desc = d
+			}
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "description": desc, "schema": map[string]any{"type": "string"}})
 		}
 		for _, q := range rt.query {

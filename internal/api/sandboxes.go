@@ -89,7 +89,16 @@ func (s *Server) deleteSandbox(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	sb, err := s.sandboxes.Delete(r.Context(), r.PathValue("id"), wait)
+	cascade, err := boolParam(r, "cascade")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	del := s.sandboxes.Delete
+	if cascade {
+		del = s.sandboxes.DeleteCascade // with its forks (lineage.go)
+	}
+	sb, err := del(r.Context(), r.PathValue("id"), wait)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -152,11 +161,14 @@ func toAPI(sb *store.Sandbox) sdk.Sandbox {
 		ID: sb.ID, Name: sb.Name, State: sdk.State(sb.State), Reason: sb.Reason, Error: sb.Error,
 		Image: sb.Spec.Image, Env: sb.Spec.Env, Labels: sb.Spec.Labels,
 		CPU: sb.Spec.CPU, MemoryMiB: sb.Spec.MemoryMiB, PidsLimit: sb.Spec.PidsLimit, Workdir: sb.Spec.Workdir,
-		CreatedAt: sb.CreatedAt,
+		DiskMiB: sb.Spec.DiskMiB, CreatedAt: sb.CreatedAt,
 	}
 	if out.Labels == nil {
 		out.Labels = map[string]string{}
 	}
+	lifecycleToAPI(sb, &out)
+	out.Class, out.Parent, out.Snapshot = classOf(sb.Spec), sb.Spec.Parent, sb.Spec.Snapshot // snapshots.go
+	out.Network, out.Egress = networkOf(sb.Spec)                                             // see ports.go
 	if !sb.StartedAt.IsZero() {
 		t := sb.StartedAt
 		out.StartedAt = &t

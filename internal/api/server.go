@@ -19,6 +19,7 @@ type Server struct {
 	images    *image.Manager
 	token     string
 	mux       *http.ServeMux
+	net       *Networking // networks and previews; nil without (see ports.go)
 }
 
 // New returns the API over the given managers. Every /v1 request must carry
@@ -27,6 +28,9 @@ func New(sandboxes *sandbox.Manager, images *image.Manager, token string) *Serve
 	s := &Server{sandboxes: sandboxes, images: images, token: token, mux: http.NewServeMux()}
 	for _, rt := range s.routes() {
 		h := rt.handler
+		if countsAsActivity(rt) { // lifecycle.go
+			h = s.active(h)
+		}
 		if !rt.public {
 			h = s.authenticate(h)
 		}
@@ -49,6 +53,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, errdefs.Internal(nil, "panic: %v", p))
 		}
 	}()
+	if s.servePreviewHost(w, r) { // http://{port}-{sandbox}.{preview-domain}/
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 

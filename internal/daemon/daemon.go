@@ -22,6 +22,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/image"
+	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
@@ -31,6 +32,22 @@ import (
 type Config struct {
 	DataDir string // default /var/lib/sbx
 	Listen  string // default 127.0.0.1:7423
+
+	// Lifecycle: archives go to BlobDir (default <DataDir>/blobs); every
+	// event is POSTed to each of Webhooks, signed with WebhookSecret.
+	BlobDir       string
+	Webhooks      []string
+	WebhookSecret string
+
+	// Networking (see package network). NoNetwork turns it off: every
+	// sandbox then has loopback only.
+	NoNetwork     bool
+	Bridge        string   // default network.DefaultBridge
+	Subnet        string   // default network.DefaultSubnet
+	DNSUpstreams  []string // default: the host's resolvers
+	PreviewDomain string   // wildcard domain of host-based previews; "" for none
+	// PreviewNotActivity stops preview requests from counting as activity.
+	PreviewNotActivity bool
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -77,9 +94,25 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	nw, netw, err := startNetwork(ctx, cfg, st)
+	if err != nil {
+		return err
+	}
+	if nw != nil {
+		defer nw.Close()
+	}
+	life, err := startLifecycle(cfg) // lifecycle.go
+	if err != nil {
+		return err
+	}
+	defer life.Close()
 	mgr, err := sandbox.New(sandbox.Config{
 		DataDir: cfg.DataDir, AgentBinary: agentBin,
 		Store: st, Images: images, Rootfs: rootfs{}, Runtime: rt,
+		Runtimes: classRuntimes(cfg.DataDir, rt), // gvisor.go
+		Blobs:    life.blobs,
+		OnEvent:  life.onEvent,
+		Network:  netw,
 	})
 	if err != nil {
 		return err
@@ -88,12 +121,22 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := mgr.Reconcile(ctx); err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
+	mgr.StartSnapshotSweeper(time.Second) // expired snapshots; clears interrupted work
+	if err := settleNetwork(ctx, nw, st); err != nil {
+		slog.Error("settle sandbox networks", "err", err)
+	}
+	previews, err := network.NewPreviews(st, cfg.DataDir, cfg.PreviewDomain)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	srv := &http.Server{Handler: api.New(mgr, images, token), ReadHeaderTimeout: 10 * time.Second}
+	handler := api.New(mgr, images, token)
+	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -177,6 +177,12 @@ func extract(root string, hdr *tar.Header, tr io.Reader, src *srcReader, dirs *[
 			return errdefs.Internal(err, "unpacking layer")
 		}
 	case tar.TypeReg, tar.TypeGNUSparse:
+		// A sparse entry expands its holes to zeros on write: a few KiB of
+		// tar could claim terabytes and fill the host's disk. Image tools
+		// never write sparse entries, so refuse them.
+		if isSparse(hdr) {
+			return invalidEntry(hdr.Name, "sparse files are not supported")
+		}
 		if err := writeFile(p, tr, src); err != nil {
 			return err
 		}
@@ -236,6 +242,19 @@ func extract(root string, hdr *tar.Header, tr io.Reader, src *srcReader, dirs *[
 		return nil
 	}
 	return setTimes(p, atime, hdr.ModTime)
+}
+
+// isSparse reports whether hdr is a GNU sparse entry, old-style or PAX.
+func isSparse(hdr *tar.Header) bool {
+	if hdr.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 func writeFile(p string, tr io.Reader, src *srcReader) error {

@@ -24,6 +24,12 @@ type Instance struct {
 	CPU         float64  // cores; 0 means no limit
 	MemoryMiB   int      // 0 means no limit
 	PidsLimit   int      // 0 means no limit
+	// NetNSPath is a network namespace (a pinned nsfs file) to join; ""
+	// gives the instance a fresh one with loopback only. The network
+	// package makes it; runsc joins it too and runs its netstack inside.
+	NetNSPath string
+	// ResolvConf is a host file bind-mounted at /etc/resolv.conf; "" for none.
+	ResolvConf string
 }
 
 // Paths inside every instance.

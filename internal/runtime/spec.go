@@ -86,7 +86,7 @@ func Spec(inst *Instance) *specs.Spec {
 		Hostname: hostname,
 		Mounts:   mounts(inst),
 		Linux: &specs.Linux{
-			Namespaces:    namespaces(),
+			Namespaces:    namespaces(inst.NetNSPath),
 			Resources:     resources(inst),
 			CgroupsPath:   cgroupsPath(inst.ID),
 			Seccomp:       defaultSeccomp(),
@@ -105,15 +105,16 @@ func hasKey(env []string, key string) bool {
 	return false
 }
 
-// namespaces are all fresh. The network namespace has only loopback (runc
-// brings it up); the network package wires the rest in.
-func namespaces() []specs.LinuxNamespace {
+// namespaces are all fresh but the network namespace when netns names one
+// (made and wired by the network package); a fresh one has only loopback
+// (runc brings it up).
+func namespaces(netns string) []specs.LinuxNamespace {
 	ns := []specs.LinuxNamespace{
 		{Type: specs.PIDNamespace},
 		{Type: specs.IPCNamespace},
 		{Type: specs.UTSNamespace},
 		{Type: specs.MountNamespace},
-		{Type: specs.NetworkNamespace},
+		{Type: specs.NetworkNamespace, Path: netns},
 	}
 	if _, err := os.Stat("/proc/self/ns/cgroup"); err == nil {
 		ns = append(ns, specs.LinuxNamespace{Type: specs.CgroupNamespace})
@@ -121,9 +122,10 @@ func namespaces() []specs.LinuxNamespace {
 	return ns
 }
 
-// mounts are runc's default set (what `runc spec` writes) plus the agent.
+// mounts are runc's default set (what `runc spec` writes) plus the agent
+// and, when set, the sandbox's resolv.conf.
 func mounts(inst *Instance) []specs.Mount {
-	return []specs.Mount{
+	m := []specs.Mount{
 		{Destination: "/proc", Type: "proc", Source: "proc"},
 		{Destination: "/dev", Type: "tmpfs", Source: "tmpfs",
 			Options: []string{"nosuid", "strictatime", "mode=755", "size=65536k"}},
@@ -142,6 +144,11 @@ func mounts(inst *Instance) []specs.Mount {
 		{Destination: RunPath, Type: "bind", Source: inst.RunDir,
 			Options: []string{"bind", "rw", "nosuid", "nodev", "noexec"}},
 	}
+	if inst.ResolvConf != "" {
+		m = append(m, specs.Mount{Destination: "/etc/resolv.conf", Type: "bind", Source: inst.ResolvConf,
+			Options: []string{"bind", "rw", "nosuid", "nodev", "noexec"}})
+	}
+	return m
 }
 
 // resources turns the instance's limits into cgroup settings. Memory and

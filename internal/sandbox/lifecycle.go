@@ -36,18 +36,11 @@ func (m *Manager) Start(ctx context.Context, idOrName string) (*store.Sandbox, e
 	switch sdk.State(sb.State) {
 	case sdk.StateStarted:
 		return sb, nil
-	case sdk.StateStopped, sdk.StateError:
+	case sdk.StateStopped, sdk.StateError, sdk.StateArchived:
 	default:
 		return nil, errNotRunning(sb)
 	}
-	if err := m.transition(ctx, sb, sdk.StateStarting, "user", ""); err != nil {
-		return nil, err
-	}
-	if err := m.startInstance(ctx, sb); err != nil {
-		m.transition(ctx, sb, sdk.StateError, "start-failed", err.Error())
-		return nil, err
-	}
-	if err := m.transition(ctx, sb, sdk.StateStarted, "user", ""); err != nil {
+	if err := m.startLocked(ctx, sb, "user"); err != nil { // lazy.go
 		return nil, err
 	}
 	return sb, nil
@@ -92,6 +85,10 @@ func (m *Manager) Delete(ctx context.Context, idOrName string, wait bool) (*stor
 	if err != nil {
 		return nil, err
 	}
+	if err := m.refuseIfForked(ctx, sb); err != nil { // lineage.go
+		unlock()
+		return nil, err
+	}
 	if err := m.transition(ctx, sb, sdk.StateDeleting, "delete", ""); err != nil {
 		unlock()
 		return nil, err
@@ -120,11 +117,19 @@ func (m *Manager) finishDelete(ctx context.Context, sb *store.Sandbox) error {
 		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
 		return err
 	}
+	if err := m.deleteArchive(ctx, sb); err != nil { // archive.go
+		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
+		return err
+	}
 	if err := os.RemoveAll(m.dirsOf(sb.ID).root); err != nil {
 		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
 		return errdefs.Internal(err, "remove files of sandbox %s", sb.ID)
 	}
-	return m.cfg.Store.DeleteSandbox(ctx, sb.ID)
+	if err := m.cfg.Store.DeleteSandbox(ctx, sb.ID); err != nil {
+		return err
+	}
+	m.recordDeleted(ctx, sb) // events.go
+	return nil
 }
 
 // removeAll undoes a failed create: instance, files and record.
@@ -167,19 +172,23 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 	if err := m.cfg.Rootfs.Unmount(d.rootfs); err != nil {
 		return errdefs.Internal(err, "clear old rootfs mount of %s", sb.ID)
 	}
-	if err := m.cfg.Rootfs.Mount(m.cfg.Images.LayerDirs(sb.Spec.Layers), d.upper, d.work, d.rootfs); err != nil {
-		return errdefs.Internal(err, "mount root filesystem of %s", sb.ID)
+	upper, work, err := m.diskDirs(sb) // on the sandbox's own disk if it has one
+	if err != nil {
+		return err
 	}
 	defer func() {
 		if err != nil {
 			m.stopInstance(ctx, sb, StopOptions{Force: true})
 		}
 	}()
+	if err := m.cfg.Rootfs.Mount(m.cfg.Images.LayerDirs(sb.Spec.Layers), upper, work, d.rootfs); err != nil {
+		return errdefs.Internal(err, "mount root filesystem of %s", sb.ID)
+	}
 	hostname := sb.Name
 	if hostname == "" {
 		hostname = sb.ID
 	}
-	st, err := m.cfg.Runtime.Start(ctx, &runtime.Instance{
+	inst := &runtime.Instance{
 		ID:          sb.ID,
 		BundleDir:   d.bundle,
 		RootfsDir:   d.rootfs,
@@ -192,7 +201,11 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 		CPU:         sb.Spec.CPU,
 		MemoryMiB:   sb.Spec.MemoryMiB,
 		PidsLimit:   sb.Spec.PidsLimit,
-	})
+	}
+	if err := m.setupNetwork(ctx, sb, inst); err != nil {
+		return err
+	}
+	st, err := m.runInstance(ctx, sb, inst) // by class; restores saved memory (class.go)
 	if err != nil {
 		return err
 	}
@@ -245,12 +258,14 @@ func (m *Manager) onExit(id string, inst *instance) {
 		m.log.Error("instance exited", "id", id, "err", err)
 		return
 	}
-	m.log.Warn("instance exited unexpectedly", "id", id, "pid", inst.pid)
+	// Before stopInstance: it removes the cgroup that says whether it was an OOM.
+	reason, msg := m.exitReason(sb, "the instance exited unexpectedly") // exitreason.go: main-exit, oom or crash
+	m.log.Warn("instance exited", "id", id, "pid", inst.pid, "reason", reason)
 	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
-		m.transition(ctx, sb, sdk.StateError, "crash", err.Error())
+		m.transition(ctx, sb, sdk.StateError, reason, err.Error())
 		return
 	}
-	m.transition(ctx, sb, sdk.StateStopped, "crash", "the instance exited unexpectedly")
+	m.transition(ctx, sb, sdk.StateStopped, reason, msg)
 }
 
 // stopInstance ends the instance, if any, and releases its runtime state and
@@ -275,14 +290,20 @@ func (m *Manager) stopInstance(ctx context.Context, sb *store.Sandbox, opt StopO
 			}
 		}
 	}
-	if err := m.cfg.Runtime.Kill(ctx, sb.ID, syscall.SIGKILL); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
+	if err := m.runtimeOf(sb).Kill(ctx, sb.ID, syscall.SIGKILL); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
 		m.log.Warn("kill instance", "id", sb.ID, "err", err)
 	}
-	if err := m.cfg.Runtime.Delete(ctx, sb.ID); err != nil {
+	if err := m.runtimeOf(sb).Delete(ctx, sb.ID); err != nil {
 		return fmt.Errorf("delete instance of %s: %w", sb.ID, err)
+	}
+	if err := m.teardownNetwork(ctx, sb.ID); err != nil {
+		return err
 	}
 	if err := m.cfg.Rootfs.Unmount(m.dirsOf(sb.ID).rootfs); err != nil {
 		return fmt.Errorf("unmount root filesystem of %s: %w", sb.ID, err)
+	}
+	if err := m.unmountDisk(sb.ID); err != nil {
+		return fmt.Errorf("unmount disk of %s: %w", sb.ID, err)
 	}
 	return nil
 }
@@ -305,6 +326,9 @@ func instanceEnv(spec store.Spec) []string {
 		env[k] = v
 	}
 	env["SBX_WORKDIR"] = spec.Workdir
+	if len(spec.Entrypoint) > 0 { // the agent supervises it (agent/mainproc.go)
+		env[agent.MainEnv] = agent.MainEnvValue(agent.MainSpec{Cmd: spec.Entrypoint, Restart: spec.RestartPolicy})
+	}
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)

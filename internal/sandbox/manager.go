@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
@@ -56,6 +57,21 @@ type Config struct {
 	Logger      *slog.Logger
 	// ReadyTimeout bounds how long a start waits for the agent to answer.
 	ReadyTimeout time.Duration
+
+	// Runtimes run the instances of each class ("container", "gvisor");
+	// class "container" falls back to Runtime. See class.go.
+	Runtimes map[string]runtime.Runtime
+
+	// Lifecycle (see policy.go). Blobs receives archives; nil disables
+	// archiving. OnEvent is called after each recorded event and must not
+	// block. LazyStartTimeout bounds a toolbox call's wait for a lazy start
+	// (default DefaultLazyStartTimeout).
+	Blobs            blob.Store
+	OnEvent          func(store.Event)
+	LazyStartTimeout time.Duration
+
+	// Network wires instances into the network; nil: loopback only.
+	Network Network
 }
 
 // Manager creates, starts, stops and deletes sandboxes.
@@ -69,6 +85,8 @@ type Manager struct {
 	instances map[string]*instance // running instances by sandbox id
 	closed    chan struct{}
 	wg        sync.WaitGroup // monitors
+
+	life lifecycle // activity, lazy starts, deadlines, event notifier
 }
 
 // instance is one running container behind a sandbox.
@@ -114,14 +132,22 @@ func (m *Manager) Close() {
 	m.wg.Wait()
 }
 
-// Get returns a sandbox by id or name.
+// Get returns a sandbox by id or name, with its latest activity and deadline.
 func (m *Manager) Get(ctx context.Context, idOrName string) (*store.Sandbox, error) {
-	return m.cfg.Store.GetSandbox(ctx, idOrName)
+	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	return m.withActivity(sb), nil
 }
 
-// List returns the sandboxes that match f.
+// List returns the sandboxes that match f, with their latest activity and deadlines.
 func (m *Manager) List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error) {
-	return m.cfg.Store.ListSandboxes(ctx, f)
+	list, err := m.cfg.Store.ListSandboxes(ctx, f)
+	for _, sb := range list {
+		m.withActivity(sb)
+	}
+	return list, err
 }
 
 // Create makes a sandbox and starts its first instance. On error nothing of
@@ -168,6 +194,9 @@ func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (*st
 		return nil, err
 	}
 	now := time.Now().UTC()
+	if err := resolveLifecycle(&spec, req, now); err != nil {
+		return nil, err
+	}
 	sb := &store.Sandbox{ID: newID(), Name: req.Name, State: string(sdk.StateCreating), Reason: "create", Spec: spec, CreatedAt: now}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
@@ -199,6 +228,7 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 		Image: img.Name, ImageID: img.ID, Layers: img.Layers, ImageConfig: img.Config,
 		Env: req.Env, Labels: req.Labels,
 		CPU: req.CPU, MemoryMiB: req.MemoryMiB, PidsLimit: req.PidsLimit, Workdir: req.Workdir,
+		DiskMiB: req.DiskMiB,
 	}
 	if spec.CPU == 0 {
 		spec.CPU = d.CPU
@@ -211,6 +241,12 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 	}
 	if spec.Workdir == "" {
 		spec.Workdir = d.Workdir
+	}
+	if err := m.resolveNetwork(req, &spec); err != nil {
+		return store.Spec{}, err
+	}
+	if err := m.applyClassAndSnapshot(ctx, req, &spec); err != nil { // snapshot.go
+		return store.Spec{}, err
 	}
 	return spec, nil
 }
@@ -229,11 +265,13 @@ func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state sdk.S
 	case sdk.StateError:
 		sb.Error = msg
 	}
+	m.beforeWrite(sb, now) // the next deadline is written with the state
 	ev := &store.Event{SandboxID: sb.ID, Time: now, State: string(state), Reason: reason, Message: msg}
 	if err := m.cfg.Store.UpdateSandbox(ctx, sb, ev); err != nil {
 		*sb = prev
 		return fmt.Errorf("record state %s of %s: %w", state, sb.ID, err)
 	}
+	m.published(*ev)
 	return nil
 }
 
@@ -262,26 +300,18 @@ func errNotRunning(sb *store.Sandbox) error {
 	if sb.State == string(sdk.StateStopped) || sb.State == string(sdk.StateError) {
 		return errdefs.Conflict("SANDBOX_NOT_RUNNING", "sandbox %s is %s; start it with \"sbx start %s\"", ref, sb.State, ref)
 	}
+	if sb.State == string(sdk.StatePaused) {
+		return errdefs.Conflict("SANDBOX_PAUSED", "sandbox %s is paused; resume it with \"sbx resume %s\"", ref, ref)
+	}
 	return errdefs.Unavailable("SANDBOX_UNAVAILABLE", "sandbox %s is %s; try again shortly", ref, sb.State)
 }
 
-// Agent returns the client of a started sandbox's agent.
-func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *store.Sandbox, error) {
-	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
-	if err != nil {
-		return nil, nil, err
-	}
-	m.mu.Lock()
-	inst := m.instances[sb.ID]
-	m.mu.Unlock()
-	if sb.State != string(sdk.StateStarted) || inst == nil {
-		return nil, sb, errNotRunning(sb)
-	}
-	return inst.agent, sb, nil
-}
-
-// UsesLayers reports whether any sandbox's spec names one of layers.
+// UsesLayers reports whether any sandbox's spec or any snapshot names one
+// of layers.
 func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error) {
+	if used, err := m.snapshotsUseLayers(ctx, layers); err != nil || used { // snapshot.go
+		return used, err
+	}
 	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
 	if err != nil {
 		return false, err

@@ -31,16 +31,15 @@ func (m *Manager) Reconcile(ctx context.Context) error {
 		}
 	}
 
-	ids, err := m.cfg.Runtime.List(ctx)
+	instances, err := m.listInstances(ctx) // of every class (class.go)
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if !known[id] {
-			m.log.Warn("removing instance with no sandbox record", "id", id)
-			orphan := &store.Sandbox{ID: id}
+	for _, orphan := range instances {
+		if !known[orphan.ID] {
+			m.log.Warn("removing instance with no sandbox record", "id", orphan.ID)
 			if err := m.stopInstance(ctx, orphan, StopOptions{Force: true}); err != nil {
-				m.log.Error("remove orphan instance", "id", id, "err", err)
+				m.log.Error("remove orphan instance", "id", orphan.ID, "err", err)
 			}
 		}
 	}
@@ -53,6 +52,7 @@ func (m *Manager) Reconcile(ctx context.Context) error {
 			}
 		}
 	}
+	m.startPolicies(ctx) // scheduler.go: deadlines now that store and runtime agree
 	return nil
 }
 
@@ -73,10 +73,15 @@ func (m *Manager) reconcileOne(ctx context.Context, sb *store.Sandbox) error {
 			}
 			return nil
 		}
+		reason, msg := m.exitReason(sb, "the instance was gone when the daemon started") // before its cgroup goes
 		if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
 			return m.transition(ctx, sb, sdk.StateError, "reconcile", err.Error())
 		}
-		return m.transition(ctx, sb, sdk.StateStopped, "crash", "the instance was gone when the daemon started")
+		return m.transition(ctx, sb, sdk.StateStopped, reason, msg)
+	case sdk.StatePausing, sdk.StatePaused, sdk.StateResuming:
+		return m.reconcilePaused(ctx, sb) // pause.go
+	case sdk.StateArchiving, sdk.StateArchived, sdk.StateRestoring:
+		return m.reconcileArchive(ctx, sb) // archive.go
 	default: // stopped, error: make sure nothing runs or stays mounted
 		return m.stopInstance(ctx, sb, StopOptions{Force: true})
 	}
@@ -84,7 +89,7 @@ func (m *Manager) reconcileOne(ctx context.Context, sb *store.Sandbox) error {
 
 // reattach adopts a running instance whose agent answers.
 func (m *Manager) reattach(ctx context.Context, sb *store.Sandbox) bool {
-	st, err := m.cfg.Runtime.State(ctx, sb.ID)
+	st, err := m.runtimeOf(sb).State(ctx, sb.ID)
 	if err != nil || !st.Running {
 		if err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
 			m.log.Warn("runtime state", "id", sb.ID, "err", err)
@@ -99,5 +104,9 @@ func (m *Manager) reattach(ctx context.Context, sb *store.Sandbox) bool {
 		m.log.Warn("instance runs but its agent does not answer", "id", sb.ID, "err", err)
 		return false
 	}
-	return m.attach(sb.ID, st.Pid, client) == nil
+	if m.attach(sb.ID, st.Pid, client) != nil {
+		return false
+	}
+	m.restoreNetwork(ctx, sb)
+	return true
 }

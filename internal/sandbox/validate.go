@@ -57,6 +57,8 @@ func validateCreate(req *sdk.CreateSandboxRequest) error {
 		return errdefs.Invalid("INVALID_MEMORY", "memoryMiB must be between %d and %d, got %d", minMemoryMiB, maxMemoryMiB, req.MemoryMiB)
 	case req.PidsLimit < 0 || req.PidsLimit > maxPids || (req.PidsLimit != 0 && req.PidsLimit < minPids):
 		return errdefs.Invalid("INVALID_PIDS_LIMIT", "pidsLimit must be between %d and %d, got %d", minPids, maxPids, req.PidsLimit)
+	case req.DiskMiB < 0 || req.DiskMiB > maxDiskMiB || (req.DiskMiB != 0 && req.DiskMiB < minDiskMiB):
+		return errdefs.Invalid("INVALID_DISK", "diskMiB must be between %d and %d, got %d", minDiskMiB, maxDiskMiB, req.DiskMiB)
 	}
 	if req.Workdir != "" && (!path.IsAbs(req.Workdir) || strings.ContainsRune(req.Workdir, 0) || path.Clean(req.Workdir) != req.Workdir) {
 		return errdefs.Invalid("INVALID_WORKDIR", "workdir must be a clean absolute path such as /workspace, got %q", req.Workdir)

@@ -49,6 +49,59 @@ var migrations = []string{
 		size_bytes INTEGER NOT NULL DEFAULT 0,
 		created_at TEXT
 	);`,
+	// 2: network address leases and exposed ports (preview tokens).
+	`CREATE TABLE leases (
+		sandbox_id TEXT PRIMARY KEY REFERENCES sandboxes (id) ON DELETE CASCADE,
+		ip         TEXT NOT NULL UNIQUE,
+		created_at TEXT
+	);
+	CREATE TABLE ports (
+		sandbox_id TEXT NOT NULL REFERENCES sandboxes (id) ON DELETE CASCADE,
+		port       INTEGER NOT NULL,
+		public     INTEGER NOT NULL DEFAULT 0,
+		token      TEXT NOT NULL,
+		created_at TEXT,
+		PRIMARY KEY (sandbox_id, port)
+	);`,
+	// 3: lifecycle deadlines as columns (the scheduler asks for the soonest),
+	// and events without the foreign key, so the "deleted" event of a
+	// sandbox outlives its record in the global stream. SQLite cannot drop
+	// a constraint: copy the table, keeping every row and the sequence.
+	`ALTER TABLE sandboxes ADD COLUMN last_activity_at TEXT;
+	ALTER TABLE sandboxes ADD COLUMN expires_at TEXT;
+	ALTER TABLE sandboxes ADD COLUMN expires_action TEXT NOT NULL DEFAULT '';
+	CREATE INDEX sandboxes_expires ON sandboxes (expires_at) WHERE expires_at IS NOT NULL;
+
+	CREATE TABLE events_new (
+		seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+		sandbox_id   TEXT NOT NULL,
+		sandbox_name TEXT NOT NULL DEFAULT '',
+		time         TEXT,
+		state        TEXT NOT NULL,
+		reason       TEXT NOT NULL DEFAULT '',
+		message      TEXT NOT NULL DEFAULT ''
+	);
+	INSERT INTO events_new (seq, sandbox_id, sandbox_name, time, state, reason, message)
+		SELECT e.seq, e.sandbox_id, COALESCE(s.name, ''), e.time, e.state, e.reason, e.message
+		FROM events e LEFT JOIN sandboxes s ON s.id = e.sandbox_id;
+	DELETE FROM sqlite_sequence WHERE name = 'events_new';
+	UPDATE sqlite_sequence SET name = 'events_new' WHERE name = 'events';
+	DROP TABLE events;
+	ALTER TABLE events_new RENAME TO events;
+	CREATE INDEX events_sandbox ON events (sandbox_id, seq);`,
+	// 4: snapshots: a sandbox's filesystem as a layer, optionally with a
+	// gVisor memory image (see SnapshotStore).
+	`CREATE TABLE snapshots (
+		name       TEXT PRIMARY KEY,
+		sandbox_id TEXT NOT NULL DEFAULT '', -- the source; it may be gone
+		spec       TEXT NOT NULL,            -- JSON of Spec
+		memory     INTEGER NOT NULL DEFAULT 0,
+		size_bytes INTEGER NOT NULL DEFAULT 0,
+		created_at TEXT,
+		ttl_seconds INTEGER NOT NULL DEFAULT 0,
+		expires_at TEXT
+	);
+	CREATE INDEX snapshots_created ON snapshots (created_at, name);`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

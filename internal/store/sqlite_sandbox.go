@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 )
 
-const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at"
+const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at, last_activity_at, expires_at, expires_action"
 
 // defaultEventLimit is how many events ListEvents returns when limit <= 0.
 const defaultEventLimit = 1000
@@ -29,14 +29,15 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	if err != nil {
 		return err
 	}
-	times, err := encodeTimes(created, t, sb.StartedAt, sb.StoppedAt)
+	times, err := encodeTimes(created, t, sb.StartedAt, sb.StoppedAt, sb.LastActivityAt, sb.ExpiresAt)
 	if err != nil {
 		return err
 	}
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx,
-			"INSERT INTO sandboxes ("+sandboxColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			sb.ID, nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec, times[0], times[1], times[2], times[3])
+			"INSERT INTO sandboxes ("+sandboxColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			sb.ID, nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec, times[0], times[1], times[2], times[3],
+			times[4], times[5], sb.ExpiresAction)
 		return sandboxWriteError(err, sb)
 	})
 	if err != nil {
@@ -127,7 +128,7 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 	if err != nil {
 		return err
 	}
-	times, err := encodeTimes(sb.CreatedAt, t, sb.StartedAt, sb.StoppedAt)
+	times, err := encodeTimes(sb.CreatedAt, t, sb.StartedAt, sb.StoppedAt, sb.LastActivityAt, sb.ExpiresAt)
 	if err != nil {
 		return err
 	}
@@ -137,6 +138,9 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		e = *ev
 		if e.SandboxID == "" {
 			e.SandboxID = sb.ID
+		}
+		if e.SandboxName == "" {
+			e.SandboxName = sb.Name
 		}
 		if e.Time.IsZero() {
 			e.Time = t
@@ -148,10 +152,11 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE sandboxes SET name = ?, state = ?, reason = ?, error = ?, spec = ?,
-				created_at = ?, updated_at = ?, started_at = ?, stopped_at = ?
+				created_at = ?, updated_at = ?, started_at = ?, stopped_at = ?,
+				last_activity_at = ?, expires_at = ?, expires_action = ?
 			WHERE id = ?`,
 			nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec,
-			times[0], times[1], times[2], times[3], sb.ID)
+			times[0], times[1], times[2], times[3], times[4], times[5], sb.ExpiresAction, sb.ID)
 		if err != nil {
 			return sandboxWriteError(err, sb)
 		}
@@ -163,17 +168,13 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		if ev == nil {
 			return nil
 		}
-		res, err = tx.ExecContext(ctx,
-			"INSERT INTO events (sandbox_id, time, state, reason, message) VALUES (?, ?, ?, ?, ?)",
-			e.SandboxID, evTime, e.State, e.Reason, e.Message)
-		if err != nil {
-			return errdefs.Internal(err, "record event of sandbox %s", e.SandboxID)
+		// Checked inside the transaction, as the foreign key once was: a
+		// refused event undoes the update it came with.
+		if e.SandboxID != sb.ID {
+			return errdefs.Invalid("INVALID_EVENT", "event of sandbox %s recorded with sandbox %s", e.SandboxID, sb.ID)
 		}
-		e.Seq, err = res.LastInsertId()
-		if err != nil {
-			return errdefs.Internal(err, "record event of sandbox %s", e.SandboxID)
-		}
-		return nil
+		e.Seq, err = insertEvent(ctx, tx, &e, evTime)
+		return err
 	})
 	if err != nil {
 		return err
@@ -204,7 +205,7 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 	if limit <= 0 {
 		limit = defaultEventLimit
 	}
-	q := "SELECT seq, sandbox_id, time, state, reason, message FROM events WHERE seq > ?"
+	q := "SELECT seq, sandbox_id, sandbox_name, time, state, reason, message FROM events WHERE seq > ?"
 	args := []any{after}
 	if sandboxID != "" {
 		q += " AND sandbox_id = ?"
@@ -219,7 +220,7 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 	for rows.Next() {
 		var e Event
 		var t sql.NullString
-		if err := rows.Scan(&e.Seq, &e.SandboxID, &t, &e.State, &e.Reason, &e.Message); err != nil {
+		if err := rows.Scan(&e.Seq, &e.SandboxID, &e.SandboxName, &t, &e.State, &e.Reason, &e.Message); err != nil {
 			return nil, errdefs.Internal(err, "read event")
 		}
 		if e.Time, err = decodeTime(t); err != nil {
@@ -237,8 +238,9 @@ func scanSandbox(sc scanner) (*Sandbox, error) {
 	var sb Sandbox
 	var name sql.NullString
 	var spec string
-	var created, updated, started, stopped sql.NullString
-	err := sc.Scan(&sb.ID, &name, &sb.State, &sb.Reason, &sb.Error, &spec, &created, &updated, &started, &stopped)
+	var created, updated, started, stopped, active, expires sql.NullString
+	err := sc.Scan(&sb.ID, &name, &sb.State, &sb.Reason, &sb.Error, &spec, &created, &updated, &started, &stopped,
+		&active, &expires, &sb.ExpiresAction)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
@@ -249,8 +251,8 @@ func scanSandbox(sc scanner) (*Sandbox, error) {
 	if err := decodeJSON(spec, &sb.Spec); err != nil {
 		return nil, err
 	}
-	dst := []*time.Time{&sb.CreatedAt, &sb.UpdatedAt, &sb.StartedAt, &sb.StoppedAt}
-	for i, src := range []sql.NullString{created, updated, started, stopped} {
+	dst := []*time.Time{&sb.CreatedAt, &sb.UpdatedAt, &sb.StartedAt, &sb.StoppedAt, &sb.LastActivityAt, &sb.ExpiresAt}
+	for i, src := range []sql.NullString{created, updated, started, stopped, active, expires} {
 		if *dst[i], err = decodeTime(src); err != nil {
 			return nil, err
 		}

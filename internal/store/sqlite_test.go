@@ -190,7 +190,7 @@ func TestUpdateAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	sb.State = "running"
-	// The event names a sandbox that does not exist, which the foreign key refuses.
+	// The event names another sandbox, which the store refuses.
 	if err := s.UpdateSandbox(ctx, sb, &store.Event{SandboxID: "sbx-ghost", State: "running"}); err == nil {
 		t.Fatal("update with an event of a missing sandbox succeeded")
 	}

@@ -27,6 +27,12 @@ type Sandbox struct {
 	UpdatedAt time.Time // set by the store on every write
 	StartedAt time.Time // zero if never started
 	StoppedAt time.Time // zero if not stopped
+
+	// The lifecycle policy's bookkeeping, in columns so that due sandboxes
+	// are found with one query (see ListExpiring).
+	LastActivityAt time.Time // last recorded activity; zero if none yet
+	ExpiresAt      time.Time // next deadline; zero if none
+	ExpiresAction  string    // what is due at ExpiresAt: "stop", "archive", "delete"
 }
 
 // Spec is what the caller asked for, resolved against defaults and the image.
@@ -40,17 +46,58 @@ type Spec struct {
 	CPU         float64           `json:"cpu"`
 	MemoryMiB   int               `json:"memoryMiB"`
 	PidsLimit   int               `json:"pidsLimit"`
+	DiskMiB     int               `json:"diskMiB,omitempty"` // 0: writes go to the host's data dir
 	Workdir     string            `json:"workdir"`
+	// Class is "container" (runc; also when empty, as in records made
+	// before classes) or "gvisor" (runsc). Parent is the id of the sandbox
+	// this one was forked from; Snapshot the snapshot it was created from.
+	Class    string `json:"class,omitempty"`
+	Parent   string `json:"parent,omitempty"`
+	Snapshot string `json:"snapshot,omitempty"`
+
+	// Lifecycle: see policy.go in internal/sandbox. A nil Policy (records
+	// made before policies existed) means the defaults.
+	Policy        *Policy      `json:"policy,omitempty"`
+	Entrypoint    []string     `json:"entrypoint,omitempty"`
+	RestartPolicy string       `json:"restartPolicy,omitempty"`
+	Archive       *ArchiveInfo `json:"archive,omitempty"` // set while archived
+
+	// Network: "bridge" or "none" ("" in records made before networking
+	// existed: none). Egress is the policy of a bridge sandbox.
+	Network string  `json:"network,omitempty"`
+	Egress  *Egress `json:"egress,omitempty"`
+}
+
+// Policy is a sandbox's lifecycle policy; durations in seconds.
+type Policy struct {
+	AutoStopSeconds    int       `json:"autoStopSeconds"`    // 0: never idle-stopped
+	AutoArchiveSeconds int       `json:"autoArchiveSeconds"` // > 0
+	AutoDeleteSeconds  int       `json:"autoDeleteSeconds"`  // -1: never
+	TTLSeconds         int       `json:"ttlSeconds"`         // 0: none
+	TTLFrom            time.Time `json:"ttlFrom,omitempty"`  // when the TTL was set
+	Ephemeral          bool      `json:"ephemeral,omitempty"`
+	KeepAlive          bool      `json:"keepAlive,omitempty"`
+}
+
+// ArchiveInfo locates an archived sandbox's filesystem in the blob store.
+type ArchiveInfo struct {
+	Key    string    `json:"key"`
+	SHA256 string    `json:"sha256"` // of the stored (compressed) bytes
+	Size   int64     `json:"size"`
+	At     time.Time `json:"at"`
 }
 
 // Event records one state change of a sandbox.
 type Event struct {
 	Seq       int64 // assigned by the store, increasing
 	SandboxID string
-	Time      time.Time
-	State     string
-	Reason    string
-	Message   string
+	// SandboxName is the sandbox's name when the event was recorded; the
+	// store fills it in from the record in UpdateSandbox.
+	SandboxName string
+	Time        time.Time
+	State       string
+	Reason      string
+	Message     string
 }
 
 // Image is the stored record of an image.
@@ -92,6 +139,22 @@ type Store interface {
 	UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) error
 	// DeleteSandbox removes the record and its events. Missing is not an error.
 	DeleteSandbox(ctx context.Context, id string) error
+
+	// SetDeadline sets LastActivityAt, ExpiresAt and ExpiresAction of the
+	// sandbox id, but only while it is in state, and reports whether it
+	// was. It leaves UpdatedAt and every other field alone, so it never
+	// undoes a concurrent state change.
+	SetDeadline(ctx context.Context, id, state string, lastActivity, expiresAt time.Time, action string) (bool, error)
+	// ListExpiring returns up to limit sandboxes that have a deadline,
+	// soonest first.
+	ListExpiring(ctx context.Context, limit int) ([]*Sandbox, error)
+	// AppendEvent appends an event that changes no record, such as the
+	// "deleted" event that outlives a deleted sandbox. It sets ev.Seq, and
+	// ev.Time to now if zero.
+	AppendEvent(ctx context.Context, ev *Event) error
+	// PruneEvents removes the events recorded before before of sandboxes
+	// that no longer exist (their "deleted" events) and returns how many.
+	PruneEvents(ctx context.Context, before time.Time) (int64, error)
 
 	// ListEvents returns up to limit events of a sandbox with Seq > after.
 	// An empty sandboxID lists the events of all sandboxes.

@@ -39,6 +39,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Events", testEvents},
 		{"Delete", testDelete},
 		{"Images", testImages},
+		{"Deadlines", testDeadlines},
+		{"AppendEvent", testAppendEvent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
@@ -76,9 +78,12 @@ func fullSandbox(id, name string) *store.Sandbox {
 			PidsLimit: 100,
 			Workdir:   "/work",
 		},
-		CreatedAt: at(1),
-		StartedAt: at(2),
-		StoppedAt: at(3),
+		CreatedAt:      at(1),
+		StartedAt:      at(2),
+		StoppedAt:      at(3),
+		LastActivityAt: at(4),
+		ExpiresAt:      at(5),
+		ExpiresAction:  "stop",
 	}
 }
 
@@ -93,6 +98,8 @@ func equalSandbox(got, want *store.Sandbox) error {
 		{"UpdatedAt", g.UpdatedAt, w.UpdatedAt},
 		{"StartedAt", g.StartedAt, w.StartedAt},
 		{"StoppedAt", g.StoppedAt, w.StoppedAt},
+		{"LastActivityAt", g.LastActivityAt, w.LastActivityAt},
+		{"ExpiresAt", g.ExpiresAt, w.ExpiresAt},
 	} {
 		if !p.g.Equal(p.w) {
 			return fmt.Errorf("%s = %v, want %v", p.name, p.g, p.w)
@@ -100,6 +107,7 @@ func equalSandbox(got, want *store.Sandbox) error {
 	}
 	g.CreatedAt, g.UpdatedAt, g.StartedAt, g.StoppedAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 	w.CreatedAt, w.UpdatedAt, w.StartedAt, w.StoppedAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	g.LastActivityAt, g.ExpiresAt, w.LastActivityAt, w.ExpiresAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 	if !reflect.DeepEqual(g, w) {
 		return fmt.Errorf("got %+v\nwant %+v", g, w)
 	}
@@ -557,4 +565,120 @@ func testImages(t *testing.T, s store.Store) {
 		t.Errorf("message %q, want %q", err.Error(), want)
 	}
 	wantCode(t, s.DeleteImage(ctx, "alpine:3"), errdefs.KindNotFound, "IMAGE_NOT_FOUND")
+}
+
+func testDeadlines(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i, id := range []string{"sbx-1", "sbx-2", "sbx-3", "sbx-4"} {
+		sb := &store.Sandbox{ID: id, State: "started"}
+		if i < 3 {
+			// sbx-3 is due first, then sbx-2, then sbx-1; sbx-4 has no deadline.
+			sb.ExpiresAt, sb.ExpiresAction = at(30-10*i), "stop"
+		}
+		mustCreate(t, s, sb)
+	}
+	ids := func(limit int) []string {
+		t.Helper()
+		list, err := s.ListExpiring(ctx, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, sb := range list {
+			out = append(out, sb.ID)
+		}
+		return out
+	}
+	if got := ids(0); !reflect.DeepEqual(got, []string{"sbx-3", "sbx-2", "sbx-1"}) {
+		t.Errorf("ListExpiring = %v, want soonest first without sbx-4", got)
+	}
+	if got := ids(2); !reflect.DeepEqual(got, []string{"sbx-3", "sbx-2"}) {
+		t.Errorf("ListExpiring(2) = %v", got)
+	}
+
+	// SetDeadline changes only the deadline, and only in the named state.
+	before := mustGet(t, s, "sbx-3")
+	ok, err := s.SetDeadline(ctx, "sbx-3", "started", at(40), at(45), "delete")
+	if err != nil || !ok {
+		t.Fatalf("SetDeadline = %v, %v", ok, err)
+	}
+	got := mustGet(t, s, "sbx-3")
+	if !got.LastActivityAt.Equal(at(40)) || !got.ExpiresAt.Equal(at(45)) || got.ExpiresAction != "delete" {
+		t.Errorf("after SetDeadline: %v %v %q", got.LastActivityAt, got.ExpiresAt, got.ExpiresAction)
+	}
+	if !got.UpdatedAt.Equal(before.UpdatedAt) || got.State != before.State {
+		t.Errorf("SetDeadline changed other fields: %+v", got)
+	}
+	if got := ids(0); !reflect.DeepEqual(got, []string{"sbx-2", "sbx-1", "sbx-3"}) {
+		t.Errorf("ListExpiring after a move = %v", got)
+	}
+	ok, err = s.SetDeadline(ctx, "sbx-2", "stopped", at(1), at(1), "archive")
+	if err != nil || ok {
+		t.Errorf("SetDeadline in the wrong state = %v, %v; want false", ok, err)
+	}
+	if got := mustGet(t, s, "sbx-2"); got.ExpiresAction != "stop" {
+		t.Errorf("SetDeadline in the wrong state changed the record: %+v", got)
+	}
+	// A zero deadline takes the sandbox off the list.
+	if _, err := s.SetDeadline(ctx, "sbx-2", "started", time.Time{}, time.Time{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(0); !reflect.DeepEqual(got, []string{"sbx-1", "sbx-3"}) {
+		t.Errorf("ListExpiring after clearing = %v", got)
+	}
+	if ok, err := s.SetDeadline(ctx, "sbx-missing", "started", at(1), at(1), "stop"); ok || err != nil {
+		t.Errorf("SetDeadline of a missing sandbox = %v, %v", ok, err)
+	}
+}
+
+func testAppendEvent(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	sb := &store.Sandbox{ID: "sbx-1", Name: "web", State: "created"}
+	mustCreate(t, s, sb)
+	ev := &store.Event{State: "started", Reason: "create"}
+	if err := s.UpdateSandbox(ctx, sb, ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.SandboxName != "web" {
+		t.Errorf("UpdateSandbox did not name the event: %+v", ev)
+	}
+	if err := s.DeleteSandbox(ctx, "sbx-1"); err != nil {
+		t.Fatal(err)
+	}
+	// The record is gone; an event about it can still be appended.
+	tomb := &store.Event{SandboxID: "sbx-1", SandboxName: "web", State: "deleted", Reason: "delete"}
+	if err := s.AppendEvent(ctx, tomb); err != nil {
+		t.Fatal(err)
+	}
+	if tomb.Seq <= ev.Seq || tomb.Time.IsZero() {
+		t.Errorf("appended event = %+v, want a later seq and a time", tomb)
+	}
+	evs, err := s.ListEvents(ctx, "sbx-1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].State != "deleted" || evs[0].SandboxName != "web" || evs[0].Seq != tomb.Seq {
+		t.Errorf("events after delete = %+v, want only the appended one", evs)
+	}
+	if err := s.AppendEvent(ctx, &store.Event{State: "x"}); !errdefs.Is(err, errdefs.KindInvalid) {
+		t.Errorf("event without a sandbox id: %v", err)
+	}
+
+	// Pruning removes old events of deleted sandboxes only.
+	live := &store.Sandbox{ID: "sbx-2", State: "created"}
+	mustCreate(t, s, live)
+	if err := s.UpdateSandbox(ctx, live, &store.Event{State: "started", Time: at(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendEvent(ctx, &store.Event{SandboxID: "sbx-old", State: "deleted", Time: at(1)}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.PruneEvents(ctx, at(30))
+	if err != nil || n != 1 {
+		t.Errorf("PruneEvents = %d, %v; want 1", n, err)
+	}
+	evs, _ = s.ListEvents(ctx, "", 0, 0)
+	if len(evs) != 2 || evs[0].SandboxID != "sbx-1" || evs[1].SandboxID != "sbx-2" {
+		t.Errorf("events after pruning = %+v", evs)
+	}
 }

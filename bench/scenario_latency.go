@@ -1,0 +1,48 @@
+package main
+
+import "time"
+
+func init() {
+	registerScenario(Scenario{Order: 10, Name: "create → first exec (cold)", Run: runCreate})
+	registerScenario(Scenario{Order: 20, Name: "exec round trip (`true`)", Run: runExec})
+}
+
+// runCreate times making a sandbox and running its first command; the delete
+// afterwards is not timed. There is no pool of warm instances (yet), so every
+// create is cold.
+func runCreate(env *Env, sys System) ([]result, error) {
+	name := "create → first exec (cold)"
+	n := env.n(*createN, 3)
+	var ms []float64
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		box, err := sys.Create()
+		if err != nil {
+			return nil, err
+		}
+		err = box.Exec("true")
+		elapsed := time.Since(start)
+		if derr := box.Delete(); err == nil {
+			err = derr
+		}
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, float64(elapsed.Microseconds())/1000)
+	}
+	return []result{summarize(name, sys.Name(), "ms", ms)}, nil
+}
+
+// runExec times `true` in one running sandbox: the cost of a command.
+func runExec(env *Env, sys System) ([]result, error) {
+	box, err := sys.Create()
+	if err != nil {
+		return nil, err
+	}
+	defer box.Delete()
+	if err := box.Exec("true"); err != nil { // warm up: first exec pays for page faults
+		return nil, err
+	}
+	r := measure("exec round trip (`true`)", sys.Name(), env.n(*execN, 10), func() error { return box.Exec("true") })
+	return []result{r}, nil
+}
