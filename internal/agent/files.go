@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -33,18 +34,6 @@ func (s *server) path(p string) (string, error) {
 		p = filepath.Join(s.cwd, p)
 	}
 	return filepath.Clean(p), nil
-}
-
-func boolParam(r *http.Request, name string) (bool, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, errdefs.Invalid("INVALID_PARAMETER", "%s must be true or false, got %q", name, v)
-	}
-	return b, nil
 }
 
 // parseMode parses octal permission bits such as "0644" or "755".
@@ -148,7 +137,7 @@ func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 	if err != nil {
 		return sdk.FileInfo{}, err
 	}
-	parents, err := boolParam(r, "parents")
+	parents, err := httpjson.BoolParam(r, "parents")
 	if err != nil {
 		return sdk.FileInfo{}, err
 	}
@@ -419,7 +408,7 @@ func (s *server) delete(r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	recursive, err := boolParam(r, "recursive")
+	recursive, err := httpjson.BoolParam(r, "recursive")
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -151,7 +152,7 @@ func (s *server) handleProcessLogs(w http.ResponseWriter, r *http.Request, p *pr
 		}
 		after = n
 	}
-	follow, err := boolParam(r, "follow")
+	follow, err := httpjson.BoolParam(r, "follow")
 	if err != nil {
 		writeError(w, err)
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -79,7 +80,7 @@ const ptyWriteTimeout = time.Minute
 func (s *server) handleAttachPTY(w http.ResponseWriter, r *http.Request, term *terminal) {
 	replay := true
 	if v := r.URL.Query().Get("replay"); v != "" {
-		b, err := boolParam(r, "replay")
+		b, err := httpjson.BoolParam(r, "replay")
 		if err != nil {
 			writeError(w, err)
 			return

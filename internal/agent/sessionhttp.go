@@ -3,6 +3,7 @@ package agent
 import (
 	"net/http"
 
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -53,7 +54,7 @@ func (s *server) handleDeleteSession(w http.ResponseWriter, r *http.Request, ss 
 // SessionExecResult, or with ?stream=true NDJSON SessionEvents ending in
 // exactly one "exit".
 func (s *server) handleSessionExec(w http.ResponseWriter, r *http.Request, ss *session) {
-	stream, err := boolParam(r, "stream")
+	stream, err := httpjson.BoolParam(r, "stream")
 	if err != nil {
 		writeError(w, err)
 		return

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -54,7 +55,7 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	recursive, err := boolParam(r, "recursive")
+	recursive, err := httpjson.BoolParam(r, "recursive")
 	if err != nil {
 		writeError(w, err)
 		return

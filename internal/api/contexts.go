@@ -15,7 +15,7 @@ import (
 // streamed run that breaks before its "end" event gets an explicit error
 // event, so a client never mistakes a lost instance for a finished run.
 func (s *Server) runCode(w http.ResponseWriter, r *http.Request) {
-	stream, err := boolParam(r, "stream")
+	stream, err := httpjson.BoolParam(r, "stream")
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -114,7 +115,7 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) {
 // sandbox's stream ends after its "deleted" event.
 func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string) {
 	q := r.URL.Query()
-	follow, err := boolParam(r, "follow")
+	follow, err := httpjson.BoolParam(r, "follow")
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -200,7 +201,7 @@ func Event(e store.Event) sdk.Event {
 // until the sandbox stops. Reading the log does not start the sandbox; a
 // follow keeps it active.
 func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) {
-	follow, err := boolParam(r, "follow")
+	follow, err := httpjson.BoolParam(r, "follow")
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -84,12 +85,12 @@ func (s *Server) getSandbox(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteSandbox(w http.ResponseWriter, r *http.Request) {
-	wait, err := boolParam(r, "wait")
+	wait, err := httpjson.BoolParam(r, "wait")
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	cascade, err := boolParam(r, "cascade")
+	cascade, err := httpjson.BoolParam(r, "cascade")
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -120,7 +121,7 @@ func (s *Server) startSandbox(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request) {
-	force, err := boolParam(r, "force")
+	force, err := httpjson.BoolParam(r, "force")
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -141,18 +142,6 @@ func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, toAPI(sb))
-}
-
-func boolParam(r *http.Request, name string) (bool, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, errdefs.Invalid("INVALID_PARAMETER", "query parameter %s must be true or false, got %q", name, v)
-	}
-	return b, nil
 }
 
 // toAPI turns a stored record into its wire form.

@@ -49,7 +49,7 @@ func agentLost(err error) error {
 // ends with an explicit error event, so a client never mistakes a lost
 // instance for an exit.
 func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
-	stream, err := boolParam(r, "stream")
+	stream, err := httpjson.BoolParam(r, "stream")
 	if err != nil {
 		writeError(w, r, err)
 		return

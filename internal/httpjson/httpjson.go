@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -93,4 +94,17 @@ func Decode(w http.ResponseWriter, r *http.Request, v any) error {
 	default:
 		return errdefs.Invalid("INVALID_JSON", "invalid JSON: %v", err)
 	}
+}
+
+// BoolParam reads an optional true/false query parameter; absent is false.
+func BoolParam(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errdefs.Invalid("INVALID_PARAMETER", "query parameter %s must be true or false, got %q", name, v)
+	}
+	return b, nil
 }
