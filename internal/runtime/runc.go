@@ -125,8 +125,7 @@ func (r *Runc) start(ctx context.Context, inst *Instance) (Status, error) {
 	cmd := exec.CommandContext(ctx, r.binary, "--root", r.root, "run", "--detach",
 		"--bundle", inst.BundleDir, "--pid-file", pidFile, inst.ID)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Run(); err != nil {
+	if err := runTool(cmd); err != nil {
 		return Status{}, errdefs.Internal(err, "runc run %s: %s", inst.ID, readFrom(inst.LogPath, fi.Size()))
 	}
 
@@ -257,8 +256,7 @@ func (r *Runc) runc(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, r.binary, append([]string{"--root", r.root}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Run(); err != nil {
+	if err := runTool(cmd); err != nil {
 		return nil, &runcError{cmd: args[0], stderr: strings.TrimSpace(stderr.String()), err: err}
 	}
 	return stdout.Bytes(), nil
