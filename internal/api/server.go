@@ -5,7 +5,9 @@ package api
 
 import (
 	"crypto/subtle"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -50,6 +52,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
+			slog.Error("panic serving a request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 			writeError(w, r, errdefs.Internal(nil, "panic: %v", p))
 		}
 	}()

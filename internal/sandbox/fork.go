@@ -52,8 +52,17 @@ func (m *Manager) Fork(ctx context.Context, idOrName string, req sdk.ForkRequest
 	if err != nil {
 		return nil, err
 	}
-	parentDone := make(chan error, 1)
-	go func() { parentDone <- finish() }()
+	// The parent goes back to work (a started gvisor parent is released and
+	// restored) alongside the forks' restores, and may still be at it when
+	// Fork returns: it stays locked meanwhile, so calls to it wait, and if
+	// its restore fails it stays paused, which is no failure of the forks.
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := finish(); err != nil {
+			m.log.Error("fork: the parent did not go back to work", "id", parent.ID, "err", err)
+		}
+	}()
 
 	res := &ForkResult{Memory: memory, Forks: make([]*store.Sandbox, len(names))}
 	if !memory {
@@ -71,8 +80,7 @@ func (m *Manager) Fork(ctx context.Context, idOrName string, req sdk.ForkRequest
 		})
 	}
 	wg.Wait()
-	parentErr := <-parentDone
-	for i, err := range append(errs, parentErr) {
+	for i, err := range errs {
 		if err == nil {
 			continue
 		}
@@ -83,7 +91,7 @@ func (m *Manager) Fork(ctx context.Context, idOrName string, req sdk.ForkRequest
 				}
 			}
 		}
-		if i < len(names) && len(names) > 1 {
+		if len(names) > 1 {
 			err = fmt.Errorf("fork %d of %d: %w", i+1, len(names), err)
 		}
 		return nil, err
@@ -138,10 +146,12 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 	if err != nil {
 		return nil, false, nil, err
 	}
-	finish = func() error { unlock(); return nil }
+	// release unlocks the parent; on error it runs here, unless the parent
+	// was already handed to resume (which unlocks it).
+	release := func() error { unlock(); return nil }
 	defer func() {
-		if err != nil {
-			finish()
+		if err != nil && release != nil {
+			release()
 		}
 	}()
 	upper := filepath.Join(staging, "upper")
@@ -155,12 +165,12 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 	state := sdk.State(sb.State)
 	switch {
 	case classOf(sb.Spec) != ClassGVisor || (state != sdk.StateStarted && state != sdk.StatePaused):
-		return parent, false, finish, m.withQuietUpper(ctx, sb, copyUpper)
+		return parent, false, release, m.withQuietUpper(ctx, sb, copyUpper)
 	case state == sdk.StatePaused:
 		if err := m.withUpper(ctx, sb, copyUpper); err != nil {
 			return nil, false, nil, err
 		}
-		return parent, true, finish, m.linkMemory(sb, staging)
+		return parent, true, release, m.linkMemory(sb, staging)
 	}
 
 	// Started gvisor: checkpoint, copy the files as the image saw them,
@@ -195,10 +205,10 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 		err = m.linkMemory(sb, staging)
 	}
 	if err != nil {
+		release = nil
 		if rerr := resume(); rerr != nil {
 			m.log.Error("resume after a failed fork", "id", sb.ID, "err", rerr)
 		}
-		finish = func() error { return nil }
 		return nil, false, nil, err
 	}
 	return parent, true, resume, nil

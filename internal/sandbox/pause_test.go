@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
@@ -139,5 +140,38 @@ func TestForkNames(t *testing.T) {
 				t.Errorf("%+v: %v, want %v", tc.req, got, tc.want)
 			}
 		}
+	}
+}
+
+// TestFailedForkReleasesParent makes the copy of a paused parent's files
+// fail and checks that Fork returns the error and leaves the parent
+// unlocked: a delete after it goes through.
+func TestFailedForkReleasesParent(t *testing.T) {
+	m, _, st := newFakeManager(t)
+	m.cfg.Runtimes = map[string]runtime.Runtime{ClassGVisor: fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}}
+	ctx := context.Background()
+	sb := &store.Sandbox{ID: "sbx-parent", State: string(sdk.StatePaused), Spec: store.Spec{Image: "base", Class: ClassGVisor}}
+	if err := st.CreateSandbox(ctx, sb); err != nil {
+		t.Fatal(err)
+	}
+	upper := m.dirsOf(sb.ID).upper // a file where the directory should be
+	if err := os.MkdirAll(filepath.Dir(upper), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(upper, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Fork(ctx, sb.ID, sdk.ForkRequest{}); err == nil {
+		t.Fatal("fork of a parent whose files cannot be read succeeded")
+	}
+	deleted := make(chan error, 1)
+	go func() { _, err := m.Delete(ctx, sb.ID, true); deleted <- err }()
+	select {
+	case err := <-deleted:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("delete after a failed fork still waits for the parent's lock")
 	}
 }
