@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sbxhq/sbx/sdk"
@@ -15,26 +18,105 @@ import (
 // Class gvisor at 64 MiB and 512 MiB of used memory (random data in the
 // sandbox's tmpfs /tmp, which lives in gVisor's memory and so in every
 // checkpoint), and the container class's freezer pause for comparison.
+//
+// With -runsc the gvisor rows are measured a second time, in the same run,
+// on a second sbx daemon that drives that runsc binary (system
+// "sbx (runsc PLATFORM)"), so two gVisor builds can be compared side by side:
+//
+//	go run ./bench -sbx /tmp/sbx -systems sbx -scenarios gvisor \
+//		-runsc /opt/gvisor/runsc -runsc-platform systrap
 
-var gvisorN = flag.Int("gvisor-n", 5, "runs of each pause/resume/fork/snapshot measurement")
+var (
+	gvisorN       = flag.Int("gvisor-n", 5, "runs of each pause/resume/fork/snapshot measurement")
+	altRunsc      = flag.String("runsc", "", "also measure the gvisor rows with this runsc binary, on a second sbx daemon")
+	altRunscPlatf = flag.String("runsc-platform", "", `gVisor platform for -runsc ("systrap", "ptrace", "kvm"; default: sbx's)`)
+)
 
-func init() { registerSbxOnly(benchGVisor) }
+func init() {
+	registerScenario(Scenario{Order: 100, Name: "gvisor: pause, resume, fork, memory snapshot", Run: runGVisor})
+}
 
-func benchGVisor(env *Env) []result {
-	if _, err := exec.LookPath("runsc"); err != nil {
-		log.Printf("skipping gvisor scenarios: runsc is not installed")
-		return nil
+func runGVisor(env *Env, sys System) ([]result, error) {
+	if sys.Name() != "sbx" {
+		return nil, fmt.Errorf("%w: sbx only", errSkip)
 	}
-	c, n := env.Client, env.n(*gvisorN, 1)
+	if _, err := exec.LookPath("runsc"); err != nil {
+		return nil, fmt.Errorf("%w: runsc is not installed", errSkip)
+	}
+	n := env.n(*gvisorN, 1)
+	out := benchContainerPause(env.Client, n)
+	out = append(out, benchGVisor(env, env.Client, "sbx", n)...)
+	if *altRunsc == "" {
+		return out, nil
+	}
+	alt, err := openAltSbx(env)
+	if err != nil {
+		return append(out, failed("gvisor", altName(), err)), nil
+	}
+	defer alt.Close()
+	return append(out, benchGVisor(env, alt.client, alt.Name(), n)...), nil
+}
+
+func benchGVisor(env *Env, c *sdk.Client, sys string, n int) []result {
 	var out []result
-	out = append(out, benchContainerPause(c, n)...)
 	for _, mib := range []int{64, 512} {
 		if env.Quick && mib > 64 {
 			continue
 		}
-		out = append(out, benchGVisorAt(c, n, mib)...)
+		out = append(out, benchGVisorAt(c, sys, n, mib)...)
 	}
 	return out
+}
+
+// altSbx is the second sbx daemon of -runsc, with a bridge of its own.
+type altSbx struct {
+	*sbxSystem
+	net  benchNetwork
+	once sync.Once
+}
+
+func altName() string {
+	if *altRunscPlatf != "" {
+		return "sbx (runsc " + *altRunscPlatf + ")"
+	}
+	return "sbx (" + *altRunsc + ")"
+}
+
+func (a *altSbx) Name() string { return altName() }
+
+// Close stops the daemon and removes its bridge (benchNet is the first
+// daemon's meanwhile).
+func (a *altSbx) Close() {
+	a.once.Do(func() {
+		saved := benchNet
+		benchNet = a.net
+		a.sbxSystem.Close()
+		benchNet = saved
+	})
+}
+
+// openAltSbx starts the -runsc daemon on a data dir of its own. It reads
+// the runsc settings from the environment (sbx serve's SBX_RUNSC and
+// SBX_RUNSC_PLATFORM) and gets a bridge and subnet of its own.
+func openAltSbx(env *Env) (*altSbx, error) {
+	altEnv := &Env{Work: filepath.Join(env.Work, "alt-runsc"), Quick: env.Quick}
+	if err := os.MkdirAll(altEnv.Work, 0o700); err != nil {
+		return nil, err
+	}
+	os.Setenv("SBX_RUNSC", *altRunsc)
+	os.Setenv("SBX_RUNSC_PLATFORM", *altRunscPlatf)
+	defer os.Unsetenv("SBX_RUNSC")
+	defer os.Unsetenv("SBX_RUNSC_PLATFORM")
+	saved := benchNet
+	benchNet = benchNetwork{}
+	defer func() { benchNet = saved }()
+	s, err := openSbx(altEnv, *sbxBin) // on failure it has removed its bridge
+	if err != nil {
+		return nil, err
+	}
+	alt := &altSbx{sbxSystem: s, net: benchNet}
+	closeAtExit(alt)
+	return alt, nil
 }
 
 // gvisorBox creates a gvisor sandbox whose memory holds mib MiB of random
@@ -64,12 +146,12 @@ func run(c *sdk.Client, id, shell string) error {
 	return err
 }
 
-func benchGVisorAt(c *sdk.Client, n, mib int) []result {
+func benchGVisorAt(c *sdk.Client, sys string, n, mib int) []result {
 	ctx := context.Background()
 	at := fmt.Sprintf(" (gvisor, %d MiB used)", mib)
 	sb, err := gvisorBox(c, mib)
 	if err != nil {
-		return []result{failed("gvisor sandbox"+at, "sbx", err)}
+		return []result{failed("gvisor sandbox"+at, sys, err)}
 	}
 	defer c.DeleteSandboxCascade(ctx, sb.ID, true)
 	var out []result
@@ -80,25 +162,25 @@ func benchGVisorAt(c *sdk.Client, n, mib int) []result {
 	for i := 0; i < n; i++ {
 		t0 := time.Now()
 		if _, err := c.PauseSandbox(ctx, sb.ID); err != nil {
-			return append(out, failed("pause"+at, "sbx", err))
+			return append(out, failed("pause"+at, sys, err))
 		}
 		t1 := time.Now()
 		if _, err := c.ResumeSandbox(ctx, sb.ID); err != nil {
-			return append(out, failed("resume"+at, "sbx", err))
+			return append(out, failed("resume"+at, sys, err))
 		}
 		pause = append(pause, ms(t1.Sub(t0)))
 		resume = append(resume, ms(time.Since(t1)))
 		if err := run(c, sb.ID, "wget -qO- http://127.0.0.1:8080/ > /dev/null"); err != nil {
-			return append(out, failed("resume"+at, "sbx", err))
+			return append(out, failed("resume"+at, sys, err))
 		}
 	}
-	out = append(out, summarize("pause"+at, "sbx", "ms", pause), summarize("resume"+at, "sbx", "ms", resume))
+	out = append(out, summarize("pause"+at, sys, "ms", pause), summarize("resume"+at, sys, "ms", resume))
 
 	// Forks: the call returns when every child runs.
 	if mib == 64 {
 		for _, count := range []int{1, 8} {
 			name := fmt.Sprintf("fork, %d child%s%s", count, map[bool]string{true: "ren", false: ""}[count > 1], at)
-			out = append(out, measureThenClean(name, n, func() (func(), error) {
+			out = append(out, measureThenClean(name, sys, n, func() (func(), error) {
 				res, err := c.ForkSandbox(ctx, sb.ID, sdk.ForkRequest{Count: count})
 				if err != nil {
 					return nil, err
@@ -115,10 +197,10 @@ func benchGVisorAt(c *sdk.Client, n, mib int) []result {
 	// A new sandbox from a memory snapshot, until its web server answers.
 	snapName := fmt.Sprintf("bench-%d", mib)
 	if _, err := c.CreateSnapshot(ctx, sb.ID, sdk.CreateSnapshotRequest{Name: snapName, IncludeMemory: true}); err != nil {
-		return append(out, failed("memory snapshot → first answer"+at, "sbx", err))
+		return append(out, failed("memory snapshot → first answer"+at, sys, err))
 	}
 	defer c.DeleteSnapshot(ctx, snapName)
-	out = append(out, measureThenClean("memory snapshot → first answer"+at, n, func() (func(), error) {
+	out = append(out, measureThenClean("memory snapshot → first answer"+at, sys, n, func() (func(), error) {
 		kid, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Snapshot: snapName})
 		if err != nil {
 			return nil, err
@@ -157,7 +239,7 @@ func benchContainerPause(c *sdk.Client, n int) []result {
 }
 
 // measureThenClean times f n times; the cleanup it returns is not timed.
-func measureThenClean(name string, n int, f func() (func(), error)) result {
+func measureThenClean(name, sys string, n int, f func() (func(), error)) result {
 	var samples []float64
 	for i := 0; i < n; i++ {
 		start := time.Now()
@@ -165,12 +247,12 @@ func measureThenClean(name string, n int, f func() (func(), error)) result {
 		elapsed := time.Since(start)
 		if err != nil {
 			log.Printf("%s: %v", name, err)
-			return failed(name, "sbx", err)
+			return failed(name, sys, err)
 		}
 		clean()
 		samples = append(samples, ms(elapsed))
 	}
-	return summarize(name, "sbx", "ms", samples)
+	return summarize(name, sys, "ms", samples)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

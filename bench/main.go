@@ -39,8 +39,14 @@ var (
 	createN       = flag.Int("create-n", 30, "create→first exec runs per system")
 	transferN     = flag.Int("transfer-n", 5, "100 MiB uploads and downloads per system")
 	dockerHost    = flag.String("docker-host", "", "use this running dockerd (unix:///var/run/docker.sock) instead of starting one")
+	sbxNetwork    = flag.String("sbx-network", "none", `network of the sbx sandboxes in the shared scenarios: "none" (loopback only, as the peers get) or "bridge" (sbx's default)`)
 	pythonImage   = flag.String("python-image", defaultPythonImage, "python image tarball for the code-run scenarios (scripts/build-python-image.sh)")
 )
+
+// closeAtExit has the run's cleanup close s, a system a scenario started
+// for itself, should the run be interrupted first. Close must be safe to
+// call twice.
+var closeAtExit = func(s System) {}
 
 // The code-context scenarios predate the registry.
 func init() {
@@ -70,13 +76,23 @@ func main() {
 	var (
 		mu      sync.Mutex
 		systems []System
+		extra   []System // started by a scenario; closed again by it, or here if interrupted
 	)
+	closeAtExit = func(s System) {
+		mu.Lock()
+		extra = append(extra, s)
+		mu.Unlock()
+	}
 	cleanup := sync.OnceFunc(func() {
 		mu.Lock()
 		defer mu.Unlock()
+		for _, s := range slices.Backward(extra) {
+			s.Close()
+		}
 		for _, s := range slices.Backward(systems) {
 			s.Close()
 		}
+		unmountUnder(work) // whatever a daemon left mounted (runsc's netns, say)
 		os.RemoveAll(work)
 	})
 	defer cleanup()

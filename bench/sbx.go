@@ -89,7 +89,7 @@ func waitHTTP(url string, hc *http.Client) error {
 func (s *sbxSystem) Name() string { return "sbx" }
 
 func (s *sbxSystem) Create() (Box, error) {
-	sb, err := s.client.CreateSandbox(context.Background(), sdk.CreateSandboxRequest{})
+	sb, err := s.client.CreateSandbox(context.Background(), sdk.CreateSandboxRequest{Network: *sbxNetwork})
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 	root.AddCommand(
 		newServeCmd(),
 		newAgentCmd(),
+		newRunscShimCmd(),
 		newCreateCmd(g),
 		newListCmd(g),
 		newGetCmd(g),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agent"
 	"github.com/sbxhq/sbx/internal/daemon"
+	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/spf13/cobra"
 )
 
@@ -16,7 +17,7 @@ const (
 )
 
 func newServeCmd() *cobra.Command {
-	var dataDir, listen string
+	var dataDir, listen, runsc, runscPlatform string
 	var nf netFlags
 	var lf lifecycleFlags
 	cmd := &cobra.Command{
@@ -40,6 +41,9 @@ picked up again by the next sbx serve.`,
 			cfg := daemon.Config{
 				DataDir: setting(cmd, "data-dir", dataDir, "SBX_DATA_DIR"),
 				Listen:  setting(cmd, "listen", listen, "SBX_LISTEN"),
+
+				Runsc:         setting(cmd, "runsc", runsc, "SBX_RUNSC"),
+				RunscPlatform: setting(cmd, "runsc-platform", runscPlatform, "SBX_RUNSC_PLATFORM"),
 			}
 			if err := nf.apply(cmd, &cfg); err != nil {
 				return err
@@ -50,6 +54,8 @@ picked up again by the next sbx serve.`,
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", defaultDataDir, "directory for the store, images and sandboxes (env SBX_DATA_DIR)")
 	cmd.Flags().StringVar(&listen, "listen", defaultListen, "address the HTTP API listens on (env SBX_LISTEN)")
+	cmd.Flags().StringVar(&runsc, "runsc", "", "runsc binary of class gvisor (env SBX_RUNSC; default: runsc on PATH)")
+	cmd.Flags().StringVar(&runscPlatform, "runsc-platform", "", `gVisor platform: "ptrace" (default; all Debian 12's runsc has), "systrap" (newer runsc builds, much faster) or "kvm" (env SBX_RUNSC_PLATFORM)`)
 	nf.register(cmd)
 	lf.register(cmd)
 	return cmd
@@ -65,6 +71,21 @@ func setting(cmd *cobra.Command, flag, value, env string) string {
 		return v
 	}
 	return value
+}
+
+func newRunscShimCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   runtime.RunscShimCommand + " RUNSC [ARG...]",
+		Short: "Run runsc with an empty /proc/sys/net (used by the daemon, not by hand)",
+		Long: `Run a runsc command in a private mount namespace whose /proc/sys/net is
+empty, so that Debian 12's runsc accepts a sandbox's network namespace on newer
+kernels. The daemon starts it; see internal/runtime/runsc_netns.go.`,
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runtime.RunscNetnsShim(args)
+		},
+	}
 }
 
 func newAgentCmd() *cobra.Command {

@@ -48,6 +48,11 @@ type Config struct {
 	PreviewDomain string   // wildcard domain of host-based previews; "" for none
 	// PreviewNotActivity stops preview requests from counting as activity.
 	PreviewNotActivity bool
+
+	// Class gvisor: the runsc binary (default: runsc on PATH) and gVisor
+	// platform (default ptrace).
+	Runsc         string
+	RunscPlatform string
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -109,7 +114,7 @@ func Run(ctx context.Context, cfg Config) error {
 	mgr, err := sandbox.New(sandbox.Config{
 		DataDir: cfg.DataDir, AgentBinary: agentBin,
 		Store: st, Images: images, Rootfs: rootfs{}, Runtime: rt,
-		Runtimes: classRuntimes(cfg.DataDir, rt), // gvisor.go
+		Runtimes: classRuntimes(cfg, rt, agentBin), // gvisor.go
 		Blobs:    life.blobs,
 		OnEvent:  life.onEvent,
 		Network:  netw,

@@ -10,10 +10,19 @@ import (
 
 // classRuntimes returns the runtime of each sandbox class. runsc is
 // optional: without it the daemon runs, and creating a sandbox of class
-// gvisor fails with a message that says how to install it.
-func classRuntimes(dataDir string, runc runtime.Runtime) map[string]runtime.Runtime {
+// gvisor fails with a message that says how to install it. sbx is the
+// static sbx binary, which runs runsc's network set-up in its shim
+// (runtime.RunscNetnsShim).
+func classRuntimes(cfg Config, runc runtime.Runtime, sbx string) map[string]runtime.Runtime {
 	out := map[string]runtime.Runtime{sandbox.ClassContainer: runc}
-	runsc, err := runtime.NewRunsc(filepath.Join(dataDir, "runsc"))
+	opts := []runtime.RunscOption{runtime.WithNetnsShim(sbx)}
+	if cfg.Runsc != "" {
+		opts = append(opts, runtime.WithBinary(cfg.Runsc))
+	}
+	if cfg.RunscPlatform != "" {
+		opts = append(opts, runtime.WithPlatform(cfg.RunscPlatform))
+	}
+	runsc, err := runtime.NewRunsc(filepath.Join(cfg.DataDir, "runsc"), opts...)
 	if err != nil {
 		slog.Warn("class gvisor is not available", "err", err)
 		return out

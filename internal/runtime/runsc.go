@@ -57,7 +57,19 @@ type Freezer interface {
 // and restore):
 //   - --platform=ptrace: Debian 12's runsc (2022) has no systrap, and KVM is
 //     not available in most VMs.
-//   - --network=none: loopback only, like a runc instance without a network.
+//   - --network: "sandbox" when the instance joins a network namespace
+//     (Instance.NetNSPath, made and wired by the network package): gVisor's
+//     own network stack takes over the namespace's interfaces, addresses
+//     and routes, so the host's rules on the veth apply as for runc.
+//     "none" (loopback only) otherwise. A restore takes the configuration
+//     of the namespace it is given, which may differ from the saved one's (a
+//     resume or a fork gets an address of its own); sockets listening on
+//     all addresses keep listening. Open TCP connections: see
+//     DropsConnections.
+//   - --overlay2=none: writes go to the rootfs (the sandbox's overlayfs upper
+//     directory on the host), where stop, snapshots and forks find them.
+//     Newer runsc releases default to an overlay of their own that keeps
+//     writes in a private file.
 //   - --host-uds=all: the agent listens on a socket in the bind-mounted
 //     run directory that the host connects to ("create" alone is not enough:
 //     the agent's chmod and rename of its socket need "open"). Only the
@@ -76,6 +88,7 @@ type Runsc struct {
 	root     string
 	platform string
 	args     []string
+	shim     string // sbx binary that runs RunscNetnsShim; "" for none
 }
 
 var (
@@ -93,6 +106,17 @@ func WithRunscArgs(args []string) RunscOption {
 	return func(r *Runsc) { r.args = append([]string(nil), args...) }
 }
 
+// WithBinary uses the runsc binary at path instead of the one on PATH.
+func WithBinary(path string) RunscOption {
+	return func(r *Runsc) { r.binary = path }
+}
+
+// WithNetnsShim runs the runsc commands that wire a sandbox's network
+// through `sbx runsc-shim` (RunscNetnsShim) with the sbx binary at path.
+func WithNetnsShim(path string) RunscOption {
+	return func(r *Runsc) { r.shim = path }
+}
+
 // WithPlatform picks gVisor's platform ("ptrace", "kvm", or "systrap" where
 // the runsc build has it); the default is ptrace.
 func WithPlatform(name string) RunscOption {
@@ -102,20 +126,26 @@ func WithPlatform(name string) RunscOption {
 // NewRunsc returns a runtime that drives the runsc binary found on PATH,
 // with its state in root (created if missing).
 func NewRunsc(root string, opts ...RunscOption) (*Runsc, error) {
-	bin, err := exec.LookPath("runsc")
-	if err != nil {
-		return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE",
-			"runsc (gVisor) is not installed or not on PATH; install it with `apt-get install runsc`")
+	r := &Runsc{root: root, platform: "ptrace"}
+	for _, o := range opts {
+		o(r)
+	}
+	if r.binary == "" {
+		bin, err := exec.LookPath("runsc")
+		if err != nil {
+			return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE",
+				"runsc (gVisor) is not installed or not on PATH; install it with `apt-get install runsc`")
+		}
+		r.binary = bin
+	}
+	if _, err := os.Stat(r.binary); err != nil {
+		return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE", "runsc binary %s: %v", r.binary, err)
 	}
 	if !filepath.IsAbs(root) {
 		return nil, errdefs.Invalid("INVALID_RUNTIME_ROOT", "runsc root %q must be an absolute path", root)
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create runsc root %s", root)
-	}
-	r := &Runsc{binary: bin, root: root, platform: "ptrace"}
-	for _, o := range opts {
-		o(r)
 	}
 	return r, nil
 }
@@ -126,9 +156,10 @@ func (r *Runsc) stateFile(id string) string {
 	return filepath.Join(r.root, id+"_sandbox:"+id+".state")
 }
 
-// globalFlags come before the subcommand of every runsc call.
-func (r *Runsc) globalFlags() []string {
-	return []string{"--root", r.root, "--platform=" + r.platform, "--network=none", "--host-uds=all"}
+// globalFlags come before the subcommand of every runsc call; network is
+// what --network says to run and restore (other commands ignore it).
+func (r *Runsc) globalFlags(network string) []string {
+	return []string{"--root", r.root, "--platform=" + r.platform, "--network=" + network, "--host-uds=all", "--overlay2=none"}
 }
 
 // Start writes config.json into the bundle and runs the sandbox detached,
@@ -202,13 +233,19 @@ func (r *Runsc) launchNew(ctx context.Context, inst *Instance, verb string, extr
 	if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return Status{}, errdefs.Internal(err, "remove stale pid file")
 	}
-	args := append(r.globalFlags(), verb, "--detach", "--bundle", inst.BundleDir, "--pid-file", pidFile)
+	network := "none"
+	if inst.NetNSPath != "" {
+		network = "sandbox"
+	}
+	args := append(r.globalFlags(network), verb, "--detach", "--bundle", inst.BundleDir, "--pid-file", pidFile)
 	args = append(append(args, extra...), inst.ID)
 	cmd := exec.CommandContext(ctx, r.binary, args...)
+	if network == "sandbox" && r.shim != "" {
+		cmd = exec.CommandContext(ctx, r.shim, append([]string{RunscShimCommand, r.binary}, args...)...)
+	}
 	// Stdin stays nil: exec gives the child /dev/null.
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Run(); err != nil {
+	if err := runTool(cmd); err != nil {
 		return Status{}, errdefs.Internal(err, "runsc %s %s: %s", verb, inst.ID, lastLines(readFrom(inst.LogPath, fi.Size()), 5))
 	}
 	// The pid is the sandbox process on the host (runsc-sandbox): every
@@ -339,6 +376,11 @@ func (r *Runsc) kill(ctx context.Context, id string, sig syscall.Signal, all boo
 	if err := validID(id); err != nil {
 		return err
 	}
+	// After a checkpoint (and a crash) the sandbox process is gone: there
+	// is nothing to signal, and runsc would take a call or two to say so.
+	if r.sandboxGone(id) {
+		return nil
+	}
 	args := []string{"kill"}
 	if all {
 		args = append(args, "--all")
@@ -352,6 +394,41 @@ func (r *Runsc) kill(ctx context.Context, id string, sig syscall.Signal, all boo
 		return nil
 	}
 	return errdefs.Internal(err, "signal instance %s", id)
+}
+
+// sandboxGone reports whether the instance's sandbox process, in which
+// every process of the instance lives, has exited (or is a zombie). It
+// reads the pid from runsc's state file; when in doubt it says false.
+func (r *Runsc) sandboxGone(id string) bool {
+	data, err := os.ReadFile(r.stateFile(id))
+	if err != nil {
+		return false
+	}
+	var s struct {
+		Sandbox struct {
+			Pid int `json:"pid"`
+		} `json:"sandbox"`
+	}
+	if json.Unmarshal(data, &s) != nil || s.Sandbox.Pid <= 0 {
+		return false
+	}
+	return !processAlive(s.Sandbox.Pid)
+}
+
+// processAlive reports whether pid is a process that has not exited: an
+// exited one whose parent has not reaped it yet is a zombie ("Z" in
+// /proc/PID/stat, after the parenthesised command name).
+func processAlive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return true
+	}
+	state := data[i+2]
+	return state != 'Z' && state != 'X'
 }
 
 // Pause freezes every process of the instance (runsc pause).
@@ -424,11 +501,10 @@ func (r *Runsc) List(ctx context.Context) ([]string, error) {
 }
 
 func (r *Runsc) runsc(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, r.binary, append(r.globalFlags(), args...)...)
+	cmd := exec.CommandContext(ctx, r.binary, append(r.globalFlags("none"), args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Run(); err != nil {
+	if err := runTool(cmd); err != nil {
 		return nil, &runscError{cmd: args[0], stderr: lastLines(stderr.String()+stdout.String(), 5), err: err}
 	}
 	return stdout.Bytes(), nil

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
@@ -26,6 +27,10 @@ type Network interface {
 	Teardown(ctx context.Context, id string) error
 	// SetEgress applies sb.Spec.Egress to sb's running instance, if any.
 	SetEgress(ctx context.Context, sb *store.Sandbox) error
+	// OpenConns describes the TCP connections of a running sandbox that
+	// are not closed: open lists the established ones; closing lists those
+	// on their way to closed, the last of which may take up to wait.
+	OpenConns(id string) (open, closing []string, wait time.Duration, err error)
 }
 
 // resolveNetwork fills in the network mode and egress policy of a new spec.

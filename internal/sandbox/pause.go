@@ -23,9 +23,10 @@ import (
 // every process with the cgroup freezer (memory stays resident, CPU drops to
 // zero) and Resume thaws them.
 //
-// States: started → pausing → paused → resuming → started. A paused sandbox
-// refuses toolbox calls with SANDBOX_PAUSED; delete works, stop needs a
-// resume first.
+// States: started → pausing → paused → resuming → started. A toolbox call
+// on a paused sandbox resumes it (lazy.go); delete works, stop needs a
+// resume first. The lifecycle policy's autoPauseSeconds pauses an idle
+// sandbox (policy.go).
 
 // suspendTimeout bounds the wait for the agent to close its socket.
 const suspendTimeout = 10 * time.Second
@@ -208,6 +209,9 @@ func (m *Manager) checkpoint(ctx context.Context, sb *store.Sandbox) error {
 	m.mu.Unlock()
 	if inst == nil {
 		return errNotRunning(sb)
+	}
+	if err := m.waitConnsClosed(ctx, sb, cp); err != nil { // conns.go
+		return err
 	}
 	if err := m.suspendAgent(ctx, sb); err != nil {
 		return err

@@ -398,10 +398,8 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 		if req.Class == ClassContainer {
 			spec.Class = ""
 		}
-		if _, err := m.runtimeFor(classOf(*spec)); err != nil {
-			return err
-		}
-		return gvisorNetwork(req, spec)
+		_, err := m.runtimeFor(classOf(*spec))
+		return err
 	}
 	ss, err := m.snapshots()
 	if err != nil {
@@ -429,9 +427,6 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 	}
 	spec.Image, spec.ImageID, spec.Layers, spec.ImageConfig = from.Image, from.ImageID, from.Layers, from.ImageConfig
 	spec.Class, spec.Snapshot, spec.Parent = from.Class, snap.Name, ""
-	if err := gvisorNetwork(req, spec); err != nil {
-		return err
-	}
 	env := map[string]string{}
 	for k, v := range from.Env {
 		env[k] = v
@@ -463,20 +458,6 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 			return err
 		}
 	}
-	return nil
-}
-
-// gvisorNetwork gives a gvisor sandbox loopback only: runsc runs with
-// --network=none (see runtime.Runsc), so bridge networking, egress policies
-// and previews are for class container.
-func gvisorNetwork(req sdk.CreateSandboxRequest, spec *store.Spec) error {
-	if classOf(*spec) != ClassGVisor {
-		return nil
-	}
-	if (req.Network != "" && req.Network != sdk.NetworkNone) || req.Egress != nil {
-		return errdefs.Invalid("NETWORK_UNSUPPORTED", "class gvisor has loopback networking only for now: leave out network and egress, or use network %q", sdk.NetworkNone)
-	}
-	spec.Network, spec.Egress = sdk.NetworkNone, nil
 	return nil
 }
 
