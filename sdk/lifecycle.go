@@ -14,6 +14,7 @@ const (
 // Lifecycle policy defaults and bounds, in seconds.
 const (
 	DefaultAutoStopSeconds    = 15 * 60
+	DefaultAutoPauseSeconds   = 60 * 60 // class gvisor, whose default autoStopSeconds is then 0
 	DefaultAutoArchiveSeconds = 7 * 24 * 3600
 	DefaultAutoDeleteSeconds  = -1
 	MaxAutoArchiveSeconds     = 30 * 24 * 3600 // also what autoArchiveSeconds 0 means
@@ -34,6 +35,7 @@ func Ptr[T any](v T) *T { return &v }
 // nil keep their value. Setting ttlSeconds restarts the TTL from now.
 type UpdateSandboxRequest struct {
 	AutoStopSeconds    *int  `json:"autoStopSeconds,omitempty"`
+	AutoPauseSeconds   *int  `json:"autoPauseSeconds,omitempty"`
 	AutoArchiveSeconds *int  `json:"autoArchiveSeconds,omitempty"`
 	AutoDeleteSeconds  *int  `json:"autoDeleteSeconds,omitempty"`
 	TTLSeconds         *int  `json:"ttlSeconds,omitempty"`

@@ -45,6 +45,7 @@ type Sandbox struct {
 
 	// Lifecycle policy and deadlines (durations in seconds; see lifecycle.go).
 	AutoStopSeconds    int        `json:"autoStopSeconds"`    // idle time before a stop; 0: never
+	AutoPauseSeconds   int        `json:"autoPauseSeconds"`   // idle time before a pause; 0: never
 	AutoArchiveSeconds int        `json:"autoArchiveSeconds"` // stopped time before an archive
 	AutoDeleteSeconds  int        `json:"autoDeleteSeconds"`  // stopped time before a delete; -1: never
 	TTLSeconds         int        `json:"ttlSeconds"`         // delete this long after TTLFrom; 0: none
@@ -83,7 +84,8 @@ type CreateSandboxRequest struct {
 	Snapshot string `json:"snapshot,omitempty"`
 
 	// Lifecycle policy; nil takes the default (see lifecycle.go).
-	AutoStopSeconds    *int     `json:"autoStopSeconds,omitempty"`    // default 900; 0: never
+	AutoStopSeconds    *int     `json:"autoStopSeconds,omitempty"`    // default 900 (gvisor: 0); 0: never
+	AutoPauseSeconds   *int     `json:"autoPauseSeconds,omitempty"`   // default 0 (gvisor: 3600); exclusive with autoStopSeconds
 	AutoArchiveSeconds *int     `json:"autoArchiveSeconds,omitempty"` // default 604800; 0: the maximum, 30 days
 	AutoDeleteSeconds  *int     `json:"autoDeleteSeconds,omitempty"`  // default -1: never; 0: when it stops
 	TTLSeconds         int      `json:"ttlSeconds,omitempty"`         // delete this long after creation; 0: none

@@ -14,19 +14,20 @@ import (
 
 // policyFlags are the lifecycle flags of sbx create and sbx update.
 type policyFlags struct {
-	autoStop, autoArchive, autoDelete, ttl string
-	ephemeral, keepAlive                   bool
-	entrypoint, restart                    string
+	autoStop, autoPause, autoArchive, autoDelete, ttl string
+	ephemeral, keepAlive                              bool
+	entrypoint, restart                               string
 }
 
 const durationHelp = `Durations are like 90s, 15m, 2h, 7d or 1d12h, or plain seconds; 0 turns
---auto-stop and --ttl off, --auto-archive 0 means the maximum (30d), and
+--auto-stop, --auto-pause and --ttl off, --auto-archive 0 means the maximum (30d), and
 --auto-delete -1 (or never) never deletes.`
 
 func addPolicyFlags(cmd *cobra.Command, create bool) *policyFlags {
 	p := &policyFlags{}
 	f := cmd.Flags()
-	f.StringVar(&p.autoStop, "auto-stop", "", "stop after this long without activity (default 15m; 0: never)")
+	f.StringVar(&p.autoStop, "auto-stop", "", "stop after this long without activity (default 15m, class gvisor 0; 0: never)")
+	f.StringVar(&p.autoPause, "auto-pause", "", "pause instead of stopping after this long without activity (default 0, class gvisor 1h; turns --auto-stop off)")
 	f.StringVar(&p.autoArchive, "auto-archive", "", "archive after this long stopped (default 7d; 0: 30d)")
 	f.StringVar(&p.autoDelete, "auto-delete", "", "delete after this long stopped (default never; 0: when it stops)")
 	f.StringVar(&p.ttl, "ttl", "", "delete this long after now, in any state (0: no TTL)")
@@ -45,7 +46,8 @@ func (p *policyFlags) applyCreate(cmd *cobra.Command, req *sdk.CreateSandboxRequ
 	if err != nil {
 		return err
 	}
-	req.AutoStopSeconds, req.AutoArchiveSeconds, req.AutoDeleteSeconds = u.AutoStopSeconds, u.AutoArchiveSeconds, u.AutoDeleteSeconds
+	req.AutoStopSeconds, req.AutoPauseSeconds = u.AutoStopSeconds, u.AutoPauseSeconds
+	req.AutoArchiveSeconds, req.AutoDeleteSeconds = u.AutoArchiveSeconds, u.AutoDeleteSeconds
 	if u.TTLSeconds != nil {
 		req.TTLSeconds = *u.TTLSeconds
 	}
@@ -67,6 +69,7 @@ func (p *policyFlags) update(cmd *cobra.Command) (sdk.UpdateSandboxRequest, erro
 		dst         **int
 	}{
 		{"auto-stop", p.autoStop, false, &u.AutoStopSeconds},
+		{"auto-pause", p.autoPause, false, &u.AutoPauseSeconds},
 		{"auto-archive", p.autoArchive, false, &u.AutoArchiveSeconds},
 		{"auto-delete", p.autoDelete, true, &u.AutoDeleteSeconds},
 		{"ttl", p.ttl, false, &u.TTLSeconds},
@@ -126,12 +129,15 @@ func parsePolicyDuration(s string, never bool) (int, error) {
 
 func newUpdateCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "update NAME [--auto-stop D] [--auto-archive D] [--auto-delete D] [--ttl D] [--ephemeral] [--keep-alive]",
+		Use:   "update NAME [--auto-stop D | --auto-pause D] [--auto-archive D] [--auto-delete D] [--ttl D] [--ephemeral] [--keep-alive]",
 		Short: "Change a sandbox's lifecycle policy",
-		Long: `Change when a sandbox is stopped, archived or deleted on its own. Flags left
-out keep their value. Setting --ttl starts the TTL afresh from now.
+		Long: `Change when a sandbox is stopped, paused, archived or deleted on its own. Flags
+left out keep their value. An idle sandbox is either stopped or paused: setting one
+of --auto-stop and --auto-pause turns the other off. Setting --ttl starts the TTL
+afresh from now.
 ` + durationHelp,
 		Example: `  sbx update box --auto-stop 1h
+  sbx update box --auto-pause 10m
   sbx update box --keep-alive
   sbx update box --keep-alive=false --ttl 2h
   sbx update box --auto-delete never -o json`,
@@ -329,8 +335,11 @@ background process. -f keeps following; following keeps the sandbox active.`,
 // lifecycleLines adds a sandbox's policy and deadline to `sbx get`.
 func lifecycleLines(line func(k, v string), sb *sdk.Sandbox) {
 	policy := []string{"auto-stop " + secondsText(sb.AutoStopSeconds, "never")}
-	if sb.KeepAlive {
+	switch {
+	case sb.KeepAlive:
 		policy[0] = "keep-alive"
+	case sb.AutoPauseSeconds > 0:
+		policy[0] = "auto-pause " + secondsText(sb.AutoPauseSeconds, "")
 	}
 	policy = append(policy, "auto-archive "+secondsText(sb.AutoArchiveSeconds, "never"))
 	if sb.Ephemeral {

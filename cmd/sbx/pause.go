@@ -12,8 +12,11 @@ func newPauseCmd(g *globals) *cobra.Command {
 		Long: `Pause a started sandbox. Class gvisor saves every process and its memory to
 disk and releases the instance: no process, CPU or memory is held on the host
 until sbx resume. Class container freezes every process where it is (its memory
-stays in use, its CPU drops to zero). A paused sandbox refuses exec and file
-calls until it is resumed.`,
+stays in use, its CPU drops to zero). The next exec, file call, terminal or
+preview request resumes a paused sandbox on its own (as it starts a stopped one);
+reading its record (sbx get, ls) does not. --auto-pause on sbx create and sbx
+update pauses a sandbox after a time without activity (class gvisor: 1h by
+default).`,
 		Example: `  sbx pause box
   sbx resume box`,
 		Args: exactArgs(1, "exactly one NAME"),

@@ -361,6 +361,7 @@ func intParam(v, name string, min, max int64) (int64, error) {
 func lifecycleToAPI(sb *store.Sandbox, out *sdk.Sandbox) {
 	p := sandbox.PolicyOf(sb.Spec)
 	out.AutoStopSeconds, out.AutoArchiveSeconds, out.AutoDeleteSeconds = p.AutoStopSeconds, p.AutoArchiveSeconds, p.AutoDeleteSeconds
+	out.AutoPauseSeconds = p.AutoPauseSeconds
 	out.TTLSeconds, out.Ephemeral, out.KeepAlive = p.TTLSeconds, p.Ephemeral, p.KeepAlive
 	if p.TTLSeconds > 0 {
 		from := p.TTLFrom

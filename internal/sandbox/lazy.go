@@ -11,7 +11,8 @@ import (
 )
 
 // DefaultLazyStartTimeout bounds how long a toolbox call waits for the
-// start (and restore) of a stopped or archived sandbox.
+// start (and restore) of a stopped or archived sandbox, or the resume of a
+// paused one.
 const DefaultLazyStartTimeout = 60 * time.Second
 
 // startCall is one lazy start that every caller needing it shares.
@@ -20,15 +21,18 @@ type startCall struct {
 	err  error
 }
 
-// lazyStates are the states a toolbox call starts the sandbox from, or
-// waits through (the transitional ones) before starting it if still needed.
+// lazyStates are the states a toolbox call starts (or resumes) the sandbox
+// from, or waits through (the transitional ones) before starting it if
+// still needed.
 var lazyStates = map[sdk.State]bool{
 	sdk.StateStarted: true, sdk.StateStopped: true, sdk.StateError: true, sdk.StateArchived: true,
 	sdk.StateStarting: true, sdk.StateStopping: true, sdk.StateArchiving: true, sdk.StateRestoring: true,
+	sdk.StatePaused: true, sdk.StatePausing: true, sdk.StateResuming: true,
 }
 
 // Agent returns the agent client of a sandbox for a toolbox call, starting
-// the sandbox first if it is stopped or archived (lazy start). Concurrent
+// the sandbox first if it is stopped or archived (lazy start), or resuming
+// it if it is paused. Concurrent
 // callers share one start. If the start does not finish within the lazy
 // start timeout the call fails with SANDBOX_UNAVAILABLE (503, Retry-After)
 // and the caller must not run its operation; the start goes on.
@@ -92,8 +96,8 @@ func (m *Manager) ensureStarted(ctx context.Context, sb *store.Sandbox) error {
 	}
 }
 
-// lazyStart starts a sandbox for a toolbox call, after whatever operation
-// holds its lock now (a stop, an archive) has finished.
+// lazyStart starts or resumes a sandbox for a toolbox call, after whatever
+// operation holds its lock now (a stop, an archive, a pause) has finished.
 func (m *Manager) lazyStart(id string) error {
 	ctx := context.Background()
 	sb, unlock, err := m.lock(ctx, id)
@@ -112,6 +116,8 @@ func (m *Manager) lazyStart(id string) error {
 		return errNotRunning(sb)
 	case sdk.StateStopped, sdk.StateError, sdk.StateArchived:
 		return m.startLocked(ctx, sb, "lazy")
+	case sdk.StatePaused:
+		return m.resumeLocked(ctx, sb, "lazy")
 	}
 	return errNotRunning(sb)
 }

@@ -15,6 +15,7 @@ import (
 //
 //	started  --autoStop idle-->  stopped  --autoArchive-->  archived
 //	                                 \------autoDelete---------\----> deleted
+//	started  --autoPause idle--> paused (instead of autoStop; class gvisor's default)
 //	any state --ttl--> deleted
 //
 // plan turns the policy and the record into the next deadline and its
@@ -26,6 +27,7 @@ import (
 // Actions a deadline can carry.
 const (
 	actionStop    = "stop"
+	actionPause   = "pause"
 	actionArchive = "archive"
 	actionDelete  = "delete"
 )
@@ -36,20 +38,25 @@ const maxPolicySeconds = 10 * 365 * 24 * 3600
 
 func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 
-// defaultPolicy is the policy of a sandbox that names none.
-func defaultPolicy() store.Policy {
-	return store.Policy{
+// defaultPolicy is the policy of a sandbox that names none. An idle gvisor
+// sandbox is paused (its processes kept on disk) rather than stopped.
+func defaultPolicy(class string) store.Policy {
+	p := store.Policy{
 		AutoStopSeconds:    sdk.DefaultAutoStopSeconds,
 		AutoArchiveSeconds: sdk.DefaultAutoArchiveSeconds,
 		AutoDeleteSeconds:  sdk.DefaultAutoDeleteSeconds,
 	}
+	if class == ClassGVisor {
+		p.AutoStopSeconds, p.AutoPauseSeconds = 0, sdk.DefaultAutoPauseSeconds
+	}
+	return p
 }
 
 // policyOf returns the policy in a spec; records from before policies
 // existed get the defaults.
 func policyOf(spec store.Spec) store.Policy {
 	if spec.Policy == nil {
-		return defaultPolicy()
+		return defaultPolicy(classOf(spec))
 	}
 	return *spec.Policy
 }
@@ -58,11 +65,12 @@ func policyOf(spec store.Spec) store.Policy {
 // records that name none.
 func PolicyOf(spec store.Spec) store.Policy { return policyOf(spec) }
 
-// newPolicy resolves a create request's policy fields against the defaults.
-func newPolicy(req sdk.CreateSandboxRequest, now time.Time) (*store.Policy, error) {
-	p := defaultPolicy()
+// newPolicy resolves a create request's policy fields against the defaults
+// of the sandbox's class.
+func newPolicy(req sdk.CreateSandboxRequest, class string, now time.Time) (*store.Policy, error) {
+	p := defaultPolicy(class)
 	err := applyPolicy(&p, sdk.UpdateSandboxRequest{
-		AutoStopSeconds: req.AutoStopSeconds, AutoArchiveSeconds: req.AutoArchiveSeconds,
+		AutoStopSeconds: req.AutoStopSeconds, AutoPauseSeconds: req.AutoPauseSeconds, AutoArchiveSeconds: req.AutoArchiveSeconds,
 		AutoDeleteSeconds: req.AutoDeleteSeconds, TTLSeconds: &req.TTLSeconds,
 		Ephemeral: &req.Ephemeral, KeepAlive: &req.KeepAlive,
 	}, now)
@@ -73,8 +81,10 @@ func newPolicy(req sdk.CreateSandboxRequest, now time.Time) (*store.Policy, erro
 }
 
 // applyPolicy sets the fields req names, checks the result and normalises
-// it: autoArchiveSeconds 0 means the maximum, ephemeral means autoDelete 0.
-// Setting the TTL starts it from now. On error p is unchanged.
+// it: autoArchiveSeconds 0 means the maximum, ephemeral means autoDelete 0,
+// and an idle sandbox is either stopped or paused: setting one of
+// autoStopSeconds and autoPauseSeconds turns the other off. Setting the TTL
+// starts it from now. On error p is unchanged.
 func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) error {
 	n := *p
 	check := func(field string, v *int, min, max int) error {
@@ -85,6 +95,7 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 	}
 	for _, err := range []error{
 		check("autoStopSeconds", req.AutoStopSeconds, 0, maxPolicySeconds),
+		check("autoPauseSeconds", req.AutoPauseSeconds, 0, maxPolicySeconds),
 		check("autoArchiveSeconds", req.AutoArchiveSeconds, 0, sdk.MaxAutoArchiveSeconds),
 		check("autoDeleteSeconds", req.AutoDeleteSeconds, -1, maxPolicySeconds),
 		check("ttlSeconds", req.TTLSeconds, 0, maxPolicySeconds),
@@ -93,8 +104,20 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 			return err
 		}
 	}
+	if req.AutoStopSeconds != nil && req.AutoPauseSeconds != nil && *req.AutoStopSeconds > 0 && *req.AutoPauseSeconds > 0 {
+		return errdefs.Invalid("INVALID_POLICY", "autoStopSeconds and autoPauseSeconds exclude each other: an idle sandbox is stopped or paused; set one of them to 0 or leave it out")
+	}
 	if req.AutoStopSeconds != nil {
 		n.AutoStopSeconds = *req.AutoStopSeconds
+		if n.AutoStopSeconds > 0 {
+			n.AutoPauseSeconds = 0
+		}
+	}
+	if req.AutoPauseSeconds != nil {
+		n.AutoPauseSeconds = *req.AutoPauseSeconds
+		if n.AutoPauseSeconds > 0 {
+			n.AutoStopSeconds = 0
+		}
 	}
 	if req.AutoArchiveSeconds != nil {
 		n.AutoArchiveSeconds = *req.AutoArchiveSeconds
@@ -185,12 +208,16 @@ func plan(sb *store.Sandbox, active time.Time, held bool, now time.Time) (at tim
 	}
 	switch sdk.State(sb.State) {
 	case sdk.StateStarted:
-		if p.AutoStopSeconds > 0 && !p.KeepAlive {
-			last := later(active, sb.StartedAt)
-			if held {
-				last = now
-			}
+		last := later(active, sb.StartedAt)
+		if held {
+			last = now
+		}
+		switch {
+		case p.KeepAlive:
+		case p.AutoStopSeconds > 0:
 			consider(last.Add(seconds(p.AutoStopSeconds)), actionStop, "idle")
+		case p.AutoPauseSeconds > 0:
+			consider(last.Add(seconds(p.AutoPauseSeconds)), actionPause, "idle")
 		}
 	case sdk.StateStopped:
 		// Deleting first on a tie: an ephemeral sandbox is never archived.
@@ -256,7 +283,7 @@ func resolveLifecycle(spec *store.Spec, req sdk.CreateSandboxRequest, now time.T
 	if err := validateMain(&req); err != nil {
 		return err
 	}
-	p, err := newPolicy(req, now)
+	p, err := newPolicy(req, classOf(*spec), now)
 	if err != nil {
 		return err
 	}

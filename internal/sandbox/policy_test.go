@@ -57,6 +57,14 @@ func TestPlan(t *testing.T) {
 			t0, false, t0.Add(15 * time.Minute), actionStop, "idle"},
 		{"transitional states wait", store.Sandbox{State: "stopping", StartedAt: t0, Spec: pol(store.Policy{AutoStopSeconds: 1})},
 			t0, false, time.Time{}, "", ""},
+		{"started pauses when idle", store.Sandbox{State: "started", StartedAt: t0, Spec: pol(store.Policy{AutoPauseSeconds: 60})},
+			t0.Add(10 * time.Minute), false, t0.Add(11 * time.Minute), actionPause, "idle"},
+		{"keep-alive never pauses", store.Sandbox{State: "started", StartedAt: t0, Spec: pol(store.Policy{AutoPauseSeconds: 60, KeepAlive: true})},
+			t0, false, time.Time{}, "", ""},
+		{"gvisor records without a policy pause after an hour", store.Sandbox{State: "started", StartedAt: t0, Spec: store.Spec{Class: ClassGVisor}},
+			t0, false, t0.Add(time.Hour), actionPause, "idle"},
+		{"paused waits for its ttl only", store.Sandbox{State: "paused", CreatedAt: t0, StartedAt: t0, Spec: pol(store.Policy{AutoPauseSeconds: 60, AutoArchiveSeconds: 60, TTLSeconds: 7200})},
+			t0, false, t0.Add(2 * time.Hour), actionDelete, "ttl"},
 	}
 	for _, tc := range cases {
 		at, action, reason := plan(&tc.sb, tc.active, tc.held, now)
@@ -68,7 +76,7 @@ func TestPlan(t *testing.T) {
 
 func TestApplyPolicy(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := defaultPolicy()
+	p := defaultPolicy(ClassContainer)
 	if err := applyPolicy(&p, sdk.UpdateSandboxRequest{AutoArchiveSeconds: sdk.Ptr(0), TTLSeconds: sdk.Ptr(60), Ephemeral: sdk.Ptr(true)}, now); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +94,7 @@ func TestApplyPolicy(t *testing.T) {
 	for _, bad := range []sdk.UpdateSandboxRequest{
 		{AutoStopSeconds: sdk.Ptr(-1)}, {AutoArchiveSeconds: sdk.Ptr(sdk.MaxAutoArchiveSeconds + 1)}, {AutoDeleteSeconds: sdk.Ptr(-2)},
 		{TTLSeconds: sdk.Ptr(maxPolicySeconds + 1)}, {Ephemeral: sdk.Ptr(true), AutoDeleteSeconds: sdk.Ptr(5)},
+		{AutoPauseSeconds: sdk.Ptr(-1)}, {AutoStopSeconds: sdk.Ptr(60), AutoPauseSeconds: sdk.Ptr(60)},
 	} {
 		if err := applyPolicy(&p, bad, now); !errdefs.Is(err, errdefs.KindInvalid) {
 			t.Errorf("%+v: want invalid, got %v", bad, err)
@@ -93,6 +102,37 @@ func TestApplyPolicy(t *testing.T) {
 		if p != before {
 			t.Errorf("%+v: a refused update changed the policy", bad)
 		}
+	}
+}
+
+// An idle sandbox is stopped or paused, never both: gvisor pauses by
+// default, and naming one interval turns the other off.
+func TestIdlePolicyByClass(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		class       string
+		req         sdk.CreateSandboxRequest
+		stop, pause int
+	}{
+		{ClassContainer, sdk.CreateSandboxRequest{}, sdk.DefaultAutoStopSeconds, 0},
+		{ClassGVisor, sdk.CreateSandboxRequest{}, 0, sdk.DefaultAutoPauseSeconds},
+		{ClassGVisor, sdk.CreateSandboxRequest{AutoStopSeconds: sdk.Ptr(120)}, 120, 0},
+		{ClassContainer, sdk.CreateSandboxRequest{AutoPauseSeconds: sdk.Ptr(30)}, 0, 30},
+		{ClassGVisor, sdk.CreateSandboxRequest{AutoPauseSeconds: sdk.Ptr(0)}, 0, 0},
+		{ClassGVisor, sdk.CreateSandboxRequest{AutoStopSeconds: sdk.Ptr(0), AutoPauseSeconds: sdk.Ptr(90)}, 0, 90},
+	} {
+		p, err := newPolicy(tc.req, tc.class, now)
+		if err != nil {
+			t.Fatalf("%s %+v: %v", tc.class, tc.req, err)
+		}
+		if p.AutoStopSeconds != tc.stop || p.AutoPauseSeconds != tc.pause {
+			t.Errorf("%s %+v: autoStop %d autoPause %d, want %d %d", tc.class, tc.req, p.AutoStopSeconds, p.AutoPauseSeconds, tc.stop, tc.pause)
+		}
+	}
+	// An update naming one turns the other off.
+	p := defaultPolicy(ClassGVisor)
+	if err := applyPolicy(&p, sdk.UpdateSandboxRequest{AutoStopSeconds: sdk.Ptr(60)}, now); err != nil || p.AutoStopSeconds != 60 || p.AutoPauseSeconds != 0 {
+		t.Errorf("update to auto-stop: %+v, %v", p, err)
 	}
 }
 

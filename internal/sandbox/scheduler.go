@@ -184,13 +184,20 @@ func (m *Manager) actOnDeadline(ctx context.Context, id string) error {
 		return err
 	}
 	switch action {
-	case actionStop:
+	case actionStop, actionPause:
 		if !m.life.beginDrain(id) {
 			// A request arrived since: it keeps the sandbox; look again later.
-			_, err := m.cfg.Store.SetDeadline(ctx, id, sb.State, now, now.Add(seconds(policyOf(sb.Spec).AutoStopSeconds)), actionStop)
+			at, action, _ := plan(sb, now, false, now)
+			_, err := m.cfg.Store.SetDeadline(ctx, id, sb.State, now, at, action)
 			return err
 		}
 		defer m.life.endDrain(id)
+		if action == actionPause {
+			// A refused pause (CHECKPOINT_REFUSED) leaves it started, which
+			// counts as activity: the next try is an interval later.
+			m.log.Info("pausing idle sandbox", "id", id, "idleSince", active)
+			return m.pauseLocked(ctx, sb, reason)
+		}
 		m.log.Info("stopping idle sandbox", "id", id, "idleSince", active)
 		return m.stop(ctx, sb, StopOptions{}, reason)
 	case actionArchive:

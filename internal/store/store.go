@@ -70,11 +70,12 @@ type Spec struct {
 
 // Policy is a sandbox's lifecycle policy; durations in seconds.
 type Policy struct {
-	AutoStopSeconds    int       `json:"autoStopSeconds"`    // 0: never idle-stopped
-	AutoArchiveSeconds int       `json:"autoArchiveSeconds"` // > 0
-	AutoDeleteSeconds  int       `json:"autoDeleteSeconds"`  // -1: never
-	TTLSeconds         int       `json:"ttlSeconds"`         // 0: none
-	TTLFrom            time.Time `json:"ttlFrom,omitempty"`  // when the TTL was set
+	AutoStopSeconds    int       `json:"autoStopSeconds"`            // 0: never idle-stopped
+	AutoPauseSeconds   int       `json:"autoPauseSeconds,omitempty"` // 0: never idle-paused; exclusive with AutoStopSeconds
+	AutoArchiveSeconds int       `json:"autoArchiveSeconds"`         // > 0
+	AutoDeleteSeconds  int       `json:"autoDeleteSeconds"`          // -1: never
+	TTLSeconds         int       `json:"ttlSeconds"`                 // 0: none
+	TTLFrom            time.Time `json:"ttlFrom,omitempty"`          // when the TTL was set
 	Ephemeral          bool      `json:"ephemeral,omitempty"`
 	KeepAlive          bool      `json:"keepAlive,omitempty"`
 }
