@@ -46,6 +46,7 @@ func TestKill9DuringOperations(t *testing.T) {
 	type op struct {
 		kind, target string
 		acked        bool
+		id           string // of a created sandbox
 	}
 	ops := make([]op, 50)
 	done := make([]atomic.Bool, len(ops))
@@ -72,7 +73,7 @@ func TestKill9DuringOperations(t *testing.T) {
 			case "create":
 				var sb *sdk.Sandbox
 				if sb, err = d.client.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: ops[i].target}); err == nil {
-					d.noteID(sb.ID)
+					ops[i].id = sb.ID
 				}
 			case "exec":
 				var res *sdk.ExecResult
@@ -104,6 +105,11 @@ func TestKill9DuringOperations(t *testing.T) {
 	})
 	d.kill9()
 	wg.Wait() // the rest fail: the daemon is gone
+	for _, o := range ops {
+		if o.id != "" {
+			d.created[o.id] = true
+		}
+	}
 	d.start()
 
 	list, err := d.client.ListSandboxes(ctx, sdk.ListOptions{})
@@ -197,15 +203,6 @@ func (d *daemon) startedByID() map[string]bool {
 	}
 	return m
 }
-
-// noteID records a sandbox id for the leak checks; safe for concurrent use.
-func (d *daemon) noteID(id string) {
-	noteMu.Lock()
-	d.created[id] = true
-	noteMu.Unlock()
-}
-
-var noteMu sync.Mutex
 
 // assertOwnedOnly checks, after a crash and restart, that every runc
 // container and rootfs mount belongs to a sandbox that is started, every
@@ -483,6 +480,7 @@ func TestAcknowledgedCreatesSurviveKill9(t *testing.T) {
 	var (
 		mu    sync.Mutex
 		acked []string
+		ids   []string
 		wg    sync.WaitGroup
 		stop  atomic.Bool
 	)
@@ -495,7 +493,7 @@ func TestAcknowledgedCreatesSurviveKill9(t *testing.T) {
 				}
 				mu.Lock()
 				acked = append(acked, sb.Name)
-				d.created[sb.ID] = true
+				ids = append(ids, sb.ID)
 				mu.Unlock()
 			}
 		})
@@ -508,6 +506,9 @@ func TestAcknowledgedCreatesSurviveKill9(t *testing.T) {
 	d.kill9()
 	stop.Store(true)
 	wg.Wait()
+	for _, id := range ids {
+		d.created[id] = true
+	}
 	d.start()
 	list, err := d.client.ListSandboxes(ctx, sdk.ListOptions{})
 	if err != nil {

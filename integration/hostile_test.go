@@ -27,13 +27,10 @@ import (
 // attack it and check that the attacks fail, that the daemon and the other
 // sandboxes do not notice, and that the sandbox can be recovered or removed.
 
-// hostileBin builds testdata/hostile once per test binary.
+// hostileBin builds testdata/hostile once per test binary, next to the sbx
+// binary (TestMain removes that directory).
 var hostileBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "sbx-hostile-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "hostile")
+	bin := filepath.Join(filepath.Dir(sbxBin), "hostile")
 	build := exec.Command("go", "build", "-o", bin, "./testdata/hostile")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -458,6 +455,7 @@ func TestGarbageToEveryRoute(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d garbage requests to %d documented paths", calls, len(doc.Paths))
 	if calls < 50 {
 		t.Errorf("only %d garbage calls made; is the document complete?", calls)
 	}
