@@ -15,7 +15,7 @@ import (
 )
 
 // Pause, resume, fork and memory snapshots: sbx-only, no peer does them.
-// Class gvisor at 64 MiB and 512 MiB of used memory (random data in the
+// Class gvisor idle and at 64 MiB and 512 MiB of used memory (random data in the
 // sandbox's tmpfs /tmp, which lives in gVisor's memory and so in every
 // checkpoint), and the container class's freezer pause for comparison.
 //
@@ -59,7 +59,7 @@ func runGVisor(env *Env, sys System) ([]result, error) {
 
 func benchGVisor(env *Env, c *sdk.Client, sys string, n int) []result {
 	var out []result
-	for _, mib := range []int{64, 512} {
+	for _, mib := range []int{0, 64, 512} { // 0: an idle sandbox, a shell and a web server
 		if env.Quick && mib > 64 {
 			continue
 		}
@@ -149,6 +149,9 @@ func run(c *sdk.Client, id, shell string) error {
 func benchGVisorAt(c *sdk.Client, sys string, n, mib int) []result {
 	ctx := context.Background()
 	at := fmt.Sprintf(" (gvisor, %d MiB used)", mib)
+	if mib == 0 {
+		at = " (gvisor, idle)"
+	}
 	sb, err := gvisorBox(c, mib)
 	if err != nil {
 		return []result{failed("gvisor sandbox"+at, sys, err)}

@@ -115,6 +115,20 @@ func (d *daemon) assertNoNetworkLeaks() {
 			t.Errorf("leaked sandbox rules in table inet %s:\n%s", b, out)
 		}
 	}
+	// The host's connection tracking forgets a sandbox's flows with it: the
+	// next sandbox given its address must not inherit them.
+	if subnet, err := netip.ParsePrefix(d.flag("--subnet")); err == nil {
+		table, _ := os.ReadFile("/proc/net/nf_conntrack")
+		for _, line := range strings.Split(string(table), "\n") {
+			for _, f := range strings.Fields(line) {
+				_, v, ok := strings.Cut(f, "=")
+				if a, err := netip.ParseAddr(v); ok && err == nil && subnet.Contains(a) && a != subnet.Addr().Next() {
+					t.Errorf("connection tracking entry of a deleted sandbox: %s", line)
+					break
+				}
+			}
+		}
+	}
 	db, err := sql.Open("sqlite", filepath.Join(d.dataDir, "sbx.db")+"?_pragma=query_only(1)")
 	if err != nil {
 		t.Fatal(err)

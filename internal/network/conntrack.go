@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 )
 
 // A sandbox's TCP connections all pass the host's connection tracking
@@ -61,6 +64,23 @@ func (m *Manager) OpenConns(id string) (open, closing []string, wait time.Durati
 		wait = max(wait, c.Closing, time.Second) // a handshake or close under way: look again soon
 	}
 	return open, closing, wait, err
+}
+
+// forgetConns removes the host's connection tracking entries of ip, whose
+// sandbox is gone: the next sandbox given the address must not inherit
+// them (OpenConns would take them for its own, and NAT state for its
+// flows).
+func forgetConns(ip netip.Addr) error {
+	filters := make([]netlink.CustomConntrackFilter, 0, 2)
+	for _, dir := range []netlink.ConntrackFilterType{netlink.ConntrackOrigSrcIP, netlink.ConntrackOrigDstIP} {
+		f := &netlink.ConntrackFilter{}
+		if err := f.AddIP(dir, ip.AsSlice()); err != nil {
+			return err
+		}
+		filters = append(filters, f)
+	}
+	_, err := netlink.ConntrackDeleteFilters(netlink.ConntrackTable, unix.AF_INET, filters...)
+	return err
 }
 
 // timeWaitTimeout is how long conntrack keeps a connection in TIME_WAIT.

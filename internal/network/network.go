@@ -338,6 +338,13 @@ func (m *Manager) Teardown(ctx context.Context, id string) error {
 	} else if err := os.RemoveAll(m.dir(id)); err != nil {
 		errs = append(errs, err)
 	}
+	if l, err := m.cfg.Store.GetLease(ctx, id); err == nil {
+		if ip, err := netip.ParseAddr(l.IP); err == nil {
+			if err := forgetConns(ip); err != nil {
+				errs = append(errs, fmt.Errorf("forget connections: %w", err))
+			}
+		}
+	}
 	if err := m.ipam.release(ctx, id); err != nil {
 		errs = append(errs, fmt.Errorf("release address: %w", err))
 	}
