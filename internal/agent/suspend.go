@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -169,15 +168,9 @@ func (s *server) handleSuspend(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errdefs.Conflict("CHECKPOINT_REFUSED", "%s", reason))
 		return
 	}
-	// The whole answer must be on the wire before suspend closes the
-	// connection, which may happen before this handler returns: with a
-	// length the response is complete once flushed (a chunked one would
-	// still lack its last chunk, and the daemon would read EOF).
-	body := []byte(`{"ok":true}` + "\n")
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	// Whole once flushed (httpjson.Write sends its length): suspend may
+	// close the connection before this handler returns.
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}

@@ -33,9 +33,19 @@ func Status(k errdefs.Kind) int { return statusOf[k] }
 
 // Write sends v as JSON with status.
 func Write(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		WriteError(w, err)
+		return
+	}
+	body = append(body, '\n')
+	// With its length the response is whole once written: a handler that
+	// flushes and then drops the connection (the agent's suspend) loses
+	// nothing.
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	w.Write(body)
 }
 
 // WriteError sends err as {"error": {...}} with the status of its kind and

@@ -35,6 +35,11 @@ type Checkpointer interface {
 	Restore(ctx context.Context, inst *Instance, dir string) (Status, error)
 	// SignalInit sends sig to the instance's init process (the agent) alone.
 	SignalInit(ctx context.Context, id string, sig syscall.Signal) error
+	// DropsConnections reports whether a checkpoint of an instance with
+	// open TCP connections on its network succeeds, dropping them. If not,
+	// such a checkpoint fails and ends the instance: callers must make sure
+	// there are none first.
+	DropsConnections() bool
 }
 
 // Freezer stops every process of a running instance where it is and lets it
@@ -89,6 +94,7 @@ type Runsc struct {
 	platform string
 	args     []string
 	shim     string // sbx binary that runs RunscNetnsShim; "" for none
+	drops    bool   // see DropsConnections
 }
 
 var (
@@ -147,6 +153,7 @@ func NewRunsc(root string, opts ...RunscOption) (*Runsc, error) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create runsc root %s", root)
 	}
+	r.drops = dropsConnections(r.binary)
 	return r, nil
 }
 
@@ -239,10 +246,11 @@ func (r *Runsc) launchNew(ctx context.Context, inst *Instance, verb string, extr
 	}
 	args := append(r.globalFlags(network), verb, "--detach", "--bundle", inst.BundleDir, "--pid-file", pidFile)
 	args = append(append(args, extra...), inst.ID)
-	cmd := exec.CommandContext(ctx, r.binary, args...)
+	bin := r.binary
 	if network == "sandbox" && r.shim != "" {
-		cmd = exec.CommandContext(ctx, r.shim, append([]string{RunscShimCommand, r.binary}, args...)...)
+		bin, args = r.shim, append([]string{RunscShimCommand, r.binary}, args...)
 	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	// Stdin stays nil: exec gives the child /dev/null.
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := runTool(cmd); err != nil {

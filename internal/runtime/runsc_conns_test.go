@@ -15,13 +15,13 @@ func TestRunscDropsConnections(t *testing.T) {
 	if err := os.WriteFile(newer, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if !(&Runsc{binary: newer}).DropsConnections() {
+	if !dropsConnections(newer) {
 		t.Error("a runsc with -net-disconnect-ok does not drop connections")
 	}
 	// Debian 12's runsc (20221219) has no such flag.
 	if bin, err := exec.LookPath("runsc"); err == nil {
 		out, _ := exec.Command(bin, "--version").Output()
-		if strings.Contains(string(out), "20221219") && (&Runsc{binary: bin}).DropsConnections() {
+		if strings.Contains(string(out), "20221219") && dropsConnections(bin) {
 			t.Error("Debian's runsc 20221219 is taken to drop connections")
 		}
 	}

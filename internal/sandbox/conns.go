@@ -16,8 +16,8 @@ import (
 const maxConnWait = 70 * time.Second
 
 // waitConnsClosed makes sure a bridge sandbox holds no TCP connection that
-// its runtime cannot save (runtime.DropsConnections): such a save fails and
-// ends the sandbox, so it must not be tried. Connections that are closing
+// its runtime cannot save (Checkpointer.DropsConnections): such a save
+// fails and ends the sandbox, so it must not be tried. Connections that are closing
 // are waited for (gVisor keeps one it closed for 60 s); established ones,
 // or closing ones that outlast maxConnWait, refuse the save with
 // CHECKPOINT_REFUSED, and the sandbox runs on.
@@ -25,7 +25,7 @@ const maxConnWait = 70 * time.Second
 // A connection opened between this check and the save still ends the
 // sandbox; with a runsc that drops connections nothing can.
 func (m *Manager) waitConnsClosed(ctx context.Context, sb *store.Sandbox, cp runtime.Checkpointer) error {
-	if runtime.DropsConnections(cp) || m.cfg.Network == nil || sb.Spec.Network != sdk.NetworkBridge {
+	if cp.DropsConnections() || m.cfg.Network == nil || sb.Spec.Network != sdk.NetworkBridge {
 		return nil
 	}
 	deadline := time.Now().Add(maxConnWait)

@@ -30,6 +30,7 @@ func (f fakeGVisor) Restore(ctx context.Context, inst *runtime.Instance, dir str
 }
 
 func (f fakeGVisor) SignalInit(context.Context, string, syscall.Signal) error { return nil }
+func (f fakeGVisor) DropsConnections() bool                                   { return true }
 func (f fakeGVisor) Pause(context.Context, string) error                      { return nil }
 func (f fakeGVisor) Resume(context.Context, string) error                     { return nil }
 func (f fakeGVisor) Paused(context.Context, string) (bool, error)             { return false, nil }
