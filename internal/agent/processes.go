@@ -73,38 +73,9 @@ type process struct {
 
 // processTable is the agent's background processes by id. The zero value
 // is ready to use.
-type processTable struct {
-	mu   sync.Mutex
-	byID map[string]*process
-}
+type processTable struct{ idTable[*process] }
 
-func (t *processTable) get(id string) (*process, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if p, ok := t.byID[id]; ok {
-		return p, nil
-	}
-	return nil, errdefs.NotFound("PROCESS_NOT_FOUND", "no process %q in this sandbox", id)
-}
-
-func (t *processTable) list() []*process {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	list := make([]*process, 0, len(t.byID))
-	for _, p := range t.byID {
-		list = append(list, p)
-	}
-	slices.SortFunc(list, func(a, b *process) int { return a.started.Compare(b.started) })
-	return list
-}
-
-func (t *processTable) remove(p *process) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byID[p.id] == p {
-		delete(t.byID, p.id)
-	}
-}
+func (p *process) tableKey() (string, time.Time) { return p.id, p.started }
 
 // startProcess starts req in the background and adds it to the table.
 func (s *server) startProcess(req *sdk.StartProcessRequest) (*process, error) {

@@ -41,9 +41,10 @@ func (s *server) handleListProcesses(w http.ResponseWriter, r *http.Request) {
 // withProcess looks up the {process} of the path.
 func (s *server) withProcess(h func(http.ResponseWriter, *http.Request, *process)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.procs.get(r.PathValue("process"))
-		if err != nil {
-			writeError(w, err)
+		id := r.PathValue("process")
+		p, ok := s.procs.get(id)
+		if !ok {
+			writeError(w, errdefs.NotFound("PROCESS_NOT_FOUND", "no process %q in this sandbox", id))
 			return
 		}
 		h(w, r, p)

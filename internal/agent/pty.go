@@ -51,35 +51,9 @@ type terminal struct {
 }
 
 // ptyTable is the agent's terminals by id. The zero value is ready.
-type ptyTable struct {
-	mu   sync.Mutex
-	byID map[string]*terminal
-}
+type ptyTable struct{ idTable[*terminal] }
 
-func (t *ptyTable) get(id string) (*terminal, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if term, ok := t.byID[id]; ok {
-		return term, nil
-	}
-	return nil, errdefs.NotFound("PTY_NOT_FOUND", "no terminal %q in this sandbox", id)
-}
-
-func (t *ptyTable) list() []*terminal {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	list := slices.Collect(maps.Values(t.byID))
-	slices.SortFunc(list, func(a, b *terminal) int { return a.created.Compare(b.created) })
-	return list
-}
-
-func (t *ptyTable) remove(term *terminal) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byID[term.id] == term {
-		delete(t.byID, term.id)
-	}
-}
+func (term *terminal) tableKey() (string, time.Time) { return term.id, term.created }
 
 func checkSize(cols, rows int) error {
 	if cols < 1 || rows < 1 || cols > maxTermSize || rows > maxTermSize {

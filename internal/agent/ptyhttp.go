@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -37,9 +38,10 @@ func (s *server) handleListPTYs(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) withPTY(h func(http.ResponseWriter, *http.Request, *terminal)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		term, err := s.ptys.get(r.PathValue("pty"))
-		if err != nil {
-			writeError(w, err)
+		id := r.PathValue("pty")
+		term, ok := s.ptys.get(id)
+		if !ok {
+			writeError(w, errdefs.NotFound("PTY_NOT_FOUND", "no terminal %q in this sandbox", id))
 			return
 		}
 		h(w, r, term)

@@ -3,6 +3,7 @@ package agent
 import (
 	"net/http"
 
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -31,9 +32,10 @@ func (s *server) handleListSessions(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) withSession(h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ss, err := s.sessions.get(r.PathValue("session"))
-		if err != nil {
-			writeError(w, err)
+		id := r.PathValue("session")
+		ss, ok := s.sessions.get(id)
+		if !ok {
+			writeError(w, errdefs.NotFound("SESSION_NOT_FOUND", "no session %q in this sandbox", id))
 			return
 		}
 		h(w, r, ss)

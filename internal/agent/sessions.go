@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,38 +68,9 @@ type session struct {
 }
 
 // sessionTable is the agent's sessions by id. The zero value is ready.
-type sessionTable struct {
-	mu   sync.Mutex
-	byID map[string]*session
-}
+type sessionTable struct{ idTable[*session] }
 
-func (t *sessionTable) get(id string) (*session, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if ss, ok := t.byID[id]; ok {
-		return ss, nil
-	}
-	return nil, errdefs.NotFound("SESSION_NOT_FOUND", "no session %q in this sandbox", id)
-}
-
-func (t *sessionTable) list() []*session {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	list := make([]*session, 0, len(t.byID))
-	for _, ss := range t.byID {
-		list = append(list, ss)
-	}
-	slices.SortFunc(list, func(a, b *session) int { return a.created.Compare(b.created) })
-	return list
-}
-
-func (t *sessionTable) remove(ss *session) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byID[ss.id] == ss {
-		delete(t.byID, ss.id)
-	}
-}
+func (ss *session) tableKey() (string, time.Time) { return ss.id, ss.created }
 
 // defaultShell is bash when the image has it, else sh.
 func defaultShell() string {
