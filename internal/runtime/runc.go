@@ -205,13 +205,23 @@ func (r *Runc) Delete(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	_, derr := r.runc(ctx, "delete", "--force", id)
+	return forceDelete(id, func() error {
+		_, err := r.runc(ctx, "delete", "--force", id)
+		return err
+	}, notExist)
+}
+
+// forceDelete runs del (the runtime's `delete --force id`) and removes the
+// instance's cgroups in every hierarchy; if they were in the way, del runs
+// once more (processes the runtime could not kill are gone now). An
+// instance that does not exist (isNotExist) is no error.
+func forceDelete(id string, del func() error, isNotExist func(error) bool) error {
+	derr := del()
 	cerr := removeCgroups(id)
 	if derr != nil && cerr == nil {
-		// Processes runc could not kill are gone now; try once more.
-		_, derr = r.runc(ctx, "delete", "--force", id)
+		derr = del()
 	}
-	if derr != nil && !notExist(derr) {
+	if derr != nil && !isNotExist(derr) {
 		return errdefs.Internal(derr, "delete instance %s", id)
 	}
 	if cerr != nil {

@@ -485,18 +485,10 @@ func (r *Runsc) Delete(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	_, derr := r.runsc(ctx, "delete", "--force", id)
-	cerr := removeCgroups(id)
-	if derr != nil && cerr == nil {
-		_, derr = r.runsc(ctx, "delete", "--force", id)
-	}
-	if derr != nil && !runscNotExist(derr) {
-		return errdefs.Internal(derr, "delete instance %s", id)
-	}
-	if cerr != nil {
-		return errdefs.Internal(cerr, "remove cgroups of instance %s", id)
-	}
-	return nil
+	return forceDelete(id, func() error {
+		_, err := r.runsc(ctx, "delete", "--force", id)
+		return err
+	}, runscNotExist)
 }
 
 // List returns every instance under this runtime's root.
