@@ -70,7 +70,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 	}
 	for _, c := range cases {
 		status, e := d.call(c.method, c.path, c.body)
-		if status != c.status || e.Code != c.code || e.Message == "" {
+		if status != c.status || string(e.Code) != c.code || e.Message == "" {
 			t.Errorf("%s: got %d %s %q, want %d %s", c.name, status, e.Code, e.Message, c.status, c.code)
 		}
 	}

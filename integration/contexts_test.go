@@ -88,7 +88,7 @@ func mainText(res *sdk.RunResult) string {
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
 	var ae *sdk.APIError
-	if !errors.As(err, &ae) || ae.Code != code {
+	if !errors.As(err, &ae) || string(ae.Code) != code {
 		t.Fatalf("got error %v, want code %s", err, code)
 	}
 }

@@ -404,7 +404,7 @@ func TestFullDiskInsideOneSandbox(t *testing.T) {
 		body string
 		code string
 	}{{`{"diskMiB":-1}`, "INVALID_DISK"}, {`{"diskMiB":8}`, "INVALID_DISK"}, {`{"diskMiB":"big"}`, "INVALID_JSON"}} {
-		if status, e := d.call("POST", "/v1/sandboxes", c.body); status != 400 || e.Code != c.code {
+		if status, e := d.call("POST", "/v1/sandboxes", c.body); status != 400 || string(e.Code) != c.code {
 			t.Errorf("%s: %d %s, want 400 %s", c.body, status, e.Code, c.code)
 		}
 	}

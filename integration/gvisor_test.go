@@ -468,7 +468,7 @@ func TestGVisorMemorySnapshot(t *testing.T) {
 
 func apiCode(err error) string {
 	if e, ok := err.(*sdk.APIError); ok {
-		return e.Code
+		return string(e.Code)
 	}
 	if err == nil {
 		return ""

@@ -130,7 +130,7 @@ func clearError(t *testing.T, what string, err error) bool {
 func codeOf(err error) string {
 	var apiErr *sdk.APIError
 	if errors.As(err, &apiErr) {
-		return apiErr.Code
+		return string(apiErr.Code)
 	}
 	return "?"
 }

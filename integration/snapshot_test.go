@@ -78,7 +78,7 @@ func TestSnapshotContainer(t *testing.T) {
 		`{"name": "y", "expiresInSeconds": "soon"}`: "",
 	} {
 		status, eb := d.call("POST", "/v1/sandboxes/src/snapshots", body)
-		if status != http.StatusBadRequest || (code != "" && eb.Code != code) {
+		if status != http.StatusBadRequest || (code != "" && string(eb.Code) != code) {
 			t.Errorf("%s: %d %+v, want 400 %s", body, status, eb, code)
 		}
 	}
@@ -209,7 +209,7 @@ func TestForkContainer(t *testing.T) {
 		t.Errorf("parent sees %q", got)
 	}
 	for body, code := range map[string]string{`{"count": 17}`: "INVALID_COUNT", `{"count": -1}`: "INVALID_COUNT", `{"name": "Bad"}`: "INVALID_NAME"} {
-		if status, eb := d.call("POST", "/v1/sandboxes/p/fork", body); status != http.StatusBadRequest || eb.Code != code {
+		if status, eb := d.call("POST", "/v1/sandboxes/p/fork", body); status != http.StatusBadRequest || string(eb.Code) != code {
 			t.Errorf("%s: %d %+v", body, status, eb)
 		}
 	}

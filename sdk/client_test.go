@@ -37,7 +37,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-func writeErr(w http.ResponseWriter, status int, code, msg string) {
+func writeErr(w http.ResponseWriter, status int, code Code, msg string) {
 	writeJSON(w, status, ErrorResponse{Error: ErrorBody{Code: code, Message: msg}})
 }
 

@@ -95,7 +95,7 @@ type CodeError struct {
 	Name      string `json:"name,omitempty"`
 	Value     string `json:"value,omitempty"`
 	Traceback string `json:"traceback,omitempty"`
-	Code      string `json:"code,omitempty"`
+	Code      Code   `json:"code,omitempty"`
 	Message   string `json:"message,omitempty"`
 }
 
@@ -236,7 +236,7 @@ func (c *Client) run(ctx context.Context, path string, in any, h *RunHandlers) (
 			}
 		case "error":
 			if ev.Error == nil {
-				return nil, &APIError{Code: "INTERNAL", Message: "run failed without a message"}
+				return nil, &APIError{Code: CodeInternal, Message: "run failed without a message"}
 			}
 			if ev.Error.Code != "" || ev.Error.Name == "" {
 				return nil, &APIError{Code: ev.Error.Code, Message: ev.Error.Message}

@@ -12,7 +12,7 @@ import (
 // APIError is an error response from the daemon.
 type APIError struct {
 	StatusCode int    // HTTP status; 0 for an error event inside a stream
-	Code       string // stable code such as "SANDBOX_NOT_FOUND"
+	Code       Code   // stable code such as CodeSandboxNotFound
 	Message    string // what went wrong, for a person
 }
 
@@ -34,7 +34,7 @@ func decodeError(resp *http.Response) error {
 		e.Code, e.Message = er.Error.Code, er.Error.Message
 		return e
 	}
-	e.Code = fmt.Sprintf("HTTP_%d", resp.StatusCode)
+	e.Code = Code(fmt.Sprintf("HTTP_%d", resp.StatusCode))
 	msg := strings.TrimSpace(string(b))
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = strings.TrimSpace(msg[:i])

@@ -88,7 +88,7 @@ func (c *Client) ExecStream(ctx context.Context, idOrName string, req ExecReques
 			}, nil
 		case "error":
 			if ev.Error == nil {
-				return nil, &APIError{Code: "INTERNAL", Message: "exec failed without a message"}
+				return nil, &APIError{Code: CodeInternal, Message: "exec failed without a message"}
 			}
 			return nil, &APIError{Code: ev.Error.Code, Message: ev.Error.Message}
 		default:

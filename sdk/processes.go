@@ -114,12 +114,6 @@ type LogsResult struct {
 	Gap bool
 }
 
-// Error codes of process waits.
-const (
-	CodeProcessExited = "PROCESS_EXITED"
-	CodeWaitTimeout   = "WAIT_TIMEOUT"
-)
-
 // IsProcessExited reports whether err says the process exited before the
 // awaited log line or port showed up (or the signalled process is gone).
 func IsProcessExited(err error) bool { return hasCode(err, CodeProcessExited) }
@@ -127,7 +121,7 @@ func IsProcessExited(err error) bool { return hasCode(err, CodeProcessExited) }
 // IsWaitTimeout reports whether err says a wait ran out of time.
 func IsWaitTimeout(err error) bool { return hasCode(err, CodeWaitTimeout) }
 
-func hasCode(err error, code string) bool {
+func hasCode(err error, code Code) bool {
 	var e *APIError
 	return errors.As(err, &e) && e.Code == code
 }
@@ -335,7 +329,7 @@ func streamError(ctx context.Context, err error) error {
 // eventError turns an error event into an *APIError.
 func eventError(e *ErrorBody) error {
 	if e == nil {
-		return &APIError{Code: "INTERNAL", Message: "the stream failed without a message"}
+		return &APIError{Code: CodeInternal, Message: "the stream failed without a message"}
 	}
 	return &APIError{Code: e.Code, Message: e.Message}
 }

@@ -180,7 +180,7 @@ type PullRequest struct {
 
 // ErrorBody is the body of every error response: {"error": {...}}.
 type ErrorBody struct {
-	Code    string `json:"code"`
+	Code    Code   `json:"code"`
 	Message string `json:"message"`
 }
 

@@ -33,7 +33,7 @@ func reply(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-func replyErr(w http.ResponseWriter, status int, code, msg string) {
+func replyErr(w http.ResponseWriter, status int, code sdk.Code, msg string) {
 	reply(w, status, sdk.ErrorResponse{Error: sdk.ErrorBody{Code: code, Message: msg}})
 }
 

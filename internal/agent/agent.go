@@ -28,6 +28,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Config configures Run. Zero values take the defaults.
@@ -76,7 +77,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.DefaultCwd = "/workspace"
 	}
 	if !filepath.IsAbs(cfg.DefaultCwd) {
-		return errdefs.Invalid("INVALID_WORKDIR", "working directory %q is not absolute", cfg.DefaultCwd)
+		return errdefs.Invalid(sdk.CodeInvalidWorkdir, "working directory %q is not absolute", cfg.DefaultCwd)
 	}
 	if err := os.MkdirAll(cfg.DefaultCwd, 0o755); err != nil {
 		return fmt.Errorf("create working directory: %w", err)
@@ -199,7 +200,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /ptys/{pty}/attach", s.withPTY(s.handleAttachPTY))
 	mux.HandleFunc("GET /watch", s.handleWatch)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errdefs.NotFound("ROUTE_NOT_FOUND", "no route for %s %s", r.Method, r.URL.Path))
+		writeError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no route for %s %s", r.Method, r.URL.Path))
 	})
 	return recoverJSON(mux)
 }

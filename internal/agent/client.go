@@ -62,10 +62,10 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 func dialSocket(ctx context.Context, path string) (net.Conn, error) {
 	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENOENT) {
-		return nil, errdefs.Unavailable("AGENT_UNAVAILABLE", "agent socket %s does not exist (agent not running?)", path)
+		return nil, errdefs.Unavailable(sdk.CodeAgentUnavailable, "agent socket %s does not exist (agent not running?)", path)
 	}
 	if err != nil {
-		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: "AGENT_UNAVAILABLE",
+		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable,
 			Message: fmt.Sprintf("open agent socket %s", path), Err: err}
 	}
 	defer unix.Close(fd)
@@ -76,14 +76,14 @@ func dialSocket(ctx context.Context, path string) (net.Conn, error) {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFSOCK:
 	case unix.S_IFLNK:
-		return nil, errdefs.Unavailable("AGENT_SOCKET_INVALID", "refusing to connect: agent socket %s is a symlink (replaced from inside the sandbox?)", path)
+		return nil, errdefs.Unavailable(sdk.CodeAgentSocketInvalid, "refusing to connect: agent socket %s is a symlink (replaced from inside the sandbox?)", path)
 	default:
-		return nil, errdefs.Unavailable("AGENT_SOCKET_INVALID", "refusing to connect: %s is not a socket", path)
+		return nil, errdefs.Unavailable(sdk.CodeAgentSocketInvalid, "refusing to connect: %s is not a socket", path)
 	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", "/proc/self/fd/"+strconv.Itoa(fd))
 	if err != nil {
-		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: "AGENT_UNAVAILABLE",
+		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable,
 			Message: fmt.Sprintf("connect to agent socket %s", path), Err: err}
 	}
 	return conn, nil
@@ -107,7 +107,7 @@ func (c *Client) WaitReady(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: "AGENT_UNAVAILABLE",
+			return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable,
 				Message: "agent did not become ready", Err: err}
 		case <-t.C:
 		}
@@ -135,7 +135,7 @@ func (c *Client) do(ctx context.Context, method, path string, want int) ([]byte,
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return nil, errdefs.Unavailable("AGENT_UNAVAILABLE", "read agent response: %v", err)
+		return nil, errdefs.Unavailable(sdk.CodeAgentUnavailable, "read agent response: %v", err)
 	}
 	if resp.StatusCode != want {
 		return nil, responseError(resp.StatusCode, body)
@@ -147,7 +147,7 @@ func (c *Client) do(ctx context.Context, method, path string, want int) ([]byte,
 func responseError(status int, body []byte) error {
 	var er sdk.ErrorResponse
 	if json.Unmarshal(body, &er) != nil || er.Error.Code == "" {
-		er.Error = sdk.ErrorBody{Code: "AGENT_ERROR", Message: fmt.Sprintf("agent answered %d: %.200s", status, body)}
+		er.Error = sdk.ErrorBody{Code: sdk.CodeAgentError, Message: fmt.Sprintf("agent answered %d: %.200s", status, body)}
 	}
 	kind := errdefs.KindInternal
 	switch status {

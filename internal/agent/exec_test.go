@@ -108,7 +108,7 @@ func TestExecErrors(t *testing.T) {
 		{map[string]any{"cmd": []string{"true"}, "bogus": 1}, "UNKNOWN_FIELD"},
 		{[]byte(`{"cmd":["true"]} trailing`), "INVALID_JSON"},
 	} {
-		a.callErr("POST", "/exec", tc.body, http.StatusBadRequest, tc.code)
+		a.callErr("POST", "/exec", tc.body, http.StatusBadRequest, sdk.Code(tc.code))
 	}
 	big := []byte(`{"shell":"` + strings.Repeat("x", 2<<20) + `"}`)
 	a.callErr("POST", "/exec", big, http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE")

@@ -149,7 +149,7 @@ func (a *testAgent) call(method, path string, body any, want int, out any) {
 }
 
 // callErr expects an error answer with the given status and code.
-func (a *testAgent) callErr(method, path string, body any, status int, code string) {
+func (a *testAgent) callErr(method, path string, body any, status int, code sdk.Code) {
 	a.t.Helper()
 	var er sdk.ErrorResponse
 	a.call(method, path, body, status, &er)

@@ -67,6 +67,6 @@ func (s *Server) runCode(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ended && r.Context().Err() == nil {
 		json.NewEncoder(w).Encode(sdk.RunEvent{Type: "error", Error: &sdk.CodeError{
-			Code: "INSTANCE_LOST", Message: "the stream from the sandbox ended before the run did: the instance stopped or crashed"}})
+			Code: sdk.CodeInstanceLost, Message: "the stream from the sandbox ended before the run did: the instance stopped or crashed"}})
 	}
 }

@@ -33,7 +33,7 @@ func (s *Server) getImage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) importImage(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("name")
 	if name == "" {
-		writeError(w, r, errdefs.Invalid("INVALID_IMAGE_NAME", "missing query parameter name: POST /v1/images/import?name=NAME"))
+		writeError(w, r, errdefs.Invalid(sdk.CodeInvalidImageName, "missing query parameter name: POST /v1/images/import?name=NAME"))
 		return
 	}
 	img, err := s.images.Import(r.Context(), name, r.Body)
@@ -51,7 +51,7 @@ func (s *Server) pullImage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Ref == "" {
-		writeError(w, r, errdefs.Invalid("INVALID_IMAGE_REF", "ref is required, e.g. {\"ref\": \"registry.example:5000/app:1\"}"))
+		writeError(w, r, errdefs.Invalid(sdk.CodeInvalidImageRef, "ref is required, e.g. {\"ref\": \"registry.example:5000/app:1\"}"))
 		return
 	}
 	name := req.Name
@@ -74,7 +74,7 @@ func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if user != nil {
-		writeError(w, r, errdefs.Conflict("IMAGE_IN_USE", "image %q is used by sandbox %s; delete that sandbox first", name, user.ID))
+		writeError(w, r, errdefs.Conflict(sdk.CodeImageInUse, "image %q is used by sandbox %s; delete that sandbox first", name, user.ID))
 		return
 	}
 	inUse := func(layers []string) bool {

@@ -84,6 +84,6 @@ func (s *Server) streamProxy(w http.ResponseWriter, r *http.Request) {
 	}
 	if !final && r.Context().Err() == nil {
 		json.NewEncoder(w).Encode(sdk.ExecEvent{Type: "error", Error: &sdk.ErrorBody{
-			Code: "INSTANCE_LOST", Message: "the stream from the sandbox broke off: the instance stopped or crashed"}})
+			Code: sdk.CodeInstanceLost, Message: "the stream from the sandbox broke off: the instance stopped or crashed"}})
 	}
 }

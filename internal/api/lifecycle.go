@@ -71,14 +71,14 @@ func (s *Server) waitSandbox(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	state := sdk.State(q.Get("state"))
 	if !isStateWord(state) {
-		writeError(w, r, errdefs.Invalid("INVALID_STATE", "state must name a sandbox state such as started, stopped, archived or deleted, got %q", state))
+		writeError(w, r, errdefs.Invalid(sdk.CodeInvalidState, "state must name a sandbox state such as started, stopped, archived or deleted, got %q", state))
 		return
 	}
 	timeout := 60
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > maxWaitSeconds {
-			writeError(w, r, errdefs.Invalid("INVALID_TIMEOUT", "timeoutSeconds must be a whole number from 0 to %d, got %q", maxWaitSeconds, v))
+			writeError(w, r, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a whole number from 0 to %d, got %q", maxWaitSeconds, v))
 			return
 		}
 		timeout = n
@@ -343,7 +343,7 @@ func errorBody(err error) *sdk.ErrorBody {
 	if errors.As(err, &e) {
 		return &sdk.ErrorBody{Code: e.Code, Message: e.Message}
 	}
-	return &sdk.ErrorBody{Code: "INTERNAL", Message: "internal error; see the daemon log"}
+	return &sdk.ErrorBody{Code: sdk.CodeInternal, Message: "internal error; see the daemon log"}
 }
 
 func intParam(v, name string, min, max int64) (int64, error) {
@@ -352,7 +352,7 @@ func intParam(v, name string, min, max int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < min || n > max {
-		return 0, errdefs.Invalid("INVALID_PARAMETER", "query parameter %s must be a whole number from %d to %d, got %q", name, min, max, v)
+		return 0, errdefs.Invalid(sdk.CodeInvalidParameter, "query parameter %s must be a whole number from %d to %d, got %q", name, min, max, v)
 	}
 	return n, nil
 }

@@ -55,7 +55,7 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) {
 	for _, l := range q["label"] {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
-			writeError(w, r, errdefs.Invalid("INVALID_LABEL", "label filter %q must look like key=value", l))
+			writeError(w, r, errdefs.Invalid(sdk.CodeInvalidLabel, "label filter %q must look like key=value", l))
 			return
 		}
 		if f.Labels == nil {
@@ -130,7 +130,7 @@ func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request) {
 	if g := r.URL.Query().Get("graceSeconds"); g != "" {
 		n, err := strconv.Atoi(g)
 		if err != nil || n < 0 || n > 3600 {
-			writeError(w, r, errdefs.Invalid("INVALID_GRACE", "graceSeconds must be a whole number from 0 to 3600, got %q", g))
+			writeError(w, r, errdefs.Invalid(sdk.CodeInvalidGrace, "graceSeconds must be a whole number from 0 to 3600, got %q", g))
 			return
 		}
 		opt.Grace = time.Duration(n) * time.Second

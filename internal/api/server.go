@@ -13,6 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Server is the HTTP API.
@@ -40,7 +41,7 @@ func New(sandboxes *sandbox.Manager, images *image.Manager, token string) *Serve
 	}
 	// Unknown routes answer in the API's error format.
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, errdefs.NotFound("ROUTE_NOT_FOUND", "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
+		writeError(w, r, errdefs.NotFound(sdk.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
 	})
 	return s
 }
@@ -72,7 +73,7 @@ func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
 			if ok {
 				msg = "wrong API key"
 			}
-			writeError(w, r, errdefs.Unauthorized("UNAUTHORIZED", "%s", msg))
+			writeError(w, r, errdefs.Unauthorized(sdk.CodeUnauthorized, "%s", msg))
 			return
 		}
 		next(w, r)

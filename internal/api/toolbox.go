@@ -41,7 +41,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request) {
 
 // agentLost is the error for a toolbox call whose agent went away.
 func agentLost(err error) error {
-	return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: "SANDBOX_UNAVAILABLE",
+	return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeSandboxUnavailable,
 		Message: "the sandbox's instance did not answer; it may be stopping or have crashed: check its state and retry", Err: err}
 }
 
@@ -101,7 +101,7 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
 	}
 	if !exited && r.Context().Err() == nil {
 		json.NewEncoder(w).Encode(sdk.ExecEvent{Type: "error", Error: &sdk.ErrorBody{
-			Code: "INSTANCE_LOST", Message: "the stream from the sandbox ended before the command exited: the instance stopped or crashed"}})
+			Code: sdk.CodeInstanceLost, Message: "the stream from the sandbox ended before the command exited: the instance stopped or crashed"}})
 	}
 }
 

@@ -8,6 +8,8 @@ package errdefs
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Kind classifies an error by what the caller should do about it.
@@ -23,11 +25,11 @@ const (
 	KindUnavailable              // try again later: 503
 )
 
-// Error is an error with a kind, a code such as "SANDBOX_NOT_FOUND" and a message
+// Error is an error with a kind, a code such as sdk.CodeSandboxNotFound and a message
 // that tells the user what went wrong and, where possible, what to do.
 type Error struct {
 	Kind    Kind
-	Code    string
+	Code    sdk.Code
 	Message string
 	Err     error // optional cause, not shown to API clients
 }
@@ -41,44 +43,44 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-func newf(k Kind, code, format string, args ...any) error {
+func newf(k Kind, code sdk.Code, format string, args ...any) error {
 	return &Error{Kind: k, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // Invalid reports bad input.
-func Invalid(code, format string, args ...any) error {
+func Invalid(code sdk.Code, format string, args ...any) error {
 	return newf(KindInvalid, code, format, args...)
 }
 
 // NotFound reports that something does not exist.
-func NotFound(code, format string, args ...any) error {
+func NotFound(code sdk.Code, format string, args ...any) error {
 	return newf(KindNotFound, code, format, args...)
 }
 
 // Conflict reports a clash with existing state.
-func Conflict(code, format string, args ...any) error {
+func Conflict(code sdk.Code, format string, args ...any) error {
 	return newf(KindConflict, code, format, args...)
 }
 
 // Unavailable reports a condition that may pass; the caller may retry.
-func Unavailable(code, format string, args ...any) error {
+func Unavailable(code sdk.Code, format string, args ...any) error {
 	return newf(KindUnavailable, code, format, args...)
 }
 
 // Unauthorized reports a missing or wrong credential.
-func Unauthorized(code, format string, args ...any) error {
+func Unauthorized(code sdk.Code, format string, args ...any) error {
 	return newf(KindUnauthorized, code, format, args...)
 }
 
 // TooLarge reports a request body over its limit.
-func TooLarge(code, format string, args ...any) error {
+func TooLarge(code sdk.Code, format string, args ...any) error {
 	return newf(KindTooLarge, code, format, args...)
 }
 
 // Internal wraps an unexpected error with context for the log; the API shows
 // clients only the message.
 func Internal(err error, format string, args ...any) error {
-	return &Error{Kind: KindInternal, Code: "INTERNAL", Message: fmt.Sprintf(format, args...), Err: err}
+	return &Error{Kind: KindInternal, Code: sdk.CodeInternal, Message: fmt.Sprintf(format, args...), Err: err}
 }
 
 // KindOf returns the kind of the first *Error in err's chain, or KindInternal.
@@ -94,10 +96,10 @@ func KindOf(err error) Kind {
 func Is(err error, k Kind) bool { return err != nil && KindOf(err) == k }
 
 // CodeOf returns the code of the first *Error in err's chain, or "INTERNAL".
-func CodeOf(err error) string {
+func CodeOf(err error) sdk.Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
-	return "INTERNAL"
+	return sdk.CodeInternal
 }

@@ -52,7 +52,7 @@ func Write(w http.ResponseWriter, status int, v any) {
 // returns that kind. Errors that are not *errdefs.Error are internal: the
 // client sees a generic message, the caller should log the error.
 func WriteError(w http.ResponseWriter, err error) errdefs.Kind {
-	body := sdk.ErrorBody{Code: "INTERNAL", Message: "internal error; see the daemon log"}
+	body := sdk.ErrorBody{Code: sdk.CodeInternal, Message: "internal error; see the daemon log"}
 	kind := errdefs.KindInternal
 	var e *errdefs.Error
 	if errors.As(err, &e) {
@@ -78,7 +78,7 @@ func Decode(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
-			return errdefs.Invalid("INVALID_JSON", "the request body must hold exactly one JSON object")
+			return errdefs.Invalid(sdk.CodeInvalidJSON, "the request body must hold exactly one JSON object")
 		}
 		return nil
 	}
@@ -89,20 +89,20 @@ func Decode(w http.ResponseWriter, r *http.Request, v any) error {
 	)
 	switch {
 	case errors.As(err, &maxErr):
-		return errdefs.TooLarge("BODY_TOO_LARGE", "the request body is larger than %d bytes", MaxBody)
+		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", MaxBody)
 	case errors.As(err, &synErr):
-		return errdefs.Invalid("INVALID_JSON", "malformed JSON at byte %d: %v", synErr.Offset, synErr)
+		return errdefs.Invalid(sdk.CodeInvalidJSON, "malformed JSON at byte %d: %v", synErr.Offset, synErr)
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
-			return errdefs.Invalid("INVALID_JSON", "the request body must be a JSON object")
+			return errdefs.Invalid(sdk.CodeInvalidJSON, "the request body must be a JSON object")
 		}
-		return errdefs.Invalid("INVALID_JSON", "field %q has the wrong type: got JSON %s", typeErr.Field, typeErr.Value)
+		return errdefs.Invalid(sdk.CodeInvalidJSON, "field %q has the wrong type: got JSON %s", typeErr.Field, typeErr.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return errdefs.Invalid("UNKNOWN_FIELD", "unknown field %s in the request body", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return errdefs.Invalid(sdk.CodeUnknownField, "unknown field %s in the request body", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errdefs.Invalid("INVALID_JSON", "the request body ends in the middle of a JSON value")
+		return errdefs.Invalid(sdk.CodeInvalidJSON, "the request body ends in the middle of a JSON value")
 	default:
-		return errdefs.Invalid("INVALID_JSON", "invalid JSON: %v", err)
+		return errdefs.Invalid(sdk.CodeInvalidJSON, "invalid JSON: %v", err)
 	}
 }
 
@@ -114,7 +114,7 @@ func BoolParam(r *http.Request, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, errdefs.Invalid("INVALID_PARAMETER", "query parameter %s must be true or false, got %q", name, v)
+		return false, errdefs.Invalid(sdk.CodeInvalidParameter, "query parameter %s must be true or false, got %q", name, v)
 	}
 	return b, nil
 }

@@ -174,7 +174,7 @@ func assertCode(t *testing.T, err error, kind errdefs.Kind, code string) {
 	if err == nil {
 		t.Fatalf("got no error, want %s", code)
 	}
-	if errdefs.KindOf(err) != kind || errdefs.CodeOf(err) != code {
+	if errdefs.KindOf(err) != kind || string(errdefs.CodeOf(err)) != code {
 		t.Fatalf("got %v (kind %d, code %s), want kind %d code %s", err, errdefs.KindOf(err), errdefs.CodeOf(err), kind, code)
 	}
 }

@@ -127,7 +127,7 @@ func TestForkNames(t *testing.T) {
 	} {
 		got, err := forkNames(tc.req)
 		if tc.code != "" {
-			if errdefs.CodeOf(err) != tc.code {
+			if string(errdefs.CodeOf(err)) != tc.code {
 				t.Errorf("%+v: %v, want %s", tc.req, err, tc.code)
 			}
 			continue

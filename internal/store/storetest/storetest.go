@@ -136,7 +136,7 @@ func wantCode(t *testing.T, err error, k errdefs.Kind, code string) {
 	if err == nil {
 		t.Fatalf("got no error, want %s", code)
 	}
-	if errdefs.KindOf(err) != k || errdefs.CodeOf(err) != code {
+	if errdefs.KindOf(err) != k || string(errdefs.CodeOf(err)) != code {
 		t.Fatalf("got %v (kind %d, code %s), want kind %d, code %s", err, errdefs.KindOf(err), errdefs.CodeOf(err), k, code)
 	}
 }
