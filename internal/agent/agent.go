@@ -5,7 +5,8 @@
 // HTTP on a unix socket in a directory bind-mounted from the host, so the
 // daemon can reach it and can reattach after a restart (DESIGN invariant 5).
 //
-// Run is the agent; Client is the daemon's view of one agent.
+// Run is the agent. The routes it serves, and the client the daemon reaches
+// it with, are in internal/agentapi.
 package agent
 
 import (
@@ -25,9 +26,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -68,7 +69,7 @@ type server struct {
 // stops every process before returning nil.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Socket == "" {
-		cfg.Socket = filepath.Join(runtime.RunPath, runtime.AgentSock)
+		cfg.Socket = filepath.Join(agentapi.RunPath, agentapi.AgentSock)
 	}
 	if cfg.DefaultCwd == "" {
 		cfg.DefaultCwd = os.Getenv("SBX_WORKDIR")
@@ -156,49 +157,69 @@ func listen(sock string) (*net.UnixListener, error) {
 	return l, nil
 }
 
+// handlers maps each route of the contract to its handler.
+func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
+	return map[agentapi.Route]http.HandlerFunc{
+		agentapi.Health:        s.handleHealth,
+		agentapi.Exec:          s.handleExec,
+		agentapi.PutFile:       s.handlePutFile,
+		agentapi.GetFile:       s.handleGetFile,
+		agentapi.DeleteFile:    s.handleDelete,
+		agentapi.ListFiles:     s.handleList,
+		agentapi.StatFile:      s.handleStat,
+		agentapi.Mkdir:         s.handleMkdir,
+		agentapi.Move:          s.handleMove,
+		agentapi.Shutdown:      s.handleShutdown,
+		agentapi.Sync:          s.handleSync,    // suspend.go
+		agentapi.Suspend:       s.handleSuspend, // suspend.go
+		agentapi.CreateContext: s.handleCreateContext,
+		agentapi.ListContexts:  s.handleListContexts,
+		agentapi.GetContext:    s.handleGetContext,
+		agentapi.DeleteContext: s.handleDeleteContext,
+		agentapi.RunContext:    s.handleRunContext,
+		agentapi.Run:           s.handleRun,
+		agentapi.StartProcess:  s.handleStartProcess,
+		agentapi.ListProcesses: s.handleListProcesses,
+		agentapi.GetProcess:    s.withProcess(s.handleGetProcess),
+		agentapi.DeleteProcess: s.withProcess(s.handleDeleteProcess),
+		agentapi.ProcessLogs:   s.withProcess(s.handleProcessLogs),
+		agentapi.WriteStdin:    s.withProcess(s.handleWriteStdin),
+		agentapi.CloseStdin:    s.withProcess(s.handleCloseStdin),
+		agentapi.SignalProcess: s.withProcess(s.handleSignalProcess),
+		agentapi.WaitProcess:   s.withProcess(s.handleWaitProcess),
+		agentapi.WaitForLog:    s.withProcess(s.handleWaitForLog),
+		agentapi.WaitForPort:   s.withProcess(s.handleWaitForPort),
+		agentapi.CreateSession: s.handleCreateSession,
+		agentapi.ListSessions:  s.handleListSessions,
+		agentapi.GetSession:    s.withSession(s.handleGetSession),
+		agentapi.DeleteSession: s.withSession(s.handleDeleteSession),
+		agentapi.SessionExec:   s.withSession(s.handleSessionExec),
+		agentapi.CreatePTY:     s.handleCreatePTY,
+		agentapi.ListPTYs:      s.handleListPTYs,
+		agentapi.GetPTY:        s.withPTY(s.handleGetPTY),
+		agentapi.DeletePTY:     s.withPTY(s.handleDeletePTY),
+		agentapi.ResizePTY:     s.withPTY(s.handleResizePTY),
+		agentapi.AttachPTY:     s.withPTY(s.handleAttachPTY),
+		agentapi.Watch:         s.handleWatch,
+	}
+}
+
+// routes serves agentapi.Routes, each with its handler. A route without a
+// handler, or a handler for no route, is a bug that stops the agent at once
+// (every agent test starts one).
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.handleHealth)
-	mux.HandleFunc("POST /exec", s.handleExec)
-	mux.HandleFunc("PUT /files", s.handlePutFile)
-	mux.HandleFunc("GET /files", s.handleGetFile)
-	mux.HandleFunc("DELETE /files", s.handleDelete)
-	mux.HandleFunc("GET /files/list", s.handleList)
-	mux.HandleFunc("GET /files/stat", s.handleStat)
-	mux.HandleFunc("POST /files/mkdir", s.handleMkdir)
-	mux.HandleFunc("POST /files/move", s.handleMove)
-	mux.HandleFunc("POST /shutdown", s.handleShutdown)
-	mux.HandleFunc("POST /sync", s.handleSync)       // suspend.go
-	mux.HandleFunc("POST /suspend", s.handleSuspend) // suspend.go
-	mux.HandleFunc("POST /contexts", s.handleCreateContext)
-	mux.HandleFunc("GET /contexts", s.handleListContexts)
-	mux.HandleFunc("GET /contexts/{cid}", s.handleGetContext)
-	mux.HandleFunc("DELETE /contexts/{cid}", s.handleDeleteContext)
-	mux.HandleFunc("POST /contexts/{cid}/run", s.handleRunContext)
-	mux.HandleFunc("POST /run", s.handleRun)
-	mux.HandleFunc("POST /processes", s.handleStartProcess)
-	mux.HandleFunc("GET /processes", s.handleListProcesses)
-	mux.HandleFunc("GET /processes/{process}", s.withProcess(s.handleGetProcess))
-	mux.HandleFunc("DELETE /processes/{process}", s.withProcess(s.handleDeleteProcess))
-	mux.HandleFunc("GET /processes/{process}/logs", s.withProcess(s.handleProcessLogs))
-	mux.HandleFunc("POST /processes/{process}/stdin", s.withProcess(s.handleWriteStdin))
-	mux.HandleFunc("POST /processes/{process}/stdin/close", s.withProcess(s.handleCloseStdin))
-	mux.HandleFunc("POST /processes/{process}/signal", s.withProcess(s.handleSignalProcess))
-	mux.HandleFunc("POST /processes/{process}/wait", s.withProcess(s.handleWaitProcess))
-	mux.HandleFunc("POST /processes/{process}/wait-for-log", s.withProcess(s.handleWaitForLog))
-	mux.HandleFunc("POST /processes/{process}/wait-for-port", s.withProcess(s.handleWaitForPort))
-	mux.HandleFunc("POST /sessions", s.handleCreateSession)
-	mux.HandleFunc("GET /sessions", s.handleListSessions)
-	mux.HandleFunc("GET /sessions/{session}", s.withSession(s.handleGetSession))
-	mux.HandleFunc("DELETE /sessions/{session}", s.withSession(s.handleDeleteSession))
-	mux.HandleFunc("POST /sessions/{session}/exec", s.withSession(s.handleSessionExec))
-	mux.HandleFunc("POST /ptys", s.handleCreatePTY)
-	mux.HandleFunc("GET /ptys", s.handleListPTYs)
-	mux.HandleFunc("GET /ptys/{pty}", s.withPTY(s.handleGetPTY))
-	mux.HandleFunc("DELETE /ptys/{pty}", s.withPTY(s.handleDeletePTY))
-	mux.HandleFunc("POST /ptys/{pty}/resize", s.withPTY(s.handleResizePTY))
-	mux.HandleFunc("GET /ptys/{pty}/attach", s.withPTY(s.handleAttachPTY))
-	mux.HandleFunc("GET /watch", s.handleWatch)
+	handlers := s.handlers()
+	for _, rt := range agentapi.Routes {
+		h, ok := handlers[rt]
+		if !ok {
+			panic("agent: no handler for " + rt.Pattern())
+		}
+		mux.HandleFunc(rt.Pattern(), h)
+	}
+	if len(handlers) != len(agentapi.Routes) {
+		panic("agent: a handler serves a route agentapi.Routes does not list")
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no route for %s %s", r.Method, r.URL.Path))
 	})

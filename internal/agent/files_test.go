@@ -270,7 +270,7 @@ func TestFilesFailedUploadKeepsOld(t *testing.T) {
 	a.put("keep.txt", "old content")
 
 	// An upload that ends early: the body is cut off, then the server answers.
-	conn, err := dialSocket(t.Context(), a.client.sock)
+	conn, err := dialSocket(t.Context(), a.client.Socket())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func TestAgentProcessSIGTERM(t *testing.T) {
 	if ws := <-proc.done; !ws.Exited() || ws.ExitStatus() != 0 {
 		t.Fatalf("agent process ended with %v", ws)
 	}
-	if _, err := os.Lstat(a.client.sock); !os.IsNotExist(err) {
+	if _, err := os.Lstat(a.client.Socket()); !os.IsNotExist(err) {
 		t.Fatalf("socket left behind: %v", err)
 	}
 }

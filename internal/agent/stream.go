@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"net/http"
 	"sync"
 	"time"
@@ -28,10 +29,7 @@ type ndjson struct {
 // startNDJSON sends the headers and starts the heartbeat.
 func startNDJSON(w http.ResponseWriter) *ndjson {
 	s := &ndjson{w: w, rc: http.NewResponseController(w), enc: json.NewEncoder(w)}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	s.rc.Flush()
+	agentapi.WriteHeader(w)
 	s.mu.Lock()
 	s.heartbeat = time.AfterFunc(heartbeatInterval, s.beat)
 	s.mu.Unlock()

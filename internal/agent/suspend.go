@@ -2,9 +2,9 @@ package agent
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"io"
 	"net"
 	"net/http"
@@ -39,7 +39,7 @@ import (
 
 // WakeFile is the file, in the agent's socket directory, whose appearance
 // makes a suspended agent listen again.
-const WakeFile = "wake"
+const WakeFile = agentapi.WakeFile
 
 // suspendable is the agent's listener. Its socket can be closed and opened
 // again while the http.Server serving it keeps running.
@@ -401,29 +401,6 @@ func (s *server) handleSync(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
-// Suspend asks the agent to close its socket for a checkpoint and waits
-// until it has: the socket file is gone. A refusal (409 CHECKPOINT_REFUSED)
-// names the process's socket that stands in the way.
-func (c *Client) Suspend(ctx context.Context) error {
-	os.Remove(filepath.Join(filepath.Dir(c.sock), WakeFile))
-	if _, err := c.do(ctx, http.MethodPost, "/suspend", http.StatusOK); err != nil {
-		return err
-	}
-	c.Close()
-	t := time.NewTicker(2 * time.Millisecond)
-	defer t.Stop()
-	for {
-		if _, err := os.Lstat(c.sock); errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return errdefs.Unavailable("AGENT_NOT_SUSPENDED", "the agent did not close its socket: %v", ctx.Err())
-		case <-t.C:
-		}
-	}
-}
-
 // Wake makes the suspended agent of the instance with run directory runDir
 // listen again (see WakeFile). The directory is writable from inside the
 // sandbox: the file is made without following a symlink.
@@ -436,10 +413,4 @@ func Wake(runDir string) error {
 		return errdefs.Internal(err, "wake agent in %s", runDir)
 	}
 	return unix.Close(fd)
-}
-
-// Sync asks the agent to flush written file data (see handleSync).
-func (c *Client) Sync(ctx context.Context) error {
-	_, err := c.do(ctx, http.MethodPost, "/sync", http.StatusOK)
-	return err
 }

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"io"
 	"net/http"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -8,51 +10,63 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-func (s *Server) listImages(w http.ResponseWriter, r *http.Request) {
+// Images is the image store the API serves.
+type Images interface {
+	List(ctx context.Context) ([]*store.Image, error)
+	Get(ctx context.Context, name string) (*store.Image, error)
+	Import(ctx context.Context, name string, r io.Reader) (*store.Image, error)
+	Pull(ctx context.Context, ref, name string) (*store.Image, error)
+	Remove(ctx context.Context, name string, inUse func(layers []string) bool) error
+}
+
+// imageUsers tells whether sandboxes still use an image or its layers.
+type imageUsers interface {
+	UsesImage(ctx context.Context, name string) (*store.Sandbox, error)
+	UsesLayers(ctx context.Context, layers []string) (bool, error)
+}
+
+func (s *Server) listImages(w http.ResponseWriter, r *http.Request) error {
 	list, err := s.images.List(r.Context())
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	out := make([]sdk.Image, 0, len(list))
 	for _, img := range list {
 		out = append(out, imageToAPI(img))
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
-func (s *Server) getImage(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getImage(w http.ResponseWriter, r *http.Request) error {
 	img, err := s.images.Get(r.Context(), r.PathValue("name"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, imageToAPI(img))
+	return nil
 }
 
-func (s *Server) importImage(w http.ResponseWriter, r *http.Request) {
+func (s *Server) importImage(w http.ResponseWriter, r *http.Request) error {
 	name := r.URL.Query().Get("name")
 	if name == "" {
-		writeError(w, r, errdefs.Invalid(sdk.CodeInvalidImageName, "missing query parameter name: POST /v1/images/import?name=NAME"))
-		return
+		return errdefs.Invalid(sdk.CodeInvalidImageName, "missing query parameter name: POST /v1/images/import?name=NAME")
 	}
 	img, err := s.images.Import(r.Context(), name, r.Body)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusCreated, imageToAPI(img))
+	return nil
 }
 
-func (s *Server) pullImage(w http.ResponseWriter, r *http.Request) {
+func (s *Server) pullImage(w http.ResponseWriter, r *http.Request) error {
 	var req sdk.PullRequest
 	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	if req.Ref == "" {
-		writeError(w, r, errdefs.Invalid(sdk.CodeInvalidImageRef, "ref is required, e.g. {\"ref\": \"registry.example:5000/app:1\"}"))
-		return
+		return errdefs.Invalid(sdk.CodeInvalidImageRef, "ref is required, e.g. {\"ref\": \"registry.example:5000/app:1\"}")
 	}
 	name := req.Name
 	if name == "" {
@@ -60,32 +74,30 @@ func (s *Server) pullImage(w http.ResponseWriter, r *http.Request) {
 	}
 	img, err := s.images.Pull(r.Context(), req.Ref, name)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusCreated, imageToAPI(img))
+	return nil
 }
 
-func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) {
+func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	user, err := s.sandboxes.UsesImage(r.Context(), name)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	if user != nil {
-		writeError(w, r, errdefs.Conflict(sdk.CodeImageInUse, "image %q is used by sandbox %s; delete that sandbox first", name, user.ID))
-		return
+		return errdefs.Conflict(sdk.CodeImageInUse, "image %q is used by sandbox %s; delete that sandbox first", name, user.ID)
 	}
 	inUse := func(layers []string) bool {
 		used, err := s.sandboxes.UsesLayers(r.Context(), layers)
 		return err != nil || used // when unsure, keep the layers
 	}
 	if err := s.images.Remove(r.Context(), name, inUse); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 func imageToAPI(img *store.Image) sdk.Image {

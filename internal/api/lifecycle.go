@@ -1,7 +1,7 @@
 package api
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -10,12 +10,26 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
+
+// sandboxPolicy is what the lifecycle handlers need of the Manager:
+// policy, waits, events, logs and activity.
+type sandboxPolicy interface {
+	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
+	Archive(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	WaitState(ctx context.Context, idOrName string, state sdk.State, timeout time.Duration) (*store.Sandbox, error)
+	Events(ctx context.Context, idOrName string, after int64, limit int) ([]store.Event, error)
+	EventsChanged() <-chan struct{}
+	Closed() <-chan struct{}
+	MainLogPath(sb *store.Sandbox) (string, error)
+	Hold(ctx context.Context, idOrName string) (release func())
+}
 
 // Activity: every authenticated request to /v1/sandboxes/{id}/… counts as
 // activity on that sandbox for as long as it runs (see server.go), so an
@@ -41,54 +55,51 @@ func (s *Server) active(next http.HandlerFunc) http.HandlerFunc {
 // heartbeatEvery keeps quiet streams open through proxies.
 const heartbeatEvery = 15 * time.Second
 
-func (s *Server) updateSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) updateSandbox(w http.ResponseWriter, r *http.Request) error {
 	var req sdk.UpdateSandboxRequest
 	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	sb, err := s.sandboxes.Update(r.Context(), r.PathValue("id"), req)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, toAPI(sb))
+	return nil
 }
 
-func (s *Server) archiveSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) archiveSandbox(w http.ResponseWriter, r *http.Request) error {
 	sb, err := s.sandboxes.Archive(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, toAPI(sb))
+	return nil
 }
 
 // maxWaitSeconds bounds one wait; a client wanting longer waits again.
 const maxWaitSeconds = 3600
 
-func (s *Server) waitSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) waitSandbox(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	state := sdk.State(q.Get("state"))
 	if !isStateWord(state) {
-		writeError(w, r, errdefs.Invalid(sdk.CodeInvalidState, "state must name a sandbox state such as started, stopped, archived or deleted, got %q", state))
-		return
+		return errdefs.Invalid(sdk.CodeInvalidState, "state must name a sandbox state such as started, stopped, archived or deleted, got %q", state)
 	}
 	timeout := 60
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > maxWaitSeconds {
-			writeError(w, r, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a whole number from 0 to %d, got %q", maxWaitSeconds, v))
-			return
+			return errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a whole number from 0 to %d, got %q", maxWaitSeconds, v)
 		}
 		timeout = n
 	}
 	sb, err := s.sandboxes.WaitState(r.Context(), r.PathValue("id"), state, time.Duration(timeout)*time.Second)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, toAPI(sb))
+	return nil
 }
 
 // isStateWord accepts any state name (started, archived, deleted, and those
@@ -102,75 +113,72 @@ func isStateWord(st sdk.State) bool {
 	return len(st) > 0 && len(st) <= 32
 }
 
-func (s *Server) sandboxEvents(w http.ResponseWriter, r *http.Request) {
+func (s *Server) sandboxEvents(w http.ResponseWriter, r *http.Request) error {
 	s.events(w, r, r.PathValue("id"))
+	return nil
 }
 
-func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) {
+func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
 	s.events(w, r, "")
+	return nil
 }
 
 // events lists events after ?after=SEQ (default 0: all kept), or with
 // ?follow=true streams them as NDJSON EventLines as they happen. A followed
 // sandbox's stream ends after its "deleted" event.
-func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string) {
+func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string) error {
 	q := r.URL.Query()
 	follow, err := httpjson.BoolParam(r, "follow")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	after, err := intParam(q.Get("after"), "after", 0, 1<<62)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	limit, err := intParam(q.Get("limit"), "limit", 0, 10000)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	id := ""
 	if idOrName != "" {
 		sb, err := s.sandboxes.Get(r.Context(), idOrName)
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return err
 		}
 		id = sb.ID
 	}
 	if !follow {
 		evs, err := s.sandboxes.Events(r.Context(), id, after, int(limit))
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return err
 		}
 		out := make([]sdk.Event, 0, len(evs))
 		for _, e := range evs {
 			out = append(out, Event(e))
 		}
 		writeJSON(w, http.StatusOK, out)
-		return
+		return nil
 	}
 
-	ns := newNDJSON(w)
+	ns := agentapi.NewWriter(w)
 	heartbeat := time.NewTicker(heartbeatEvery)
 	defer heartbeat.Stop()
 	for {
 		changed := s.sandboxes.EventsChanged()
 		evs, err := s.sandboxes.Events(r.Context(), id, after, 1000)
 		if err != nil {
-			ns.send(sdk.EventLine{Type: "error", Error: errorBody(err)})
-			return
+			ns.Send(sdk.EventLine{Type: "error", Error: errorBody(err)})
+			return nil
 		}
 		for _, e := range evs {
 			ev := Event(e)
-			if !ns.send(sdk.EventLine{Type: "event", Event: &ev}) {
-				return
+			if !ns.Send(sdk.EventLine{Type: "event", Event: &ev}) {
+				return nil
 			}
 			after = e.Seq
 			if id != "" && ev.State == sdk.StateDeleted {
-				return // nothing more will come for this sandbox
+				return nil // nothing more will come for this sandbox
 			}
 		}
 		if len(evs) == 1000 {
@@ -179,13 +187,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string)
 		select {
 		case <-changed:
 		case <-heartbeat.C:
-			if !ns.send(sdk.EventLine{Type: "heartbeat"}) {
-				return
+			if !ns.Send(sdk.EventLine{Type: "heartbeat"}) {
+				return nil
 			}
 		case <-r.Context().Done():
-			return
+			return nil
 		case <-s.sandboxes.Closed():
-			return
+			return nil
 		}
 	}
 }
@@ -200,28 +208,25 @@ func Event(e store.Event) sdk.Event {
 // (the rotated file first), then, with follow=true, whatever it writes
 // until the sandbox stops. Reading the log does not start the sandbox; a
 // follow keeps it active.
-func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) {
+func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 	follow, err := httpjson.BoolParam(r, "follow")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	path, err := s.sandboxes.MainLogPath(sb)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
-	ns := newNDJSON(w)
+	ns := agentapi.NewWriter(w)
 	if prev, err := sandbox.OpenLogFile(path + ".1"); err == nil {
 		ok := copyLog(ns, prev)
 		prev.Close()
 		if !ok {
-			return
+			return nil
 		}
 	}
 	// The log may not exist yet: the main process has not started.
@@ -232,11 +237,11 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if cur != nil && !copyLog(ns, cur) {
-		return
+		return nil
 	}
 	if !follow {
-		ns.send(sdk.LogLine{Type: "end"})
-		return
+		ns.Send(sdk.LogLine{Type: "end"})
+		return nil
 	}
 	poll := time.NewTicker(200 * time.Millisecond)
 	defer poll.Stop()
@@ -244,13 +249,13 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-r.Context().Done():
-			return
+			return nil
 		case <-s.sandboxes.Closed():
-			return
+			return nil
 		case <-poll.C:
 		}
 		if cur != nil && !copyLog(ns, cur) {
-			return
+			return nil
 		}
 		// After a rotation the name points at a new file: finish the old
 		// one (done above), then follow the new one from its start.
@@ -270,12 +275,12 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) {
 			if cur != nil {
 				copyLog(ns, cur)
 			}
-			ns.send(sdk.LogLine{Type: "end"})
-			return
+			ns.Send(sdk.LogLine{Type: "end"})
+			return nil
 		}
 		if time.Since(lastBeat) >= heartbeatEvery {
-			if !ns.send(sdk.LogLine{Type: "heartbeat"}) {
-				return
+			if !ns.Send(sdk.LogLine{Type: "heartbeat"}) {
+				return nil
 			}
 			lastBeat = time.Now()
 		}
@@ -294,48 +299,17 @@ func sameFile(a, b *os.File) bool {
 }
 
 // copyLog sends what f holds from its offset on as data lines.
-func copyLog(ns *ndjsonWriter, f *os.File) bool {
+func copyLog(ns *agentapi.Writer, f *os.File) bool {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := f.Read(buf)
-		if n > 0 && !ns.send(sdk.LogLine{Type: "data", Data: buf[:n]}) {
+		if n > 0 && !ns.Send(sdk.LogLine{Type: "data", Data: buf[:n]}) {
 			return false
 		}
 		if err != nil || n == 0 {
 			return errors.Is(err, io.EOF) || err == nil
 		}
 	}
-}
-
-// ndjsonWriter writes one JSON object per line and flushes each.
-type ndjsonWriter struct {
-	w       http.ResponseWriter
-	enc     *json.Encoder
-	flusher http.Flusher
-	failed  bool
-}
-
-func newNDJSON(w http.ResponseWriter) *ndjsonWriter {
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	f, _ := w.(http.Flusher)
-	return &ndjsonWriter{w: w, enc: json.NewEncoder(w), flusher: f}
-}
-
-// send writes v and reports whether the client is still there.
-func (n *ndjsonWriter) send(v any) bool {
-	if n.failed {
-		return false
-	}
-	if err := n.enc.Encode(v); err != nil {
-		n.failed = true
-		return false
-	}
-	if n.flusher != nil {
-		n.flusher.Flush()
-	}
-	return true
 }
 
 func errorBody(err error) *sdk.ErrorBody {

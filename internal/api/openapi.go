@@ -13,8 +13,9 @@ import (
 
 var pathParamRe = regexp.MustCompile(`\{([a-zA-Z]+)(\.\.\.)?\}`)
 
-func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, s.Document())
+	return nil
 }
 
 // Document returns the OpenAPI 3.1 document of the routes this server serves.

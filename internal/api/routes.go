@@ -1,8 +1,6 @@
 package api
 
 import (
-	"net/http"
-
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -11,7 +9,7 @@ import (
 type route struct {
 	method, pattern string
 	summary         string
-	handler         http.HandlerFunc
+	handler         any     // a handler (func(w, r) error), or a plain func(w, r); see adapt
 	public          bool    // no API key needed
 	passive         bool    // under /v1/sandboxes/{id}/ but not activity (see lifecycle.go)
 	query           []param // query parameters

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,50 +14,60 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+// sandboxLifecycle is what the sandbox handlers need of the Manager.
+type sandboxLifecycle interface {
+	Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (sb *store.Sandbox, created bool, err error)
+	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
+	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
+	DeleteCascade(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
+	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 }
 
-func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	return nil
+}
+
+func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 	var req sdk.CreateSandboxRequest
 	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	sb, err := s.sandboxes.Create(r.Context(), req)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusCreated, toAPI(sb))
+	return nil
 }
 
-func (s *Server) ensureSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ensureSandbox(w http.ResponseWriter, r *http.Request) error {
 	var req sdk.CreateSandboxRequest
 	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	sb, created, err := s.sandboxes.Ensure(r.Context(), r.PathValue("id"), req)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
 	}
 	writeJSON(w, status, toAPI(sb))
+	return nil
 }
 
-func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := store.Filter{State: q.Get("state")}
 	for _, l := range q["label"] {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
-			writeError(w, r, errdefs.Invalid(sdk.CodeInvalidLabel, "label filter %q must look like key=value", l))
-			return
+			return errdefs.Invalid(sdk.CodeInvalidLabel, "label filter %q must look like key=value", l)
 		}
 		if f.Labels == nil {
 			f.Labels = map[string]string{}
@@ -65,35 +76,33 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := s.sandboxes.List(r.Context(), f)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	out := make([]sdk.Sandbox, 0, len(list))
 	for _, sb := range list {
 		out = append(out, toAPI(sb))
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
-func (s *Server) getSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getSandbox(w http.ResponseWriter, r *http.Request) error {
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, toAPI(sb))
+	return nil
 }
 
-func (s *Server) deleteSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) deleteSandbox(w http.ResponseWriter, r *http.Request) error {
 	wait, err := httpjson.BoolParam(r, "wait")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	cascade, err := httpjson.BoolParam(r, "cascade")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	del := s.sandboxes.Delete
 	if cascade {
@@ -101,47 +110,45 @@ func (s *Server) deleteSandbox(w http.ResponseWriter, r *http.Request) {
 	}
 	sb, err := del(r.Context(), r.PathValue("id"), wait)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	if wait {
 		w.WriteHeader(http.StatusNoContent)
-		return
+		return nil
 	}
 	writeJSON(w, http.StatusAccepted, toAPI(sb))
+	return nil
 }
 
-func (s *Server) startSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) startSandbox(w http.ResponseWriter, r *http.Request) error {
 	sb, err := s.sandboxes.Start(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, toAPI(sb))
+	return nil
 }
 
-func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request) {
+func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request) error {
 	force, err := httpjson.BoolParam(r, "force")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	opt := sandbox.StopOptions{Force: force}
 	if g := r.URL.Query().Get("graceSeconds"); g != "" {
 		n, err := strconv.Atoi(g)
 		if err != nil || n < 0 || n > 3600 {
-			writeError(w, r, errdefs.Invalid(sdk.CodeInvalidGrace, "graceSeconds must be a whole number from 0 to 3600, got %q", g))
-			return
+			return errdefs.Invalid(sdk.CodeInvalidGrace, "graceSeconds must be a whole number from 0 to 3600, got %q", g)
 		}
 		opt.Grace = time.Duration(n) * time.Second
 		opt.Force = opt.Force || n == 0
 	}
 	sb, err := s.sandboxes.Stop(r.Context(), r.PathValue("id"), opt)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, toAPI(sb))
+	return nil
 }
 
 // toAPI turns a stored record into its wire form.

@@ -4,22 +4,34 @@
 package api
 
 import (
+	"context"
 	"crypto/subtle"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/internal/image"
-	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
 
+// Sandboxes is what the API needs of the sandbox Manager; each part is
+// defined next to the handlers that use it.
+type Sandboxes interface {
+	sandboxLifecycle                                                                            // sandboxes.go
+	sandboxPolicy                                                                               // lifecycle.go
+	sandboxSnapshots                                                                            // snapshots.go
+	agents                                                                                      // toolbox.go
+	imageUsers                                                                                  // images.go
+	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error) // ports.go
+}
+
 // Server is the HTTP API.
 type Server struct {
-	sandboxes *sandbox.Manager
-	images    *image.Manager
+	sandboxes Sandboxes
+	images    Images
 	token     string
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
@@ -27,10 +39,10 @@ type Server struct {
 
 // New returns the API over the given managers. Every /v1 request must carry
 // "Authorization: Bearer <token>".
-func New(sandboxes *sandbox.Manager, images *image.Manager, token string) *Server {
+func New(sandboxes Sandboxes, images Images, token string) *Server {
 	s := &Server{sandboxes: sandboxes, images: images, token: token, mux: http.NewServeMux()}
 	for _, rt := range s.routes() {
-		h := rt.handler
+		h := adapt(rt.handler)
 		if countsAsActivity(rt) { // lifecycle.go
 			h = s.active(h)
 		}
@@ -78,4 +90,25 @@ func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r)
 	}
+}
+
+// handler is an API handler: it writes its answer, or returns the error to
+// answer with (writeError). Once it has written, it returns nil.
+type handler = func(w http.ResponseWriter, r *http.Request) error
+
+// adapt turns a route's handler into an http.HandlerFunc. A route may
+// still name a plain func(w, r) that writes its own errors (ports.go's
+// preview proxy).
+func adapt(h any) http.HandlerFunc {
+	switch h := h.(type) {
+	case handler:
+		return func(w http.ResponseWriter, r *http.Request) {
+			if err := h(w, r); err != nil {
+				writeError(w, r, err)
+			}
+		}
+	case func(http.ResponseWriter, *http.Request):
+		return h
+	}
+	panic(fmt.Sprintf("api: route handler of type %T", h))
 }

@@ -2,107 +2,108 @@ package api
 
 import (
 	"bufio"
-	"encoding/json"
+	"context"
+	"github.com/sbxhq/sbx/internal/store"
 	"net/http"
-	"net/http/httputil"
 	"strings"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// proxy forwards a toolbox request to the sandbox's agent, streaming the body
-// both ways: /v1/sandboxes/{id}/files/list becomes /files/list.
-func (s *Server) proxy(w http.ResponseWriter, r *http.Request) {
-	client, _, err := s.sandboxes.Agent(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	prefix := "/v1/sandboxes/" + r.PathValue("id")
-	rp := &httputil.ReverseProxy{
-		Transport:     client.Transport(),
-		FlushInterval: -1,
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme = "http"
-			pr.Out.URL.Host = "agent"
-			pr.Out.Host = "agent"
-			pr.Out.URL.Path = strings.TrimPrefix(r.URL.Path, prefix)
-			pr.Out.URL.RawPath = ""
-			pr.Out.Header.Del("Authorization")
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeError(w, r, agentLost(err))
-		},
-	}
-	rp.ServeHTTP(w, r)
+// agents reaches a sandbox's agent, starting the sandbox if it is stopped.
+type agents interface {
+	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 }
 
-// agentLost is the error for a toolbox call whose agent went away.
+// The toolbox: the API serves every agent route (agentapi.Routes) at
+// /v1/sandboxes/{id} + its agent path and forwards it, most as they are
+// (proxy), the streaming ones through one relay (stream.go).
+
+// agentPath is the agent's path of a toolbox request:
+// /v1/sandboxes/{id}/files/list becomes /files/list.
+func agentPath(r *http.Request) string {
+	return strings.TrimPrefix(r.URL.Path, "/v1/sandboxes/"+r.PathValue("id"))
+}
+
+// proxy forwards a toolbox request to the sandbox's agent, streaming the body
+// both ways.
+func (s *Server) proxy(w http.ResponseWriter, r *http.Request) error {
+	client, _, err := s.sandboxes.Agent(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	client.Proxy(agentPath(r), func(w http.ResponseWriter, r *http.Request, err error) {
+		writeError(w, r, agentLost(err))
+	}).ServeHTTP(w, r)
+	return nil
+}
+
+// agentLost is the error for a toolbox call whose agent went away. An agent
+// that answered too much keeps its own code.
 func agentLost(err error) error {
+	if errdefs.CodeOf(err) == sdk.CodeAgentResponseTooLarge {
+		return err
+	}
 	return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeSandboxUnavailable,
 		Message: "the sandbox's instance did not answer; it may be stopping or have crashed: check its state and retry", Err: err}
 }
 
-// exec runs a command. A stream that breaks before the command's exit event
-// ends with an explicit error event, so a client never mistakes a lost
-// instance for an exit.
-func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
+// exec runs a command; with stream=true its events are relayed, and a
+// stream that breaks before the exit event ends with an error event.
+func (s *Server) exec(w http.ResponseWriter, r *http.Request) error {
+	return s.streamOrProxy(w, r, agentapi.ExecFinal, agentapi.MaxLine)
+}
+
+// runCode runs code (in a context, or stateless) like exec; a run's stream
+// ends with "end", and its lines may carry large images.
+func (s *Server) runCode(w http.ResponseWriter, r *http.Request) error {
+	return s.streamOrProxy(w, r, agentapi.RunFinal, agentapi.MaxRunLine)
+}
+
+// streamProxy forwards the other requests whose answer may be a stream
+// (process logs, session commands, watch).
+func (s *Server) streamProxy(w http.ResponseWriter, r *http.Request) error {
+	return s.forward(w, r, agentapi.AnyFinal, agentapi.MaxLine)
+}
+
+func (s *Server) streamOrProxy(w http.ResponseWriter, r *http.Request, final agentapi.Final, maxLine int) error {
 	stream, err := httpjson.BoolParam(r, "stream")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	if !stream {
-		s.proxy(w, r)
-		return
+		return s.proxy(w, r)
 	}
+	return s.forward(w, r, final, maxLine)
+}
+
+// forward sends a toolbox request to the agent; an NDJSON answer goes
+// through relay, any other answer (an error before the stream began, a
+// plain JSON result) passes as it is.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, final agentapi.Final, maxLine int) error {
 	client, _, err := s.sandboxes.Agent(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
-	req, err := http.NewRequestWithContext(r.Context(), "POST", "http://agent/exec?stream=true", http.MaxBytesReader(w, r.Body, httpjson.MaxBody))
-	if err != nil {
-		writeError(w, r, errdefs.Internal(err, "build agent request"))
-		return
+	req := agentapi.Request{Method: r.Method, Path: agentPath(r), RawQuery: r.URL.RawQuery,
+		ContentType: r.Header.Get("Content-Type"), ContentLength: r.ContentLength}
+	if r.ContentLength != 0 {
+		req.Body = http.MaxBytesReader(w, r.Body, httpjson.MaxBody)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Transport().RoundTrip(req)
+	resp, err := client.Forward(r.Context(), req)
 	if err != nil {
-		writeError(w, r, agentLost(err))
-		return
+		return agentLost(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		// An error before the stream started: pass it on as it is.
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), agentapi.ContentTypeNDJSON) {
 		copyResponse(w, resp)
-		return
+		return nil
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	exited := false
-	for sc.Scan() {
-		line := sc.Bytes()
-		var ev struct{ Type string }
-		if json.Unmarshal(line, &ev) == nil && (ev.Type == "exit" || ev.Type == "error") {
-			exited = true
-		}
-		w.Write(line)
-		w.Write([]byte("\n"))
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	if !exited && r.Context().Err() == nil {
-		json.NewEncoder(w).Encode(sdk.ExecEvent{Type: "error", Error: &sdk.ErrorBody{
-			Code: sdk.CodeInstanceLost, Message: "the stream from the sandbox ended before the command exited: the instance stopped or crashed"}})
-	}
+	relay(w, r, resp.Body, final, maxLine)
+	return nil
 }
 
 func copyResponse(w http.ResponseWriter, resp *http.Response) {

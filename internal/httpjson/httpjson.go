@@ -31,6 +31,17 @@ var statusOf = map[errdefs.Kind]int{
 // Status returns the HTTP status of an error kind.
 func Status(k errdefs.Kind) int { return statusOf[k] }
 
+// KindOf returns the error kind of an HTTP status (the inverse of Status);
+// statuses the table lacks are internal.
+func KindOf(status int) errdefs.Kind {
+	for k, s := range statusOf {
+		if s == status {
+			return k
+		}
+	}
+	return errdefs.KindInternal
+}
+
 // Write sends v as JSON with status.
 func Write(w http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)

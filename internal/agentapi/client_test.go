@@ -1,0 +1,137 @@
+package agentapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// fakeAgent serves h on the agent socket of a new run directory, as code
+// in a sandbox that replaced the agent could.
+func fakeAgent(t *testing.T, h http.HandlerFunc) *Client {
+	t.Helper()
+	dir := newRunDir(t)
+	l, err := net.Listen("unix", filepath.Join(dir, AgentSock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, MaxHeaderBytes: 64 << 20}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	c := NewClient(dir)
+	t.Cleanup(c.Close)
+	return c
+}
+
+// allocated runs fn and returns the bytes it allocated (all goroutines).
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A fake agent answering with 64 MiB of headers: the client gives up at
+// MaxHeaderBytes with a clear error instead of reading them whole.
+func TestClientBoundsHeaders(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	c := fakeAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		for i := range 64 {
+			w.Header().Set("X-Bloat-"+string(rune('a'+i%26))+strings.Repeat("z", i), huge)
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	var err error
+	n := allocated(func() { err = c.Health(t.Context()) })
+	if errdefs.CodeOf(err) != sdk.CodeAgentResponseTooLarge || !strings.Contains(err.Error(), "headers") {
+		t.Fatalf("Health against huge headers: %v", err)
+	}
+	if n > 16<<20 {
+		t.Errorf("reading a 64 MiB header allocated %d MiB", n>>20)
+	}
+	// Forward (the API's streams) has the same limit.
+	_, err = c.Forward(t.Context(), Request{Method: "GET", Path: Watch.Path})
+	if errdefs.CodeOf(err) != sdk.CodeAgentResponseTooLarge {
+		t.Fatalf("Forward against huge headers: %v", err)
+	}
+}
+
+// A fake agent answering a JSON call with 64 MiB: the client stops after
+// MaxAnswer and says so (it used to cut the body silently at 1 MiB).
+func TestClientBoundsAnswers(t *testing.T) {
+	c := fakeAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		chunk := bytes.Repeat([]byte("y"), 1<<20)
+		for range 64 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	var err error
+	n := allocated(func() { err = c.Health(t.Context()) })
+	if errdefs.CodeOf(err) != sdk.CodeAgentResponseTooLarge || !errdefs.Is(err, errdefs.KindUnavailable) {
+		t.Fatalf("Health against a huge body: %v", err)
+	}
+	if n > 16<<20 {
+		t.Errorf("reading a 64 MiB answer allocated %d MiB", n>>20)
+	}
+}
+
+// A fake agent that never answers: every call ends with its context.
+func TestClientHonoursDeadline(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	c := fakeAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	calls := map[string]func(context.Context) error{
+		"Health":   c.Health,
+		"Sync":     c.Sync,
+		"Suspend":  c.Suspend,
+		"Shutdown": func(ctx context.Context) error { return c.Shutdown(ctx, time.Second) },
+	}
+	for name, call := range calls {
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		done := make(chan error, 1)
+		go func() { done <- call(ctx) }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) || !errdefs.Is(err, errdefs.KindUnavailable) {
+				t.Errorf("%s against a silent agent: %v", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s did not return after its deadline", name)
+		}
+		cancel()
+	}
+}
+
+// An error answer of the agent comes back as the errdefs error it was.
+func TestClientErrorAnswer(t *testing.T) {
+	c := fakeAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, `{"error":{"code":"CHECKPOINT_REFUSED","message":"a socket is open"}}`)
+	})
+	err := c.Sync(t.Context())
+	if errdefs.CodeOf(err) != sdk.CodeCheckpointRefused || !errdefs.Is(err, errdefs.KindConflict) || err.Error() != "a socket is open" {
+		t.Fatalf("Sync: %v", err)
+	}
+}

@@ -1,0 +1,13 @@
+package agentapi
+
+// Where the agent listens. The host directory of an instance (its run
+// directory, runtime.Instance.RunDir) is bind-mounted at RunPath inside it,
+// so the socket the agent makes is reachable from the host.
+const (
+	RunPath   = "/.sbx/run"  // the agent's socket directory inside the instance
+	AgentSock = "agent.sock" // socket file name inside RunPath / the run directory
+
+	// WakeFile is the file, in the agent's socket directory, whose
+	// appearance makes a suspended agent listen again (see agent.Wake).
+	WakeFile = "wake"
+)

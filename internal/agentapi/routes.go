@@ -1,0 +1,82 @@
+package agentapi
+
+// Route is one operation the agent serves. Path is a net/http ServeMux
+// pattern: "{name}" is a path parameter.
+//
+// The daemon's API serves every toolbox route at /v1/sandboxes/{id} + Path
+// and forwards it here with the prefix removed; internal/api's tests check
+// that each forwarded route is in Routes.
+type Route struct {
+	Method string
+	Path   string
+}
+
+// Pattern is the route as a ServeMux pattern: "POST /exec".
+func (r Route) Pattern() string { return r.Method + " " + r.Path }
+
+// The agent's routes. Bodies are the sdk types named in each comment.
+var (
+	Health        = Route{"GET", "/healthz"}                // → {"ok": true, "pid": N}
+	Exec          = Route{"POST", "/exec"}                  // sdk.ExecRequest → sdk.ExecResult, or with ?stream=true NDJSON sdk.ExecEvent
+	Shutdown      = Route{"POST", "/shutdown"}              // ?graceSeconds=S → 202
+	Sync          = Route{"POST", "/sync"}                  // flush file data → 200
+	Suspend       = Route{"POST", "/suspend"}               // close the socket for a checkpoint → 200 (409 CHECKPOINT_REFUSED)
+	Run           = Route{"POST", "/run"}                   // sdk.RunRequest → sdk.RunResult, or streamed sdk.RunEvent
+	Watch         = Route{"GET", "/watch"}                  // NDJSON sdk.WatchEvent
+	PutFile       = Route{"PUT", "/files"}                  // raw body → sdk.FileInfo
+	GetFile       = Route{"GET", "/files"}                  // → raw body
+	DeleteFile    = Route{"DELETE", "/files"}               // → 204
+	ListFiles     = Route{"GET", "/files/list"}             // → []sdk.FileInfo
+	StatFile      = Route{"GET", "/files/stat"}             // → sdk.FileInfo
+	Mkdir         = Route{"POST", "/files/mkdir"}           // sdk.MkdirRequest → sdk.FileInfo
+	Move          = Route{"POST", "/files/move"}            // sdk.MoveRequest → sdk.FileInfo
+	CreateContext = Route{"POST", "/contexts"}              // sdk.CreateContextRequest → sdk.Context
+	ListContexts  = Route{"GET", "/contexts"}               // → []sdk.Context
+	GetContext    = Route{"GET", "/contexts/{cid}"}         // → sdk.Context
+	DeleteContext = Route{"DELETE", "/contexts/{cid}"}      // → 204
+	RunContext    = Route{"POST", "/contexts/{cid}/run"}    // sdk.RunCodeRequest → sdk.RunResult, or streamed sdk.RunEvent
+	StartProcess  = Route{"POST", "/processes"}             // sdk.StartProcessRequest → sdk.Process
+	ListProcesses = Route{"GET", "/processes"}              // → []sdk.Process
+	GetProcess    = Route{"GET", "/processes/{process}"}    // → sdk.Process
+	DeleteProcess = Route{"DELETE", "/processes/{process}"} // → 204
+	ProcessLogs   = Route{"GET", "/processes/{process}/logs"}
+	WriteStdin    = Route{"POST", "/processes/{process}/stdin"}
+	CloseStdin    = Route{"POST", "/processes/{process}/stdin/close"}
+	SignalProcess = Route{"POST", "/processes/{process}/signal"}
+	WaitProcess   = Route{"POST", "/processes/{process}/wait"}
+	WaitForLog    = Route{"POST", "/processes/{process}/wait-for-log"}
+	WaitForPort   = Route{"POST", "/processes/{process}/wait-for-port"}
+	CreateSession = Route{"POST", "/sessions"}
+	ListSessions  = Route{"GET", "/sessions"}
+	GetSession    = Route{"GET", "/sessions/{session}"}
+	DeleteSession = Route{"DELETE", "/sessions/{session}"}
+	SessionExec   = Route{"POST", "/sessions/{session}/exec"} // sdk.SessionExecRequest → sdk.SessionExecResult, or streamed sdk.SessionEvent
+	CreatePTY     = Route{"POST", "/ptys"}
+	ListPTYs      = Route{"GET", "/ptys"}
+	GetPTY        = Route{"GET", "/ptys/{pty}"}
+	DeletePTY     = Route{"DELETE", "/ptys/{pty}"}
+	ResizePTY     = Route{"POST", "/ptys/{pty}/resize"}
+	AttachPTY     = Route{"GET", "/ptys/{pty}/attach"} // WebSocket
+)
+
+// Routes lists every route the agent serves; the agent's mux is built from
+// it (agent.routes fails to start on a route it has no handler for).
+var Routes = []Route{
+	Health, Exec, Shutdown, Sync, Suspend, Run, Watch,
+	PutFile, GetFile, DeleteFile, ListFiles, StatFile, Mkdir, Move,
+	CreateContext, ListContexts, GetContext, DeleteContext, RunContext,
+	StartProcess, ListProcesses, GetProcess, DeleteProcess, ProcessLogs, WriteStdin, CloseStdin,
+	SignalProcess, WaitProcess, WaitForLog, WaitForPort,
+	CreateSession, ListSessions, GetSession, DeleteSession, SessionExec,
+	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
+}
+
+// Lookup returns the route of Routes with this method and pattern path.
+func Lookup(method, path string) (Route, bool) {
+	for _, r := range Routes {
+		if r.Method == method && r.Path == path {
+			return r, true
+		}
+	}
+	return Route{}, false
+}

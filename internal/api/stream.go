@@ -1,0 +1,50 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// errorEvent is the "error" event the daemon adds to a stream it relays.
+// Its shape decodes as sdk.ExecEvent, sdk.RunEvent and the other events.
+type errorEvent struct {
+	Type  string        `json:"type"`
+	Error sdk.ErrorBody `json:"error"`
+}
+
+// relay copies an agent's NDJSON stream to the client line by line. A
+// stream that ends before one of its final events (the instance died) gets
+// an INSTANCE_LOST error event, and a line over maxLine a
+// STREAM_LINE_TOO_LONG one, so a client never mistakes either for the end.
+func relay(w http.ResponseWriter, r *http.Request, body io.Reader, final agentapi.Final, maxLine int) {
+	out := agentapi.NewWriter(w)
+	in := agentapi.NewReader(body, maxLine)
+	ended := false
+	for {
+		line, err := in.Next()
+		if err == nil {
+			ended = ended || final[agentapi.EventType(line)]
+			if !out.SendLine(line) {
+				return
+			}
+			continue
+		}
+		if r.Context().Err() != nil {
+			return // the client left; nobody to tell
+		}
+		switch {
+		case errors.Is(err, agentapi.ErrLineTooLong):
+			out.Send(errorEvent{Type: agentapi.EventError, Error: sdk.ErrorBody{Code: sdk.CodeStreamLineTooLong,
+				Message: fmt.Sprintf("the sandbox sent a stream line longer than %d bytes; the stream was cut there", maxLine)}})
+		case !ended:
+			out.Send(errorEvent{Type: agentapi.EventError, Error: sdk.ErrorBody{Code: sdk.CodeInstanceLost,
+				Message: "the stream from the sandbox broke off before its end: the instance stopped or crashed"}})
+		}
+		return
+	}
+}
