@@ -49,10 +49,16 @@ func (s *Server) Document() map[string]any {
 		if rt.response != nil {
 			resp["content"] = content(rt.response, schemas)
 		}
+		codes := codesOf(rt) // codes.go
+		names := make([]string, len(codes))
+		for i, c := range codes {
+			names[i] = string(c)
+		}
 		responses := map[string]any{strconv.Itoa(rt.status): resp, "default": map[string]any{
-			"description": "an error",
+			"description": "an error; error.code is one of " + strings.Join(names, ", "),
 			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorResponse"}}},
 		}}
+		op["x-error-codes"] = names
 		op["responses"] = responses
 		if rt.public {
 			op["security"] = []any{}

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// The error codes an operation can return, for the OpenAPI document: the
+// codes every route of its kind can return (derived from the route table),
+// plus those particular to it (routeCodes).
+var (
+	codesAlways  = []sdk.Code{sdk.CodeInternal}
+	codesAuth    = []sdk.Code{sdk.CodeUnauthorized}
+	codesBody    = []sdk.Code{sdk.CodeInvalidJSON, sdk.CodeUnknownField, sdk.CodeBodyTooLarge}
+	codesQuery   = []sdk.Code{sdk.CodeInvalidParameter}
+	codesSandbox = []sdk.Code{sdk.CodeSandboxNotFound}
+	// A toolbox call starts a stopped sandbox, then reaches its agent.
+	codesToolbox = []sdk.Code{sdk.CodeSandboxUnavailable, sdk.CodeAgentUnavailable, sdk.CodeAgentSocketInvalid,
+		sdk.CodeAgentResponseTooLarge, sdk.CodeSandboxBusy, sdk.CodeSandboxPaused, sdk.CodeDaemonStopping}
+	// A relayed stream can end in an error event.
+	codesStream = []sdk.Code{sdk.CodeInstanceLost, sdk.CodeStreamLineTooLong}
+	codesFiles  = []sdk.Code{sdk.CodeInvalidPath, sdk.CodePathNotFound, sdk.CodeFileNotFound, sdk.CodePermissionDenied,
+		sdk.CodeNotADirectory, sdk.CodeIsADirectory, sdk.CodeNoSpace, sdk.CodeReadOnlyFilesystem}
+	codesProcess = []sdk.Code{sdk.CodeProcessNotFound, sdk.CodeProcessExited}
+	codesSession = []sdk.Code{sdk.CodeSessionNotFound, sdk.CodeSessionEnded}
+	codesPTY     = []sdk.Code{sdk.CodePTYNotFound}
+	codesContext = []sdk.Code{sdk.CodeContextNotFound}
+	codesExec    = []sdk.Code{sdk.CodeInvalidExec, sdk.CodeInvalidCommand, sdk.CodeInvalidEnv, sdk.CodeInvalidTimeout,
+		sdk.CodeCommandNotFound, sdk.CodeCommandNotExecutable, sdk.CodeCwdNotFound, sdk.CodeProcessLimit, sdk.CodeShuttingDown}
+	codesCreate = []sdk.Code{sdk.CodeInvalidName, sdk.CodeNameTaken, sdk.CodeInvalidImage, sdk.CodeImageNotFound, sdk.CodeInvalidCPU,
+		sdk.CodeInvalidMemory, sdk.CodeInvalidDisk, sdk.CodeInvalidPidsLimit, sdk.CodeInvalidEnv, sdk.CodeInvalidWorkdir, sdk.CodeInvalidClass,
+		sdk.CodeClassUnavailable, sdk.CodeInvalidNetwork, sdk.CodeInvalidEgress, sdk.CodeInvalidPolicy, sdk.CodeInvalidEntrypoint,
+		sdk.CodeInvalidRestartPolicy, sdk.CodeSnapshotNotFound, sdk.CodeImageAndSnapshot, sdk.CodeNetworkFull, sdk.CodeRuntimeUnavailable}
+)
+
+// routeCodes holds the codes particular to one operation, by
+// "METHOD pattern"; a route missing here has the common codes only.
+var routeCodes = map[string][]sdk.Code{
+	"POST /v1/sandboxes":                     codesCreate,
+	"PUT /v1/sandboxes/{id}":                 append([]sdk.Code{sdk.CodeNameMismatch}, codesCreate...),
+	"GET /v1/sandboxes":                      {sdk.CodeInvalidLabel, sdk.CodeInvalidState},
+	"DELETE /v1/sandboxes/{id}":              {sdk.CodeSandboxHasForks, sdk.CodeSandboxBusy},
+	"POST /v1/sandboxes/{id}/start":          {sdk.CodeSandboxBusy, sdk.CodeSandboxPaused, sdk.CodeImageNotFound, sdk.CodeRuntimeUnavailable, sdk.CodeNetworkFull, sdk.CodeArchiveUnavailable},
+	"POST /v1/sandboxes/{id}/stop":           {sdk.CodeInvalidGrace, sdk.CodeSandboxBusy},
+	"PATCH /v1/sandboxes/{id}":               {sdk.CodeInvalidPolicy},
+	"POST /v1/sandboxes/{id}/archive":        {sdk.CodeSandboxNotStopped, sdk.CodeArchiveUnavailable},
+	"POST /v1/sandboxes/{id}/wait":           {sdk.CodeInvalidState, sdk.CodeInvalidTimeout, sdk.CodeWaitTimeout},
+	"POST /v1/sandboxes/{id}/exec":           codesExec,
+	"POST /v1/sandboxes/{id}/run":            {sdk.CodeInvalidRun, sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeInterpreterFailed, sdk.CodeInvalidTimeout},
+	"POST /v1/sandboxes/{id}/contexts":       {sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeLanguageStatelessOnly, sdk.CodeInterpreterFailed},
+	"POST /v1/sandboxes/{id}/pause":          {sdk.CodeSandboxNotStarted, sdk.CodePauseUnsupported, sdk.CodeCheckpointRefused},
+	"POST /v1/sandboxes/{id}/resume":         {sdk.CodeSandboxNotPaused, sdk.CodeMemoryImageGone},
+	"POST /v1/sandboxes/{id}/snapshots":      {sdk.CodeInvalidSnapshotName, sdk.CodeSnapshotExists, sdk.CodeMemoryUnsupported, sdk.CodeCheckpointRefused},
+	"POST /v1/sandboxes/{id}/fork":           {sdk.CodeInvalidCount, sdk.CodeMemoryUnsupported, sdk.CodeCheckpointRefused},
+	"GET /v1/sandboxes/{id}/parent":          {sdk.CodeNoParent, sdk.CodeParentGone},
+	"PUT /v1/sandboxes/{id}/egress":          {sdk.CodeInvalidEgress, sdk.CodeNoNetwork},
+	"POST /v1/sandboxes/{id}/ports":          {sdk.CodeInvalidPort, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable},
+	"DELETE /v1/sandboxes/{id}/ports/{port}": {sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeNetworkUnavailable},
+	"POST /v1/sandboxes/{id}/signed-urls":    {sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeInvalidExpiry, sdk.CodeNetworkUnavailable},
+	"GET /v1/snapshots/{name}":               {sdk.CodeSnapshotNotFound},
+	"DELETE /v1/snapshots/{name}":            {sdk.CodeSnapshotNotFound},
+	"POST /v1/images/import":                 {sdk.CodeInvalidImageName, sdk.CodeInvalidImage, sdk.CodeNameTaken},
+	"POST /v1/images/pull":                   {sdk.CodeInvalidImageRef, sdk.CodeImageNotFound, sdk.CodeRegistryUnavailable},
+	"GET /v1/images/{name...}":               {sdk.CodeImageNotFound},
+	"DELETE /v1/images/{name...}":            {sdk.CodeImageNotFound, sdk.CodeImageInUse},
+}
+
+// codesOf lists, sorted, the error codes rt can return.
+func codesOf(rt route) []sdk.Code {
+	codes := slices.Clone(codesAlways)
+	add := func(cs ...sdk.Code) { codes = append(codes, cs...) }
+	if !rt.public {
+		add(codesAuth...)
+	}
+	if rt.body != nil {
+		if _, raw := rt.body.(rawBody); !raw {
+			add(codesBody...)
+		}
+	}
+	for _, q := range rt.query {
+		if q.typ != "string" {
+			add(codesQuery...)
+		}
+	}
+	if rest, ok := strings.CutPrefix(rt.pattern, "/v1/sandboxes/{id}"); ok {
+		add(codesSandbox...)
+		if _, toolbox := agentapi.Lookup(rt.method, rest); toolbox {
+			add(codesToolbox...)
+			add(toolboxCodes(rest)...)
+			if _, nd := rt.response.(ndjson); nd || slices.ContainsFunc(rt.query, func(p param) bool { return p.name == "stream" }) {
+				add(codesStream...)
+			}
+		}
+	}
+	add(routeCodes[rt.method+" "+rt.pattern]...)
+	slices.Sort(codes)
+	return slices.Compact(codes)
+}
+
+// toolboxCodes are the codes of a family of agent routes.
+func toolboxCodes(agentPath string) []sdk.Code {
+	switch {
+	case strings.HasPrefix(agentPath, "/files"), agentPath == "/watch":
+		return codesFiles
+	case strings.HasPrefix(agentPath, "/processes/"):
+		return codesProcess
+	case strings.HasPrefix(agentPath, "/processes"):
+		return codesExec
+	case strings.HasPrefix(agentPath, "/sessions/"):
+		return codesSession
+	case strings.HasPrefix(agentPath, "/ptys/"):
+		return codesPTY
+	case strings.HasPrefix(agentPath, "/contexts/"):
+		return codesContext
+	}
+	return nil
+}

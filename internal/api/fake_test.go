@@ -1,0 +1,151 @@
+package api
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// fakeSandboxes is a Sandboxes that knows one sandbox, "sb1", and answers
+// err (default: not found) for everything else. Tests set the fields they
+// need.
+type fakeSandboxes struct {
+	err     error            // what every lookup of another sandbox returns
+	agent   *agentapi.Client // what Agent returns for sb1; nil: err
+	created []sdk.CreateSandboxRequest
+	closed  chan struct{}
+}
+
+func newFake() *fakeSandboxes {
+	return &fakeSandboxes{err: errdefs.NotFound(sdk.CodeSandboxNotFound, "no sandbox"), closed: make(chan struct{})}
+}
+
+var sb1 = &store.Sandbox{ID: "sb1", Name: "one", State: string(sdk.StateStarted)}
+
+func (f *fakeSandboxes) lookup(id string) (*store.Sandbox, error) {
+	if id == "sb1" || id == "one" {
+		return sb1, nil
+	}
+	return nil, f.err
+}
+
+func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+	f.created = append(f.created, req)
+	return sb1, nil
+}
+func (f *fakeSandboxes) Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (*store.Sandbox, bool, error) {
+	sb, err := f.lookup(name)
+	return sb, false, err
+}
+func (f *fakeSandboxes) List(ctx context.Context, _ store.Filter) ([]*store.Sandbox, error) {
+	return []*store.Sandbox{sb1}, nil
+}
+func (f *fakeSandboxes) Get(ctx context.Context, id string) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) Delete(ctx context.Context, id string, wait bool) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) DeleteCascade(ctx context.Context, id string, wait bool) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) Start(ctx context.Context, id string) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) Stop(ctx context.Context, id string, _ sandbox.StopOptions) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) Update(ctx context.Context, id string, _ sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) Archive(ctx context.Context, id string) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) WaitState(ctx context.Context, id string, _ sdk.State, _ time.Duration) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) Events(ctx context.Context, id string, after int64, limit int) ([]store.Event, error) {
+	return nil, nil
+}
+func (f *fakeSandboxes) EventsChanged() <-chan struct{} { return make(chan struct{}) }
+func (f *fakeSandboxes) Closed() <-chan struct{}        { return f.closed }
+func (f *fakeSandboxes) MainLogPath(sb *store.Sandbox) (string, error) {
+	return "/nonexistent/sbx-api-test/main.log", nil
+}
+func (f *fakeSandboxes) Hold(ctx context.Context, id string) func() { return func() {} }
+func (f *fakeSandboxes) Pause(ctx context.Context, id string) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) Resume(ctx context.Context, id string) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) CreateSnapshot(ctx context.Context, id string, _ sdk.CreateSnapshotRequest) (*store.Snapshot, error) {
+	return nil, f.err
+}
+func (f *fakeSandboxes) ListSnapshots(ctx context.Context) ([]*store.Snapshot, error) {
+	return nil, nil
+}
+func (f *fakeSandboxes) GetSnapshot(ctx context.Context, name string) (*store.Snapshot, error) {
+	return nil, f.err
+}
+func (f *fakeSandboxes) DeleteSnapshot(ctx context.Context, name string) error { return f.err }
+func (f *fakeSandboxes) Fork(ctx context.Context, id string, _ sdk.ForkRequest) (*sandbox.ForkResult, error) {
+	return nil, f.err
+}
+func (f *fakeSandboxes) Forks(ctx context.Context, id string) ([]*store.Sandbox, error) {
+	return nil, f.err
+}
+func (f *fakeSandboxes) Parent(ctx context.Context, id string) (*store.Sandbox, error) {
+	return nil, f.err
+}
+func (f *fakeSandboxes) Ancestors(ctx context.Context, id string) ([]*store.Sandbox, error) {
+	return nil, f.err
+}
+func (f *fakeSandboxes) UsesImage(ctx context.Context, name string) (*store.Sandbox, error) {
+	return nil, nil
+}
+func (f *fakeSandboxes) UsesLayers(ctx context.Context, layers []string) (bool, error) {
+	return false, nil
+}
+func (f *fakeSandboxes) SetEgress(ctx context.Context, id string, _ sdk.EgressPolicy) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) Agent(ctx context.Context, id string) (*agentapi.Client, *store.Sandbox, error) {
+	sb, err := f.lookup(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.agent == nil {
+		return nil, nil, errdefs.Unavailable(sdk.CodeAgentUnavailable, "no agent in this test")
+	}
+	return f.agent, sb, nil
+}
+
+// fakeImages knows no image.
+type fakeImages struct{}
+
+func (fakeImages) List(ctx context.Context) ([]*store.Image, error) { return nil, nil }
+func (fakeImages) Get(ctx context.Context, name string) (*store.Image, error) {
+	return nil, errdefs.NotFound(sdk.CodeImageNotFound, "no image %s", name)
+}
+func (fakeImages) Import(ctx context.Context, name string, r io.Reader) (*store.Image, error) {
+	return nil, errdefs.Invalid(sdk.CodeInvalidImage, "not an image")
+}
+func (fakeImages) Pull(ctx context.Context, ref, name string) (*store.Image, error) {
+	return nil, errdefs.Unavailable(sdk.CodeRegistryUnavailable, "no registry")
+}
+func (fakeImages) Remove(ctx context.Context, name string, inUse func([]string) bool) error {
+	return errdefs.NotFound(sdk.CodeImageNotFound, "no image %s", name)
+}
+
+var (
+	_ Sandboxes = (*sandbox.Manager)(nil) // the real Manager fits
+	_ Sandboxes = (*fakeSandboxes)(nil)
+	_ Images    = fakeImages{}
+)
