@@ -114,13 +114,11 @@ func isStateWord(st sdk.State) bool {
 }
 
 func (s *Server) sandboxEvents(w http.ResponseWriter, r *http.Request) error {
-	s.events(w, r, r.PathValue("id"))
-	return nil
+	return s.events(w, r, r.PathValue("id"))
 }
 
 func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
-	s.events(w, r, "")
-	return nil
+	return s.events(w, r, "")
 }
 
 // events lists events after ?after=SEQ (default 0: all kept), or with

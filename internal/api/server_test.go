@@ -181,6 +181,10 @@ func TestRouting(t *testing.T) {
 		wantError(t, do(s, "GET", p, testKey, ""), 404, sdk.CodeRouteNotFound)
 	}
 	wantError(t, do(s, "PATCH", "/v1/images", testKey, ""), 404, sdk.CodeRouteNotFound)
+
+	// Handlers that delegate pass their helper's error on.
+	wantError(t, do(s, "GET", "/v1/sandboxes/nope/events", testKey, ""), 404, sdk.CodeSandboxNotFound)
+	wantError(t, do(s, "GET", "/v1/events?after=x", testKey, ""), 400, sdk.CodeInvalidParameter)
 }
 
 // The toolbox routes the API forwards are the agent's routes: each one the
