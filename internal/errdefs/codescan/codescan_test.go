@@ -46,7 +46,7 @@ func TestEveryCodeIsDeclared(t *testing.T) {
 // TestSweptPackagesUseConstants keeps the packages already swept free of
 // literal codes.
 func TestSweptPackagesUseConstants(t *testing.T) {
-	for _, dir := range []string{"internal/api", "internal/httpjson", "internal/errdefs", "sdk", "cmd/sbx"} {
+	for _, dir := range []string{"internal/api", "internal/agentapi", "internal/httpjson", "internal/errdefs", "sdk", "cmd/sbx"} {
 		files, err := GoFiles(filepath.Join(repoRoot, dir))
 		if err != nil {
 			t.Fatal(err)
