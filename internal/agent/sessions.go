@@ -38,10 +38,14 @@ import (
 // (skipping the rest of the list) while __sbx_in is set — it is set only
 // for the call, so a late signal at the top level is ignored — and every
 // process below the shell is killed. Both repeat until the marker comes
-// (one signal unwinds one function level). If it does not come (the command
-// reset the trap, say) the shell is killed and the session's shell has
-// ended; the next command starts a fresh one from the session's original
-// cwd and environment.
+// (one signal unwinds one function level, so a builtin right after a call
+// of the user's own function may still run before the next signal). If it
+// does not come (the command reset the trap, say) the shell is killed and
+// the session's shell has ended; the next command starts a fresh one from
+// the session's original cwd and environment.
+//
+// Running inside a function, a command can use `local`, and its positional
+// parameters ($1, set --) are the function's and do not carry over.
 
 // sessionSetup is what a session's shell runs first: keep its own output
 // for the markers, and install the interrupt trap (see above).
