@@ -56,8 +56,9 @@ type SessionExecRequest struct {
 //
 // A session whose shell has ended starts a fresh one for its next command,
 // under the same id, with the session's original shell, working directory
-// and environment (what earlier commands changed is gone); that command's
-// result has ShellRestarted set.
+// and environment (what earlier commands changed is gone, and what the old
+// shell left running in the background is killed); that command's result
+// has ShellRestarted set.
 type SessionExecResult struct {
 	ExitCode       int    `json:"exitCode"`
 	Stdout         string `json:"stdout"`

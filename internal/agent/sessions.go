@@ -234,6 +234,9 @@ func (s *server) shell(ss *session) (sh *shellProc, restarted bool, err error) {
 	if ss.deleted {
 		return nil, false, errdefs.NotFound("SESSION_NOT_FOUND", "session %q was deleted", ss.id)
 	}
+	// What the old shell left running in the background goes with it: a
+	// delete reaches only the current shell's processes.
+	syscall.Kill(-ss.sh.pid, syscall.SIGKILL)
 	if ss.sh, err = s.startShell(ss.start); err != nil {
 		return nil, false, err
 	}

@@ -165,9 +165,13 @@ func TestSessionRestartsEndedShell(t *testing.T) {
 	a := startAgent(t)
 	var ss sdk.Session
 	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "r", Shell: "/bin/sh", Cwd: "/tmp", Env: map[string]string{"FOO": "orig"}}, http.StatusCreated, &ss)
-	res := a.sessionExec("r", "cd /; export FOO=changed; exit 42", 0)
+	res := a.sessionExec("r", "cd /; export FOO=changed; sleep 300 >/dev/null 2>&1 & echo $!; exit 42", 0)
 	if res.ExitCode != 42 || !res.SessionEnded || res.ShellRestarted {
 		t.Fatalf("exit 42: %+v", res)
+	}
+	leftover, err := strconv.Atoi(strings.TrimSpace(res.Stdout))
+	if err != nil {
+		t.Fatalf("stdout %q", res.Stdout)
 	}
 	res = a.sessionExec("r", `echo "$(pwd) $FOO"`, 0)
 	if res.ExitCode != 0 || res.Stdout != "/tmp orig\n" || !res.ShellRestarted || res.SessionEnded {
@@ -181,6 +185,7 @@ func TestSessionRestartsEndedShell(t *testing.T) {
 	if res = a.sessionExec("r", "true", 0); res.ShellRestarted {
 		t.Fatalf("restarted twice: %+v", res)
 	}
+	waitGone(t, leftover) // the old shell's background job went with it
 
 	// The stream says so too, with exit code 0 on the wire.
 	a.sessionExec("r", "exit 3", 0)
