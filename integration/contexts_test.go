@@ -240,6 +240,16 @@ subprocess.run(['printf', '{"type":"done","seq":4}\\n'], check=True)
 		if res := run(js.ID, "console.log('js'); inc(x)", 0); mainText(res) != "42" || res.Stdout != "js\n" {
 			t.Fatalf("javascript: %+v", res)
 		}
+		// Top-level await, with declarations that persist (the image's node).
+		if res := run(js.ID, "const y = await Promise.resolve(x); await Promise.resolve(y) + 1", 0); mainText(res) != "42" || res.Error != nil {
+			t.Fatalf("top-level await: %+v", res)
+		}
+		if res := run(js.ID, "y + 1", 0); mainText(res) != "42" {
+			t.Fatalf("declared in an awaited cell: %+v", res)
+		}
+		if res := run(js.ID, "await null; throw new RangeError('late')", 0); res.Error == nil || res.Error.Name != "RangeError" {
+			t.Fatalf("error after await: %+v", res)
+		}
 		sh := newCtx("bash")
 		run(sh.ID, "x=41; cd /tmp", 0)
 		if res := run(sh.ID, "echo $((x + 1)) $PWD", 0); res.Stdout != "42 /tmp\n" {

@@ -232,8 +232,9 @@ func TestInteractiveSessions(t *testing.T) {
 	if res := run("false"); res.ExitCode != 1 {
 		t.Fatalf("false: %+v", res)
 	}
-	res, err := c.SessionExec(ctx, sb, "dev", sdk.SessionExecRequest{Command: "sleep 300", TimeoutSeconds: 0.5})
-	if err != nil || !res.TimedOut || res.SessionEnded {
+	// A timeout stops the whole command line, not just the sleep.
+	res, err := c.SessionExec(ctx, sb, "dev", sdk.SessionExecRequest{Command: "sleep 300; echo survivor", TimeoutSeconds: 0.5})
+	if err != nil || !res.TimedOut || res.SessionEnded || res.ExitCode != 137 || res.Stdout != "" {
 		t.Fatalf("timeout: %+v %v", res, err)
 	}
 	if res := run("pwd"); res.Stdout != "/tmp/proj\n" {
@@ -244,8 +245,9 @@ func TestInteractiveSessions(t *testing.T) {
 	if err != nil || out.String() != "streamed\n" || !sres.SessionEnded || sres.ExitCode != 9 {
 		t.Fatalf("stream: %+v %v %q", sres, err, out.String())
 	}
-	if _, err := c.SessionExec(ctx, sb, "dev", sdk.SessionExecRequest{Command: "true"}); !sdk.IsConflict(err) {
-		t.Fatalf("exec in an ended session: %v", err)
+	// The next command gets a fresh shell with the session's own env.
+	if res := run(`echo "$NAME|$STAGE"`); res.Stdout != "|test\n" || !res.ShellRestarted || res.ExitCode != 0 {
+		t.Fatalf("exec in an ended session: %+v", res)
 	}
 	if err := c.DeleteSession(ctx, sb, "dev"); err != nil {
 		t.Fatal(err)

@@ -114,6 +114,20 @@ type RunEvent struct {
 	DurationMs int64       `json:"durationMs,omitempty"`
 }
 
+// MarshalJSON always writes timedOut and durationMs in an "end" event
+// (false and 0 are answers there) and leaves them out of the others.
+func (e RunEvent) MarshalJSON() ([]byte, error) {
+	type wire RunEvent // without this method
+	if e.Type != "end" {
+		return json.Marshal(wire(e))
+	}
+	return json.Marshal(struct {
+		wire
+		TimedOut   bool  `json:"timedOut"`
+		DurationMs int64 `json:"durationMs"`
+	}{wire(e), e.TimedOut, e.DurationMs})
+}
+
 // RunHandlers receive a streamed run as it happens. Nil fields discard.
 type RunHandlers struct {
 	Stdout func([]byte)

@@ -42,7 +42,7 @@ type Process struct {
 	State     string     `json:"state"`              // "running" or "exited"
 	ExitCode  *int       `json:"exitCode,omitempty"` // set once exited; 128+N when signal N killed it
 	Signal    string     `json:"signal,omitempty"`   // e.g. "SIGTERM" when a signal killed it
-	TimedOut  bool       `json:"timedOut,omitempty"`
+	TimedOut  bool       `json:"timedOut"`
 	StartedAt time.Time  `json:"startedAt"`
 	EndedAt   *time.Time `json:"endedAt,omitempty"`
 	// LastSeq is the sequence number of the newest output chunk.

@@ -59,6 +59,19 @@ type PTYControl struct {
 	Signal   string `json:"signal,omitempty"`
 }
 
+// MarshalJSON always writes exitCode in an "exit" frame (0 is an answer
+// there) and leaves it out of the others.
+func (c PTYControl) MarshalJSON() ([]byte, error) {
+	type wire PTYControl // without this method
+	if c.Type != "exit" {
+		return json.Marshal(wire(c))
+	}
+	return json.Marshal(struct {
+		wire
+		ExitCode int `json:"exitCode"`
+	}{wire(c), c.ExitCode})
+}
+
 func ptyPath(idOrName, ptyID, suffix string) string {
 	return sandboxPath(idOrName, "/ptys/"+url.PathEscape(ptyID)+suffix)
 }

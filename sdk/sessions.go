@@ -24,7 +24,7 @@ type CreateSessionRequest struct {
 const (
 	SessionIdle  = "idle"  // ready for a command
 	SessionBusy  = "busy"  // running a command
-	SessionEnded = "ended" // the shell is gone (exit, or killed after a timeout); delete and recreate
+	SessionEnded = "ended" // the shell is gone (exit, or killed after a timeout); the next command starts a fresh one
 )
 
 // Session is a persistent shell: the working directory, exported variables,
@@ -49,17 +49,25 @@ type SessionExecRequest struct {
 }
 
 // SessionExecResult is the outcome of a command in a session. On a timeout
-// the command's processes are killed and the shell is kept; only when the
-// shell itself does not come back (a builtin loop, say) is it killed, and
-// SessionEnded is set.
+// the whole command line stops (its processes are killed, the rest of the
+// list is skipped), ExitCode is 137 (128+SIGKILL) and the shell is kept;
+// only when the shell itself does not come back (it ignores the interrupt)
+// is it killed, and SessionEnded is set.
+//
+// A session whose shell has ended starts a fresh one for its next command,
+// under the same id, with the session's original shell, working directory
+// and environment (what earlier commands changed is gone, and what the old
+// shell left running in the background is killed); that command's result
+// has ShellRestarted set.
 type SessionExecResult struct {
-	ExitCode     int    `json:"exitCode"`
-	Stdout       string `json:"stdout"`
-	Stderr       string `json:"stderr"`
-	Truncated    bool   `json:"truncated"`
-	DurationMs   int64  `json:"durationMs"`
-	TimedOut     bool   `json:"timedOut"`
-	SessionEnded bool   `json:"sessionEnded"` // the shell is gone: exit was called, or it had to be killed
+	ExitCode       int    `json:"exitCode"`
+	Stdout         string `json:"stdout"`
+	Stderr         string `json:"stderr"`
+	Truncated      bool   `json:"truncated"`
+	DurationMs     int64  `json:"durationMs"`
+	TimedOut       bool   `json:"timedOut"`
+	SessionEnded   bool   `json:"sessionEnded"`   // the shell is gone: exit was called, or it had to be killed
+	ShellRestarted bool   `json:"shellRestarted"` // the shell had ended before; this command ran in a fresh one
 }
 
 func sessionPath(idOrName, sessionID, suffix string) string {
@@ -165,7 +173,8 @@ func (c *Client) SessionExecStream(ctx context.Context, idOrName, sessionID stri
 				return nil, fmt.Errorf("write command %s: %w", ev.Type, err)
 			}
 		case "exit":
-			return &SessionExecResult{ExitCode: ev.ExitCode, TimedOut: ev.TimedOut, DurationMs: ev.DurationMs, SessionEnded: ev.SessionEnded}, nil
+			return &SessionExecResult{ExitCode: ev.ExitCode, TimedOut: ev.TimedOut, DurationMs: ev.DurationMs,
+				SessionEnded: ev.SessionEnded, ShellRestarted: ev.ShellRestarted}, nil
 		case "error":
 			return nil, eventError(ev.Error)
 		}
@@ -173,8 +182,22 @@ func (c *Client) SessionExecStream(ctx context.Context, idOrName, sessionID stri
 }
 
 // SessionEvent is one line of a streamed session command: an ExecEvent whose
-// "exit" also says whether the shell ended.
+// "exit" also says whether the shell ended and whether it was restarted.
 type SessionEvent struct {
 	ExecEvent
-	SessionEnded bool `json:"sessionEnded,omitempty"`
+	SessionEnded   bool `json:"sessionEnded,omitempty"`
+	ShellRestarted bool `json:"shellRestarted,omitempty"`
+}
+
+// MarshalJSON always writes the result fields of an "exit" (false and 0
+// are answers there) and leaves them out of the other events.
+func (e SessionEvent) MarshalJSON() ([]byte, error) {
+	if e.Type != "exit" {
+		return json.Marshal(e.ExecEvent)
+	}
+	return json.Marshal(struct {
+		execExit
+		SessionEnded   bool `json:"sessionEnded"`
+		ShellRestarted bool `json:"shellRestarted"`
+	}{newExecExit(e.ExecEvent), e.SessionEnded, e.ShellRestarted})
 }

@@ -20,7 +20,7 @@ type Snapshot struct {
 	CreatedAt time.Time `json:"createdAt"`
 	// ExpiresInSeconds is how long it lives unused: each sandbox created from
 	// it moves ExpiresAt to then plus this. 0: never expires.
-	ExpiresInSeconds int        `json:"expiresInSeconds,omitempty"`
+	ExpiresInSeconds int        `json:"expiresInSeconds"`
 	ExpiresAt        *time.Time `json:"expiresAt,omitempty"`
 }
 

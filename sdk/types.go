@@ -1,6 +1,9 @@
 package sdk
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // State is where a sandbox is in its life.
 type State string
@@ -34,7 +37,7 @@ type Sandbox struct {
 	CPU       float64           `json:"cpu"`
 	MemoryMiB int               `json:"memoryMiB"`
 	PidsLimit int               `json:"pidsLimit"`
-	DiskMiB   int               `json:"diskMiB,omitempty"` // size of its own filesystem; 0: shares the host's
+	DiskMiB   int               `json:"diskMiB"` // size of its own filesystem; 0: shares the host's
 	Workdir   string            `json:"workdir"`
 	Class     string            `json:"class"`              // "container" or "gvisor"
 	Parent    string            `json:"parent,omitempty"`   // the sandbox this one was forked from
@@ -135,6 +138,32 @@ type ExecEvent struct {
 	TimedOut   bool       `json:"timedOut,omitempty"`
 	DurationMs int64      `json:"durationMs,omitempty"`
 	Error      *ErrorBody `json:"error,omitempty"`
+}
+
+// execWire is ExecEvent without its MarshalJSON: plain encoding by the tags.
+type execWire ExecEvent
+
+// execExit is an "exit" ExecEvent as sent: exitCode, timedOut and
+// durationMs are always there, since 0 and false are answers in it (a
+// JavaScript or Python client must not read undefined for exit code 0).
+type execExit struct {
+	execWire
+	ExitCode   int   `json:"exitCode"`
+	TimedOut   bool  `json:"timedOut"`
+	DurationMs int64 `json:"durationMs"`
+}
+
+func newExecExit(e ExecEvent) execExit {
+	return execExit{execWire(e), e.ExitCode, e.TimedOut, e.DurationMs}
+}
+
+// MarshalJSON leaves the result fields out of events other than "exit",
+// where they mean nothing, and always writes them in "exit".
+func (e ExecEvent) MarshalJSON() ([]byte, error) {
+	if e.Type != "exit" {
+		return json.Marshal(execWire(e))
+	}
+	return json.Marshal(newExecExit(e))
 }
 
 // FileInfo describes one file inside a sandbox.

@@ -395,6 +395,43 @@ func TestContextJavaScript(t *testing.T) {
 	}
 }
 
+// TestContextJavaScriptTopLevelAwait: a cell may await at its top level, as
+// in node's REPL and Cloudflare's interpreter (issue 13.21).
+func TestContextJavaScriptTopLevelAwait(t *testing.T) {
+	t.Parallel()
+	needInterpreter(t, "node", "nodejs")
+	a := startAgent(t)
+	c := a.newContext(sdk.CreateContextRequest{Language: "javascript"})
+	res := a.runIn(c.ID, sdk.RunCodeRequest{Code: "await Promise.resolve(41) + 1"})
+	if res.Error != nil || mainText(res) != "42" {
+		t.Fatalf("await expression: %+v", res)
+	}
+	res = a.runIn(c.ID, sdk.RunCodeRequest{Code: "const a = await Promise.resolve(1); let b = 2; var c = 3; function f() { return a + b + c }\nconst {p, q} = await Promise.resolve({p: 10, q: 20})"})
+	if res.Error != nil || len(res.Results) != 0 {
+		t.Fatalf("declarations: %+v", res)
+	}
+	res = a.runIn(c.ID, sdk.RunCodeRequest{Code: "f() + p + q"})
+	if res.Error != nil || mainText(res) != "36" {
+		t.Fatalf("declarations did not persist: %+v", res)
+	}
+	res = a.runIn(c.ID, sdk.RunCodeRequest{Code: "console.log('before'); await new Promise(r => setTimeout(r, 10)); throw new TypeError('after await')"})
+	if res.Error == nil || res.Error.Name != "TypeError" || res.Error.Value != "after await" || res.Stdout != "before\n" {
+		t.Fatalf("error after await: %+v", res)
+	}
+	// A pending await is interrupted by a timeout; the context lives on.
+	res = a.runIn(c.ID, sdk.RunCodeRequest{Code: "await new Promise(() => {})", TimeoutSeconds: 0.3})
+	if !res.TimedOut || res.Error == nil {
+		t.Fatalf("timeout: %+v", res)
+	}
+	if res = a.runIn(c.ID, sdk.RunCodeRequest{Code: "a + b"}); mainText(res) != "3" {
+		t.Fatalf("after the timeout: %+v", res)
+	}
+	// "await" as a plain name or in a string is not a top-level await.
+	if res = a.runIn(c.ID, sdk.RunCodeRequest{Code: "'await'.length"}); mainText(res) != "5" {
+		t.Fatalf("string: %+v", res)
+	}
+}
+
 func TestStatelessRun(t *testing.T) {
 	t.Parallel()
 	needInterpreter(t, "python3")

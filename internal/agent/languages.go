@@ -43,7 +43,8 @@ var languages = map[string]*language{
 	},
 	"javascript": {
 		name: "javascript", binaries: []string{"node", "nodejs"},
-		driver: func(bin string) []string { return []string{bin, "-e", nodeDriver} },
+		// --expose-internals: the driver uses the REPL's top-level await rewrite.
+		driver: func(bin string) []string { return []string{bin, "--expose-internals", "-e", nodeDriver} },
 	},
 	"bash": {
 		name: "bash", binaries: []string{"bash"},

@@ -66,7 +66,7 @@ func (s *server) handleSessionExec(w http.ResponseWriter, r *http.Request, ss *s
 		writeError(w, err)
 		return
 	}
-	timeout := ss.timeout
+	timeout := ss.start.timeout
 	if req.TimeoutSeconds != 0 {
 		if timeout, err = checkTimeout(req.TimeoutSeconds); err != nil {
 			writeError(w, err)
@@ -82,7 +82,7 @@ func (s *server) handleSessionExec(w http.ResponseWriter, r *http.Request, ss *s
 		}
 		out.s.finish(sdk.SessionEvent{
 			ExecEvent:    sdk.ExecEvent{Type: "exit", ExitCode: res.exitCode, TimedOut: res.timedOut, DurationMs: res.duration.Milliseconds()},
-			SessionEnded: res.sessionEnded,
+			SessionEnded: res.sessionEnded, ShellRestarted: res.shellRestarted,
 		})
 		return
 	}
@@ -95,6 +95,6 @@ func (s *server) handleSessionExec(w http.ResponseWriter, r *http.Request, ss *s
 	writeJSON(w, http.StatusOK, sdk.SessionExecResult{
 		ExitCode: res.exitCode, Stdout: out.stdout.String(), Stderr: out.stderr.String(),
 		Truncated: out.stdout.truncated || out.stderr.truncated, DurationMs: res.duration.Milliseconds(),
-		TimedOut: res.timedOut, SessionEnded: res.sessionEnded,
+		TimedOut: res.timedOut, SessionEnded: res.sessionEnded, ShellRestarted: res.shellRestarted,
 	})
 }

@@ -22,7 +22,7 @@ import (
 // for the next. The shell reads a framed protocol on its stdin: each command
 // is sent as
 //
-//	eval '<command>' </dev/null; printf '\n%s %d\n' <marker> $? >&8; printf '\n%s 0\n' <marker> >&9
+//	__sbx_run() { eval '<command>' </dev/null; }; __sbx_in=1 __sbx_run; printf '\n%s %d\n' <marker> $? >&8; printf '\n%s 0\n' <marker> >&9
 //
 // where fds 8 and 9 are the shell's original stdout and stderr (so a command
 // that redirects its own output cannot hide the marker) and the marker is
@@ -31,15 +31,31 @@ import (
 // command's stdin is /dev/null so it cannot eat the protocol.
 //
 // A syntax error would make a non-interactive shell exit, so each command is
-// first checked with `<shell> -n -c`. On a timeout every process below the
-// shell is killed and the shell, which then prints the marker, is kept; if
-// the marker still does not come (the shell itself is busy, say in a
-// builtin loop) the shell is killed and the session ends.
+// first checked with `<shell> -n -c`.
+//
+// A timeout stops the whole command line, not just the process running at
+// that moment: the shell gets SIGUSR1, whose trap returns from __sbx_run
+// (skipping the rest of the list) while __sbx_in is set — it is set only
+// for the call, so a late signal at the top level is ignored — and every
+// process below the shell is killed. Both repeat until the marker comes
+// (one signal unwinds one function level, so a builtin right after a call
+// of the user's own function may still run before the next signal). If it
+// does not come (the command reset the trap, say) the shell is killed and
+// the session's shell has ended; the next command starts a fresh one from
+// the session's original cwd and environment.
+//
+// Running inside a function, a command can use `local`, and its positional
+// parameters ($1, set --) are the function's and do not carry over.
+
+// sessionSetup is what a session's shell runs first: keep its own output
+// for the markers, and install the interrupt trap (see above).
+const sessionSetup = "exec 8>&1 9>&2\n" +
+	"trap '[ -n \"${__sbx_in-}\" ] && return 137 2>/dev/null' USR1\n"
 
 // Tunables; variables so tests can shrink them.
 var (
 	// sessionInterruptGrace is how long the shell has to print its marker
-	// after the command's processes were killed.
+	// after a timeout interrupted its command line.
 	sessionInterruptGrace = 2 * time.Second
 	// sessionStrayLimit bounds output that arrives between commands (from
 	// background jobs); older bytes are dropped.
@@ -48,23 +64,28 @@ var (
 
 type session struct {
 	id      string
-	shell   string
+	start   *command // how its shell is started, again after it ended
 	env     map[string]string
-	timeout time.Duration
 	created time.Time
-	pid     int
-	stdin   *os.File
 	nonce   string
-	out     [2]*pipeBuffer // stdout, stderr
-	gone    chan struct{}  // closed once the shell has exited
 
 	turn chan struct{} // holds a token while a command runs
 
 	mu       sync.Mutex
-	n        int // commands sent
+	sh       *shellProc // the current shell; replaced (holding turn) once it ended
+	deleted  bool       // no shell may start any more
+	n        int        // commands sent
 	busy     bool
 	lastUsed time.Time
-	exitCode int // the shell's, once gone
+}
+
+// shellProc is one run of a session's shell.
+type shellProc struct {
+	pid      int
+	stdin    *os.File
+	out      [2]*pipeBuffer // stdout, stderr
+	gone     chan struct{}  // closed once the shell has exited
+	exitCode int            // the shell's; set before gone is closed
 }
 
 // sessionTable is the agent's sessions by id. The zero value is ready.
@@ -102,8 +123,27 @@ func (s *server) createSession(req *sdk.CreateSessionRequest) (*session, error) 
 	if t.byID[id] != nil {
 		return nil, errdefs.Conflict("SESSION_EXISTS", "session %q exists; delete it first", id)
 	}
+	sh, err := s.startShell(c)
+	if err != nil {
+		return nil, err
+	}
+	var nonce [8]byte
+	for i := range nonce {
+		nonce[i] = byte(rand.Uint32())
+	}
+	ss := &session{
+		id: id, start: c, env: req.Env, created: time.Now(), sh: sh,
+		nonce: hex.EncodeToString(nonce[:]), turn: make(chan struct{}, 1),
+	}
+	ss.lastUsed = ss.created
+	t.byID[id] = ss
+	return ss, nil
+}
 
+// startShell starts a session shell and sets it up for the protocol.
+func (s *server) startShell(c *command) (*shellProc, error) {
 	var files [6]*os.File // stdin r/w, stdout r/w, stderr r/w
+	var err error
 	for i := 0; i < 6; i += 2 {
 		if files[i], files[i+1], err = os.Pipe(); err != nil {
 			closeAll(files[:i])
@@ -116,75 +156,100 @@ func (s *server) createSession(req *sdk.CreateSessionRequest) (*session, error) 
 		closeAll([]*os.File{files[1], files[2], files[4]})
 		return nil, err
 	}
-	var nonce [8]byte
-	for i := range nonce {
-		nonce[i] = byte(rand.Uint32())
-	}
-	ss := &session{
-		id: id, shell: c.path, env: req.Env, timeout: c.timeout, created: time.Now(), pid: proc.pid,
-		stdin: files[1], nonce: hex.EncodeToString(nonce[:]), gone: make(chan struct{}),
-		out:  [2]*pipeBuffer{newPipeBuffer(files[2]), newPipeBuffer(files[4])},
-		turn: make(chan struct{}, 1),
-	}
-	ss.lastUsed = ss.created
+	sh := &shellProc{pid: proc.pid, stdin: files[1], gone: make(chan struct{}),
+		out: [2]*pipeBuffer{newPipeBuffer(files[2]), newPipeBuffer(files[4])}}
 	go func() {
 		ws := <-proc.done
-		code, _ := exitOf(ws)
-		ss.mu.Lock()
-		ss.exitCode = code
-		ss.mu.Unlock()
-		close(ss.gone)
-		ss.stdin.Close()
+		sh.exitCode, _ = exitOf(ws)
+		close(sh.gone)
+		sh.stdin.Close()
 		s.forgetGroup(proc.pid)
 	}()
-	if _, err := ss.stdin.WriteString("exec 8>&1 9>&2\n"); err != nil {
-		syscall.Kill(-proc.pid, syscall.SIGKILL)
+	if _, err := sh.stdin.WriteString(sessionSetup); err != nil {
+		sh.kill()
 		return nil, errdefs.Internal(err, "set up the session shell")
 	}
-	t.byID[id] = ss
-	return ss, nil
+	return sh, nil
 }
 
-func (ss *session) ended() bool {
+func (sh *shellProc) ended() bool {
 	select {
-	case <-ss.gone:
+	case <-sh.gone:
 		return true
 	default:
 		return false
 	}
 }
 
+// kill ends the shell and everything it started.
+func (sh *shellProc) kill() {
+	killDescendants(sh.pid)
+	syscall.Kill(-sh.pid, syscall.SIGKILL)
+	select {
+	case <-sh.gone:
+	case <-time.After(killWait):
+	}
+}
+
+// interrupt stops the command line the shell is running: the signal first,
+// so that the shell, once the process it waits for is killed, returns
+// instead of going on with the list.
+func (sh *shellProc) interrupt() {
+	syscall.Kill(sh.pid, syscall.SIGUSR1)
+	killDescendants(sh.pid)
+}
+
 func (ss *session) toAPI() sdk.Session {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	out := sdk.Session{ID: ss.id, Shell: ss.shell, Pid: ss.pid, Env: ss.env, TimeoutSeconds: ss.timeout.Seconds(),
+	out := sdk.Session{ID: ss.id, Shell: ss.start.path, Pid: ss.sh.pid, Env: ss.env, TimeoutSeconds: ss.start.timeout.Seconds(),
 		State: sdk.SessionIdle, CreatedAt: ss.created, LastUsedAt: ss.lastUsed}
 	if ss.busy {
 		out.State = sdk.SessionBusy
 	}
-	if ss.ended() {
-		code := ss.exitCode
+	if ss.sh.ended() {
+		code := ss.sh.exitCode
 		out.State, out.ExitCode = sdk.SessionEnded, &code
 	}
 	return out
 }
 
-// kill ends the shell and everything it started.
+// kill ends the session's shell for good.
 func (ss *session) kill() {
-	killDescendants(ss.pid)
-	syscall.Kill(-ss.pid, syscall.SIGKILL)
-	select {
-	case <-ss.gone:
-	case <-time.After(killWait):
+	ss.mu.Lock()
+	ss.deleted = true
+	sh := ss.sh
+	ss.mu.Unlock()
+	sh.kill()
+}
+
+// shell returns the session's shell, first starting a fresh one if the
+// last has ended (restarted is then true). The caller holds the turn.
+func (s *server) shell(ss *session) (sh *shellProc, restarted bool, err error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if !ss.sh.ended() {
+		return ss.sh, false, nil
 	}
+	if ss.deleted {
+		return nil, false, errdefs.NotFound("SESSION_NOT_FOUND", "session %q was deleted", ss.id)
+	}
+	// What the old shell left running in the background goes with it: a
+	// delete reaches only the current shell's processes.
+	syscall.Kill(-ss.sh.pid, syscall.SIGKILL)
+	if ss.sh, err = s.startShell(ss.start); err != nil {
+		return nil, false, err
+	}
+	return ss.sh, true, nil
 }
 
 // sessionResult is the end of one command.
 type sessionResult struct {
-	exitCode     int
-	timedOut     bool
-	sessionEnded bool
-	duration     time.Duration
+	exitCode       int
+	timedOut       bool
+	sessionEnded   bool
+	shellRestarted bool
+	duration       time.Duration
 }
 
 // runInSession runs one command in the shell and feeds its output to out. Errors
@@ -199,8 +264,9 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 		return sessionResult{}, errdefs.Unavailable("CANCELLED", "the request was cancelled while waiting for the session")
 	}
 	defer func() { <-ss.turn }()
-	if ss.ended() {
-		return sessionResult{}, errdefs.Conflict("SESSION_ENDED", "the shell of session %q has ended; delete the session and create a new one", ss.id)
+	sh, restarted, err := s.shell(ss)
+	if err != nil {
+		return sessionResult{}, err
 	}
 	ss.mu.Lock()
 	ss.busy = true
@@ -217,20 +283,20 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 	begin := time.Now()
 
 	if msg, ok := s.checkSyntax(ctx, ss, text); !ok {
-		out.started(ss.pid)
+		out.started(sh.pid)
 		out.write("stderr", msg)
-		return sessionResult{exitCode: 2, duration: time.Since(begin)}, nil
+		return sessionResult{exitCode: 2, shellRestarted: restarted, duration: time.Since(begin)}, nil
 	}
-	script := "eval '" + strings.ReplaceAll(text, "'", `'\''`) + "' </dev/null; " +
+	script := "__sbx_run() { eval '" + strings.ReplaceAll(text, "'", `'\''`) + "' </dev/null; }; __sbx_in=1 __sbx_run; " +
 		"printf '\\n%s %d\\n' " + marker + " $? >&8; printf '\\n%s 0\\n' " + marker + " >&9\n"
-	ss.stdin.SetWriteDeadline(time.Now().Add(stdinWriteTimeout))
-	if _, err := ss.stdin.WriteString(script); err != nil {
-		if ss.ended() {
-			return sessionResult{}, errdefs.Conflict("SESSION_ENDED", "the shell of session %q has ended; delete the session and create a new one", ss.id)
+	sh.stdin.SetWriteDeadline(time.Now().Add(stdinWriteTimeout))
+	if _, err := sh.stdin.WriteString(script); err != nil {
+		if sh.ended() {
+			return sessionResult{}, errdefs.Unavailable("SESSION_ENDED", "the shell of session %q ended before it read the command; send it again", ss.id)
 		}
 		return sessionResult{}, errdefs.Unavailable("SESSION_BLOCKED", "the shell of session %q does not read commands: %v", ss.id, err)
 	}
-	out.started(ss.pid)
+	out.started(sh.pid)
 
 	scan := [2]*markerScanner{{marker: []byte("\n" + marker + " ")}, {marker: []byte("\n" + marker + " ")}}
 	streams := [2]string{"stdout", "stderr"}
@@ -241,7 +307,7 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 		expire = t.C
 	}
 	done := ctx.Done()
-	gone := ss.gone
+	gone := sh.gone
 	var interrupt <-chan time.Time
 	stopInterrupt := func() {}
 	defer func() { stopInterrupt() }()
@@ -250,11 +316,11 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 		stopInterrupt = t.Stop
 		return t.C
 	}
-	res := sessionResult{}
+	res := sessionResult{shellRestarted: restarted}
 	for {
 		var changed [2]<-chan struct{}
 		eof := 0
-		for i, pb := range ss.out {
+		for i, pb := range sh.out {
 			data, atEOF, ch := pb.take(scan[i].done)
 			changed[i] = ch
 			if atEOF {
@@ -284,14 +350,12 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 				}
 			}
 			select {
-			case <-ss.gone:
+			case <-sh.gone:
 			case <-time.After(sessionInterruptGrace):
-				syscall.Kill(-ss.pid, syscall.SIGKILL)
-				<-ss.gone
+				syscall.Kill(-sh.pid, syscall.SIGKILL)
+				<-sh.gone
 			}
-			ss.mu.Lock()
-			res.exitCode = ss.exitCode
-			ss.mu.Unlock()
+			res.exitCode = sh.exitCode
 			res.sessionEnded = true
 			break
 		}
@@ -304,23 +368,28 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 		case <-expire:
 			res.timedOut = true
 			expire, done, interrupt = nil, nil, startInterrupt()
-			killDescendants(ss.pid)
+			sh.interrupt()
 			grace = time.After(sessionInterruptGrace)
 		case <-done:
 			expire, done, interrupt = nil, nil, startInterrupt()
-			killDescendants(ss.pid)
+			sh.interrupt()
 			grace = time.After(sessionInterruptGrace)
 		case <-interrupt:
-			// The shell goes on with the rest of the command list after
-			// a kill; keep killing until the list is through.
-			killDescendants(ss.pid)
+			// One signal unwinds one function level, and a process the
+			// list started meanwhile must go too: keep on until the marker.
+			sh.interrupt()
 		case <-grace:
 			// The marker did not come: the shell itself is stuck.
 			grace = nil
-			syscall.Kill(-ss.pid, syscall.SIGKILL)
-			<-ss.gone
+			syscall.Kill(-sh.pid, syscall.SIGKILL)
+			<-sh.gone
 			gone = nil
 		}
+	}
+	if res.timedOut {
+		// Whatever ran after the deadline (the rest of the list, or the
+		// shell's own exit) is not the command's status: it was killed.
+		res.exitCode = 128 + int(syscall.SIGKILL)
 	}
 	res.duration = time.Since(begin)
 	return res, nil
@@ -328,7 +397,7 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 
 // checkSyntax parses text with the session's shell without running it.
 func (s *server) checkSyntax(ctx context.Context, ss *session, text string) ([]byte, bool) {
-	c := &command{path: ss.shell, argv: []string{ss.shell, "-n", "-c", text}, dir: "/", env: []string{"PATH=" + defaultPath}, timeout: 10 * time.Second}
+	c := &command{path: ss.start.path, argv: []string{ss.start.path, "-n", "-c", text}, dir: "/", env: []string{"PATH=" + defaultPath}, timeout: 10 * time.Second}
 	out := &collected{stdout: capBuffer{limit: 4096}, stderr: capBuffer{limit: 4096}}
 	res, err := s.runExec(ctx, c, out)
 	if err != nil || res.ExitCode == 0 {

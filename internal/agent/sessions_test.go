@@ -2,7 +2,11 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,12 +59,12 @@ func TestSessionStatePersists(t *testing.T) {
 	if len(list) != 1 || list[0].State != sdk.SessionIdle {
 		t.Fatalf("list %+v", list)
 	}
-	// exit ends the shell, and with it the session.
+	// exit ends the shell (the next command starts another, see
+	// TestSessionRestartsEndedShell).
 	res := a.sessionExec("dev", "echo bye; exit 4", 0)
-	if !res.SessionEnded || res.ExitCode != 4 || res.Stdout != "bye\n" {
+	if !res.SessionEnded || res.ExitCode != 4 || res.Stdout != "bye\n" || res.ShellRestarted {
 		t.Fatalf("exit: %+v", res)
 	}
-	a.callErr("POST", "/sessions/dev/exec", sdk.SessionExecRequest{Command: "true"}, http.StatusConflict, "SESSION_ENDED")
 	a.call("GET", "/sessions/dev", nil, http.StatusOK, &ss)
 	if ss.State != sdk.SessionEnded || ss.ExitCode == nil || *ss.ExitCode != 4 {
 		t.Fatalf("ended: %+v", ss)
@@ -90,17 +94,117 @@ func TestSessionTimeout(t *testing.T) {
 }
 
 func TestSessionTimeoutInBuiltin(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t)
+	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "t", Shell: "/bin/sh"}, http.StatusCreated, nil)
+	// A builtin loop is stopped by the interrupt trap; the shell stays.
+	res := a.sessionExec("t", "cd /tmp; while :; do :; done; echo after", 0.2)
+	if !res.TimedOut || res.SessionEnded || res.ExitCode != 128+9 || res.Stdout != "" {
+		t.Fatalf("builtin loop: %+v", res)
+	}
+	if res := a.sessionExec("t", "pwd", 0); res.Stdout != "/tmp\n" || res.ShellRestarted {
+		t.Fatalf("after the loop: %+v", res)
+	}
+}
+
+func TestSessionTimeoutShellIgnoresInterrupt(t *testing.T) {
 	old := sessionInterruptGrace
 	sessionInterruptGrace = 100 * time.Millisecond
 	t.Cleanup(func() { sessionInterruptGrace = old })
 	a := startAgent(t)
 	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "t", Shell: "/bin/sh"}, http.StatusCreated, nil)
-	// A builtin loop cannot be interrupted from outside: the shell goes.
-	res := a.sessionExec("t", "while :; do :; done", 0.2)
-	if !res.TimedOut || !res.SessionEnded {
+	// A shell that ignores the interrupt is killed, and the next command
+	// gets a fresh one.
+	res := a.sessionExec("t", "trap '' USR1; while :; do :; done", 0.2)
+	if !res.TimedOut || !res.SessionEnded || res.ExitCode != 128+9 {
 		t.Fatalf("builtin loop: %+v", res)
 	}
-	a.callErr("POST", "/sessions/t/exec", sdk.SessionExecRequest{Command: "true"}, http.StatusConflict, "SESSION_ENDED")
+	if res := a.sessionExec("t", "echo fresh", 0); res.Stdout != "fresh\n" || !res.ShellRestarted {
+		t.Fatalf("after: %+v", res)
+	}
+}
+
+// TestSessionTimeoutStopsCommandLine: a timeout stops the rest of the list
+// too, not only the process that ran at the deadline (issue 13.20).
+func TestSessionTimeoutStopsCommandLine(t *testing.T) {
+	t.Parallel()
+	for _, shell := range []string{"/bin/sh", "/bin/bash"} {
+		if executable(shell) != nil {
+			continue
+		}
+		a := startAgent(t)
+		var ss sdk.Session
+		a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "t", Shell: shell}, http.StatusCreated, &ss)
+		mark := filepath.Join(t.TempDir(), "survivor")
+		res := a.sessionExec("t", "cd /tmp; x=kept; sleep 10; echo survivor; touch "+mark, 0.3)
+		// (dash reports its killed child with "Killed" on stderr.)
+		if !res.TimedOut || res.SessionEnded || res.ExitCode != 128+9 || res.Stdout != "" {
+			t.Fatalf("%s: timeout: %+v", shell, res)
+		}
+		if _, err := os.Stat(mark); err == nil {
+			t.Fatalf("%s: the rest of the command line ran after the timeout", shell)
+		}
+		// What ran before the deadline is kept, the shell too.
+		res = a.sessionExec("t", `echo "$(pwd) $x"; sleep 0.2; echo done`, 0)
+		if res.Stdout != "/tmp kept\ndone\n" || res.ExitCode != 0 || res.TimedOut || res.ShellRestarted {
+			t.Fatalf("%s: after the timeout: %+v", shell, res)
+		}
+		var now sdk.Session
+		a.call("GET", "/sessions/t", nil, http.StatusOK, &now)
+		if now.Pid != ss.Pid || now.State != sdk.SessionIdle {
+			t.Fatalf("%s: session after a timeout: %+v (was %+v)", shell, now, ss)
+		}
+	}
+}
+
+// TestSessionRestartsEndedShell: a session whose shell exited starts a
+// fresh one, from its original cwd and env, for the next command
+// (issue 13.19).
+func TestSessionRestartsEndedShell(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t)
+	var ss sdk.Session
+	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "r", Shell: "/bin/sh", Cwd: "/tmp", Env: map[string]string{"FOO": "orig"}}, http.StatusCreated, &ss)
+	res := a.sessionExec("r", "cd /; export FOO=changed; sleep 300 >/dev/null 2>&1 & echo $!; exit 42", 0)
+	if res.ExitCode != 42 || !res.SessionEnded || res.ShellRestarted {
+		t.Fatalf("exit 42: %+v", res)
+	}
+	leftover, err := strconv.Atoi(strings.TrimSpace(res.Stdout))
+	if err != nil {
+		t.Fatalf("stdout %q", res.Stdout)
+	}
+	res = a.sessionExec("r", `echo "$(pwd) $FOO"`, 0)
+	if res.ExitCode != 0 || res.Stdout != "/tmp orig\n" || !res.ShellRestarted || res.SessionEnded {
+		t.Fatalf("after exit: %+v", res)
+	}
+	var now sdk.Session
+	a.call("GET", "/sessions/r", nil, http.StatusOK, &now)
+	if now.State != sdk.SessionIdle || now.ExitCode != nil || now.Pid == ss.Pid || now.Pid <= 0 {
+		t.Fatalf("restarted session: %+v (was %+v)", now, ss)
+	}
+	if res = a.sessionExec("r", "true", 0); res.ShellRestarted {
+		t.Fatalf("restarted twice: %+v", res)
+	}
+	waitGone(t, leftover) // the old shell's background job went with it
+
+	// The stream says so too, with exit code 0 on the wire.
+	a.sessionExec("r", "exit 3", 0)
+	resp := a.do("POST", "/sessions/r/exec?stream=true", sdk.SessionExecRequest{Command: "true"})
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	lines := strings.Split(strings.TrimSpace(string(body)), "\n")
+	var exit map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &exit); err != nil {
+		t.Fatalf("stream %q: %v", body, err)
+	}
+	if exit["type"] != "exit" || exit["exitCode"] != 0.0 || exit["shellRestarted"] != true || exit["sessionEnded"] != false {
+		t.Fatalf("exit event %s", lines[len(lines)-1])
+	}
+
+	// A deleted session starts nothing again.
+	a.sessionExec("r", "exit 5", 0)
+	a.call("DELETE", "/sessions/r", nil, http.StatusNoContent, nil)
+	a.callErr("POST", "/sessions/r/exec", sdk.SessionExecRequest{Command: "true"}, http.StatusNotFound, "SESSION_NOT_FOUND")
 }
 
 func TestSessionStream(t *testing.T) {

@@ -10,6 +10,13 @@
 // twice is a SyntaxError, as in a browser console). The value of the last
 // expression is the main result; a Promise there is awaited. SIGINT
 // interrupts synchronous code (breakOnSigint) and an await in progress.
+//
+// Top-level await works as in node's own REPL, with the REPL's rewrite
+// (internal/repl/await, hence --expose-internals): a cell that awaits runs
+// as an async function whose top-level declarations are hoisted out of it,
+// so they persist too (a const becomes a let). Synchronous code after an
+// await in such a cell cannot be interrupted by SIGINT; the agent kills the
+// context if a timeout's interrupt is not obeyed.
 (function () {
   'use strict';
   const fs = require('fs');
@@ -30,6 +37,18 @@
         if (e.code !== 'EAGAIN') throw e;
       }
     }
+  }
+
+  // Absent (a node without it, or without --expose-internals): a cell with
+  // a top-level await is a SyntaxError, as before.
+  let processTopLevelAwait = null;
+  try { ({ processTopLevelAwait } = require('internal/repl/await')); } catch (_) { }
+
+  // withAwait returns the code rewritten for top-level await, or null when
+  // it has none (or cannot be parsed: compiling it as it is reports that).
+  function withAwait(code) {
+    if (!processTopLevelAwait || !code.includes('await')) return null;
+    try { return processTopLevelAwait(code); } catch (_) { return null; }
   }
 
   let seq = 0;
@@ -66,6 +85,14 @@
     return { type: 'error', seq, name: 'Error', value: 'Uncaught ' + util.inspect(e), traceback: '' };
   }
 
+  // settle awaits a promise; SIGINT rejects the wait.
+  function settle(p) {
+    return new Promise((resolve, reject) => {
+      interrupt = () => reject(new Error('Interrupted by SIGINT while awaiting a promise'));
+      p.then(resolve, reject);
+    });
+  }
+
   async function run(req) {
     const saved = {};
     for (const [k, v] of Object.entries(req.env || {})) {
@@ -73,14 +100,15 @@
       process.env[k] = v;
     }
     try {
-      const script = new vm.Script(req.code, { filename: 'cell-' + seq });
+      const wrapped = withAwait(req.code);
+      const script = new vm.Script(wrapped === null ? req.code : wrapped, { filename: 'cell-' + seq });
       let value = script.runInThisContext({ breakOnSigint: true, displayErrors: false });
-      if (value && typeof value.then === 'function') {
-        value = await new Promise((resolve, reject) => {
-          interrupt = () => reject(new Error('Interrupted by SIGINT while awaiting a promise'));
-          value.then(resolve, reject);
-        });
+      if (wrapped !== null) {
+        // The async function answers {value} for a last expression.
+        const out = await settle(value);
+        value = out === undefined ? undefined : out.value;
       }
+      if (value && typeof value.then === 'function') value = await settle(value);
       if (value !== undefined) send({ type: 'result', seq, main: true, data: bundle(value) });
     } catch (e) {
       send(errorFrame(e));
