@@ -163,6 +163,8 @@ func responseError(status int, body []byte) error {
 		kind = errdefs.KindTooLarge
 	case http.StatusServiceUnavailable:
 		kind = errdefs.KindUnavailable
+	case http.StatusInsufficientStorage:
+		kind = errdefs.KindDiskFull
 	}
 	return &errdefs.Error{Kind: kind, Code: er.Error.Code, Message: er.Error.Message}
 }

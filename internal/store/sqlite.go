@@ -12,6 +12,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 )
 
@@ -25,14 +26,25 @@ var _ Store = (*SQLite)(nil)
 // separate pool (r): in WAL mode they see the last commit and never block
 // the writer or each other.
 type SQLite struct {
-	w *sql.DB // exactly one connection; all writes and migrations
-	r *sql.DB // read-only connections
+	w    *sql.DB // exactly one connection; all writes and migrations
+	r    *sql.DB // read-only connections
+	disk *diskspace.Guard
+}
+
+// An Option configures OpenSQLite.
+type Option func(*SQLite)
+
+// WithDiskGuard makes the store keep g's ballast and release it when a
+// write finds the disk full, so that stop and delete can be recorded on a
+// full disk; CreateSandbox and CreateImage are refused below g's reserve.
+func WithDiskGuard(g *diskspace.Guard) Option {
+	return func(s *SQLite) { s.disk = g }
 }
 
 // OpenSQLite opens the database at path, creating it (mode 0600) if missing,
 // and migrates its schema to the newest version this binary knows. A
 // database written by a newer sbx is refused and left untouched.
-func OpenSQLite(path string) (*SQLite, error) {
+func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		// The driver treats '?' as the start of its options.
 		return nil, errdefs.Invalid("INVALID_DB_PATH", "database path %q must be non-empty and must not contain '?'", path)
@@ -65,7 +77,13 @@ func OpenSQLite(path string) (*SQLite, error) {
 		w.Close()
 		return nil, errdefs.Internal(err, "open database %s", path)
 	}
-	return &SQLite{w: w, r: r}, nil
+	s := &SQLite{w: w, r: r}
+	for _, o := range opts {
+		o(s)
+	}
+	// A full disk at start-up leaves the ballast for later (see withTx).
+	s.disk.Restore()
+	return s, nil
 }
 
 // Close closes the database.
@@ -74,7 +92,33 @@ func (s *SQLite) Close() error {
 }
 
 // withTx runs fn in a write transaction and commits if fn returns nil.
+//
+// When the disk is full, SQLite cannot append to its WAL and the write
+// fails. Then withTx releases the disk ballast and runs fn again in a fresh
+// transaction (the failed one was rolled back), so a stop or a delete is
+// recorded even on a full disk; without a ballast to release, the error is
+// 507 INSUFFICIENT_STORAGE. After a write succeeds the ballast is made again
+// if the disk has room.
 func (s *SQLite) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	err := s.tryTx(ctx, fn)
+	if isDiskFull(err) && s.disk.Release() {
+		err = s.tryTx(ctx, fn)
+	}
+	if isDiskFull(err) {
+		return diskspace.Full(err, "write the store")
+	}
+	if err == nil {
+		s.disk.Restore()
+	}
+	return err
+}
+
+// isDiskFull reports whether a store write failed for want of disk space.
+func isDiskFull(err error) bool {
+	return err != nil && (sqliteCode(err)&0xff == sqlite3.SQLITE_FULL || diskspace.IsNoSpace(err))
+}
+
+func (s *SQLite) tryTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return errdefs.Internal(err, "begin transaction")
