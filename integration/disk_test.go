@@ -65,6 +65,12 @@ func TestFullHostDisk(t *testing.T) {
 	}
 	_, err = d.client.Upload(ctx, hog.ID, "/workspace/more", io.LimitReader(zeros{}, 1<<20), 0o644)
 	wantFull("upload", err)
+	_, err = d.client.CreateSnapshot(ctx, hog.ID, sdk.CreateSnapshotRequest{Name: "snap"})
+	wantFull("snapshot", err)
+	_, err = d.client.ForkSandbox(ctx, hog.ID, sdk.ForkRequest{Name: "fork"})
+	wantFull("fork", err)
+	_, err = d.client.ImportImage(ctx, "img", strings.NewReader("not read: refused first"))
+	wantFull("image import", err)
 
 	// The operator's way out works on the full disk.
 	if _, err := d.client.StopSandbox(ctx, hog.ID, sdk.StopOptions{Force: true}); err != nil {
