@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -81,9 +82,30 @@ func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	// A full disk at start-up leaves the ballast for later (see withTx).
-	s.disk.Restore()
+	if s.disk != nil {
+		// A full disk at start-up leaves both for later (see withTx).
+		preallocateWAL(path)
+		s.disk.Restore()
+	}
 	return s, nil
+}
+
+// walPrealloc is the space given to the WAL beyond its end: more than the
+// WAL grows between two checkpoints (1000 pages), so writes reuse it.
+const walPrealloc = 8 << 20
+
+// preallocateWAL gives the WAL file blocks past its end without changing its
+// size, which SQLite reads. Appending to the WAL then needs no new block, so
+// stop and delete are recorded on a full disk without the ballast, which a
+// sandbox writing at that moment could take. The blocks last while the WAL
+// does (SQLite removes it when the last connection closes). Best effort.
+func preallocateWAL(path string) {
+	f, err := os.OpenFile(path+"-wal", os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, walPrealloc)
 }
 
 // Close closes the database.

@@ -22,7 +22,7 @@ func TestWritesOnAFullDisk(t *testing.T) {
 		t.Skip("needs root to mount a small tmpfs")
 	}
 	dir := t.TempDir()
-	size := 4*diskspace.BallastSize + (8 << 20)
+	size := 4*diskspace.BallastSize + walPrealloc + (8 << 20)
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
 		t.Skipf("mount tmpfs: %v", err)
 	}
@@ -50,9 +50,19 @@ func TestWritesOnAFullDisk(t *testing.T) {
 		sb.State = state
 		return s.UpdateSandbox(ctx, sb, &Event{State: state, Message: strings.Repeat("x", 2000)})
 	}
-	for i := 0; i < 200; i++ {
+	// The WAL's preallocated blocks take the first writes, the ballast
+	// the next ones.
+	wal := filepath.Join(dir, "sbx.db-wal")
+	var st syscall.Stat_t
+	if err := syscall.Stat(wal, &st); err != nil || st.Blocks*512 < walPrealloc {
+		t.Errorf("the WAL holds %d bytes of disk (%v), want %d preallocated", st.Blocks*512, err, walPrealloc)
+	}
+	for i := 0; i < 5000; i++ {
 		if err := update("stopping"); err != nil {
 			t.Fatalf("write %d on a full disk with a ballast to release: %v", i, err)
+		}
+		if _, err := os.Stat(ballast); os.IsNotExist(err) {
+			break
 		}
 	}
 	if _, err := os.Stat(ballast); !os.IsNotExist(err) {
@@ -65,7 +75,7 @@ func TestWritesOnAFullDisk(t *testing.T) {
 	// No ballast left: the answer is 507, never INTERNAL.
 	fillDisk(t, fill+"2")
 	var full error
-	for i := 0; i < 2000 && full == nil; i++ {
+	for i := 0; i < 20000 && full == nil; i++ {
 		full = update("stopped")
 	}
 	if !errdefs.Is(full, errdefs.KindDiskFull) || errdefs.CodeOf(full) != diskspace.Code {
