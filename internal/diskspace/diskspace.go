@@ -43,7 +43,8 @@ type Guard struct {
 	dir     string
 	reserve uint64 // bytes
 
-	mu sync.Mutex // serialises Release and Restore
+	mu          sync.Mutex // serialises Release and Restore
+	noFallocate bool       // the filesystem cannot allocate: no ballast
 }
 
 // New returns a guard of dir that keeps reserveBytes free.
@@ -105,6 +106,9 @@ func (g *Guard) Restore() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	path := g.ballast()
+	if g.noFallocate {
+		return nil
+	}
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
@@ -122,6 +126,8 @@ func (g *Guard) Restore() error {
 		return err
 	}
 	err = unix.Fallocate(int(f.Fd()), 0, 0, BallastSize)
+	// Not tried again after every store write.
+	g.noFallocate = errors.Is(err, unix.EOPNOTSUPP)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
