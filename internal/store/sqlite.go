@@ -37,7 +37,7 @@ type Option func(*SQLite)
 
 // WithDiskGuard makes the store keep g's ballast and release it when a
 // write finds the disk full, so that stop and delete can be recorded on a
-// full disk; CreateSandbox and CreateImage are refused below g's reserve.
+// full disk; CreateSandbox is refused below g's reserve.
 func WithDiskGuard(g *diskspace.Guard) Option {
 	return func(s *SQLite) { s.disk = g }
 }
