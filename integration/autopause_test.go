@@ -50,7 +50,7 @@ func TestAutoPauseAndLazyResume(t *testing.T) {
 	if paused.Reason != "idle" {
 		t.Errorf("pause reason %q, want idle", paused.Reason)
 	}
-	if state, _ := os.ReadFile(filepath.Join("/sys/fs/cgroup/freezer/sbx", sb.ID, "freezer.state")); strings.TrimSpace(string(state)) != "FROZEN" {
+	if state, _ := readCgroup("freezer", sb.ID, "freezer.state"); state != "FROZEN" {
 		t.Errorf("freezer state %q while paused", state)
 	}
 	before := d.counted(sb.ID)
@@ -114,7 +114,7 @@ func TestGVisorAutoPause(t *testing.T) {
 	if procs := processesWithFilesUnder(filepath.Join(d.dataDir, "sandboxes", sb.ID)); len(procs) > 0 {
 		t.Errorf("processes of the paused sandbox: %v", procs)
 	}
-	if _, err := os.Stat(filepath.Join("/sys/fs/cgroup/memory/sbx", sb.ID)); err == nil {
+	if _, err := os.Stat(cgroupDir("memory", sb.ID)); err == nil {
 		t.Error("the paused sandbox still has a memory cgroup")
 	}
 	saved := d.counted(sb.ID)

@@ -236,10 +236,8 @@ func (d *daemon) assertOwnedOnly(started map[string]bool) {
 		if _, ok := started[id]; ok {
 			continue
 		}
-		for _, ctrl := range []string{"memory", "pids", "cpu", "freezer", "unified"} {
-			if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", ctrl, "sbx", id)); err == nil {
-				t.Errorf("cgroup %s/sbx/%s of a sandbox that no longer exists", ctrl, id)
-			}
+		if dirs := leftCgroups(id); len(dirs) > 0 {
+			t.Errorf("cgroups of a sandbox that no longer exists: %v", dirs)
 		}
 		if procs := processesWithFilesUnder(filepath.Join(d.dataDir, "sandboxes", id)); len(procs) > 0 {
 			t.Errorf("processes of sandbox %s that no longer exists: %v", id, procs)

@@ -197,8 +197,8 @@ func TestGVisorSandbox(t *testing.T) {
 		t.Errorf("exec = %q", out)
 	}
 	// The memory limit is on the cgroup of gVisor's host processes.
-	limit, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/memory/sbx", sb.ID, "memory.limit_in_bytes"))
-	if err == nil && strings.TrimSpace(string(limit)) != strconv.Itoa(256<<20) {
+	limit, err := readCgroup("memory", sb.ID, "memory.limit_in_bytes")
+	if err == nil && limit != strconv.Itoa(256<<20) {
 		t.Errorf("memory limit %s", limit)
 	}
 	// A filesystem snapshot of a running gvisor sandbox holds what was just
@@ -262,10 +262,8 @@ func TestGVisorPauseResume(t *testing.T) {
 	if procs := processesWithFilesUnder(filepath.Join(d.dataDir, "sandboxes", sb.ID)); len(procs) > 0 {
 		t.Errorf("processes of the paused sandbox: %v", procs)
 	}
-	for _, ctrl := range []string{"memory", "pids", "cpu"} {
-		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", ctrl, "sbx", sb.ID)); err == nil {
-			t.Errorf("cgroup %s/sbx/%s exists while paused", ctrl, sb.ID)
-		}
+	if dirs := leftCgroups(sb.ID); len(dirs) > 0 {
+		t.Errorf("cgroups exist while paused: %v", dirs)
 	}
 	frozen, err := strconv.Atoi(strings.TrimSpace(d.readFileHost(sb.ID, "count")))
 	if err != nil {

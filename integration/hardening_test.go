@@ -2,8 +2,6 @@ package integration
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,20 +64,14 @@ func TestInstanceHardening(t *testing.T) {
 		t.Errorf("network interfaces = %q", res.Stdout)
 	}
 	// The cgroup limits are the ones asked for.
-	mem, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/memory/sbx", sb.ID, "memory.limit_in_bytes"))
-	if err == nil && strings.TrimSpace(string(mem)) != strconv.Itoa(128<<20) {
-		t.Errorf("memory limit = %s", mem)
-	}
-	pids, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/pids/sbx", sb.ID, "pids.max"))
-	if err == nil && strings.TrimSpace(string(pids)) != "64" {
-		t.Errorf("pids limit = %s", pids)
-	}
-	quota, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/cpu/sbx", sb.ID, "cpu.cfs_quota_us"))
-	if err == nil && strings.TrimSpace(string(quota)) != "50000" {
-		t.Errorf("cpu quota = %s", quota)
-	}
-	if _, err := os.Stat("/sys/fs/cgroup/memory"); err == nil && mem == nil {
-		t.Errorf("no memory cgroup for the sandbox")
+	for _, c := range []struct{ ctrl, file, want string }{
+		{"memory", "memory.limit_in_bytes", strconv.Itoa(128 << 20)},
+		{"pids", "pids.max", "64"},
+		{"cpu", "cpu.cfs_quota_us", "50000"},
+	} {
+		if got, err := readCgroup(c.ctrl, sb.ID, c.file); err != nil || got != c.want { // cgroup_test.go
+			t.Errorf("%s = %q (%v), want %s", c.file, got, err, c.want)
+		}
 	}
 	// The agent binary is read-only inside.
 	if res := run("echo x > /.sbx/sbx"); res.ExitCode == 0 {

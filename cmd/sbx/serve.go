@@ -20,6 +20,7 @@ func newServeCmd() *cobra.Command {
 	var dataDir, listen, runsc, runscPlatform string
 	var nf netFlags
 	var lf lifecycleFlags
+	var df diskFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -49,6 +50,10 @@ picked up again by the next sbx serve.`,
 				return err
 			}
 			lf.apply(cmd, &cfg) // serve_lifecycle.go
+			// serve_disk.go
+			if err := df.apply(cmd, &cfg); err != nil {
+				return err
+			}
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -58,6 +63,7 @@ picked up again by the next sbx serve.`,
 	cmd.Flags().StringVar(&runscPlatform, "runsc-platform", "", `gVisor platform: "ptrace" (default; all Debian 12's runsc has), "systrap" (newer runsc builds, much faster) or "kvm" (env SBX_RUNSC_PLATFORM)`)
 	nf.register(cmd)
 	lf.register(cmd)
+	df.register(cmd)
 	return cmd
 }
 

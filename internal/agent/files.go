@@ -115,7 +115,7 @@ func fsError(err error, path string) error {
 	case errors.Is(err, syscall.EXDEV):
 		return errdefs.Invalid("CROSS_DEVICE", "%s: cannot move across filesystems", path)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return errdefs.Unavailable("NO_SPACE", "no space left for %s", path)
+		return errdefs.DiskFull("NO_SPACE", "no space left for %s", path)
 	}
 	return errdefs.Internal(err, "%s: file operation failed", path)
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/runtime"
@@ -53,6 +54,10 @@ type Config struct {
 	// platform (default ptrace).
 	Runsc         string
 	RunscPlatform string
+
+	// DiskReserveMiB is the free space the data dir's disk keeps: below it
+	// creates, starts and image imports are refused (507). 0: no reserve.
+	DiskReserveMiB int
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -79,7 +84,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, "sbx.db"))
+	disk := diskspace.New(cfg.DataDir, uint64(cfg.DiskReserveMiB)<<20)
+	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, "sbx.db"), store.WithDiskGuard(disk))
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
@@ -88,6 +94,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	images.GuardDisk(disk)
 	if err := images.EnsureBase(ctx); err != nil {
 		return fmt.Errorf("create the base image: %w", err)
 	}
@@ -118,6 +125,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Blobs:    life.blobs,
 		OnEvent:  life.onEvent,
 		Network:  netw,
+		Disk:     disk,
 	})
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ const (
 	KindConflict                 // the thing exists or is in the wrong state: 409
 	KindTooLarge                 // the request body is too large: 413
 	KindUnavailable              // try again later: 503
+	KindDiskFull                 // a disk is full; free space first: 507
 )
 
 // Error is an error with a kind, a code such as sdk.CodeSandboxNotFound and a message
@@ -65,6 +66,12 @@ func Conflict(code sdk.Code, format string, args ...any) error {
 // Unavailable reports a condition that may pass; the caller may retry.
 func Unavailable(code sdk.Code, format string, args ...any) error {
 	return newf(KindUnavailable, code, format, args...)
+}
+
+// DiskFull reports that a disk is full or below its reserve: the caller must
+// free space (delete sandboxes, snapshots, images or files) and try again.
+func DiskFull(code sdk.Code, format string, args ...any) error {
+	return newf(KindDiskFull, code, format, args...)
 }
 
 // Unauthorized reports a missing or wrong credential.

@@ -26,6 +26,7 @@ var statusOf = map[errdefs.Kind]int{
 	errdefs.KindConflict:     http.StatusConflict,
 	errdefs.KindTooLarge:     http.StatusRequestEntityTooLarge,
 	errdefs.KindUnavailable:  http.StatusServiceUnavailable,
+	errdefs.KindDiskFull:     http.StatusInsufficientStorage,
 }
 
 // Status returns the HTTP status of an error kind.

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 )
@@ -52,7 +53,13 @@ type Manager struct {
 	// unfinished imports that rely on it.
 	mu   sync.Mutex
 	pins map[string]int
+
+	disk *diskspace.Guard // refuses imports below the data dir's reserve; nil: none
 }
+
+// GuardDisk makes imports and pulls refuse to start while the data dir's
+// disk is below g's reserve, and report a full disk as 507.
+func (m *Manager) GuardDisk(g *diskspace.Guard) { m.disk = g }
 
 // New returns a Manager keeping layers under dataDir/layers. It empties
 // dataDir/tmp, which holds only work a crash interrupted.

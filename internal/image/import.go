@@ -22,6 +22,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 )
@@ -42,6 +43,9 @@ func (m *Manager) Import(ctx context.Context, name string, r io.Reader) (*store.
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
+	if err := m.disk.Check("import an image"); err != nil {
+		return nil, err
+	}
 	return m.save(ctx, name, "import", func() (*store.Image, error) { return m.importStream(ctx, r) })
 }
 
@@ -50,6 +54,9 @@ func (m *Manager) Import(ctx context.Context, name string, r io.Reader) (*store.
 // is written, under m.mu, so a removal sees either the record or the pins.
 func (m *Manager) save(ctx context.Context, name, source string, build func() (*store.Image, error)) (*store.Image, error) {
 	img, err := build()
+	if diskspace.IsNoSpace(err) {
+		return nil, diskspace.Full(err, "store an image")
+	}
 	if err != nil {
 		return nil, err
 	}

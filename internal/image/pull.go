@@ -31,6 +31,9 @@ func (m *Manager) Pull(ctx context.Context, ref, imgName string) (*store.Image, 
 	if err != nil {
 		return nil, errdefs.Invalid("INVALID_IMAGE_REF", "invalid image reference %q: %v", ref, err)
 	}
+	if err := m.disk.Check("pull an image"); err != nil {
+		return nil, err
+	}
 	readErr := func(err error) error { return remoteErr(ctx, ref, err) }
 	return m.save(ctx, imgName, "pull:"+ref, func() (*store.Image, error) {
 		img, err := remote.Image(r, remote.WithContext(ctx),

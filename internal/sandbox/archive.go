@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/treetar"
@@ -116,6 +117,9 @@ func (m *Manager) pack(ctx context.Context, sb *store.Sandbox) (*store.ArchiveIn
 		n, err := m.cfg.Blobs.Put(ctx, archiveKey(sb.ID), io.TeeReader(pr, h))
 		pr.CloseWithError(errors.New("blob store stopped reading")) // unblocks the packer if Put failed early
 		<-packed                                                    // it reads upper: done before the disk is unmounted
+		if diskspace.IsNoSpace(err) {
+			return diskspace.Full(err, "archive sandbox "+sb.ID)
+		}
 		if err != nil {
 			return errdefs.Internal(err, "archive sandbox %s", sb.ID)
 		}
@@ -207,6 +211,9 @@ func (m *Manager) unpack(ctx context.Context, sb *store.Sandbox, info *store.Arc
 		defer zr.Close()
 		if err := treetar.Unpack(zr, tmp); err != nil {
 			os.RemoveAll(tmp)
+			if diskspace.IsNoSpace(err) {
+				return diskspace.Full(err, "restore the archive of "+sb.ID)
+			}
 			return errdefs.Internal(err, "restore archive of %s", sb.ID)
 		}
 		io.Copy(io.Discard, zr)

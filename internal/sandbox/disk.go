@@ -69,14 +69,23 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 // unmountDisk unmounts the sandbox's disk, if mounted. The loop device goes
 // with it (autoclear). Right after an instance exits the kernel may still be
 // tearing down its mount namespace, which keeps the disk busy for a moment:
-// wait for that before settling for a lazy detach.
+// wait for that before settling for a lazy detach. The kernel releases an
+// autoclear loop device a moment after its last user goes: wait for that too
+// (bounded), so a stopped sandbox holds no loop device.
 func (m *Manager) unmountDisk(id string) error {
-	mnt := filepath.Join(m.dirsOf(id).root, "disk")
+	root := m.dirsOf(id).root
+	mnt := filepath.Join(root, "disk")
 	deadline := time.Now().Add(5 * time.Second)
 	for errors.Is(unix.Unmount(mnt, 0), unix.EBUSY) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	return m.cfg.Rootfs.Unmount(mnt)
+	if err := m.cfg.Rootfs.Unmount(mnt); err != nil {
+		return err
+	}
+	if err := waitDetached(filepath.Join(root, "disk.img")); err != nil {
+		m.log.Warn("disk still attached after unmount; it detaches when its last user goes", "id", id, "err", err)
+	}
+	return nil
 }
 
 // waitDetached waits until no loop device is backed by img.

@@ -125,6 +125,9 @@ func (m *Manager) lazyStart(id string) error {
 // startLocked starts a locked sandbox that is stopped, in error or
 // archived, recording reason ("user", "lazy") with each state.
 func (m *Manager) startLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
+	if err := m.cfg.Disk.Check("start a sandbox"); err != nil {
+		return err
+	}
 	if sb.State == string(sdk.StateArchived) {
 		if err := m.restoreLocked(ctx, sb, reason); err != nil {
 			return err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agent"
 	"github.com/sbxhq/sbx/internal/blob"
+	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
@@ -72,6 +73,9 @@ type Config struct {
 
 	// Network wires instances into the network; nil: loopback only.
 	Network Network
+
+	// Disk refuses starts below the data dir's free-space reserve; nil: none.
+	Disk *diskspace.Guard
 }
 
 // Manager creates, starts, stops and deletes sandboxes.

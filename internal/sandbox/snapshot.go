@@ -74,6 +74,10 @@ func (m *Manager) snapshotDir(name string) string {
 // stagingDir makes a fresh directory for work in progress under
 // <data>/staging, which the daemon empties when it starts.
 func (m *Manager) stagingDir(prefix string) (string, error) {
+	// What is staged (a snapshot, a fork's copy) grows the data dir.
+	if err := m.cfg.Disk.Check("copy a sandbox (snapshot or fork)"); err != nil {
+		return "", err
+	}
 	dir := filepath.Join(m.cfg.DataDir, "staging")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", errdefs.Internal(err, "create staging directory")

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 )
 
@@ -25,14 +27,25 @@ var _ Store = (*SQLite)(nil)
 // separate pool (r): in WAL mode they see the last commit and never block
 // the writer or each other.
 type SQLite struct {
-	w *sql.DB // exactly one connection; all writes and migrations
-	r *sql.DB // read-only connections
+	w    *sql.DB // exactly one connection; all writes and migrations
+	r    *sql.DB // read-only connections
+	disk *diskspace.Guard
+}
+
+// An Option configures OpenSQLite.
+type Option func(*SQLite)
+
+// WithDiskGuard makes the store keep g's ballast and release it when a
+// write finds the disk full, so that stop and delete can be recorded on a
+// full disk; CreateSandbox is refused below g's reserve.
+func WithDiskGuard(g *diskspace.Guard) Option {
+	return func(s *SQLite) { s.disk = g }
 }
 
 // OpenSQLite opens the database at path, creating it (mode 0600) if missing,
 // and migrates its schema to the newest version this binary knows. A
 // database written by a newer sbx is refused and left untouched.
-func OpenSQLite(path string) (*SQLite, error) {
+func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		// The driver treats '?' as the start of its options.
 		return nil, errdefs.Invalid("INVALID_DB_PATH", "database path %q must be non-empty and must not contain '?'", path)
@@ -65,7 +78,34 @@ func OpenSQLite(path string) (*SQLite, error) {
 		w.Close()
 		return nil, errdefs.Internal(err, "open database %s", path)
 	}
-	return &SQLite{w: w, r: r}, nil
+	s := &SQLite{w: w, r: r}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.disk != nil {
+		// A full disk at start-up leaves both for later (see withTx).
+		preallocateWAL(path)
+		s.disk.Restore()
+	}
+	return s, nil
+}
+
+// walPrealloc is the space given to the WAL beyond its end: more than the
+// WAL grows between two checkpoints (1000 pages), so writes reuse it.
+const walPrealloc = 8 << 20
+
+// preallocateWAL gives the WAL file blocks past its end without changing its
+// size, which SQLite reads. Appending to the WAL then needs no new block, so
+// stop and delete are recorded on a full disk without the ballast, which a
+// sandbox writing at that moment could take. The blocks last while the WAL
+// does (SQLite removes it when the last connection closes). Best effort.
+func preallocateWAL(path string) {
+	f, err := os.OpenFile(path+"-wal", os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, walPrealloc)
 }
 
 // Close closes the database.
@@ -74,7 +114,33 @@ func (s *SQLite) Close() error {
 }
 
 // withTx runs fn in a write transaction and commits if fn returns nil.
+//
+// When the disk is full, SQLite cannot append to its WAL and the write
+// fails. Then withTx releases the disk ballast and runs fn again in a fresh
+// transaction (the failed one was rolled back), so a stop or a delete is
+// recorded even on a full disk; without a ballast to release, the error is
+// 507 INSUFFICIENT_STORAGE. After a write succeeds the ballast is made again
+// if the disk has room.
 func (s *SQLite) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	err := s.tryTx(ctx, fn)
+	if isDiskFull(err) && s.disk.Release() {
+		err = s.tryTx(ctx, fn)
+	}
+	if isDiskFull(err) {
+		return diskspace.Full(err, "write the store")
+	}
+	if err == nil {
+		s.disk.Restore()
+	}
+	return err
+}
+
+// isDiskFull reports whether a store write failed for want of disk space.
+func isDiskFull(err error) bool {
+	return err != nil && (sqliteCode(err)&0xff == sqlite3.SQLITE_FULL || diskspace.IsNoSpace(err))
+}
+
+func (s *SQLite) tryTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return errdefs.Internal(err, "begin transaction")

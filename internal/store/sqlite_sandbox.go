@@ -20,6 +20,10 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	if sb == nil || sb.ID == "" {
 		return errdefs.Invalid("INVALID_SANDBOX", "a sandbox record needs an id")
 	}
+	// A new sandbox writes to the data dir: none below the disk reserve.
+	if err := s.disk.Check("create a sandbox"); err != nil {
+		return err
+	}
 	t := now()
 	created := sb.CreatedAt
 	if created.IsZero() {

@@ -1,0 +1,146 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// TestFullHostDisk fills the host's data disk from inside a sandbox without
+// diskMiB. The operator must still be able to force-stop and delete it
+// (the store records both on a full disk), and new growth is refused with
+// 507 INSUFFICIENT_STORAGE, never 500. Once the sandbox is gone the disk
+// works again. The data dir is a small ext4 filesystem of the test's own.
+func TestFullHostDisk(t *testing.T) {
+	dataDir := smallFilesystem(t, 192)
+	d := startDaemonAt(t, dataDir, "--disk-reserve-mib", "32")
+	ctx := context.Background()
+	ballast := filepath.Join(dataDir, "disk-ballast")
+	if _, err := os.Stat(ballast); err != nil {
+		t.Errorf("the daemon made no disk ballast: %v", err)
+	}
+	hog := d.create(sdk.CreateSandboxRequest{Name: "hog"})
+
+	res, err := d.client.Exec(ctx, hog.ID, sdk.ExecRequest{Shell: "dd if=/dev/zero of=/workspace/fill bs=1M"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "No space left") {
+		t.Fatalf("filling the host's disk: %+v", res)
+	}
+	// Take the crumbs too (what delayed allocation had set aside, room for
+	// small files), so that the store's next write needs a block it cannot
+	// have.
+	if _, err := d.client.Exec(ctx, hog.ID, sdk.ExecRequest{Shell: "sync; dd if=/dev/zero of=/workspace/fill2 bs=4k; sync; for i in $(seq 100); do echo > /workspace/small$i || break; done; sync"}); err != nil {
+		t.Fatal(err)
+	}
+	if free := freeBytes(t, dataDir); free > 64<<10 {
+		t.Fatalf("the disk still has %d bytes free after filling it", free)
+	}
+
+	wantFull := func(what string, err error) {
+		t.Helper()
+		var apiErr *sdk.APIError
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != 507 {
+			t.Errorf("%s on a full disk: %v, want 507", what, err)
+		}
+	}
+	_, err = d.client.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "refused"})
+	wantFull("create", err)
+	var apiErr *sdk.APIError
+	if errors.As(err, &apiErr) && (apiErr.Code != "INSUFFICIENT_STORAGE" || !strings.Contains(apiErr.Message, "reserve")) {
+		t.Errorf("create on a full disk: %v, want INSUFFICIENT_STORAGE naming the reserve", err)
+	}
+	if _, err := d.client.GetSandbox(ctx, "refused"); !sdk.IsNotFound(err) {
+		t.Errorf("a refused create left a sandbox: %v", err)
+	}
+	_, err = d.client.Upload(ctx, hog.ID, "/workspace/more", io.LimitReader(zeros{}, 1<<20), 0o644)
+	wantFull("upload", err)
+	_, err = d.client.CreateSnapshot(ctx, hog.ID, sdk.CreateSnapshotRequest{Name: "snap"})
+	wantFull("snapshot", err)
+	_, err = d.client.ForkSandbox(ctx, hog.ID, sdk.ForkRequest{Name: "fork"})
+	wantFull("fork", err)
+	_, err = d.client.ImportImage(ctx, "img", strings.NewReader("not read: refused first"))
+	wantFull("image import", err)
+
+	// The operator's way out works on the full disk.
+	if _, err := d.client.StopSandbox(ctx, hog.ID, sdk.StopOptions{Force: true}); err != nil {
+		t.Fatalf("force-stop on a full disk: %v", err)
+	}
+	if got, err := d.client.GetSandbox(ctx, hog.ID); err != nil || got.State != sdk.StateStopped {
+		t.Errorf("after force-stop: %+v, %v", got, err)
+	}
+	_, err = d.client.StartSandbox(ctx, hog.ID)
+	wantFull("start", err)
+	if err := d.client.DeleteSandbox(ctx, hog.ID, true); err != nil {
+		t.Fatalf("delete on a full disk: %v", err)
+	}
+	if _, err := d.client.GetSandbox(ctx, hog.ID); !sdk.IsNotFound(err) {
+		t.Errorf("after delete: %v, want not found", err)
+	}
+	d.assertNoLeaks()
+
+	// Deleting freed the disk: the ballast is back and sandboxes run again.
+	if _, err := os.Stat(ballast); err != nil {
+		t.Errorf("the ballast did not come back once the disk had room: %v", err)
+	}
+	again := d.create(sdk.CreateSandboxRequest{Name: "again"})
+	if out := d.exec(again.ID, "echo ok"); out != "ok" {
+		t.Errorf("exec after the disk was freed: %q", out)
+	}
+}
+
+// smallFilesystem mounts a fresh ext4 filesystem of sizeMiB (no blocks
+// reserved for root) on a directory of the test's own and returns it.
+// The image is a sparse file; the loop device goes with the unmount.
+func smallFilesystem(t *testing.T, sizeMiB int64) string {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "fs.img")
+	f, err := os.Create(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Truncate(sizeMiB << 20)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4: %v: %s", err, out)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-o", "loop", img, dir).CombinedOutput(); err != nil {
+		t.Fatalf("mount %s: %v: %s", img, err, out)
+	}
+	// Registered after TempDir, so it runs before TempDir's removal and
+	// after the daemon's cleanup (registered later still).
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Unmount(dir, 0) == syscall.EBUSY && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		syscall.Unmount(dir, syscall.MNT_DETACH)
+		waitFor(t, 10*time.Second, "the loop device of "+img+" to go", func() bool {
+			return len(loopDevicesUnder(filepath.Dir(img))) == 0
+		})
+	})
+	return dir
+}
+
+func freeBytes(t *testing.T, dir string) uint64 {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Bavail * uint64(st.Bsize)
+}
