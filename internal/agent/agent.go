@@ -166,6 +166,8 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /files/stat", s.handleStat)
 	mux.HandleFunc("POST /files/mkdir", s.handleMkdir)
 	mux.HandleFunc("POST /files/move", s.handleMove)
+	mux.HandleFunc("GET /files/tar", s.handleGetTar) // files_tar.go
+	mux.HandleFunc("PUT /files/tar", s.handlePutTar)
 	mux.HandleFunc("POST /shutdown", s.handleShutdown)
 	mux.HandleFunc("POST /sync", s.handleSync)       // suspend.go
 	mux.HandleFunc("POST /suspend", s.handleSuspend) // suspend.go
