@@ -397,7 +397,6 @@ func listTree(dir string, depth int, list *[]sdk.FileInfo) error {
 	return nil
 }
 
-
 func (s *server) handleStat(w http.ResponseWriter, r *http.Request) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err == nil {
