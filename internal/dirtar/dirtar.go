@@ -294,10 +294,11 @@ func writeFile(p string, r io.Reader, mode fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	src := &readErr{r: r}
+	if _, err := io.Copy(f, src); err != nil {
 		f.Close()
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return &Error{Code: CodeInvalid, Msg: "the tar stream was cut short"}
+		if src.err != nil { // the stream, not the disk
+			return &Error{Code: CodeInvalid, Msg: "reading the tar stream: " + src.err.Error()}
 		}
 		return err
 	}
@@ -307,6 +308,20 @@ func writeFile(p string, r io.Reader, mode fs.FileMode) error {
 		return err
 	}
 	return f.Close()
+}
+
+// readErr remembers a failed read, to tell a bad stream from a full disk.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // checkConflicts refuses, before anything moves, a non-directory in the
