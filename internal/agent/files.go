@@ -170,10 +170,10 @@ func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 		}
 	}
 	old, oldErr := os.Lstat(path)
-	switch err := oldErr; {
-	case err == nil && old.IsDir():
+	switch {
+	case oldErr == nil && old.IsDir():
 		return sdk.FileInfo{}, errdefs.Conflict("IS_A_DIRECTORY", "%s is a directory", path)
-	case err == nil && old.Mode().IsRegular() && !modeSet:
+	case oldErr == nil && old.Mode().IsRegular() && !modeSet:
 		mode = old.Mode() & (fs.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
 	}
 	dir := filepath.Dir(path)

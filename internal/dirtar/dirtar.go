@@ -2,6 +2,12 @@
 // directory out, Extract unpacks a stream into a directory without letting
 // any entry land outside it. The agent serves both for the files/tar routes;
 // the SDK uses them on the caller's machine for UploadDir and DownloadDir.
+//
+// Unlike treetar, which restores trees sbx owns exactly (owners, xattrs,
+// devices) into an empty directory, dirtar takes tars made by people and
+// their tools: it merges into an existing directory, makes parents a tar
+// leaves out, reads gzip, ignores owners (so it works unprivileged on the
+// caller's machine) and refuses devices and fifos.
 package dirtar
 
 import (
