@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // TempPrefix starts the name of every temporary file or directory the
@@ -54,9 +53,15 @@ func (e *Error) Error() string {
 // Write streams the tree under dir as a tar, names relative to dir.
 // Directories, regular files and symlinks (as links, never followed) are
 // copied; sockets, fifos and devices are skipped without being opened.
+// Like tar --one-file-system, the contents of a directory on another
+// filesystem (a mount point such as /proc under /) are left out.
 // A file that shrinks while it is read is padded with zeros, as GNU tar does.
 func Write(w io.Writer, dir string) error {
 	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	rootInfo, err := os.Stat(root)
 	if err != nil {
 		return err
 	}
@@ -92,11 +97,12 @@ func Write(w io.Writer, dir string) error {
 			hdr.Name += "/"
 		}
 		if !fi.Mode().IsRegular() {
-			return tw.WriteHeader(hdr)
+			if err := tw.WriteHeader(hdr); err != nil || !fi.IsDir() || sameDevice(fi, rootInfo) {
+				return err
+			}
+			return fs.SkipDir
 		}
-		// O_NONBLOCK and O_NOFOLLOW: whatever replaced the file meanwhile,
-		// opening it neither blocks nor follows a link.
-		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+		f, err := os.OpenFile(p, os.O_RDONLY|readFlags, 0)
 		if err != nil {
 			return nil
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -56,5 +57,35 @@ func TestExtractCorruptGzip(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dst); len(entries) != 0 {
 		t.Fatalf("a refused stream left %d entries", len(entries))
+	}
+}
+
+// TestWriteOneFileSystem: a mount point's contents stay out (tar of / must
+// not walk /proc); the mount point itself is listed.
+func TestWriteOneFileSystem(t *testing.T) {
+	src := t.TempDir()
+	mnt := filepath.Join(src, "mnt")
+	os.Mkdir(mnt, 0o755)
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=1m"); err != nil {
+		t.Skip("cannot mount a tmpfs (not root?):", err)
+	}
+	defer syscall.Unmount(mnt, syscall.MNT_DETACH)
+	os.WriteFile(filepath.Join(mnt, "other-fs"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(src, "here"), []byte("x"), 0o644)
+	var buf bytes.Buffer
+	if err := Write(&buf, src); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	tr := tar.NewReader(&buf)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			break
+		}
+		names = append(names, hdr.Name)
+	}
+	if got := strings.Join(names, ","); got != "here,mnt/" {
+		t.Fatalf("entries %s, want here,mnt/", got)
 	}
 }
