@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -176,9 +177,15 @@ func TestPlantedSocketSymlink(t *testing.T) {
 // a watch by their final path, listings go deeper, directories copy both
 // ways as tar, and a tar that would escape is refused whole.
 func TestFilesPeerBehaviour(t *testing.T) {
+	for _, class := range []string{"container", "gvisor"} {
+		t.Run(class, func(t *testing.T) { testFilesPeerBehaviour(t, class) })
+	}
+}
+
+func testFilesPeerBehaviour(t *testing.T, class string) {
 	d := startDaemon(t)
 	ctx := context.Background()
-	sb := d.create(sdk.CreateSandboxRequest{})
+	sb := d.create(sdk.CreateSandboxRequest{Class: class})
 	c := d.client
 	sh := func(script string) string {
 		t.Helper()
@@ -197,12 +204,6 @@ func TestFilesPeerBehaviour(t *testing.T) {
 		}
 	}
 
-	// A watch sees uploads by their final path, never a temporary name.
-	w, err := c.Watch(ctx, sb.ID, sdk.WatchOptions{Path: "/workspace", Recursive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
 	// Parents by default; WithoutParents refuses.
 	if _, err := c.Upload(ctx, sb.ID, "/workspace/new/dir/f.txt", strings.NewReader("f"), 0); err != nil {
 		t.Fatal("upload into missing directories:", err)
@@ -210,17 +211,31 @@ func TestFilesPeerBehaviour(t *testing.T) {
 	if _, err := c.Upload(ctx, sb.ID, "/workspace/none/g.txt", strings.NewReader("g"), 0, sdk.WithoutParents()); !sdk.IsNotFound(err) {
 		t.Errorf("WithoutParents: want 404, got %v", err)
 	}
+
+	// A watch sees uploads by their final path, never a temporary name.
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	w, err := c.Watch(wctx, sb.ID, sdk.WatchOptions{Path: "/workspace", Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, body := range []string{"one", "two"} {
+		if _, err := c.Upload(ctx, sb.ID, "/workspace/new/dir/w.txt", strings.NewReader(body), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var events []string
-	for len(events) < 4 {
+	for len(events) < 3 {
 		ev, err := w.Next()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("watch after %v: %v", events, err)
 		}
 		if ev.Type != "heartbeat" && ev.Type != "ready" {
 			events = append(events, ev.Type+" "+ev.Path)
 		}
 	}
-	if got := strings.Join(events, ", "); got != "create /workspace/new, create /workspace/new/dir, create /workspace/new/dir/f.txt, write /workspace/new/dir/f.txt" {
+	if got := strings.Join(events, ", "); got != "create /workspace/new/dir/w.txt, write /workspace/new/dir/w.txt, write /workspace/new/dir/w.txt" {
 		t.Errorf("watch events: %s", got)
 	}
 
@@ -235,7 +250,7 @@ func TestFilesPeerBehaviour(t *testing.T) {
 
 	// Deeper listings.
 	list, err := c.ListFiles(ctx, sb.ID, "/workspace/new", sdk.WithDepth(3))
-	if err != nil || len(list) != 2 || list[1].Path != "/workspace/new/dir/f.txt" {
+	if err != nil || len(list) != 3 || list[1].Path != "/workspace/new/dir/f.txt" {
 		t.Errorf("depth 3: %+v, %v", list, err)
 	}
 
