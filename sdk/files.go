@@ -31,7 +31,7 @@ func WithoutParents() FileOption {
 // returns the new file's info. The body is streamed, never held in memory. A
 // zero mode takes the daemon's default (0644), or the replaced file's mode.
 // Missing parent directories are created (see WithoutParents); a symlink at
-// path is written through, the link stays.
+// path is written through, the link stays, and the info is its target's.
 func (c *Client) Upload(ctx context.Context, idOrName, path string, r io.Reader, mode os.FileMode, opts ...FileOption) (*FileInfo, error) {
 	q, err := fileQuery(idOrName, path)
 	if err != nil {
