@@ -284,6 +284,17 @@ func testFilesPeerBehaviour(t *testing.T, class string) {
 	if out := sh(`ls /workspace/up; test -e /etc/evil && echo evil; true`); out != "src\n" {
 		t.Errorf("after a refused tar: %q", out)
 	}
+
+	// The CLI: sbx cp -r both ways, as cp -r places directories.
+	if _, stderr, code := d.sbx("", "cp", "-r", filepath.Join(local, "src"), sb.ID+":/workspace/"); code != 0 {
+		t.Fatalf("cp -r in: %s", stderr)
+	}
+	if _, stderr, code := d.sbx("", "cp", "-r", sb.ID+":/workspace/src", filepath.Join(local, "cli")); code != 0 {
+		t.Fatalf("cp -r out: %s", stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(local, "cli", "pkg", "a.go")); err != nil || string(b) != "package pkg" {
+		t.Errorf("cp -r round trip: %q, %v", b, err)
+	}
 }
 
 func hexOf(b []byte) string {
