@@ -14,23 +14,35 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newCopyCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "cp SRC DST",
-		Short: "Copy a file between this machine and a sandbox",
-		Long: `Copy one file into or out of a sandbox. Exactly one of SRC and DST is a
-sandbox path, written NAME:PATH; the other is a local path, or "-" for stdin
-(as SRC) or stdout (as DST). A local path that contains ':' must start with
-"./" or "/" so it is not read as NAME:PATH.
+// copyFlags are sbx cp's options.
+type copyFlags struct {
+	recursive bool // copy directories (as a tar stream)
+	parents   bool // make missing parent directories in the sandbox
+}
 
-When DST is an existing directory (or ends in "/") the file keeps its base
-name. Uploads keep the local file's permission bits. Directories are not
-copied yet: tar them first.`,
+func newCopyCmd(g *globals) *cobra.Command {
+	var f copyFlags
+	cmd := &cobra.Command{
+		Use:   "cp [-r] SRC DST",
+		Short: "Copy a file or directory between this machine and a sandbox",
+		Long: `Copy a file, or with -r a directory, into or out of a sandbox. Exactly one
+of SRC and DST is a sandbox path, written NAME:PATH; the other is a local
+path, or "-" for stdin (as SRC) or stdout (as DST). A local path that
+contains ':' must start with "./" or "/" so it is not read as NAME:PATH.
+
+When DST is an existing directory (or ends in "/") the file or directory
+keeps its base name inside it, as with cp. Uploads keep the local file's
+permission bits and make missing parent directories in the sandbox
+(--parents=false refuses instead). With -r, directories travel as a tar
+stream: "-" reads or writes that tar, and a tar whose names are absolute,
+climb out with "..", or lie below a symlink is refused whole.`,
 		Example: `  sbx cp ./main.py box:/workspace/main.py
   sbx cp ./data.csv box:/workspace/
   sbx cp box:/workspace/out.json .
   sbx cp box:/var/log/app.log - | less
-  tar -czf - ./src | sbx cp - box:/tmp/src.tgz`,
+  sbx cp -r ./src box:/workspace/
+  sbx cp -r box:/workspace/results ./results
+  tar -czf - -C ./src . | sbx cp -r - box:/workspace/src`,
 		Args: exactArgs(2, "SRC and DST"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, dst := parseCopyArg(args[0]), parseCopyArg(args[1])
@@ -42,11 +54,14 @@ copied yet: tar them first.`,
 				return err
 			}
 			if dst.remote() {
-				return upload(cmd.Context(), c, src.path, dst, cmd.InOrStdin())
+				return upload(cmd.Context(), c, src.path, dst, cmd.InOrStdin(), f)
 			}
-			return download(cmd.Context(), c, src, dst.path, cmd.OutOrStdout())
+			return download(cmd.Context(), c, src, dst.path, cmd.OutOrStdout(), f)
 		},
 	}
+	cmd.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "copy directories")
+	cmd.Flags().BoolVar(&f.parents, "parents", true, "make missing parent directories in the sandbox")
+	return cmd
 }
 
 // copyArg is one side of sbx cp: local when sandbox is empty.
@@ -89,7 +104,27 @@ func checkCopyArgs(src, dst copyArg) error {
 	return nil
 }
 
-func upload(ctx context.Context, c *sdk.Client, local string, dst copyArg, stdin io.Reader) error {
+func upload(ctx context.Context, c *sdk.Client, local string, dst copyArg, stdin io.Reader, f copyFlags) error {
+	opts := []sdk.FileOption{sdk.WithParents()}
+	if !f.parents {
+		opts = []sdk.FileOption{sdk.WithoutParents()}
+	}
+	if f.recursive {
+		if local == "-" {
+			_, err := c.UploadTar(ctx, dst.sandbox, dst.path, stdin, opts...)
+			return err
+		}
+		if fi, err := os.Stat(local); err != nil {
+			return err
+		} else if fi.IsDir() {
+			target, err := remoteDirTarget(ctx, c, dst, filepath.Base(local))
+			if err != nil {
+				return err
+			}
+			_, err = c.UploadDir(ctx, dst.sandbox, local, target, opts...)
+			return err
+		}
+	}
 	var (
 		r    io.Reader
 		mode os.FileMode
@@ -108,7 +143,7 @@ func upload(ctx context.Context, c *sdk.Client, local string, dst copyArg, stdin
 			return err
 		}
 		if fi.IsDir() {
-			return fmt.Errorf("%s is a directory; directories are not supported yet: tar it first (tar -czf dir.tgz %s) and copy the tarball", local, local)
+			return fmt.Errorf("%s is a directory: copy it with -r (sbx cp -r %s %s:%s)", local, local, dst.sandbox, dst.path)
 		}
 		r, mode, base = f, fi.Mode().Perm(), filepath.Base(local)
 	}
@@ -116,8 +151,27 @@ func upload(ctx context.Context, c *sdk.Client, local string, dst copyArg, stdin
 	if err != nil {
 		return err
 	}
-	_, err = c.Upload(ctx, dst.sandbox, target, r, mode)
+	_, err = c.Upload(ctx, dst.sandbox, target, r, mode, opts...)
 	return err
+}
+
+// remoteDirTarget is where a directory named base lands for DST, as with
+// cp -r: inside DST when DST is an existing directory (or ends in "/"),
+// else DST itself.
+func remoteDirTarget(ctx context.Context, c *sdk.Client, dst copyArg, base string) (string, error) {
+	if strings.HasSuffix(dst.path, "/") {
+		return path.Join(dst.path, base), nil
+	}
+	fi, err := c.StatFile(ctx, dst.sandbox, dst.path)
+	switch {
+	case err == nil && fi.Type == "dir":
+		return path.Join(dst.path, base), nil
+	case err == nil:
+		return "", fmt.Errorf("%s:%s exists and is not a directory", dst.sandbox, dst.path)
+	case sdk.IsNotFound(err):
+		return dst.path, nil
+	}
+	return "", err
 }
 
 // remoteTarget resolves a destination that is a directory in the sandbox to
@@ -142,13 +196,34 @@ func remoteTarget(ctx context.Context, c *sdk.Client, dst copyArg, base string) 
 	return path.Join(dst.path, base), nil
 }
 
-func download(ctx context.Context, c *sdk.Client, src copyArg, local string, stdout io.Writer) error {
+func download(ctx context.Context, c *sdk.Client, src copyArg, local string, stdout io.Writer, f copyFlags) error {
 	fi, err := c.StatFile(ctx, src.sandbox, src.path)
 	if err != nil {
 		return err
 	}
+	if fi.Type == "symlink" && f.recursive {
+		// As cp -r does for a named link: copy what it points to.
+		if list, err := c.ListFiles(ctx, src.sandbox, src.path); err == nil && list != nil {
+			fi.Type = "dir"
+		}
+	}
 	if fi.Type == "dir" {
-		return fmt.Errorf("%s:%s is a directory; directories are not supported yet: tar it in the sandbox first (sbx exec %s -- tar -czf /tmp/dir.tgz -C %s .) and copy the tarball", src.sandbox, src.path, src.sandbox, src.path)
+		if !f.recursive {
+			return fmt.Errorf("%s:%s is a directory: copy it with -r (sbx cp -r %s:%s %s)", src.sandbox, src.path, src.sandbox, src.path, local)
+		}
+		if local == "-" {
+			rc, err := c.DownloadTar(ctx, src.sandbox, src.path)
+			if err != nil {
+				return err
+			}
+			defer rc.Close()
+			_, err = io.Copy(stdout, rc)
+			return err
+		}
+		if st, err := os.Stat(local); err == nil && st.IsDir() || strings.HasSuffix(local, "/") {
+			local = filepath.Join(local, path.Base(src.path))
+		}
+		return c.DownloadDir(ctx, src.sandbox, src.path, local)
 	}
 	rc, err := c.Download(ctx, src.sandbox, src.path)
 	if err != nil {

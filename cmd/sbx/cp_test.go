@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -75,6 +77,7 @@ func fileDaemon(t *testing.T, files map[string]string, modes map[string]string) 
 		b, _ := io.ReadAll(r.Body)
 		p := r.URL.Query().Get("path")
 		files[p], modes[p] = string(b), r.URL.Query().Get("mode")
+		modes[p+" parents"] = r.URL.Query().Get("parents")
 		reply(w, http.StatusOK, sdk.FileInfo{Path: p, Type: "file"})
 	})
 	fakeDaemon(t, mux)
@@ -94,6 +97,12 @@ func TestCopyUploadAndDownload(t *testing.T) {
 	if files["/ws/in.sh"] != "#!/bin/sh\n" || modes["/ws/in.sh"] != "0755" {
 		t.Errorf("uploaded %q mode %q", files["/ws/in.sh"], modes["/ws/in.sh"])
 	}
+	if modes["/ws/in.sh parents"] != "true" {
+		t.Errorf("parents = %q, want true by default", modes["/ws/in.sh parents"])
+	}
+	if r := runCLI(t, "x", "cp", "--parents=false", "-", "box:/ws/np.txt"); r.code != 0 || modes["/ws/np.txt parents"] != "false" {
+		t.Errorf("--parents=false: %+v, %v", r, modes)
+	}
 	// From stdin to a new file: the daemon's default mode.
 	if r := runCLI(t, "piped", "cp", "-", "box:/ws/new.txt"); r.code != 0 || files["/ws/new.txt"] != "piped" || modes["/ws/new.txt"] != "" {
 		t.Errorf("stdin upload: %+v, files %v, modes %v", r, files, modes)
@@ -102,8 +111,8 @@ func TestCopyUploadAndDownload(t *testing.T) {
 	if r := runCLI(t, "x", "cp", "-", "box:/ws/"); r.code != 1 || !strings.Contains(r.stderr, "is a directory") {
 		t.Errorf("stdin to dir: %+v", r)
 	}
-	// A local directory is refused with advice.
-	if r := runCLI(t, "", "cp", dir, "box:/ws/d"); r.code != 1 || !strings.Contains(r.stderr, "tar it first") {
+	// A local directory needs -r.
+	if r := runCLI(t, "", "cp", dir, "box:/ws/d"); r.code != 1 || !strings.Contains(r.stderr, "copy it with -r") {
 		t.Errorf("dir upload: %+v", r)
 	}
 
@@ -121,7 +130,7 @@ func TestCopyUploadAndDownload(t *testing.T) {
 	if r := runCLI(t, "", "cp", "box:/ws/out.txt", "-"); r.code != 0 || r.stdout != "result" {
 		t.Errorf("to stdout: %+v", r)
 	}
-	if r := runCLI(t, "", "cp", "box:/ws", dir); r.code != 1 || !strings.Contains(r.stderr, "directories are not supported yet") {
+	if r := runCLI(t, "", "cp", "box:/ws", dir); r.code != 1 || !strings.Contains(r.stderr, "copy it with -r") {
 		t.Errorf("remote dir: %+v", r)
 	}
 	if r := runCLI(t, "", "cp", "box:/ws/missing", dir); r.code != 1 || !strings.Contains(r.stderr, "(FILE_NOT_FOUND)") {
@@ -130,6 +139,118 @@ func TestCopyUploadAndDownload(t *testing.T) {
 	// Nothing half-made: no temporary files are left behind.
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
+		for _, e := range entries {
+			t.Log(e.Name())
+		}
 		t.Errorf("local dir holds %d entries, want in.sh and out.txt", len(entries))
+	}
+}
+
+// TestCopyRecursive: cp -r sends and receives a directory as a tar, and
+// places it as cp -r does.
+func TestCopyRecursive(t *testing.T) {
+	var got []string // tar entries received, by target directory
+	remoteTar := makeTestTar(t, map[string]string{"r.txt": "remote", "sub/s.txt": "deep"})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/sandboxes/{id}/files/stat", func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Query().Get("path"); p {
+		case "/ws", "/ws/res":
+			reply(w, http.StatusOK, sdk.FileInfo{Path: p, Type: "dir"})
+		default:
+			replyErr(w, http.StatusNotFound, "FILE_NOT_FOUND", "no such file "+p)
+		}
+	})
+	mux.HandleFunc("PUT /v1/sandboxes/{id}/files/tar", func(w http.ResponseWriter, r *http.Request) {
+		tr := tar.NewReader(r.Body)
+		for {
+			hdr, err := tr.Next()
+			if err != nil {
+				break
+			}
+			b, _ := io.ReadAll(tr)
+			got = append(got, r.URL.Query().Get("path")+":"+hdr.Name+"="+string(b))
+		}
+		reply(w, http.StatusOK, sdk.FileInfo{Path: r.URL.Query().Get("path"), Type: "dir"})
+	})
+	mux.HandleFunc("GET /v1/sandboxes/{id}/files/tar", func(w http.ResponseWriter, r *http.Request) {
+		w.Write(remoteTar)
+	})
+	fakeDaemon(t, mux)
+
+	dir := t.TempDir()
+	src := filepath.Join(dir, "proj")
+	os.MkdirAll(filepath.Join(src, "lib"), 0o755)
+	os.WriteFile(filepath.Join(src, "lib", "a.go"), []byte("package a"), 0o644)
+	// Into an existing remote directory: under its base name.
+	if r := runCLI(t, "", "cp", "-r", src, "box:/ws"); r.code != 0 {
+		t.Fatalf("upload: %+v", r)
+	}
+	// To a new name: the directory itself.
+	if r := runCLI(t, "", "cp", "-r", src, "box:/ws/renamed"); r.code != 0 {
+		t.Fatalf("upload: %+v", r)
+	}
+	if s := strings.Join(got, " "); s != "/ws/proj:lib/= /ws/proj:lib/a.go=package a /ws/renamed:lib/= /ws/renamed:lib/a.go=package a" {
+		t.Errorf("uploaded: %s", s)
+	}
+	// Out: into a new local directory, then into an existing one.
+	if r := runCLI(t, "", "cp", "-r", "box:/ws/res", filepath.Join(dir, "out")); r.code != 0 {
+		t.Fatalf("download: %+v", r)
+	}
+	if r := runCLI(t, "", "cp", "-r", "box:/ws/res", dir); r.code != 0 {
+		t.Fatalf("download: %+v", r)
+	}
+	for _, p := range []string{"out/r.txt", "out/sub/s.txt", "res/r.txt", "res/sub/s.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Errorf("download: %v", err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "res/sub/s.txt")); string(b) != "deep" {
+		t.Errorf("downloaded %q", b)
+	}
+	// "-" is the tar itself.
+	if r := runCLI(t, "", "cp", "-r", "box:/ws/res", "-"); r.code != 0 || r.stdout != string(remoteTar) {
+		t.Errorf("tar to stdout: code %d, %d bytes", r.code, len(r.stdout))
+	}
+}
+
+func makeTestTar(t *testing.T, files map[string]string) []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for name, body := range files {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		io.WriteString(tw, body)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestFilesList(t *testing.T) {
+	var depth string
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/sandboxes/{id}/files/list", func(w http.ResponseWriter, r *http.Request) {
+		depth = r.URL.Query().Get("depth")
+		reply(w, http.StatusOK, []sdk.FileInfo{
+			{Path: "/ws/d", Name: "d", Type: "dir", Mode: "0755"},
+			{Path: "/ws/d/f", Name: "f", Type: "file", Mode: "0644", Size: 2048},
+			{Path: "/ws/l", Name: "l", Type: "symlink", Mode: "0777", Target: "d/f"},
+		})
+	})
+	fakeDaemon(t, mux)
+	r := runCLI(t, "", "files", "ls", "-R", "box:/ws")
+	if r.code != 0 || depth != "32" {
+		t.Fatalf("ls -R: depth %q, %+v", depth, r)
+	}
+	for _, want := range []string{" d/\n", " d/f\n", "2.0 KiB", " l -> d/f\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := runCLI(t, "", "files", "ls", "--depth", "3", "box:/ws"); r.code != 0 || depth != "3" {
+		t.Errorf("--depth 3: depth %q, %+v", depth, r)
+	}
+	if r := runCLI(t, "", "files", "ls", "/ws"); r.code != 1 || !strings.Contains(r.stderr, "NAME:PATH") {
+		t.Errorf("local path: %+v", r)
 	}
 }

@@ -52,6 +52,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newStopCmd(g),
 		newExecCmd(g),
 		newCopyCmd(g),
+		newFilesCmd(g), // cp_ls.go
 		newImageCmd(g),
 		newPortCmd(g), newEgressCmd(g), // ports.go
 		newUpdateCmd(g),  // lifecycle.go

@@ -169,6 +169,8 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.StatFile:      s.handleStat,
 		agentapi.Mkdir:         s.handleMkdir,
 		agentapi.Move:          s.handleMove,
+		agentapi.GetTar:        s.handleGetTar, // files_tar.go
+		agentapi.PutTar:        s.handlePutTar,
 		agentapi.Shutdown:      s.handleShutdown,
 		agentapi.Sync:          s.handleSync,    // suspend.go
 		agentapi.Suspend:       s.handleSuspend, // suspend.go

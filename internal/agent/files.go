@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbxhq/sbx/internal/dirtar"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
@@ -22,8 +23,21 @@ import (
 // The agent runs inside the instance's root, so no path here can reach a host
 // file; still, every path is cleaned and used with plain os calls only.
 
-// uploadPrefix names temporary upload files, renamed into place when complete.
-const uploadPrefix = ".sbx-upload-"
+// uploadPrefix names temporary upload files, renamed into place when
+// complete. An upload that creates a file writes uploadPrefix+"new-…", one
+// that replaces a file uploadPrefix+"old-…", so a watch can report the
+// rename as the create or write that it is (see watch.go).
+const (
+	uploadPrefix    = dirtar.TempPrefix
+	uploadNewPrefix = uploadPrefix + "new-"
+)
+
+// Recursive listing is bounded: depth at most maxListDepth, and past
+// maxListEntries the answer is an error (LIST_TOO_LARGE) rather than a
+// silently cut list.
+const maxListDepth = 32
+
+var maxListEntries = 50_000 // a variable for tests
 
 // path resolves p, absolute or relative to the default working directory.
 func (s *server) path(p string) (string, error) {
@@ -114,6 +128,9 @@ func fsError(err error, path string) error {
 		return errdefs.Invalid("INVALID_PATH", "%s: name too long or too many levels of symlinks", path)
 	case errors.Is(err, syscall.EXDEV):
 		return errdefs.Invalid("CROSS_DEVICE", "%s: cannot move across filesystems", path)
+	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
+		// open(2) of a socket, or of a device with no driver.
+		return errdefs.Invalid("NOT_A_REGULAR_FILE", "%s is not a regular file", path)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return errdefs.DiskFull("NO_SPACE", "no space left for %s", path)
 	}
@@ -122,7 +139,8 @@ func fsError(err error, path string) error {
 
 // handlePutFile streams the body into a temporary file next to path and
 // renames it into place, so a failed upload leaves the old file untouched.
-// A symlink at path is replaced, not followed.
+// A symlink at path is written through (the link stays), as Daytona does.
+// Missing parent directories are made unless parents=false.
 func (s *server) handlePutFile(w http.ResponseWriter, r *http.Request) {
 	info, err := s.putFile(r)
 	if err != nil {
@@ -137,8 +155,11 @@ func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 	if err != nil {
 		return sdk.FileInfo{}, err
 	}
-	parents, err := httpjson.BoolParam(r, "parents")
+	parents, err := parentsParam(r)
 	if err != nil {
+		return sdk.FileInfo{}, err
+	}
+	if path, err = writeTarget(path); err != nil {
 		return sdk.FileInfo{}, err
 	}
 	mode := os.FileMode(0o644)
@@ -148,27 +169,22 @@ func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 			return sdk.FileInfo{}, err
 		}
 	}
-	old, err := os.Lstat(path)
+	old, oldErr := os.Lstat(path)
 	switch {
-	case err == nil && old.IsDir():
+	case oldErr == nil && old.IsDir():
 		return sdk.FileInfo{}, errdefs.Conflict("IS_A_DIRECTORY", "%s is a directory", path)
-	case err == nil && old.Mode().IsRegular() && !modeSet:
+	case oldErr == nil && old.Mode().IsRegular() && !modeSet:
 		mode = old.Mode() & (fs.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
 	}
 	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && parents {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return sdk.FileInfo{}, fsError(err, dir)
-		}
-	} else if errors.Is(err, fs.ErrNotExist) {
-		return sdk.FileInfo{}, errdefs.NotFound("PARENT_NOT_FOUND", "directory %s does not exist (use parents=true to create it)", dir)
-	} else if err != nil {
-		return sdk.FileInfo{}, fsError(err, dir)
-	} else if !fi.IsDir() {
-		return sdk.FileInfo{}, errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory", dir)
+	if err := ensureDir(dir, parents); err != nil {
+		return sdk.FileInfo{}, err
 	}
-
-	tmp, err := os.CreateTemp(dir, uploadPrefix+"*")
+	prefix := uploadPrefix + "old-"
+	if oldErr != nil {
+		prefix = uploadNewPrefix
+	}
+	tmp, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return sdk.FileInfo{}, fsError(err, dir)
 	}
@@ -199,6 +215,61 @@ func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 	return fileInfo(path)
 }
 
+// parentsParam reads parents: true unless the caller says parents=false.
+func parentsParam(r *http.Request) (bool, error) {
+	if !r.URL.Query().Has("parents") {
+		return true, nil
+	}
+	return httpjson.BoolParam(r, "parents")
+}
+
+// ensureDir makes sure dir is a directory, making it and its parents when
+// parents is set.
+func ensureDir(dir string, parents bool) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && parents:
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fsError(err, dir)
+		}
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return errdefs.NotFound("PARENT_NOT_FOUND", "directory %s does not exist (parents=false was given)", dir)
+	case err != nil:
+		return fsError(err, dir)
+	case !fi.IsDir():
+		return errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory", dir)
+	}
+	return nil
+}
+
+// writeTarget follows the symlinks at path to the file an upload writes,
+// so the link itself stays. The agent runs inside the sandbox's root, so
+// an absolute or ".." target resolves inside it, as every other path does.
+func writeTarget(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path, nil // a dangling link's target is created
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", fsError(err, path)
+		}
+		if !filepath.IsAbs(target) {
+			// Relative to where the link really is: its directory may
+			// itself be reached through a link.
+			dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+			if err != nil {
+				return "", fsError(err, path)
+			}
+			target = filepath.Join(dir, target)
+		}
+		path = filepath.Clean(target)
+	}
+	return "", errdefs.Invalid("INVALID_PATH", "%s: too many levels of symlinks", path)
+}
+
 // readErrRecorder tells a failed read of the body from a failed disk write.
 type readErrRecorder struct {
 	r   io.Reader
@@ -219,7 +290,13 @@ func (s *server) handleGetFile(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	// O_NONBLOCK: opening a FIFO must not hang; fstat then rejects it.
+	// Refuse special files before opening them: opening a socket fails
+	// and a device may have effects. O_NONBLOCK covers a swap meanwhile:
+	// opening a FIFO must not hang; fstat then rejects it.
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+		writeError(w, errdefs.Invalid("NOT_A_REGULAR_FILE", "%s is not a regular file (a %s)", path, fileKind(fi.Mode())))
+		return
+	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		writeError(w, fsError(err, path))
@@ -244,35 +321,80 @@ func (s *server) handleGetFile(w http.ResponseWriter, r *http.Request) {
 	io.CopyN(w, f, fi.Size())
 }
 
+// fileKind names a special file's type for an error message.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeNamedPipe != 0:
+		return "fifo"
+	case m&os.ModeCharDevice != 0:
+		return "character device"
+	case m&os.ModeDevice != 0:
+		return "block device"
+	}
+	return "special file"
+}
+
+// handleList lists a directory; depth=N also lists N-1 levels below it
+// (symlinked directories are listed, not entered), each directory's
+// entries by name, each followed by its own contents.
 func (s *server) handleList(w http.ResponseWriter, r *http.Request) {
-	path, err := s.path(r.URL.Query().Get("path"))
+	list, err := s.list(r)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *server) list(r *http.Request) ([]sdk.FileInfo, error) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		return nil, err
+	}
+	depth := 1
+	if v := r.URL.Query().Get("depth"); v != "" {
+		if depth, err = strconv.Atoi(v); err != nil || depth < 1 || depth > maxListDepth {
+			return nil, errdefs.Invalid("INVALID_DEPTH", "depth must be a whole number from 1 to %d, got %q", maxListDepth, v)
+		}
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		writeError(w, fsError(err, path))
-		return
+		return nil, fsError(err, path)
 	}
 	if !fi.IsDir() {
-		writeError(w, errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory", path))
-		return
+		return nil, errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory", path)
 	}
-	entries, err := os.ReadDir(path) // sorted by name
+	list := []sdk.FileInfo{}
+	if err := listTree(path, depth, &list); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+func listTree(dir string, depth int, list *[]sdk.FileInfo) error {
+	entries, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
-		writeError(w, fsError(err, path))
-		return
+		return fsError(err, dir)
 	}
-	list := make([]sdk.FileInfo, 0, len(entries))
 	for _, e := range entries {
-		info, err := fileInfo(filepath.Join(path, e.Name()))
+		info, err := fileInfo(filepath.Join(dir, e.Name()))
 		if err != nil {
 			continue // removed since ReadDir
 		}
-		list = append(list, info)
+		if len(*list) == maxListEntries {
+			return errdefs.Invalid("LIST_TOO_LARGE", "the listing has more than %d entries: list a smaller depth or a subdirectory", maxListEntries)
+		}
+		*list = append(*list, info)
+		if depth > 1 && info.Type == "dir" {
+			if err := listTree(info.Path, depth-1, list); err != nil && errdefs.CodeOf(err) == "LIST_TOO_LARGE" {
+				return err
+			}
+			// Otherwise unreadable or gone meanwhile: listed, not entered.
+		}
 	}
-	writeJSON(w, http.StatusOK, list)
+	return nil
 }
 
 func (s *server) handleStat(w http.ResponseWriter, r *http.Request) {

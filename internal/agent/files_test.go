@@ -72,9 +72,16 @@ func TestFilesPutGet(t *testing.T) {
 		t.Fatalf("setuid mode: %+v", info)
 	}
 
-	a.callErr("PUT", "/files?"+q("a/b/c.txt"), []byte("x"), http.StatusNotFound, "PARENT_NOT_FOUND")
-	if info := a.put("a/b/c.txt", "deep", "parents", "true"); info.Path != filepath.Join(a.cwd, "a/b/c.txt") {
-		t.Fatalf("parents: %+v", info)
+	a.callErr("PUT", "/files?"+q("a/b/c.txt", "parents", "false"), []byte("x"), http.StatusNotFound, "PARENT_NOT_FOUND")
+	if _, err := os.Stat(filepath.Join(a.cwd, "a")); !os.IsNotExist(err) {
+		t.Fatal("parents=false made a directory")
+	}
+	// Parents are made by default, as E2B and Daytona do.
+	if info := a.put("a/b/c.txt", "deep"); info.Path != filepath.Join(a.cwd, "a/b/c.txt") {
+		t.Fatalf("parents by default: %+v", info)
+	}
+	if info := a.put("a/d/e.txt", "deep", "parents", "true"); info.Path != filepath.Join(a.cwd, "a/d/e.txt") {
+		t.Fatalf("parents=true: %+v", info)
 	}
 	a.callErr("PUT", "/files?"+q("a"), []byte("x"), http.StatusConflict, "IS_A_DIRECTORY")
 	a.callErr("PUT", "/files?"+q("/"), []byte("x"), http.StatusConflict, "IS_A_DIRECTORY")

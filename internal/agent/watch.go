@@ -24,6 +24,10 @@ import (
 // of back-to-back writes to one file. A directory that appears is watched
 // at once and scanned, so files created in it before its watch existed are
 // reported as created (possibly twice if the race is close).
+//
+// The file API's own temporary names (uploadPrefix) are never reported: an
+// upload, written to a temporary file and renamed into place, is reported
+// as a create (when the file is new) and a write of its final path.
 
 // renameWait is how long a MOVED_FROM waits for its MOVED_TO before it
 // counts as a removal (the file left the watched tree).
@@ -137,7 +141,7 @@ func (wt *watcher) addTree(dir string, report bool) error {
 			return nil // vanished meanwhile
 		}
 		if p != dir {
-			if wt.excluded(p) {
+			if wt.excluded(p) || isUploadTemp(d.Name()) {
 				if d.IsDir() {
 					return fs.SkipDir
 				}
@@ -178,7 +182,9 @@ func (wt *watcher) run() error {
 	var pendingDir bool
 	flushPending := func() {
 		if pending != nil {
-			wt.emit("remove", pendingPath, "", pendingDir)
+			if !isUploadTemp(pendingPath) {
+				wt.emit("remove", pendingPath, "", pendingDir)
+			}
 			if pendingDir {
 				wt.forgetTree(pendingPath)
 			}
@@ -243,6 +249,9 @@ func (wt *watcher) run() error {
 				continue // reported by the parent's watch
 			}
 			p := filepath.Join(dir, name)
+			if isUploadTemp(name) && mask&unix.IN_MOVED_FROM == 0 {
+				continue // an upload under way: reported when renamed
+			}
 			if pending != nil && !(mask&unix.IN_MOVED_TO != 0 && ev.Cookie == pending.Cookie) {
 				flushPending()
 			}
@@ -251,7 +260,10 @@ func (wt *watcher) run() error {
 				e := *ev
 				pending, pendingPath, pendingDir = &e, p, isDir
 			case mask&unix.IN_MOVED_TO != 0:
-				if pending != nil { // paired: a rename inside the tree
+				if pending != nil && isUploadTemp(pendingPath) { // an upload lands
+					wt.emitUpload(p, strings.HasPrefix(filepath.Base(pendingPath), uploadNewPrefix))
+					pending = nil
+				} else if pending != nil { // paired: a rename inside the tree
 					old := pendingPath
 					pending = nil
 					wt.emitRename(old, p, isDir)
@@ -265,7 +277,9 @@ func (wt *watcher) run() error {
 				} else {
 					wt.emit("create", p, "", isDir)
 					if isDir && wt.recursive && !wt.excluded(p) {
-						if err := wt.addTree(p, false); err != nil {
+						// Report what it holds too: a directory that
+						// arrives whole (a tar upload) is news throughout.
+						if err := wt.addTree(p, true); err != nil {
 							return err
 						}
 					}
@@ -284,6 +298,25 @@ func (wt *watcher) run() error {
 			}
 		}
 	}
+}
+
+// isUploadTemp reports whether the last element of p is a temporary name
+// of the file API.
+func isUploadTemp(p string) bool {
+	return strings.HasPrefix(filepath.Base(p), uploadPrefix)
+}
+
+// emitUpload reports an upload landing at p. Its write is one event of
+// its own, never merged with writes before or after it.
+func (wt *watcher) emitUpload(p string, created bool) {
+	if !wt.wanted(p) {
+		return
+	}
+	if created {
+		wt.send(sdk.WatchEvent{Type: "create", Path: p, Time: time.Now()})
+	}
+	wt.out.send(sdk.WatchEvent{Type: "write", Path: p, Time: time.Now()})
+	wt.lastWrite = ""
 }
 
 // emitRename reports a rename, or only its visible half when one side is

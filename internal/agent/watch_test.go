@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"archive/tar"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -166,4 +167,30 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestWatchUpload: an upload through the file API is reported as a create
+// (new file) and a write of its final path, never as its temporary file.
+func TestWatchUpload(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t)
+	root := filepath.Join(a.cwd, "w")
+	must(t, os.Mkdir(root, 0o755))
+	next := a.watch(url.Values{"path": {"w"}, "recursive": {"true"}})
+	f := filepath.Join(root, "up.txt")
+	a.put(f, "one")
+	expectEvents(t, next, "create "+f, "write "+f)
+	a.put(f, "two")
+	must(t, os.WriteFile(filepath.Join(root, "marker"), nil, 0o644))
+	expectEvents(t, next, "write "+f, "create "+root+"/marker")
+	// A tar upload: each new file and directory once, by its final path.
+	a.call("PUT", "/files/tar?"+q("w/t"), makeTar(t, entry{name: "d/", typ: tar.TypeDir, mode: 0o755}, entry{name: "d/f", body: "x"}), http.StatusOK, nil)
+	must(t, os.WriteFile(filepath.Join(root, "marker2"), nil, 0o644))
+	expectEvents(t, next, "create "+root+"/t/", "create "+root+"/t/d/", "create "+root+"/t/d/f", "create "+root+"/marker2")
+
+	// Watching the file itself.
+	next = a.watch(url.Values{"path": {f}})
+	a.put(f, "three")
+	must(t, os.WriteFile(f, []byte("four"), 0o644))
+	expectEvents(t, next, "write "+f, "write "+f)
 }

@@ -30,6 +30,8 @@ var (
 	StatFile      = Route{"GET", "/files/stat"}             // → sdk.FileInfo
 	Mkdir         = Route{"POST", "/files/mkdir"}           // sdk.MkdirRequest → sdk.FileInfo
 	Move          = Route{"POST", "/files/move"}            // sdk.MoveRequest → sdk.FileInfo
+	GetTar        = Route{"GET", "/files/tar"}              // → tar stream of a directory
+	PutTar        = Route{"PUT", "/files/tar"}              // tar stream (plain or gzip) → extracted into a directory
 	CreateContext = Route{"POST", "/contexts"}              // sdk.CreateContextRequest → sdk.Context
 	ListContexts  = Route{"GET", "/contexts"}               // → []sdk.Context
 	GetContext    = Route{"GET", "/contexts/{cid}"}         // → sdk.Context
@@ -63,7 +65,7 @@ var (
 // it (agent.routes fails to start on a route it has no handler for).
 var Routes = []Route{
 	Health, Exec, Shutdown, Sync, Suspend, Run, Watch,
-	PutFile, GetFile, DeleteFile, ListFiles, StatFile, Mkdir, Move,
+	PutFile, GetFile, DeleteFile, ListFiles, StatFile, Mkdir, Move, GetTar, PutTar,
 	CreateContext, ListContexts, GetContext, DeleteContext, RunContext,
 	StartProcess, ListProcesses, GetProcess, DeleteProcess, ProcessLogs, WriteStdin, CloseStdin,
 	SignalProcess, WaitProcess, WaitForLog, WaitForPort,

@@ -1,0 +1,84 @@
+package agent
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+
+	"github.com/sbxhq/sbx/internal/dirtar"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Directories travel as tar streams (see package dirtar for what is copied
+// and what is refused).
+
+// handleGetTar streams the directory at path as a tar. An error after the
+// stream started aborts the connection, so the client sees a cut stream
+// rather than a complete-looking tar.
+func (s *server) handleGetTar(w http.ResponseWriter, r *http.Request) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		writeError(w, fsError(err, path))
+		return
+	}
+	if !fi.IsDir() {
+		writeError(w, errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory; download a file with GET /files", path))
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-tar")
+	w.WriteHeader(http.StatusOK)
+	if err := dirtar.Write(w, path); err != nil {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// handlePutTar extracts a tar stream (plain or gzip) into the directory at
+// path, made with its parents unless parents=false. Nothing changes unless
+// the whole stream is read and accepted.
+func (s *server) handlePutTar(w http.ResponseWriter, r *http.Request) {
+	info, err := s.putTar(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *server) putTar(r *http.Request) (sdk.FileInfo, error) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		return sdk.FileInfo{}, err
+	}
+	parents, err := parentsParam(r)
+	if err != nil {
+		return sdk.FileInfo{}, err
+	}
+	_, statErr := os.Stat(path)
+	if err := ensureDir(path, parents); err != nil {
+		return sdk.FileInfo{}, err
+	}
+	body := &readErrRecorder{r: r.Body}
+	if err := dirtar.Extract(body, path); err != nil {
+		if errors.Is(statErr, fs.ErrNotExist) {
+			os.Remove(path) // made for this upload: gone again
+		}
+		var te *dirtar.Error
+		switch {
+		case body.err != nil:
+			return sdk.FileInfo{}, errdefs.Invalid("UPLOAD_INCOMPLETE", "reading the upload into %s failed: %v", path, body.err)
+		case errors.As(err, &te) && te.Code == dirtar.CodeConflict:
+			return sdk.FileInfo{}, errdefs.Conflict(sdk.Code(te.Code), "%s", te.Error())
+		case errors.As(err, &te):
+			return sdk.FileInfo{}, errdefs.Invalid(sdk.Code(te.Code), "%s; nothing was extracted", te.Error())
+		}
+		return sdk.FileInfo{}, fsError(err, path)
+	}
+	return fileInfo(path)
+}
