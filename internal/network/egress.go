@@ -189,9 +189,9 @@ func (p *policy) verdict(name string) dnsVerdict {
 	case BlockAll:
 		return dnsRefuse
 	case AllowList:
-		if !p.hasDomains() {
-			return dnsForward // CIDRs only: names resolve, connections are checked
-		}
+		// A policy that allows no names resolves none: forwarding names
+		// upstream would let a sandbox leak data in its queries (a DNS
+		// tunnel) past an allow-list of CIDRs.
 		if p.matches(name) {
 			return dnsAllow
 		}
