@@ -379,6 +379,60 @@ func TestNetworkDNSNoTunnel(t *testing.T) {
 	}
 }
 
+// TestNetworkConnLimit: a sandbox past --max-conns-per-sandbox open
+// connections gets new ones refused, so it cannot fill the host's conntrack
+// table; another sandbox is unaffected, and closing connections frees room.
+func TestNetworkConnLimit(t *testing.T) {
+	const limit = 8
+	out := newOutside(t)
+	d := startDaemon(t, "--max-conns-per-sandbox", fmt.Sprint(limit))
+	ctx := context.Background()
+	a := d.create(sdk.CreateSandboxRequest{Name: "a"})
+	d.create(sdk.CreateSandboxRequest{Name: "b"})
+	info, err := d.client.GetNetwork(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urlA := "http://" + out.a.String() + ":8080/"
+	// busybox httpd holds a connection that sends no request for 60 s.
+	hold := fmt.Sprintf("for i in $(seq %d); do (sleep 300 | nc %s 8080 2>>/tmp/nc.err) >/dev/null 2>&1 & done", limit+4, out.a)
+	if res, err := d.client.Exec(ctx, "a", sdk.ExecRequest{Shell: hold}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("open connections: %+v %v", res, err)
+	}
+	refused := func() int {
+		res, err := d.client.Exec(ctx, "a", sdk.ExecRequest{Shell: "grep -c refused /tmp/nc.err"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		fmt.Sscan(res.Stdout, &n)
+		return n
+	}
+	established := func() int {
+		table, _ := os.ReadFile("/proc/net/nf_conntrack")
+		n := 0
+		for _, line := range strings.Split(string(table), "\n") {
+			if strings.Contains(line, "ESTABLISHED") && strings.Contains(line, "src="+info.Address+" ") && strings.Contains(line, "dport=8080 ") {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, 30*time.Second, "connections past the limit refused", func() bool {
+		return refused() == 4 && established() == limit
+	})
+	d.mustBeRefused("a", urlA)
+	d.mustFetch("b", urlA, "A") // the limit is per sandbox
+	if n := refused(); n != 4 {
+		t.Fatalf("%d connections refused, want 4", n)
+	}
+	// Closed connections no longer count.
+	if res, err := d.client.Exec(ctx, "a", sdk.ExecRequest{Shell: "killall nc"}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("killall nc: %+v %v", res, err)
+	}
+	waitFor(t, 30*time.Second, "a connects again", func() bool { _, ok := d.fetch("a", urlA); return ok })
+}
+
 func TestNetworkIsolation(t *testing.T) {
 	out := newOutside(t)
 	d := startDaemon(t)

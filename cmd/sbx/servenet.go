@@ -12,6 +12,7 @@ type netFlags struct {
 	network, bridge, subnet, previewDomain string
 	dnsUpstreams                           []string
 	previewActivity                        bool
+	connLimit                              int
 }
 
 func (f *netFlags) register(cmd *cobra.Command) {
@@ -21,6 +22,7 @@ func (f *netFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.subnet, "subnet", network.DefaultSubnet, "IPv4 subnet of the sandboxes; must not overlap a network the host reaches (env SBX_SUBNET)")
 	fl.StringSliceVar(&f.dnsUpstreams, "dns-upstream", nil, "resolver (host:port) the sandboxes' DNS server asks; repeatable (default: the host's /etc/resolv.conf)")
 	fl.StringVar(&f.previewDomain, "preview-domain", "", "wildcard domain for host-based previews, http://{port}-{sandbox}.{domain}/ (e.g. preview.example.com, https://preview.example.com:8443); its DNS must point at this daemon (env SBX_PREVIEW_DOMAIN)")
+	fl.IntVar(&f.connLimit, "max-conns-per-sandbox", network.DefaultConnLimit, "connections one sandbox may have open at once (tracked by the host's conntrack: outgoing and to the gateway); more are refused; 0 for no limit")
 	fl.BoolVar(&f.previewActivity, "preview-activity", true, "preview requests count as sandbox activity (they keep it from being stopped for idleness)")
 }
 
@@ -35,6 +37,14 @@ func (f *netFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
 	cfg.Bridge = f.bridge
 	cfg.Subnet = setting(cmd, "subnet", f.subnet, "SBX_SUBNET")
 	cfg.DNSUpstreams = f.dnsUpstreams
+	switch {
+	case f.connLimit < 0:
+		return usagef("--max-conns-per-sandbox must be 0 (no limit) or more, got %d", f.connLimit)
+	case f.connLimit == 0:
+		cfg.ConnLimit = -1
+	default:
+		cfg.ConnLimit = f.connLimit
+	}
 	cfg.PreviewDomain = setting(cmd, "preview-domain", f.previewDomain, "SBX_PREVIEW_DOMAIN")
 	cfg.PreviewNotActivity = !f.previewActivity
 	return nil

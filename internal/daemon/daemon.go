@@ -45,6 +45,7 @@ type Config struct {
 	Bridge        string   // default network.DefaultBridge
 	Subnet        string   // default network.DefaultSubnet
 	DNSUpstreams  []string // default: the host's resolvers
+	ConnLimit     int      // tracked connections per sandbox; 0 default, <0 none
 	PreviewDomain string   // wildcard domain of host-based previews; "" for none
 	// PreviewNotActivity stops preview requests from counting as activity.
 	PreviewNotActivity bool

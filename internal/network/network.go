@@ -28,6 +28,9 @@ import (
 const (
 	DefaultBridge = "sbx0"
 	DefaultSubnet = "10.88.0.0/16"
+	// DefaultConnLimit leaves room for dozens of busy sandboxes in a host
+	// conntrack table of the usual 65536 to 262144 entries.
+	DefaultConnLimit = 4096
 )
 
 // Config configures a Manager.
@@ -38,8 +41,12 @@ type Config struct {
 	// DNSUpstreams are the resolvers ("host:port") the DNS server asks;
 	// default: the nameservers of the host's /etc/resolv.conf.
 	DNSUpstreams []string
-	Store        store.NetworkStore
-	Logger       *slog.Logger
+	// ConnLimit caps the connections one sandbox has tracked by the host
+	// at once (outgoing and to the gateway); 0 is DefaultConnLimit, a
+	// negative value is no limit.
+	ConnLimit int
+	Store     store.NetworkStore
+	Logger    *slog.Logger
 }
 
 // Manager wires sandboxes into the bridge network and enforces their egress
@@ -88,6 +95,12 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	switch {
+	case cfg.ConnLimit == 0:
+		cfg.ConnLimit = DefaultConnLimit
+	case cfg.ConnLimit < 0:
+		cfg.ConnLimit = 0
+	}
 	if !bridgeNameRe.MatchString(cfg.Bridge) {
 		return nil, errdefs.Invalid("INVALID_BRIDGE", "bridge name %q: use 1 to 15 characters of a-z, 0-9 and '_', starting with a letter", cfg.Bridge)
 	}
@@ -116,7 +129,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if err := m.checkLeases(ctx); err != nil {
 		return nil, err
 	}
-	if m.fw, err = newFirewall(cfg.Bridge, m.gw, subnet); err != nil {
+	if m.fw, err = newFirewall(cfg.Bridge, m.gw, subnet, cfg.ConnLimit); err != nil {
 		return nil, err
 	}
 	if m.bridge, err = ensureBridge(cfg.Bridge, netip.PrefixFrom(m.gw, subnet.Bits())); err != nil {
