@@ -16,12 +16,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
 	"golang.org/x/net/websocket"
+	"golang.org/x/sys/unix"
 	_ "modernc.org/sqlite"
 
 	"github.com/sbxhq/sbx/sdk"
@@ -200,6 +203,8 @@ type testDNS struct {
 	names   map[string]netip.Addr
 	addr    string
 	queries int // how many queries reached it
+	// any, when set, answers names the table does not have.
+	any func(name string) (netip.Addr, bool)
 }
 
 func newTestDNS(t *testing.T) *testDNS {
@@ -217,6 +222,9 @@ func newTestDNS(t *testing.T) *testDNS {
 		s.mu.Lock()
 		s.queries++
 		a, ok := s.names[strings.TrimSuffix(q.Name, ".")]
+		if !ok && s.any != nil {
+			a, ok = s.any(strings.TrimSuffix(q.Name, "."))
+		}
 		s.mu.Unlock()
 		switch {
 		case !ok:
@@ -431,6 +439,129 @@ func TestNetworkConnLimit(t *testing.T) {
 		t.Fatalf("killall nc: %+v %v", res, err)
 	}
 	waitFor(t, 30*time.Second, "a connects again", func() bool { _, ok := d.fetch("a", urlA); return ok })
+}
+
+// dialIn opens a connection from inside the network namespace of a running
+// sandbox, as code in it would.
+func (d *daemon) dialIn(id, network, addr string) net.Conn {
+	d.t.Helper()
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		// The thread never leaves the sandbox's namespace: it is locked
+		// and dies with this goroutine.
+		runtime.LockOSThread()
+		f, err := os.Open(filepath.Join(d.dataDir, "network", id, "netns"))
+		if err != nil {
+			ch <- result{err: err}
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			ch <- result{err: err}
+			return
+		}
+		c, err := net.Dial(network, addr)
+		ch <- result{c, err}
+	}()
+	r := <-ch
+	if r.err != nil {
+		d.t.Fatalf("dial %s in %s: %v", addr, id, r.err)
+	}
+	d.t.Cleanup(func() { r.c.Close() })
+	return r.c
+}
+
+// TestNetworkDNSFloodPolicyChange: a sandbox floods its DNS server with
+// names its allow-list matches, each needing its addresses learned. A
+// policy change made while the flood is queued takes effect before the
+// flood is answered (it does not wait behind every learned answer), and the
+// daemon's log does not get a line per query.
+func TestNetworkDNSFloodPolicyChange(t *testing.T) {
+	const flood = 2000
+	names := newTestDNS(t)
+	var next atomic.Uint32
+	names.mu.Lock()
+	names.any = func(name string) (netip.Addr, bool) {
+		if !strings.HasSuffix(name, ".flood.test") {
+			return netip.Addr{}, false
+		}
+		n := next.Add(1)
+		return netip.AddrFrom4([4]byte{198, 18, byte(n >> 8), byte(n)}), true
+	}
+	names.mu.Unlock()
+	d := startDaemon(t, "--dns-upstream", names.addr)
+	sb := d.create(sdk.CreateSandboxRequest{Name: "flood", Egress: &sdk.EgressPolicy{Mode: sdk.EgressAllowList, Domains: []string{"*.flood.test"}}})
+	info, err := d.client.GetNetwork(context.Background(), sb.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := d.dialIn(sb.ID, "udp4", net.JoinHostPort(info.Gateway, "53"))
+
+	var putDone atomic.Bool
+	var answered, refusedAfterPut, allowedAfterPut atomic.Int32
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				return
+			}
+			m := new(dns.Msg)
+			if m.Unpack(buf[:n]) != nil || !strings.HasSuffix(m.Question[0].Name, ".flood.test.") {
+				continue
+			}
+			if putDone.Load() {
+				switch m.Rcode {
+				case dns.RcodeRefused:
+					refusedAfterPut.Add(1)
+				case dns.RcodeSuccess:
+					allowedAfterPut.Add(1)
+				}
+			}
+			answered.Add(1)
+		}
+	}()
+	query := func(i int) {
+		m := new(dns.Msg)
+		m.SetQuestion(fmt.Sprintf("n%d.flood.test.", i), dns.TypeA)
+		m.Id = uint16(i)
+		b, _ := m.Pack()
+		if _, err := conn.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Send in steps the daemon's socket buffer holds, until upstream has
+	// seen every query: all of them now wait to be learned.
+	for sent := 0; sent < flood; {
+		for range 100 {
+			query(sent)
+			sent++
+		}
+		waitFor(t, 60*time.Second, "upstream sees the flood", func() bool { return names.count() >= sent })
+	}
+	d.setEgress("flood", sdk.EgressPolicy{Mode: sdk.EgressBlockAll})
+	putDone.Store(true)
+	atPut := answered.Load()
+	waitFor(t, 120*time.Second, "every flood query answered", func() bool { return answered.Load() == flood })
+	t.Logf("answered when the policy change returned: %d of %d; after it: %d refused, %d allowed", atPut, flood, refusedAfterPut.Load(), allowedAfterPut.Load())
+	if refusedAfterPut.Load() == 0 {
+		t.Fatalf("the policy change waited until the flood was answered (%d of %d answered when it returned)", atPut, flood)
+	}
+	// A new query is refused at once, without asking upstream.
+	before, refused := names.count(), refusedAfterPut.Load()
+	query(flood + 1)
+	waitFor(t, 30*time.Second, "the probe answered", func() bool { return answered.Load() == flood+1 })
+	if refusedAfterPut.Load() != refused+1 || names.count() != before {
+		t.Fatalf("after block-all a query was not refused, or reached upstream")
+	}
+	log, _ := os.ReadFile(filepath.Join(d.dataDir, "daemon.log"))
+	if n := strings.Count(string(log), "\n"); n > flood/20 {
+		t.Fatalf("the daemon logged %d lines for a flood of %d queries:\n%s", n, flood, lastLines(string(log), 20))
+	}
 }
 
 func TestNetworkIsolation(t *testing.T) {

@@ -181,6 +181,7 @@ const (
 	dnsRefuse                    // answer REFUSED without asking upstream
 	dnsAllow                     // answer from upstream and allow the addresses
 	dnsDeny                      // learn the addresses to block them, answer REFUSED
+	dnsServFail                  // learning failed or is overrun: answer SERVFAIL
 )
 
 // verdict decides a query for name under the policy.

@@ -181,24 +181,6 @@ func timeoutElements(addrs []learnedAddr, now time.Time) string {
 	return strings.Join(parts, ", ")
 }
 
-// learn adds addresses to the sandbox's DNS set, each for ttl. An address
-// already there gets the new timeout (deleted and added again: some kernels
-// keep the old timeout on a plain add).
-func (f *firewall) learn(ctx context.Context, id string, ips []netip.Addr, ttl time.Duration) error {
-	if len(ips) == 0 {
-		return nil
-	}
-	t, set := "inet "+f.table, dnsSetName(id)
-	var plain, timed []string
-	for _, ip := range ips {
-		plain = append(plain, ip.String())
-		timed = append(timed, fmt.Sprintf("%s timeout %ds", ip, int(ttl.Seconds())))
-	}
-	script := fmt.Sprintf("add element %[1]s %[2]s { %[3]s }\ndelete element %[1]s %[2]s { %[3]s }\nadd element %[1]s %[2]s { %[4]s }\n",
-		t, set, strings.Join(plain, ", "), strings.Join(timed, ", "))
-	return f.run(ctx, script)
-}
-
 // removeSandbox deletes the sandbox's chain, sets and map entries. Missing
 // pieces are not an error.
 func (f *firewall) removeSandbox(ctx context.Context, id string) error {
