@@ -177,11 +177,11 @@ func (p *policy) matches(name string) bool {
 type dnsVerdict int
 
 const (
-	dnsForward dnsVerdict = iota // answer from upstream, learn nothing
-	dnsRefuse                    // answer REFUSED without asking upstream
-	dnsAllow                     // answer from upstream and allow the addresses
-	dnsDeny                      // learn the addresses to block them, answer REFUSED
-	dnsServFail                  // learning failed or is overrun: answer SERVFAIL
+	dnsForward  dnsVerdict = iota // answer from upstream, learn nothing
+	dnsRefuse                     // answer REFUSED without asking upstream
+	dnsAllow                      // answer from upstream and allow the addresses
+	dnsDeny                       // learn the addresses to block them, answer REFUSED
+	dnsServFail                   // learning failed or is overrun: answer SERVFAIL
 )
 
 // verdict decides a query for name under the policy.
