@@ -866,3 +866,94 @@ func TestPreviewLifecycle(t *testing.T) {
 		t.Fatalf("after the preview request the sandbox is %s", sb.State)
 	}
 }
+
+// TestAPIConnectionLimits: idle connections cannot exhaust the daemon. One
+// client address holds at most --max-api-conns-per-client connections (more
+// are closed at once) while others are still served; idle keep-alive
+// connections are closed; a request that runs longer than every timeout
+// still completes; the daemon's open-files limit is raised at start.
+func TestAPIConnectionLimits(t *testing.T) {
+	const perClient, opened = 20, 50
+	d := startDaemon(t, "--network", "none", "--max-api-conns-per-client", fmt.Sprint(perClient),
+		"--http-idle-timeout", "1s", "--http-header-timeout", "1m")
+	from := func(ip string) *net.Dialer {
+		return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	}
+
+	// The soft limit is raised to the hard one, and the hard one to
+	// fs.nr_open where the daemon may (CAP_SYS_RESOURCE).
+	limits, _ := os.ReadFile(fmt.Sprintf("/proc/%d/limits", d.cmd.Process.Pid))
+	for _, line := range strings.Split(string(limits), "\n") {
+		if f := strings.Fields(line); strings.HasPrefix(line, "Max open files") && (len(f) < 5 || f[3] != f[4]) {
+			t.Errorf("the daemon's open-files limit is not raised: %q", line)
+		}
+	}
+
+	// Silent connections from one address: past the cap they are closed.
+	var closed atomic.Int32
+	var conns []net.Conn
+	for range opened {
+		c, err := from("127.0.0.1").Dial("tcp", d.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns = append(conns, c)
+		go func() {
+			if _, err := c.Read(make([]byte, 1)); err == io.EOF {
+				closed.Add(1)
+			}
+		}()
+	}
+	waitFor(t, 30*time.Second, "connections over the per-client cap closed", func() bool { return closed.Load() == opened-perClient })
+	// Another client is served; this one gets no more.
+	get := func(ip string) error {
+		c := &http.Client{Transport: &http.Transport{DialContext: from(ip).DialContext}, Timeout: 10 * time.Second}
+		resp, err := c.Get("http://" + d.addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+		}
+		return err
+	}
+	if err := get("127.0.0.2"); err != nil {
+		t.Fatalf("another client was not served while one held its cap: %v", err)
+	}
+	if err := get("127.0.0.1"); err == nil {
+		t.Fatal("a client over its cap was served")
+	}
+	if n := closed.Load(); n != opened-perClient {
+		t.Fatalf("%d connections closed, want %d: the held ones must stay until the header timeout", n, opened-perClient)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	waitFor(t, 30*time.Second, "the client served again once it closed its connections", func() bool { return get("127.0.0.1") == nil })
+
+	// An idle keep-alive connection is closed by the daemon.
+	c, err := from("127.0.0.3").Dial("tcp", d.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: sbx\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("keep-alive request: %v %v", resp, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("an idle keep-alive connection was not closed by the daemon: %v", err)
+	}
+
+	// A request that outlives every timeout completes.
+	d.create(sdk.CreateSandboxRequest{Name: "long"})
+	res, err := d.client.Exec(context.Background(), "long", sdk.ExecRequest{Shell: "sleep 3; echo done"})
+	if err != nil || strings.TrimSpace(res.Stdout) != "done" {
+		t.Fatalf("a long request: %+v %v", res, err)
+	}
+}
