@@ -702,7 +702,13 @@ func TestPreviews(t *testing.T) {
 		{"host, token header", base + "/", hostName, tok, 200},
 		{"host by name, token", base + "/", "8080-web.preview.test", tok, 200},
 		{"host, other port's token", base + "/", "8081-" + sb.ID + ".preview.test", tok, 401},
-		{"host, unexposed port", base + "/", "9999-" + sb.ID + ".preview.test", tok, 404},
+		// Without valid credentials a missing sandbox or port looks like
+		// a private one (no enumeration); the API key learns the truth.
+		{"host, unexposed port", base + "/", "9999-" + sb.ID + ".preview.test", tok, 401},
+		{"host, no such sandbox", base + "/", "8080-nosuch.preview.test", nil, 401},
+		{"path, no such sandbox", base + "/v1/sandboxes/nosuch/ports/8080/", "", nil, 401},
+		{"path, unexposed port", base + "/v1/sandboxes/web/ports/9999/", "", tok, 401},
+		{"path, unexposed port, API key", base + "/v1/sandboxes/web/ports/9999/", "", map[string]string{"Authorization": "Bearer " + d.token}, 404},
 	} {
 		status, body, _ := d.get(c.url, c.host, c.hdr)
 		if status != c.status || (status == 200 && body != "hello\n") {
@@ -710,11 +716,20 @@ func TestPreviews(t *testing.T) {
 		}
 	}
 
-	// The token in the query sets a cookie that then suffices.
+	// The token in the query sets a cookie, scoped to this sandbox and
+	// port, that then suffices.
 	_, _, h := d.get(pathURL+"?sbx_token="+httpd.Token, "", nil)
 	cookie := h.Get("Set-Cookie")
-	if !strings.HasPrefix(cookie, "sbx_preview=") || !strings.Contains(cookie, "HttpOnly") {
+	if !strings.HasPrefix(cookie, "sbx_preview=") || !strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "Path=/v1/sandboxes/web/ports/8080/") {
 		t.Fatalf("Set-Cookie = %q", cookie)
+	}
+	// Path-based previews share the API's origin: each page is put in a CSP
+	// sandbox (an opaque origin). Host-based ones have their own origin.
+	if csp := h.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox ") || strings.Contains(csp, "allow-same-origin") {
+		t.Fatalf("path-based preview: Content-Security-Policy = %q", csp)
+	}
+	if _, _, h := d.get(base+"/", hostName, tok); h.Get("Content-Security-Policy") != "" {
+		t.Fatalf("host-based preview got a CSP sandbox: %q", h.Get("Content-Security-Policy"))
 	}
 	if status, _, _ := d.get(pathURL, "", map[string]string{"Cookie": strings.Split(cookie, ";")[0]}); status != 200 {
 		t.Fatalf("with the cookie: %d", status)
@@ -760,7 +775,8 @@ func TestPreviews(t *testing.T) {
 	if err := d.client.UnexposePort(ctx, "web", 8080); err != nil {
 		t.Fatal(err)
 	}
-	if status, _, _ := d.get(pathURL, "", tok); status != 404 {
+	// The retired token is no credential: the answer is the one anyone gets.
+	if status, _, _ := d.get(pathURL, "", tok); status != 401 {
 		t.Fatalf("after unexpose: %d", status)
 	}
 	stdout, stderr, code := d.sbx("", "port", "ls", "web", "-o", "json")
