@@ -60,6 +60,8 @@ func (m *Manager) learnAnswer(ctx context.Context, mem *member, r *learnReq) dns
 	select {
 	case v := <-r.done:
 		return v
+	case <-mem.learn.quit: // the sandbox's network is gone
+		return dnsRefuse
 	case <-ctx.Done():
 		return dnsServFail
 	}
