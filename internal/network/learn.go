@@ -90,11 +90,11 @@ func (m *Manager) learnLoop(mem *member) {
 				break fill
 			}
 		}
-		m.learnBatch(mem, batch)
-		// The rate limit: the next batch waits as long as this one's
-		// addresses are worth.
+		learned := m.learnBatch(mem, batch)
+		// The rate limit: the next batch waits as long as the addresses
+		// this one wrote are worth (refusals cost the kernel nothing).
 		select {
-		case <-time.After(time.Duration(n) * time.Second / learnRate):
+		case <-time.After(time.Duration(learned) * time.Second / learnRate):
 		case <-l.quit:
 			l.refuseQueued()
 			return
@@ -117,8 +117,9 @@ func (l *learner) refuseQueued() {
 // learnBatch decides every answer of batch under mem's current policy and
 // puts the addresses of those allowed or denied into its DNS set in one
 // transaction. The sandbox's lock is held for the decision and the kernel
-// update only: a policy change waits for at most one batch.
-func (m *Manager) learnBatch(mem *member, batch []*learnReq) {
+// update only: a policy change waits for at most one batch. It returns how
+// many addresses it wrote.
+func (m *Manager) learnBatch(mem *member, batch []*learnReq) int {
 	mem.mu.Lock()
 	defer mem.mu.Unlock()
 	expires := map[netip.Addr]time.Duration{}
@@ -144,7 +145,7 @@ func (m *Manager) learnBatch(mem *member, batch []*learnReq) {
 		for _, r := range batch {
 			r.done <- dnsServFail
 		}
-		return
+		return 0
 	}
 	for i, r := range batch {
 		if v := verdicts[i]; (v == dnsAllow || v == dnsDeny) && len(r.ips) > 0 {
@@ -152,6 +153,7 @@ func (m *Manager) learnBatch(mem *member, batch []*learnReq) {
 		}
 		r.done <- verdicts[i]
 	}
+	return len(expires)
 }
 
 // learn adds addresses to the sandbox's DNS set, each for its duration, in
