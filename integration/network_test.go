@@ -14,14 +14,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
 	"golang.org/x/net/websocket"
+	"golang.org/x/sys/unix"
 	_ "modernc.org/sqlite"
 
 	"github.com/sbxhq/sbx/sdk"
@@ -196,9 +199,12 @@ func newOutside(t *testing.T) *outsideNet {
 
 // testDNS is a DNS server on loopback serving a table the test controls.
 type testDNS struct {
-	mu    sync.Mutex
-	names map[string]netip.Addr
-	addr  string
+	mu      sync.Mutex
+	names   map[string]netip.Addr
+	addr    string
+	queries int // how many queries reached it
+	// any, when set, answers names the table does not have.
+	any func(name string) (netip.Addr, bool)
 }
 
 func newTestDNS(t *testing.T) *testDNS {
@@ -214,7 +220,11 @@ func newTestDNS(t *testing.T) *testDNS {
 		m.SetReply(req)
 		q := req.Question[0]
 		s.mu.Lock()
+		s.queries++
 		a, ok := s.names[strings.TrimSuffix(q.Name, ".")]
+		if !ok && s.any != nil {
+			a, ok = s.any(strings.TrimSuffix(q.Name, "."))
+		}
 		s.mu.Unlock()
 		switch {
 		case !ok:
@@ -227,6 +237,13 @@ func newTestDNS(t *testing.T) *testDNS {
 	go srv.ActivateAndServe()
 	t.Cleanup(func() { srv.Shutdown() })
 	return s
+}
+
+// count is how many queries reached the server so far.
+func (s *testDNS) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queries
 }
 
 func (s *testDNS) set(name string, a netip.Addr) {
@@ -336,6 +353,219 @@ func TestNetworkEgress(t *testing.T) {
 		t.Fatalf("bad policy: %d %+v", status, e)
 	}
 	d.mustBeRefused("egress", urlA)
+}
+
+// TestNetworkDNSNoTunnel: an allow-list of CIDRs only allows no names, so
+// the gateway resolves none and asks upstream nothing; a sandbox cannot
+// smuggle data out in query names.
+func TestNetworkDNSNoTunnel(t *testing.T) {
+	out := newOutside(t)
+	names := newTestDNS(t)
+	names.set("allowed.test", out.a)
+	d := startDaemon(t, "--dns-upstream", names.addr)
+	d.create(sdk.CreateSandboxRequest{Name: "cidrs", Egress: &sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: []string{out.a.String()}}})
+	lookup := func(name string) (string, bool) {
+		res, err := d.client.Exec(context.Background(), "cidrs", sdk.ExecRequest{Cmd: []string{"nslookup", name}, TimeoutSeconds: 30})
+		if err != nil {
+			t.Fatalf("exec nslookup: %v", err)
+		}
+		return res.Stdout + res.Stderr, res.ExitCode == 0 && strings.Contains(res.Stdout, out.a.String())
+	}
+	for _, name := range []string{"allowed.test", "c2VjcmV0.exfil.test"} {
+		if got, ok := lookup(name); ok {
+			t.Fatalf("%s resolved under a CIDR-only allow-list: %s", name, got)
+		}
+	}
+	if n := names.count(); n != 0 {
+		t.Fatalf("the gateway asked upstream %d times under a policy that allows no names", n)
+	}
+	d.mustFetch("cidrs", "http://"+out.a.String()+":8080/", "A") // the CIDR still works
+	// Allowing the name resolves it (and proves the counter counts).
+	d.setEgress("cidrs", sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: []string{out.a.String()}, Domains: []string{"allowed.test"}})
+	if got, ok := lookup("allowed.test"); !ok || names.count() == 0 {
+		t.Fatalf("an allowed name did not resolve: %s (upstream queries %d)", got, names.count())
+	}
+}
+
+// TestNetworkConnLimit: a sandbox past --max-conns-per-sandbox open
+// connections gets new ones refused, so it cannot fill the host's conntrack
+// table; another sandbox is unaffected, and closing connections frees room.
+func TestNetworkConnLimit(t *testing.T) {
+	const limit = 8
+	out := newOutside(t)
+	d := startDaemon(t, "--max-conns-per-sandbox", fmt.Sprint(limit))
+	ctx := context.Background()
+	a := d.create(sdk.CreateSandboxRequest{Name: "a"})
+	d.create(sdk.CreateSandboxRequest{Name: "b"})
+	info, err := d.client.GetNetwork(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urlA := "http://" + out.a.String() + ":8080/"
+	// busybox httpd holds a connection that sends no request for 60 s.
+	hold := fmt.Sprintf("for i in $(seq %d); do (sleep 300 | nc %s 8080 2>>/tmp/nc.err) >/dev/null 2>&1 & done", limit+4, out.a)
+	if res, err := d.client.Exec(ctx, "a", sdk.ExecRequest{Shell: hold}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("open connections: %+v %v", res, err)
+	}
+	refused := func() int {
+		res, err := d.client.Exec(ctx, "a", sdk.ExecRequest{Shell: "grep -c refused /tmp/nc.err"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		fmt.Sscan(res.Stdout, &n)
+		return n
+	}
+	established := func() int {
+		table, _ := os.ReadFile("/proc/net/nf_conntrack")
+		n := 0
+		for _, line := range strings.Split(string(table), "\n") {
+			if strings.Contains(line, "ESTABLISHED") && strings.Contains(line, "src="+info.Address+" ") && strings.Contains(line, "dport=8080 ") {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, 30*time.Second, "connections past the limit refused", func() bool {
+		return refused() == 4 && established() == limit
+	})
+	d.mustBeRefused("a", urlA)
+	d.mustFetch("b", urlA, "A") // the limit is per sandbox
+	if n := refused(); n != 4 {
+		t.Fatalf("%d connections refused, want 4", n)
+	}
+	// Closed connections no longer count.
+	if res, err := d.client.Exec(ctx, "a", sdk.ExecRequest{Shell: "killall nc"}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("killall nc: %+v %v", res, err)
+	}
+	waitFor(t, 30*time.Second, "a connects again", func() bool { _, ok := d.fetch("a", urlA); return ok })
+}
+
+// dialIn opens a connection from inside the network namespace of a running
+// sandbox, as code in it would.
+func (d *daemon) dialIn(id, network, addr string) net.Conn {
+	d.t.Helper()
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		// The thread never leaves the sandbox's namespace: it is locked
+		// and dies with this goroutine.
+		runtime.LockOSThread()
+		f, err := os.Open(filepath.Join(d.dataDir, "network", id, "netns"))
+		if err != nil {
+			ch <- result{err: err}
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			ch <- result{err: err}
+			return
+		}
+		c, err := net.Dial(network, addr)
+		ch <- result{c, err}
+	}()
+	r := <-ch
+	if r.err != nil {
+		d.t.Fatalf("dial %s in %s: %v", addr, id, r.err)
+	}
+	d.t.Cleanup(func() { r.c.Close() })
+	return r.c
+}
+
+// TestNetworkDNSFloodPolicyChange: a sandbox floods its DNS server with
+// names its allow-list matches, each needing its addresses learned. A
+// policy change made while the flood is queued takes effect before the
+// flood is answered (it does not wait behind every learned answer), and the
+// daemon's log does not get a line per query.
+func TestNetworkDNSFloodPolicyChange(t *testing.T) {
+	const flood = 2000
+	names := newTestDNS(t)
+	var next atomic.Uint32
+	names.mu.Lock()
+	names.any = func(name string) (netip.Addr, bool) {
+		if !strings.HasSuffix(name, ".flood.test") {
+			return netip.Addr{}, false
+		}
+		n := next.Add(1)
+		return netip.AddrFrom4([4]byte{198, 18, byte(n >> 8), byte(n)}), true
+	}
+	names.mu.Unlock()
+	d := startDaemon(t, "--dns-upstream", names.addr)
+	sb := d.create(sdk.CreateSandboxRequest{Name: "flood", Egress: &sdk.EgressPolicy{Mode: sdk.EgressAllowList, Domains: []string{"*.flood.test"}}})
+	info, err := d.client.GetNetwork(context.Background(), sb.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := d.dialIn(sb.ID, "udp4", net.JoinHostPort(info.Gateway, "53"))
+	// Room for every answer even when they come in one burst.
+	raw, err := conn.(*net.UDPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Control(func(fd uintptr) { err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 64<<20) })
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Before the policy change every flood name is allowed: a REFUSED
+	// answer to one is the new policy at work.
+	var answered, refused atomic.Int32
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				return
+			}
+			m := new(dns.Msg)
+			if m.Unpack(buf[:n]) != nil || !strings.HasSuffix(m.Question[0].Name, ".flood.test.") {
+				continue
+			}
+			if m.Rcode == dns.RcodeRefused {
+				refused.Add(1)
+			}
+			answered.Add(1)
+		}
+	}()
+	query := func(i int) {
+		m := new(dns.Msg)
+		m.SetQuestion(fmt.Sprintf("n%d.flood.test.", i), dns.TypeA)
+		m.Id = uint16(i)
+		b, _ := m.Pack()
+		if _, err := conn.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Send in steps the daemon's socket buffer holds, until upstream has
+	// seen every query: all of them now wait to be learned.
+	for sent := 0; sent < flood; {
+		for range 100 {
+			query(sent)
+			sent++
+		}
+		waitFor(t, 60*time.Second, "upstream sees the flood", func() bool { return names.count() >= sent })
+	}
+	d.setEgress("flood", sdk.EgressPolicy{Mode: sdk.EgressBlockAll})
+	atPut := answered.Load()
+	waitFor(t, 120*time.Second, "every flood query answered", func() bool { return answered.Load() == flood })
+	t.Logf("answered when the policy change returned: %d of %d; refused: %d", atPut, flood, refused.Load())
+	if refused.Load() == 0 {
+		t.Fatalf("the policy change waited until the flood was answered (%d of %d answered when it returned)", atPut, flood)
+	}
+	// A new query is refused at once, without asking upstream.
+	before, refusedBefore := names.count(), refused.Load()
+	query(flood + 1)
+	waitFor(t, 30*time.Second, "the probe answered", func() bool { return answered.Load() == flood+1 })
+	if refused.Load() != refusedBefore+1 || names.count() != before {
+		t.Fatalf("after block-all a query was not refused, or reached upstream")
+	}
+	log, _ := os.ReadFile(filepath.Join(d.dataDir, "daemon.log"))
+	if n := strings.Count(string(log), "\n"); n > flood/20 {
+		t.Fatalf("the daemon logged %d lines for a flood of %d queries:\n%s", n, flood, lastLines(string(log), 20))
+	}
 }
 
 func TestNetworkIsolation(t *testing.T) {
@@ -476,7 +706,13 @@ func TestPreviews(t *testing.T) {
 		{"host, token header", base + "/", hostName, tok, 200},
 		{"host by name, token", base + "/", "8080-web.preview.test", tok, 200},
 		{"host, other port's token", base + "/", "8081-" + sb.ID + ".preview.test", tok, 401},
-		{"host, unexposed port", base + "/", "9999-" + sb.ID + ".preview.test", tok, 404},
+		// Without valid credentials a missing sandbox or port looks like
+		// a private one (no enumeration); the API key learns the truth.
+		{"host, unexposed port", base + "/", "9999-" + sb.ID + ".preview.test", tok, 401},
+		{"host, no such sandbox", base + "/", "8080-nosuch.preview.test", nil, 401},
+		{"path, no such sandbox", base + "/v1/sandboxes/nosuch/ports/8080/", "", nil, 401},
+		{"path, unexposed port", base + "/v1/sandboxes/web/ports/9999/", "", tok, 401},
+		{"path, unexposed port, API key", base + "/v1/sandboxes/web/ports/9999/", "", map[string]string{"Authorization": "Bearer " + d.token}, 404},
 	} {
 		status, body, _ := d.get(c.url, c.host, c.hdr)
 		if status != c.status || (status == 200 && body != "hello\n") {
@@ -484,11 +720,20 @@ func TestPreviews(t *testing.T) {
 		}
 	}
 
-	// The token in the query sets a cookie that then suffices.
+	// The token in the query sets a cookie, scoped to this sandbox and
+	// port, that then suffices.
 	_, _, h := d.get(pathURL+"?sbx_token="+httpd.Token, "", nil)
 	cookie := h.Get("Set-Cookie")
-	if !strings.HasPrefix(cookie, "sbx_preview=") || !strings.Contains(cookie, "HttpOnly") {
+	if !strings.HasPrefix(cookie, "sbx_preview=") || !strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "Path=/v1/sandboxes/web/ports/8080/") {
 		t.Fatalf("Set-Cookie = %q", cookie)
+	}
+	// Path-based previews share the API's origin: each page is put in a CSP
+	// sandbox (an opaque origin). Host-based ones have their own origin.
+	if csp := h.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox ") || strings.Contains(csp, "allow-same-origin") {
+		t.Fatalf("path-based preview: Content-Security-Policy = %q", csp)
+	}
+	if _, _, h := d.get(base+"/", hostName, tok); h.Get("Content-Security-Policy") != "" {
+		t.Fatalf("host-based preview got a CSP sandbox: %q", h.Get("Content-Security-Policy"))
 	}
 	if status, _, _ := d.get(pathURL, "", map[string]string{"Cookie": strings.Split(cookie, ";")[0]}); status != 200 {
 		t.Fatalf("with the cookie: %d", status)
@@ -534,7 +779,8 @@ func TestPreviews(t *testing.T) {
 	if err := d.client.UnexposePort(ctx, "web", 8080); err != nil {
 		t.Fatal(err)
 	}
-	if status, _, _ := d.get(pathURL, "", tok); status != 404 {
+	// The retired token is no credential: the answer is the one anyone gets.
+	if status, _, _ := d.get(pathURL, "", tok); status != 401 {
 		t.Fatalf("after unexpose: %d", status)
 	}
 	stdout, stderr, code := d.sbx("", "port", "ls", "web", "-o", "json")
@@ -638,5 +884,96 @@ func TestPreviewLifecycle(t *testing.T) {
 	}
 	if sb, _ := d.client.GetSandbox(ctx, "lazy"); sb.State != sdk.StateStarted {
 		t.Fatalf("after the preview request the sandbox is %s", sb.State)
+	}
+}
+
+// TestAPIConnectionLimits: idle connections cannot exhaust the daemon. One
+// client address holds at most --max-api-conns-per-client connections (more
+// are closed at once) while others are still served; idle keep-alive
+// connections are closed; a request that runs longer than every timeout
+// still completes; the daemon's open-files limit is raised at start.
+func TestAPIConnectionLimits(t *testing.T) {
+	const perClient, opened = 20, 50
+	d := startDaemon(t, "--network", "none", "--max-api-conns-per-client", fmt.Sprint(perClient),
+		"--http-idle-timeout", "1s", "--http-header-timeout", "1m")
+	from := func(ip string) *net.Dialer {
+		return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	}
+
+	// The soft limit is raised to the hard one, and the hard one to
+	// fs.nr_open where the daemon may (CAP_SYS_RESOURCE).
+	limits, _ := os.ReadFile(fmt.Sprintf("/proc/%d/limits", d.cmd.Process.Pid))
+	for _, line := range strings.Split(string(limits), "\n") {
+		if f := strings.Fields(line); strings.HasPrefix(line, "Max open files") && (len(f) < 5 || f[3] != f[4]) {
+			t.Errorf("the daemon's open-files limit is not raised: %q", line)
+		}
+	}
+
+	// Silent connections from one address: past the cap they are closed.
+	var closed atomic.Int32
+	var conns []net.Conn
+	for range opened {
+		c, err := from("127.0.0.1").Dial("tcp", d.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns = append(conns, c)
+		go func() {
+			if _, err := c.Read(make([]byte, 1)); err == io.EOF {
+				closed.Add(1)
+			}
+		}()
+	}
+	waitFor(t, 30*time.Second, "connections over the per-client cap closed", func() bool { return closed.Load() == opened-perClient })
+	// Another client is served; this one gets no more.
+	get := func(ip string) error {
+		c := &http.Client{Transport: &http.Transport{DialContext: from(ip).DialContext}, Timeout: 10 * time.Second}
+		resp, err := c.Get("http://" + d.addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+		}
+		return err
+	}
+	if err := get("127.0.0.2"); err != nil {
+		t.Fatalf("another client was not served while one held its cap: %v", err)
+	}
+	if err := get("127.0.0.1"); err == nil {
+		t.Fatal("a client over its cap was served")
+	}
+	if n := closed.Load(); n != opened-perClient {
+		t.Fatalf("%d connections closed, want %d: the held ones must stay until the header timeout", n, opened-perClient)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	waitFor(t, 30*time.Second, "the client served again once it closed its connections", func() bool { return get("127.0.0.1") == nil })
+
+	// An idle keep-alive connection is closed by the daemon.
+	c, err := from("127.0.0.3").Dial("tcp", d.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: sbx\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("keep-alive request: %v %v", resp, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("an idle keep-alive connection was not closed by the daemon: %v", err)
+	}
+
+	// A request that outlives every timeout completes.
+	d.create(sdk.CreateSandboxRequest{Name: "long"})
+	res, err := d.client.Exec(context.Background(), "long", sdk.ExecRequest{Shell: "sleep 3; echo done"})
+	if err != nil || strings.TrimSpace(res.Stdout) != "done" {
+		t.Fatalf("a long request: %+v %v", res, err)
 	}
 }

@@ -261,20 +261,26 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		writeError(w, r, errdefs.Unavailable("NETWORK_UNAVAILABLE", "this daemon runs without networking: previews are off"))
 		return
 	}
-	notFound := errdefs.NotFound("PREVIEW_NOT_FOUND", "no exposed port %d on sandbox %s", port, idOrName)
+	unauthorized := errdefs.Unauthorized("PREVIEW_UNAUTHORIZED", "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
 	sb, err := s.sandboxes.Get(r.Context(), idOrName)
-	if err != nil {
-		writeError(w, r, notFound)
-		return
+	var rec *store.Port
+	if err == nil {
+		rec, err = pv.Get(r.Context(), sb.ID, port)
 	}
-	rec, err := pv.Get(r.Context(), sb.ID, port)
 	if err != nil {
-		writeError(w, r, notFound)
+		// Only the API key learns that a sandbox or port does not exist:
+		// anyone else gets the answer a private port gives, so previews
+		// cannot be used to enumerate sandbox names and ports.
+		if s.hasAPIKey(r) {
+			writeError(w, r, errdefs.NotFound("PREVIEW_NOT_FOUND", "no exposed port %d on sandbox %s", port, idOrName))
+		} else {
+			writeError(w, r, unauthorized)
+		}
 		return
 	}
 	cookie, ok := s.authorizePreview(r, pv, rec)
 	if !ok {
-		writeError(w, r, errdefs.Unauthorized("PREVIEW_UNAUTHORIZED", "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam))
+		writeError(w, r, unauthorized)
 		return
 	}
 	// A stopped sandbox starts (lazy start) before the request goes on, and
@@ -311,6 +317,10 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 				pr.Out.Header.Set("X-Forwarded-Prefix", strings.TrimSuffix(cookiePath, "/"))
 			}
 		},
+		ModifyResponse: func(resp *http.Response) error {
+			network.SecurePreviewResponse(resp.Header, cookiePath) // CSP sandbox, cookies scoped
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeError(w, r, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: "PREVIEW_UNREACHABLE",
 				Message: fmt.Sprintf("nothing answers on port %d of sandbox %s: is a server listening on 0.0.0.0:%d inside?", port, idOrName, port), Err: err})
@@ -326,7 +336,7 @@ func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *st
 	if rec.Public {
 		return nil, true
 	}
-	if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && subtle.ConstantTimeCompare([]byte(key), []byte(s.token)) == 1 {
+	if s.hasAPIKey(r) {
 		return nil, true
 	}
 	if network.CheckToken(rec, r.Header.Get(network.TokenHeader)) {
@@ -353,6 +363,12 @@ func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *st
 		}
 	}
 	return nil, false
+}
+
+// hasAPIKey reports whether r carries the daemon's API key.
+func (s *Server) hasAPIKey(r *http.Request) bool {
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(key), []byte(s.token)) == 1
 }
 
 // stripCredentials removes sbx's own credentials from a preview request, so

@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,9 +45,12 @@ type Config struct {
 	Bridge        string   // default network.DefaultBridge
 	Subnet        string   // default network.DefaultSubnet
 	DNSUpstreams  []string // default: the host's resolvers
+	ConnLimit     int      // tracked connections per sandbox; 0 default, <0 none
 	PreviewDomain string   // wildcard domain of host-based previews; "" for none
 	// PreviewNotActivity stops preview requests from counting as activity.
 	PreviewNotActivity bool
+	// HTTP: the API server's timeouts and connection caps (httpserver.go).
+	HTTP HTTPLimits
 
 	// Class gvisor: the runsc binary (default: runsc on PATH) and gVisor
 	// platform (default ptrace).
@@ -143,13 +145,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
+	raiseFileLimit()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	ln = limitConns(ln, cfg.HTTP)
 	handler := api.New(mgr, images, token)
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

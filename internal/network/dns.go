@@ -167,36 +167,16 @@ func (m *Manager) serveDNS(w dns.ResponseWriter, req *dns.Msg) {
 	ips, names, ttl := answerAddrs(resp)
 	ttl = min(max(ttl, minLearnTTL), maxLearnTTL)
 
-	// Decide again under the lock: the policy may have changed while
-	// upstream answered, and the DNS set must change with it atomically.
-	mem.mu.Lock()
-	defer mem.mu.Unlock()
-	v = mem.policy.verdict(name)
-	if v == dnsForward && mem.policy.mode == DenyList {
-		// A listed name reached through a CNAME is denied too.
-		for _, n := range names {
-			if mem.policy.matches(n) {
-				v = dnsDeny
-			}
-		}
-	}
-	switch v {
-	case dnsRefuse:
+	// The learner decides again under the sandbox's current policy (it may
+	// have changed while upstream answered) as it changes the DNS set.
+	switch m.learnAnswer(ctx, mem, &learnReq{name: name, names: names, ips: ips, ttl: ttl}) {
+	case dnsRefuse, dnsDeny:
 		reply(w, req, dns.RcodeRefused)
 		return
-	case dnsAllow, dnsDeny:
-		if err := m.fw.learn(ctx, mem.id, ips, ttl); err != nil {
-			m.log.Error("learn DNS answer", "id", mem.id, "name", name, "err", err)
-			reply(w, req, dns.RcodeServerFailure)
-			return
-		}
-		if len(ips) > 0 {
-			mem.remember(name, ips, ttl)
-		}
-		if v == dnsDeny {
-			reply(w, req, dns.RcodeRefused)
-			return
-		}
+	case dnsServFail:
+		reply(w, req, dns.RcodeServerFailure)
+		return
+	case dnsAllow:
 		capTTL(resp, ttl)
 	}
 	resp.Id = req.Id

@@ -177,10 +177,11 @@ func (p *policy) matches(name string) bool {
 type dnsVerdict int
 
 const (
-	dnsForward dnsVerdict = iota // answer from upstream, learn nothing
-	dnsRefuse                    // answer REFUSED without asking upstream
-	dnsAllow                     // answer from upstream and allow the addresses
-	dnsDeny                      // learn the addresses to block them, answer REFUSED
+	dnsForward  dnsVerdict = iota // answer from upstream, learn nothing
+	dnsRefuse                     // answer REFUSED without asking upstream
+	dnsAllow                      // answer from upstream and allow the addresses
+	dnsDeny                       // learn the addresses to block them, answer REFUSED
+	dnsServFail                   // learning failed or is overrun: answer SERVFAIL
 )
 
 // verdict decides a query for name under the policy.
@@ -189,9 +190,9 @@ func (p *policy) verdict(name string) dnsVerdict {
 	case BlockAll:
 		return dnsRefuse
 	case AllowList:
-		if !p.hasDomains() {
-			return dnsForward // CIDRs only: names resolve, connections are checked
-		}
+		// A policy that allows no names resolves none: forwarding names
+		// upstream would let a sandbox leak data in its queries (a DNS
+		// tunnel) past an allow-list of CIDRs.
 		if p.matches(name) {
 			return dnsAllow
 		}

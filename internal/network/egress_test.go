@@ -93,7 +93,7 @@ func TestVerdicts(t *testing.T) {
 		{allowNames, "a.b.svc.test", dnsAllow},
 		{allowNames, "svc.test", dnsRefuse}, // "*." is below the name only
 		{allowNames, "xsvc.test", dnsRefuse},
-		{allowCIDRs, "example.com", dnsForward},
+		{allowCIDRs, "example.com", dnsRefuse}, // no names allowed: none resolve (no DNS tunnel)
 		{deny, "evil.test", dnsDeny},
 		{deny, "good.test", dnsForward},
 	}

@@ -24,23 +24,28 @@ import (
 //   - input: from sandboxes the host accepts only DNS to the gateway (and
 //     answers to connections the host opened, such as the preview proxy).
 //   - postrouting: masquerade what leaves the subnet.
+//   - set "conns": the connections each sandbox address has open, counted
+//     by the kernel (ct count). A new connection past the limit is
+//     refused in forward and input, so one sandbox cannot fill the host's
+//     conntrack table, which every sandbox and the host share.
 //
 // The table is changed only with `nft -f` scripts, each one kernel
 // transaction, so no packet ever sees a half-applied policy.
 type firewall struct {
-	nft    string // path of the nft binary
-	table  string
-	bridge string
-	gw     netip.Addr
-	subnet netip.Prefix
+	nft       string // path of the nft binary
+	table     string
+	bridge    string
+	gw        netip.Addr
+	subnet    netip.Prefix
+	connLimit int // tracked connections per sandbox; 0 for no limit
 }
 
-func newFirewall(bridge string, gw netip.Addr, subnet netip.Prefix) (*firewall, error) {
+func newFirewall(bridge string, gw netip.Addr, subnet netip.Prefix, connLimit int) (*firewall, error) {
 	nft, err := exec.LookPath("nft")
 	if err != nil {
 		return nil, errdefs.Unavailable("NFT_UNAVAILABLE", "the nft command is not installed; install it with `apt-get install nftables`")
 	}
-	return &firewall{nft: nft, table: bridge, bridge: bridge, gw: gw, subnet: subnet}, nil
+	return &firewall{nft: nft, table: bridge, bridge: bridge, gw: gw, subnet: subnet, connLimit: connLimit}, nil
 }
 
 // run applies an nft script as one transaction.
@@ -70,7 +75,20 @@ func (f *firewall) ensureBase(ctx context.Context) error {
 	for _, c := range []string{"forward", "input", "postrouting"} {
 		line("flush chain %s %s", t, c)
 	}
+	// Each element of "conns" keeps the limit it was made with, so the set
+	// starts empty: connections open across a restart go uncounted until
+	// they close (at worst twice the limit for a while).
+	line("add set %s conns { type ipv4_addr ; size 65535 ; flags dynamic ; }", t)
+	line("flush set %s conns", t)
+	limit := func(chain string) {
+		if f.connLimit > 0 {
+			// port-unreachable: the caller sees "connection refused" at once.
+			line("add rule %s %s iifname %s ct state new add @conns { ip saddr ct count over %d } reject with icmpx port-unreachable", t, chain, br, f.connLimit)
+		}
+	}
 	line("add rule %s forward iifname %s oifname %s reject with icmpx admin-prohibited", t, br, br)
+	limit("forward")
+	limit("input")
 	line("add rule %s forward oifname %s ct state established,related accept", t, br)
 	line("add rule %s forward oifname %s drop", t, br)
 	line("add rule %s forward iifname %s ct state established,related accept", t, br)
@@ -161,24 +179,6 @@ func timeoutElements(addrs []learnedAddr, now time.Time) string {
 		parts = append(parts, fmt.Sprintf("%s timeout %ds", a.ip, int(left.Seconds())))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// learn adds addresses to the sandbox's DNS set, each for ttl. An address
-// already there gets the new timeout (deleted and added again: some kernels
-// keep the old timeout on a plain add).
-func (f *firewall) learn(ctx context.Context, id string, ips []netip.Addr, ttl time.Duration) error {
-	if len(ips) == 0 {
-		return nil
-	}
-	t, set := "inet "+f.table, dnsSetName(id)
-	var plain, timed []string
-	for _, ip := range ips {
-		plain = append(plain, ip.String())
-		timed = append(timed, fmt.Sprintf("%s timeout %ds", ip, int(ttl.Seconds())))
-	}
-	script := fmt.Sprintf("add element %[1]s %[2]s { %[3]s }\ndelete element %[1]s %[2]s { %[3]s }\nadd element %[1]s %[2]s { %[4]s }\n",
-		t, set, strings.Join(plain, ", "), strings.Join(timed, ", "))
-	return f.run(ctx, script)
 }
 
 // removeSandbox deletes the sandbox's chain, sets and map entries. Missing

@@ -28,6 +28,9 @@ import (
 const (
 	DefaultBridge = "sbx0"
 	DefaultSubnet = "10.88.0.0/16"
+	// DefaultConnLimit leaves room for dozens of busy sandboxes in a host
+	// conntrack table of the usual 65536 to 262144 entries.
+	DefaultConnLimit = 4096
 )
 
 // Config configures a Manager.
@@ -38,8 +41,12 @@ type Config struct {
 	// DNSUpstreams are the resolvers ("host:port") the DNS server asks;
 	// default: the nameservers of the host's /etc/resolv.conf.
 	DNSUpstreams []string
-	Store        store.NetworkStore
-	Logger       *slog.Logger
+	// ConnLimit caps the connections one sandbox has tracked by the host
+	// at once (outgoing and to the gateway); 0 is DefaultConnLimit, a
+	// negative value is no limit.
+	ConnLimit int
+	Store     store.NetworkStore
+	Logger    *slog.Logger
 }
 
 // Manager wires sandboxes into the bridge network and enforces their egress
@@ -60,6 +67,9 @@ type Manager struct {
 	mu      sync.Mutex
 	members map[string]*member     // running bridge sandboxes by id
 	byAddr  map[netip.Addr]*member // the same, by address
+
+	logMu   sync.Mutex
+	logSeen map[string]logState // rate-limited log lines (learn.go)
 }
 
 // member is the network state of one running bridge sandbox.
@@ -67,10 +77,16 @@ type member struct {
 	id string
 	ip netip.Addr
 
+	learn *learner // its DNS answers waiting to be learned (learn.go)
+
 	mu      sync.Mutex // held while its policy or DNS set changes
 	egress  *store.Egress
 	policy  *policy
 	learned map[string][]learnedAddr // name → addresses the DNS server answered
+}
+
+func newMember(id string, ip netip.Addr, e *store.Egress) *member {
+	return &member{id: id, ip: ip, learn: newLearner(), egress: e, policy: compile(e), learned: map[string][]learnedAddr{}}
 }
 
 var bridgeNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,14}$`)
@@ -88,6 +104,12 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	switch {
+	case cfg.ConnLimit == 0:
+		cfg.ConnLimit = DefaultConnLimit
+	case cfg.ConnLimit < 0:
+		cfg.ConnLimit = 0
+	}
 	if !bridgeNameRe.MatchString(cfg.Bridge) {
 		return nil, errdefs.Invalid("INVALID_BRIDGE", "bridge name %q: use 1 to 15 characters of a-z, 0-9 and '_', starting with a letter", cfg.Bridge)
 	}
@@ -103,6 +125,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cfg: cfg, log: cfg.Logger, subnet: subnet, gw: subnet.Addr().Next(),
 		ipam:    newIPAM(cfg.Store, subnet),
 		members: map[string]*member{}, byAddr: map[netip.Addr]*member{},
+		logSeen: map[string]logState{},
 	}
 	if m.lock, err = lockBridge(cfg.Bridge); err != nil {
 		return nil, err
@@ -116,7 +139,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if err := m.checkLeases(ctx); err != nil {
 		return nil, err
 	}
-	if m.fw, err = newFirewall(cfg.Bridge, m.gw, subnet); err != nil {
+	if m.fw, err = newFirewall(cfg.Bridge, m.gw, subnet, cfg.ConnLimit); err != nil {
 		return nil, err
 	}
 	if m.bridge, err = ensureBridge(cfg.Bridge, netip.PrefixFrom(m.gw, subnet.Bits())); err != nil {
@@ -231,7 +254,7 @@ func (m *Manager) Setup(ctx context.Context, sb *store.Sandbox, inst *runtime.In
 	if err := attachVeth(id, ns, m.bridge, netip.PrefixFrom(ip, m.subnet.Bits()), m.gw); err != nil {
 		return errdefs.Internal(err, "connect %s to bridge %s", id, m.cfg.Bridge)
 	}
-	mem := &member{id: id, ip: ip, egress: sb.Spec.Egress, policy: compile(sb.Spec.Egress), learned: map[string][]learnedAddr{}}
+	mem := newMember(id, ip, sb.Spec.Egress)
 	if err := m.fw.applySandbox(ctx, id, ip, rulesOf(sb.Spec.Egress), []learnedAddr{}); err != nil {
 		return errdefs.Internal(err, "install egress rules of %s", id)
 	}
@@ -270,7 +293,7 @@ func (m *Manager) Restore(ctx context.Context, sb *store.Sandbox) error {
 	if err := m.fw.applySandbox(ctx, sb.ID, ip, rulesOf(sb.Spec.Egress), nil); err != nil {
 		return errdefs.Internal(err, "install egress rules of %s", sb.ID)
 	}
-	m.register(&member{id: sb.ID, ip: ip, egress: sb.Spec.Egress, policy: compile(sb.Spec.Egress), learned: map[string][]learnedAddr{}})
+	m.register(newMember(sb.ID, ip, sb.Spec.Egress))
 	return nil
 }
 
@@ -314,6 +337,7 @@ func (m *Manager) Teardown(ctx context.Context, id string) error {
 	if mem != nil {
 		delete(m.byAddr, mem.ip)
 		delete(m.members, id)
+		mem.learn.stop()
 	}
 	m.mu.Unlock()
 	// Setup takes the lease first and Teardown gives it back last, so with
@@ -427,8 +451,12 @@ func (m *Manager) Address(id string) (netip.Addr, bool) {
 func (m *Manager) register(mem *member) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if old := m.members[mem.id]; old != nil {
+		old.learn.stop()
+	}
 	m.members[mem.id] = mem
 	m.byAddr[mem.ip] = mem
+	go m.learnLoop(mem)
 }
 
 func (m *Manager) memberAt(ip netip.Addr) *member {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -197,4 +198,45 @@ func (p *Previews) ParseHost(host string) (port int, sandbox string, ok bool) {
 		return 0, "", false
 	}
 	return port, sb, true
+}
+
+// PreviewCSP is sent with every path-based preview response. Path-based
+// previews share one origin with each other and with the API; the CSP
+// sandbox gives each page an opaque origin of its own, so its scripts cannot
+// read another preview or the API with the browser's cookies. It allows
+// what apps need, but not allow-same-origin.
+const PreviewCSP = "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads"
+
+// SecurePreviewResponse adjusts the headers of a preview response before
+// they reach the browser. prefix is the path the preview is served under,
+// ending in "/"; "/" for a host-based preview, which has its own origin.
+//
+// A cookie the app sets is scoped to its preview: its Path is moved under
+// prefix (the app sees paths without it), its Domain is dropped (it would
+// reach every preview under the domain), and one named like sbx's own
+// access cookie is dropped. So no preview sets cookies for the API's paths
+// or for another preview.
+func SecurePreviewResponse(h http.Header, prefix string) {
+	lines := h.Values("Set-Cookie")
+	h.Del("Set-Cookie")
+	for _, line := range lines {
+		c, err := http.ParseSetCookie(line)
+		if err != nil || c.Name == CookieName {
+			continue
+		}
+		c.Domain = ""
+		if prefix != "/" {
+			p := c.Path
+			if !strings.HasPrefix(p, "/") {
+				p = "/"
+			}
+			c.Path = strings.TrimSuffix(prefix, "/") + p
+		}
+		if v := c.String(); v != "" {
+			h.Add("Set-Cookie", v)
+		}
+	}
+	if prefix != "/" {
+		h.Add("Content-Security-Policy", PreviewCSP)
+	}
 }

@@ -1,9 +1,12 @@
 package network
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +118,45 @@ func TestKeyFileMode(t *testing.T) {
 	fi, err := os.Stat(filepath.Join(dir, "preview.key"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("preview.key: %v %v", fi, err)
+	}
+}
+
+func TestSecurePreviewResponse(t *testing.T) {
+	const prefix = "/v1/sandboxes/a/ports/3000/"
+	h := http.Header{}
+	for _, c := range []string{
+		"app=1; Path=/",
+		"deep=2; Path=/api; HttpOnly",
+		"nopath=3",
+		"wide=4; Path=/; Domain=example.com",
+		CookieName + "=forged; Path=/",
+		"not a cookie",
+	} {
+		h.Add("Set-Cookie", c)
+	}
+	SecurePreviewResponse(h, prefix)
+	want := []string{
+		"app=1; Path=/v1/sandboxes/a/ports/3000/",
+		"deep=2; Path=/v1/sandboxes/a/ports/3000/api; HttpOnly",
+		"nopath=3; Path=/v1/sandboxes/a/ports/3000/",
+		"wide=4; Path=/v1/sandboxes/a/ports/3000/",
+	}
+	if got := h.Values("Set-Cookie"); !slices.Equal(got, want) {
+		t.Errorf("Set-Cookie:\n got %q\nwant %q", got, want)
+	}
+	for _, c := range h.Values("Set-Cookie") {
+		if !strings.Contains(c, "Path="+prefix) {
+			t.Errorf("cookie %q reaches outside its preview", c)
+		}
+	}
+	if csp := h.Get("Content-Security-Policy"); csp != PreviewCSP || strings.Contains(csp, "allow-same-origin") {
+		t.Errorf("CSP = %q", csp)
+	}
+
+	// Host-based: its own origin, no CSP sandbox; a Domain still goes.
+	h = http.Header{"Set-Cookie": {"app=1; Path=/x; Domain=preview.example.com"}}
+	SecurePreviewResponse(h, "/")
+	if got := h.Values("Set-Cookie"); !slices.Equal(got, []string{"app=1; Path=/x"}) || h.Get("Content-Security-Policy") != "" {
+		t.Errorf("host-based: %q, CSP %q", got, h.Get("Content-Security-Policy"))
 	}
 }
