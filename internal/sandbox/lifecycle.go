@@ -277,18 +277,7 @@ func (m *Manager) stopInstance(ctx context.Context, sb *store.Sandbox, opt StopO
 	m.mu.Unlock()
 
 	if inst != nil && !opt.Force {
-		grace := opt.Grace
-		if grace == 0 {
-			grace = DefaultGrace
-		}
-		// The agent sends SIGTERM to every process, waits up to grace, sends
-		// SIGKILL, then exits. Give it a little longer than grace.
-		if err := inst.agent.Shutdown(ctx, grace); err == nil {
-			select {
-			case <-inst.exited:
-			case <-time.After(grace + 2*time.Second):
-			}
-		}
+		m.shutdownGracefully(ctx, sb.ID, inst, opt.Grace)
 	}
 	if err := m.runtimeOf(sb).Kill(ctx, sb.ID, syscall.SIGKILL); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
 		m.log.Warn("kill instance", "id", sb.ID, "err", err)
@@ -306,6 +295,31 @@ func (m *Manager) stopInstance(ctx context.Context, sb *store.Sandbox, opt StopO
 		return fmt.Errorf("unmount disk of %s: %w", sb.ID, err)
 	}
 	return nil
+}
+
+// shutdownGracefully asks the agent to stop every process (SIGTERM, grace,
+// SIGKILL) and exit, and waits for it a little longer than grace. An agent
+// that does not accept within the agent call timeout is not waited for: the
+// caller kills the instance through the runtime (see agentcall.go).
+func (m *Manager) shutdownGracefully(ctx context.Context, id string, inst *instance, grace time.Duration) {
+	if grace == 0 {
+		grace = DefaultGrace
+	}
+	waitingOnAgent(ctx)
+	callCtx, cancel := context.WithTimeout(ctx, m.agentCallTimeout())
+	err := inst.agent.Shutdown(callCtx, grace)
+	cancel()
+	if err != nil {
+		m.log.Warn("the agent did not accept the shutdown; killing the instance", "id", id, "err", err)
+		return
+	}
+	t := time.NewTimer(grace + 2*time.Second)
+	defer t.Stop()
+	select {
+	case <-inst.exited:
+	case <-t.C:
+		m.log.Warn("the agent did not exit within the grace period; killing the instance", "id", id, "grace", grace)
+	}
 }
 
 // instanceEnv is the agent's environment: the image's, then the sandbox's.

@@ -57,6 +57,9 @@ type Config struct {
 	Logger      *slog.Logger
 	// ReadyTimeout bounds how long a start waits for the agent to answer.
 	ReadyTimeout time.Duration
+	// AgentCallTimeout bounds each other call the Manager makes to an agent
+	// (default DefaultAgentCallTimeout; see agentcall.go).
+	AgentCallTimeout time.Duration
 
 	// Runtimes run the instances of each class ("container", "gvisor");
 	// class "container" falls back to Runtime. See class.go.

@@ -245,6 +245,7 @@ func (m *Manager) suspendAgent(ctx context.Context, sb *store.Sandbox) error {
 	if inst == nil {
 		return errNotRunning(sb)
 	}
+	waitingOnAgent(ctx)
 	sctx, cancel := context.WithTimeout(ctx, suspendTimeout)
 	defer cancel()
 	if err := inst.agent.Suspend(sctx); err != nil {

@@ -138,8 +138,10 @@ func (m *Manager) dispatchDue(sem chan struct{}) (next time.Time) {
 			case <-m.closed:
 				return
 			}
-			err := m.actOnDeadline(ctx, id)
-			<-sem
+			// The action frees its slot early while it waits on an agent.
+			actx, slot := withWorkerSlot(ctx, func() { <-sem })
+			err := m.actOnDeadline(actx, id)
+			slot.free()
 			m.life.mu.Lock()
 			delete(m.life.busy, id)
 			if err != nil {

@@ -249,6 +249,9 @@ func (m *Manager) withQuietUpper(ctx context.Context, sb *store.Sandbox, fn func
 	return err
 }
 
+// syncTimeout bounds the agent's flush of written file data.
+const syncTimeout = 60 * time.Second
+
 // syncInside runs sync(2) in a started sandbox through its agent.
 func (m *Manager) syncInside(ctx context.Context, sb *store.Sandbox) error {
 	m.mu.Lock()
@@ -257,7 +260,12 @@ func (m *Manager) syncInside(ctx context.Context, sb *store.Sandbox) error {
 	if inst == nil {
 		return errNotRunning(sb)
 	}
-	if err := inst.agent.Sync(ctx); err != nil {
+	// Flushing may write much data, so it gets a longer deadline than the
+	// other agent calls; an agent that does not answer fails the snapshot.
+	waitingOnAgent(ctx)
+	callCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	if err := inst.agent.Sync(callCtx); err != nil {
 		return errdefs.Internal(err, "flush the files of sandbox %s", refOf(sb))
 	}
 	return nil
