@@ -34,9 +34,6 @@ func (m *Manager) runtimeFor(class string) (runtime.Runtime, error) {
 	if rt := m.cfg.Runtimes[class]; rt != nil {
 		return rt, nil
 	}
-	if class == ClassContainer && m.cfg.Runtime != nil {
-		return m.cfg.Runtime, nil
-	}
 	switch class {
 	case ClassContainer, ClassGVisor:
 		tool := map[string]string{ClassContainer: "runc", ClassGVisor: "runsc"}[class]
@@ -64,9 +61,6 @@ func (m *Manager) runtimes() map[string]runtime.Runtime {
 		if rt != nil {
 			out[class] = rt
 		}
-	}
-	if out[ClassContainer] == nil && m.cfg.Runtime != nil {
-		out[ClassContainer] = m.cfg.Runtime
 	}
 	return out
 }

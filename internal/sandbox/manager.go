@@ -52,18 +52,16 @@ type Config struct {
 	Store       store.Store
 	Images      Images
 	Rootfs      Rootfs
-	Runtime     runtime.Runtime
-	Defaults    Defaults
-	Logger      *slog.Logger
+	// Runtimes run the instances of each class (ClassContainer,
+	// ClassGVisor); a class without one is unavailable. See class.go.
+	Runtimes map[string]runtime.Runtime
+	Defaults Defaults
+	Logger   *slog.Logger
 	// ReadyTimeout bounds how long a start waits for the agent to answer.
 	ReadyTimeout time.Duration
 	// AgentCallTimeout bounds each other call the Manager makes to an agent
 	// (default DefaultAgentCallTimeout; see agentcall.go).
 	AgentCallTimeout time.Duration
-
-	// Runtimes run the instances of each class ("container", "gvisor");
-	// class "container" falls back to Runtime. See class.go.
-	Runtimes map[string]runtime.Runtime
 
 	// Lifecycle (see policy.go). Blobs receives archives; nil disables
 	// archiving. OnEvent is called after each recorded event and must not

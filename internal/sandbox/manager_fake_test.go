@@ -83,7 +83,7 @@ func newFakeManager(t *testing.T) (*Manager, *fakeRuntime, store.Store) {
 	t.Cleanup(func() { st.Close() })
 	rt := &fakeRuntime{containers: map[string]runtime.Status{}}
 	// The fake runtime starts no agent, so waits for one must end quickly.
-	m, err := New(Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Runtime: rt, ReadyTimeout: 100 * time.Millisecond})
+	m, err := New(Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Runtimes: map[string]runtime.Runtime{ClassContainer: rt}, ReadyTimeout: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

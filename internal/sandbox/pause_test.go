@@ -42,7 +42,7 @@ func (f fakeGVisor) Paused(context.Context, string) (bool, error)             { 
 func TestReconcilePausedGVisor(t *testing.T) {
 	m, _, st := newFakeManager(t)
 	gv := fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
-	m.cfg.Runtimes = map[string]runtime.Runtime{ClassGVisor: gv}
+	m.cfg.Runtimes[ClassGVisor] = gv
 	ctx := context.Background()
 	put := func(id string, state sdk.State, image bool) {
 		sb := &store.Sandbox{ID: id, State: string(state), Spec: store.Spec{Image: "base", Class: ClassGVisor}}
@@ -149,7 +149,7 @@ func TestForkNames(t *testing.T) {
 // unlocked: a delete after it goes through.
 func TestFailedForkReleasesParent(t *testing.T) {
 	m, _, st := newFakeManager(t)
-	m.cfg.Runtimes = map[string]runtime.Runtime{ClassGVisor: fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}}
+	m.cfg.Runtimes[ClassGVisor] = fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
 	ctx := context.Background()
 	sb := &store.Sandbox{ID: "sbx-parent", State: string(sdk.StatePaused), Spec: store.Spec{Image: "base", Class: ClassGVisor}}
 	if err := st.CreateSandbox(ctx, sb); err != nil {

@@ -159,7 +159,7 @@ func newPolicyManager(t *testing.T, edit func(*Config)) (*Manager, *countingRunt
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Runtime: rt,
+	cfg := Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Runtimes: map[string]runtime.Runtime{ClassContainer: rt},
 		ReadyTimeout: 100 * time.Millisecond, Blobs: blobs}
 	if edit != nil {
 		edit(&cfg)
