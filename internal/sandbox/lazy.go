@@ -42,10 +42,7 @@ func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *s
 		if err != nil {
 			return nil, nil, err
 		}
-		m.mu.Lock()
-		inst := m.instances[sb.ID]
-		m.mu.Unlock()
-		if sb.State == string(sdk.StateStarted) && inst != nil && !m.life.isDraining(sb.ID) {
+		if inst := m.servingInstance(sb); inst != nil {
 			return inst.agent, sb, nil
 		}
 		if attempt > 0 || !lazyStates[sdk.State(sb.State)] {
@@ -145,4 +142,42 @@ func refOf(sb *store.Sandbox) string {
 		return sb.Name
 	}
 	return sb.ID
+}
+
+// LazyPortWait bounds how long EnsureServing waits, after starting a
+// sandbox, for its server to listen.
+const LazyPortWait = 15 * time.Second
+
+// EnsureServing readies a sandbox to serve a request on port (a preview):
+// a sandbox without a running instance is started or resumed as for a
+// toolbox call (see Agent), and its server then gets up to LazyPortWait to
+// listen on port. A server that does not listen by then is not an error:
+// the request goes on and its caller sees the connection refused.
+func (m *Manager) EnsureServing(ctx context.Context, idOrName string, port int) (*store.Sandbox, error) {
+	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	if m.servingInstance(sb) != nil {
+		return sb, nil
+	}
+	if _, sb, err = m.Agent(ctx, sb.ID); err != nil {
+		return nil, err
+	}
+	if m.cfg.Network != nil {
+		m.cfg.Network.WaitPort(ctx, sb.ID, port, LazyPortWait)
+	}
+	return sb, nil
+}
+
+// servingInstance returns the running instance of sb, or nil if it has
+// none or it is being stopped or paused for idleness.
+func (m *Manager) servingInstance(sb *store.Sandbox) *instance {
+	m.mu.Lock()
+	inst := m.instances[sb.ID]
+	m.mu.Unlock()
+	if sb.State != string(sdk.StateStarted) || m.life.isDraining(sb.ID) {
+		return nil
+	}
+	return inst
 }

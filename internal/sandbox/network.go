@@ -31,6 +31,9 @@ type Network interface {
 	// are not closed: open lists the established ones; closing lists those
 	// on their way to closed, the last of which may take up to wait.
 	OpenConns(id string) (open, closing []string, wait time.Duration, err error)
+	// WaitPort waits until something accepts connections on port of sb's
+	// running instance, up to timeout.
+	WaitPort(ctx context.Context, id string, port int, timeout time.Duration) error
 }
 
 // resolveNetwork fills in the network mode and egress policy of a new spec.
