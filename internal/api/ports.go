@@ -45,7 +45,7 @@ func (s *Server) networkInfo(sb *store.Sandbox) sdk.NetworkInfo {
 	}
 	if s.net != nil && s.net.Network != nil {
 		info.Gateway = s.net.Network.Gateway().String()
-		if ip, ok := s.net.Network.Address(sb.ID); ok && sb.State == string(sdk.StateStarted) {
+		if ip, ok := s.net.Network.Address(sb.ID); ok && sb.State == sdk.StateStarted {
 			info.Address = ip.String()
 		}
 	}

@@ -53,7 +53,7 @@ func (m *Manager) Archive(ctx context.Context, idOrName string) (*store.Sandbox,
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateArchived:
 		return sb, nil
 	case sdk.StateStopped:
@@ -282,7 +282,7 @@ func (m *Manager) reconcileArchive(ctx context.Context, sb *store.Sandbox) error
 	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
 		return err
 	}
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateArchiving:
 		if m.cfg.Blobs != nil {
 			if err := m.cfg.Blobs.Delete(ctx, archiveKey(sb.ID)); err != nil {

@@ -95,7 +95,7 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 	}
 	dir := m.checkpointDir(sb.ID)
 	restore := false
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateResuming:
 		restore = true
 	case sdk.StateCreating:
@@ -119,7 +119,7 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 		return runtime.Status{}, errdefs.Invalid("MEMORY_UNSUPPORTED", "class %s cannot restore memory", classOf(sb.Spec))
 	}
 	st, err := cp.Restore(ctx, inst, dir)
-	if sb.State == string(sdk.StateCreating) {
+	if sb.State == sdk.StateCreating {
 		// A new sandbox restores once; its image was only linked here.
 		os.RemoveAll(dir)
 	}

@@ -45,7 +45,7 @@ func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *s
 		if inst := m.servingInstance(sb); inst != nil {
 			return inst.agent, sb, nil
 		}
-		if attempt > 0 || !lazyStates[sdk.State(sb.State)] {
+		if attempt > 0 || !lazyStates[sb.State] {
 			return nil, sb, errNotRunning(sb)
 		}
 		if err := m.ensureStarted(ctx, sb); err != nil {
@@ -102,7 +102,7 @@ func (m *Manager) lazyStart(id string) error {
 		return err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateStarted:
 		m.mu.Lock()
 		inst := m.instances[sb.ID]
@@ -122,7 +122,7 @@ func (m *Manager) lazyStart(id string) error {
 // startLocked starts a locked sandbox that is stopped, in error or
 // archived, recording reason ("user", "lazy") with each state.
 func (m *Manager) startLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
-	if sb.State == string(sdk.StateArchived) {
+	if sb.State == sdk.StateArchived {
 		if err := m.restoreLocked(ctx, sb, reason); err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func (m *Manager) servingInstance(sb *store.Sandbox) *instance {
 	m.mu.Lock()
 	inst := m.instances[sb.ID]
 	m.mu.Unlock()
-	if sb.State != string(sdk.StateStarted) || m.life.isDraining(sb.ID) {
+	if sb.State != sdk.StateStarted || m.life.isDraining(sb.ID) {
 		return nil
 	}
 	return inst

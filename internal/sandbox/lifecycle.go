@@ -33,7 +33,7 @@ func (m *Manager) Start(ctx context.Context, idOrName string) (*store.Sandbox, e
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateStarted:
 		return sb, nil
 	case sdk.StateStopped, sdk.StateError, sdk.StateArchived:
@@ -55,7 +55,7 @@ func (m *Manager) Stop(ctx context.Context, idOrName string, opt StopOptions) (*
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateStopped:
 		return sb, nil
 	case sdk.StateStarted, sdk.StateError:

@@ -198,7 +198,7 @@ func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (*st
 	if err := resolveLifecycle(&spec, req, now); err != nil {
 		return nil, err
 	}
-	sb := &store.Sandbox{ID: newID(), Name: req.Name, State: string(sdk.StateCreating), Reason: "create", Spec: spec, CreatedAt: now}
+	sb := &store.Sandbox{ID: newID(), Name: req.Name, State: sdk.StateCreating, Reason: "create", Spec: spec, CreatedAt: now}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
 	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {
@@ -256,7 +256,7 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state sdk.State, reason, msg string) error {
 	now := time.Now().UTC()
 	prev := *sb
-	sb.State, sb.Reason = string(state), reason
+	sb.State, sb.Reason = state, reason
 	sb.Error = ""
 	switch state {
 	case sdk.StateStarted:
@@ -267,7 +267,7 @@ func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state sdk.S
 		sb.Error = msg
 	}
 	m.beforeWrite(sb, now) // the next deadline is written with the state
-	ev := &store.Event{SandboxID: sb.ID, Time: now, State: string(state), Reason: reason, Message: msg}
+	ev := &store.Event{SandboxID: sb.ID, Time: now, State: state, Reason: reason, Message: msg}
 	if err := m.cfg.Store.UpdateSandbox(ctx, sb, ev); err != nil {
 		*sb = prev
 		return fmt.Errorf("record state %s of %s: %w", state, sb.ID, err)
@@ -298,10 +298,10 @@ func errNotRunning(sb *store.Sandbox) error {
 	if sb.Name != "" {
 		ref = sb.Name
 	}
-	if sb.State == string(sdk.StateStopped) || sb.State == string(sdk.StateError) {
+	if sb.State == sdk.StateStopped || sb.State == sdk.StateError {
 		return errdefs.Conflict("SANDBOX_NOT_RUNNING", "sandbox %s is %s; start it with \"sbx start %s\"", ref, sb.State, ref)
 	}
-	if sb.State == string(sdk.StatePaused) {
+	if sb.State == sdk.StatePaused {
 		return errdefs.Conflict("SANDBOX_PAUSED", "sandbox %s is paused; resume it with \"sbx resume %s\"", ref, ref)
 	}
 	return errdefs.Unavailable("SANDBOX_UNAVAILABLE", "sandbox %s is %s; try again shortly", ref, sb.State)

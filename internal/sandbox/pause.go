@@ -39,7 +39,7 @@ func (m *Manager) Pause(ctx context.Context, idOrName string) (*store.Sandbox, e
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StatePaused:
 		return sb, nil
 	case sdk.StateStarted:
@@ -81,7 +81,7 @@ func (m *Manager) Resume(ctx context.Context, idOrName string) (*store.Sandbox, 
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateStarted:
 		return sb, nil
 	case sdk.StatePaused:
@@ -120,7 +120,7 @@ func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason st
 }
 
 func errNotStarted(sb *store.Sandbox, op string) error {
-	if sb.State == string(sdk.StateStopped) || sb.State == string(sdk.StateError) || sb.State == string(sdk.StatePaused) {
+	if sb.State == sdk.StateStopped || sb.State == sdk.StateError || sb.State == sdk.StatePaused {
 		return errdefs.Conflict("SANDBOX_NOT_STARTED", "cannot %s sandbox %s: it is %s, not started", op, refOf(sb), sb.State)
 	}
 	return errNotRunning(sb)
@@ -281,7 +281,7 @@ func (m *Manager) reconcilePaused(ctx context.Context, sb *store.Sandbox) error 
 		}
 		return m.transition(ctx, sb, sdk.StateStopped, "crash", "the instance was gone when the daemon started")
 	}
-	if sb.State == string(sdk.StateResuming) {
+	if sb.State == sdk.StateResuming {
 		if err := m.thaw(ctx, sb); err != nil {
 			return err
 		}
@@ -300,7 +300,7 @@ func (m *Manager) reconcilePaused(ctx context.Context, sb *store.Sandbox) error 
 	if err := m.attach(sb.ID, st.Pid, agent.NewClient(m.dirsOf(sb.ID).run)); err != nil {
 		return err
 	}
-	if sb.State == string(sdk.StatePausing) {
+	if sb.State == sdk.StatePausing {
 		return m.transition(ctx, sb, sdk.StatePaused, "reconcile", "")
 	}
 	return nil
@@ -319,10 +319,10 @@ func (m *Manager) freezerPaused(ctx context.Context, sb *store.Sandbox) (bool, e
 // agent answers means started; neither means the processes are lost.
 func (m *Manager) reconcileSavedMemory(ctx context.Context, sb *store.Sandbox) error {
 	image := exists(m.checkpointDir(sb.ID))
-	if sb.State != string(sdk.StatePaused) {
+	if sb.State != sdk.StatePaused {
 		// The agent may be suspended; an awake one ignores this.
 		agent.Wake(m.dirsOf(sb.ID).run)
-		if sb.State == string(sdk.StateResuming) || !image {
+		if sb.State == sdk.StateResuming || !image {
 			if m.reattach(ctx, sb) {
 				os.RemoveAll(m.checkpointDir(sb.ID))
 				return m.transition(ctx, sb, sdk.StateStarted, "reconcile", "")
@@ -333,7 +333,7 @@ func (m *Manager) reconcileSavedMemory(ctx context.Context, sb *store.Sandbox) e
 		return m.transition(ctx, sb, sdk.StateError, "reconcile", err.Error())
 	}
 	if image {
-		if sb.State == string(sdk.StatePaused) {
+		if sb.State == sdk.StatePaused {
 			return nil
 		}
 		return m.transition(ctx, sb, sdk.StatePaused, "reconcile", "")

@@ -197,7 +197,7 @@ func TestLazyStartTimesOutAndIsShared(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		sb, err := st.GetSandbox(ctx, "sbx-lazy")
-		if err == nil && sb.State == string(sdk.StateError) {
+		if err == nil && sb.State == sdk.StateError {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -209,7 +209,7 @@ func TestLazyStartTimesOutAndIsShared(t *testing.T) {
 		t.Errorf("%d starts for 5 concurrent callers, want 1", n)
 	}
 	evs, _ := st.ListEvents(ctx, "sbx-lazy", 0, 0)
-	if len(evs) == 0 || evs[0].State != string(sdk.StateStarting) || evs[0].Reason != "lazy" {
+	if len(evs) == 0 || evs[0].State != sdk.StateStarting || evs[0].Reason != "lazy" {
 		t.Errorf("events: %+v", evs)
 	}
 }
@@ -253,7 +253,7 @@ func TestReconcileArchiveStates(t *testing.T) {
 	if err := m.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
-	check := func(id, state string, archived, blobThere bool, present, absent []string) {
+	check := func(id string, state sdk.State, archived, blobThere bool, present, absent []string) {
 		t.Helper()
 		sb, err := st.GetSandbox(ctx, id)
 		if err != nil {
@@ -297,7 +297,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	os.MkdirAll(filepath.Join(upper, "dir/empty"), 0o755)
 	os.WriteFile(filepath.Join(upper, "dir/f"), []byte("contents"), 0o640)
 	sb, err := m.Archive(ctx, "sbx-a")
-	if err != nil || sb.State != string(sdk.StateArchived) || sb.Spec.Archive == nil {
+	if err != nil || sb.State != sdk.StateArchived || sb.Spec.Archive == nil {
 		t.Fatalf("Archive = %+v, %v", sb, err)
 	}
 	if _, err := os.Stat(upper); !errors.Is(err, os.ErrNotExist) {

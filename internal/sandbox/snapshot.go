@@ -129,7 +129,7 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 		if _, err := m.checkpointer(sb); err != nil {
 			return nil, err
 		}
-		switch sdk.State(sb.State) {
+		switch sb.State {
 		case sdk.StateStarted:
 			if err := m.pauseLocked(ctx, sb, "snapshot"); err != nil {
 				return nil, err
@@ -225,7 +225,7 @@ func dirSize(dir string) int64 {
 // nothing writes to it: a started sandbox is frozen for the time, a paused,
 // stopped or failed one has nothing running.
 func (m *Manager) withQuietUpper(ctx context.Context, sb *store.Sandbox, fn func(upper string) error) error {
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StatePaused, sdk.StateStopped, sdk.StateError:
 		return m.withUpper(ctx, sb, fn)
 	case sdk.StateStarted:

@@ -12,13 +12,17 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Sandbox is the stored record of a sandbox.
 type Sandbox struct {
 	ID     string
 	Name   string // "" when the caller gave none; unique otherwise
-	State  string // one of sdk.State
+	// State is stored as its string; the sandbox package's transition
+	// table (sandbox/transitions.go) says what each state allows.
+	State  sdk.State
 	Reason string // why it entered State
 	Error  string // message for state "error"
 	Spec   Spec
@@ -96,7 +100,7 @@ type Event struct {
 	// store fills it in from the record in UpdateSandbox.
 	SandboxName string
 	Time        time.Time
-	State       string
+	State       sdk.State
 	Reason      string
 	Message     string
 }
@@ -145,7 +149,7 @@ type Store interface {
 	// sandbox id, but only while it is in state, and reports whether it
 	// was. It leaves UpdatedAt and every other field alone, so it never
 	// undoes a concurrent state change.
-	SetDeadline(ctx context.Context, id, state string, lastActivity, expiresAt time.Time, action string) (bool, error)
+	SetDeadline(ctx context.Context, id string, state sdk.State, lastActivity, expiresAt time.Time, action string) (bool, error)
 	// ListExpiring returns up to limit sandboxes that have a deadline,
 	// soonest first.
 	ListExpiring(ctx context.Context, limit int) ([]*Sandbox, error)
