@@ -53,12 +53,11 @@ func (m *Manager) Archive(ctx context.Context, idOrName string) (*store.Sandbox,
 		return nil, err
 	}
 	defer unlock()
-	switch sb.State {
-	case sdk.StateArchived:
+	switch out, err := decide(opArchive, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StateStopped:
-	default:
-		return nil, errdefs.Conflict("SANDBOX_NOT_STOPPED", "sandbox %s is %s; only a stopped sandbox can be archived: stop it first", refOf(sb), sb.State)
 	}
 	if err := m.archiveLocked(ctx, sb, "user"); err != nil {
 		return nil, err

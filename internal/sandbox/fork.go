@@ -154,6 +154,9 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 			release()
 		}
 	}()
+	if _, err := decide(opFork, sb); err != nil {
+		return nil, false, nil, err
+	}
 	upper := filepath.Join(staging, "upper")
 	if err := os.Mkdir(upper, 0o755); err != nil {
 		return nil, false, nil, errdefs.Internal(err, "create staging directory")

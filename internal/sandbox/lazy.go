@@ -21,15 +21,6 @@ type startCall struct {
 	err  error
 }
 
-// lazyStates are the states a toolbox call starts (or resumes) the sandbox
-// from, or waits through (the transitional ones) before starting it if
-// still needed.
-var lazyStates = map[sdk.State]bool{
-	sdk.StateStarted: true, sdk.StateStopped: true, sdk.StateError: true, sdk.StateArchived: true,
-	sdk.StateStarting: true, sdk.StateStopping: true, sdk.StateArchiving: true, sdk.StateRestoring: true,
-	sdk.StatePaused: true, sdk.StatePausing: true, sdk.StateResuming: true,
-}
-
 // Agent returns the agent client of a sandbox for a toolbox call, starting
 // the sandbox first if it is stopped or archived (lazy start), or resuming
 // it if it is paused. Concurrent
@@ -45,7 +36,12 @@ func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *s
 		if inst := m.servingInstance(sb); inst != nil {
 			return inst.agent, sb, nil
 		}
-		if attempt > 0 || !lazyStates[sb.State] {
+		// Started without an instance to serve means a stop or pause for
+		// idleness is under way: the lazy start waits for it, like wait.
+		if out, err := decide(opToolbox, sb); out == refuse {
+			return nil, sb, err
+		}
+		if attempt > 0 {
 			return nil, sb, errNotRunning(sb)
 		}
 		if err := m.ensureStarted(ctx, sb); err != nil {
@@ -102,18 +98,16 @@ func (m *Manager) lazyStart(id string) error {
 		return err
 	}
 	defer unlock()
-	switch sb.State {
-	case sdk.StateStarted:
-		m.mu.Lock()
-		inst := m.instances[sb.ID]
-		m.mu.Unlock()
-		if inst != nil {
+	// Under the lock nothing else is under way: a busy state is one a crash
+	// left, which Reconcile settles.
+	switch out, _ := decide(opToolbox, sb); out {
+	case run:
+		if m.hasInstance(sb.ID) {
 			return nil
 		}
-		return errNotRunning(sb)
-	case sdk.StateStopped, sdk.StateError, sdk.StateArchived:
+	case needsStart:
 		return m.startLocked(ctx, sb, "lazy")
-	case sdk.StatePaused:
+	case needsResume:
 		return m.resumeLocked(ctx, sb, "lazy")
 	}
 	return errNotRunning(sb)

@@ -33,12 +33,11 @@ func (m *Manager) Start(ctx context.Context, idOrName string) (*store.Sandbox, e
 		return nil, err
 	}
 	defer unlock()
-	switch sb.State {
-	case sdk.StateStarted:
+	switch out, err := decide(opStart, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StateStopped, sdk.StateError, sdk.StateArchived:
-	default:
-		return nil, errNotRunning(sb)
 	}
 	if err := m.startLocked(ctx, sb, "user"); err != nil { // lazy.go
 		return nil, err
@@ -55,12 +54,11 @@ func (m *Manager) Stop(ctx context.Context, idOrName string, opt StopOptions) (*
 		return nil, err
 	}
 	defer unlock()
-	switch sb.State {
-	case sdk.StateStopped:
+	switch out, err := decide(opStop, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StateStarted, sdk.StateError:
-	default:
-		return nil, errNotRunning(sb)
 	}
 	return sb, m.stop(ctx, sb, opt, "user")
 }
@@ -83,6 +81,10 @@ func (m *Manager) Delete(ctx context.Context, idOrName string, wait bool) (*stor
 	ctx = context.WithoutCancel(ctx)
 	sb, unlock, err := m.lock(ctx, idOrName)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := decide(opDelete, sb); err != nil {
+		unlock()
 		return nil, err
 	}
 	if err := m.refuseIfForked(ctx, sb); err != nil { // lineage.go

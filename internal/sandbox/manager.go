@@ -292,21 +292,6 @@ func (m *Manager) dirsOf(id string) dirs {
 	}
 }
 
-// errNotRunning is returned by toolbox calls on a sandbox without an instance.
-func errNotRunning(sb *store.Sandbox) error {
-	ref := sb.ID
-	if sb.Name != "" {
-		ref = sb.Name
-	}
-	if sb.State == sdk.StateStopped || sb.State == sdk.StateError {
-		return errdefs.Conflict("SANDBOX_NOT_RUNNING", "sandbox %s is %s; start it with \"sbx start %s\"", ref, sb.State, ref)
-	}
-	if sb.State == sdk.StatePaused {
-		return errdefs.Conflict("SANDBOX_PAUSED", "sandbox %s is paused; resume it with \"sbx resume %s\"", ref, ref)
-	}
-	return errdefs.Unavailable("SANDBOX_UNAVAILABLE", "sandbox %s is %s; try again shortly", ref, sb.State)
-}
-
 // UsesLayers reports whether any sandbox's spec or any snapshot names one
 // of layers.
 func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error) {

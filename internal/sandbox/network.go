@@ -89,6 +89,9 @@ func (m *Manager) SetEgress(ctx context.Context, idOrName string, p sdk.EgressPo
 		return nil, err
 	}
 	defer unlock()
+	if _, err := decide(opSetEgress, sb); err != nil {
+		return nil, err
+	}
 	if m.cfg.Network == nil || sb.Spec.Network != sdk.NetworkBridge {
 		return nil, errdefs.Conflict("NO_EGRESS", "sandbox %s has network %q; egress policies apply to network bridge", refOf(sb), sb.Spec.Network)
 	}

@@ -39,12 +39,11 @@ func (m *Manager) Pause(ctx context.Context, idOrName string) (*store.Sandbox, e
 		return nil, err
 	}
 	defer unlock()
-	switch sb.State {
-	case sdk.StatePaused:
+	switch out, err := decide(opPause, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StateStarted:
-	default:
-		return nil, errNotStarted(sb, "pause")
 	}
 	return sb, m.pauseLocked(ctx, sb, "user")
 }
@@ -81,12 +80,11 @@ func (m *Manager) Resume(ctx context.Context, idOrName string) (*store.Sandbox, 
 		return nil, err
 	}
 	defer unlock()
-	switch sb.State {
-	case sdk.StateStarted:
+	switch out, err := decide(opResume, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StatePaused:
-	default:
-		return nil, errdefs.Conflict("SANDBOX_NOT_PAUSED", "sandbox %s is %s, not paused", refOf(sb), sb.State)
 	}
 	return sb, m.resumeLocked(ctx, sb, "user")
 }
@@ -117,13 +115,6 @@ func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason st
 		m.log.Warn("remove memory image", "id", sb.ID, "err", err)
 	}
 	return m.transition(ctx, sb, sdk.StateStarted, reason, "")
-}
-
-func errNotStarted(sb *store.Sandbox, op string) error {
-	if sb.State == sdk.StateStopped || sb.State == sdk.StateError || sb.State == sdk.StatePaused {
-		return errdefs.Conflict("SANDBOX_NOT_STARTED", "cannot %s sandbox %s: it is %s, not started", op, refOf(sb), sb.State)
-	}
-	return errNotRunning(sb)
 }
 
 func (m *Manager) hasInstance(id string) bool {

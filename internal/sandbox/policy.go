@@ -258,9 +258,8 @@ func (m *Manager) Update(ctx context.Context, idOrName string, req sdk.UpdateSan
 		return nil, err
 	}
 	defer unlock()
-	switch sb.State {
-	case sdk.StateDeleting, sdk.StateCreating:
-		return nil, errdefs.Conflict("SANDBOX_BUSY", "sandbox %s is %s; its policy cannot change now", sb.ID, sb.State)
+	if _, err := decide(opUpdatePolicy, sb); err != nil {
+		return nil, err
 	}
 	now := time.Now().UTC()
 	p := policyOf(sb.Spec)
