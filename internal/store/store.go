@@ -18,8 +18,8 @@ import (
 
 // Sandbox is the stored record of a sandbox.
 type Sandbox struct {
-	ID     string
-	Name   string // "" when the caller gave none; unique otherwise
+	ID   string
+	Name string // "" when the caller gave none; unique otherwise
 	// State is stored as its string; the sandbox package's transition
 	// table (sandbox/transitions.go) says what each state allows.
 	State  sdk.State
