@@ -18,13 +18,11 @@ import (
 
 // Sandbox is the stored record of a sandbox.
 type Sandbox struct {
-	ID   string
-	Name string // "" when the caller gave none; unique otherwise
-	// State is stored as its string; the sandbox package's transition
-	// table (sandbox/transitions.go) says what each state allows.
-	State  sdk.State
-	Reason string // why it entered State
-	Error  string // message for state "error"
+	ID     string
+	Name   string    // "" when the caller gave none; unique otherwise
+	State  sdk.State // stored as its string; sandbox/transitions.go says what each allows
+	Reason string    // why it entered State
+	Error  string    // message for state "error"
 	Spec   Spec
 
 	CreatedAt time.Time
