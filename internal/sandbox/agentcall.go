@@ -51,3 +51,42 @@ func waitingOnAgent(ctx context.Context) {
 		s.free()
 	}
 }
+
+// A force stop or a delete must not wait behind a graceful stop for its
+// grace period (nor for the agent to answer): it cuts the graceful stop
+// short, which then kills the instance at once, and takes the lock after it.
+
+// gracefulStop is a graceful stop under way; cancel cuts it short.
+type gracefulStop struct{ cancel context.CancelFunc }
+
+// gracefulStopping registers a graceful stop of id. It returns ctx, which
+// cutGracefulStop cancels, and done, which unregisters it.
+func (m *Manager) gracefulStopping(ctx context.Context, id string) (_ context.Context, done func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	g := &gracefulStop{cancel}
+	m.mu.Lock()
+	m.graceful[id] = g
+	m.mu.Unlock()
+	return ctx, func() {
+		m.mu.Lock()
+		if m.graceful[id] == g {
+			delete(m.graceful, id)
+		}
+		m.mu.Unlock()
+		cancel()
+	}
+}
+
+// cutGracefulStop cuts short the graceful stop of idOrName under way, if any.
+func (m *Manager) cutGracefulStop(ctx context.Context, idOrName string) {
+	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
+	if err != nil {
+		return // the caller's lock reports it
+	}
+	m.mu.Lock()
+	if g := m.graceful[sb.ID]; g != nil {
+		g.cancel()
+		delete(m.graceful, sb.ID)
+	}
+	m.mu.Unlock()
+}

@@ -49,6 +49,9 @@ func (m *Manager) Start(ctx context.Context, idOrName string) (*store.Sandbox, e
 // then SIGKILL. Its filesystem stays. Stopping a stopped sandbox is a no-op.
 func (m *Manager) Stop(ctx context.Context, idOrName string, opt StopOptions) (*store.Sandbox, error) {
 	ctx = context.WithoutCancel(ctx)
+	if opt.Force {
+		m.cutGracefulStop(ctx, idOrName)
+	}
 	sb, unlock, err := m.lock(ctx, idOrName)
 	if err != nil {
 		return nil, err
@@ -79,6 +82,7 @@ func (m *Manager) stop(ctx context.Context, sb *store.Sandbox, opt StopOptions, 
 // once the intent is recorded and finishes in the background.
 func (m *Manager) Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error) {
 	ctx = context.WithoutCancel(ctx)
+	m.cutGracefulStop(ctx, idOrName)
 	sb, unlock, err := m.lock(ctx, idOrName)
 	if err != nil {
 		return nil, err
@@ -308,6 +312,8 @@ func (m *Manager) shutdownGracefully(ctx context.Context, id string, inst *insta
 		grace = DefaultGrace
 	}
 	waitingOnAgent(ctx)
+	ctx, done := m.gracefulStopping(ctx, id) // a force stop or delete cancels ctx
+	defer done()
 	callCtx, cancel := context.WithTimeout(ctx, m.agentCallTimeout())
 	err := inst.agent.Shutdown(callCtx, grace)
 	cancel()
@@ -319,6 +325,8 @@ func (m *Manager) shutdownGracefully(ctx context.Context, id string, inst *insta
 	defer t.Stop()
 	select {
 	case <-inst.exited:
+	case <-ctx.Done():
+		m.log.Info("a force stop or delete cut the grace period short", "id", id)
 	case <-t.C:
 		m.log.Warn("the agent did not exit within the grace period; killing the instance", "id", id, "grace", grace)
 	}

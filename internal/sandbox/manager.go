@@ -83,7 +83,8 @@ type Manager struct {
 	names keyedMutex // by sandbox name, for get-or-create
 
 	mu        sync.Mutex
-	instances map[string]*instance // running instances by sandbox id
+	instances map[string]*instance     // running instances by sandbox id
+	graceful  map[string]*gracefulStop // under way, for a force stop to cut short (agentcall.go)
 	closed    chan struct{}
 	wg        sync.WaitGroup // monitors
 
@@ -124,7 +125,7 @@ func New(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "sandboxes"), 0o700); err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, closed: make(chan struct{})}, nil
+	return &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, graceful: map[string]*gracefulStop{}, closed: make(chan struct{})}, nil
 }
 
 // Close stops watching instances. Instances keep running (DESIGN invariant 5).
