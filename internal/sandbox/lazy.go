@@ -36,8 +36,9 @@ func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *s
 		if inst := m.servingInstance(sb); inst != nil {
 			return inst.agent, sb, nil
 		}
-		// Started without an instance to serve means a stop or pause for
-		// idleness is under way: the lazy start waits for it, like wait.
+		// Anything but a refusal goes through one lazy start, which decides
+		// again under the lock: a start or resume, or, for a sandbox in a
+		// busy state or draining for idleness, whatever its end requires.
 		if out, err := decide(opToolbox, sb); out == refuse {
 			return nil, sb, err
 		}

@@ -18,7 +18,8 @@ import (
 // look at states, but to recover or schedule, not to decide whether a
 // caller may do something.
 
-// op is an operation whose effect depends on the sandbox's state.
+// op is an operation whose effect depends on the sandbox's state. Its
+// value is the verb of its refusal message ("cannot <op> sandbox …").
 type op string
 
 const (
