@@ -356,3 +356,55 @@ func TestSchedulerDeletesDueSandbox(t *testing.T) {
 }
 
 func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+// The scheduler's workers never wait on a sandbox's lock: sandboxes held by
+// long operations (a graceful stop with a long grace, say), more of them
+// than there are workers, do not keep another sandbox's deadline from
+// firing; theirs fire once they are free.
+func TestSchedulerDoesNotWaitOnLockedSandboxes(t *testing.T) {
+	m, _, st := newPolicyManager(t, nil)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	put := func(id string, due time.Duration) {
+		p := store.Policy{TTLSeconds: 1, TTLFrom: now.Add(due - time.Second), AutoDeleteSeconds: -1, AutoArchiveSeconds: 3600}
+		if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: sdk.StateStopped, Spec: store.Spec{Image: "base", Policy: &p}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var held []string
+	var unlocks []func()
+	for i := range 2 * maxDueActions {
+		id := "sbx-held" + string(rune('a'+i))
+		put(id, 0)
+		held = append(held, id)
+		unlock := m.locks.Lock(id)
+		var once sync.Once
+		unlocks = append(unlocks, func() { once.Do(unlock) })
+	}
+	t.Cleanup(func() { // before m.Close, which waits for the actions
+		for _, unlock := range unlocks {
+			unlock()
+		}
+	})
+	put("sbx-free", 300*time.Millisecond) // due after the held ones
+	m.startPolicies(ctx)
+
+	gone := func(id string) func() bool {
+		return func() bool {
+			_, err := st.GetSandbox(ctx, id)
+			return errdefs.Is(err, errdefs.KindNotFound)
+		}
+	}
+	waitFor(t, "the TTL of the free sandbox", gone("sbx-free"))
+	for _, id := range held {
+		if gone(id)() {
+			t.Fatalf("%s was deleted while another operation held it", id)
+		}
+	}
+	for _, unlock := range unlocks {
+		unlock()
+	}
+	for _, id := range held {
+		waitFor(t, "the TTL of "+id+" once it is free", gone(id))
+	}
+}
