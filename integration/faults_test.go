@@ -531,3 +531,102 @@ func TestAcknowledgedCreatesSurviveKill9(t *testing.T) {
 	t.Logf("%d creates acknowledged, %d sandboxes after the restart", len(acked), len(list))
 	d.assertOwnedOnly(started)
 }
+
+// TestFrozenAgentDoesNotJamTheDaemon stops agents from the host with SIGSTOP,
+// as code inside could by ptracing PID 1: they accept connections and never
+// answer. A graceful stop still ends (the instance killed), force-stop and
+// delete ?wait=true are not held up behind it, and sandboxes whose agents
+// are frozen while the scheduler idle-stops them do not keep another
+// sandbox's TTL from firing.
+func TestFrozenAgentDoesNotJamTheDaemon(t *testing.T) {
+	d := startDaemon(t)
+	// Every call is bounded so that a jammed daemon fails the test rather
+	// than hanging it.
+	bounded := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), 90*time.Second)
+	}
+	stopping := d.create(sdk.CreateSandboxRequest{KeepAlive: true})
+	deleting := d.create(sdk.CreateSandboxRequest{KeepAlive: true})
+	d.freezeAgent(stopping.ID)
+	d.freezeAgent(deleting.ID)
+	// More frozen sandboxes due for an idle stop than the scheduler has
+	// workers (maxDueActions = 4), due before the TTL below.
+	var idle []*sdk.Sandbox
+	for range 5 {
+		sb := d.create(sdk.CreateSandboxRequest{AutoStopSeconds: sdk.Ptr(5)})
+		d.freezeAgent(sb.ID)
+		idle = append(idle, sb)
+	}
+	ttl := d.create(sdk.CreateSandboxRequest{TTLSeconds: 5})
+
+	// A graceful stop of a frozen agent, and force-stop and delete while it runs.
+	type result struct {
+		sb  *sdk.Sandbox
+		err error
+	}
+	graceful := make(chan result, 2)
+	for _, sb := range []*sdk.Sandbox{stopping, deleting} {
+		go func() {
+			ctx, cancel := bounded()
+			defer cancel()
+			got, err := d.client.StopSandbox(ctx, sb.ID, sdk.StopOptions{})
+			graceful <- result{got, err}
+		}()
+		waitFor(t, 30*time.Second, "a graceful stop to begin", func() bool {
+			got, err := d.client.GetSandbox(context.Background(), sb.ID)
+			return err == nil && got.State != sdk.StateStarted
+		})
+	}
+	ctx, cancel := bounded()
+	defer cancel()
+	if got, err := d.client.StopSandbox(ctx, stopping.ID, sdk.StopOptions{Force: true}); err != nil || got.State != sdk.StateStopped {
+		t.Errorf("force stop of a frozen sandbox: %+v, %v", got, err)
+	}
+	if err := d.client.DeleteSandbox(ctx, deleting.ID, true); err != nil && !sdk.IsNotFound(err) {
+		t.Errorf("delete ?wait=true of a frozen sandbox: %v", err)
+	}
+	if _, err := d.client.GetSandbox(ctx, deleting.ID); !sdk.IsNotFound(err) {
+		t.Errorf("deleted sandbox still there: %v", err)
+	}
+	for range 2 {
+		if r := <-graceful; r.err != nil && !sdk.IsNotFound(r.err) {
+			t.Errorf("graceful stop of a frozen sandbox: %+v, %v", r.sb, r.err)
+		}
+	}
+	d.assertInstanceGone(stopping.ID)
+
+	waitFor(t, 60*time.Second, "the TTL to delete its sandbox", func() bool {
+		_, err := d.client.GetSandbox(context.Background(), ttl.ID)
+		return sdk.IsNotFound(err)
+	})
+	for _, sb := range idle {
+		if got := d.waitState(sb.ID, sdk.StateStopped, 60*time.Second); got.Reason != "idle" {
+			t.Errorf("frozen idle sandbox stopped with reason %q, want idle", got.Reason)
+		}
+		d.assertInstanceGone(sb.ID)
+	}
+}
+
+// freezeAgent stops a sandbox's agent with SIGSTOP. Cleanup resumes it if it
+// still runs, so that a failing test can still clean up.
+func (d *daemon) freezeAgent(id string) {
+	d.t.Helper()
+	pid := d.instancePid(id)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() {
+		out, err := exec.Command("runc", "--root", filepath.Join(d.dataDir, "runc"), "state", id).Output()
+		if err == nil && strings.Contains(string(out), fmt.Sprintf(`"pid": %d,`, pid)) {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
+}
+
+// assertInstanceGone checks that the runtime knows no instance of id.
+func (d *daemon) assertInstanceGone(id string) {
+	d.t.Helper()
+	if out, err := exec.Command("runc", "--root", filepath.Join(d.dataDir, "runc"), "state", id).CombinedOutput(); err == nil {
+		d.t.Errorf("instance of %s still there: %s", id, out)
+	}
+}

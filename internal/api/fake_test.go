@@ -26,7 +26,7 @@ func newFake() *fakeSandboxes {
 	return &fakeSandboxes{err: errdefs.NotFound(sdk.CodeSandboxNotFound, "no sandbox"), closed: make(chan struct{})}
 }
 
-var sb1 = &store.Sandbox{ID: "sb1", Name: "one", State: string(sdk.StateStarted)}
+var sb1 = &store.Sandbox{ID: "sb1", Name: "one", State: sdk.StateStarted}
 
 func (f *fakeSandboxes) lookup(id string) (*store.Sandbox, error) {
 	if id == "sb1" || id == "one" {
@@ -114,6 +114,9 @@ func (f *fakeSandboxes) UsesLayers(ctx context.Context, layers []string) (bool, 
 	return false, nil
 }
 func (f *fakeSandboxes) SetEgress(ctx context.Context, id string, _ sdk.EgressPolicy) (*store.Sandbox, error) {
+	return f.lookup(id)
+}
+func (f *fakeSandboxes) EnsureServing(ctx context.Context, id string, _ int) (*store.Sandbox, error) {
 	return f.lookup(id)
 }
 func (f *fakeSandboxes) Agent(ctx context.Context, id string) (*agentapi.Client, *store.Sandbox, error) {

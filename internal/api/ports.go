@@ -45,7 +45,7 @@ func (s *Server) networkInfo(sb *store.Sandbox) sdk.NetworkInfo {
 	}
 	if s.net != nil && s.net.Network != nil {
 		info.Gateway = s.net.Network.Gateway().String()
-		if ip, ok := s.net.Network.Address(sb.ID); ok && sb.State == string(sdk.StateStarted) {
+		if ip, ok := s.net.Network.Address(sb.ID); ok && sb.State == sdk.StateStarted {
 			info.Address = ip.String()
 		}
 	}
@@ -285,12 +285,9 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 	}
 	// A stopped sandbox starts (lazy start) before the request goes on, and
 	// its server gets a moment to listen.
-	if _, up := s.net.Network.Address(sb.ID); !up || sb.State != string(sdk.StateStarted) {
-		if _, sb, err = s.sandboxes.Agent(r.Context(), sb.ID); err != nil {
-			writeError(w, r, err)
-			return
-		}
-		s.net.Network.WaitPort(r.Context(), sb.ID, port, lazyPortWait)
+	if sb, err = s.sandboxes.EnsureServing(r.Context(), sb.ID, port); err != nil {
+		writeError(w, r, err)
+		return
 	}
 	if s.net.PreviewActivity {
 		release := s.sandboxes.Hold(r.Context(), sb.ID)
@@ -400,10 +397,6 @@ func stripCredentials(r *http.Request, apiKey string) string {
 	q.Del(network.SigParam)
 	return q.Encode()
 }
-
-// lazyPortWait bounds how long a preview request that started its sandbox
-// waits for the port to listen.
-const lazyPortWait = 15 * time.Second
 
 // previewDoc and previewQ document the path-based preview routes.
 const previewDoc = "Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs the API key, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public"

@@ -26,6 +26,7 @@ type Sandboxes interface {
 	agents                                                                                      // toolbox.go
 	imageUsers                                                                                  // images.go
 	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error) // ports.go
+	EnsureServing(ctx context.Context, idOrName string, port int) (*store.Sandbox, error)       // ports.go
 }
 
 // Server is the HTTP API.

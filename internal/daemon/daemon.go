@@ -122,7 +122,7 @@ func Run(ctx context.Context, cfg Config) error {
 	defer life.Close()
 	mgr, err := sandbox.New(sandbox.Config{
 		DataDir: cfg.DataDir, AgentBinary: agentBin,
-		Store: st, Images: images, Rootfs: rootfs{}, Runtime: rt,
+		Store: st, Images: images, Rootfs: rootfs{},
 		Runtimes: classRuntimes(cfg, rt, agentBin), // gvisor.go
 		Blobs:    life.blobs,
 		OnEvent:  life.onEvent,

@@ -134,7 +134,7 @@ func (m *Manager) Hold(ctx context.Context, idOrName string) (release func()) {
 // restart can a sandbox stop after 0.9 of its interval.
 func (m *Manager) touch(ctx context.Context, sb *store.Sandbox, now time.Time) {
 	m.life.noteActivity(sb.ID, now)
-	if sb.State != string(sdk.StateStarted) {
+	if sb.State != sdk.StateStarted {
 		return
 	}
 	_, held := m.life.activityOf(sb.ID)

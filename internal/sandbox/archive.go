@@ -54,12 +54,11 @@ func (m *Manager) Archive(ctx context.Context, idOrName string) (*store.Sandbox,
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
-	case sdk.StateArchived:
+	switch out, err := decide(opArchive, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StateStopped:
-	default:
-		return nil, errdefs.Conflict("SANDBOX_NOT_STOPPED", "sandbox %s is %s; only a stopped sandbox can be archived: stop it first", refOf(sb), sb.State)
 	}
 	if err := m.archiveLocked(ctx, sb, "user"); err != nil {
 		return nil, err
@@ -289,7 +288,7 @@ func (m *Manager) reconcileArchive(ctx context.Context, sb *store.Sandbox) error
 	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
 		return err
 	}
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateArchiving:
 		if m.cfg.Blobs != nil {
 			if err := m.cfg.Blobs.Delete(ctx, archiveKey(sb.ID)); err != nil {

@@ -34,9 +34,6 @@ func (m *Manager) runtimeFor(class string) (runtime.Runtime, error) {
 	if rt := m.cfg.Runtimes[class]; rt != nil {
 		return rt, nil
 	}
-	if class == ClassContainer && m.cfg.Runtime != nil {
-		return m.cfg.Runtime, nil
-	}
 	switch class {
 	case ClassContainer, ClassGVisor:
 		tool := map[string]string{ClassContainer: "runc", ClassGVisor: "runsc"}[class]
@@ -64,9 +61,6 @@ func (m *Manager) runtimes() map[string]runtime.Runtime {
 		if rt != nil {
 			out[class] = rt
 		}
-	}
-	if out[ClassContainer] == nil && m.cfg.Runtime != nil {
-		out[ClassContainer] = m.cfg.Runtime
 	}
 	return out
 }
@@ -101,7 +95,7 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 	}
 	dir := m.checkpointDir(sb.ID)
 	restore := false
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateResuming:
 		restore = true
 	case sdk.StateCreating:
@@ -125,7 +119,7 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 		return runtime.Status{}, errdefs.Invalid("MEMORY_UNSUPPORTED", "class %s cannot restore memory", classOf(sb.Spec))
 	}
 	st, err := cp.Restore(ctx, inst, dir)
-	if sb.State == string(sdk.StateCreating) {
+	if sb.State == sdk.StateCreating {
 		// A new sandbox restores once; its image was only linked here.
 		os.RemoveAll(dir)
 	}

@@ -57,7 +57,7 @@ func (m *Manager) published(ev store.Event) {
 // gone, with the reason of its deletion, and forgets its activity.
 func (m *Manager) recordDeleted(ctx context.Context, sb *store.Sandbox) {
 	m.life.forget(sb.ID)
-	ev := &store.Event{SandboxID: sb.ID, SandboxName: sb.Name, State: string(sdk.StateDeleted), Reason: sb.Reason}
+	ev := &store.Event{SandboxID: sb.ID, SandboxName: sb.Name, State: sdk.StateDeleted, Reason: sb.Reason}
 	if err := m.cfg.Store.AppendEvent(ctx, ev); err != nil {
 		m.log.Error("record deletion", "id", sb.ID, "err", err)
 		return
@@ -111,7 +111,7 @@ func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.Stat
 			}
 			if ev, ok := m.deletedEvent(ctx, last.ID); ok || time.Since(goneSince) > time.Second {
 				gone := *last
-				gone.State, gone.Reason = string(sdk.StateDeleted), ev.Reason
+				gone.State, gone.Reason = sdk.StateDeleted, ev.Reason
 				return &gone, nil
 			}
 			select {
@@ -125,7 +125,7 @@ func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.Stat
 			return nil, errdefs.NotFound("SANDBOX_NOT_FOUND", "sandbox %s was deleted before it was %s", refOf(last), state)
 		case err != nil:
 			return nil, err
-		case sb.State == string(state):
+		case sb.State == state:
 			return m.withActivity(sb), nil
 		}
 		last = sb
@@ -148,7 +148,7 @@ func (m *Manager) deletedEvent(ctx context.Context, id string) (store.Event, boo
 		return store.Event{}, false
 	}
 	for _, e := range evs {
-		if e.State == string(sdk.StateDeleted) {
+		if e.State == sdk.StateDeleted {
 			return e, true
 		}
 	}

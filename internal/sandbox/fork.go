@@ -103,7 +103,7 @@ func forkNote(parent *store.Sandbox) string {
 	if classOf(parent.Spec) == ClassContainer {
 		return "class container keeps no memory image"
 	}
-	return "the parent was " + parent.State
+	return "the parent was " + string(parent.State)
 }
 
 // forkNames validates a fork request and returns one name per fork ("" for
@@ -154,6 +154,9 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 			release()
 		}
 	}()
+	if _, err := decide(opFork, sb); err != nil {
+		return nil, false, nil, err
+	}
 	upper := filepath.Join(staging, "upper")
 	if err := os.Mkdir(upper, 0o755); err != nil {
 		return nil, false, nil, errdefs.Internal(err, "create staging directory")
@@ -162,7 +165,7 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 	parent = new(store.Sandbox)
 	*parent = *sb
 
-	state := sdk.State(sb.State)
+	state := sb.State
 	switch {
 	case classOf(sb.Spec) != ClassGVisor || (state != sdk.StateStarted && state != sdk.StatePaused):
 		return parent, false, release, m.withQuietUpper(ctx, sb, copyUpper)
@@ -235,7 +238,7 @@ func (m *Manager) createFork(ctx context.Context, parent *store.Sandbox, name, s
 		policy := *p
 		spec.Policy = &policy
 	}
-	sb := &store.Sandbox{ID: newID(), Name: name, State: string(sdk.StateCreating), Reason: "fork", Spec: spec, CreatedAt: time.Now().UTC()}
+	sb := &store.Sandbox{ID: newID(), Name: name, State: sdk.StateCreating, Reason: "fork", Spec: spec, CreatedAt: time.Now().UTC()}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
 	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {

@@ -21,15 +21,6 @@ type startCall struct {
 	err  error
 }
 
-// lazyStates are the states a toolbox call starts (or resumes) the sandbox
-// from, or waits through (the transitional ones) before starting it if
-// still needed.
-var lazyStates = map[sdk.State]bool{
-	sdk.StateStarted: true, sdk.StateStopped: true, sdk.StateError: true, sdk.StateArchived: true,
-	sdk.StateStarting: true, sdk.StateStopping: true, sdk.StateArchiving: true, sdk.StateRestoring: true,
-	sdk.StatePaused: true, sdk.StatePausing: true, sdk.StateResuming: true,
-}
-
 // Agent returns the agent client of a sandbox for a toolbox call, starting
 // the sandbox first if it is stopped or archived (lazy start), or resuming
 // it if it is paused. Concurrent
@@ -42,13 +33,16 @@ func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *s
 		if err != nil {
 			return nil, nil, err
 		}
-		m.mu.Lock()
-		inst := m.instances[sb.ID]
-		m.mu.Unlock()
-		if sb.State == string(sdk.StateStarted) && inst != nil && !m.life.isDraining(sb.ID) {
+		if inst := m.servingInstance(sb); inst != nil {
 			return inst.agent, sb, nil
 		}
-		if attempt > 0 || !lazyStates[sdk.State(sb.State)] {
+		// Anything but a refusal goes through one lazy start, which decides
+		// again under the lock: a start or resume, or, for a sandbox in a
+		// busy state or draining for idleness, whatever its end requires.
+		if out, err := decide(opToolbox, sb); out == refuse {
+			return nil, sb, err
+		}
+		if attempt > 0 {
 			return nil, sb, errNotRunning(sb)
 		}
 		if err := m.ensureStarted(ctx, sb); err != nil {
@@ -105,18 +99,16 @@ func (m *Manager) lazyStart(id string) error {
 		return err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
-	case sdk.StateStarted:
-		m.mu.Lock()
-		inst := m.instances[sb.ID]
-		m.mu.Unlock()
-		if inst != nil {
+	// Under the lock nothing else is under way: a busy state is one a crash
+	// left, which Reconcile settles.
+	switch out, _ := decide(opToolbox, sb); out {
+	case run:
+		if m.hasInstance(sb.ID) {
 			return nil
 		}
-		return errNotRunning(sb)
-	case sdk.StateStopped, sdk.StateError, sdk.StateArchived:
+	case needsStart:
 		return m.startLocked(ctx, sb, "lazy")
-	case sdk.StatePaused:
+	case needsResume:
 		return m.resumeLocked(ctx, sb, "lazy")
 	}
 	return errNotRunning(sb)
@@ -128,7 +120,7 @@ func (m *Manager) startLocked(ctx context.Context, sb *store.Sandbox, reason str
 	if err := m.cfg.Disk.Check("start a sandbox"); err != nil {
 		return err
 	}
-	if sb.State == string(sdk.StateArchived) {
+	if sb.State == sdk.StateArchived {
 		if err := m.restoreLocked(ctx, sb, reason); err != nil {
 			return err
 		}
@@ -148,4 +140,42 @@ func refOf(sb *store.Sandbox) string {
 		return sb.Name
 	}
 	return sb.ID
+}
+
+// LazyPortWait bounds how long EnsureServing waits, after starting a
+// sandbox, for its server to listen.
+const LazyPortWait = 15 * time.Second
+
+// EnsureServing readies a sandbox to serve a request on port (a preview):
+// a sandbox without a running instance is started or resumed as for a
+// toolbox call (see Agent), and its server then gets up to LazyPortWait to
+// listen on port. A server that does not listen by then is not an error:
+// the request goes on and its caller sees the connection refused.
+func (m *Manager) EnsureServing(ctx context.Context, idOrName string, port int) (*store.Sandbox, error) {
+	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	if m.servingInstance(sb) != nil {
+		return sb, nil
+	}
+	if _, sb, err = m.Agent(ctx, sb.ID); err != nil {
+		return nil, err
+	}
+	if m.cfg.Network != nil {
+		m.cfg.Network.WaitPort(ctx, sb.ID, port, LazyPortWait)
+	}
+	return sb, nil
+}
+
+// servingInstance returns the running instance of sb, or nil if it has
+// none or it is being stopped or paused for idleness.
+func (m *Manager) servingInstance(sb *store.Sandbox) *instance {
+	m.mu.Lock()
+	inst := m.instances[sb.ID]
+	m.mu.Unlock()
+	if sb.State != sdk.StateStarted || m.life.isDraining(sb.ID) {
+		return nil
+	}
+	return inst
 }

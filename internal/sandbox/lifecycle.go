@@ -33,12 +33,11 @@ func (m *Manager) Start(ctx context.Context, idOrName string) (*store.Sandbox, e
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
-	case sdk.StateStarted:
+	switch out, err := decide(opStart, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StateStopped, sdk.StateError, sdk.StateArchived:
-	default:
-		return nil, errNotRunning(sb)
 	}
 	if err := m.startLocked(ctx, sb, "user"); err != nil { // lazy.go
 		return nil, err
@@ -50,17 +49,19 @@ func (m *Manager) Start(ctx context.Context, idOrName string) (*store.Sandbox, e
 // then SIGKILL. Its filesystem stays. Stopping a stopped sandbox is a no-op.
 func (m *Manager) Stop(ctx context.Context, idOrName string, opt StopOptions) (*store.Sandbox, error) {
 	ctx = context.WithoutCancel(ctx)
+	if opt.Force {
+		m.cutGracefulStop(ctx, idOrName)
+	}
 	sb, unlock, err := m.lock(ctx, idOrName)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
-	case sdk.StateStopped:
+	switch out, err := decide(opStop, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StateStarted, sdk.StateError:
-	default:
-		return nil, errNotRunning(sb)
 	}
 	return sb, m.stop(ctx, sb, opt, "user")
 }
@@ -81,8 +82,13 @@ func (m *Manager) stop(ctx context.Context, sb *store.Sandbox, opt StopOptions, 
 // once the intent is recorded and finishes in the background.
 func (m *Manager) Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error) {
 	ctx = context.WithoutCancel(ctx)
+	m.cutGracefulStop(ctx, idOrName)
 	sb, unlock, err := m.lock(ctx, idOrName)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := decide(opDelete, sb); err != nil {
+		unlock()
 		return nil, err
 	}
 	if err := m.refuseIfForked(ctx, sb); err != nil { // lineage.go
@@ -277,18 +283,7 @@ func (m *Manager) stopInstance(ctx context.Context, sb *store.Sandbox, opt StopO
 	m.mu.Unlock()
 
 	if inst != nil && !opt.Force {
-		grace := opt.Grace
-		if grace == 0 {
-			grace = DefaultGrace
-		}
-		// The agent sends SIGTERM to every process, waits up to grace, sends
-		// SIGKILL, then exits. Give it a little longer than grace.
-		if err := inst.agent.Shutdown(ctx, grace); err == nil {
-			select {
-			case <-inst.exited:
-			case <-time.After(grace + 2*time.Second):
-			}
-		}
+		m.shutdownGracefully(ctx, sb.ID, inst, opt.Grace)
 	}
 	if err := m.runtimeOf(sb).Kill(ctx, sb.ID, syscall.SIGKILL); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
 		m.log.Warn("kill instance", "id", sb.ID, "err", err)
@@ -306,6 +301,35 @@ func (m *Manager) stopInstance(ctx context.Context, sb *store.Sandbox, opt StopO
 		return fmt.Errorf("unmount disk of %s: %w", sb.ID, err)
 	}
 	return nil
+}
+
+// shutdownGracefully asks the agent to stop every process (SIGTERM, grace,
+// SIGKILL) and exit, and waits for it a little longer than grace. An agent
+// that does not accept within the agent call timeout is not waited for: the
+// caller kills the instance through the runtime (see agentcall.go).
+func (m *Manager) shutdownGracefully(ctx context.Context, id string, inst *instance, grace time.Duration) {
+	if grace == 0 {
+		grace = DefaultGrace
+	}
+	waitingOnAgent(ctx)
+	ctx, done := m.gracefulStopping(ctx, id) // a force stop or delete cancels ctx
+	defer done()
+	callCtx, cancel := context.WithTimeout(ctx, m.agentCallTimeout())
+	err := inst.agent.Shutdown(callCtx, grace)
+	cancel()
+	if err != nil {
+		m.log.Warn("the agent did not accept the shutdown; killing the instance", "id", id, "err", err)
+		return
+	}
+	t := time.NewTimer(grace + 2*time.Second)
+	defer t.Stop()
+	select {
+	case <-inst.exited:
+	case <-ctx.Done():
+		m.log.Info("a force stop or delete cut the grace period short", "id", id)
+	case <-t.C:
+		m.log.Warn("the agent did not exit within the grace period; killing the instance", "id", id, "grace", grace)
+	}
 }
 
 // instanceEnv is the agent's environment: the image's, then the sandbox's.

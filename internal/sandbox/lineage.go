@@ -85,7 +85,7 @@ func (m *Manager) refuseIfForked(ctx context.Context, sb *store.Sandbox) error {
 	}
 	live := 0
 	for _, f := range forks {
-		if f.State != string(sdk.StateDeleting) {
+		if f.State != sdk.StateDeleting {
 			live++
 		}
 	}

@@ -29,6 +29,31 @@ func (k *keyedMutex) Lock(key string) (unlock func()) {
 	k.mu.Unlock()
 
 	e.mu.Lock()
+	return k.unlocker(key, e)
+}
+
+// TryLock locks key if nobody holds it, and returns the function that
+// unlocks it; ok is false if somebody does.
+func (k *keyedMutex) TryLock(key string) (unlock func(), ok bool) {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = make(map[string]*keyedEntry)
+	}
+	e := k.locks[key]
+	if e == nil {
+		e = &keyedEntry{}
+		k.locks[key] = e
+	}
+	if !e.mu.TryLock() { // held: a fresh entry's never is
+		k.mu.Unlock()
+		return nil, false
+	}
+	e.refs++
+	k.mu.Unlock()
+	return k.unlocker(key, e), true
+}
+
+func (k *keyedMutex) unlocker(key string, e *keyedEntry) func() {
 	return func() {
 		e.mu.Unlock()
 		k.mu.Lock()

@@ -53,15 +53,16 @@ type Config struct {
 	Store       store.Store
 	Images      Images
 	Rootfs      Rootfs
-	Runtime     runtime.Runtime
-	Defaults    Defaults
-	Logger      *slog.Logger
+	// Runtimes run the instances of each class (ClassContainer,
+	// ClassGVisor); a class without one is unavailable. See class.go.
+	Runtimes map[string]runtime.Runtime
+	Defaults Defaults
+	Logger   *slog.Logger
 	// ReadyTimeout bounds how long a start waits for the agent to answer.
 	ReadyTimeout time.Duration
-
-	// Runtimes run the instances of each class ("container", "gvisor");
-	// class "container" falls back to Runtime. See class.go.
-	Runtimes map[string]runtime.Runtime
+	// AgentCallTimeout bounds each other call the Manager makes to an agent
+	// (default DefaultAgentCallTimeout; see agentcall.go).
+	AgentCallTimeout time.Duration
 
 	// Lifecycle (see policy.go). Blobs receives archives; nil disables
 	// archiving. OnEvent is called after each recorded event and must not
@@ -86,7 +87,8 @@ type Manager struct {
 	names keyedMutex // by sandbox name, for get-or-create
 
 	mu        sync.Mutex
-	instances map[string]*instance // running instances by sandbox id
+	instances map[string]*instance     // running instances by sandbox id
+	graceful  map[string]*gracefulStop // under way, for a force stop to cut short (agentcall.go)
 	closed    chan struct{}
 	wg        sync.WaitGroup // monitors
 
@@ -127,7 +129,7 @@ func New(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "sandboxes"), 0o700); err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, closed: make(chan struct{})}, nil
+	return &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, graceful: map[string]*gracefulStop{}, closed: make(chan struct{})}, nil
 }
 
 // Close stops watching instances. Instances keep running (DESIGN invariant 5).
@@ -201,7 +203,7 @@ func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (*st
 	if err := resolveLifecycle(&spec, req, now); err != nil {
 		return nil, err
 	}
-	sb := &store.Sandbox{ID: newID(), Name: req.Name, State: string(sdk.StateCreating), Reason: "create", Spec: spec, CreatedAt: now}
+	sb := &store.Sandbox{ID: newID(), Name: req.Name, State: sdk.StateCreating, Reason: "create", Spec: spec, CreatedAt: now}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
 	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {
@@ -259,7 +261,7 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state sdk.State, reason, msg string) error {
 	now := time.Now().UTC()
 	prev := *sb
-	sb.State, sb.Reason = string(state), reason
+	sb.State, sb.Reason = state, reason
 	sb.Error = ""
 	switch state {
 	case sdk.StateStarted:
@@ -270,7 +272,7 @@ func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state sdk.S
 		sb.Error = msg
 	}
 	m.beforeWrite(sb, now) // the next deadline is written with the state
-	ev := &store.Event{SandboxID: sb.ID, Time: now, State: string(state), Reason: reason, Message: msg}
+	ev := &store.Event{SandboxID: sb.ID, Time: now, State: state, Reason: reason, Message: msg}
 	if err := m.cfg.Store.UpdateSandbox(ctx, sb, ev); err != nil {
 		*sb = prev
 		return fmt.Errorf("record state %s of %s: %w", state, sb.ID, err)
@@ -293,21 +295,6 @@ func (m *Manager) dirsOf(id string) dirs {
 		bundle: filepath.Join(root, "bundle"),
 		log:    filepath.Join(root, "agent.log"),
 	}
-}
-
-// errNotRunning is returned by toolbox calls on a sandbox without an instance.
-func errNotRunning(sb *store.Sandbox) error {
-	ref := sb.ID
-	if sb.Name != "" {
-		ref = sb.Name
-	}
-	if sb.State == string(sdk.StateStopped) || sb.State == string(sdk.StateError) {
-		return errdefs.Conflict("SANDBOX_NOT_RUNNING", "sandbox %s is %s; start it with \"sbx start %s\"", ref, sb.State, ref)
-	}
-	if sb.State == string(sdk.StatePaused) {
-		return errdefs.Conflict("SANDBOX_PAUSED", "sandbox %s is paused; resume it with \"sbx resume %s\"", ref, ref)
-	}
-	return errdefs.Unavailable("SANDBOX_UNAVAILABLE", "sandbox %s is %s; try again shortly", ref, sb.State)
 }
 
 // UsesLayers reports whether any sandbox's spec or any snapshot names one

@@ -83,7 +83,7 @@ func newFakeManager(t *testing.T) (*Manager, *fakeRuntime, store.Store) {
 	t.Cleanup(func() { st.Close() })
 	rt := &fakeRuntime{containers: map[string]runtime.Status{}}
 	// The fake runtime starts no agent, so waits for one must end quickly.
-	m, err := New(Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Runtime: rt, ReadyTimeout: 100 * time.Millisecond})
+	m, err := New(Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Runtimes: map[string]runtime.Runtime{ClassContainer: rt}, ReadyTimeout: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestReconcileFinishesInterruptedOperations(t *testing.T) {
 	m, rt, st := newFakeManager(t)
 	ctx := context.Background()
 	put := func(id string, state sdk.State, running bool) {
-		if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: string(state), Spec: store.Spec{Image: "base"}}); err != nil {
+		if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: state, Spec: store.Spec{Image: "base"}}); err != nil {
 			t.Fatal(err)
 		}
 		if running {
@@ -126,7 +126,7 @@ func TestReconcileFinishesInterruptedOperations(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
-		if sb.State != string(sdk.StateStopped) || (reason != "" && sb.Reason != reason) {
+		if sb.State != sdk.StateStopped || (reason != "" && sb.Reason != reason) {
 			t.Errorf("%s: state %s reason %q, want stopped %q", id, sb.State, sb.Reason, reason)
 		}
 	}

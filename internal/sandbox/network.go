@@ -31,6 +31,9 @@ type Network interface {
 	// are not closed: open lists the established ones; closing lists those
 	// on their way to closed, the last of which may take up to wait.
 	OpenConns(id string) (open, closing []string, wait time.Duration, err error)
+	// WaitPort waits until something accepts connections on port of sb's
+	// running instance, up to timeout.
+	WaitPort(ctx context.Context, id string, port int, timeout time.Duration) error
 }
 
 // resolveNetwork fills in the network mode and egress policy of a new spec.
@@ -86,6 +89,9 @@ func (m *Manager) SetEgress(ctx context.Context, idOrName string, p sdk.EgressPo
 		return nil, err
 	}
 	defer unlock()
+	if _, err := decide(opSetEgress, sb); err != nil {
+		return nil, err
+	}
 	if m.cfg.Network == nil || sb.Spec.Network != sdk.NetworkBridge {
 		return nil, errdefs.Conflict("NO_EGRESS", "sandbox %s has network %q; egress policies apply to network bridge", refOf(sb), sb.Spec.Network)
 	}

@@ -39,12 +39,11 @@ func (m *Manager) Pause(ctx context.Context, idOrName string) (*store.Sandbox, e
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
-	case sdk.StatePaused:
+	switch out, err := decide(opPause, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StateStarted:
-	default:
-		return nil, errNotStarted(sb, "pause")
 	}
 	return sb, m.pauseLocked(ctx, sb, "user")
 }
@@ -81,12 +80,11 @@ func (m *Manager) Resume(ctx context.Context, idOrName string) (*store.Sandbox, 
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
-	case sdk.StateStarted:
+	switch out, err := decide(opResume, sb); out {
+	case refuse:
+		return nil, err
+	case noop:
 		return sb, nil
-	case sdk.StatePaused:
-	default:
-		return nil, errdefs.Conflict("SANDBOX_NOT_PAUSED", "sandbox %s is %s, not paused", refOf(sb), sb.State)
 	}
 	return sb, m.resumeLocked(ctx, sb, "user")
 }
@@ -117,13 +115,6 @@ func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason st
 		m.log.Warn("remove memory image", "id", sb.ID, "err", err)
 	}
 	return m.transition(ctx, sb, sdk.StateStarted, reason, "")
-}
-
-func errNotStarted(sb *store.Sandbox, op string) error {
-	if sb.State == string(sdk.StateStopped) || sb.State == string(sdk.StateError) || sb.State == string(sdk.StatePaused) {
-		return errdefs.Conflict("SANDBOX_NOT_STARTED", "cannot %s sandbox %s: it is %s, not started", op, refOf(sb), sb.State)
-	}
-	return errNotRunning(sb)
 }
 
 func (m *Manager) hasInstance(id string) bool {
@@ -245,6 +236,7 @@ func (m *Manager) suspendAgent(ctx context.Context, sb *store.Sandbox) error {
 	if inst == nil {
 		return errNotRunning(sb)
 	}
+	waitingOnAgent(ctx)
 	sctx, cancel := context.WithTimeout(ctx, suspendTimeout)
 	defer cancel()
 	if err := inst.agent.Suspend(sctx); err != nil {
@@ -280,7 +272,7 @@ func (m *Manager) reconcilePaused(ctx context.Context, sb *store.Sandbox) error 
 		}
 		return m.transition(ctx, sb, sdk.StateStopped, "crash", "the instance was gone when the daemon started")
 	}
-	if sb.State == string(sdk.StateResuming) {
+	if sb.State == sdk.StateResuming {
 		if err := m.thaw(ctx, sb); err != nil {
 			return err
 		}
@@ -299,7 +291,7 @@ func (m *Manager) reconcilePaused(ctx context.Context, sb *store.Sandbox) error 
 	if err := m.attach(sb.ID, st.Pid, agent.NewClient(m.dirsOf(sb.ID).run)); err != nil {
 		return err
 	}
-	if sb.State == string(sdk.StatePausing) {
+	if sb.State == sdk.StatePausing {
 		return m.transition(ctx, sb, sdk.StatePaused, "reconcile", "")
 	}
 	return nil
@@ -318,10 +310,10 @@ func (m *Manager) freezerPaused(ctx context.Context, sb *store.Sandbox) (bool, e
 // agent answers means started; neither means the processes are lost.
 func (m *Manager) reconcileSavedMemory(ctx context.Context, sb *store.Sandbox) error {
 	image := exists(m.checkpointDir(sb.ID))
-	if sb.State != string(sdk.StatePaused) {
+	if sb.State != sdk.StatePaused {
 		// The agent may be suspended; an awake one ignores this.
 		agent.Wake(m.dirsOf(sb.ID).run)
-		if sb.State == string(sdk.StateResuming) || !image {
+		if sb.State == sdk.StateResuming || !image {
 			if m.reattach(ctx, sb) {
 				os.RemoveAll(m.checkpointDir(sb.ID))
 				return m.transition(ctx, sb, sdk.StateStarted, "reconcile", "")
@@ -332,7 +324,7 @@ func (m *Manager) reconcileSavedMemory(ctx context.Context, sb *store.Sandbox) e
 		return m.transition(ctx, sb, sdk.StateError, "reconcile", err.Error())
 	}
 	if image {
-		if sb.State == string(sdk.StatePaused) {
+		if sb.State == sdk.StatePaused {
 			return nil
 		}
 		return m.transition(ctx, sb, sdk.StatePaused, "reconcile", "")

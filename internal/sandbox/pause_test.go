@@ -42,10 +42,10 @@ func (f fakeGVisor) Paused(context.Context, string) (bool, error)             { 
 func TestReconcilePausedGVisor(t *testing.T) {
 	m, _, st := newFakeManager(t)
 	gv := fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
-	m.cfg.Runtimes = map[string]runtime.Runtime{ClassGVisor: gv}
+	m.cfg.Runtimes[ClassGVisor] = gv
 	ctx := context.Background()
 	put := func(id string, state sdk.State, image bool) {
-		sb := &store.Sandbox{ID: id, State: string(state), Spec: store.Spec{Image: "base", Class: ClassGVisor}}
+		sb := &store.Sandbox{ID: id, State: state, Spec: store.Spec{Image: "base", Class: ClassGVisor}}
 		if err := st.CreateSandbox(ctx, sb); err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestReconcilePausedGVisor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sb.State != string(state) {
+		if sb.State != state {
 			t.Errorf("%s: %s (%s), want %s", id, sb.State, sb.Reason, state)
 		}
 		if got := exists(m.checkpointDir(id)); got != (state == sdk.StatePaused) {
@@ -87,7 +87,7 @@ func TestReconcilePausedGVisor(t *testing.T) {
 func TestPauseRefusals(t *testing.T) {
 	m, _, st := newFakeManager(t)
 	ctx := context.Background()
-	sb := &store.Sandbox{ID: "sbx-stopped", State: string(sdk.StateStopped), Spec: store.Spec{Image: "base"}}
+	sb := &store.Sandbox{ID: "sbx-stopped", State: sdk.StateStopped, Spec: store.Spec{Image: "base"}}
 	if err := st.CreateSandbox(ctx, sb); err != nil {
 		t.Fatal(err)
 	}
@@ -149,9 +149,9 @@ func TestForkNames(t *testing.T) {
 // unlocked: a delete after it goes through.
 func TestFailedForkReleasesParent(t *testing.T) {
 	m, _, st := newFakeManager(t)
-	m.cfg.Runtimes = map[string]runtime.Runtime{ClassGVisor: fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}}
+	m.cfg.Runtimes[ClassGVisor] = fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
 	ctx := context.Background()
-	sb := &store.Sandbox{ID: "sbx-parent", State: string(sdk.StatePaused), Spec: store.Spec{Image: "base", Class: ClassGVisor}}
+	sb := &store.Sandbox{ID: "sbx-parent", State: sdk.StatePaused, Spec: store.Spec{Image: "base", Class: ClassGVisor}}
 	if err := st.CreateSandbox(ctx, sb); err != nil {
 		t.Fatal(err)
 	}

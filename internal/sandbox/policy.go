@@ -206,7 +206,7 @@ func plan(sb *store.Sandbox, active time.Time, held bool, now time.Time) (at tim
 	if stopped.IsZero() {
 		stopped = sb.UpdatedAt
 	}
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateStarted:
 		last := later(active, sb.StartedAt)
 		if held {
@@ -236,7 +236,7 @@ func plan(sb *store.Sandbox, active time.Time, held bool, now time.Time) (at tim
 // beforeWrite prepares a state change of sb for the store: a start counts
 // as activity, and the next deadline goes into the record with the state.
 func (m *Manager) beforeWrite(sb *store.Sandbox, now time.Time) {
-	if sb.State == string(sdk.StateStarted) {
+	if sb.State == sdk.StateStarted {
 		sb.LastActivityAt = now
 		m.life.noteActivity(sb.ID, now)
 	}
@@ -258,9 +258,8 @@ func (m *Manager) Update(ctx context.Context, idOrName string, req sdk.UpdateSan
 		return nil, err
 	}
 	defer unlock()
-	switch sdk.State(sb.State) {
-	case sdk.StateDeleting, sdk.StateCreating:
-		return nil, errdefs.Conflict("SANDBOX_BUSY", "sandbox %s is %s; its policy cannot change now", sb.ID, sb.State)
+	if _, err := decide(opUpdatePolicy, sb); err != nil {
+		return nil, err
 	}
 	now := time.Now().UTC()
 	p := policyOf(sb.Spec)

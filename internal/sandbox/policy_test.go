@@ -159,7 +159,7 @@ func newPolicyManager(t *testing.T, edit func(*Config)) (*Manager, *countingRunt
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Runtime: rt,
+	cfg := Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Runtimes: map[string]runtime.Runtime{ClassContainer: rt},
 		ReadyTimeout: 100 * time.Millisecond, Blobs: blobs}
 	if edit != nil {
 		edit(&cfg)
@@ -197,7 +197,7 @@ func TestLazyStartTimesOutAndIsShared(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		sb, err := st.GetSandbox(ctx, "sbx-lazy")
-		if err == nil && sb.State == string(sdk.StateError) {
+		if err == nil && sb.State == sdk.StateError {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -209,7 +209,7 @@ func TestLazyStartTimesOutAndIsShared(t *testing.T) {
 		t.Errorf("%d starts for 5 concurrent callers, want 1", n)
 	}
 	evs, _ := st.ListEvents(ctx, "sbx-lazy", 0, 0)
-	if len(evs) == 0 || evs[0].State != string(sdk.StateStarting) || evs[0].Reason != "lazy" {
+	if len(evs) == 0 || evs[0].State != sdk.StateStarting || evs[0].Reason != "lazy" {
 		t.Errorf("events: %+v", evs)
 	}
 }
@@ -253,7 +253,7 @@ func TestReconcileArchiveStates(t *testing.T) {
 	if err := m.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
-	check := func(id, state string, archived, blobThere bool, present, absent []string) {
+	check := func(id string, state sdk.State, archived, blobThere bool, present, absent []string) {
 		t.Helper()
 		sb, err := st.GetSandbox(ctx, id)
 		if err != nil {
@@ -297,7 +297,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	os.MkdirAll(filepath.Join(upper, "dir/empty"), 0o755)
 	os.WriteFile(filepath.Join(upper, "dir/f"), []byte("contents"), 0o640)
 	sb, err := m.Archive(ctx, "sbx-a")
-	if err != nil || sb.State != string(sdk.StateArchived) || sb.Spec.Archive == nil {
+	if err != nil || sb.State != sdk.StateArchived || sb.Spec.Archive == nil {
 		t.Fatalf("Archive = %+v, %v", sb, err)
 	}
 	if _, err := os.Stat(upper); !errors.Is(err, os.ErrNotExist) {
@@ -356,3 +356,55 @@ func TestSchedulerDeletesDueSandbox(t *testing.T) {
 }
 
 func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+// The scheduler's workers never wait on a sandbox's lock: sandboxes held by
+// long operations (a graceful stop with a long grace, say), more of them
+// than there are workers, do not keep another sandbox's deadline from
+// firing; theirs fire once they are free.
+func TestSchedulerDoesNotWaitOnLockedSandboxes(t *testing.T) {
+	m, _, st := newPolicyManager(t, nil)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	put := func(id string, due time.Duration) {
+		p := store.Policy{TTLSeconds: 1, TTLFrom: now.Add(due - time.Second), AutoDeleteSeconds: -1, AutoArchiveSeconds: 3600}
+		if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: sdk.StateStopped, Spec: store.Spec{Image: "base", Policy: &p}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var held []string
+	var unlocks []func()
+	for i := range 2 * maxDueActions {
+		id := "sbx-held" + string(rune('a'+i))
+		put(id, 0)
+		held = append(held, id)
+		unlock := m.locks.Lock(id)
+		var once sync.Once
+		unlocks = append(unlocks, func() { once.Do(unlock) })
+	}
+	t.Cleanup(func() { // before m.Close, which waits for the actions
+		for _, unlock := range unlocks {
+			unlock()
+		}
+	})
+	put("sbx-free", 300*time.Millisecond) // due after the held ones
+	m.startPolicies(ctx)
+
+	gone := func(id string) func() bool {
+		return func() bool {
+			_, err := st.GetSandbox(ctx, id)
+			return errdefs.Is(err, errdefs.KindNotFound)
+		}
+	}
+	waitFor(t, "the TTL of the free sandbox", gone("sbx-free"))
+	for _, id := range held {
+		if gone(id)() {
+			t.Fatalf("%s was deleted while another operation held it", id)
+		}
+	}
+	for _, unlock := range unlocks {
+		unlock()
+	}
+	for _, id := range held {
+		waitFor(t, "the TTL of "+id+" once it is free", gone(id))
+	}
+}

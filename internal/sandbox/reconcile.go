@@ -57,7 +57,7 @@ func (m *Manager) Reconcile(ctx context.Context) error {
 }
 
 func (m *Manager) reconcileOne(ctx context.Context, sb *store.Sandbox) error {
-	switch sdk.State(sb.State) {
+	switch sb.State {
 	case sdk.StateCreating:
 		// The caller never got an answer; roll the create back.
 		m.removeAll(ctx, sb)
@@ -68,7 +68,7 @@ func (m *Manager) reconcileOne(ctx context.Context, sb *store.Sandbox) error {
 		return m.stop(ctx, sb, StopOptions{Force: true}, "reconcile")
 	case sdk.StateStarted, sdk.StateStarting:
 		if m.reattach(ctx, sb) {
-			if sb.State == string(sdk.StateStarting) {
+			if sb.State == sdk.StateStarting {
 				return m.transition(ctx, sb, sdk.StateStarted, "reconcile", "")
 			}
 			return nil

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/store"
@@ -24,6 +25,10 @@ const (
 	maxDueActions = 4
 	retryFirst    = 10 * time.Second // after a failed action, doubling
 	retryMax      = time.Hour
+	// retryLocked is when to look again at a due sandbox that another
+	// operation holds: a worker never waits on a sandbox's lock, which a
+	// long graceful stop may hold for its whole grace period.
+	retryLocked = time.Second
 
 	// deletedEventsKept is how long the "deleted" event of a sandbox stays
 	// in the global event stream; pruned daily.
@@ -138,18 +143,23 @@ func (m *Manager) dispatchDue(sem chan struct{}) (next time.Time) {
 			case <-m.closed:
 				return
 			}
-			err := m.actOnDeadline(ctx, id)
-			<-sem
+			// The action frees its slot early while it waits on an agent.
+			actx, slot := withWorkerSlot(ctx, func() { <-sem })
+			err := m.actOnDeadline(actx, id)
+			slot.free()
 			m.life.mu.Lock()
 			delete(m.life.busy, id)
-			if err != nil {
+			switch {
+			case errors.Is(err, errLocked):
+				m.life.retry[id] = retryState{at: time.Now().Add(retryLocked), wait: m.life.retry[id].wait}
+			case err != nil:
 				wait := retryFirst
-				if prev, ok := m.life.retry[id]; ok {
+				if prev, ok := m.life.retry[id]; ok && prev.wait > 0 {
 					wait = min(2*prev.wait, retryMax)
 				}
 				m.life.retry[id] = retryState{at: time.Now().Add(wait), wait: wait}
 				m.log.Error("lifecycle action failed; will retry", "id", id, "in", wait, "err", err)
-			} else {
+			default:
 				delete(m.life.retry, id)
 			}
 			m.life.mu.Unlock()
@@ -168,13 +178,21 @@ type retryState struct {
 	wait time.Duration
 }
 
-// actOnDeadline performs the due action of a sandbox, if it is still due.
+// errLocked says that another operation holds the sandbox: look again later.
+var errLocked = errors.New("the sandbox is locked by another operation")
+
+// actOnDeadline performs the due action of a sandbox, if it is still due
+// and no other operation holds it (errLocked).
 func (m *Manager) actOnDeadline(ctx context.Context, id string) error {
-	sb, unlock, err := m.lock(ctx, id)
+	unlock, ok := m.locks.TryLock(id)
+	if !ok {
+		return errLocked
+	}
+	defer unlock()
+	sb, err := m.cfg.Store.GetSandbox(ctx, id)
 	if err != nil {
 		return nil // deleted meanwhile
 	}
-	defer unlock()
 	now := time.Now().UTC()
 	active, held := m.life.activityOf(id)
 	active = later(active, sb.LastActivityAt)

@@ -133,15 +133,14 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 		if _, err := m.checkpointer(sb); err != nil {
 			return nil, err
 		}
-		switch sdk.State(sb.State) {
-		case sdk.StateStarted:
+		if _, err := decide(opSnapshotMemory, sb); err != nil {
+			return nil, err
+		}
+		if sb.State == sdk.StateStarted {
 			if err := m.pauseLocked(ctx, sb, "snapshot"); err != nil {
 				return nil, err
 			}
 			resume = true
-		case sdk.StatePaused:
-		default:
-			return nil, errNotStarted(sb, "save the memory of")
 		}
 		err = linkDir(m.checkpointDir(sb.ID), filepath.Join(staging, "memory"))
 		if err == nil {
@@ -151,6 +150,9 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 			})
 		}
 	} else {
+		if _, err := decide(opSnapshot, sb); err != nil {
+			return nil, err
+		}
 		err = m.withQuietUpper(ctx, sb, func(upper string) error {
 			layer, size, release, err = lc.CommitUpper(ctx, upper)
 			return err
@@ -227,14 +229,11 @@ func dirSize(dir string) int64 {
 
 // withQuietUpper runs fn on the upper directory of a locked sandbox while
 // nothing writes to it: a started sandbox is frozen for the time, a paused,
-// stopped or failed one has nothing running.
+// stopped or failed one has nothing running. The caller has checked that
+// its operation may read the files in sb's state (decide).
 func (m *Manager) withQuietUpper(ctx context.Context, sb *store.Sandbox, fn func(upper string) error) error {
-	switch sdk.State(sb.State) {
-	case sdk.StatePaused, sdk.StateStopped, sdk.StateError:
+	if sb.State != sdk.StateStarted {
 		return m.withUpper(ctx, sb, fn)
-	case sdk.StateStarted:
-	default:
-		return errNotRunning(sb)
 	}
 	if classOf(sb.Spec) == ClassGVisor {
 		// gVisor keeps written file data in its own page cache for a while;
@@ -253,6 +252,9 @@ func (m *Manager) withQuietUpper(ctx context.Context, sb *store.Sandbox, fn func
 	return err
 }
 
+// syncTimeout bounds the agent's flush of written file data.
+const syncTimeout = 60 * time.Second
+
 // syncInside runs sync(2) in a started sandbox through its agent.
 func (m *Manager) syncInside(ctx context.Context, sb *store.Sandbox) error {
 	m.mu.Lock()
@@ -261,7 +263,12 @@ func (m *Manager) syncInside(ctx context.Context, sb *store.Sandbox) error {
 	if inst == nil {
 		return errNotRunning(sb)
 	}
-	if err := inst.agent.Sync(ctx); err != nil {
+	// Flushing may write much data, so it gets a longer deadline than the
+	// other agent calls; an agent that does not answer fails the snapshot.
+	waitingOnAgent(ctx)
+	callCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	if err := inst.agent.Sync(callCtx); err != nil {
 		return errdefs.Internal(err, "flush the files of sandbox %s", refOf(sb))
 	}
 	return nil

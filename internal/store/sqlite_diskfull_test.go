@@ -11,6 +11,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // TestWritesOnAFullDisk fills a small tmpfs that holds the database: a write
@@ -46,7 +47,7 @@ func TestWritesOnAFullDisk(t *testing.T) {
 	fill := filepath.Join(dir, "fill")
 	fillDisk(t, fill)
 	// Writes that grow the WAL until it needs a block the disk lacks.
-	update := func(state string) error {
+	update := func(state sdk.State) error {
 		sb.State = state
 		return s.UpdateSandbox(ctx, sb, &Event{State: state, Message: strings.Repeat("x", 2000)})
 	}

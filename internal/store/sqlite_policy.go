@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // SetDeadline sets the activity time and deadline of sandbox id while it is
 // in state, and reports whether it was.
-func (s *SQLite) SetDeadline(ctx context.Context, id, state string, lastActivity, expiresAt time.Time, action string) (bool, error) {
+func (s *SQLite) SetDeadline(ctx context.Context, id string, state sdk.State, lastActivity, expiresAt time.Time, action string) (bool, error) {
 	times, err := encodeTimes(lastActivity, expiresAt)
 	if err != nil {
 		return false, err

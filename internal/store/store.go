@@ -12,15 +12,17 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Sandbox is the stored record of a sandbox.
 type Sandbox struct {
 	ID     string
-	Name   string // "" when the caller gave none; unique otherwise
-	State  string // one of sdk.State
-	Reason string // why it entered State
-	Error  string // message for state "error"
+	Name   string    // "" when the caller gave none; unique otherwise
+	State  sdk.State // stored as its string; sandbox/transitions.go says what each allows
+	Reason string    // why it entered State
+	Error  string    // message for state "error"
 	Spec   Spec
 
 	CreatedAt time.Time
@@ -96,7 +98,7 @@ type Event struct {
 	// store fills it in from the record in UpdateSandbox.
 	SandboxName string
 	Time        time.Time
-	State       string
+	State       sdk.State
 	Reason      string
 	Message     string
 }
@@ -145,7 +147,7 @@ type Store interface {
 	// sandbox id, but only while it is in state, and reports whether it
 	// was. It leaves UpdatedAt and every other field alone, so it never
 	// undoes a concurrent state change.
-	SetDeadline(ctx context.Context, id, state string, lastActivity, expiresAt time.Time, action string) (bool, error)
+	SetDeadline(ctx context.Context, id string, state sdk.State, lastActivity, expiresAt time.Time, action string) (bool, error)
 	// ListExpiring returns up to limit sandboxes that have a deadline,
 	// soonest first.
 	ListExpiring(ctx context.Context, limit int) ([]*Sandbox, error)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Run runs every check as a subtest. open must return an empty store that
@@ -297,7 +298,7 @@ func ids(sbs []*store.Sandbox) []string {
 func testListFilter(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	add := func(id, state string, minute int, labels map[string]string) {
-		sb := &store.Sandbox{ID: id, State: state, CreatedAt: at(minute)}
+		sb := &store.Sandbox{ID: id, State: sdk.State(state), CreatedAt: at(minute)}
 		sb.Spec.Labels = labels
 		mustCreate(t, s, sb)
 	}

@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// The transition table: what each operation does in each state. Every
+// operation asks decide before it acts, under the sandbox's lock, so that
+// which states allow what is written down once. How an operation then acts
+// (freeze a started sandbox, copy a stopped one's files) is its own business.
+//
+// Reconcile (reconcile.go) and the policy timers (plan in policy.go) also
+// look at states, but to recover or schedule, not to decide whether a
+// caller may do something.
+
+// op is an operation whose effect depends on the sandbox's state. Its
+// value is the verb of its refusal message ("cannot <op> sandbox …").
+type op string
+
+const (
+	opStart          op = "start"
+	opStop           op = "stop"
+	opDelete         op = "delete"
+	opPause          op = "pause"
+	opResume         op = "resume"
+	opArchive        op = "archive"
+	opSnapshot       op = "snapshot"           // files only
+	opSnapshotMemory op = "save the memory of" // snapshot with memory
+	opFork           op = "fork"
+	opToolbox        op = "reach" // exec, files, processes, previews: lazy start
+	opInstance       op = "use"   // needs the running instance as it is, no lazy start
+	opUpdatePolicy   op = "change the policy of"
+	opSetEgress      op = "change the egress policy of"
+)
+
+// outcome is what an operation does in a state.
+type outcome int
+
+const (
+	run         outcome = iota + 1 // the operation acts
+	noop                           // the sandbox is already where the operation leads
+	needsStart                     // start it first (restoring an archived one), then act
+	needsResume                    // resume the paused sandbox first, then act
+	wait                           // another operation is under way: decide again after it
+	refuse                         // the operation is refused with the rule's error
+)
+
+// refusal is the error of a refused operation.
+type refusal struct {
+	kind errdefs.Kind
+	code sdk.Code
+	hint string // after "cannot <op> sandbox <ref>: it is <state>; "; {ref} is the sandbox's name or id
+}
+
+var (
+	refuseNotRunning = refusal{errdefs.KindConflict, "SANDBOX_NOT_RUNNING", `start it with "sbx start {ref}"`}
+	refusePaused     = refusal{errdefs.KindConflict, "SANDBOX_PAUSED", `resume it with "sbx resume {ref}"`}
+	refuseNotStarted = refusal{errdefs.KindConflict, "SANDBOX_NOT_STARTED", `start it with "sbx start {ref}"`}
+	refuseNotPaused  = refusal{errdefs.KindConflict, "SANDBOX_NOT_PAUSED", "only a paused sandbox can be resumed"}
+	refuseNotStopped = refusal{errdefs.KindConflict, "SANDBOX_NOT_STOPPED", "only a stopped sandbox can be archived: stop it first"}
+	refusePolicyBusy = refusal{errdefs.KindConflict, "SANDBOX_BUSY", "its policy cannot change now"}
+	// An operation under way or a crash not yet reconciled: it passes.
+	refuseBusy = refusal{errdefs.KindUnavailable, "SANDBOX_UNAVAILABLE", "try again shortly"}
+)
+
+// rule is one cell of the table.
+type rule struct {
+	outcome outcome
+	refusal refusal // when outcome is refuse
+}
+
+// row gives one rule to several states.
+type row struct {
+	rule   rule
+	states []sdk.State
+}
+
+func on(r rule, states ...sdk.State) row { return row{r, states} }
+func refuseWith(r refusal) rule          { return rule{refuse, r} }
+
+var (
+	act     = rule{outcome: run}
+	already = rule{outcome: noop}
+
+	// busyStates are those an operation holds while it runs (or a crash
+	// left until Reconcile).
+	busyStates = []sdk.State{sdk.StateCreating, sdk.StateStarting, sdk.StateStopping, sdk.StateDeleting,
+		sdk.StatePausing, sdk.StateResuming, sdk.StateArchiving, sdk.StateRestoring}
+	// storedStates are every state a sandbox record can be in ("deleted"
+	// has no record).
+	storedStates = append([]sdk.State{sdk.StateStarted, sdk.StateStopped, sdk.StateError,
+		sdk.StatePaused, sdk.StateArchived}, busyStates...)
+)
+
+// table lists, for each operation, every stored state exactly once
+// (TestTransitionTableIsComplete checks it).
+var table = map[op][]row{
+	opStart: {
+		on(act, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(already, sdk.StateStarted),
+		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	opStop: {
+		on(act, sdk.StateStarted, sdk.StateError),
+		on(already, sdk.StateStopped, sdk.StateArchived),
+		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	// Delete never depends on the state, nor on the agent answering.
+	opDelete: {on(act, storedStates...)},
+	opPause: {
+		on(act, sdk.StateStarted),
+		on(already, sdk.StatePaused),
+		on(refuseWith(refuseNotStarted), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	opResume: {
+		on(act, sdk.StatePaused),
+		on(already, sdk.StateStarted),
+		on(refuseWith(refuseNotPaused), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refuseNotPaused), busyStates...),
+	},
+	opArchive: {
+		on(act, sdk.StateStopped),
+		on(already, sdk.StateArchived),
+		on(refuseWith(refuseNotStopped), sdk.StateStarted, sdk.StateError, sdk.StatePaused),
+		on(refuseWith(refuseNotStopped), busyStates...),
+	},
+	// A started sandbox is frozen while its files are read.
+	opSnapshot: {
+		on(act, sdk.StateStarted, sdk.StatePaused, sdk.StateStopped, sdk.StateError),
+		on(refuseWith(refuseNotRunning), sdk.StateArchived),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	// A started sandbox is paused for the time.
+	opSnapshotMemory: {
+		on(act, sdk.StateStarted, sdk.StatePaused),
+		on(refuseWith(refuseNotStarted), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	opFork: {
+		on(act, sdk.StateStarted, sdk.StatePaused, sdk.StateStopped, sdk.StateError),
+		on(refuseWith(refuseNotRunning), sdk.StateArchived),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	opToolbox: {
+		on(act, sdk.StateStarted),
+		on(rule{outcome: needsStart}, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(rule{outcome: needsResume}, sdk.StatePaused),
+		on(rule{outcome: wait}, sdk.StateStarting, sdk.StateStopping, sdk.StatePausing,
+			sdk.StateResuming, sdk.StateArchiving, sdk.StateRestoring),
+		on(refuseWith(refuseBusy), sdk.StateCreating, sdk.StateDeleting),
+	},
+	opInstance: {
+		on(act, sdk.StateStarted),
+		on(refuseWith(refuseNotRunning), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	opUpdatePolicy: {
+		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StatePaused, sdk.StateArchived,
+			sdk.StateStarting, sdk.StateStopping, sdk.StatePausing, sdk.StateResuming,
+			sdk.StateArchiving, sdk.StateRestoring),
+		on(refuseWith(refusePolicyBusy), sdk.StateCreating, sdk.StateDeleting),
+	},
+	// The policy is recorded in any state and applied to an instance if one runs.
+	opSetEgress: {on(act, storedStates...)},
+}
+
+// ruleFor returns the table's rule for o in state. A state the table does
+// not list (a record from a newer daemon, say) is refused as busy.
+func ruleFor(o op, state sdk.State) rule {
+	for _, r := range table[o] {
+		for _, s := range r.states {
+			if s == state {
+				return r.rule
+			}
+		}
+	}
+	return refuseWith(refuseBusy)
+}
+
+// decide returns what o does to sb in its current state, and for a refused
+// operation the error to return.
+func decide(o op, sb *store.Sandbox) (outcome, error) {
+	r := ruleFor(o, sb.State)
+	if r.outcome != refuse {
+		return r.outcome, nil
+	}
+	return refuse, r.refusal.err(o, sb)
+}
+
+func (r refusal) err(o op, sb *store.Sandbox) error {
+	ref := refOf(sb)
+	msg := fmt.Sprintf("cannot %s sandbox %s: it is %s; %s", o, ref, sb.State, strings.ReplaceAll(r.hint, "{ref}", ref))
+	return &errdefs.Error{Kind: r.kind, Code: r.code, Message: msg}
+}
+
+// errNotRunning is the error of an operation that needs sb's instance,
+// which it has not (see opInstance).
+func errNotRunning(sb *store.Sandbox) error {
+	if _, err := decide(opInstance, sb); err != nil {
+		return err
+	}
+	// Started, but the instance is not attached (yet or any more).
+	return refuseBusy.err(opInstance, sb)
+}
