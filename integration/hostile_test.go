@@ -115,6 +115,11 @@ func TestHostileSyscalls(t *testing.T) {
 		"init_module":                          {"EPERM"},
 		"finit_module":                         {"EPERM"},
 		"mknod block 8:0":                      {"EPERM"},
+		// The agent is non-dumpable and seccomp refuses ptrace of pid 1.
+		"ptrace attach pid 1":  {"EPERM"},
+		"ptrace seize pid 1":   {"EPERM"},
+		"read /proc/1/mem":     {"EACCES", "EPERM"},
+		"read /proc/1/environ": {"EACCES", "EPERM"},
 	}
 	if hostPid < 1000 {
 		t.Logf("host pid %d is small enough to exist inside; not asserting invisibility", hostPid)

@@ -66,6 +66,9 @@ type server struct {
 // SIGTERM or SIGINT, or ctx cancelled, which kills processes at once). It
 // stops every process before returning nil.
 func Run(ctx context.Context, cfg Config) error {
+	if err := protectSelf(); err != nil { // before anything inside can run
+		return err
+	}
 	if cfg.Socket == "" {
 		cfg.Socket = filepath.Join(runtime.RunPath, runtime.AgentSock)
 	}
