@@ -84,6 +84,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := os.MkdirAll(cfg.DefaultCwd, 0o755); err != nil {
 		return fmt.Errorf("create working directory: %w", err)
 	}
+	if err := redirectOutput(filepath.Dir(cfg.Socket)); err != nil { // ownlog.go
+		return err
+	}
 	startReaper()
 
 	l, err := listenSuspendable(cfg.Socket) // closes and reopens on SIGUSR2/SIGUSR1 (suspend.go)

@@ -89,10 +89,8 @@ func (r *Runc) Start(ctx context.Context, inst *Instance) (Status, error) {
 }
 
 func (r *Runc) start(ctx context.Context, inst *Instance) (Status, error) {
-	for _, dir := range []string{inst.BundleDir, inst.RunDir} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return Status{}, errdefs.Internal(err, "create %s", dir)
-		}
+	if err := prepareDirs(inst); err != nil {
+		return Status{}, err
 	}
 	spec := Spec(inst)
 	if r.args != nil {

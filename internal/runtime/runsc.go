@@ -211,10 +211,8 @@ func (r *Runsc) launch(ctx context.Context, inst *Instance, verb string, extra [
 }
 
 func (r *Runsc) launchNew(ctx context.Context, inst *Instance, verb string, extra []string) (Status, error) {
-	for _, dir := range []string{inst.BundleDir, inst.RunDir} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return Status{}, errdefs.Internal(err, "create %s", dir)
-		}
+	if err := prepareDirs(inst); err != nil {
+		return Status{}, err
 	}
 	spec := Spec(inst)
 	if r.args != nil {

@@ -146,7 +146,7 @@ func mounts(inst *Instance) []specs.Mount {
 	}
 	if inst.ResolvConf != "" {
 		m = append(m, specs.Mount{Destination: "/etc/resolv.conf", Type: "bind", Source: inst.ResolvConf,
-			Options: []string{"bind", "rw", "nosuid", "nodev", "noexec"}})
+			Options: []string{"bind", "ro", "nosuid", "nodev", "noexec"}})
 	}
 	return m
 }

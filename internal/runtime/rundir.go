@@ -1,0 +1,82 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+)
+
+// RunDirMiB is the size of the tmpfs behind every instance's run directory
+// (issue 13.2). The directory is writable from inside and lives on the host,
+// so without a cap code inside could fill the host's data disk through it. It
+// holds the agent socket, the main process's log (two files of at most 8 MiB,
+// see agent.MainLogFile), the agent's own log (two of at most 1 MiB) and the
+// exit marker, with room to spare. A tenant that fills it only loses its own
+// logs.
+const RunDirMiB = 20
+
+// prepareDirs creates the instance's bundle directory and its capped run
+// directory.
+func prepareDirs(inst *Instance) error {
+	if err := os.MkdirAll(inst.BundleDir, 0o700); err != nil {
+		return errdefs.Internal(err, "create %s", inst.BundleDir)
+	}
+	if err := mountRunDir(inst.RunDir); err != nil {
+		return errdefs.Internal(err, "prepare run directory of %s", inst.ID)
+	}
+	return nil
+}
+
+// mountRunDir makes dir (created if missing) a size-capped tmpfs, unless it
+// already is a mount point. The tmpfs stays mounted when the instance stops,
+// so the main process's log and exit marker outlive the instance, as the
+// daemon needs; UnmountRunDir removes it when the sandbox is deleted. Nothing
+// in it survives a host reboot.
+func mountRunDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if mounted, err := isMountPoint(dir); err != nil || mounted {
+		return err
+	}
+	opts := fmt.Sprintf("size=%dm,mode=0700", RunDirMiB)
+	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, opts); err != nil {
+		return fmt.Errorf("mount tmpfs on run directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// UnmountRunDir unmounts the run directory's tmpfs (its files go with it)
+// before the sandbox's directory is removed. A directory that is not a mount
+// point, or does not exist, is no error.
+func UnmountRunDir(dir string) error {
+	mounted, err := isMountPoint(dir)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && !mounted) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// Detach: a reader (a log follower) must not make the delete fail.
+	if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("unmount run directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// isMountPoint reports whether dir is on another filesystem than its parent.
+func isMountPoint(dir string) (bool, error) {
+	var st, parent unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return false, &os.PathError{Op: "stat", Path: dir, Err: err}
+	}
+	if err := unix.Lstat(filepath.Dir(dir), &parent); err != nil {
+		return false, &os.PathError{Op: "stat", Path: filepath.Dir(dir), Err: err}
+	}
+	return st.Dev != parent.Dev, nil
+}
