@@ -75,6 +75,9 @@ func newRunscInstance(t *testing.T, r *Runsc) *Instance {
 		if err := r.Delete(context.Background(), inst.ID); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
+		if err := UnmountRunDir(inst.RunDir); err != nil { // Start made it a tmpfs
+			t.Errorf("cleanup: %v", err)
+		}
 	})
 	return inst
 }
