@@ -34,7 +34,7 @@ func needsRunsc(t *testing.T) {
 
 func newTestRunsc(t *testing.T, args []string) *Runsc {
 	t.Helper()
-	r, err := NewRunsc(filepath.Join(t.TempDir(), "runsc"), WithRunscArgs(args))
+	r, err := NewRunsc(filepath.Join(t.TempDir(), "runsc"), WithArgs(args))
 	if err != nil {
 		t.Fatal(err)
 	}
