@@ -145,6 +145,15 @@ func TestDiskLimitBypass(t *testing.T) {
 			if grown := fileSize(hostLog) - logBefore; grown > 64<<10 {
 				t.Errorf("the host's instance log grew by %d bytes", grown)
 			}
+			// The instance's mountinfo names the host's data directory only
+			// for the agent binary (issue 13.9, README "Security"): overlay
+			// layers are mounted through neutral paths, resolv.conf comes
+			// from the run directory's tmpfs.
+			for _, line := range strings.Split(run("cat /proc/self/mountinfo").Stdout, "\n") {
+				if strings.Contains(line, d.dataDir) && !strings.Contains(line, " /.sbx/sbx ") {
+					t.Errorf("mountinfo shows the data directory: %s", line)
+				}
+			}
 			if res := run("echo alive"); res.Stdout != "alive\n" {
 				t.Errorf("the agent at the end: %+v", res)
 			}

@@ -29,8 +29,42 @@ func prepareDirs(inst *Instance) error {
 	if err := mountRunDir(inst.RunDir); err != nil {
 		return errdefs.Internal(err, "prepare run directory of %s", inst.ID)
 	}
+	if inst.ResolvConf != "" {
+		b, err := os.ReadFile(inst.ResolvConf)
+		if err == nil {
+			err = writeNew(resolvCopy(inst), b)
+		}
+		if err != nil {
+			return errdefs.Internal(err, "copy resolv.conf of %s", inst.ID)
+		}
+	}
 	return nil
 }
+
+// writeNew replaces path with a new file holding b. What a previous
+// instance left at path (the run directory is writable inside), a link
+// included, is removed, never followed.
+func writeNew(path string, b []byte) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// resolvCopy is the copy of inst.ResolvConf in the run directory that is
+// bind-mounted read-only at /etc/resolv.conf. A bind mount shows its source
+// path in the instance's mountinfo; on the run directory's tmpfs that path
+// is "/.resolv.conf", not a host path. Code inside may rewrite the copy
+// (through /.sbx/run), which changes its own resolver only.
+func resolvCopy(inst *Instance) string { return filepath.Join(inst.RunDir, ".resolv.conf") }
 
 // mountRunDir makes dir (created if missing) a size-capped tmpfs, unless it
 // already is a mount point. The tmpfs stays mounted when the instance stops,
