@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sbxhq/sbx/internal/runtime"
 )
 
 // The agent's own output (its log lines, and a Go panic's trace) goes to
@@ -21,7 +23,7 @@ import (
 // error's trace still lands in the log as the process dies.
 
 // OutputLogFile is the agent's log in the run directory; rotated to ".1".
-const OutputLogFile = "agent-output.log"
+const OutputLogFile = runtime.AgentOutput
 
 // outputLogMax is the size at which the agent's log is rotated; a variable so
 // tests can shrink it.

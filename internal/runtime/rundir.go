@@ -29,6 +29,11 @@ func prepareDirs(inst *Instance) error {
 	if err := mountRunDir(inst.RunDir); err != nil {
 		return errdefs.Internal(err, "prepare run directory of %s", inst.ID)
 	}
+	// A gVisor instance restored from a checkpoint (a fork) reopens the
+	// agent's log by its path in the new run directory.
+	if err := createIfMissing(filepath.Join(inst.RunDir, AgentOutput)); err != nil {
+		return errdefs.Internal(err, "create the agent's log of %s", inst.ID)
+	}
 	if inst.ResolvConf != "" {
 		b, err := os.ReadFile(inst.ResolvConf)
 		if err == nil {
@@ -39,6 +44,16 @@ func prepareDirs(inst *Instance) error {
 		}
 	}
 	return nil
+}
+
+// createIfMissing creates an empty file at path unless one is there. A
+// link left by code inside is not followed, nor does a fifo block the open.
+func createIfMissing(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // writeNew replaces path with a new file holding b. What a previous

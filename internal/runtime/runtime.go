@@ -37,6 +37,8 @@ const (
 	AgentPath = "/.sbx/sbx"  // the agent binary
 	RunPath   = "/.sbx/run"  // the agent's socket directory
 	AgentSock = "agent.sock" // socket file name inside RunPath / RunDir
+	// AgentOutput is where the agent sends its stdout and stderr, in RunDir.
+	AgentOutput = "agent-output.log"
 )
 
 // Status is what the runtime knows of one container.
