@@ -307,8 +307,9 @@ func TestSandboxesCannotReachEachOther(t *testing.T) {
 	if res := run(b.ID, "find / -xdev -name 'a-secr*' 2>/dev/null"); res.Stdout != "" {
 		t.Errorf("bob finds alice's files:\n%s", res.Stdout)
 	}
-	if res := run(b.ID, "ls /.sbx/run"); strings.TrimSpace(res.Stdout) != "agent.sock" {
-		t.Errorf("bob's /.sbx/run holds more than his own socket:\n%s", res.Stdout)
+	// His run directory: his socket, his agent's log, his resolv.conf.
+	if res := run(b.ID, "ls -A /.sbx/run | tr '\\n' ' '"); strings.TrimSpace(res.Stdout) != ".resolv.conf agent-output.log agent.sock" {
+		t.Errorf("bob's /.sbx/run holds more than his own files: %q", res.Stdout)
 	}
 	// Through the file API, with paths that would lead to alice's files on
 	// the host.
