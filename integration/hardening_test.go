@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,4 +78,86 @@ func TestInstanceHardening(t *testing.T) {
 	if res := run("echo x > /.sbx/sbx"); res.ExitCode == 0 {
 		t.Error("the agent binary is writable inside the sandbox")
 	}
+}
+
+// TestDiskLimitBypass: every path inside a sandbox that writes to the host
+// outside the sandbox's disk is capped or read-only (issue 13.2): the run
+// directory (a capped tmpfs), /etc/resolv.conf (read-only) and the agent's
+// own stdout and stderr (not reachable; the host's instance log stays small).
+func TestDiskLimitBypass(t *testing.T) {
+	for _, class := range []string{"container", "gvisor"} {
+		t.Run(class, func(t *testing.T) {
+			var d *daemon
+			if class == "gvisor" {
+				d = gvisorDaemon(t)
+			} else {
+				d = startDaemon(t)
+			}
+			ctx := context.Background()
+			sb := d.create(sdk.CreateSandboxRequest{Class: class})
+			run := func(shell string) *sdk.ExecResult {
+				t.Helper()
+				res, err := d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: shell, TimeoutSeconds: 60})
+				if err != nil {
+					t.Fatalf("%s: %v", shell, err)
+				}
+				return res
+			}
+			dir := filepath.Join(d.dataDir, "sandboxes", sb.ID)
+			hostLog := filepath.Join(dir, "agent.log") // the runtime's Instance.LogPath
+			logBefore := fileSize(hostLog)
+
+			// The run directory: full at its cap, and the host sees no more.
+			const capMiB = 20 // runtime.RunDirMiB
+			res := run("dd if=/dev/zero of=/.sbx/run/fill bs=1M count=64")
+			if res.ExitCode == 0 || !strings.Contains(res.Stderr, "No space left") {
+				t.Errorf("filling the run directory: exit %d, %s", res.ExitCode, res.Stderr)
+			}
+			if n := fileSize(filepath.Join(dir, "run", "fill")); n > capMiB<<20 {
+				t.Errorf("the run directory took %d bytes on the host, cap %d MiB", n, capMiB)
+			}
+			if res := run("rm /.sbx/run/fill && echo ok"); res.Stdout != "ok\n" {
+				t.Errorf("the agent after a full run directory: %+v", res)
+			}
+
+			// resolv.conf is read-only.
+			res = run("echo nameserver 10.0.0.1 >> /etc/resolv.conf")
+			if res.ExitCode == 0 || !strings.Contains(res.Stderr, "Read-only") {
+				t.Errorf("writing /etc/resolv.conf: exit %d, %s", res.ExitCode, res.Stderr)
+			}
+
+			// The agent's stdout and stderr: not writable from inside (runc:
+			// the agent is not dumpable), or at most into the capped run
+			// directory (gVisor); never into the host's instance log.
+			for _, fd := range []string{"1", "2"} {
+				res = run("head -c 4194304 /dev/zero > /proc/1/fd/" + fd)
+				if class == "container" && (res.ExitCode == 0 || !strings.Contains(res.Stderr, "denied")) {
+					t.Errorf("writing /proc/1/fd/%s: exit %d, %s", fd, res.ExitCode, res.Stderr)
+				}
+			}
+			if grown := fileSize(hostLog) - logBefore; grown > 64<<10 {
+				t.Errorf("the host's instance log grew by %d bytes", grown)
+			}
+			// The instance's mountinfo names the host's data directory only
+			// for the agent binary (issue 13.9, README "Security"): overlay
+			// layers are mounted through neutral paths, resolv.conf comes
+			// from the run directory's tmpfs.
+			for _, line := range strings.Split(run("cat /proc/self/mountinfo").Stdout, "\n") {
+				if strings.Contains(line, d.dataDir) && !strings.Contains(line, " /.sbx/sbx ") {
+					t.Errorf("mountinfo shows the data directory: %s", line)
+				}
+			}
+			if res := run("echo alive"); res.Stdout != "alive\n" {
+				t.Errorf("the agent at the end: %+v", res)
+			}
+		})
+	}
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }

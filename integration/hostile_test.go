@@ -115,6 +115,11 @@ func TestHostileSyscalls(t *testing.T) {
 		"init_module":                          {"EPERM"},
 		"finit_module":                         {"EPERM"},
 		"mknod block 8:0":                      {"EPERM"},
+		// The agent is non-dumpable and seccomp refuses ptrace of pid 1.
+		"ptrace attach pid 1":  {"EPERM"},
+		"ptrace seize pid 1":   {"EPERM"},
+		"read /proc/1/mem":     {"EACCES", "EPERM"},
+		"read /proc/1/environ": {"EACCES", "EPERM"},
 	}
 	if hostPid < 1000 {
 		t.Logf("host pid %d is small enough to exist inside; not asserting invisibility", hostPid)
@@ -303,8 +308,9 @@ func TestSandboxesCannotReachEachOther(t *testing.T) {
 	if res := run(b.ID, "find / -xdev -name 'a-secr*' 2>/dev/null"); res.Stdout != "" {
 		t.Errorf("bob finds alice's files:\n%s", res.Stdout)
 	}
-	if res := run(b.ID, "ls /.sbx/run"); strings.TrimSpace(res.Stdout) != "agent.sock" {
-		t.Errorf("bob's /.sbx/run holds more than his own socket:\n%s", res.Stdout)
+	// His run directory: his socket, his agent's log, his resolv.conf.
+	if res := run(b.ID, "ls -A /.sbx/run | tr '\\n' ' '"); strings.TrimSpace(res.Stdout) != ".resolv.conf agent-output.log agent.sock" {
+		t.Errorf("bob's /.sbx/run holds more than his own files: %q", res.Stdout)
 	}
 	// Through the file API, with paths that would lead to alice's files on
 	// the host.

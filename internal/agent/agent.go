@@ -68,6 +68,9 @@ type server struct {
 // SIGTERM or SIGINT, or ctx cancelled, which kills processes at once). It
 // stops every process before returning nil.
 func Run(ctx context.Context, cfg Config) error {
+	if err := protectSelf(); err != nil { // before anything inside can run
+		return err
+	}
 	if cfg.Socket == "" {
 		cfg.Socket = filepath.Join(agentapi.RunPath, agentapi.AgentSock)
 	}
@@ -82,6 +85,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if err := os.MkdirAll(cfg.DefaultCwd, 0o755); err != nil {
 		return fmt.Errorf("create working directory: %w", err)
+	}
+	if err := redirectOutput(filepath.Dir(cfg.Socket)); err != nil { // ownlog.go
+		return err
 	}
 	startReaper()
 

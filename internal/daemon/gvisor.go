@@ -15,7 +15,7 @@ import (
 // (runtime.RunscNetnsShim).
 func classRuntimes(cfg Config, runc runtime.Runtime, sbx string) map[string]runtime.Runtime {
 	out := map[string]runtime.Runtime{sandbox.ClassContainer: runc}
-	opts := []runtime.RunscOption{runtime.WithNetnsShim(sbx)}
+	opts := []runtime.Option{runtime.WithNetnsShim(sbx)}
 	if cfg.Runsc != "" {
 		opts = append(opts, runtime.WithBinary(cfg.Runsc))
 	}

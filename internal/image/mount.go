@@ -38,13 +38,24 @@ func MountRootfs(layerDirs []string, upper, work, target string) error {
 		all[i] = abs
 	}
 	lowers, upper, work, target = all[:len(lowers)], all[len(lowers)], all[len(lowers)+1], all[len(lowers)+2]
+	if filepath.Dir(upper) != filepath.Dir(work) {
+		return fmt.Errorf("image: overlay upper %s and work %s must be in one directory", upper, work)
+	}
 	for _, d := range []string{upper, work, target} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return errdefs.Internal(err, "preparing overlay at %s", target)
 		}
 	}
+	// Mount through neutral paths: the overlay's options, which code inside
+	// reads in /proc/self/mountinfo, then name no host directory.
+	staged, unstage, err := stageParents(append(slices.Clone(lowers), upper))
+	if err != nil {
+		return errdefs.Internal(err, "preparing overlay at %s", target)
+	}
+	defer unstage()
+	lowers, upper = staged[:len(lowers)], staged[len(lowers)]
+	work = filepath.Join(filepath.Dir(upper), filepath.Base(work))
 	opts := "lowerdir=" + strings.Join(lowers, ":") + ",upperdir=" + upper + ",workdir=" + work
-	var err error
 	if len(opts) < os.Getpagesize() {
 		err = unix.Mount("overlay", target, "overlay", 0, opts)
 	} else {
@@ -54,6 +65,50 @@ func MountRootfs(layerDirs []string, upper, work, target string) error {
 		return errdefs.Internal(err, "mounting overlay at %s", target)
 	}
 	return nil
+}
+
+// stageDir is where stageParents makes its short-lived mounts.
+const stageDir = "/run/sbx/stage"
+
+// stageParents bind-mounts the directory holding each of paths under a
+// fresh directory in stageDir and returns the paths through those mounts.
+// unstage detaches the mounts and removes the directory; an overlay mounted
+// meanwhile keeps its layers.
+func stageParents(paths []string) (staged []string, unstage func(), err error) {
+	if err := os.MkdirAll(stageDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.MkdirTemp(stageDir, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	var mounted []string
+	unstage = func() {
+		for _, m := range mounted {
+			unix.Unmount(m, unix.MNT_DETACH)
+		}
+		os.RemoveAll(dir)
+	}
+	views := map[string]string{}
+	for _, p := range paths {
+		parent := filepath.Dir(p)
+		v, ok := views[parent]
+		if !ok {
+			v = filepath.Join(dir, strconv.Itoa(len(views)))
+			if err := os.Mkdir(v, 0o700); err != nil {
+				unstage()
+				return nil, nil, err
+			}
+			if err := unix.Mount(parent, v, "", unix.MS_BIND, ""); err != nil {
+				unstage()
+				return nil, nil, fmt.Errorf("bind %s: %w", parent, err)
+			}
+			mounted = append(mounted, v)
+			views[parent] = v
+		}
+		staged = append(staged, filepath.Join(v, filepath.Base(p)))
+	}
+	return staged, unstage, nil
 }
 
 // mountMany mounts an overlay whose options exceed the one page mount(2)

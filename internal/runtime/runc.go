@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +20,7 @@ import (
 // Runc runs instances as runc containers (class "container"). It keeps its
 // container state under its own root, apart from any other runc user.
 type Runc struct {
+	tool   ociTool
 	binary string
 	root   string
 	args   []string
@@ -28,23 +28,17 @@ type Runc struct {
 
 var _ Runtime = (*Runc)(nil)
 
-// Option configures a Runc.
-type Option func(*Runc)
-
-// WithArgs replaces the command line of every container's init process (the
-// agent by default). It is for tests and debugging, e.g.
-// WithArgs([]string{"/bin/busybox", "sleep", "1000"}); sbx itself never sets it.
-func WithArgs(args []string) Option {
-	return func(r *Runc) { r.args = append([]string(nil), args...) }
-}
-
-// NewRunc returns a runtime that drives the runc binary found on PATH, with
-// its state in root (created if missing).
+// NewRunc returns a runtime that drives the runc binary found on PATH (or
+// WithBinary's), with its state in root (created if missing).
 func NewRunc(root string, opts ...Option) (*Runc, error) {
-	bin, err := exec.LookPath("runc")
-	if err != nil {
-		return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE",
-			"runc is not installed or not on PATH; install it with `apt-get install runc`")
+	o := applyOptions(opts)
+	bin := o.binary
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("runc"); err != nil {
+			return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE",
+				"runc is not installed or not on PATH; install it with `apt-get install runc`")
+		}
 	}
 	if !filepath.IsAbs(root) {
 		return nil, errdefs.Invalid("INVALID_RUNTIME_ROOT", "runc root %q must be an absolute path", root)
@@ -52,10 +46,8 @@ func NewRunc(root string, opts ...Option) (*Runc, error) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create runc root %s", root)
 	}
-	r := &Runc{binary: bin, root: root}
-	for _, o := range opts {
-		o(r)
-	}
+	r := &Runc{binary: bin, root: root, args: o.args}
+	r.tool = ociTool{name: "runc", binary: bin, flags: []string{"--root", root}}
 	return r, nil
 }
 
@@ -89,10 +81,8 @@ func (r *Runc) Start(ctx context.Context, inst *Instance) (Status, error) {
 }
 
 func (r *Runc) start(ctx context.Context, inst *Instance) (Status, error) {
-	for _, dir := range []string{inst.BundleDir, inst.RunDir} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return Status{}, errdefs.Internal(err, "create %s", dir)
-		}
+	if err := prepareDirs(inst); err != nil {
+		return Status{}, err
 	}
 	spec := Spec(inst)
 	if r.args != nil {
@@ -160,7 +150,7 @@ func (r *Runc) State(ctx context.Context, id string) (Status, error) {
 	if err := validID(id); err != nil {
 		return Status{}, err
 	}
-	out, err := r.runc(ctx, "state", id)
+	out, err := r.tool.run(ctx, "state", id)
 	if err != nil {
 		if notExist(err) {
 			return Status{}, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
@@ -188,7 +178,7 @@ func (r *Runc) Kill(ctx context.Context, id string, sig syscall.Signal) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	_, err := r.runc(ctx, "kill", "--all", id, strconv.Itoa(int(sig)))
+	_, err := r.tool.run(ctx, "kill", "--all", id, strconv.Itoa(int(sig)))
 	if err == nil {
 		return nil
 	}
@@ -205,78 +195,11 @@ func (r *Runc) Delete(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	return forceDelete(id, func() error {
-		_, err := r.runc(ctx, "delete", "--force", id)
-		return err
-	}, notExist)
-}
-
-// forceDelete runs del (the runtime's `delete --force id`) and removes the
-// instance's cgroups in every hierarchy; if they were in the way, del runs
-// once more (processes the runtime could not kill are gone now). An
-// instance that does not exist (isNotExist) is no error.
-func forceDelete(id string, del func() error, isNotExist func(error) bool) error {
-	derr := del()
-	cerr := removeCgroups(id)
-	if derr != nil && cerr == nil {
-		derr = del()
-	}
-	if derr != nil && !isNotExist(derr) {
-		return errdefs.Internal(derr, "delete instance %s", id)
-	}
-	if cerr != nil {
-		return errdefs.Internal(cerr, "remove cgroups of instance %s", id)
-	}
-	return nil
+	return r.tool.deleteInstance(ctx, id)
 }
 
 // List returns every container under this runtime's root, running or not.
-func (r *Runc) List(ctx context.Context) ([]string, error) {
-	out, err := r.runc(ctx, "list", "--format", "json")
-	if err != nil {
-		return nil, errdefs.Internal(err, "list instances")
-	}
-	var cs []struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(out, &cs); err != nil {
-		return nil, errdefs.Internal(err, "decode runc list")
-	}
-	ids := make([]string, 0, len(cs))
-	for _, c := range cs {
-		ids = append(ids, c.ID)
-	}
-	return ids, nil
-}
-
-// runcError carries runc's stderr, which says what went wrong.
-type runcError struct {
-	cmd    string
-	stderr string
-	err    error
-}
-
-func (e *runcError) Error() string {
-	return fmt.Sprintf("runc %s: %v: %s", e.cmd, e.err, e.stderr)
-}
-
-func (e *runcError) Unwrap() error { return e.err }
-
-func (r *Runc) runc(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, r.binary, append([]string{"--root", r.root}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := runTool(cmd); err != nil {
-		return nil, &runcError{cmd: args[0], stderr: strings.TrimSpace(stderr.String()), err: err}
-	}
-	return stdout.Bytes(), nil
-}
-
-// notExist reports whether runc failed because the container does not exist.
-func notExist(err error) bool {
-	var re *runcError
-	return errors.As(err, &re) && strings.Contains(re.stderr, "does not exist")
-}
+func (r *Runc) List(ctx context.Context) ([]string, error) { return r.tool.list(ctx) }
 
 // idPattern is what runc accepts as a container id.
 var idPattern = regexp.MustCompile(`^[\w+.-]+$`)

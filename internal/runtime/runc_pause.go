@@ -16,7 +16,7 @@ func (r *Runc) Pause(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	if _, err := r.runc(ctx, "pause", id); err != nil {
+	if _, err := r.tool.run(ctx, "pause", id); err != nil {
 		if notExist(err) {
 			return errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
 		}
@@ -30,7 +30,7 @@ func (r *Runc) Resume(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	if _, err := r.runc(ctx, "resume", id); err != nil {
+	if _, err := r.tool.run(ctx, "resume", id); err != nil {
 		if notExist(err) {
 			return errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
 		}
@@ -51,7 +51,7 @@ func (r *Runc) Paused(ctx context.Context, id string) (bool, error) {
 }
 
 func (r *Runc) paused(ctx context.Context, id string) (bool, error) {
-	out, err := r.runc(ctx, "state", id)
+	out, err := r.tool.run(ctx, "state", id)
 	if err != nil {
 		if notExist(err) {
 			return false, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)

@@ -97,6 +97,9 @@ func newTestInstance(t *testing.T, r *Runc) *Instance {
 		if err := r.Delete(context.Background(), inst.ID); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
+		if err := UnmountRunDir(inst.RunDir); err != nil { // Start made it a tmpfs
+			t.Errorf("cleanup: %v", err)
+		}
 	})
 	return inst
 }

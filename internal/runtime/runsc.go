@@ -16,44 +16,6 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 )
 
-// Checkpointer saves a running instance's processes and memory to disk and
-// starts instances from such an image (class "gvisor").
-//
-// The agent must have closed its socket before Checkpoint: gVisor cannot save
-// a socket bound on the host (see agent.Client.Suspend), and a failed
-// checkpoint ends the instance all the same. A restored agent listens again
-// once it is woken (agent.Wake, or SIGUSR1 through SignalInit).
-type Checkpointer interface {
-	// Checkpoint writes the instance id to dir (replacing what is there)
-	// and ends it: its processes stop at once and leave the host shortly
-	// after; its runtime state stays until Delete. On error the instance
-	// is ended too and dir holds no image.
-	Checkpoint(ctx context.Context, id, dir string) error
-	// Restore starts inst from the image in dir, with inst's bundle, rootfs
-	// and run directory, which may differ from the checkpointed instance's
-	// (a fork). The image is only read; it can be restored many times.
-	Restore(ctx context.Context, inst *Instance, dir string) (Status, error)
-	// SignalInit sends sig to the instance's init process (the agent) alone.
-	SignalInit(ctx context.Context, id string, sig syscall.Signal) error
-	// DropsConnections reports whether a checkpoint of an instance with
-	// open TCP connections on its network succeeds, dropping them. If not,
-	// such a checkpoint fails and ends the instance: callers must make sure
-	// there are none first.
-	DropsConnections() bool
-}
-
-// Freezer stops every process of a running instance where it is and lets it
-// go on later. The instance keeps its memory and host processes meanwhile.
-type Freezer interface {
-	Pause(ctx context.Context, id string) error
-	// Resume thaws the instance; resuming one that is not paused is not an
-	// error.
-	Resume(ctx context.Context, id string) error
-	// Paused reports whether the instance is frozen; errdefs NotFound if
-	// there is none.
-	Paused(ctx context.Context, id string) (bool, error)
-}
-
 // Runsc runs instances in gVisor (class "gvisor"): a user-space kernel
 // between the sandbox's processes and the host. Its state lives under its
 // own root, apart from runc's.
@@ -89,6 +51,7 @@ type Freezer interface {
 // uses, pids counts gVisor's host threads rather than the sandbox's
 // processes.
 type Runsc struct {
+	tool     ociTool // for every command but run and restore (launchNew)
 	binary   string
 	root     string
 	platform string
@@ -103,38 +66,13 @@ var (
 	_ Freezer      = (*Runsc)(nil)
 )
 
-// RunscOption configures a Runsc.
-type RunscOption func(*Runsc)
-
-// WithRunscArgs replaces the command line of every instance's init process,
-// like WithArgs does for runc. It is for tests.
-func WithRunscArgs(args []string) RunscOption {
-	return func(r *Runsc) { r.args = append([]string(nil), args...) }
-}
-
-// WithBinary uses the runsc binary at path instead of the one on PATH.
-func WithBinary(path string) RunscOption {
-	return func(r *Runsc) { r.binary = path }
-}
-
-// WithNetnsShim runs the runsc commands that wire a sandbox's network
-// through `sbx runsc-shim` (RunscNetnsShim) with the sbx binary at path.
-func WithNetnsShim(path string) RunscOption {
-	return func(r *Runsc) { r.shim = path }
-}
-
-// WithPlatform picks gVisor's platform ("ptrace", "kvm", or "systrap" where
-// the runsc build has it); the default is ptrace.
-func WithPlatform(name string) RunscOption {
-	return func(r *Runsc) { r.platform = name }
-}
-
-// NewRunsc returns a runtime that drives the runsc binary found on PATH,
-// with its state in root (created if missing).
-func NewRunsc(root string, opts ...RunscOption) (*Runsc, error) {
-	r := &Runsc{root: root, platform: "ptrace"}
-	for _, o := range opts {
-		o(r)
+// NewRunsc returns a runtime that drives the runsc binary found on PATH (or
+// WithBinary's), with its state in root (created if missing).
+func NewRunsc(root string, opts ...Option) (*Runsc, error) {
+	o := applyOptions(opts)
+	r := &Runsc{root: root, platform: "ptrace", binary: o.binary, args: o.args, shim: o.shim}
+	if o.platform != "" {
+		r.platform = o.platform
 	}
 	if r.binary == "" {
 		bin, err := exec.LookPath("runsc")
@@ -154,6 +92,7 @@ func NewRunsc(root string, opts ...RunscOption) (*Runsc, error) {
 		return nil, errdefs.Internal(err, "create runsc root %s", root)
 	}
 	r.drops = dropsConnections(r.binary)
+	r.tool = ociTool{name: "runsc", binary: r.binary, flags: r.globalFlags("none")}
 	return r, nil
 }
 
@@ -211,10 +150,8 @@ func (r *Runsc) launch(ctx context.Context, inst *Instance, verb string, extra [
 }
 
 func (r *Runsc) launchNew(ctx context.Context, inst *Instance, verb string, extra []string) (Status, error) {
-	for _, dir := range []string{inst.BundleDir, inst.RunDir} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return Status{}, errdefs.Internal(err, "create %s", dir)
-		}
+	if err := prepareDirs(inst); err != nil {
+		return Status{}, err
 	}
 	spec := Spec(inst)
 	if r.args != nil {
@@ -299,7 +236,7 @@ func (r *Runsc) Checkpoint(ctx context.Context, id, dir string) error {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return errdefs.Internal(err, "create checkpoint directory %s", tmp)
 	}
-	if _, err := r.runsc(ctx, "checkpoint", "--image-path", tmp, id); err != nil {
+	if _, err := r.tool.run(ctx, "checkpoint", "--image-path", tmp, id); err != nil {
 		os.RemoveAll(tmp)
 		return errdefs.Internal(err, "checkpoint instance %s", id)
 	}
@@ -348,9 +285,9 @@ func (r *Runsc) State(ctx context.Context, id string) (Status, error) {
 	if err := validID(id); err != nil {
 		return Status{}, err
 	}
-	out, err := r.runsc(ctx, "state", id)
+	out, err := r.tool.run(ctx, "state", id)
 	if err != nil {
-		if runscNotExist(err) {
+		if notExist(err) {
 			return Status{}, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
 		}
 		return Status{}, errdefs.Internal(err, "state of instance %s", id)
@@ -393,8 +330,8 @@ func (r *Runsc) kill(ctx context.Context, id string, sig syscall.Signal, all boo
 	if all {
 		args = append(args, "--all")
 	}
-	_, err := r.runsc(ctx, append(args, id, strconv.Itoa(int(sig)))...)
-	if err == nil || runscNotExist(err) || runscNotRunning(err) {
+	_, err := r.tool.run(ctx, append(args, id, strconv.Itoa(int(sig)))...)
+	if err == nil || notExist(err) || notRunning(err) {
 		return nil
 	}
 	st, serr := r.State(ctx, id)
@@ -444,7 +381,7 @@ func (r *Runsc) Pause(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	if _, err := r.runsc(ctx, "pause", id); err != nil {
+	if _, err := r.tool.run(ctx, "pause", id); err != nil {
 		return errdefs.Internal(err, "pause instance %s", id)
 	}
 	return nil
@@ -455,7 +392,7 @@ func (r *Runsc) Resume(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	if _, err := r.runsc(ctx, "resume", id); err != nil {
+	if _, err := r.tool.run(ctx, "resume", id); err != nil {
 		if p, perr := r.Paused(ctx, id); perr == nil && !p {
 			return nil
 		}
@@ -469,9 +406,9 @@ func (r *Runsc) Paused(ctx context.Context, id string) (bool, error) {
 	if err := validID(id); err != nil {
 		return false, err
 	}
-	out, err := r.runsc(ctx, "state", id)
+	out, err := r.tool.run(ctx, "state", id)
 	if err != nil {
-		if runscNotExist(err) {
+		if notExist(err) {
 			return false, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
 		}
 		return false, errdefs.Internal(err, "state of instance %s", id)
@@ -485,51 +422,8 @@ func (r *Runsc) Delete(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	return forceDelete(id, func() error {
-		_, err := r.runsc(ctx, "delete", "--force", id)
-		return err
-	}, runscNotExist)
+	return r.tool.deleteInstance(ctx, id)
 }
 
 // List returns every instance under this runtime's root.
-func (r *Runsc) List(ctx context.Context) ([]string, error) {
-	out, err := r.runsc(ctx, "list", "--quiet")
-	if err != nil {
-		return nil, errdefs.Internal(err, "list instances")
-	}
-	return strings.Fields(string(out)), nil
-}
-
-func (r *Runsc) runsc(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, r.binary, append(r.globalFlags("none"), args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := runTool(cmd); err != nil {
-		return nil, &runscError{cmd: args[0], stderr: lastLines(stderr.String()+stdout.String(), 5), err: err}
-	}
-	return stdout.Bytes(), nil
-}
-
-// runscError carries what runsc said, which tells what went wrong.
-type runscError struct {
-	cmd    string
-	stderr string
-	err    error
-}
-
-func (e *runscError) Error() string { return fmt.Sprintf("runsc %s: %v: %s", e.cmd, e.err, e.stderr) }
-func (e *runscError) Unwrap() error { return e.err }
-
-// runscNotRunning reports whether runsc failed because the instance has
-// stopped: its sandbox process, which runsc talks to, is gone.
-func runscNotRunning(err error) bool {
-	var re *runscError
-	return errors.As(err, &re) && (strings.Contains(re.stderr, "connection refused") || strings.Contains(re.stderr, "is not running"))
-}
-
-// runscNotExist reports whether runsc failed because the instance does not
-// exist ("loading container: file does not exist").
-func runscNotExist(err error) bool {
-	var re *runscError
-	return errors.As(err, &re) && strings.Contains(re.stderr, "does not exist")
-}
+func (r *Runsc) List(ctx context.Context) ([]string, error) { return r.tool.list(ctx) }

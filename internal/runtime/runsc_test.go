@@ -34,7 +34,7 @@ func needsRunsc(t *testing.T) {
 
 func newTestRunsc(t *testing.T, args []string) *Runsc {
 	t.Helper()
-	r, err := NewRunsc(filepath.Join(t.TempDir(), "runsc"), WithRunscArgs(args))
+	r, err := NewRunsc(filepath.Join(t.TempDir(), "runsc"), WithArgs(args))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +73,9 @@ func newRunscInstance(t *testing.T, r *Runsc) *Instance {
 	}
 	t.Cleanup(func() {
 		if err := r.Delete(context.Background(), inst.ID); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+		if err := UnmountRunDir(inst.RunDir); err != nil { // Start made it a tmpfs
 			t.Errorf("cleanup: %v", err)
 		}
 	})

@@ -37,6 +37,8 @@ const (
 	AgentPath = "/.sbx/sbx"  // the agent binary
 	RunPath   = "/.sbx/run"  // the agent's socket directory
 	AgentSock = "agent.sock" // socket file name inside RunPath / RunDir
+	// AgentOutput is where the agent sends its stdout and stderr, in RunDir.
+	AgentOutput = "agent-output.log"
 )
 
 // Status is what the runtime knows of one container.
@@ -60,4 +62,42 @@ type Runtime interface {
 	Delete(ctx context.Context, id string) error
 	// List returns the ids of all containers the runtime holds.
 	List(ctx context.Context) ([]string, error)
+}
+
+// Checkpointer saves a running instance's processes and memory to disk and
+// starts instances from such an image (class "gvisor").
+//
+// The agent must have closed its socket before Checkpoint: gVisor cannot save
+// a socket bound on the host (see agent.Client.Suspend), and a failed
+// checkpoint ends the instance all the same. A restored agent listens again
+// once it is woken (agent.Wake, or SIGUSR1 through SignalInit).
+type Checkpointer interface {
+	// Checkpoint writes the instance id to dir (replacing what is there)
+	// and ends it: its processes stop at once and leave the host shortly
+	// after; its runtime state stays until Delete. On error the instance
+	// is ended too and dir holds no image.
+	Checkpoint(ctx context.Context, id, dir string) error
+	// Restore starts inst from the image in dir, with inst's bundle, rootfs
+	// and run directory, which may differ from the checkpointed instance's
+	// (a fork). The image is only read; it can be restored many times.
+	Restore(ctx context.Context, inst *Instance, dir string) (Status, error)
+	// SignalInit sends sig to the instance's init process (the agent) alone.
+	SignalInit(ctx context.Context, id string, sig syscall.Signal) error
+	// DropsConnections reports whether a checkpoint of an instance with
+	// open TCP connections on its network succeeds, dropping them. If not,
+	// such a checkpoint fails and ends the instance: callers must make sure
+	// there are none first.
+	DropsConnections() bool
+}
+
+// Freezer stops every process of a running instance where it is and lets it
+// go on later. The instance keeps its memory and host processes meanwhile.
+type Freezer interface {
+	Pause(ctx context.Context, id string) error
+	// Resume thaws the instance; resuming one that is not paused is not an
+	// error.
+	Resume(ctx context.Context, id string) error
+	// Paused reports whether the instance is frozen; errdefs NotFound if
+	// there is none.
+	Paused(ctx context.Context, id string) (bool, error)
 }

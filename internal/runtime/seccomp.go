@@ -15,7 +15,8 @@ import (
 //     Linux 4.8 seccomp is re-checked after a tracer changes a syscall, so
 //     ptrace cannot be used to escape the filter; the pid namespace keeps it
 //     to the sandbox's own processes. process_vm_readv/writev and kcmp are
-//     denied all the same.
+//     denied all the same. ptrace of pid 1 (the agent) is refused: the agent
+//     is also non-dumpable, and this filter is the second lock on that door.
 //   - clone is allowed only without namespace flags; clone3 cannot be
 //     filtered by its flags (they are behind a pointer), so it fails with
 //     ENOSYS and libc falls back to clone.
@@ -66,7 +67,7 @@ var allowedSyscalls = []string{
 	"pause", "pidfd_open", "pidfd_send_signal", "pipe", "pipe2",
 	"pkey_alloc", "pkey_free", "pkey_mprotect", "poll", "ppoll", "ppoll_time64",
 	"prctl", "pread64", "preadv", "preadv2", "prlimit64", "process_mrelease",
-	"pselect6", "pselect6_time64", "ptrace", "pwrite64", "pwritev", "pwritev2",
+	"pselect6", "pselect6_time64", "pwrite64", "pwritev", "pwritev2",
 	"read", "readahead", "readlink", "readlinkat", "readv", "recv", "recvfrom",
 	"recvmmsg", "recvmmsg_time64", "recvmsg", "remap_file_pages", "removexattr",
 	"removexattrat", "rename", "renameat", "renameat2", "restart_syscall", "rmdir",
@@ -127,6 +128,7 @@ const (
 	namespaceFlags = 0x7E020000
 	enosys         = 38
 	eperm          = 1
+	agentPid       = 1 // the agent is PID 1 in its pid namespace
 )
 
 func defaultSeccomp() *specs.LinuxSeccomp {
@@ -139,6 +141,8 @@ func defaultSeccomp() *specs.LinuxSeccomp {
 		{Names: []string{"clone"}, Action: specs.ActAllow,
 			Args: []specs.LinuxSeccompArg{{Index: 0, Value: namespaceFlags, ValueTwo: 0, Op: specs.OpMaskedEqual}}},
 		{Names: []string{"clone3"}, Action: specs.ActErrno, ErrnoRet: &errENOSYS},
+		{Names: []string{"ptrace"}, Action: specs.ActAllow,
+			Args: []specs.LinuxSeccompArg{{Index: 1, Value: agentPid, Op: specs.OpNotEqual}}},
 	}
 	// personality: only the harmless personas Docker allows (Linux, 32-bit
 	// Linux, UNAME26, both, and the query value).

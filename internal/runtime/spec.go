@@ -123,7 +123,8 @@ func namespaces(netns string) []specs.LinuxNamespace {
 }
 
 // mounts are runc's default set (what `runc spec` writes) plus the agent
-// and, when set, the sandbox's resolv.conf.
+// and, when set, the sandbox's resolv.conf (read-only: a writable bind of a
+// host file would be a way around the disk limit).
 func mounts(inst *Instance) []specs.Mount {
 	m := []specs.Mount{
 		{Destination: "/proc", Type: "proc", Source: "proc"},
@@ -145,8 +146,8 @@ func mounts(inst *Instance) []specs.Mount {
 			Options: []string{"bind", "rw", "nosuid", "nodev", "noexec"}},
 	}
 	if inst.ResolvConf != "" {
-		m = append(m, specs.Mount{Destination: "/etc/resolv.conf", Type: "bind", Source: inst.ResolvConf,
-			Options: []string{"bind", "rw", "nosuid", "nodev", "noexec"}})
+		m = append(m, specs.Mount{Destination: "/etc/resolv.conf", Type: "bind", Source: resolvCopy(inst),
+			Options: []string{"bind", "ro", "nosuid", "nodev", "noexec"}})
 	}
 	return m
 }

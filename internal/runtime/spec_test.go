@@ -164,12 +164,21 @@ func TestSeccompProfile(t *testing.T) {
 			t.Errorf("clone3 rule %+v; want ENOSYS", rule)
 		}
 	}
-	for _, name := range []string{"read", "write", "execve", "futex", "rseq", "epoll_pwait", "ptrace", "pidfd_open"} {
+	for _, name := range []string{"read", "write", "execve", "futex", "rseq", "epoll_pwait", "pidfd_open"} {
 		if !unconditional[name] {
 			t.Errorf("%s is not allowed", name)
 		}
 	}
-	for _, name := range []string{"clone", "socket", "personality"} {
+	ptraceOnlyOthers := false
+	for _, rule := range sc.Syscalls {
+		if slices.Equal(rule.Names, []string{"ptrace"}) && rule.Action == specs.ActAllow {
+			ptraceOnlyOthers = slices.Equal(rule.Args, []specs.LinuxSeccompArg{{Index: 1, Value: 1, Op: specs.OpNotEqual}})
+		}
+	}
+	if !ptraceOnlyOthers {
+		t.Error("ptrace is not allowed for pids other than 1, or is allowed for pid 1 (the agent)")
+	}
+	for _, name := range []string{"clone", "socket", "personality", "ptrace"} {
 		if unconditional[name] {
 			t.Errorf("%s is allowed without an argument filter", name)
 		}

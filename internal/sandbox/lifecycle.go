@@ -127,6 +127,10 @@ func (m *Manager) finishDelete(ctx context.Context, sb *store.Sandbox) error {
 		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
 		return err
 	}
+	if err := runtime.UnmountRunDir(m.dirsOf(sb.ID).run); err != nil { // a capped tmpfs
+		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
+		return errdefs.Internal(err, "remove files of sandbox %s", sb.ID)
+	}
 	if err := os.RemoveAll(m.dirsOf(sb.ID).root); err != nil {
 		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
 		return errdefs.Internal(err, "remove files of sandbox %s", sb.ID)
@@ -143,6 +147,7 @@ func (m *Manager) removeAll(ctx context.Context, sb *store.Sandbox) {
 	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
 		m.log.Error("roll back create", "id", sb.ID, "err", err)
 	}
+	runtime.UnmountRunDir(m.dirsOf(sb.ID).run)
 	os.RemoveAll(m.dirsOf(sb.ID).root)
 	if err := m.cfg.Store.DeleteSandbox(ctx, sb.ID); err != nil {
 		m.log.Error("roll back create", "id", sb.ID, "err", err)

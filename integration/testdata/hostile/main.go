@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -123,9 +124,37 @@ func main() {
 	try("ptrace attach host pid", unix.PtraceAttach(hostPid))
 	try("open /proc/HOST_PID/root", readSome("/proc/"+strconv.Itoa(hostPid)+"/root/etc/hostname"))
 
+	// The agent (PID 1): tracing it would let code inside stop it and jam
+	// the daemon; its memory holds nothing for the sandbox to read.
+	try("ptrace attach pid 1", tracePid1(false))
+	try("ptrace seize pid 1", tracePid1(true))
+	try("read /proc/1/mem", readSome("/proc/1/mem"))
+	try("read /proc/1/environ", readSome("/proc/1/environ"))
+
 	// A chroot escape (chroot into a subdir, climb out with ".."): at best
 	// it reaches the sandbox's own root, never the host marker.
 	try("read host marker after chroot escape", chrootEscape(marker))
+}
+
+// tracePid1 attaches to pid 1 and, should that work, lets it go again at
+// once, so a failed check does not leave the agent stopped.
+func tracePid1(seize bool) error {
+	runtime.LockOSThread() // ptrace belongs to the tracing thread
+	defer runtime.UnlockOSThread()
+	attach := unix.PtraceAttach
+	if seize {
+		attach = unix.PtraceSeize
+	}
+	if err := attach(1); err != nil {
+		return err
+	}
+	if seize {
+		unix.PtraceInterrupt(1)
+	}
+	var ws unix.WaitStatus
+	unix.Wait4(1, &ws, unix.WALL, nil)
+	unix.PtraceDetach(1)
+	return nil
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
