@@ -203,7 +203,7 @@ func streamParam(r *http.Request) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, errdefs.Invalid("INVALID_PARAMETER", "stream must be true or false, got %q", v)
+		return false, errdefs.Invalid(sdk.CodeInvalidParameter, "stream must be true or false, got %q", v)
 	}
 	return b, nil
 }

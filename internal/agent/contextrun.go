@@ -24,7 +24,7 @@ type activeRun struct {
 // runTimeout validates timeoutSeconds as exec does.
 func runTimeout(t float64) (time.Duration, error) {
 	if t < 0 || math.IsNaN(t) || t > 1e8 {
-		return 0, errdefs.Invalid("INVALID_RUN", "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
+		return 0, errdefs.Invalid(sdk.CodeInvalidRun, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
 	}
 	return time.Duration(t * float64(time.Second)), nil
 }
@@ -33,13 +33,13 @@ func runTimeout(t float64) (time.Duration, error) {
 func checkCode(lang *language, code string, env map[string]string) error {
 	if lang.bashLines || lang.once != nil {
 		if strings.ContainsRune(code, 0) {
-			return errdefs.Invalid("INVALID_RUN", "%s code must not contain NUL bytes", lang.name)
+			return errdefs.Invalid(sdk.CodeInvalidRun, "%s code must not contain NUL bytes", lang.name)
 		}
 	}
 	if lang.bashLines {
 		for k := range env {
 			if !bashName(k) {
-				return errdefs.Invalid("INVALID_ENV", "bad environment variable %q for bash: names are letters, digits and _ and do not start with a digit", k)
+				return errdefs.Invalid(sdk.CodeInvalidEnv, "bad environment variable %q for bash: names are letters, digits and _ and do not start with a digit", k)
 			}
 		}
 	}
@@ -59,7 +59,7 @@ func (c *codeContext) run(ctx context.Context, code string, env map[string]strin
 	case <-c.dead:
 		return sdk.RunResult{}, contextNotFound(c.id)
 	case <-ctx.Done():
-		return sdk.RunResult{}, errdefs.Unavailable("RUN_CANCELLED", "the caller went away while waiting for the context's previous run to end")
+		return sdk.RunResult{}, errdefs.Unavailable(sdk.CodeRunCancelled, "the caller went away while waiting for the context's previous run to end")
 	}
 	if c.isDead() {
 		<-c.sem

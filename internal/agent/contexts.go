@@ -93,7 +93,7 @@ func (cs *contextSet) list() []*codeContext {
 }
 
 func contextNotFound(id string) error {
-	return errdefs.NotFound("CONTEXT_NOT_FOUND",
+	return errdefs.NotFound(sdk.CodeContextNotFound,
 		"context %q does not exist: it was deleted, it expired, its interpreter exited, or the sandbox's instance was stopped since it was created", id)
 }
 
@@ -150,7 +150,7 @@ func (s *server) prepareContext(langName, cwd string, env map[string]string, idl
 		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, errdefs.Invalid("CWD_NOT_FOUND", "working directory %s does not exist or is not a directory", dir)
+		return nil, errdefs.Invalid(sdk.CodeCwdNotFound, "working directory %s does not exist or is not a directory", dir)
 	}
 	merged, err := mergeEnv(os.Environ(), env)
 	if err != nil {
@@ -169,7 +169,7 @@ func (s *server) prepareContext(langName, cwd string, env map[string]string, idl
 	idle := defaultContextIdle
 	if idleSeconds != nil {
 		if *idleSeconds < 0 || *idleSeconds > maxIdleSeconds {
-			return nil, errdefs.Invalid("INVALID_IDLE", "contextIdleSeconds must be from 0 (never expire) to %g, got %d", float64(maxIdleSeconds), *idleSeconds)
+			return nil, errdefs.Invalid(sdk.CodeInvalidIdle, "contextIdleSeconds must be from 0 (never expire) to %g, got %d", float64(maxIdleSeconds), *idleSeconds)
 		}
 		idle = time.Duration(*idleSeconds) * time.Second
 	}
@@ -299,7 +299,7 @@ func (s *server) startContext(ctx context.Context, spec *contextSpec) (*codeCont
 		if msg != "" {
 			msg = ": " + msg
 		}
-		return nil, errdefs.Invalid("INTERPRETER_FAILED", "the %s interpreter (%s) %s%s", spec.lang.name, spec.bin, failure, msg)
+		return nil, errdefs.Invalid(sdk.CodeInterpreterFailed, "the %s interpreter (%s) %s%s", spec.lang.name, spec.bin, failure, msg)
 	}
 	c.stdout.drainAndDetach()
 	c.stderr.drainAndDetach()
@@ -322,7 +322,7 @@ func (s *server) startWithFiles(path string, argv []string, dir string, env []st
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil, errdefs.Unavailable("SHUTTING_DOWN", "the agent is shutting down")
+		return nil, errdefs.Unavailable(sdk.CodeShuttingDown, "the agent is shutting down")
 	}
 	proc, err := startChild(path, argv, &syscall.ProcAttr{
 		Dir:   dir,

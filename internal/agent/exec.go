@@ -51,23 +51,23 @@ type command struct {
 // prepare validates req and resolves the executable, cwd and environment.
 func (s *server) prepare(req *sdk.ExecRequest) (*command, error) {
 	if (len(req.Cmd) > 0) == (req.Shell != "") {
-		return nil, errdefs.Invalid("INVALID_EXEC", "set exactly one of cmd (argv) and shell (a /bin/sh -c script)")
+		return nil, errdefs.Invalid(sdk.CodeInvalidExec, "set exactly one of cmd (argv) and shell (a /bin/sh -c script)")
 	}
 	c := &command{stdin: req.Stdin, argv: req.Cmd}
 	if req.Shell != "" {
 		c.argv = []string{"/bin/sh", "-c", req.Shell}
 	}
 	if c.argv[0] == "" {
-		return nil, errdefs.Invalid("INVALID_EXEC", "cmd[0] is empty")
+		return nil, errdefs.Invalid(sdk.CodeInvalidExec, "cmd[0] is empty")
 	}
 	for _, a := range c.argv {
 		if strings.ContainsRune(a, 0) {
-			return nil, errdefs.Invalid("INVALID_EXEC", "command arguments must not contain NUL bytes")
+			return nil, errdefs.Invalid(sdk.CodeInvalidExec, "command arguments must not contain NUL bytes")
 		}
 	}
 	t := req.TimeoutSeconds
 	if t < 0 || math.IsNaN(t) || t > 1e8 {
-		return nil, errdefs.Invalid("INVALID_EXEC", "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
+		return nil, errdefs.Invalid(sdk.CodeInvalidExec, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
 	}
 	c.timeout = time.Duration(t * float64(time.Second))
 
@@ -79,7 +79,7 @@ func (s *server) prepare(req *sdk.ExecRequest) (*command, error) {
 		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, errdefs.Invalid("CWD_NOT_FOUND", "working directory %s does not exist or is not a directory", dir)
+		return nil, errdefs.Invalid(sdk.CodeCwdNotFound, "working directory %s does not exist or is not a directory", dir)
 	}
 	c.dir = dir
 
@@ -97,7 +97,7 @@ func (s *server) prepare(req *sdk.ExecRequest) (*command, error) {
 func mergeEnv(base []string, extra map[string]string) ([]string, error) {
 	for k, v := range extra {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
-			return nil, errdefs.Invalid("INVALID_ENV", "bad environment variable %q: names must be non-empty without '=' or NUL, values without NUL", k)
+			return nil, errdefs.Invalid(sdk.CodeInvalidEnv, "bad environment variable %q: names must be non-empty without '=' or NUL, values without NUL", k)
 		}
 	}
 	env := make([]string, 0, len(base)+len(extra))
@@ -128,7 +128,7 @@ func lookPath(name, dir string, env []string) (string, error) {
 			p = filepath.Join(dir, p)
 		}
 		if err := executable(p); err != nil {
-			return "", errdefs.Invalid("COMMAND_NOT_FOUND", "command %q: %v", name, err)
+			return "", errdefs.Invalid(sdk.CodeCommandNotFound, "command %q: %v", name, err)
 		}
 		return p, nil
 	}
@@ -147,7 +147,7 @@ func lookPath(name, dir string, env []string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", errdefs.Invalid("COMMAND_NOT_FOUND", "command %q not found in PATH %s", name, path)
+	return "", errdefs.Invalid(sdk.CodeCommandNotFound, "command %q not found in PATH %s", name, path)
 }
 
 func executable(p string) error {
@@ -261,7 +261,7 @@ func (s *server) start(c *command, stdin, stdout, stderr *os.File) (*child, erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil, errdefs.Unavailable("SHUTTING_DOWN", "the agent is shutting down")
+		return nil, errdefs.Unavailable(sdk.CodeShuttingDown, "the agent is shutting down")
 	}
 	proc, err := startChild(c.path, c.argv, &syscall.ProcAttr{
 		Dir:   c.dir,
@@ -289,13 +289,13 @@ func (s *server) forgetGroup(pgid int) {
 func startError(name string, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOENT):
-		return errdefs.Invalid("COMMAND_NOT_FOUND", "cannot run %q: no such file (missing script interpreter?)", name)
+		return errdefs.Invalid(sdk.CodeCommandNotFound, "cannot run %q: no such file (missing script interpreter?)", name)
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EPERM):
-		return errdefs.Invalid("COMMAND_NOT_EXECUTABLE", "cannot run %q: %v", name, err)
+		return errdefs.Invalid(sdk.CodeCommandNotExecutable, "cannot run %q: %v", name, err)
 	case errors.Is(err, syscall.E2BIG):
-		return errdefs.Invalid("INVALID_EXEC", "arguments and environment are too long")
+		return errdefs.Invalid(sdk.CodeInvalidExec, "arguments and environment are too long")
 	case errors.Is(err, syscall.EAGAIN):
-		return errdefs.Unavailable("PROCESS_LIMIT", "cannot start a process: process limit reached")
+		return errdefs.Unavailable(sdk.CodeProcessLimit, "cannot start a process: process limit reached")
 	}
 	return errdefs.Internal(err, "start %q", name)
 }

@@ -27,7 +27,7 @@ func (s *server) handleExec(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("stream"); v != "" {
 		var err error
 		if stream, err = strconv.ParseBool(v); err != nil {
-			writeError(w, errdefs.Invalid("INVALID_PARAMETER", "stream must be true or false, got %q", v))
+			writeError(w, errdefs.Invalid(sdk.CodeInvalidParameter, "stream must be true or false, got %q", v))
 			return
 		}
 	}

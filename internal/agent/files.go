@@ -42,7 +42,7 @@ var maxListEntries = 50_000 // a variable for tests
 // path resolves p, absolute or relative to the default working directory.
 func (s *server) path(p string) (string, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
-		return "", errdefs.Invalid("INVALID_PATH", "path must be non-empty and must not contain NUL bytes")
+		return "", errdefs.Invalid(sdk.CodeInvalidPath, "path must be non-empty and must not contain NUL bytes")
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(s.cwd, p)
@@ -54,7 +54,7 @@ func (s *server) path(p string) (string, error) {
 func parseMode(v string) (os.FileMode, error) {
 	n, err := strconv.ParseUint(v, 8, 32)
 	if err != nil || n > 0o7777 {
-		return 0, errdefs.Invalid("INVALID_MODE", "mode must be octal permission bits such as 0644, got %q", v)
+		return 0, errdefs.Invalid(sdk.CodeInvalidMode, "mode must be octal permission bits such as 0644, got %q", v)
 	}
 	m := os.FileMode(n & 0o777)
 	if n&unix.S_ISUID != 0 {
@@ -109,28 +109,28 @@ func fileInfo(path string) (sdk.FileInfo, error) {
 func fsError(err error, path string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return errdefs.NotFound("FILE_NOT_FOUND", "%s: no such file or directory", path)
+		return errdefs.NotFound(sdk.CodeFileNotFound, "%s: no such file or directory", path)
 	case errors.Is(err, syscall.ENOTDIR):
-		return errdefs.Invalid("NOT_A_DIRECTORY", "%s: a parent is not a directory", path)
+		return errdefs.Invalid(sdk.CodeNotADirectory, "%s: a parent is not a directory", path)
 	case errors.Is(err, syscall.EISDIR):
-		return errdefs.Conflict("IS_A_DIRECTORY", "%s is a directory", path)
+		return errdefs.Conflict(sdk.CodeIsADirectory, "%s is a directory", path)
 	case errors.Is(err, syscall.EEXIST):
-		return errdefs.Conflict("FILE_EXISTS", "%s already exists", path)
+		return errdefs.Conflict(sdk.CodeFileExists, "%s already exists", path)
 	case errors.Is(err, syscall.ENOTEMPTY):
-		return errdefs.Conflict("DIR_NOT_EMPTY", "%s is a directory that is not empty", path)
+		return errdefs.Conflict(sdk.CodeDirNotEmpty, "%s is a directory that is not empty", path)
 	case errors.Is(err, syscall.EBUSY):
-		return errdefs.Conflict("BUSY", "%s is in use (a mount point?)", path)
+		return errdefs.Conflict(sdk.CodeBusy, "%s is in use (a mount point?)", path)
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		return errdefs.Invalid("PERMISSION_DENIED", "%s: permission denied", path)
+		return errdefs.Invalid(sdk.CodePermissionDenied, "%s: permission denied", path)
 	case errors.Is(err, syscall.EROFS):
-		return errdefs.Invalid("READ_ONLY_FILESYSTEM", "%s is on a read-only filesystem", path)
+		return errdefs.Invalid(sdk.CodeReadOnlyFilesystem, "%s is on a read-only filesystem", path)
 	case errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.ELOOP):
-		return errdefs.Invalid("INVALID_PATH", "%s: name too long or too many levels of symlinks", path)
+		return errdefs.Invalid(sdk.CodeInvalidPath, "%s: name too long or too many levels of symlinks", path)
 	case errors.Is(err, syscall.EXDEV):
-		return errdefs.Invalid("CROSS_DEVICE", "%s: cannot move across filesystems", path)
+		return errdefs.Invalid(sdk.CodeCrossDevice, "%s: cannot move across filesystems", path)
 	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
 		// open(2) of a socket, or of a device with no driver.
-		return errdefs.Invalid("NOT_A_REGULAR_FILE", "%s is not a regular file", path)
+		return errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return errdefs.DiskFull("NO_SPACE", "no space left for %s", path)
 	}
@@ -172,7 +172,7 @@ func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 	old, oldErr := os.Lstat(path)
 	switch {
 	case oldErr == nil && old.IsDir():
-		return sdk.FileInfo{}, errdefs.Conflict("IS_A_DIRECTORY", "%s is a directory", path)
+		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeIsADirectory, "%s is a directory", path)
 	case oldErr == nil && old.Mode().IsRegular() && !modeSet:
 		mode = old.Mode() & (fs.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
 	}
@@ -198,7 +198,7 @@ func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 	body := &readErrRecorder{r: r.Body}
 	if _, err := io.Copy(tmp, body); err != nil {
 		if body.err != nil {
-			return sdk.FileInfo{}, errdefs.Invalid("UPLOAD_INCOMPLETE", "reading the upload of %s failed: %v", path, body.err)
+			return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUploadIncomplete, "reading the upload of %s failed: %v", path, body.err)
 		}
 		return sdk.FileInfo{}, fsError(err, path)
 	}
@@ -234,11 +234,11 @@ func ensureDir(dir string, parents bool) error {
 		}
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
-		return errdefs.NotFound("PARENT_NOT_FOUND", "directory %s does not exist (parents=false was given)", dir)
+		return errdefs.NotFound(sdk.CodeParentNotFound, "directory %s does not exist (parents=false was given)", dir)
 	case err != nil:
 		return fsError(err, dir)
 	case !fi.IsDir():
-		return errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory", dir)
+		return errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory", dir)
 	}
 	return nil
 }
@@ -267,7 +267,7 @@ func writeTarget(path string) (string, error) {
 		}
 		path = filepath.Clean(target)
 	}
-	return "", errdefs.Invalid("INVALID_PATH", "%s: too many levels of symlinks", path)
+	return "", errdefs.Invalid(sdk.CodeInvalidPath, "%s: too many levels of symlinks", path)
 }
 
 // readErrRecorder tells a failed read of the body from a failed disk write.
@@ -294,7 +294,7 @@ func (s *server) handleGetFile(w http.ResponseWriter, r *http.Request) {
 	// and a device may have effects. O_NONBLOCK covers a swap meanwhile:
 	// opening a FIFO must not hang; fstat then rejects it.
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
-		writeError(w, errdefs.Invalid("NOT_A_REGULAR_FILE", "%s is not a regular file (a %s)", path, fileKind(fi.Mode())))
+		writeError(w, errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file (a %s)", path, fileKind(fi.Mode())))
 		return
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -309,10 +309,10 @@ func (s *server) handleGetFile(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fsError(err, path))
 		return
 	case fi.IsDir():
-		writeError(w, errdefs.Invalid("IS_A_DIRECTORY", "%s is a directory; list it with /files/list", path))
+		writeError(w, errdefs.Invalid(sdk.CodeIsADirectory, "%s is a directory; list it with /files/list", path))
 		return
 	case !fi.Mode().IsRegular():
-		writeError(w, errdefs.Invalid("NOT_A_REGULAR_FILE", "%s is not a regular file", path))
+		writeError(w, errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path))
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
@@ -356,7 +356,7 @@ func (s *server) list(r *http.Request) ([]sdk.FileInfo, error) {
 	depth := 1
 	if v := r.URL.Query().Get("depth"); v != "" {
 		if depth, err = strconv.Atoi(v); err != nil || depth < 1 || depth > maxListDepth {
-			return nil, errdefs.Invalid("INVALID_DEPTH", "depth must be a whole number from 1 to %d, got %q", maxListDepth, v)
+			return nil, errdefs.Invalid(sdk.CodeInvalidDepth, "depth must be a whole number from 1 to %d, got %q", maxListDepth, v)
 		}
 	}
 	fi, err := os.Stat(path)
@@ -364,7 +364,7 @@ func (s *server) list(r *http.Request) ([]sdk.FileInfo, error) {
 		return nil, fsError(err, path)
 	}
 	if !fi.IsDir() {
-		return nil, errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory", path)
+		return nil, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory", path)
 	}
 	list := []sdk.FileInfo{}
 	if err := listTree(path, depth, &list); err != nil {
@@ -384,11 +384,11 @@ func listTree(dir string, depth int, list *[]sdk.FileInfo) error {
 			continue // removed since ReadDir
 		}
 		if len(*list) == maxListEntries {
-			return errdefs.Invalid("LIST_TOO_LARGE", "the listing has more than %d entries: list a smaller depth or a subdirectory", maxListEntries)
+			return errdefs.Invalid(sdk.CodeListTooLarge, "the listing has more than %d entries: list a smaller depth or a subdirectory", maxListEntries)
 		}
 		*list = append(*list, info)
 		if depth > 1 && info.Type == "dir" {
-			if err := listTree(info.Path, depth-1, list); err != nil && errdefs.CodeOf(err) == "LIST_TOO_LARGE" {
+			if err := listTree(info.Path, depth-1, list); err != nil && errdefs.CodeOf(err) == sdk.CodeListTooLarge {
 				return err
 			}
 			// Otherwise unreadable or gone meanwhile: listed, not entered.
@@ -438,13 +438,13 @@ func (s *server) mkdir(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, er
 			if fi.IsDir() {
 				return fileInfo(path)
 			}
-			return sdk.FileInfo{}, errdefs.Conflict("FILE_EXISTS", "%s exists and is not a directory", path)
+			return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeFileExists, "%s exists and is not a directory", path)
 		}
 		err = os.MkdirAll(path, 0o755)
 	} else {
 		err = os.Mkdir(path, 0o755)
 		if errors.Is(err, fs.ErrNotExist) {
-			return sdk.FileInfo{}, errdefs.NotFound("PARENT_NOT_FOUND", "directory %s does not exist (use parents:true to create it)", filepath.Dir(path))
+			return sdk.FileInfo{}, errdefs.NotFound(sdk.CodeParentNotFound, "directory %s does not exist (use parents:true to create it)", filepath.Dir(path))
 		}
 	}
 	if err != nil {
@@ -480,7 +480,7 @@ func (s *server) move(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, err
 		return sdk.FileInfo{}, err
 	}
 	if from == "/" || to == "/" {
-		return sdk.FileInfo{}, errdefs.Invalid("INVALID_PATH", "cannot move / or onto /")
+		return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeInvalidPath, "cannot move / or onto /")
 	}
 	if _, err := os.Lstat(from); err != nil {
 		return sdk.FileInfo{}, fsError(err, from)
@@ -504,15 +504,15 @@ func (s *server) move(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, err
 	case err == nil:
 		return fileInfo(to)
 	case errors.Is(err, syscall.EEXIST) && !req.Overwrite:
-		return sdk.FileInfo{}, errdefs.Conflict("FILE_EXISTS", "%s already exists (set overwrite to replace it)", to)
+		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeFileExists, "%s already exists (set overwrite to replace it)", to)
 	case errors.Is(err, fs.ErrNotExist):
-		return sdk.FileInfo{}, errdefs.NotFound("PARENT_NOT_FOUND", "directory %s does not exist", filepath.Dir(to))
+		return sdk.FileInfo{}, errdefs.NotFound(sdk.CodeParentNotFound, "directory %s does not exist", filepath.Dir(to))
 	case errors.Is(err, syscall.EINVAL):
-		return sdk.FileInfo{}, errdefs.Invalid("INVALID_MOVE", "cannot move %s into itself", from)
+		return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeInvalidMove, "cannot move %s into itself", from)
 	case errors.Is(err, syscall.EEXIST), errors.Is(err, syscall.ENOTEMPTY):
-		return sdk.FileInfo{}, errdefs.Conflict("DIR_NOT_EMPTY", "%s is a directory that is not empty", to)
+		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeDirNotEmpty, "%s is a directory that is not empty", to)
 	case errors.Is(err, syscall.ENOTDIR):
-		return sdk.FileInfo{}, errdefs.Conflict("NOT_A_DIRECTORY", "cannot replace %s: a directory and a non-directory", to)
+		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeNotADirectory, "cannot replace %s: a directory and a non-directory", to)
 	}
 	return sdk.FileInfo{}, fsError(err, to)
 }
@@ -535,7 +535,7 @@ func (s *server) delete(r *http.Request) error {
 		return err
 	}
 	if path == "/" {
-		return errdefs.Invalid("INVALID_PATH", "refusing to delete /")
+		return errdefs.Invalid(sdk.CodeInvalidPath, "refusing to delete /")
 	}
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -547,7 +547,7 @@ func (s *server) delete(r *http.Request) error {
 		err = os.Remove(path)
 	}
 	if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTEMPTY) {
-		return errdefs.Conflict("DIR_NOT_EMPTY", "%s is not empty (set recursive=true to delete it and its contents)", path)
+		return errdefs.Conflict(sdk.CodeDirNotEmpty, "%s is not empty (set recursive=true to delete it and its contents)", path)
 	}
 	if err != nil {
 		return fsError(err, path)

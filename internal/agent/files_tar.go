@@ -29,7 +29,7 @@ func (s *server) handleGetTar(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !fi.IsDir() {
-		writeError(w, errdefs.Invalid("NOT_A_DIRECTORY", "%s is not a directory; download a file with GET /files", path))
+		writeError(w, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory; download a file with GET /files", path))
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-tar")
@@ -72,7 +72,7 @@ func (s *server) putTar(r *http.Request) (sdk.FileInfo, error) {
 		var te *dirtar.Error
 		switch {
 		case body.err != nil:
-			return sdk.FileInfo{}, errdefs.Invalid("UPLOAD_INCOMPLETE", "reading the upload into %s failed: %v", path, body.err)
+			return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUploadIncomplete, "reading the upload into %s failed: %v", path, body.err)
 		case errors.As(err, &te) && te.Code == dirtar.CodeConflict:
 			return sdk.FileInfo{}, errdefs.Conflict(sdk.Code(te.Code), "%s", te.Error())
 		case errors.As(err, &te):

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // The driver programs are compiled into the agent and handed to the
@@ -78,10 +79,10 @@ func lookupLanguage(name string, stateful bool, dir string, env []string) (*lang
 		if stateful {
 			what = "a context"
 		}
-		return nil, "", errdefs.Invalid("UNKNOWN_LANGUAGE", "unknown language %q for %s: use one of %s", name, what, languageNames(stateful))
+		return nil, "", errdefs.Invalid(sdk.CodeUnknownLanguage, "unknown language %q for %s: use one of %s", name, what, languageNames(stateful))
 	}
 	if stateful && l.driver == nil {
-		return nil, "", errdefs.Invalid("LANGUAGE_STATELESS_ONLY",
+		return nil, "", errdefs.Invalid(sdk.CodeLanguageStatelessOnly,
 			"%s has no stateful driver, so it cannot hold a context: run it statelessly with POST /v1/sandboxes/{id}/run, or create a context in one of %s",
 			name, languageNames(true))
 	}
@@ -90,7 +91,7 @@ func lookupLanguage(name string, stateful bool, dir string, env []string) (*lang
 			return l, p, nil
 		}
 	}
-	return nil, "", errdefs.Invalid("LANGUAGE_NOT_AVAILABLE",
+	return nil, "", errdefs.Invalid(sdk.CodeLanguageNotAvailable,
 		"%s needs %s, which is not installed in this sandbox's image (scripts/build-python-image.sh builds an image with python3 and node)",
 		name, strings.Join(l.binaries, " or "))
 }

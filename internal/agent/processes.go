@@ -47,7 +47,7 @@ func checkID(id, prefix string, taken func(string) bool) (string, error) {
 		}
 	}
 	if !idPattern.MatchString(id) {
-		return "", errdefs.Invalid("INVALID_ID", "id %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+		return "", errdefs.Invalid(sdk.CodeInvalidID, "id %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
 	}
 	return id, nil
 }
@@ -96,7 +96,7 @@ func (s *server) startProcess(req *sdk.StartProcessRequest) (*process, error) {
 		return nil, err
 	}
 	if old := t.byID[id]; old != nil && !old.hasExited() {
-		return nil, errdefs.Conflict("PROCESS_EXISTS", "process %q is still running; signal or delete it first", id)
+		return nil, errdefs.Conflict(sdk.CodeProcessExists, "process %q is still running; signal or delete it first", id)
 	}
 
 	var files [6]*os.File // stdin r/w, stdout r/w, stderr r/w
@@ -251,7 +251,7 @@ func parseSignal(v string) (syscall.Signal, error) {
 	}
 	if n, err := strconv.Atoi(v); err == nil {
 		if n < 1 || n > 64 {
-			return 0, errdefs.Invalid("INVALID_SIGNAL", "signal number %d is out of range 1-64", n)
+			return 0, errdefs.Invalid(sdk.CodeInvalidSignal, "signal number %d is out of range 1-64", n)
 		}
 		return syscall.Signal(n), nil
 	}
@@ -262,5 +262,5 @@ func parseSignal(v string) (syscall.Signal, error) {
 	if sig := unix.SignalNum(name); sig != 0 {
 		return sig, nil
 	}
-	return 0, errdefs.Invalid("INVALID_SIGNAL", "unknown signal %q: use a name such as TERM, KILL, INT or HUP, or a number", v)
+	return 0, errdefs.Invalid(sdk.CodeInvalidSignal, "unknown signal %q: use a name such as TERM, KILL, INT or HUP, or a number", v)
 }

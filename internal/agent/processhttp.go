@@ -44,7 +44,7 @@ func (s *server) withProcess(h func(http.ResponseWriter, *http.Request, *process
 		id := r.PathValue("process")
 		p, ok := s.procs.get(id)
 		if !ok {
-			writeError(w, errdefs.NotFound("PROCESS_NOT_FOUND", "no process %q in this sandbox", id))
+			writeError(w, errdefs.NotFound(sdk.CodeProcessNotFound, "no process %q in this sandbox", id))
 			return
 		}
 		h(w, r, p)
@@ -93,14 +93,14 @@ func timeoutParam(r *http.Request) (time.Duration, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
-		return 0, errdefs.Invalid("INVALID_TIMEOUT", "timeoutSeconds must be a number of seconds, got %q", v)
+		return 0, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a number of seconds, got %q", v)
 	}
 	return checkTimeout(f)
 }
 
 func checkTimeout(f float64) (time.Duration, error) {
 	if f < 0 || math.IsNaN(f) || f > 1e8 {
-		return 0, errdefs.Invalid("INVALID_TIMEOUT", "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
+		return 0, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
 	}
 	return time.Duration(f * float64(time.Second)), nil
 }
@@ -120,7 +120,7 @@ func waitError(ctx context.Context, what string, d time.Duration) error {
 	if context.Cause(ctx) == errWaitTimeout {
 		return errdefs.Unavailable(sdk.CodeWaitTimeout, "%s: not within %s", what, d)
 	}
-	return errdefs.Unavailable("CANCELLED", "%s: the request was cancelled", what)
+	return errdefs.Unavailable(sdk.CodeCancelled, "%s: the request was cancelled", what)
 }
 
 func (s *server) handleWaitProcess(w http.ResponseWriter, r *http.Request, p *process) {
@@ -148,7 +148,7 @@ func (s *server) handleProcessLogs(w http.ResponseWriter, r *http.Request, p *pr
 	if v := r.URL.Query().Get("offset"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			writeError(w, errdefs.Invalid("INVALID_OFFSET", "offset must be a sequence number of 0 or more, got %q", v))
+			writeError(w, errdefs.Invalid(sdk.CodeInvalidOffset, "offset must be a sequence number of 0 or more, got %q", v))
 			return
 		}
 		after = n
@@ -184,7 +184,7 @@ func (s *server) handleProcessLogs(w http.ResponseWriter, r *http.Request, p *pr
 			st.stop()
 			return
 		case <-quit:
-			st.finish(sdk.ExecEvent{Type: "error", Error: &sdk.ErrorBody{Code: "SHUTTING_DOWN", Message: "the sandbox is stopping"}})
+			st.finish(sdk.ExecEvent{Type: "error", Error: &sdk.ErrorBody{Code: sdk.CodeShuttingDown, Message: "the sandbox is stopping"}})
 			return
 		}
 	}
@@ -197,7 +197,7 @@ func (s *server) handleWriteStdin(w http.ResponseWriter, r *http.Request, p *pro
 		if p.hasExited() {
 			writeError(w, errdefs.Conflict(sdk.CodeProcessExited, "process %q has exited", p.id))
 		} else {
-			writeError(w, errdefs.Conflict("STDIN_CLOSED", "the stdin of process %q was closed", p.id))
+			writeError(w, errdefs.Conflict(sdk.CodeStdinClosed, "the stdin of process %q was closed", p.id))
 		}
 		return
 	}
@@ -207,11 +207,11 @@ func (s *server) handleWriteStdin(w http.ResponseWriter, r *http.Request, p *pro
 	case err == nil:
 		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		writeError(w, errdefs.Unavailable("STDIN_BLOCKED", "process %q is not reading its stdin", p.id))
+		writeError(w, errdefs.Unavailable(sdk.CodeStdinBlocked, "process %q is not reading its stdin", p.id))
 	case errors.Is(err, syscall.EPIPE):
-		writeError(w, errdefs.Conflict("STDIN_CLOSED", "process %q closed its stdin", p.id))
+		writeError(w, errdefs.Conflict(sdk.CodeStdinClosed, "process %q closed its stdin", p.id))
 	default:
-		writeError(w, errdefs.Invalid("STDIN_WRITE", "write stdin of process %q: %v", p.id, err))
+		writeError(w, errdefs.Invalid(sdk.CodeStdinWrite, "write stdin of process %q: %v", p.id, err))
 	}
 }
 

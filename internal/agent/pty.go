@@ -57,7 +57,7 @@ func (term *terminal) tableKey() (string, time.Time) { return term.id, term.crea
 
 func checkSize(cols, rows int) error {
 	if cols < 1 || rows < 1 || cols > maxTermSize || rows > maxTermSize {
-		return errdefs.Invalid("INVALID_SIZE", "cols and rows must be 1-%d, got %dx%d", maxTermSize, cols, rows)
+		return errdefs.Invalid(sdk.CodeInvalidSize, "cols and rows must be 1-%d, got %dx%d", maxTermSize, cols, rows)
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func (s *server) createPTY(req *sdk.CreatePTYRequest) (*terminal, error) {
 		return nil, err
 	}
 	if old := t.byID[id]; old != nil && !old.hasExited() {
-		return nil, errdefs.Conflict("PTY_EXISTS", "terminal %q is still running; delete it first", id)
+		return nil, errdefs.Conflict(sdk.CodePTYExists, "terminal %q is still running; delete it first", id)
 	}
 
 	master, tty, err := openPTY()
@@ -143,7 +143,7 @@ func (s *server) createPTY(req *sdk.CreatePTYRequest) (*terminal, error) {
 func openPTY() (master, tty *os.File, err error) {
 	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, nil, errdefs.Unavailable("PTY_UNAVAILABLE", "open /dev/ptmx: %v", err)
+		return nil, nil, errdefs.Unavailable(sdk.CodePTYUnavailable, "open /dev/ptmx: %v", err)
 	}
 	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
 		unix.Close(fd)
@@ -188,7 +188,7 @@ func (s *server) startOnTerminal(c *command, tty *os.File) (*child, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil, errdefs.Unavailable("SHUTTING_DOWN", "the agent is shutting down")
+		return nil, errdefs.Unavailable(sdk.CodeShuttingDown, "the agent is shutting down")
 	}
 	fd := tty.Fd()
 	proc, err := startChild(c.path, c.argv, &syscall.ProcAttr{

@@ -41,7 +41,7 @@ func (s *server) withPTY(h func(http.ResponseWriter, *http.Request, *terminal)) 
 		id := r.PathValue("pty")
 		term, ok := s.ptys.get(id)
 		if !ok {
-			writeError(w, errdefs.NotFound("PTY_NOT_FOUND", "no terminal %q in this sandbox", id))
+			writeError(w, errdefs.NotFound(sdk.CodePTYNotFound, "no terminal %q in this sandbox", id))
 			return
 		}
 		h(w, r, term)

@@ -35,7 +35,7 @@ func (s *server) withSession(h func(http.ResponseWriter, *http.Request, *session
 		id := r.PathValue("session")
 		ss, ok := s.sessions.get(id)
 		if !ok {
-			writeError(w, errdefs.NotFound("SESSION_NOT_FOUND", "no session %q in this sandbox", id))
+			writeError(w, errdefs.NotFound(sdk.CodeSessionNotFound, "no session %q in this sandbox", id))
 			return
 		}
 		h(w, r, ss)

@@ -121,7 +121,7 @@ func (s *server) createSession(req *sdk.CreateSessionRequest) (*session, error) 
 		return nil, err
 	}
 	if t.byID[id] != nil {
-		return nil, errdefs.Conflict("SESSION_EXISTS", "session %q exists; delete it first", id)
+		return nil, errdefs.Conflict(sdk.CodeSessionExists, "session %q exists; delete it first", id)
 	}
 	sh, err := s.startShell(c)
 	if err != nil {
@@ -232,7 +232,7 @@ func (s *server) shell(ss *session) (sh *shellProc, restarted bool, err error) {
 		return ss.sh, false, nil
 	}
 	if ss.deleted {
-		return nil, false, errdefs.NotFound("SESSION_NOT_FOUND", "session %q was deleted", ss.id)
+		return nil, false, errdefs.NotFound(sdk.CodeSessionNotFound, "session %q was deleted", ss.id)
 	}
 	// What the old shell left running in the background goes with it: a
 	// delete reaches only the current shell's processes.
@@ -256,12 +256,12 @@ type sessionResult struct {
 // are returned only when the command did not start.
 func (s *server) runInSession(ctx context.Context, ss *session, text string, timeout time.Duration, out execOutput) (sessionResult, error) {
 	if text == "" || strings.ContainsRune(text, 0) {
-		return sessionResult{}, errdefs.Invalid("INVALID_COMMAND", "command must be non-empty shell text without NUL bytes")
+		return sessionResult{}, errdefs.Invalid(sdk.CodeInvalidCommand, "command must be non-empty shell text without NUL bytes")
 	}
 	select {
 	case ss.turn <- struct{}{}:
 	case <-ctx.Done():
-		return sessionResult{}, errdefs.Unavailable("CANCELLED", "the request was cancelled while waiting for the session")
+		return sessionResult{}, errdefs.Unavailable(sdk.CodeCancelled, "the request was cancelled while waiting for the session")
 	}
 	defer func() { <-ss.turn }()
 	sh, restarted, err := s.shell(ss)
@@ -292,9 +292,9 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 	sh.stdin.SetWriteDeadline(time.Now().Add(stdinWriteTimeout))
 	if _, err := sh.stdin.WriteString(script); err != nil {
 		if sh.ended() {
-			return sessionResult{}, errdefs.Unavailable("SESSION_ENDED", "the shell of session %q ended before it read the command; send it again", ss.id)
+			return sessionResult{}, errdefs.Unavailable(sdk.CodeSessionEnded, "the shell of session %q ended before it read the command; send it again", ss.id)
 		}
-		return sessionResult{}, errdefs.Unavailable("SESSION_BLOCKED", "the shell of session %q does not read commands: %v", ss.id, err)
+		return sessionResult{}, errdefs.Unavailable(sdk.CodeSessionBlocked, "the shell of session %q does not read commands: %v", ss.id, err)
 	}
 	out.started(sh.pid)
 

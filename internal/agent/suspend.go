@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Suspending the agent for a gVisor checkpoint.
@@ -161,11 +162,11 @@ type suspendAddr struct {
 func (s *server) handleSuspend(w http.ResponseWriter, r *http.Request) {
 	addr, ok := r.Context().Value(http.LocalAddrContextKey).(*suspendAddr)
 	if !ok {
-		writeError(w, errdefs.Conflict("SUSPEND_UNSUPPORTED", "this agent's listener cannot be suspended"))
+		writeError(w, errdefs.Conflict(sdk.CodeSuspendUnsupported, "this agent's listener cannot be suspended"))
 		return
 	}
 	if reason := hostSockets(filepath.Dir(addr.s.sock)); reason != "" {
-		writeError(w, errdefs.Conflict("CHECKPOINT_REFUSED", "%s", reason))
+		writeError(w, errdefs.Conflict(sdk.CodeCheckpointRefused, "%s", reason))
 		return
 	}
 	// Whole once flushed (httpjson.Write sends its length): suspend may

@@ -55,10 +55,10 @@ func lineMatcher(req *sdk.WaitForLogRequest) (func(string) bool, error) {
 	switch req.Stream {
 	case "", "stdout", "stderr":
 	default:
-		return nil, errdefs.Invalid("INVALID_STREAM", "stream must be stdout, stderr or empty for both, got %q", req.Stream)
+		return nil, errdefs.Invalid(sdk.CodeInvalidStream, "stream must be stdout, stderr or empty for both, got %q", req.Stream)
 	}
 	if (req.Substring != "") == (req.Regex != "") {
-		return nil, errdefs.Invalid("INVALID_MATCH", "set exactly one of substring and regex")
+		return nil, errdefs.Invalid(sdk.CodeInvalidMatch, "set exactly one of substring and regex")
 	}
 	if req.Substring != "" {
 		sub := req.Substring
@@ -66,7 +66,7 @@ func lineMatcher(req *sdk.WaitForLogRequest) (func(string) bool, error) {
 	}
 	re, err := regexp.Compile(req.Regex)
 	if err != nil {
-		return nil, errdefs.Invalid("INVALID_REGEX", "regex: %v", err)
+		return nil, errdefs.Invalid(sdk.CodeInvalidRegex, "regex: %v", err)
 	}
 	return re.MatchString, nil
 }
@@ -171,13 +171,13 @@ func (s *server) handleWaitForPort(w http.ResponseWriter, r *http.Request, p *pr
 // namespace, so 127.0.0.1 is the sandbox's loopback.
 func portProbe(req *sdk.WaitForPortRequest) (func(context.Context) (int, bool), error) {
 	if req.Port < 1 || req.Port > 65535 {
-		return nil, errdefs.Invalid("INVALID_PORT", "port must be 1-65535, got %d", req.Port)
+		return nil, errdefs.Invalid(sdk.CodeInvalidPort, "port must be 1-65535, got %d", req.Port)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(req.Port))
 	switch req.Protocol {
 	case "", "tcp":
 		if req.Path != "" || req.Status != 0 {
-			return nil, errdefs.Invalid("INVALID_PROBE", "path and status apply to protocol http only")
+			return nil, errdefs.Invalid(sdk.CodeInvalidProbe, "path and status apply to protocol http only")
 		}
 		return func(ctx context.Context) (int, bool) {
 			ctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -196,14 +196,14 @@ func portProbe(req *sdk.WaitForPortRequest) (func(context.Context) (int, bool), 
 			path = "/"
 		}
 		if !strings.HasPrefix(path, "/") {
-			return nil, errdefs.Invalid("INVALID_PROBE", "path must start with '/', got %q", path)
+			return nil, errdefs.Invalid(sdk.CodeInvalidProbe, "path must start with '/', got %q", path)
 		}
 		want := req.Status
 		if want == 0 {
 			want = http.StatusOK
 		}
 		if want < 100 || want > 599 {
-			return nil, errdefs.Invalid("INVALID_PROBE", "status must be an HTTP status 100-599, got %d", want)
+			return nil, errdefs.Invalid(sdk.CodeInvalidProbe, "status must be an HTTP status 100-599, got %d", want)
 		}
 		url := "http://" + addr + path
 		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second,
@@ -221,5 +221,5 @@ func portProbe(req *sdk.WaitForPortRequest) (func(context.Context) (int, bool), 
 			return resp.StatusCode, resp.StatusCode == want
 		}, nil
 	}
-	return nil, errdefs.Invalid("INVALID_PROBE", "protocol must be tcp or http, got %q", req.Protocol)
+	return nil, errdefs.Invalid(sdk.CodeInvalidProbe, "protocol must be tcp or http, got %q", req.Protocol)
 }

@@ -67,13 +67,13 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 	wt := &watcher{recursive: recursive, include: q["include"], exclude: q["exclude"], dirs: map[int]string{}}
 	for _, g := range append(q["include"], q["exclude"]...) {
 		if _, err := path.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil || g == "" {
-			writeError(w, errdefs.Invalid("INVALID_GLOB", "bad glob pattern %q", g))
+			writeError(w, errdefs.Invalid(sdk.CodeInvalidGlob, "bad glob pattern %q", g))
 			return
 		}
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
-		writeError(w, errdefs.NotFound("PATH_NOT_FOUND", "cannot watch %s: it does not exist", p))
+		writeError(w, errdefs.NotFound(sdk.CodePathNotFound, "cannot watch %s: it does not exist", p))
 		return
 	}
 	wt.root = p
@@ -84,7 +84,7 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 	}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		writeError(w, errdefs.Unavailable("WATCH_LIMIT", "cannot create a watch: %v", err))
+		writeError(w, errdefs.Unavailable(sdk.CodeWatchLimit, "cannot create a watch: %v", err))
 		return
 	}
 	wt.fd = fd
@@ -119,9 +119,9 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &e):
 		body = &sdk.ErrorBody{Code: e.Code, Message: e.Message}
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		body = &sdk.ErrorBody{Code: "SHUTTING_DOWN", Message: "the sandbox is stopping"}
+		body = &sdk.ErrorBody{Code: sdk.CodeShuttingDown, Message: "the sandbox is stopping"}
 	default:
-		body = &sdk.ErrorBody{Code: "WATCH_FAILED", Message: err.Error()}
+		body = &sdk.ErrorBody{Code: sdk.CodeWatchFailed, Message: err.Error()}
 	}
 	wt.out.finish(sdk.WatchEvent{Type: "error", Error: body, Time: time.Now()})
 }
@@ -136,7 +136,7 @@ func (wt *watcher) addTree(dir string, report bool) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir && !report {
-				return errdefs.NotFound("PATH_NOT_FOUND", "cannot watch %s: %v", p, err)
+				return errdefs.NotFound(sdk.CodePathNotFound, "cannot watch %s: %v", p, err)
 			}
 			return nil // vanished meanwhile
 		}
@@ -167,9 +167,9 @@ func (wt *watcher) addWatch(dir string, isRoot bool) error {
 		wt.dirs[wd] = dir
 		return nil
 	case errors.Is(err, unix.ENOSPC):
-		return errdefs.Unavailable("WATCH_LIMIT", "cannot watch %s: too many watches (fs.inotify.max_user_watches)", dir)
+		return errdefs.Unavailable(sdk.CodeWatchLimit, "cannot watch %s: too many watches (fs.inotify.max_user_watches)", dir)
 	case isRoot:
-		return errdefs.Invalid("WATCH_FAILED", "cannot watch %s: %v", dir, err)
+		return errdefs.Invalid(sdk.CodeWatchFailed, "cannot watch %s: %v", dir, err)
 	}
 	return nil
 }
@@ -231,7 +231,7 @@ func (wt *watcher) run() error {
 				delete(wt.dirs, int(ev.Wd))
 				if dir == wt.root {
 					flushPending()
-					return errdefs.NotFound("WATCH_ROOT_GONE", "the watched path %s was removed or moved away", wt.root)
+					return errdefs.NotFound(sdk.CodeWatchRootGone, "the watched path %s was removed or moved away", wt.root)
 				}
 				continue
 			}
@@ -244,7 +244,7 @@ func (wt *watcher) run() error {
 					if wt.only == "" {
 						wt.emit("remove", wt.root, "", true)
 					}
-					return errdefs.NotFound("WATCH_ROOT_GONE", "the watched path %s was removed or moved away", wt.root)
+					return errdefs.NotFound(sdk.CodeWatchRootGone, "the watched path %s was removed or moved away", wt.root)
 				}
 				continue // reported by the parent's watch
 			}

@@ -31,7 +31,7 @@ func (s *Server) SetNetworking(n Networking) { s.net = &n }
 
 func (s *Server) previews(w http.ResponseWriter, r *http.Request) (*network.Previews, bool) {
 	if s.net == nil || s.net.Previews == nil {
-		writeError(w, r, errdefs.Unavailable("NETWORK_UNAVAILABLE", "this daemon runs without networking"))
+		writeError(w, r, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking"))
 		return nil, false
 	}
 	return s.net.Previews, true
@@ -91,7 +91,7 @@ func (s *Server) exposePort(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sb.Spec.Network != sdk.NetworkBridge {
-		writeError(w, r, errdefs.Conflict("NO_NETWORK", "sandbox %s has network %q; only bridge sandboxes can expose ports", r.PathValue("id"), sb.Spec.Network))
+		writeError(w, r, errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has network %q; only bridge sandboxes can expose ports", r.PathValue("id"), sb.Spec.Network))
 		return
 	}
 	existed := false
@@ -169,7 +169,7 @@ func (s *Server) signURL(w http.ResponseWriter, r *http.Request) {
 		ttl = network.DefaultSignedTTL
 	}
 	if ttl <= 0 || ttl > network.MaxSignedTTL {
-		writeError(w, r, errdefs.Invalid("INVALID_EXPIRY", "expiresInSeconds must be from 1 to %d", int(network.MaxSignedTTL.Seconds())))
+		writeError(w, r, errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d", int(network.MaxSignedTTL.Seconds())))
 		return
 	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
@@ -214,7 +214,7 @@ func pathURL(r *http.Request, id string, port int) string {
 func portParam(s string) (int, error) {
 	p, err := strconv.Atoi(s)
 	if err != nil || p < 1 || p > 65535 {
-		return 0, errdefs.Invalid("INVALID_PORT", "port must be a number from 1 to 65535, got %q", s)
+		return 0, errdefs.Invalid(sdk.CodeInvalidPort, "port must be a number from 1 to 65535, got %q", s)
 	}
 	return p, nil
 }
@@ -258,10 +258,10 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		return
 	}
 	if s.net.Network == nil {
-		writeError(w, r, errdefs.Unavailable("NETWORK_UNAVAILABLE", "this daemon runs without networking: previews are off"))
+		writeError(w, r, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking: previews are off"))
 		return
 	}
-	unauthorized := errdefs.Unauthorized("PREVIEW_UNAUTHORIZED", "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
+	unauthorized := errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
 	sb, err := s.sandboxes.Get(r.Context(), idOrName)
 	var rec *store.Port
 	if err == nil {
@@ -272,7 +272,7 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		// anyone else gets the answer a private port gives, so previews
 		// cannot be used to enumerate sandbox names and ports.
 		if s.hasAPIKey(r) {
-			writeError(w, r, errdefs.NotFound("PREVIEW_NOT_FOUND", "no exposed port %d on sandbox %s", port, idOrName))
+			writeError(w, r, errdefs.NotFound(sdk.CodePreviewNotFound, "no exposed port %d on sandbox %s", port, idOrName))
 		} else {
 			writeError(w, r, unauthorized)
 		}
@@ -319,7 +319,7 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeError(w, r, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: "PREVIEW_UNREACHABLE",
+			writeError(w, r, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodePreviewUnreachable,
 				Message: fmt.Sprintf("nothing answers on port %d of sandbox %s: is a server listening on 0.0.0.0:%d inside?", port, idOrName, port), Err: err})
 		},
 	}

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // BallastSize is the space the ballast holds for the store. A stop or a
@@ -33,9 +34,6 @@ const BallastSize = 16 << 20
 
 // BallastName is the ballast's file name in the data dir.
 const BallastName = "disk-ballast"
-
-// Code is the error code of a refusal or a write that found the disk full.
-const Code = "INSUFFICIENT_STORAGE"
 
 // Guard watches the free space of one directory's filesystem. The zero
 // reserve refuses nothing; a nil *Guard does nothing at all.
@@ -73,7 +71,7 @@ func (g *Guard) Check(what string) error {
 		return errdefs.Internal(err, "read the free space of %s", g.dir)
 	}
 	if free < g.reserve {
-		return errdefs.DiskFull(Code,
+		return errdefs.DiskFull(sdk.CodeInsufficientStorage,
 			"cannot %s: the host's data disk has %d MiB free, less than the %d MiB reserve; delete sandboxes, snapshots or images to free space",
 			what, free>>20, g.reserve>>20)
 	}
@@ -149,7 +147,7 @@ func IsNoSpace(err error) bool {
 // Full returns the error for a write that found a host disk (the data dir's
 // or the blob dir's) full.
 func Full(err error, what string) error {
-	return &errdefs.Error{Kind: errdefs.KindDiskFull, Code: Code,
+	return &errdefs.Error{Kind: errdefs.KindDiskFull, Code: sdk.CodeInsufficientStorage,
 		Message: fmt.Sprintf("cannot %s: no space left on the host's disk; delete sandboxes, snapshots, archives or images to free space", what),
 		Err:     err}
 }

@@ -2,6 +2,7 @@ package diskspace
 
 import (
 	"errors"
+	"github.com/sbxhq/sbx/sdk"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -16,8 +17,8 @@ func TestCheckRefusesBelowTheReserve(t *testing.T) {
 		t.Errorf("1 MiB reserve: %v", err)
 	}
 	err := New(dir, 1<<62).Check("create a sandbox")
-	if !errdefs.Is(err, errdefs.KindDiskFull) || errdefs.CodeOf(err) != Code {
-		t.Errorf("huge reserve: %v, want %s", err, Code)
+	if !errdefs.Is(err, errdefs.KindDiskFull) || errdefs.CodeOf(err) != sdk.CodeInsufficientStorage {
+		t.Errorf("huge reserve: %v, want %s", err, sdk.CodeInsufficientStorage)
 	}
 	if err := New(dir, 0).Check("create"); err != nil {
 		t.Errorf("no reserve: %v", err)

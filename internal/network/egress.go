@@ -47,18 +47,18 @@ func ParseEgress(p *sdk.EgressPolicy) (*store.Egress, error) {
 	switch out.Mode {
 	case AllowAll, BlockAll:
 		if len(p.CIDRs)+len(p.Domains) > 0 {
-			return nil, errdefs.Invalid("INVALID_EGRESS", "egress mode %s takes no cidrs or domains; use allow-list or deny-list", out.Mode)
+			return nil, errdefs.Invalid(sdk.CodeInvalidEgress, "egress mode %s takes no cidrs or domains; use allow-list or deny-list", out.Mode)
 		}
 		return out, nil
 	case AllowList, DenyList:
 	default:
-		return nil, errdefs.Invalid("INVALID_EGRESS", "unknown egress mode %q: use allow-all, block-all, allow-list or deny-list", p.Mode)
+		return nil, errdefs.Invalid(sdk.CodeInvalidEgress, "unknown egress mode %q: use allow-all, block-all, allow-list or deny-list", p.Mode)
 	}
 	if len(p.CIDRs)+len(p.Domains) == 0 {
-		return nil, errdefs.Invalid("INVALID_EGRESS", "egress mode %s needs at least one entry in cidrs or domains", out.Mode)
+		return nil, errdefs.Invalid(sdk.CodeInvalidEgress, "egress mode %s needs at least one entry in cidrs or domains", out.Mode)
 	}
 	if len(p.CIDRs) > maxPolicyEntries || len(p.Domains) > maxPolicyEntries {
-		return nil, errdefs.Invalid("INVALID_EGRESS", "an egress policy takes at most %d cidrs and %d domains", maxPolicyEntries, maxPolicyEntries)
+		return nil, errdefs.Invalid(sdk.CodeInvalidEgress, "an egress policy takes at most %d cidrs and %d domains", maxPolicyEntries, maxPolicyEntries)
 	}
 	for _, c := range p.CIDRs {
 		pfx, err := parseCIDR(c)
@@ -91,7 +91,7 @@ func EgressToAPI(e *store.Egress) *sdk.EgressPolicy {
 
 func parseCIDR(s string) (netip.Prefix, error) {
 	bad := func() (netip.Prefix, error) {
-		return netip.Prefix{}, errdefs.Invalid("INVALID_EGRESS", "egress cidr %q is not an IPv4 address or CIDR such as 10.0.0.0/8 (sandboxes have IPv4 only)", s)
+		return netip.Prefix{}, errdefs.Invalid(sdk.CodeInvalidEgress, "egress cidr %q is not an IPv4 address or CIDR such as 10.0.0.0/8 (sandboxes have IPv4 only)", s)
 	}
 	if a, err := netip.ParseAddr(s); err == nil {
 		if !a.Is4() {
@@ -110,7 +110,7 @@ func parseCIDR(s string) (netip.Prefix, error) {
 func parseDomain(s string) (string, error) {
 	name := strings.TrimSuffix(strings.ToLower(s), ".")
 	bad := func(why string) (string, error) {
-		return "", errdefs.Invalid("INVALID_EGRESS", "egress domain %q: %s", s, why)
+		return "", errdefs.Invalid(sdk.CodeInvalidEgress, "egress domain %q: %s", s, why)
 	}
 	rest := strings.TrimPrefix(name, "*.")
 	if rest == "" || len(name) > maxDomainLen {

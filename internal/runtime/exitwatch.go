@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // WatchExit returns a channel that is closed when the process pid exits. The
@@ -21,7 +22,7 @@ import (
 // OS thread per process.
 func WatchExit(pid int) (<-chan struct{}, error) {
 	if pid <= 0 {
-		return nil, errdefs.Invalid("INVALID_PID", "pid %d is not a process id", pid)
+		return nil, errdefs.Invalid(sdk.CodeInvalidPID, "pid %d is not a process id", pid)
 	}
 	done := make(chan struct{})
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)

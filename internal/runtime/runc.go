@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Runc runs instances as runc containers (class "container"). It keeps its
@@ -36,12 +37,12 @@ func NewRunc(root string, opts ...Option) (*Runc, error) {
 	if bin == "" {
 		var err error
 		if bin, err = exec.LookPath("runc"); err != nil {
-			return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE",
+			return nil, errdefs.Unavailable(sdk.CodeRuntimeUnavailable,
 				"runc is not installed or not on PATH; install it with `apt-get install runc`")
 		}
 	}
 	if !filepath.IsAbs(root) {
-		return nil, errdefs.Invalid("INVALID_RUNTIME_ROOT", "runc root %q must be an absolute path", root)
+		return nil, errdefs.Invalid(sdk.CodeInvalidRuntimeRoot, "runc root %q must be an absolute path", root)
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create runc root %s", root)
@@ -65,7 +66,7 @@ func (r *Runc) Start(ctx context.Context, inst *Instance) (Status, error) {
 	// A container that already has this id is not ours to clean up.
 	switch _, err := r.State(ctx, inst.ID); {
 	case err == nil:
-		return Status{}, errdefs.Conflict("INSTANCE_EXISTS", "instance %s already exists", inst.ID)
+		return Status{}, errdefs.Conflict(sdk.CodeInstanceExists, "instance %s already exists", inst.ID)
 	case !errdefs.Is(err, errdefs.KindNotFound):
 		return Status{}, err
 	}
@@ -153,7 +154,7 @@ func (r *Runc) State(ctx context.Context, id string) (Status, error) {
 	out, err := r.tool.run(ctx, "state", id)
 	if err != nil {
 		if notExist(err) {
-			return Status{}, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+			return Status{}, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		return Status{}, errdefs.Internal(err, "state of instance %s", id)
 	}
@@ -206,7 +207,7 @@ var idPattern = regexp.MustCompile(`^[\w+.-]+$`)
 
 func validID(id string) error {
 	if !idPattern.MatchString(id) || id == "." || id == ".." || len(id) > 128 {
-		return errdefs.Invalid("INVALID_INSTANCE_ID",
+		return errdefs.Invalid(sdk.CodeInvalidInstanceID,
 			"instance id %q must be 1-128 letters, digits, '_', '+', '-' or '.'", id)
 	}
 	return nil
@@ -215,7 +216,7 @@ func validID(id string) error {
 // validate checks an instance before anything is made for it.
 func validate(inst *Instance) error {
 	if inst == nil {
-		return errdefs.Invalid("INVALID_INSTANCE", "no instance given")
+		return errdefs.Invalid(sdk.CodeInvalidInstance, "no instance given")
 	}
 	if err := validID(inst.ID); err != nil {
 		return err
@@ -225,24 +226,24 @@ func validate(inst *Instance) error {
 		"run dir": inst.RunDir, "log path": inst.LogPath,
 	} {
 		if !filepath.IsAbs(p) {
-			return errdefs.Invalid("INVALID_INSTANCE", "instance %s: %s %q must be an absolute path", inst.ID, name, p)
+			return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: %s %q must be an absolute path", inst.ID, name, p)
 		}
 	}
 	if fi, err := os.Stat(inst.RootfsDir); err != nil || !fi.IsDir() {
-		return errdefs.Invalid("INVALID_INSTANCE", "instance %s: rootfs %s is not a directory", inst.ID, inst.RootfsDir)
+		return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: rootfs %s is not a directory", inst.ID, inst.RootfsDir)
 	}
 	if fi, err := os.Stat(inst.AgentBinary); err != nil || !fi.Mode().IsRegular() {
-		return errdefs.Invalid("INVALID_INSTANCE", "instance %s: agent binary %s is not a file", inst.ID, inst.AgentBinary)
+		return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: agent binary %s is not a file", inst.ID, inst.AgentBinary)
 	}
 	if inst.CPU < 0 || (inst.CPU > 0 && inst.CPU*cpuPeriod < 1000) {
-		return errdefs.Invalid("INVALID_INSTANCE", "instance %s: cpu %g must be 0 (no limit) or at least 0.01", inst.ID, inst.CPU)
+		return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: cpu %g must be 0 (no limit) or at least 0.01", inst.ID, inst.CPU)
 	}
 	if inst.MemoryMiB < 0 || inst.PidsLimit < 0 {
-		return errdefs.Invalid("INVALID_INSTANCE", "instance %s: memory and pids limits must not be negative", inst.ID)
+		return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: memory and pids limits must not be negative", inst.ID)
 	}
 	for _, kv := range inst.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return errdefs.Invalid("INVALID_INSTANCE", "instance %s: env entry %q is not KEY=VALUE", inst.ID, kv)
+			return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: env entry %q is not KEY=VALUE", inst.ID, kv)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 var _ Freezer = (*Runc)(nil)
@@ -18,7 +19,7 @@ func (r *Runc) Pause(ctx context.Context, id string) error {
 	}
 	if _, err := r.tool.run(ctx, "pause", id); err != nil {
 		if notExist(err) {
-			return errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+			return errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		return errdefs.Internal(err, "pause instance %s", id)
 	}
@@ -32,7 +33,7 @@ func (r *Runc) Resume(ctx context.Context, id string) error {
 	}
 	if _, err := r.tool.run(ctx, "resume", id); err != nil {
 		if notExist(err) {
-			return errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+			return errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		if st, serr := r.paused(ctx, id); serr == nil && !st {
 			return nil
@@ -54,7 +55,7 @@ func (r *Runc) paused(ctx context.Context, id string) (bool, error) {
 	out, err := r.tool.run(ctx, "state", id)
 	if err != nil {
 		if notExist(err) {
-			return false, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+			return false, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		return false, errdefs.Internal(err, "state of instance %s", id)
 	}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Runsc runs instances in gVisor (class "gvisor"): a user-space kernel
@@ -77,16 +78,16 @@ func NewRunsc(root string, opts ...Option) (*Runsc, error) {
 	if r.binary == "" {
 		bin, err := exec.LookPath("runsc")
 		if err != nil {
-			return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE",
+			return nil, errdefs.Unavailable(sdk.CodeRuntimeUnavailable,
 				"runsc (gVisor) is not installed or not on PATH; install it with `apt-get install runsc`")
 		}
 		r.binary = bin
 	}
 	if _, err := os.Stat(r.binary); err != nil {
-		return nil, errdefs.Unavailable("RUNTIME_UNAVAILABLE", "runsc binary %s: %v", r.binary, err)
+		return nil, errdefs.Unavailable(sdk.CodeRuntimeUnavailable, "runsc binary %s: %v", r.binary, err)
 	}
 	if !filepath.IsAbs(root) {
-		return nil, errdefs.Invalid("INVALID_RUNTIME_ROOT", "runsc root %q must be an absolute path", root)
+		return nil, errdefs.Invalid(sdk.CodeInvalidRuntimeRoot, "runsc root %q must be an absolute path", root)
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create runsc root %s", root)
@@ -123,7 +124,7 @@ func (r *Runsc) Start(ctx context.Context, inst *Instance) (Status, error) {
 // SIGUSR1).
 func (r *Runsc) Restore(ctx context.Context, inst *Instance, dir string) (Status, error) {
 	if _, err := os.Stat(filepath.Join(dir, "checkpoint.img")); err != nil {
-		return Status{}, errdefs.Invalid("INVALID_CHECKPOINT", "no checkpoint image in %s", dir)
+		return Status{}, errdefs.Invalid(sdk.CodeInvalidCheckpoint, "no checkpoint image in %s", dir)
 	}
 	return r.launch(ctx, inst, "restore", []string{"--image-path", dir})
 }
@@ -137,7 +138,7 @@ func (r *Runsc) launch(ctx context.Context, inst *Instance, verb string, extra [
 	// reach runsc. Every runsc call costs a few hundred milliseconds; the
 	// state file runsc keeps per container says as much, at once.
 	if _, err := os.Stat(r.stateFile(inst.ID)); err == nil {
-		return Status{}, errdefs.Conflict("INSTANCE_EXISTS", "instance %s already exists", inst.ID)
+		return Status{}, errdefs.Conflict(sdk.CodeInstanceExists, "instance %s already exists", inst.ID)
 	}
 	st, err := r.launchNew(ctx, inst, verb, extra)
 	if err != nil {
@@ -224,7 +225,7 @@ func (r *Runsc) Checkpoint(ctx context.Context, id, dir string) error {
 		return err
 	}
 	if !filepath.IsAbs(dir) {
-		return errdefs.Invalid("INVALID_CHECKPOINT", "checkpoint directory %q must be an absolute path", dir)
+		return errdefs.Invalid(sdk.CodeInvalidCheckpoint, "checkpoint directory %q must be an absolute path", dir)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return errdefs.Internal(err, "clear checkpoint directory %s", dir)
@@ -288,7 +289,7 @@ func (r *Runsc) State(ctx context.Context, id string) (Status, error) {
 	out, err := r.tool.run(ctx, "state", id)
 	if err != nil {
 		if notExist(err) {
-			return Status{}, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+			return Status{}, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		return Status{}, errdefs.Internal(err, "state of instance %s", id)
 	}
@@ -409,7 +410,7 @@ func (r *Runsc) Paused(ctx context.Context, id string) (bool, error) {
 	out, err := r.tool.run(ctx, "state", id)
 	if err != nil {
 		if notExist(err) {
-			return false, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+			return false, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		return false, errdefs.Internal(err, "state of instance %s", id)
 	}

@@ -69,7 +69,7 @@ func (m *Manager) Archive(ctx context.Context, idOrName string) (*store.Sandbox,
 // archiveLocked archives a locked, stopped sandbox.
 func (m *Manager) archiveLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
 	if m.cfg.Blobs == nil {
-		return errdefs.Unavailable("ARCHIVE_UNAVAILABLE", "this daemon has no blob store, so it cannot archive")
+		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot archive")
 	}
 	if err := m.transition(ctx, sb, sdk.StateArchiving, reason, ""); err != nil {
 		return err
@@ -166,7 +166,7 @@ func (m *Manager) restoreLocked(ctx context.Context, sb *store.Sandbox, reason s
 		return errdefs.Internal(nil, "sandbox %s is archived but its record names no archive", sb.ID)
 	}
 	if m.cfg.Blobs == nil {
-		return errdefs.Unavailable("ARCHIVE_UNAVAILABLE", "this daemon has no blob store, so it cannot restore sandbox %s", refOf(sb))
+		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot restore sandbox %s", refOf(sb))
 	}
 	if err := m.transition(ctx, sb, sdk.StateRestoring, reason, ""); err != nil {
 		return err

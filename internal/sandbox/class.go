@@ -37,10 +37,10 @@ func (m *Manager) runtimeFor(class string) (runtime.Runtime, error) {
 	switch class {
 	case ClassContainer, ClassGVisor:
 		tool := map[string]string{ClassContainer: "runc", ClassGVisor: "runsc"}[class]
-		return nil, errdefs.Unavailable("CLASS_UNAVAILABLE",
+		return nil, errdefs.Unavailable(sdk.CodeClassUnavailable,
 			"class %q is not available on this host: %s is not installed; install it with `apt-get install %s` and restart sbx serve", class, tool, tool)
 	}
-	return nil, errdefs.Invalid("INVALID_CLASS", "class must be %q or %q, got %q", ClassContainer, ClassGVisor, class)
+	return nil, errdefs.Invalid(sdk.CodeInvalidClass, "class must be %q or %q, got %q", ClassContainer, ClassGVisor, class)
 }
 
 // runtimeOf returns the runtime that runs sb's instances. A class whose
@@ -72,7 +72,7 @@ func (n noRuntime) Start(context.Context, *runtime.Instance) (runtime.Status, er
 	return runtime.Status{}, n.err
 }
 func (n noRuntime) State(_ context.Context, id string) (runtime.Status, error) {
-	return runtime.Status{}, errdefs.NotFound("INSTANCE_NOT_FOUND", "instance %s not found", id)
+	return runtime.Status{}, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
 }
 func (noRuntime) Kill(context.Context, string, syscall.Signal) error { return nil }
 func (noRuntime) Delete(context.Context, string) error               { return nil }
@@ -116,7 +116,7 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 	}
 	cp, ok := rt.(runtime.Checkpointer)
 	if !ok {
-		return runtime.Status{}, errdefs.Invalid("MEMORY_UNSUPPORTED", "class %s cannot restore memory", classOf(sb.Spec))
+		return runtime.Status{}, errdefs.Invalid(sdk.CodeMemoryUnsupported, "class %s cannot restore memory", classOf(sb.Spec))
 	}
 	st, err := cp.Restore(ctx, inst, dir)
 	if sb.State == sdk.StateCreating {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // A sandbox created with diskMiB keeps its writes (the overlay's upper and
@@ -58,7 +59,7 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 	// mount that had to be detached lazily lives until its last user goes;
 	// its loop device goes with it.
 	if err := waitDetached(img); err != nil {
-		return "", "", errdefs.Unavailable("DISK_BUSY", "the disk of sandbox %s is still in use by its previous instance; try again shortly", sb.ID)
+		return "", "", errdefs.Unavailable(sdk.CodeDiskBusy, "the disk of sandbox %s is still in use by its previous instance; try again shortly", sb.ID)
 	}
 	if err := mountLoop(img, mnt); err != nil {
 		return "", "", errdefs.Internal(err, "mount the disk of %s", sb.ID)
@@ -120,7 +121,7 @@ func loopBacked(path string) bool {
 func makeDisk(path string, sizeMiB int) error {
 	mkfs, err := exec.LookPath("mkfs.ext4")
 	if err != nil {
-		return errdefs.Unavailable("DISK_UNSUPPORTED", "diskMiB needs mkfs.ext4 on the host (Debian: e2fsprogs)")
+		return errdefs.Unavailable(sdk.CodeDiskUnsupported, "diskMiB needs mkfs.ext4 on the host (Debian: e2fsprogs)")
 	}
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)

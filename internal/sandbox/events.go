@@ -122,7 +122,7 @@ func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.Stat
 			}
 			continue
 		case errdefs.Is(err, errdefs.KindNotFound):
-			return nil, errdefs.NotFound("SANDBOX_NOT_FOUND", "sandbox %s was deleted before it was %s", refOf(last), state)
+			return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %s was deleted before it was %s", refOf(last), state)
 		case err != nil:
 			return nil, err
 		case sb.State == state:
@@ -132,11 +132,11 @@ func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.Stat
 		select {
 		case <-changed:
 		case <-t.C:
-			return nil, errdefs.Unavailable("WAIT_TIMEOUT", "sandbox %s is %s, not %s, after waiting %s", refOf(sb), sb.State, state, timeout)
+			return nil, errdefs.Unavailable(sdk.CodeWaitTimeout, "sandbox %s is %s, not %s, after waiting %s", refOf(sb), sb.State, state, timeout)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-m.closed:
-			return nil, errdefs.Unavailable("SHUTTING_DOWN", "the daemon is shutting down")
+			return nil, errdefs.Unavailable(sdk.CodeShuttingDown, "the daemon is shutting down")
 		}
 	}
 }

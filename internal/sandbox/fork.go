@@ -114,7 +114,7 @@ func forkNames(req sdk.ForkRequest) ([]string, error) {
 		n = 1
 	}
 	if n < 1 || n > maxForks {
-		return nil, errdefs.Invalid("INVALID_COUNT", "count must be between 1 and %d, got %d", maxForks, req.Count)
+		return nil, errdefs.Invalid(sdk.CodeInvalidCount, "count must be between 1 and %d, got %d", maxForks, req.Count)
 	}
 	names := make([]string, n)
 	for i := range names {

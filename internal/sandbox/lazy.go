@@ -83,7 +83,7 @@ func (m *Manager) ensureStarted(ctx context.Context, sb *store.Sandbox) error {
 	case <-call.done:
 		return call.err
 	case <-t.C:
-		return errdefs.Unavailable("SANDBOX_UNAVAILABLE",
+		return errdefs.Unavailable(sdk.CodeSandboxUnavailable,
 			"sandbox %s is still starting after %s; the operation did not run: retry shortly", refOf(sb), timeout)
 	case <-ctx.Done():
 		return ctx.Err()

@@ -224,7 +224,7 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 	readyCtx, cancel := context.WithTimeout(ctx, m.cfg.ReadyTimeout)
 	defer cancel()
 	if err := client.WaitReady(readyCtx); err != nil {
-		return errdefs.Unavailable("AGENT_NOT_READY", "the agent of sandbox %s did not answer within %s (see %s): %v", sb.ID, m.cfg.ReadyTimeout, d.log, err)
+		return errdefs.Unavailable(sdk.CodeAgentNotReady, "the agent of sandbox %s did not answer within %s (see %s): %v", sb.ID, m.cfg.ReadyTimeout, d.log, err)
 	}
 	return m.attach(sb.ID, st.Pid, client)
 }

@@ -44,11 +44,11 @@ func (m *Manager) Parent(ctx context.Context, idOrName string) (*store.Sandbox, 
 		return nil, err
 	}
 	if sb.Spec.Parent == "" {
-		return nil, errdefs.NotFound("NO_PARENT", "sandbox %s is not a fork", refOf(sb))
+		return nil, errdefs.NotFound(sdk.CodeNoParent, "sandbox %s is not a fork", refOf(sb))
 	}
 	parent, err := m.cfg.Store.GetSandbox(ctx, sb.Spec.Parent)
 	if errdefs.Is(err, errdefs.KindNotFound) {
-		return nil, errdefs.NotFound("PARENT_GONE", "sandbox %s was forked from %s, which has been deleted", refOf(sb), sb.Spec.Parent)
+		return nil, errdefs.NotFound(sdk.CodeParentGone, "sandbox %s was forked from %s, which has been deleted", refOf(sb), sb.Spec.Parent)
 	}
 	return parent, err
 }
@@ -90,7 +90,7 @@ func (m *Manager) refuseIfForked(ctx context.Context, sb *store.Sandbox) error {
 		}
 	}
 	if live > 0 {
-		return errdefs.Conflict("SANDBOX_HAS_FORKS", "sandbox %s has %d fork(s); delete them first, or delete with cascade=true (sbx rm --cascade) to delete them too", refOf(sb), live)
+		return errdefs.Conflict(sdk.CodeSandboxHasForks, "sandbox %s has %d fork(s); delete them first, or delete with cascade=true (sbx rm --cascade) to delete them too", refOf(sb), live)
 	}
 	return nil
 }

@@ -173,7 +173,7 @@ func (m *Manager) Ensure(ctx context.Context, name string, req sdk.CreateSandbox
 		return nil, false, err
 	}
 	if req.Name != "" && req.Name != name {
-		return nil, false, errdefs.Invalid("NAME_MISMATCH", "the body names sandbox %q but the path names %q; leave name out of the body", req.Name, name)
+		return nil, false, errdefs.Invalid(sdk.CodeNameMismatch, "the body names sandbox %q but the path names %q; leave name out of the body", req.Name, name)
 	}
 	req.Name = name
 	unlock := m.names.Lock(name)

@@ -40,7 +40,7 @@ type Network interface {
 func (m *Manager) resolveNetwork(req sdk.CreateSandboxRequest, spec *store.Spec) error {
 	if m.cfg.Network == nil {
 		if (req.Network != "" && req.Network != sdk.NetworkNone) || req.Egress != nil {
-			return errdefs.Invalid("NETWORK_UNAVAILABLE", "this daemon runs without networking: only network \"none\" is available")
+			return errdefs.Invalid(sdk.CodeNetworkUnavailable, "this daemon runs without networking: only network \"none\" is available")
 		}
 		spec.Network = sdk.NetworkNone
 		return nil
@@ -93,7 +93,7 @@ func (m *Manager) SetEgress(ctx context.Context, idOrName string, p sdk.EgressPo
 		return nil, err
 	}
 	if m.cfg.Network == nil || sb.Spec.Network != sdk.NetworkBridge {
-		return nil, errdefs.Conflict("NO_EGRESS", "sandbox %s has network %q; egress policies apply to network bridge", refOf(sb), sb.Spec.Network)
+		return nil, errdefs.Conflict(sdk.CodeNoEgress, "sandbox %s has network %q; egress policies apply to network bridge", refOf(sb), sb.Spec.Network)
 	}
 	_, egress, err := m.cfg.Network.Resolve(sdk.NetworkBridge, &p)
 	if err != nil {

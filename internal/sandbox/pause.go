@@ -96,7 +96,7 @@ func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason st
 	if classOf(sb.Spec) == ClassGVisor && !exists(m.checkpointDir(sb.ID)) {
 		msg := "the memory image is gone; the sandbox starts afresh with \"sbx start\""
 		m.transition(ctx, sb, sdk.StateStopped, "resume-failed", msg)
-		return errdefs.Conflict("MEMORY_IMAGE_GONE", "cannot resume sandbox %s: %s", refOf(sb), msg)
+		return errdefs.Conflict(sdk.CodeMemoryImageGone, "cannot resume sandbox %s: %s", refOf(sb), msg)
 	}
 	if err := m.transition(ctx, sb, sdk.StateResuming, reason, ""); err != nil {
 		return err
@@ -138,7 +138,7 @@ func (m *Manager) detach(id string) {
 func (m *Manager) freezer(sb *store.Sandbox) (runtime.Freezer, error) {
 	f, ok := m.runtimeOf(sb).(runtime.Freezer)
 	if !ok {
-		return nil, errdefs.Unavailable("PAUSE_UNSUPPORTED", "the runtime of class %s cannot freeze instances", classOf(sb.Spec))
+		return nil, errdefs.Unavailable(sdk.CodePauseUnsupported, "the runtime of class %s cannot freeze instances", classOf(sb.Spec))
 	}
 	return f, nil
 }
@@ -162,7 +162,7 @@ func (m *Manager) thaw(ctx context.Context, sb *store.Sandbox) error {
 func (m *Manager) checkpointer(sb *store.Sandbox) (runtime.Checkpointer, error) {
 	cp, ok := m.runtimeOf(sb).(runtime.Checkpointer)
 	if !ok || classOf(sb.Spec) != ClassGVisor {
-		return nil, errdefs.Invalid("MEMORY_UNSUPPORTED", "sandbox %s is of class %s; saving memory needs class gvisor", refOf(sb), classOf(sb.Spec))
+		return nil, errdefs.Invalid(sdk.CodeMemoryUnsupported, "sandbox %s is of class %s; saving memory needs class gvisor", refOf(sb), classOf(sb.Spec))
 	}
 	return cp, nil
 }
@@ -240,8 +240,8 @@ func (m *Manager) suspendAgent(ctx context.Context, sb *store.Sandbox) error {
 	sctx, cancel := context.WithTimeout(ctx, suspendTimeout)
 	defer cancel()
 	if err := inst.agent.Suspend(sctx); err != nil {
-		if errdefs.CodeOf(err) == "CHECKPOINT_REFUSED" {
-			return errdefs.Conflict("CHECKPOINT_REFUSED", "cannot save the memory of sandbox %s: %s", refOf(sb), errMessage(err))
+		if errdefs.CodeOf(err) == sdk.CodeCheckpointRefused {
+			return errdefs.Conflict(sdk.CodeCheckpointRefused, "cannot save the memory of sandbox %s: %s", refOf(sb), errMessage(err))
 		}
 		// It may have closed its socket after all; wake it either way.
 		agent.Wake(m.dirsOf(sb.ID).run)

@@ -89,7 +89,7 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 	n := *p
 	check := func(field string, v *int, min, max int) error {
 		if v != nil && (*v < min || *v > max) {
-			return errdefs.Invalid("INVALID_POLICY", "%s must be between %d and %d seconds, got %d", field, min, max, *v)
+			return errdefs.Invalid(sdk.CodeInvalidPolicy, "%s must be between %d and %d seconds, got %d", field, min, max, *v)
 		}
 		return nil
 	}
@@ -105,7 +105,7 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 		}
 	}
 	if req.AutoStopSeconds != nil && req.AutoPauseSeconds != nil && *req.AutoStopSeconds > 0 && *req.AutoPauseSeconds > 0 {
-		return errdefs.Invalid("INVALID_POLICY", "autoStopSeconds and autoPauseSeconds exclude each other: an idle sandbox is stopped or paused; set one of them to 0 or leave it out")
+		return errdefs.Invalid(sdk.CodeInvalidPolicy, "autoStopSeconds and autoPauseSeconds exclude each other: an idle sandbox is stopped or paused; set one of them to 0 or leave it out")
 	}
 	if req.AutoStopSeconds != nil {
 		n.AutoStopSeconds = *req.AutoStopSeconds
@@ -143,7 +143,7 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 	if req.Ephemeral != nil {
 		switch {
 		case *req.Ephemeral && req.AutoDeleteSeconds != nil && *req.AutoDeleteSeconds != 0:
-			return errdefs.Invalid("INVALID_POLICY", "ephemeral means autoDeleteSeconds 0; leave autoDeleteSeconds out or set it to 0")
+			return errdefs.Invalid(sdk.CodeInvalidPolicy, "ephemeral means autoDeleteSeconds 0; leave autoDeleteSeconds out or set it to 0")
 		case *req.Ephemeral:
 			n.Ephemeral, n.AutoDeleteSeconds = true, 0
 		case n.Ephemeral: // ephemeral turned off: back to never deleting, unless told otherwise
@@ -163,11 +163,11 @@ var restartPolicies = []string{sdk.RestartNever, sdk.RestartOnFailure, sdk.Resta
 // validateMain checks the entrypoint and restart policy of a create request.
 func validateMain(req *sdk.CreateSandboxRequest) error {
 	if req.RestartPolicy != "" && !slices.Contains(restartPolicies, req.RestartPolicy) {
-		return errdefs.Invalid("INVALID_RESTART_POLICY", "restartPolicy must be one of %s, got %q", strings.Join(restartPolicies, ", "), req.RestartPolicy)
+		return errdefs.Invalid(sdk.CodeInvalidRestartPolicy, "restartPolicy must be one of %s, got %q", strings.Join(restartPolicies, ", "), req.RestartPolicy)
 	}
 	if len(req.Entrypoint) == 0 {
 		if req.RestartPolicy != "" {
-			return errdefs.Invalid("INVALID_RESTART_POLICY", "restartPolicy needs an entrypoint")
+			return errdefs.Invalid(sdk.CodeInvalidRestartPolicy, "restartPolicy needs an entrypoint")
 		}
 		return nil
 	}
@@ -175,11 +175,11 @@ func validateMain(req *sdk.CreateSandboxRequest) error {
 	for _, a := range req.Entrypoint {
 		size += len(a)
 		if strings.ContainsRune(a, 0) {
-			return errdefs.Invalid("INVALID_ENTRYPOINT", "entrypoint arguments must not contain NUL bytes")
+			return errdefs.Invalid(sdk.CodeInvalidEntrypoint, "entrypoint arguments must not contain NUL bytes")
 		}
 	}
 	if req.Entrypoint[0] == "" || size > 64<<10 || len(req.Entrypoint) > 1024 {
-		return errdefs.Invalid("INVALID_ENTRYPOINT", "entrypoint must be a non-empty command of at most 1024 arguments and 64 KiB")
+		return errdefs.Invalid(sdk.CodeInvalidEntrypoint, "entrypoint must be a non-empty command of at most 1024 arguments and 64 KiB")
 	}
 	return nil
 }

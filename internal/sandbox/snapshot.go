@@ -46,7 +46,7 @@ const maxSnapshotTTL = 10 * 365 * 24 * 3600
 
 func validateSnapshotName(name string) error {
 	if !snapshotNameRe.MatchString(name) {
-		return errdefs.Invalid("INVALID_SNAPSHOT_NAME", "invalid snapshot name %q: use 1 to 63 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", name)
+		return errdefs.Invalid(sdk.CodeInvalidSnapshotName, "invalid snapshot name %q: use 1 to 63 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", name)
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func validateSnapshotName(name string) error {
 func (m *Manager) snapshots() (store.SnapshotStore, error) {
 	ss, ok := m.cfg.Store.(store.SnapshotStore)
 	if !ok {
-		return nil, errdefs.Unavailable("SNAPSHOTS_UNSUPPORTED", "this store does not keep snapshots")
+		return nil, errdefs.Unavailable(sdk.CodeSnapshotsUnsupported, "this store does not keep snapshots")
 	}
 	return ss, nil
 }
@@ -62,7 +62,7 @@ func (m *Manager) snapshots() (store.SnapshotStore, error) {
 func (m *Manager) committer() (LayerCommitter, error) {
 	lc, ok := m.cfg.Images.(LayerCommitter)
 	if !ok {
-		return nil, errdefs.Unavailable("SNAPSHOTS_UNSUPPORTED", "this image store cannot commit layers")
+		return nil, errdefs.Unavailable(sdk.CodeSnapshotsUnsupported, "this image store cannot commit layers")
 	}
 	return lc, nil
 }
@@ -96,7 +96,7 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 		return nil, err
 	}
 	if req.ExpiresInSeconds < 0 || req.ExpiresInSeconds > maxSnapshotTTL {
-		return nil, errdefs.Invalid("INVALID_EXPIRY", "expiresInSeconds must be between 0 (never) and %d, got %d", maxSnapshotTTL, req.ExpiresInSeconds)
+		return nil, errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be between 0 (never) and %d, got %d", maxSnapshotTTL, req.ExpiresInSeconds)
 	}
 	ss, err := m.snapshots()
 	if err != nil {
@@ -109,7 +109,7 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 	unlockName := m.names.Lock("snapshot:" + req.Name) // never a sandbox name: ':' is not allowed there
 	defer unlockName()
 	if _, err := ss.GetSnapshot(ctx, req.Name); err == nil {
-		return nil, errdefs.Conflict("SNAPSHOT_EXISTS", "a snapshot named %q already exists; pick another name or delete it first", req.Name)
+		return nil, errdefs.Conflict(sdk.CodeSnapshotExists, "a snapshot named %q already exists; pick another name or delete it first", req.Name)
 	} else if !errdefs.Is(err, errdefs.KindNotFound) {
 		return nil, err
 	}
@@ -423,15 +423,15 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 	from := snap.Spec
 	switch {
 	case req.Image != "":
-		return errdefs.Invalid("IMAGE_AND_SNAPSHOT", "give an image or a snapshot, not both: snapshot %s is based on image %s", snap.Name, from.Image)
+		return errdefs.Invalid(sdk.CodeImageAndSnapshot, "give an image or a snapshot, not both: snapshot %s is based on image %s", snap.Name, from.Image)
 	case req.Class != "" && req.Class != classOf(from):
-		return errdefs.Invalid("CLASS_MISMATCH", "snapshot %s is of class %s; a sandbox made from it is too", snap.Name, classOf(from))
+		return errdefs.Invalid(sdk.CodeClassMismatch, "snapshot %s is of class %s; a sandbox made from it is too", snap.Name, classOf(from))
 	case snap.Memory && (len(req.Env) > 0 || req.Workdir != ""):
-		return errdefs.Invalid("MEMORY_SNAPSHOT_ENV", "snapshot %s holds running processes, which keep the environment and working directory they had; leave env and workdir out", snap.Name)
+		return errdefs.Invalid(sdk.CodeMemorySnapshotEnv, "snapshot %s holds running processes, which keep the environment and working directory they had; leave env and workdir out", snap.Name)
 	case snap.Memory && ((req.CPU != 0 && req.CPU != from.CPU) || (req.MemoryMiB != 0 && req.MemoryMiB != from.MemoryMiB) || (req.PidsLimit != 0 && req.PidsLimit != from.PidsLimit)):
-		return errdefs.Invalid("MEMORY_SNAPSHOT_LIMITS", "snapshot %s holds running processes and restores with the limits it had (cpu %g, memoryMiB %d, pidsLimit %d)", snap.Name, from.CPU, from.MemoryMiB, from.PidsLimit)
+		return errdefs.Invalid(sdk.CodeMemorySnapshotLimits, "snapshot %s holds running processes and restores with the limits it had (cpu %g, memoryMiB %d, pidsLimit %d)", snap.Name, from.CPU, from.MemoryMiB, from.PidsLimit)
 	case snap.Memory && req.DiskMiB != 0 && req.DiskMiB != from.DiskMiB:
-		return errdefs.Invalid("MEMORY_SNAPSHOT_LIMITS", "snapshot %s holds running processes and restores with the disk it had (diskMiB %d)", snap.Name, from.DiskMiB)
+		return errdefs.Invalid(sdk.CodeMemorySnapshotLimits, "snapshot %s holds running processes and restores with the disk it had (diskMiB %d)", snap.Name, from.DiskMiB)
 	}
 	if _, err := m.runtimeFor(classOf(from)); err != nil {
 		return err
@@ -483,7 +483,7 @@ func (m *Manager) linkSnapshotMemory(ctx context.Context, name, dst string) (boo
 	defer unlock()
 	snap, err := ss.GetSnapshot(ctx, name)
 	if errdefs.Is(err, errdefs.KindNotFound) {
-		return false, errdefs.Conflict("SNAPSHOT_GONE", "snapshot %s was deleted while the sandbox was being made from it", name)
+		return false, errdefs.Conflict(sdk.CodeSnapshotGone, "snapshot %s was deleted while the sandbox was being made from it", name)
 	}
 	if err != nil || !snap.Memory {
 		return false, err

@@ -33,10 +33,10 @@ const (
 // ValidateName checks a caller-chosen sandbox name.
 func ValidateName(name string) error {
 	if !nameRe.MatchString(name) {
-		return errdefs.Invalid("INVALID_NAME", "invalid sandbox name %q: use 1 to 63 characters of a-z, 0-9 and '-', starting with a letter or digit", name)
+		return errdefs.Invalid(sdk.CodeInvalidName, "invalid sandbox name %q: use 1 to 63 characters of a-z, 0-9 and '-', starting with a letter or digit", name)
 	}
 	if strings.HasPrefix(name, "sbx-") {
-		return errdefs.Invalid("INVALID_NAME", "invalid sandbox name %q: the prefix \"sbx-\" is reserved for ids", name)
+		return errdefs.Invalid(sdk.CodeInvalidName, "invalid sandbox name %q: the prefix \"sbx-\" is reserved for ids", name)
 	}
 	return nil
 }
@@ -50,39 +50,39 @@ func validateCreate(req *sdk.CreateSandboxRequest) error {
 	}
 	switch {
 	case req.CPU < 0 || req.CPU > maxCPU:
-		return errdefs.Invalid("INVALID_CPU", "cpu must be between 0.01 and %d cores, got %g", maxCPU, req.CPU)
+		return errdefs.Invalid(sdk.CodeInvalidCPU, "cpu must be between 0.01 and %d cores, got %g", maxCPU, req.CPU)
 	case req.CPU != 0 && req.CPU < 0.01:
-		return errdefs.Invalid("INVALID_CPU", "cpu must be at least 0.01 cores, got %g", req.CPU)
+		return errdefs.Invalid(sdk.CodeInvalidCPU, "cpu must be at least 0.01 cores, got %g", req.CPU)
 	case req.MemoryMiB < 0 || req.MemoryMiB > maxMemoryMiB || (req.MemoryMiB != 0 && req.MemoryMiB < minMemoryMiB):
-		return errdefs.Invalid("INVALID_MEMORY", "memoryMiB must be between %d and %d, got %d", minMemoryMiB, maxMemoryMiB, req.MemoryMiB)
+		return errdefs.Invalid(sdk.CodeInvalidMemory, "memoryMiB must be between %d and %d, got %d", minMemoryMiB, maxMemoryMiB, req.MemoryMiB)
 	case req.PidsLimit < 0 || req.PidsLimit > maxPids || (req.PidsLimit != 0 && req.PidsLimit < minPids):
-		return errdefs.Invalid("INVALID_PIDS_LIMIT", "pidsLimit must be between %d and %d, got %d", minPids, maxPids, req.PidsLimit)
+		return errdefs.Invalid(sdk.CodeInvalidPidsLimit, "pidsLimit must be between %d and %d, got %d", minPids, maxPids, req.PidsLimit)
 	case req.DiskMiB < 0 || req.DiskMiB > maxDiskMiB || (req.DiskMiB != 0 && req.DiskMiB < minDiskMiB):
-		return errdefs.Invalid("INVALID_DISK", "diskMiB must be between %d and %d, got %d", minDiskMiB, maxDiskMiB, req.DiskMiB)
+		return errdefs.Invalid(sdk.CodeInvalidDisk, "diskMiB must be between %d and %d, got %d", minDiskMiB, maxDiskMiB, req.DiskMiB)
 	}
 	if req.Workdir != "" && (!path.IsAbs(req.Workdir) || strings.ContainsRune(req.Workdir, 0) || path.Clean(req.Workdir) != req.Workdir) {
-		return errdefs.Invalid("INVALID_WORKDIR", "workdir must be a clean absolute path such as /workspace, got %q", req.Workdir)
+		return errdefs.Invalid(sdk.CodeInvalidWorkdir, "workdir must be a clean absolute path such as /workspace, got %q", req.Workdir)
 	}
 	if len(req.Env) > maxEnv {
-		return errdefs.Invalid("INVALID_ENV", "at most %d environment variables", maxEnv)
+		return errdefs.Invalid(sdk.CodeInvalidEnv, "at most %d environment variables", maxEnv)
 	}
 	for k, v := range req.Env {
 		if !envKeyRe.MatchString(k) {
-			return errdefs.Invalid("INVALID_ENV", "invalid environment variable name %q: use letters, digits and '_', not starting with a digit", k)
+			return errdefs.Invalid(sdk.CodeInvalidEnv, "invalid environment variable name %q: use letters, digits and '_', not starting with a digit", k)
 		}
 		if len(v) > maxEnvValue || strings.ContainsRune(v, 0) {
-			return errdefs.Invalid("INVALID_ENV", "environment variable %s: value too long or contains a NUL byte", k)
+			return errdefs.Invalid(sdk.CodeInvalidEnv, "environment variable %s: value too long or contains a NUL byte", k)
 		}
 	}
 	if len(req.Labels) > maxLabels {
-		return errdefs.Invalid("INVALID_LABEL", "at most %d labels", maxLabels)
+		return errdefs.Invalid(sdk.CodeInvalidLabel, "at most %d labels", maxLabels)
 	}
 	for k, v := range req.Labels {
 		if !labelKeyRe.MatchString(k) {
-			return errdefs.Invalid("INVALID_LABEL", "invalid label key %q: use up to 63 characters of letters, digits, '.', '_', '/' and '-'", k)
+			return errdefs.Invalid(sdk.CodeInvalidLabel, "invalid label key %q: use up to 63 characters of letters, digits, '.', '_', '/' and '-'", k)
 		}
 		if len(v) > maxLabelValue || strings.ContainsAny(v, "\x00\n") {
-			return errdefs.Invalid("INVALID_LABEL", "label %s: value longer than %d characters or contains a control character", k, maxLabelValue)
+			return errdefs.Invalid(sdk.CodeInvalidLabel, "label %s: value longer than %d characters or contains a control character", k, maxLabelValue)
 		}
 	}
 	return nil

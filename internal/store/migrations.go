@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // migrations are the schema steps, oldest first. The schema version of a
@@ -132,7 +133,7 @@ func migrateStep(ctx context.Context, db *sql.DB) (done bool, err error) {
 	}
 	switch {
 	case v > len(migrations):
-		return false, errdefs.Conflict("SCHEMA_TOO_NEW",
+		return false, errdefs.Conflict(sdk.CodeSchemaTooNew,
 			"the database has schema version %d but this sbx knows only up to %d; it was written by a newer sbx, so upgrade sbx (the database was not changed)",
 			v, len(migrations))
 	case v == len(migrations):

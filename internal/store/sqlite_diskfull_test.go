@@ -69,8 +69,8 @@ func TestWritesOnAFullDisk(t *testing.T) {
 	if _, err := os.Stat(ballast); !os.IsNotExist(err) {
 		t.Fatalf("the ballast was not released: %v", err)
 	}
-	if err := s.CreateSandbox(ctx, &Sandbox{ID: "sbx-2", State: "created"}); errdefs.CodeOf(err) != diskspace.Code {
-		t.Errorf("create below the reserve: %v, want %s", err, diskspace.Code)
+	if err := s.CreateSandbox(ctx, &Sandbox{ID: "sbx-2", State: "created"}); errdefs.CodeOf(err) != sdk.CodeInsufficientStorage {
+		t.Errorf("create below the reserve: %v, want %s", err, sdk.CodeInsufficientStorage)
 	}
 
 	// No ballast left: the answer is 507, never INTERNAL.
@@ -79,8 +79,8 @@ func TestWritesOnAFullDisk(t *testing.T) {
 	for i := 0; i < 20000 && full == nil; i++ {
 		full = update("stopped")
 	}
-	if !errdefs.Is(full, errdefs.KindDiskFull) || errdefs.CodeOf(full) != diskspace.Code {
-		t.Errorf("write on a full disk without ballast: %v, want %s", full, diskspace.Code)
+	if !errdefs.Is(full, errdefs.KindDiskFull) || errdefs.CodeOf(full) != sdk.CodeInsufficientStorage {
+		t.Errorf("write on a full disk without ballast: %v, want %s", full, sdk.CodeInsufficientStorage)
 	}
 
 	os.Remove(fill)

@@ -6,19 +6,20 @@ import (
 	"errors"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 const imageColumns = "name, id, layers, config, source, size_bytes, created_at"
 
 func imageNotFound(name string) error {
-	return errdefs.NotFound("IMAGE_NOT_FOUND", "image %q not found; list images with \"sbx image ls\"", name)
+	return errdefs.NotFound(sdk.CodeImageNotFound, "image %q not found; list images with \"sbx image ls\"", name)
 }
 
 // PutImage inserts or replaces the image with img.Name. It sets
 // img.CreatedAt to now if zero.
 func (s *SQLite) PutImage(ctx context.Context, img *Image) error {
 	if img == nil || img.Name == "" {
-		return errdefs.Invalid("INVALID_IMAGE", "an image record needs a name")
+		return errdefs.Invalid(sdk.CodeInvalidImage, "an image record needs a name")
 	}
 	created := img.CreatedAt
 	if created.IsZero() {

@@ -62,7 +62,7 @@ func (s *SQLite) ListExpiring(ctx context.Context, limit int) ([]*Sandbox, error
 // AppendEvent appends ev on its own.
 func (s *SQLite) AppendEvent(ctx context.Context, ev *Event) error {
 	if ev == nil || ev.SandboxID == "" {
-		return errdefs.Invalid("INVALID_EVENT", "an event needs a sandbox id")
+		return errdefs.Invalid(sdk.CodeInvalidEvent, "an event needs a sandbox id")
 	}
 	e := *ev
 	if e.Time.IsZero() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at, last_activity_at, expires_at, expires_action"
@@ -18,7 +19,7 @@ const defaultEventLimit = 1000
 // A taken id gives a Conflict with code ID_TAKEN, a taken name NAME_TAKEN.
 func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	if sb == nil || sb.ID == "" {
-		return errdefs.Invalid("INVALID_SANDBOX", "a sandbox record needs an id")
+		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
 	// A new sandbox writes to the data dir: none below the disk reserve.
 	if err := s.disk.Check("create a sandbox"); err != nil {
@@ -58,9 +59,9 @@ func sandboxWriteError(err error, sb *Sandbox) error {
 	case err == nil:
 		return nil
 	case isPrimaryKeyViolation(err):
-		return errdefs.Conflict("ID_TAKEN", "a sandbox with id %q already exists", sb.ID)
+		return errdefs.Conflict(sdk.CodeIDTaken, "a sandbox with id %q already exists", sb.ID)
 	case isUniqueViolation(err): // name is the only other unique column
-		return errdefs.Conflict("NAME_TAKEN",
+		return errdefs.Conflict(sdk.CodeNameTaken,
 			"a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", sb.Name)
 	}
 	return errdefs.Internal(err, "write sandbox %s", sb.ID)
@@ -74,7 +75,7 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 		idOrName, idOrName, idOrName)
 	sb, err := scanSandbox(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errdefs.NotFound("SANDBOX_NOT_FOUND", "sandbox %q not found", idOrName)
+		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", idOrName)
 	}
 	return sb, err
 }
@@ -125,7 +126,7 @@ func hasLabels(have, want map[string]string) bool {
 // on failure it changes neither.
 func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) error {
 	if sb == nil || sb.ID == "" {
-		return errdefs.Invalid("INVALID_SANDBOX", "a sandbox record needs an id")
+		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
 	t := now()
 	spec, err := encodeJSON(sb.Spec)
@@ -167,7 +168,7 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		if n, err := res.RowsAffected(); err != nil {
 			return errdefs.Internal(err, "update sandbox %s", sb.ID)
 		} else if n == 0 {
-			return errdefs.NotFound("SANDBOX_NOT_FOUND", "sandbox %q not found", sb.ID)
+			return errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", sb.ID)
 		}
 		if ev == nil {
 			return nil
@@ -175,7 +176,7 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		// Checked inside the transaction, as the foreign key once was: a
 		// refused event undoes the update it came with.
 		if e.SandboxID != sb.ID {
-			return errdefs.Invalid("INVALID_EVENT", "event of sandbox %s recorded with sandbox %s", e.SandboxID, sb.ID)
+			return errdefs.Invalid(sdk.CodeInvalidEvent, "event of sandbox %s recorded with sandbox %s", e.SandboxID, sb.ID)
 		}
 		e.Seq, err = insertEvent(ctx, tx, &e, evTime)
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 var _ SnapshotStore = (*SQLite)(nil)
@@ -14,13 +15,13 @@ var _ SnapshotStore = (*SQLite)(nil)
 const snapshotColumns = "name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at"
 
 func snapshotNotFound(name string) error {
-	return errdefs.NotFound("SNAPSHOT_NOT_FOUND", "snapshot %q not found; list snapshots with \"sbx snapshot ls\"", name)
+	return errdefs.NotFound(sdk.CodeSnapshotNotFound, "snapshot %q not found; list snapshots with \"sbx snapshot ls\"", name)
 }
 
 // CreateSnapshot inserts s. It sets s.CreatedAt to now if zero.
 func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if snap == nil || snap.Name == "" {
-		return errdefs.Invalid("INVALID_SNAPSHOT", "a snapshot record needs a name")
+		return errdefs.Invalid(sdk.CodeInvalidSnapshot, "a snapshot record needs a name")
 	}
 	created := snap.CreatedAt
 	if created.IsZero() {
@@ -42,7 +43,7 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 		case err == nil:
 			return nil
 		case isPrimaryKeyViolation(err) || isUniqueViolation(err):
-			return errdefs.Conflict("SNAPSHOT_EXISTS", "a snapshot named %q already exists; pick another name or delete it first", snap.Name)
+			return errdefs.Conflict(sdk.CodeSnapshotExists, "a snapshot named %q already exists; pick another name or delete it first", snap.Name)
 		}
 		return errdefs.Internal(err, "write snapshot %s", snap.Name)
 	})

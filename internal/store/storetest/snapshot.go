@@ -9,6 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // SnapshotStore is a store that also keeps snapshots.
@@ -116,7 +117,7 @@ func testSnapshotConcurrentSameName(t *testing.T, s SnapshotStore) {
 		switch {
 		case err == nil:
 			ok++
-		case errdefs.CodeOf(err) != "SNAPSHOT_EXISTS":
+		case errdefs.CodeOf(err) != sdk.CodeSnapshotExists:
 			t.Errorf("unexpected error: %v", err)
 		}
 	}

@@ -233,7 +233,7 @@ func testConcurrentSameName(t *testing.T, s store.Store) {
 			ok++
 			continue
 		}
-		if errdefs.CodeOf(err) != "NAME_TAKEN" {
+		if errdefs.CodeOf(err) != sdk.CodeNameTaken {
 			t.Errorf("create %d: %v, want NAME_TAKEN", i, err)
 		}
 	}
