@@ -29,12 +29,11 @@ type Networking struct {
 // serving.
 func (s *Server) SetNetworking(n Networking) { s.net = &n }
 
-func (s *Server) previews(w http.ResponseWriter, r *http.Request) (*network.Previews, bool) {
+func (s *Server) previews() (*network.Previews, error) {
 	if s.net == nil || s.net.Previews == nil {
-		writeError(w, r, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking"))
-		return nil, false
+		return nil, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking")
 	}
-	return s.net.Previews, true
+	return s.net.Previews, nil
 }
 
 func (s *Server) networkInfo(sb *store.Sandbox) sdk.NetworkInfo {
@@ -52,47 +51,43 @@ func (s *Server) networkInfo(sb *store.Sandbox) sdk.NetworkInfo {
 	return info
 }
 
-func (s *Server) getNetwork(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getNetwork(w http.ResponseWriter, r *http.Request) error {
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, s.networkInfo(sb))
+	return nil
 }
 
-func (s *Server) setEgress(w http.ResponseWriter, r *http.Request) {
+func (s *Server) setEgress(w http.ResponseWriter, r *http.Request) error {
 	var p sdk.EgressPolicy
 	if err := decodeJSON(w, r, &p); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	sb, err := s.sandboxes.SetEgress(r.Context(), r.PathValue("id"), p)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, s.networkInfo(sb))
+	return nil
 }
 
-func (s *Server) exposePort(w http.ResponseWriter, r *http.Request) {
-	pv, ok := s.previews(w, r)
-	if !ok {
-		return
+func (s *Server) exposePort(w http.ResponseWriter, r *http.Request) error {
+	pv, err := s.previews()
+	if err != nil {
+		return err
 	}
 	var req sdk.ExposePortRequest
 	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	if sb.Spec.Network != sdk.NetworkBridge {
-		writeError(w, r, errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has network %q; only bridge sandboxes can expose ports", r.PathValue("id"), sb.Spec.Network))
-		return
+		return errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has network %q; only bridge sandboxes can expose ports", r.PathValue("id"), sb.Spec.Network)
 	}
 	existed := false
 	if _, err := pv.Get(r.Context(), sb.ID, req.Port); err == nil {
@@ -100,87 +95,80 @@ func (s *Server) exposePort(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, err := pv.Expose(r.Context(), sb.ID, req.Port, req.Public)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	status := http.StatusCreated
 	if existed {
 		status = http.StatusOK
 	}
 	writeJSON(w, status, s.portToAPI(r, *rec))
+	return nil
 }
 
-func (s *Server) listPorts(w http.ResponseWriter, r *http.Request) {
-	pv, ok := s.previews(w, r)
-	if !ok {
-		return
+func (s *Server) listPorts(w http.ResponseWriter, r *http.Request) error {
+	pv, err := s.previews()
+	if err != nil {
+		return err
 	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	list, err := pv.List(r.Context(), sb.ID)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	out := make([]sdk.Port, 0, len(list))
 	for _, p := range list {
 		out = append(out, s.portToAPI(r, p))
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
-func (s *Server) unexposePort(w http.ResponseWriter, r *http.Request) {
-	pv, ok := s.previews(w, r)
-	if !ok {
-		return
+func (s *Server) unexposePort(w http.ResponseWriter, r *http.Request) error {
+	pv, err := s.previews()
+	if err != nil {
+		return err
 	}
 	port, err := portParam(r.PathValue("port"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	if err := pv.Unexpose(r.Context(), sb.ID, port); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
-func (s *Server) signURL(w http.ResponseWriter, r *http.Request) {
-	pv, ok := s.previews(w, r)
-	if !ok {
-		return
+func (s *Server) signURL(w http.ResponseWriter, r *http.Request) error {
+	pv, err := s.previews()
+	if err != nil {
+		return err
 	}
 	var req sdk.SignPortRequest
 	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	ttl := time.Duration(req.ExpiresInSeconds) * time.Second
 	if req.ExpiresInSeconds == 0 {
 		ttl = network.DefaultSignedTTL
 	}
 	if ttl <= 0 || ttl > network.MaxSignedTTL {
-		writeError(w, r, errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d", int(network.MaxSignedTTL.Seconds())))
-		return
+		return errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d", int(network.MaxSignedTTL.Seconds()))
 	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	rec, err := pv.Get(r.Context(), sb.ID, req.Port)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	exp := time.Now().Add(ttl).Truncate(time.Second)
 	q := url.Values{network.ExpiresParam: {strconv.FormatInt(exp.Unix(), 10)}, network.SigParam: {pv.Sign(rec, exp)}}
@@ -189,6 +177,7 @@ func (s *Server) signURL(w http.ResponseWriter, r *http.Request) {
 		base = pathURL(r, sb.ID, req.Port)
 	}
 	writeJSON(w, http.StatusCreated, sdk.SignedURL{URL: base + "?" + q.Encode(), ExpiresAt: exp.UTC()})
+	return nil
 }
 
 func (s *Server) portToAPI(r *http.Request, p store.Port) sdk.Port {
@@ -220,11 +209,10 @@ func portParam(s string) (int, error) {
 }
 
 // previewPath serves /v1/sandboxes/{id}/ports/{port}/{path...}.
-func (s *Server) previewPath(w http.ResponseWriter, r *http.Request) {
+func (s *Server) previewPath(w http.ResponseWriter, r *http.Request) error {
 	port, err := portParam(r.PathValue("port"))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	prefix := "/v1/sandboxes/" + r.PathValue("id") + "/ports/" + r.PathValue("port")
 	// Keep the path's own escaping: strip the prefix from the raw path.
@@ -232,7 +220,7 @@ func (s *Server) previewPath(w http.ResponseWriter, r *http.Request) {
 	i := strings.Index(raw, "/ports/")
 	rest := raw[i+len("/ports/"):]
 	rest = rest[strings.IndexByte(rest, '/'):]
-	s.servePreview(w, r, r.PathValue("id"), port, rest, prefix+"/")
+	return s.servePreview(w, r, r.PathValue("id"), port, rest, prefix+"/")
 }
 
 // servePreviewHost serves a request whose Host is a host-based preview
@@ -245,21 +233,22 @@ func (s *Server) servePreviewHost(w http.ResponseWriter, r *http.Request) bool {
 	if !ok {
 		return false
 	}
-	s.servePreview(w, r, sandbox, port, r.URL.EscapedPath(), "/")
+	if err := s.servePreview(w, r, sandbox, port, r.URL.EscapedPath(), "/"); err != nil {
+		writeError(w, r, err)
+	}
 	return true
 }
 
 // servePreview checks access to port of a sandbox, starts the sandbox if it
 // is stopped, and proxies the request to the port. path is the escaped path
 // for the sandbox's server; cookiePath scopes the access cookie.
-func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName string, port int, path, cookiePath string) {
-	pv, ok := s.previews(w, r)
-	if !ok {
-		return
+func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName string, port int, path, cookiePath string) error {
+	pv, err := s.previews()
+	if err != nil {
+		return err
 	}
 	if s.net.Network == nil {
-		writeError(w, r, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking: previews are off"))
-		return
+		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking: previews are off")
 	}
 	unauthorized := errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
 	sb, err := s.sandboxes.Get(r.Context(), idOrName)
@@ -272,22 +261,18 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		// anyone else gets the answer a private port gives, so previews
 		// cannot be used to enumerate sandbox names and ports.
 		if s.hasAPIKey(r) {
-			writeError(w, r, errdefs.NotFound(sdk.CodePreviewNotFound, "no exposed port %d on sandbox %s", port, idOrName))
-		} else {
-			writeError(w, r, unauthorized)
+			return errdefs.NotFound(sdk.CodePreviewNotFound, "no exposed port %d on sandbox %s", port, idOrName)
 		}
-		return
+		return unauthorized
 	}
 	cookie, ok := s.authorizePreview(r, pv, rec)
 	if !ok {
-		writeError(w, r, unauthorized)
-		return
+		return unauthorized
 	}
 	// A stopped sandbox starts (lazy start) before the request goes on, and
 	// its server gets a moment to listen.
 	if sb, err = s.sandboxes.EnsureServing(r.Context(), sb.ID, port); err != nil {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	if s.net.PreviewActivity {
 		release := s.sandboxes.Hold(r.Context(), sb.ID)
@@ -324,6 +309,7 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		},
 	}
 	rp.ServeHTTP(w, r)
+	return nil
 }
 
 // authorizePreview decides whether r may open the port. When access came

@@ -9,7 +9,7 @@ import (
 type route struct {
 	method, pattern string
 	summary         string
-	handler         any     // a handler (func(w, r) error), or a plain func(w, r); see adapt
+	handler         handler // writes its answer or returns the error to answer with
 	public          bool    // no API key needed
 	passive         bool    // under /v1/sandboxes/{id}/ but not activity (see lifecycle.go)
 	query           []param // query parameters

@@ -6,7 +6,6 @@ package api
 import (
 	"context"
 	"crypto/subtle"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -97,19 +96,11 @@ func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
 // answer with (writeError). Once it has written, it returns nil.
 type handler = func(w http.ResponseWriter, r *http.Request) error
 
-// adapt turns a route's handler into an http.HandlerFunc. A route may
-// still name a plain func(w, r) that writes its own errors (ports.go's
-// preview proxy).
-func adapt(h any) http.HandlerFunc {
-	switch h := h.(type) {
-	case handler:
-		return func(w http.ResponseWriter, r *http.Request) {
-			if err := h(w, r); err != nil {
-				writeError(w, r, err)
-			}
+// adapt turns a route's handler into an http.HandlerFunc.
+func adapt(h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			writeError(w, r, err)
 		}
-	case func(http.ResponseWriter, *http.Request):
-		return h
 	}
-	panic(fmt.Sprintf("api: route handler of type %T", h))
 }
