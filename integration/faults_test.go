@@ -558,6 +558,8 @@ func TestFrozenAgentDoesNotJamTheDaemon(t *testing.T) {
 		idle = append(idle, sb)
 	}
 	ttl := d.create(sdk.CreateSandboxRequest{TTLSeconds: 5})
+	execing := d.create(sdk.CreateSandboxRequest{KeepAlive: true})
+	d.freezeAgent(execing.ID)
 
 	// A graceful stop of a frozen agent, and force-stop and delete while it runs.
 	type result struct {
@@ -604,6 +606,27 @@ func TestFrozenAgentDoesNotJamTheDaemon(t *testing.T) {
 			t.Errorf("frozen idle sandbox stopped with reason %q, want idle", got.Reason)
 		}
 		d.assertInstanceGone(sb.ID)
+	}
+
+	// An exec with a timeout gives up on the silent agent soon after the
+	// timeout instead of waiting for as long as the client does.
+	for _, stream := range []bool{false, true} {
+		ctx, cancel := bounded()
+		req := sdk.ExecRequest{Cmd: []string{"sleep", "60"}, TimeoutSeconds: 1}
+		var err error
+		if stream {
+			var res *sdk.ExecResult
+			res, err = d.client.ExecStream(ctx, execing.ID, req, io.Discard, io.Discard)
+			if err == nil {
+				err = fmt.Errorf("exit %+v", res)
+			}
+		} else {
+			_, err = d.client.Exec(ctx, execing.ID, req)
+		}
+		if ctx.Err() != nil || err == nil {
+			t.Errorf("exec (stream %v) with timeoutSeconds on a frozen agent: %v (client deadline hit: %v)", stream, err, ctx.Err())
+		}
+		cancel()
 	}
 }
 

@@ -2,14 +2,19 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
-	"github.com/sbxhq/sbx/internal/store"
+	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
+	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -51,9 +56,30 @@ func agentLost(err error) error {
 		Message: "the sandbox's instance did not answer; it may be stopping or have crashed: check its state and retry", Err: err}
 }
 
+// execTimeoutMargin is how long past a command's timeoutSeconds the daemon
+// waits for the agent's answer: the agent kills the command at its timeout,
+// so only an agent that stopped answering (frozen from inside) takes longer.
+const execTimeoutMargin = 10 * time.Second
+
 // exec runs a command; with stream=true its events are relayed, and a
-// stream that breaks before the exit event ends with an error event.
+// stream that breaks before the exit event ends with an error event. A
+// command with timeoutSeconds is abandoned execTimeoutMargin after it, so a
+// silent agent cannot hold the request.
 func (s *Server) exec(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, httpjson.MaxBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
+	} else if err != nil {
+		return errdefs.Invalid(sdk.CodeInvalidJSON, "reading the request body: %v", err)
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	var req struct{ TimeoutSeconds float64 }
+	if json.Unmarshal(body, &req) == nil && req.TimeoutSeconds > 0 {
+		ctx, cancel := context.WithTimeout(r.Context(), time.Duration(req.TimeoutSeconds*float64(time.Second))+execTimeoutMargin)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
 	return s.streamOrProxy(w, r, agentapi.ExecFinal, agentapi.MaxLine)
 }
 
