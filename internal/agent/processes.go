@@ -190,8 +190,8 @@ func (s *server) superviseProcess(p *process, proc *child, timeout time.Duration
 	stderr.Close()
 	<-drained
 	p.out.close()
+	p.closeStdin() // before exited: a wait must not see stdinOpen after the exit
 	close(p.exited)
-	p.closeStdin()
 }
 
 func (p *process) hasExited() bool {
