@@ -132,7 +132,7 @@ func fsError(err error, path string) error {
 		// open(2) of a socket, or of a device with no driver.
 		return errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return errdefs.DiskFull("NO_SPACE", "no space left for %s", path)
+		return errdefs.DiskFull(sdk.CodeNoSpace, "no space left for %s", path)
 	}
 	return errdefs.Internal(err, "%s: file operation failed", path)
 }

@@ -25,7 +25,7 @@ var codeRe = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
 
 // constructors are the errdefs functions whose first argument is a code.
 var constructors = map[string]bool{"Invalid": true, "NotFound": true, "Conflict": true,
-	"Unavailable": true, "Unauthorized": true, "TooLarge": true}
+	"Unavailable": true, "Unauthorized": true, "TooLarge": true, "DiskFull": true}
 
 // errorTypes are the struct types whose Code field is an error code (not,
 // say, RunCodeRequest.Code, which is program text).
