@@ -17,14 +17,7 @@ type keyedEntry struct {
 // Lock locks key and returns the function that unlocks it.
 func (k *keyedMutex) Lock(key string) (unlock func()) {
 	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = make(map[string]*keyedEntry)
-	}
-	e := k.locks[key]
-	if e == nil {
-		e = &keyedEntry{}
-		k.locks[key] = e
-	}
+	e := k.entry(key)
 	e.refs++
 	k.mu.Unlock()
 
@@ -36,6 +29,18 @@ func (k *keyedMutex) Lock(key string) (unlock func()) {
 // unlocks it; ok is false if somebody does.
 func (k *keyedMutex) TryLock(key string) (unlock func(), ok bool) {
 	k.mu.Lock()
+	e := k.entry(key)
+	if !e.mu.TryLock() { // held: a fresh entry's never is
+		k.mu.Unlock()
+		return nil, false
+	}
+	e.refs++
+	k.mu.Unlock()
+	return k.unlocker(key, e), true
+}
+
+// entry returns key's entry, made if need be; k.mu must be held.
+func (k *keyedMutex) entry(key string) *keyedEntry {
 	if k.locks == nil {
 		k.locks = make(map[string]*keyedEntry)
 	}
@@ -44,13 +49,7 @@ func (k *keyedMutex) TryLock(key string) (unlock func(), ok bool) {
 		e = &keyedEntry{}
 		k.locks[key] = e
 	}
-	if !e.mu.TryLock() { // held: a fresh entry's never is
-		k.mu.Unlock()
-		return nil, false
-	}
-	e.refs++
-	k.mu.Unlock()
-	return k.unlocker(key, e), true
+	return e
 }
 
 func (k *keyedMutex) unlocker(key string, e *keyedEntry) func() {
