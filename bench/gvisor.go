@@ -7,8 +7,6 @@ import (
 	"log"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/sbxhq/sbx/sdk"
@@ -68,13 +66,6 @@ func benchGVisor(env *Env, c *sdk.Client, sys string, n int) []result {
 	return out
 }
 
-// altSbx is the second sbx daemon of -runsc, with a bridge of its own.
-type altSbx struct {
-	*sbxSystem
-	net  benchNetwork
-	once sync.Once
-}
-
 func altName() string {
 	if *altRunscPlatf != "" {
 		return "sbx (runsc " + *altRunscPlatf + ")"
@@ -82,41 +73,14 @@ func altName() string {
 	return "sbx (" + *altRunsc + ")"
 }
 
-func (a *altSbx) Name() string { return altName() }
-
-// Close stops the daemon and removes its bridge (benchNet is the first
-// daemon's meanwhile).
-func (a *altSbx) Close() {
-	a.once.Do(func() {
-		saved := benchNet
-		benchNet = a.net
-		a.sbxSystem.Close()
-		benchNet = saved
-	})
-}
-
-// openAltSbx starts the -runsc daemon on a data dir of its own. It reads
-// the runsc settings from the environment (sbx serve's SBX_RUNSC and
-// SBX_RUNSC_PLATFORM) and gets a bridge and subnet of its own.
-func openAltSbx(env *Env) (*altSbx, error) {
-	altEnv := &Env{Work: filepath.Join(env.Work, "alt-runsc"), Quick: env.Quick}
-	if err := os.MkdirAll(altEnv.Work, 0o700); err != nil {
-		return nil, err
-	}
+// openAltSbx starts the -runsc daemon: sbx serve reads the runsc settings
+// from the environment (SBX_RUNSC, SBX_RUNSC_PLATFORM).
+func openAltSbx(env *Env) (*secondSbx, error) {
 	os.Setenv("SBX_RUNSC", *altRunsc)
 	os.Setenv("SBX_RUNSC_PLATFORM", *altRunscPlatf)
 	defer os.Unsetenv("SBX_RUNSC")
 	defer os.Unsetenv("SBX_RUNSC_PLATFORM")
-	saved := benchNet
-	benchNet = benchNetwork{}
-	defer func() { benchNet = saved }()
-	s, err := openSbx(altEnv, *sbxBin) // on failure it has removed its bridge
-	if err != nil {
-		return nil, err
-	}
-	alt := &altSbx{sbxSystem: s, net: benchNet}
-	closeAtExit(alt)
-	return alt, nil
+	return openSecondSbx(env, *sbxBin, altName(), "alt-runsc")
 }
 
 // gvisorBox creates a gvisor sandbox whose memory holds mib MiB of random

@@ -40,6 +40,7 @@ var (
 	transferN     = flag.Int("transfer-n", 5, "100 MiB uploads and downloads per system")
 	dockerHost    = flag.String("docker-host", "", "use this running dockerd (unix:///var/run/docker.sock) instead of starting one")
 	sbxNetwork    = flag.String("sbx-network", "none", `network of the sbx sandboxes in the shared scenarios: "none" (loopback only, as the peers get) or "bridge" (sbx's default)`)
+	sbxBaseline   = flag.String("sbx-baseline", "", `also measure the shared scenarios with this sbx binary, on a second daemon ("sbx (baseline)"): a before/after comparison in one run`)
 	pythonImage   = flag.String("python-image", defaultPythonImage, "python image tarball for the code-run scenarios (scripts/build-python-image.sh)")
 )
 
@@ -115,6 +116,13 @@ func main() {
 		log.Fatal(err)
 	}
 	add(sbx)
+	if *sbxBaseline != "" {
+		base, err := openSecondSbx(env, *sbxBaseline, "sbx (baseline)", "baseline")
+		if err != nil {
+			log.Fatal(err)
+		}
+		add(base)
+	}
 	if env.RootfsTar, err = writeRootfsTar(env.Rootfs, filepath.Join(work, "rootfs.tar")); err != nil {
 		log.Fatal(err)
 	}

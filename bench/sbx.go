@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -87,6 +88,47 @@ func waitHTTP(url string, hc *http.Client) error {
 }
 
 func (s *sbxSystem) Name() string { return "sbx" }
+
+// secondSbx is another sbx daemon beside the first, on a data dir and a
+// bridge of its own: the -runsc one, or the -sbx-baseline one.
+type secondSbx struct {
+	*sbxSystem
+	name string
+	net  benchNetwork
+	once sync.Once
+}
+
+func (a *secondSbx) Name() string { return a.name }
+
+// Close stops the daemon and removes its bridge (benchNet is the first
+// daemon's meanwhile).
+func (a *secondSbx) Close() {
+	a.once.Do(func() {
+		saved := benchNet
+		benchNet = a.net
+		a.sbxSystem.Close()
+		benchNet = saved
+	})
+}
+
+// openSecondSbx starts bin as a second daemon under env.Work/dir, named name
+// in the results.
+func openSecondSbx(env *Env, bin, name, dir string) (*secondSbx, error) {
+	secondEnv := &Env{Work: filepath.Join(env.Work, dir), Quick: env.Quick}
+	if err := os.MkdirAll(secondEnv.Work, 0o700); err != nil {
+		return nil, err
+	}
+	saved := benchNet
+	benchNet = benchNetwork{}
+	defer func() { benchNet = saved }()
+	s, err := openSbx(secondEnv, bin) // on failure it has removed its bridge
+	if err != nil {
+		return nil, err
+	}
+	second := &secondSbx{sbxSystem: s, name: name, net: benchNet}
+	closeAtExit(second)
+	return second, nil
+}
 
 func (s *sbxSystem) Create() (Box, error) {
 	sb, err := s.client.CreateSandbox(context.Background(), sdk.CreateSandboxRequest{Network: *sbxNetwork})
