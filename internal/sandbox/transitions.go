@@ -58,14 +58,14 @@ type refusal struct {
 }
 
 var (
-	refuseNotRunning = refusal{errdefs.KindConflict, "SANDBOX_NOT_RUNNING", `start it with "sbx start {ref}"`}
-	refusePaused     = refusal{errdefs.KindConflict, "SANDBOX_PAUSED", `resume it with "sbx resume {ref}"`}
-	refuseNotStarted = refusal{errdefs.KindConflict, "SANDBOX_NOT_STARTED", `start it with "sbx start {ref}"`}
-	refuseNotPaused  = refusal{errdefs.KindConflict, "SANDBOX_NOT_PAUSED", "only a paused sandbox can be resumed"}
-	refuseNotStopped = refusal{errdefs.KindConflict, "SANDBOX_NOT_STOPPED", "only a stopped sandbox can be archived: stop it first"}
-	refusePolicyBusy = refusal{errdefs.KindConflict, "SANDBOX_BUSY", "its policy cannot change now"}
+	refuseNotRunning = refusal{errdefs.KindConflict, sdk.CodeSandboxNotRunning, `start it with "sbx start {ref}"`}
+	refusePaused     = refusal{errdefs.KindConflict, sdk.CodeSandboxPaused, `resume it with "sbx resume {ref}"`}
+	refuseNotStarted = refusal{errdefs.KindConflict, sdk.CodeSandboxNotStarted, `start it with "sbx start {ref}"`}
+	refuseNotPaused  = refusal{errdefs.KindConflict, sdk.CodeSandboxNotPaused, "only a paused sandbox can be resumed"}
+	refuseNotStopped = refusal{errdefs.KindConflict, sdk.CodeSandboxNotStopped, "only a stopped sandbox can be archived: stop it first"}
+	refusePolicyBusy = refusal{errdefs.KindConflict, sdk.CodeSandboxBusy, "its policy cannot change now"}
 	// An operation under way or a crash not yet reconciled: it passes.
-	refuseBusy = refusal{errdefs.KindUnavailable, "SANDBOX_UNAVAILABLE", "try again shortly"}
+	refuseBusy = refusal{errdefs.KindUnavailable, sdk.CodeSandboxUnavailable, "try again shortly"}
 )
 
 // rule is one cell of the table.
