@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -64,8 +65,14 @@ func MountRootfs(layerDirs []string, upper, work, target string) error {
 	if err != nil {
 		return errdefs.Internal(err, "mounting overlay at %s", target)
 	}
+	mountedLayers.Store(target, &overlay{lowers: slices.Clone(all[:len(lowers)]), upper: all[len(lowers)], work: all[len(lowers)+1]})
 	return nil
 }
+
+// mountedLayers maps the target of each overlay MountRootfs made to its
+// host layer paths, for MountIdmapped: the overlay's own options name only
+// the short-lived staged paths it was mounted through.
+var mountedLayers sync.Map // string → *overlay
 
 // stageDir is where stageParents makes its short-lived mounts.
 const stageDir = "/run/sbx/stage"
@@ -144,6 +151,9 @@ func mountMany(lowers []string, upper, work, target string) error {
 // Unmount unmounts target. A target that is not mounted, or does not exist, is
 // fine. A busy mount is detached lazily: it goes away once no longer used.
 func Unmount(target string) error {
+	if abs, err := filepath.Abs(target); err == nil {
+		mountedLayers.Delete(abs)
+	}
 	err := unix.Unmount(target, 0)
 	switch {
 	case err == nil:
