@@ -91,10 +91,13 @@ func stageParents(paths []string) (staged []string, unstage func(), err error) {
 	}
 	var mounted []string
 	unstage = func() {
+		// Never RemoveAll here: through a mount still attached it would
+		// delete the layers themselves.
 		for _, m := range mounted {
 			unix.Unmount(m, unix.MNT_DETACH)
+			os.Remove(m)
 		}
-		os.RemoveAll(dir)
+		os.Remove(dir)
 	}
 	views := map[string]string{}
 	for _, p := range paths {
@@ -169,6 +172,37 @@ func Unmount(target string) error {
 		return errdefs.Internal(err, "unmounting %s", target)
 	}
 	return nil
+}
+
+// DetachUnder lazily unmounts every mount at or below dir, deepest first, so
+// that removing dir afterwards cannot reach into what they showed.
+func DetachUnder(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	var targets []string
+	for _, line := range strings.Split(string(b), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) > 4 {
+			if t := unescapeMountinfo(fields[4]); t == abs || strings.HasPrefix(t, abs+"/") {
+				targets = append(targets, t)
+			}
+		}
+	}
+	// Later mounts first: a mount on top of another, or below it, was made
+	// after it.
+	var errs []error
+	for _, t := range slices.Backward(targets) {
+		if err := unix.Unmount(t, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", t, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // IsMounted reports whether a file system is mounted at target, according to

@@ -48,6 +48,11 @@ func ownNetns(id string) string { return filepath.Join(sbxRunDir, id, "netns") }
 // the instance (or failed to): runc finds the namespace through it.
 func enterUserns(inst *Instance, spec *specs.Spec) (release func(), err error) {
 	release = func() {}
+	// What an instance cut short by a crash left (Start checked that none
+	// runs).
+	if err := leaveUserns(inst.ID); err != nil {
+		return release, err
+	}
 	dir := filepath.Join(sbxRunDir, inst.ID)
 	if err := os.MkdirAll(dir, 0o711); err != nil {
 		return release, err
@@ -101,16 +106,27 @@ func enterUserns(inst *Instance, spec *specs.Spec) (release func(), err error) {
 }
 
 // leaveUserns removes what enterUserns made for instance id: its idmapped
-// root and, for network none, its namespaces.
+// root, the views it was mounted through if a crash left them, and, for
+// network none, its namespaces. Nothing is removed recursively: a view
+// still attached shows the shared layer store.
 func leaveUserns(id string) error {
-	if err := image.Unmount(neutralRoot(id)); err != nil {
+	dir := filepath.Join(sbxRunDir, id)
+	if err := image.DetachUnder(dir); err != nil {
 		return err
 	}
 	if err := userns.Remove(ownNetns(id)); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(filepath.Join(sbxRunDir, id)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	views, _ := os.ReadDir(filepath.Join(dir, "l"))
+	paths := []string{}
+	for _, v := range views {
+		paths = append(paths, filepath.Join(dir, "l", v.Name()))
+	}
+	paths = append(paths, filepath.Join(dir, "l"), neutralRoot(id), dir)
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 	}
 	return nil
 }

@@ -50,3 +50,33 @@ func TestRuncUserNamespace(t *testing.T) {
 		t.Fatalf("%s/%s left behind: %v", sbxRunDir, inst.ID, err)
 	}
 }
+
+// A crash mid-start can leave the idmapped views of the layer store
+// mounted under /run/sbx/<id>; removing them must never delete what they
+// show.
+func TestLeaveUsernsKeepsWhatLeakedViewsShow(t *testing.T) {
+	needsRunc(t)
+	layers := t.TempDir()
+	keep := filepath.Join(layers, "layer-file")
+	if err := os.WriteFile(keep, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := "sbxtest-leak-" + filepath.Base(layers)
+	view := filepath.Join(sbxRunDir, id, "l", "0")
+	if err := os.MkdirAll(view, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount(layers, view, "", syscall.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Unmount(view, syscall.MNT_DETACH) })
+	if err := leaveUserns(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatalf("removing a leaked view deleted the layer behind it: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(sbxRunDir, id)); !os.IsNotExist(err) {
+		t.Fatalf("%s left behind: %v", id, err)
+	}
+}
