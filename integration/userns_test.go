@@ -48,6 +48,16 @@ func TestUserNamespace(t *testing.T) {
 	if base, err := strconv.ParseUint(m[1], 10, 32); err != nil || base < 1<<30 {
 		t.Fatalf("sandbox root is host uid %s, want an id range at 2^30 or above", m[1])
 	}
+	// A sandbox with no network gets a range of its own too, and its
+	// loopback is up.
+	none := d.create(sdk.CreateSandboxRequest{Network: sdk.NetworkNone})
+	res, err = d.client.Exec(ctx, none.ID, sdk.ExecRequest{Shell: "cat /proc/self/uid_map; ip link show lo"})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exec in network none sandbox: %v %+v", err, res)
+	}
+	if f := strings.Fields(res.Stdout); len(f) < 3 || f[0] != "0" || f[1] == m[1] || f[2] != "65536" || !strings.Contains(res.Stdout, "UP") {
+		t.Fatalf("network none sandbox: %q; want its own range (not %s) and lo up", res.Stdout, m[1])
+	}
 
 	// A file made inside is root's on disk, as the image's files are:
 	// archive, snapshot and fork copy the upper directory as it is.
