@@ -23,7 +23,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -102,6 +104,11 @@ func runHelper(path string, base uint32) error {
 	if err != nil {
 		return fmt.Errorf("unshare (util-linux) is not on PATH: %w", err)
 	}
+	// Pdeathsig is sent when the thread that started the helper ends, and
+	// Go ends threads that goroutines locked (network setup does): keep
+	// this one until the helper is done.
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
 	// The shell says when it runs in the new namespaces, then waits for
 	// its stdin to close.
 	cmd := exec.Command(unshare, "--user", "--net", "/bin/sh", "-c", "echo ready; read x")
@@ -113,6 +120,8 @@ func runHelper(path string, base uint32) error {
 	if err != nil {
 		return err
 	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -127,7 +136,9 @@ func runHelper(path string, base uint32) error {
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || line != "ready\n" {
-		return fmt.Errorf("namespace helper (unshare --user --net as uid %d) failed: %q %v", base, line, err)
+		cmd.Process.Kill()
+		cmd.Wait()
+		return fmt.Errorf("namespace helper (unshare --user --net as uid %d) failed: %q %v: %s", base, line, err, strings.TrimSpace(stderr.String()))
 	}
 	pid := cmd.Process.Pid
 	mapping := []byte(fmt.Sprintf("0 %d %d\n", base, Size))

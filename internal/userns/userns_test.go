@@ -1,8 +1,10 @@
 package userns
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"testing"
 )
 
@@ -74,5 +76,45 @@ func TestStaleClaimIsTakenOver(t *testing.T) {
 	defer ns.Close()
 	if ns.Base != Base(0) {
 		t.Fatalf("base %d, want %d", ns.Base, Base(0))
+	}
+}
+
+// Many sandboxes start at once: each gets a range of its own.
+func TestCreateConcurrently(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	slotsDir = t.TempDir()
+	dir := t.TempDir()
+	const n = 30
+	errs := make(chan error, n)
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprint(i))
+		t.Cleanup(func() { Remove(p) })
+		go func() {
+			// Network setup ends threads it locked; that must not kill
+			// a helper started meanwhile.
+			done := make(chan struct{})
+			go func() { goruntime.LockOSThread(); close(done) }()
+			errs <- Create(p)
+			<-done
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	seen := map[uint32]bool{}
+	for i := range n {
+		ns, err := Open(filepath.Join(dir, fmt.Sprint(i)))
+		if err != nil || ns == nil {
+			t.Fatalf("%d: %v %v", i, ns, err)
+		}
+		if seen[ns.Base] {
+			t.Errorf("range %d handed out twice", ns.Base)
+		}
+		seen[ns.Base] = true
+		ns.Close()
 	}
 }
