@@ -263,6 +263,7 @@ func (d *daemon) assertNoLeaks() {
 			t.Errorf("leaked cgroups: %v", dirs)
 		}
 	}
+	d.assertNoUsernsLeaks() // userns_test.go
 }
 
 // create makes a sandbox and remembers its id for the leak checks.

@@ -11,7 +11,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-packages=(runc runsc busybox-static iproute2 nftables e2fsprogs tmux mmdebstrap) # runsc: class gvisor; mmdebstrap: scripts/build-python-image.sh
+packages=(runc runsc busybox-static iproute2 nftables e2fsprogs tmux mmdebstrap util-linux) # runsc: class gvisor; mmdebstrap: scripts/build-python-image.sh; util-linux: unshare for user namespaces
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

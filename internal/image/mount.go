@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -64,8 +65,14 @@ func MountRootfs(layerDirs []string, upper, work, target string) error {
 	if err != nil {
 		return errdefs.Internal(err, "mounting overlay at %s", target)
 	}
+	mountedLayers.Store(target, &overlay{lowers: slices.Clone(all[:len(lowers)]), upper: all[len(lowers)], work: all[len(lowers)+1]})
 	return nil
 }
+
+// mountedLayers maps the target of each overlay MountRootfs made to its
+// host layer paths, for MountIdmapped: the overlay's own options name only
+// the short-lived staged paths it was mounted through.
+var mountedLayers sync.Map // string → *overlay
 
 // stageDir is where stageParents makes its short-lived mounts.
 const stageDir = "/run/sbx/stage"
@@ -84,10 +91,13 @@ func stageParents(paths []string) (staged []string, unstage func(), err error) {
 	}
 	var mounted []string
 	unstage = func() {
+		// Never RemoveAll here: through a mount still attached it would
+		// delete the layers themselves.
 		for _, m := range mounted {
 			unix.Unmount(m, unix.MNT_DETACH)
+			os.Remove(m)
 		}
-		os.RemoveAll(dir)
+		os.Remove(dir)
 	}
 	views := map[string]string{}
 	for _, p := range paths {
@@ -144,6 +154,9 @@ func mountMany(lowers []string, upper, work, target string) error {
 // Unmount unmounts target. A target that is not mounted, or does not exist, is
 // fine. A busy mount is detached lazily: it goes away once no longer used.
 func Unmount(target string) error {
+	if abs, err := filepath.Abs(target); err == nil {
+		mountedLayers.Delete(abs)
+	}
 	err := unix.Unmount(target, 0)
 	switch {
 	case err == nil:
@@ -159,6 +172,37 @@ func Unmount(target string) error {
 		return errdefs.Internal(err, "unmounting %s", target)
 	}
 	return nil
+}
+
+// DetachUnder lazily unmounts every mount at or below dir, deepest first, so
+// that removing dir afterwards cannot reach into what they showed.
+func DetachUnder(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	var targets []string
+	for _, line := range strings.Split(string(b), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) > 4 {
+			if t := unescapeMountinfo(fields[4]); t == abs || strings.HasPrefix(t, abs+"/") {
+				targets = append(targets, t)
+			}
+		}
+	}
+	// Later mounts first: a mount on top of another, or below it, was made
+	// after it.
+	var errs []error
+	for _, t := range slices.Backward(targets) {
+		if err := unix.Unmount(t, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", t, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // IsMounted reports whether a file system is mounted at target, according to

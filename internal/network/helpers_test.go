@@ -58,7 +58,7 @@ func newOutside(t *testing.T) *outside {
 	net24 := freeSubnet(t, 250)
 	hostAddr := net24.Addr().Next()
 	o := &outside{ns: filepath.Join(t.TempDir(), "outside"), a: hostAddr.Next(), b: hostAddr.Next().Next()}
-	if err := createNetns(o.ns); err != nil {
+	if err := createNetns(o.ns, false); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { removeNetns(o.ns) })

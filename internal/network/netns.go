@@ -1,7 +1,6 @@
 package network
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/sbxhq/sbx/internal/userns"
 )
 
 // A sandbox's network namespace is made by sbx, not by the runtime, and
@@ -17,8 +18,14 @@ import (
 // runtime joins it by path.
 
 // createNetns makes a new network namespace pinned at path. path must not
-// be in use.
-func createNetns(path string) error {
+// be in use. With inUserns it is made inside a user namespace of its own,
+// owned by a host id range of its own (package userns): class container
+// runs there. Host root keeps every power over it, so the veth, addresses
+// and routes below are made the same way.
+func createNetns(path string, inUserns bool) error {
+	if inUserns {
+		return userns.Create(path)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -51,17 +58,11 @@ func createNetns(path string) error {
 	return nil
 }
 
-// removeNetns unpins the namespace at path and removes the file. The
-// namespace itself goes when its last process does. Missing is not an error.
+// removeNetns unpins the namespace at path and removes the file, and gives
+// back the id range of its user namespace if it has one. The namespace
+// itself goes when its last process does. Missing is not an error.
 func removeNetns(path string) error {
-	err := unix.Unmount(path, unix.MNT_DETACH)
-	if err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
-		return fmt.Errorf("unmount %s: %w", path, err)
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return nil
+	return userns.Remove(path)
 }
 
 // isNetns reports whether path is a pinned network namespace.

@@ -248,7 +248,9 @@ func (m *Manager) Setup(ctx context.Context, sb *store.Sandbox, inst *runtime.In
 		return errdefs.Internal(err, "create network directory of %s", id)
 	}
 	ns := m.netnsPath(id)
-	if err := createNetns(ns); err != nil {
+	// Class gvisor runs in the host's user namespace (runsc makes its own
+	// sandboxing); class container in one of its own (issue 13.4).
+	if err := createNetns(ns, sb.Spec.Class != "gvisor"); err != nil {
 		return errdefs.Internal(err, "create network namespace of %s", id)
 	}
 	if err := attachVeth(id, ns, m.bridge, netip.PrefixFrom(ip, m.subnet.Bits()), m.gw); err != nil {

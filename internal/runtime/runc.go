@@ -89,6 +89,11 @@ func (r *Runc) start(ctx context.Context, inst *Instance) (Status, error) {
 	if r.args != nil {
 		spec.Process.Args = r.args
 	}
+	release, err := enterUserns(inst, spec)
+	defer release() // runc run --detach returns once the instance is in it
+	if err != nil {
+		return Status{}, errdefs.Internal(err, "prepare the user namespace of %s", inst.ID)
+	}
 	config, err := json.MarshalIndent(spec, "", "\t")
 	if err != nil {
 		return Status{}, errdefs.Internal(err, "encode OCI spec")
@@ -196,7 +201,13 @@ func (r *Runc) Delete(ctx context.Context, id string) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	return r.tool.deleteInstance(ctx, id)
+	if err := r.tool.deleteInstance(ctx, id); err != nil {
+		return err
+	}
+	if err := leaveUserns(id); err != nil {
+		return errdefs.Internal(err, "remove the user namespace of %s", id)
+	}
+	return nil
 }
 
 // List returns every container under this runtime's root, running or not.

@@ -1,0 +1,173 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+
+	"github.com/sbxhq/sbx/internal/image"
+	"github.com/sbxhq/sbx/internal/userns"
+)
+
+// User namespaces (issue 13.4). A runc instance runs in the user namespace
+// that owns its network namespace when that is not the host's (package
+// userns makes the pair: the network package for bridge sandboxes, Start
+// here for sandboxes with network none). Its root is then an unprivileged
+// host id of a range no other live sandbox has, the owner of the namespace,
+// so per-user kernel limits (inotify instances, …) it exhausts are its own.
+//
+// Files on disk keep the image's ids (root is 0), so commit, archive,
+// snapshot and fork read them as before; the instance sees them through
+// idmapped mounts that shift them into its range (image.MountIdmapped).
+
+// sbxRunDir holds host-wide runtime state: the neutral paths instances'
+// root filesystems are mounted at, and the namespaces of sandboxes with
+// network none.
+const sbxRunDir = "/run/sbx"
+
+// neutralRoot is where an instance's idmapped root filesystem is mounted: a
+// path every id can traverse (runc resolves the root as the instance's root,
+// which may not enter the daemon's 0700 data directory), and one that tells
+// the instance nothing about the host when it reads its mountinfo.
+func neutralRoot(id string) string { return filepath.Join(sbxRunDir, id, "rootfs") }
+
+// ownNetns is where the namespaces of an instance with no network namespace
+// given (network none) are pinned.
+func ownNetns(id string) string { return filepath.Join(sbxRunDir, id, "netns") }
+
+// enterUserns prepares inst to run in its sandbox's user namespace, if it
+// has one, and changes spec to match: the root filesystem idmapped at a
+// neutral path, the run directory owned by the instance's root, the user
+// namespace joined with its mappings. Call release once runc has started
+// the instance (or failed to): runc finds the namespace through it.
+func enterUserns(inst *Instance, spec *specs.Spec) (release func(), err error) {
+	release = func() {}
+	// What an instance cut short by a crash left (Start checked that none
+	// runs).
+	if err := leaveUserns(inst.ID); err != nil {
+		return release, err
+	}
+	dir := filepath.Join(sbxRunDir, inst.ID)
+	if err := os.MkdirAll(dir, 0o711); err != nil {
+		return release, err
+	}
+	os.Chmod(sbxRunDir, 0o711)
+	netnsPath := inst.NetNSPath
+	if netnsPath == "" {
+		netnsPath = ownNetns(inst.ID)
+		if err := userns.Create(netnsPath); err != nil {
+			return release, err
+		}
+		if err := loopbackUp(netnsPath); err != nil {
+			return release, err
+		}
+	}
+	ns, err := userns.Open(netnsPath)
+	if err != nil || ns == nil {
+		return release, err
+	}
+	defer func() {
+		if err != nil {
+			ns.Close()
+		}
+	}()
+	root := neutralRoot(inst.ID)
+	if err := image.MountIdmapped(inst.RootfsDir, root, filepath.Join(dir, "l"), ns.Fd, ns.Base); err != nil {
+		return release, err
+	}
+	if err := chownRunDir(inst.RunDir, int(ns.Base)); err != nil {
+		return release, err
+	}
+	spec.Root.Path = root
+	for i := range spec.Linux.Namespaces {
+		if spec.Linux.Namespaces[i].Type == specs.NetworkNamespace {
+			spec.Linux.Namespaces[i].Path = netnsPath
+		}
+	}
+	spec.Linux.Namespaces = append(spec.Linux.Namespaces, specs.LinuxNamespace{Type: specs.UserNamespace, Path: ns.Path()})
+	// runc 1.1 joins a namespace given by path and wants its mappings all
+	// the same.
+	m := []specs.LinuxIDMapping{{ContainerID: 0, HostID: ns.Base, Size: userns.Size}}
+	spec.Linux.UIDMappings, spec.Linux.GIDMappings = m, m
+	// runc sets rlimits from outside with prlimit, which on a process in a
+	// namespace root does not own needs CAP_SYS_RESOURCE; a host that
+	// denies it to sbx would fail every start. The instance then inherits
+	// the daemon's limits, which nofileLimit caps the spec's to anyway.
+	if !hasCapability(unix.CAP_SYS_RESOURCE) {
+		spec.Process.Rlimits = nil
+	}
+	return func() { ns.Close() }, nil
+}
+
+// leaveUserns removes what enterUserns made for instance id: its idmapped
+// root, the views it was mounted through if a crash left them, and, for
+// network none, its namespaces. Nothing is removed recursively: a view
+// still attached shows the shared layer store.
+func leaveUserns(id string) error {
+	dir := filepath.Join(sbxRunDir, id)
+	if err := image.DetachUnder(dir); err != nil {
+		return err
+	}
+	if err := userns.Remove(ownNetns(id)); err != nil {
+		return err
+	}
+	views, _ := os.ReadDir(filepath.Join(dir, "l"))
+	paths := []string{}
+	for _, v := range views {
+		paths = append(paths, filepath.Join(dir, "l", v.Name()))
+	}
+	paths = append(paths, filepath.Join(dir, "l"), neutralRoot(id), dir)
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// chownRunDir gives the run directory and what it holds (logs of earlier
+// instances, made under another range) to the instance's root.
+func chownRunDir(dir string, uid int) error {
+	if err := os.Lchown(dir, uid, uid); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.Lchown(filepath.Join(dir, e.Name()), uid, uid); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// loopbackUp brings up lo in the network namespace at path, as runc does in
+// a namespace it makes itself.
+func loopbackUp(path string) error {
+	ns, err := netns.GetFromPath(path)
+	if err != nil {
+		return err
+	}
+	defer ns.Close()
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		return fmt.Errorf("netlink in %s: %w", path, err)
+	}
+	defer h.Close()
+	lo, err := h.LinkByName("lo")
+	if err == nil {
+		err = h.LinkSetUp(lo)
+	}
+	if err != nil {
+		return fmt.Errorf("bring up loopback in %s: %w", path, err)
+	}
+	return nil
+}
