@@ -24,10 +24,13 @@ func (m *Manager) Reconcile(ctx context.Context) error {
 	for _, sb := range all {
 		known[sb.ID] = true
 		unlock := m.locks.Lock(sb.ID)
+		was := sb.State
 		err := m.reconcileOne(ctx, sb)
 		unlock()
 		if err != nil {
 			m.log.Error("reconcile sandbox", "id", sb.ID, "err", err)
+		} else {
+			m.log.Info("reconciled sandbox", "id", sb.ID, "was", was, "now", sb.State)
 		}
 	}
 
