@@ -13,8 +13,9 @@ import (
 // from its TCP connection on, handshake included; the server's header
 // timeout also bounds the handshake.
 //
-// Only HTTP/1.1 is offered: PTY attach and previews upgrade to WebSockets
-// by hijacking the connection, which HTTP/2 cannot do.
+// Only HTTP/1.1 is offered, as over plain http: the connection caps count
+// connections, and PTY attach and previews upgrade to WebSockets by
+// hijacking theirs.
 func withTLS(ln net.Listener, cfg Config) (net.Listener, error) {
 	if cfg.TLSCert == "" {
 		warnPlaintext(ln.Addr())
