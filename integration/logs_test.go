@@ -54,6 +54,18 @@ func TestJSONLogs(t *testing.T) {
 	if status != 401 || h.Get("X-Request-Id") != "caller-req-1" {
 		t.Fatalf("wrong key: %d, X-Request-Id %q", status, h.Get("X-Request-Id"))
 	}
+	// A PTY WebSocket, ended by its shell's exit.
+	p, err := d.client.CreatePTY(ctx, "logs", sdk.CreatePTYRequest{Cols: 80, Rows: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := d.client.AttachPTY(ctx, "logs", p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write([]byte("exit 0\n"))
+	io.Copy(io.Discard, conn)
+	conn.Close()
 	if err := d.client.DeleteSandbox(ctx, "logs", true); err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +119,10 @@ func TestJSONLogs(t *testing.T) {
 		t.Errorf("preview line: %v", m)
 	}
 	find("POST /v1/sandboxes", 201)
+	find("POST /v1/sandboxes/{id}/exec", 200)
+	if m := find("GET /v1/sandboxes/{id}/ptys/{pty}/attach", 101); m["sandbox"] != "logs" {
+		t.Errorf("PTY line: %v", m)
+	}
 	var sawStarted bool
 	for _, m := range states {
 		sawStarted = sawStarted || m["state"] == string(sdk.StateStarted)
