@@ -66,6 +66,9 @@ func TestJSONLogs(t *testing.T) {
 	conn.Write([]byte("exit 0\n"))
 	io.Copy(io.Discard, conn)
 	conn.Close()
+	// A restart, so the reconciler says what it did with the sandbox.
+	d.stop()
+	d.start()
 	if err := d.client.DeleteSandbox(ctx, "logs", true); err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +125,9 @@ func TestJSONLogs(t *testing.T) {
 	find("POST /v1/sandboxes/{id}/exec", 200)
 	if m := find("GET /v1/sandboxes/{id}/ptys/{pty}/attach", 101); m["sandbox"] != "logs" {
 		t.Errorf("PTY line: %v", m)
+	}
+	if !msgs["reconciled sandbox"] {
+		t.Error("no reconcile line after the restart")
 	}
 	var sawStarted bool
 	for _, m := range states {

@@ -87,7 +87,11 @@ func logRequest(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *h
 		if sb := r.PathValue("id"); sb != "" {
 			attrs = append(attrs, slog.String("sandbox", sb))
 		}
-		slog.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		level := slog.LevelInfo
+		if route == "GET /healthz" && rec.statusCode() == http.StatusOK {
+			level = slog.LevelDebug // probes every few seconds would drown the rest
+		}
+		slog.LogAttrs(r.Context(), level, "request", attrs...)
 	}
 }
 
