@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,6 +70,7 @@ type daemon struct {
 	created map[string]bool // ids of sandboxes this test made
 	exited  chan struct{}   // closed once cmd has exited and been waited for
 	args    []string        // more flags of sbx serve (see netArgs)
+	ca      []byte          // PEM CA of its TLS certificate; nil: plain http (tls_test.go)
 }
 
 // startDaemon starts a daemon on a fresh data dir; cleanup deletes its
@@ -120,7 +120,7 @@ func (d *daemon) start() {
 	go func() { d.cmd.Wait(); close(exited) }()
 	d.exited = exited
 	healthy := func() bool {
-		resp, err := http.Get("http://" + d.addr + "/healthz")
+		resp, err := d.httpClient().Get(d.baseURL() + "/healthz")
 		if err != nil {
 			return false
 		}
@@ -144,7 +144,7 @@ func (d *daemon) start() {
 		t.Fatal(err)
 	}
 	d.token = strings.TrimSpace(string(tok))
-	d.client = sdk.NewClient("http://"+d.addr, d.token)
+	d.client = sdk.NewClient(d.baseURL(), d.token, d.clientOptions()...)
 }
 
 // kill9 kills the daemon with SIGKILL, as a crash would.

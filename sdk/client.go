@@ -13,6 +13,8 @@ package sdk
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +38,8 @@ type Client struct {
 	host  string // scheme://host:port, no trailing slash
 	token string
 	http  *http.Client
+	roots *x509.CertPool // WithCACert; nil: the system's
+	err   error          // a bad option; every call returns it
 }
 
 // Option configures a Client.
@@ -46,6 +50,49 @@ type Option func(*Client)
 // bound calls with the context instead.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) { c.http = hc }
+}
+
+// WithCACert makes the client trust the CA certificates in pem (PEM, one or
+// more) for an https:// daemon, in addition to the system's. It applies to
+// the HTTP client of WithHTTPClient too (on a copy; the caller's is left as
+// it is), when that client's Transport is nil or an *http.Transport. A pem
+// without a certificate makes every call fail with an error that says so.
+func WithCACert(pem []byte) Option {
+	return func(c *Client) {
+		roots, err := x509.SystemCertPool()
+		if err != nil {
+			roots = x509.NewCertPool()
+		}
+		if !roots.AppendCertsFromPEM(pem) {
+			c.err = errors.New("sdk: the CA certificate (WithCACert, SBX_CA_CERT or --ca-cert) holds no PEM certificate")
+			return
+		}
+		c.roots = roots
+	}
+}
+
+// trustRoots makes c's HTTP client verify the daemon with c.roots.
+func (c *Client) trustRoots() {
+	if c.roots == nil || c.err != nil {
+		return
+	}
+	var t *http.Transport
+	switch rt := c.http.Transport.(type) {
+	case nil:
+		t = http.DefaultTransport.(*http.Transport).Clone()
+	case *http.Transport:
+		t = rt.Clone()
+	default:
+		c.err = fmt.Errorf("sdk: WithCACert needs an *http.Transport, and the HTTP client has a %T", rt)
+		return
+	}
+	if t.TLSClientConfig == nil {
+		t.TLSClientConfig = &tls.Config{}
+	}
+	t.TLSClientConfig.RootCAs = c.roots
+	hc := *c.http
+	hc.Transport = t
+	c.http = &hc
 }
 
 // NewClient returns a client for the daemon at host (for example
@@ -60,6 +107,7 @@ func NewClient(host, token string, opts ...Option) *Client {
 	for _, o := range opts {
 		o(c)
 	}
+	c.trustRoots() // after all options: WithHTTPClient may come after WithCACert
 	return c
 }
 
@@ -67,7 +115,9 @@ func NewClient(host, token string, opts ...Option) *Client {
 func (c *Client) Host() string { return c.host }
 
 // FromEnv returns a client configured from the environment: the host from
-// SBX_HOST (default DefaultHost) and the token from TokenFromEnv.
+// SBX_HOST (default DefaultHost), the token from TokenFromEnv and, when
+// SBX_CA_CERT names a PEM file, the CA an https daemon's certificate is
+// checked against (WithCACert).
 func FromEnv(opts ...Option) (*Client, error) {
 	host := os.Getenv("SBX_HOST")
 	if host == "" {
@@ -76,6 +126,13 @@ func FromEnv(opts ...Option) (*Client, error) {
 	token, err := TokenFromEnv()
 	if err != nil {
 		return nil, err
+	}
+	if file := os.Getenv("SBX_CA_CERT"); file != "" {
+		pem, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("SBX_CA_CERT: %w", err)
+		}
+		opts = append([]Option{WithCACert(pem)}, opts...)
 	}
 	return NewClient(host, token, opts...), nil
 }
@@ -118,6 +175,9 @@ type request struct {
 // send performs req and returns the response when its status is 2xx; any
 // other status is decoded into an *APIError and the body closed.
 func (c *Client) send(ctx context.Context, req request) (*http.Response, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	u := c.host + req.path
 	if len(req.query) > 0 {
 		u += "?" + req.query.Encode()
@@ -153,7 +213,7 @@ func (c *Client) send(ctx context.Context, req request) (*http.Response, error) 
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
-		return nil, decodeError(resp)
+		return nil, c.plainToTLS(decodeError(resp))
 	}
 	return resp, nil
 }
@@ -200,4 +260,14 @@ func checkName(what, v string) error {
 		return errors.New(what + " must not be empty")
 	}
 	return nil
+}
+
+// plainToTLS names the fix when an http:// client reached an https daemon:
+// Go's server answers such a request with a bare 400.
+func (c *Client) plainToTLS(err error) error {
+	var e *APIError
+	if errors.As(err, &e) && e.StatusCode == http.StatusBadRequest && strings.Contains(e.Message, "HTTP request to an HTTPS server") {
+		e.Message = fmt.Sprintf("the daemon at %s serves https: use https://%s (and its CA: SBX_CA_CERT or --ca-cert)", c.host, strings.TrimPrefix(c.host, "http://"))
+	}
+	return err
 }

@@ -142,6 +142,9 @@ func (c *Client) AttachPTY(ctx context.Context, idOrName, ptyID string) (*PTYCon
 	if err := checkPTY(idOrName, ptyID); err != nil {
 		return nil, err
 	}
+	if c.err != nil {
+		return nil, c.err
+	}
 	u := c.host + ptyPath(idOrName, ptyID, "/attach")
 	u = "ws" + strings.TrimPrefix(u, "http") // http→ws, https→wss
 	h := http.Header{}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -88,7 +89,10 @@ func exitCode(cmd *cobra.Command, err error, stderr io.Writer) int {
 // hintFor says what to do about errors the user can fix outside sbx.
 func hintFor(err error) string {
 	var opErr *net.OpError
+	var unknownCA x509.UnknownAuthorityError
 	switch {
+	case errors.As(err, &unknownCA):
+		return "Pass the CA that signed the daemon's certificate with --ca-cert or SBX_CA_CERT."
 	case errors.Is(err, sdk.ErrNoToken):
 		return "Or pass the token with --token."
 	case sdk.IsUnauthorized(err):

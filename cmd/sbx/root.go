@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -10,8 +11,9 @@ import (
 
 // globals are the flags every client command shares.
 type globals struct {
-	host  string
-	token string
+	host   string
+	token  string
+	caCert string
 }
 
 func newRootCmd() *cobra.Command {
@@ -39,6 +41,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.host, "host", "", "daemon URL (default $SBX_HOST or "+sdk.DefaultHost+")")
 	pf.StringVar(&g.token, "token", "", "API token (default $SBX_TOKEN or the admin token file)")
+	pf.StringVar(&g.caCert, "ca-cert", "", "PEM file of the CA that signed an https daemon's certificate (default $SBX_CA_CERT)")
 
 	root.AddCommand(
 		newServeCmd(),
@@ -84,7 +87,24 @@ func (g *globals) client() (*sdk.Client, error) {
 			return nil, err
 		}
 	}
-	return sdk.NewClient(host, token), nil
+	var opts []sdk.Option
+	if file := firstNonEmpty(g.caCert, os.Getenv("SBX_CA_CERT")); file != "" {
+		pem, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("read the CA certificate: %w", err)
+		}
+		opts = append(opts, sdk.WithCACert(pem))
+	}
+	return sdk.NewClient(host, token, opts...), nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // outputFlag is the -o/--output flag of commands that print sandboxes or images.

@@ -21,6 +21,8 @@ func newServeCmd() *cobra.Command {
 	var nf netFlags
 	var lf lifecycleFlags
 	var df diskFlags
+	var logf logFlags // serve_log.go
+	var tf tlsFlags   // serve_tls.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -39,6 +41,9 @@ picked up again by the next sbx serve.`,
   SBX_DATA_DIR=/tmp/sbx-dev sudo -E sbx serve`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := logf.apply(cmd); err != nil {
+				return err
+			}
 			cfg := daemon.Config{
 				DataDir: setting(cmd, "data-dir", dataDir, "SBX_DATA_DIR"),
 				Listen:  setting(cmd, "listen", listen, "SBX_LISTEN"),
@@ -54,6 +59,9 @@ picked up again by the next sbx serve.`,
 			if err := df.apply(cmd, &cfg); err != nil {
 				return err
 			}
+			if err := tf.apply(cmd, &cfg); err != nil {
+				return err
+			}
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -64,6 +72,8 @@ picked up again by the next sbx serve.`,
 	nf.register(cmd)
 	lf.register(cmd)
 	df.register(cmd)
+	logf.register(cmd)
+	tf.register(cmd)
 	return cmd
 }
 

@@ -12,7 +12,7 @@ import (
 // in full and shown to the client by a generic message only.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if httpjson.WriteError(w, err) == errdefs.KindInternal {
-		slog.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		slog.Error("request failed", "method", r.Method, "route", r.Pattern, "requestId", RequestID(r.Context()), "err", err)
 	}
 }
 

@@ -59,13 +59,15 @@ func New(sandboxes Sandboxes, images Images, token string) *Server {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r, logged := logRequest(w, r) // accesslog.go: request id and access line
+	defer logged()
 	defer func() {
 		// A panic is a bug; answer 500 instead of dropping the connection.
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			slog.Error("panic serving a request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			slog.Error("panic serving a request", "method", r.Method, "route", r.Pattern, "requestId", RequestID(r.Context()), "panic", p, "stack", string(debug.Stack()))
 			writeError(w, r, errdefs.Internal(nil, "panic: %v", p))
 		}
 	}()

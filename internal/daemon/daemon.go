@@ -57,6 +57,10 @@ type Config struct {
 	Runsc         string
 	RunscPlatform string
 
+	// TLSCert and TLSKey, PEM files, serve the API and previews over
+	// https (tls.go); both or neither.
+	TLSCert, TLSKey string
+
 	// DiskReserveMiB is the free space the data dir's disk keeps: below it
 	// creates, starts and image imports are refused (507). 0: no reserve.
 	DiskReserveMiB int
@@ -151,10 +155,13 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	ln = limitConns(ln, cfg.HTTP)
+	if ln, err = withTLS(ln, cfg); err != nil { // tls.go
+		return err
+	}
 	handler := api.New(mgr, images, token)
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	srv := newHTTPServer(handler, cfg.HTTP)
-	slog.Info("sbx serving", "listen", ln.Addr().String(), "dataDir", cfg.DataDir)
+	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -162,9 +169,13 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	case <-ctx.Done():
 	}
+	slog.Info("sbx shutting down: no new requests; sandboxes keep running")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	srv.Shutdown(shutdownCtx)
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		slog.Warn("requests still open at shutdown were cut", "err", err)
+	}
+	slog.Info("sbx stopped")
 	return nil
 }
 

@@ -38,6 +38,8 @@ func startLifecycle(cfg Config) (*lifecycle, error) {
 		blobs: blobs,
 		hooks: hooks,
 		onEvent: func(e store.Event) {
+			// Every state change of every sandbox passes here (sandbox.Manager.published).
+			slog.Info("sandbox state", "sandbox", e.SandboxID, "name", e.SandboxName, "state", e.State, "reason", e.Reason, "message", e.Message)
 			hooks.Send(e.Seq, api.Event(e))
 		},
 	}, nil

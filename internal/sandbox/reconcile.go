@@ -24,10 +24,13 @@ func (m *Manager) Reconcile(ctx context.Context) error {
 	for _, sb := range all {
 		known[sb.ID] = true
 		unlock := m.locks.Lock(sb.ID)
+		was := sb.State
 		err := m.reconcileOne(ctx, sb)
 		unlock()
 		if err != nil {
 			m.log.Error("reconcile sandbox", "id", sb.ID, "err", err)
+		} else {
+			m.log.Info("reconciled sandbox", "id", sb.ID, "was", was, "now", m.reconciledState(ctx, sb))
 		}
 	}
 
@@ -54,6 +57,15 @@ func (m *Manager) Reconcile(ctx context.Context) error {
 	}
 	m.startPolicies(ctx) // scheduler.go: deadlines now that store and runtime agree
 	return nil
+}
+
+// reconciledState names where reconcile left sb: its state, or "removed"
+// when it rolled back a create or finished a delete.
+func (m *Manager) reconciledState(ctx context.Context, sb *store.Sandbox) string {
+	if _, err := m.cfg.Store.GetSandbox(ctx, sb.ID); errdefs.Is(err, errdefs.KindNotFound) {
+		return "removed"
+	}
+	return string(sb.State)
 }
 
 func (m *Manager) reconcileOne(ctx context.Context, sb *store.Sandbox) error {
