@@ -31,7 +31,8 @@ fi
 
 [ "${1:-}" = "--deps" ] && exit 0
 
-CGO_ENABLED=0 go build -trimpath -o /usr/local/bin/sbx ./cmd/sbx
+# -buildvcs=auto: sbx version shows the commit even where GOFLAGS turns stamping off.
+CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o /usr/local/bin/sbx ./cmd/sbx
 echo "setup.sh: installed /usr/local/bin/sbx"
 /usr/local/bin/sbx --version
 echo "setup.sh: check the host with: sudo sbx doctor"
