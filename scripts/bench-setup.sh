@@ -13,7 +13,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 ./scripts/setup.sh --deps
 missing=()
-for p in docker.io podman; do
+packages=(docker.io podman)
+for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then

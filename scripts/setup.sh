@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs what sbx needs from Debian's packages and builds the sbx binary.
+# Every program the code runs must have its package here:
+# internal/doctor TestSetupInstallsEveryProgram checks it.
 #
 #   sudo ./scripts/setup.sh            # packages + /usr/local/bin/sbx
 #   sudo ./scripts/setup.sh --deps     # packages only (what CI needs)
@@ -29,5 +31,8 @@ fi
 
 [ "${1:-}" = "--deps" ] && exit 0
 
-CGO_ENABLED=0 go build -trimpath -o /usr/local/bin/sbx ./cmd/sbx
-echo "setup.sh: installed /usr/local/bin/sbx ($(/usr/local/bin/sbx --version 2>/dev/null || echo built))"
+# -buildvcs=auto: sbx version shows the commit even where GOFLAGS turns stamping off.
+CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o /usr/local/bin/sbx ./cmd/sbx
+echo "setup.sh: installed /usr/local/bin/sbx"
+/usr/local/bin/sbx --version
+echo "setup.sh: check the host with: sudo sbx doctor"

@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	disk := diskspace.New(cfg.DataDir, uint64(cfg.DiskReserveMiB)<<20)
-	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, "sbx.db"), store.WithDiskGuard(disk))
+	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, StoreFile), store.WithDiskGuard(disk))
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}

@@ -69,7 +69,7 @@ func New(dataDir string, rec Records) (*Manager, error) {
 		layersDir: filepath.Join(dataDir, "layers"),
 		tmpDir:    filepath.Join(dataDir, "tmp"),
 		rec:       rec,
-		busybox:   "/bin/busybox",
+		busybox:   HostBusybox,
 		pins:      map[string]int{},
 	}
 	if err := os.RemoveAll(m.tmpDir); err != nil {

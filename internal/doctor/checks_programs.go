@@ -1,0 +1,56 @@
+package doctor
+
+import "context"
+
+// programCheck checks that program is on PATH and answers versionArgs;
+// missing, it is a fail when sbx serve cannot run without it, else a warn
+// that says what does not work (purpose).
+func programCheck(ctx context.Context, h Host, program string, required bool, purpose string, versionArgs ...string) Result {
+	path, err := h.LookPath(program)
+	if err != nil {
+		detail := program + " is not on PATH (" + purpose + ")"
+		if required {
+			return fail(program, detail, installFix(program))
+		}
+		return warn(program, detail, installFix(program))
+	}
+	if len(versionArgs) == 0 {
+		return ok(program, path)
+	}
+	out, err := h.Output(ctx, path, versionArgs...)
+	if err != nil {
+		detail := path + " does not run: " + err.Error() + ": " + firstLine(out)
+		if required {
+			return fail(program, detail, "reinstall it: "+installFix(program))
+		}
+		return warn(program, detail, "reinstall it: "+installFix(program))
+	}
+	return ok(program, path+": "+firstLine(out))
+}
+
+func checkRunc(ctx context.Context, h Host, _ Config) Result {
+	return programCheck(ctx, h, "runc", true, "it runs every sandbox of class container", "--version")
+}
+
+func checkRunsc(ctx context.Context, h Host, _ Config) Result {
+	return programCheck(ctx, h, "runsc", false, "without it sandboxes of class gvisor cannot be created", "--version")
+}
+
+func checkNft(ctx context.Context, h Host, _ Config) Result {
+	return programCheck(ctx, h, "nft", true, "sbx serve sets up the sandboxes' NAT and egress rules with it", "--version")
+}
+
+func checkIP(ctx context.Context, h Host, _ Config) Result {
+	return programCheck(ctx, h, "ip", false, "the daemon uses netlink directly; the tests and troubleshooting use ip", "-V")
+}
+
+func checkMkfs(ctx context.Context, h Host, _ Config) Result {
+	return programCheck(ctx, h, "mkfs.ext4", false, "without it sandboxes with a disk limit (diskMiB) cannot be created")
+}
+
+func checkBusybox(_ context.Context, h Host, _ Config) Result {
+	if err := h.CheckBusybox(h.Busybox); err != nil {
+		return fail("busybox", "the base image cannot be made: "+err.Error(), installFix("busybox"))
+	}
+	return ok("busybox", h.Busybox+" is static (the base image)")
+}

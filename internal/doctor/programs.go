@@ -1,0 +1,47 @@
+package doctor
+
+// A Program is an external program sbx, its tests, scripts or benchmark
+// run, and where a Debian 12 host gets it.
+type Program struct {
+	Package string // the Debian package that has it; "" when none does
+	Note    string // why it has no package or needs none; shown by the test
+}
+
+// Programs maps every program the Go code executes (by name, as in
+// exec.Command("nft", …) or exec.LookPath("runsc")) to its package.
+// TestSetupInstallsEveryProgram fails when the code runs a program missing
+// here, or when scripts/setup.sh does not install its package; sbx doctor
+// names the package in its fixes.
+var Programs = map[string]Program{
+	"runc":       {Package: "runc"},
+	"runsc":      {Package: "runsc"},
+	"nft":        {Package: "nftables"},
+	"ip":         {Package: "iproute2"},
+	"busybox":    {Package: "busybox-static"}, // static: the base image has no libc
+	"mkfs.ext4":  {Package: "e2fsprogs"},
+	"tmux":       {Package: "tmux"},
+	"mmdebstrap": {Package: "mmdebstrap"},
+	"dockerd":    {Package: "docker.io"}, // bench only: scripts/bench-setup.sh
+	"podman":     {Package: "podman"},    // bench only: scripts/bench-setup.sh
+	"uname":      {Package: "coreutils"},
+	"sleep":      {Package: "coreutils"},
+	"true":       {Package: "coreutils"},
+	"sh":         {Package: "dash"},
+	"mount":      {Package: "mount"},
+	"go":         {Note: "the Go toolchain: setup.sh checks for it and says where to get it (Debian 12's golang is too old)"},
+}
+
+// basePackages are in every Debian installation (priority required, what
+// mmdebstrap's minbase variant installs), so setup.sh need not install them.
+var basePackages = map[string]bool{
+	"bash": true, "coreutils": true, "dash": true, "mount": true, "util-linux": true,
+}
+
+// installFix is the fix for a missing program: the package to install.
+func installFix(program string) string {
+	p, ok := Programs[program]
+	if !ok || p.Package == "" {
+		return "install " + program + " and put it on PATH"
+	}
+	return "apt-get install " + p.Package + " (or run scripts/setup.sh --deps)"
+}
