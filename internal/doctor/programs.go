@@ -28,6 +28,7 @@ var Programs = map[string]Program{
 	"true":       {Package: "coreutils"},
 	"sh":         {Package: "dash"},
 	"mount":      {Package: "mount"},
+	"unshare":    {Package: "util-linux"}, // a sandbox's user and network namespaces (internal/userns)
 	"go":         {Note: "the Go toolchain: setup.sh checks for it and says where to get it (Debian 12's golang is too old)"},
 }
 
