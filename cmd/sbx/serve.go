@@ -21,6 +21,7 @@ func newServeCmd() *cobra.Command {
 	var nf netFlags
 	var lf lifecycleFlags
 	var df diskFlags
+	var mf metricsFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -54,6 +55,7 @@ picked up again by the next sbx serve.`,
 			if err := df.apply(cmd, &cfg); err != nil {
 				return err
 			}
+			mf.apply(cmd, &cfg) // serve_metrics.go
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -64,6 +66,7 @@ picked up again by the next sbx serve.`,
 	nf.register(cmd)
 	lf.register(cmd)
 	df.register(cmd)
+	mf.register(cmd)
 	return cmd
 }
 

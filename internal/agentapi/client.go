@@ -185,7 +185,8 @@ func (c *Client) Suspend(ctx context.Context) error {
 
 // call sends a body-less request on route and reads the JSON answer whole
 // (bounded by MaxAnswer). Without a deadline in ctx it gets CallTimeout.
-func (c *Client) call(ctx context.Context, route Route, rawQuery string, want int) ([]byte, error) {
+func (c *Client) call(ctx context.Context, route Route, rawQuery string, want int) (_ []byte, err error) {
+	defer observeCall(route.Pattern(), time.Now(), &err)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, CallTimeout)
@@ -225,7 +226,8 @@ type Request struct {
 // the caller closes its body. It has no deadline of its own (a stream lasts
 // as long as ctx); its headers are bounded by MaxHeaderBytes, and a reader
 // of a stream bounds its lines (Reader).
-func (c *Client) Forward(ctx context.Context, in Request) (*http.Response, error) {
+func (c *Client) Forward(ctx context.Context, in Request) (_ *http.Response, err error) {
+	defer observeCall("forward", time.Now(), &err)
 	req, err := http.NewRequestWithContext(ctx, in.Method, agentURL(in.Path, in.RawQuery), in.Body)
 	if err != nil {
 		return nil, errdefs.Internal(err, "build agent request")
