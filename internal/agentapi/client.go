@@ -53,7 +53,7 @@ func NewClient(runDir string) *Client {
 		DisableCompression:     true, // proxy bytes as they are
 		MaxResponseHeaderBytes: MaxHeaderBytes,
 	}
-	c.http = &http.Client{Transport: c.transport}
+	c.http = &http.Client{Transport: observed{c.transport}} // observe.go
 	return c
 }
 
@@ -185,8 +185,7 @@ func (c *Client) Suspend(ctx context.Context) error {
 
 // call sends a body-less request on route and reads the JSON answer whole
 // (bounded by MaxAnswer). Without a deadline in ctx it gets CallTimeout.
-func (c *Client) call(ctx context.Context, route Route, rawQuery string, want int) (_ []byte, err error) {
-	defer observeCall(route.Pattern(), time.Now(), &err)
+func (c *Client) call(ctx context.Context, route Route, rawQuery string, want int) ([]byte, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, CallTimeout)
@@ -226,8 +225,7 @@ type Request struct {
 // the caller closes its body. It has no deadline of its own (a stream lasts
 // as long as ctx); its headers are bounded by MaxHeaderBytes, and a reader
 // of a stream bounds its lines (Reader).
-func (c *Client) Forward(ctx context.Context, in Request) (_ *http.Response, err error) {
-	defer observeCall("forward", time.Now(), &err)
+func (c *Client) Forward(ctx context.Context, in Request) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, in.Method, agentURL(in.Path, in.RawQuery), in.Body)
 	if err != nil {
 		return nil, errdefs.Internal(err, "build agent request")
@@ -239,7 +237,7 @@ func (c *Client) Forward(ctx context.Context, in Request) (_ *http.Response, err
 	if in.ContentType != "" {
 		req.Header.Set("Content-Type", in.ContentType)
 	}
-	resp, err := c.transport.RoundTrip(req)
+	resp, err := observed{c.transport}.RoundTrip(req)
 	if err != nil {
 		return nil, transportError(err)
 	}
@@ -251,7 +249,7 @@ func (c *Client) Forward(ctx context.Context, in Request) (_ *http.Response, err
 // Authorization header. onError answers when the agent cannot be reached.
 func (c *Client) Proxy(path string, onError func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return &httputil.ReverseProxy{
-		Transport:     c.transport,
+		Transport:     observed{c.transport},
 		FlushInterval: -1,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme = "http"

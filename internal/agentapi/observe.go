@@ -1,15 +1,45 @@
 package agentapi
 
-import "time"
+import (
+	"net/http"
+	"sync"
+	"time"
+)
 
-// ObserveCall, when set, is told how long each round trip to an agent took:
-// route is the route's pattern for the typed calls ("GET /health") and
-// "forward" for forwarded ones (timed to the response headers). The daemon
-// sets it once, before it makes any client; it must not block.
+// ObserveCall, when set, is told how long each round trip to an agent took
+// (to the response headers; a stream's body may flow long after), labelled
+// with the agent route's pattern ("POST /exec"), never the raw path. The
+// daemon sets it once, before it makes any client; it must not block.
 var ObserveCall func(route string, took time.Duration, err error)
 
-func observeCall(route string, start time.Time, err *error) {
-	if f := ObserveCall; f != nil {
-		f(route, time.Since(start), *err)
+// observed times every request of a client's transport: typed calls,
+// forwarded calls and proxied ones alike.
+type observed struct{ next http.RoundTripper }
+
+func (o observed) RoundTrip(req *http.Request) (*http.Response, error) {
+	f := ObserveCall
+	if f == nil {
+		return o.next.RoundTrip(req)
 	}
+	start := time.Now()
+	resp, err := o.next.RoundTrip(req)
+	f(routeOf(req), time.Since(start), err)
+	return resp, err
+}
+
+var routeMux = sync.OnceValue(func() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, r := range Routes {
+		mux.Handle(r.Pattern(), http.NotFoundHandler())
+	}
+	return mux
+})
+
+// routeOf is the pattern of the agent route req goes to; "other" for a path
+// outside the contract.
+func routeOf(req *http.Request) string {
+	if _, pattern := routeMux().Handler(req); pattern != "" {
+		return pattern
+	}
+	return "other"
 }

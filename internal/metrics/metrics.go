@@ -75,7 +75,7 @@ func New(opt Options) *Metrics {
 			Buckets: []float64{.001, .005, .01, .05, .1, .5, 1, 5, 10, 60},
 		}),
 		agentCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "sbx_agent_call_duration_seconds", Help: "Round trip of daemon-to-agent calls (to the response headers for forwarded calls) by route and outcome.",
+			Name: "sbx_agent_call_duration_seconds", Help: "Round trip of daemon-to-agent calls (to the response headers) by agent route pattern and outcome.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 5, 30},
 		}, []string{"route", "outcome"}),
 	}
@@ -129,7 +129,7 @@ func (m *Metrics) SchedulerLag(late time.Duration) {
 }
 
 // AgentCall records one daemon-to-agent round trip; route is an agent
-// route pattern or "forward".
+// route pattern (agentapi.ObserveCall).
 func (m *Metrics) AgentCall(route string, took time.Duration, err error) {
 	if m == nil {
 		return
