@@ -2,7 +2,9 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,8 +183,17 @@ func TestMetricsWithoutPerSandboxSeries(t *testing.T) {
 	if _, err := sdk.NewClient("http://"+d.addr, "scrape-key").GetSandbox(context.Background(), sb.ID); !sdk.IsUnauthorized(err) {
 		t.Errorf("the metrics key opened the API: %v", err)
 	}
-	// The stats endpoint works whatever the metrics say.
+	// The stats endpoint works whatever the metrics say; sbx stats shows it.
 	if st, err := d.client.Stats(context.Background(), sb.ID); err != nil || st.MemoryBytes == 0 {
 		t.Errorf("stats: %+v %v", st, err)
+	}
+	out, errOut, code := d.sbx("", "stats", "--no-stream", "-o", "json", sb.ID)
+	var list []sdk.SandboxStats
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0].ID != sb.ID || list[0].CPUPercent == nil || list[0].MemoryBytes == 0 {
+		t.Errorf("sbx stats -o json: %d %q %s", code, out, errOut)
+	}
+	out, errOut, code = d.sbx("", "stats", "--no-stream")
+	if code != 0 || !strings.Contains(out, "MEM USAGE / LIMIT") || !strings.Contains(out, sb.ID) {
+		t.Errorf("sbx stats: %d %q %s", code, out, errOut)
 	}
 }
