@@ -60,17 +60,20 @@ func (s *Sampler) Stats(sb *store.Sandbox) sdk.SandboxStats {
 		out.NetRxBytes, out.NetTxBytes, _ = network.Traffic(sb.ID)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.forget(now)
 	if p, ok := s.prev[sb.ID]; ok && out.CPUNanos >= p.nanos && now.Sub(p.at) > 0 {
 		pct := float64(out.CPUNanos-p.nanos) / float64(now.Sub(p.at).Nanoseconds()) * 100
 		out.CPUPercent = &pct
 	}
 	s.prev[sb.ID] = cpuSample{nanos: out.CPUNanos, at: now}
-	d, ok := s.disk[sb.ID]
-	if !ok || now.Sub(d.at) > diskEvery {
+	d, fresh := s.disk[sb.ID]
+	s.mu.Unlock()
+	if !fresh || now.Sub(d.at) > diskEvery {
+		// Walked without the lock: one large sandbox must not hold up the others.
 		d = diskSample{bytes: s.diskUsed(sb), at: now}
+		s.mu.Lock()
 		s.disk[sb.ID] = d
+		s.mu.Unlock()
 	}
 	out.DiskBytes = d.bytes
 	return out
