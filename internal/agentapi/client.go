@@ -131,8 +131,9 @@ func (c *Client) Health(ctx context.Context) error {
 func (c *Client) WaitReady(ctx context.Context) error {
 	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
+	polls := withoutObserving(ctx) // observe.go
 	for {
-		err := c.Health(ctx)
+		err := c.Health(polls)
 		if err == nil {
 			return nil
 		}

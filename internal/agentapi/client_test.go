@@ -145,6 +145,8 @@ func TestObserveCallNamesTheRoute(t *testing.T) {
 	ok := roundTripFunc(func(*http.Request) (*http.Response, error) { return &http.Response{StatusCode: 200}, nil })
 	observed{ok}.RoundTrip(httptest.NewRequest("GET", "http://agent/processes/p-123/logs?follow=true", nil))
 	observed{ok}.RoundTrip(httptest.NewRequest("GET", "http://agent/no/such/route", nil))
+	// WaitReady's polls fail by design until the agent listens: not sampled.
+	observed{ok}.RoundTrip(httptest.NewRequestWithContext(withoutObserving(context.Background()), "GET", "http://agent/healthz", nil))
 	if len(got) != 2 || got[0] != "GET /processes/{process}/logs" || got[1] != "other" {
 		t.Errorf("observed %q", got)
 	}

@@ -1,6 +1,7 @@
 package agentapi
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"time"
@@ -18,13 +19,21 @@ type observed struct{ next http.RoundTripper }
 
 func (o observed) RoundTrip(req *http.Request) (*http.Response, error) {
 	f := ObserveCall
-	if f == nil {
+	if f == nil || req.Context().Value(unobserved{}) != nil {
 		return o.next.RoundTrip(req)
 	}
 	start := time.Now()
 	resp, err := o.next.RoundTrip(req)
 	f(routeOf(req), time.Since(start), err)
 	return resp, err
+}
+
+// unobserved marks the context of calls not worth a sample: the health
+// polls of WaitReady, which fail by design until the agent listens.
+type unobserved struct{}
+
+func withoutObserving(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unobserved{}, true)
 }
 
 var routeMux = sync.OnceValue(func() *http.ServeMux {
