@@ -197,3 +197,36 @@ func TestMetricsWithoutPerSandboxSeries(t *testing.T) {
 		t.Errorf("sbx stats: %d %q %s", code, out, errOut)
 	}
 }
+
+// An idle stop and the lazy start after it are counted, with the
+// scheduler's lag; stats of the stopped sandbox do not wake it.
+func TestMetricsCountIdleStopsAndLazyStarts(t *testing.T) {
+	metricsAddr := freeAddr(t)
+	d := startDaemon(t, "--metrics-listen", metricsAddr)
+	ctx := context.Background()
+	one := 1
+	sb := d.create(sdk.CreateSandboxRequest{AutoStopSeconds: &one})
+	if _, err := d.client.WaitForStop(ctx, sb.ID, 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.client.Stats(ctx, sb.ID); err != nil {
+		t.Fatal(err)
+	}
+	fams := scrapeMetrics(t, "http://"+metricsAddr+"/metrics", "")
+	if v, _ := series(fams, "sbx_sandbox_idle_actions_total", map[string]string{"operation": "stop", "outcome": "ok"}); v != 1 {
+		t.Errorf("idle stops: %v, want 1", v)
+	}
+	if v, _ := series(fams, "sbx_scheduler_lag_seconds", nil); v < 1 {
+		t.Errorf("scheduler lag observations: %v", v)
+	}
+	if v, _ := series(fams, "sbx_sandbox_lazy_starts_total", map[string]string{"operation": "start"}); v != 0 {
+		t.Errorf("lazy starts before any toolbox call: %v (did stats start it?)", v)
+	}
+	if _, err := d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Cmd: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
+	fams = scrapeMetrics(t, "http://"+metricsAddr+"/metrics", "")
+	if v, _ := series(fams, "sbx_sandbox_lazy_starts_total", map[string]string{"operation": "start", "outcome": "ok"}); v != 1 {
+		t.Errorf("lazy starts after an exec: %v, want 1", v)
+	}
+}
