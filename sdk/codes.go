@@ -117,6 +117,7 @@ const (
 	CodeMemorySnapshotEnv     Code = "MEMORY_SNAPSHOT_ENV"
 	CodeMemorySnapshotLimits  Code = "MEMORY_SNAPSHOT_LIMITS"
 	CodeMemoryUnsupported     Code = "MEMORY_UNSUPPORTED"
+	CodeMetricsUnavailable    Code = "METRICS_UNAVAILABLE"
 	CodeNameMismatch          Code = "NAME_MISMATCH"
 	CodeNameTaken             Code = "NAME_TAKEN"
 	CodeNetworkFull           Code = "NETWORK_FULL"

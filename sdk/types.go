@@ -217,3 +217,23 @@ type ErrorBody struct {
 type ErrorResponse struct {
 	Error ErrorBody `json:"error"`
 }
+
+// SandboxStats is what a sandbox uses now (GET /v1/sandboxes/{id}/stats).
+// A sandbox without a running instance reads as zeros, with its state.
+// Sizes are bytes; a limit of 0 means none.
+type SandboxStats struct {
+	ID               string    `json:"id"`
+	Name             string    `json:"name,omitempty"`
+	State            State     `json:"state"`
+	Time             time.Time `json:"time"`                 // when it was read
+	CPUNanos         uint64    `json:"cpuNanos"`             // CPU time used by the current instance
+	CPUPercent       *float64  `json:"cpuPercent,omitempty"` // since the previous read (100 = one core); absent on the first
+	MemoryBytes      uint64    `json:"memoryBytes"`          // without reclaimable file cache
+	MemoryLimitBytes uint64    `json:"memoryLimitBytes"`
+	Pids             uint64    `json:"pids"`
+	PidsLimit        uint64    `json:"pidsLimit"`
+	DiskBytes        uint64    `json:"diskBytes"`      // its own writes: the upper dir, or the disk image with diskMiB
+	DiskLimitBytes   uint64    `json:"diskLimitBytes"` // diskMiB in bytes; 0: shares the host's disk
+	NetRxBytes       uint64    `json:"netRxBytes"`     // received by the sandbox (bridge network)
+	NetTxBytes       uint64    `json:"netTxBytes"`
+}

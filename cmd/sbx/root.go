@@ -68,6 +68,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newTermCmd(g), newPsCmd(g), newKillCmd(g), newWatchCmd(g), // term.go, ps.go, kill.go, watch.go
 		newPauseCmd(g), newResumeCmd(g), newSnapshotCmd(g), newForkCmd(g), newForksCmd(g), // pause.go, snapshot.go, fork.go
 		newVersionCmd(), newDoctorCmd(), // version.go, doctor.go
+		newStatsCmd(g), // stats.go
 	)
 	setVersionFlag(root) // version.go
 	return root

@@ -23,6 +23,7 @@ func newServeCmd() *cobra.Command {
 	var df diskFlags
 	var logf logFlags // serve_log.go
 	var tf tlsFlags   // serve_tls.go
+	var mf metricsFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -62,6 +63,7 @@ picked up again by the next sbx serve.`,
 			if err := tf.apply(cmd, &cfg); err != nil {
 				return err
 			}
+			mf.apply(cmd, &cfg) // serve_metrics.go
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -74,6 +76,7 @@ picked up again by the next sbx serve.`,
 	df.register(cmd)
 	logf.register(cmd)
 	tf.register(cmd)
+	mf.register(cmd)
 	return cmd
 }
 

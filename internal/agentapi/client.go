@@ -53,7 +53,7 @@ func NewClient(runDir string) *Client {
 		DisableCompression:     true, // proxy bytes as they are
 		MaxResponseHeaderBytes: MaxHeaderBytes,
 	}
-	c.http = &http.Client{Transport: c.transport}
+	c.http = &http.Client{Transport: observed{c.transport}} // observe.go
 	return c
 }
 
@@ -131,8 +131,9 @@ func (c *Client) Health(ctx context.Context) error {
 func (c *Client) WaitReady(ctx context.Context) error {
 	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
+	polls := withoutObserving(ctx) // observe.go
 	for {
-		err := c.Health(ctx)
+		err := c.Health(polls)
 		if err == nil {
 			return nil
 		}
@@ -237,7 +238,7 @@ func (c *Client) Forward(ctx context.Context, in Request) (*http.Response, error
 	if in.ContentType != "" {
 		req.Header.Set("Content-Type", in.ContentType)
 	}
-	resp, err := c.transport.RoundTrip(req)
+	resp, err := observed{c.transport}.RoundTrip(req)
 	if err != nil {
 		return nil, transportError(err)
 	}
@@ -249,7 +250,7 @@ func (c *Client) Forward(ctx context.Context, in Request) (*http.Response, error
 // Authorization header. onError answers when the agent cannot be reached.
 func (c *Client) Proxy(path string, onError func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return &httputil.ReverseProxy{
-		Transport:     c.transport,
+		Transport:     observed{c.transport},
 		FlushInterval: -1,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme = "http"

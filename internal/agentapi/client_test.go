@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -135,3 +136,22 @@ func TestClientErrorAnswer(t *testing.T) {
 		t.Fatalf("Sync: %v", err)
 	}
 }
+
+// Every round trip to an agent is observed under its route's pattern.
+func TestObserveCallNamesTheRoute(t *testing.T) {
+	var got []string
+	ObserveCall = func(route string, _ time.Duration, _ error) { got = append(got, route) }
+	defer func() { ObserveCall = nil }()
+	ok := roundTripFunc(func(*http.Request) (*http.Response, error) { return &http.Response{StatusCode: 200}, nil })
+	observed{ok}.RoundTrip(httptest.NewRequest("GET", "http://agent/processes/p-123/logs?follow=true", nil))
+	observed{ok}.RoundTrip(httptest.NewRequest("GET", "http://agent/no/such/route", nil))
+	// WaitReady's polls fail by design until the agent listens: not sampled.
+	observed{ok}.RoundTrip(httptest.NewRequestWithContext(withoutObserving(context.Background()), "GET", "http://agent/healthz", nil))
+	if len(got) != 2 || got[0] != "GET /processes/{process}/logs" || got[1] != "other" {
+		t.Errorf("observed %q", got)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -32,6 +32,7 @@ func (s *Server) routes() []route {
 	return []route{
 		{method: "GET", pattern: "/healthz", summary: "Daemon liveness", handler: s.health, public: true, status: 200, response: map[string]bool{}},
 		{method: "GET", pattern: "/v1/openapi.json", summary: "This document", handler: s.openapi, status: 200, response: map[string]any{}},
+		{method: "GET", pattern: "/metrics", summary: "Prometheus metrics (text format); needs the admin key or the metrics key (--metrics-token)", handler: s.serveMetrics, public: true, status: 200, response: rawBody{}},
 
 		{method: "POST", pattern: "/v1/sandboxes", summary: "Create and start a sandbox", handler: s.createSandbox, body: sdk.CreateSandboxRequest{}, status: 201, response: sdk.Sandbox{}},
 		{method: "GET", pattern: "/v1/sandboxes", summary: "List sandboxes", handler: s.listSandboxes, query: sandboxQ, status: 200, response: []sdk.Sandbox{}},
@@ -93,6 +94,7 @@ func (s *Server) routes() []route {
 		{method: "POST", pattern: "/v1/sandboxes/{id}/contexts/{cid}/run", summary: "Run code in a context; with stream=true the answer is NDJSON RunEvents", handler: s.runCode, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.RunCodeRequest{}, status: 200, response: sdk.RunResult{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/run", summary: "Run code once in a fresh interpreter (stateless); with stream=true the answer is NDJSON RunEvents", handler: s.runCode, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.RunRequest{}, status: 200, response: sdk.RunResult{}},
 
+		{method: "GET", pattern: "/v1/sandboxes/{id}/stats", summary: "What a sandbox uses now: CPU, memory, pids, disk, network; a sandbox without an instance reads as zeros (never starts it, no activity)", handler: s.sandboxStats, passive: true, status: 200, response: sdk.SandboxStats{}},
 		{method: "GET", pattern: "/v1/sandboxes/{id}/network", summary: "Get a sandbox's network: mode, address, gateway, egress policy", handler: s.getNetwork, passive: true, status: 200, response: sdk.NetworkInfo{}},
 		{method: "PUT", pattern: "/v1/sandboxes/{id}/egress", summary: "Replace a bridge sandbox's egress policy; a running sandbox gets it at once", handler: s.setEgress, body: sdk.EgressPolicy{}, status: 200, response: sdk.NetworkInfo{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/ports", summary: "Expose a port through the preview proxy (201; 200 when it was already exposed)", handler: s.exposePort, body: sdk.ExposePortRequest{}, status: 201, response: sdk.Port{}},

@@ -35,6 +35,8 @@ type Server struct {
 	token     string
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
+
+	metricsState // /metrics, request metrics, stats (metrics.go)
 }
 
 // New returns the API over the given managers. Every /v1 request must carry
@@ -49,6 +51,7 @@ func New(sandboxes Sandboxes, images Images, token string) *Server {
 		if !rt.public {
 			h = s.authenticate(h)
 		}
+		h = s.measured(rt, h) // metrics.go
 		s.mux.Handle(rt.method+" "+rt.pattern, h)
 	}
 	// Unknown routes answer in the API's error format.

@@ -64,6 +64,8 @@ type Config struct {
 	// DiskReserveMiB is the free space the data dir's disk keeps: below it
 	// creates, starts and image imports are refused (507). 0: no reserve.
 	DiskReserveMiB int
+
+	Metrics MetricsConfig // metrics.go
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -124,6 +126,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer life.Close()
+	mx := newMetrics(cfg, st, life.hooks) // metrics.go
 	mgr, err := sandbox.New(sandbox.Config{
 		DataDir: cfg.DataDir, AgentBinary: agentBin,
 		Store: st, Images: images, Rootfs: rootfs{},
@@ -132,6 +135,7 @@ func Run(ctx context.Context, cfg Config) error {
 		OnEvent:  life.onEvent,
 		Network:  netw,
 		Disk:     disk,
+		Observer: mx.metrics,
 	})
 	if err != nil {
 		return err
@@ -159,6 +163,10 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	handler := api.New(mgr, images, token)
+	handler.SetMetrics(mx.api())
+	if err := mx.serve(ctx); err != nil {
+		return err
+	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)

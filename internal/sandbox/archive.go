@@ -67,7 +67,8 @@ func (m *Manager) Archive(ctx context.Context, idOrName string) (*store.Sandbox,
 }
 
 // archiveLocked archives a locked, stopped sandbox.
-func (m *Manager) archiveLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
+func (m *Manager) archiveLocked(ctx context.Context, sb *store.Sandbox, reason string) (err error) {
+	defer m.observe("archive", reason, time.Now(), &err)
 	if m.cfg.Blobs == nil {
 		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot archive")
 	}
@@ -160,7 +161,8 @@ func (m *Manager) verifyArchive(ctx context.Context, info *store.ArchiveInfo) er
 
 // restoreLocked brings an archived sandbox's files back and leaves it in
 // state "starting", ready for startInstance.
-func (m *Manager) restoreLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
+func (m *Manager) restoreLocked(ctx context.Context, sb *store.Sandbox, reason string) (err error) {
+	defer m.observe("restore", reason, time.Now(), &err)
 	info := sb.Spec.Archive
 	if info == nil {
 		return errdefs.Internal(nil, "sandbox %s is archived but its record names no archive", sb.ID)

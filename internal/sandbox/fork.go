@@ -37,7 +37,8 @@ type ForkResult struct {
 
 // Fork makes req.Count forks of idOrName. Either all are made or, on error,
 // none remains.
-func (m *Manager) Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (*ForkResult, error) {
+func (m *Manager) Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (_ *ForkResult, err error) {
+	defer m.observe("fork", "user", time.Now(), &err)
 	ctx = context.WithoutCancel(ctx)
 	names, err := forkNames(req)
 	if err != nil {

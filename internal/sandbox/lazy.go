@@ -116,7 +116,8 @@ func (m *Manager) lazyStart(id string) error {
 
 // startLocked starts a locked sandbox that is stopped, in error or
 // archived, recording reason ("user", "lazy") with each state.
-func (m *Manager) startLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
+func (m *Manager) startLocked(ctx context.Context, sb *store.Sandbox, reason string) (err error) {
+	defer m.observe("start", reason, time.Now(), &err)
 	if err := m.cfg.Disk.Check("start a sandbox"); err != nil {
 		return err
 	}

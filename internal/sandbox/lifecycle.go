@@ -67,7 +67,8 @@ func (m *Manager) Stop(ctx context.Context, idOrName string, opt StopOptions) (*
 }
 
 // stop takes a locked sandbox to "stopped" with reason.
-func (m *Manager) stop(ctx context.Context, sb *store.Sandbox, opt StopOptions, reason string) error {
+func (m *Manager) stop(ctx context.Context, sb *store.Sandbox, opt StopOptions, reason string) (err error) {
+	defer m.observe("stop", reason, time.Now(), &err)
 	if err := m.transition(ctx, sb, sdk.StateStopping, reason, ""); err != nil {
 		return err
 	}

@@ -77,6 +77,8 @@ type Config struct {
 
 	// Disk refuses starts below the data dir's free-space reserve; nil: none.
 	Disk *diskspace.Guard
+
+	Observer Observer // told of operations, for metrics; nil: none (observer.go)
 }
 
 // Manager creates, starts, stops and deletes sandboxes.
@@ -189,7 +191,8 @@ func (m *Manager) Ensure(ctx context.Context, name string, req sdk.CreateSandbox
 	return sb, err == nil, err
 }
 
-func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (_ *store.Sandbox, err error) {
+	defer m.observe("create", "user", time.Now(), &err)
 	// The caller going away must not leave a half-made sandbox behind.
 	ctx = context.WithoutCancel(ctx)
 	if err := validateCreate(&req); err != nil {

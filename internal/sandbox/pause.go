@@ -49,11 +49,11 @@ func (m *Manager) Pause(ctx context.Context, idOrName string) (*store.Sandbox, e
 }
 
 // pauseLocked takes a locked, started sandbox to "paused".
-func (m *Manager) pauseLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
+func (m *Manager) pauseLocked(ctx context.Context, sb *store.Sandbox, reason string) (err error) {
+	defer m.observe("pause", reason, time.Now(), &err)
 	if err := m.transition(ctx, sb, sdk.StatePausing, reason, ""); err != nil {
 		return err
 	}
-	var err error
 	if classOf(sb.Spec) == ClassGVisor {
 		err = m.saveMemory(ctx, sb)
 	} else {
@@ -92,7 +92,8 @@ func (m *Manager) Resume(ctx context.Context, idOrName string) (*store.Sandbox, 
 // resumeLocked takes a locked, paused sandbox to "started". If that fails
 // the sandbox stays paused, its memory image intact, and can be resumed
 // again.
-func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason string) error {
+func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason string) (err error) {
+	defer m.observe("resume", reason, time.Now(), &err)
 	if classOf(sb.Spec) == ClassGVisor && !exists(m.checkpointDir(sb.ID)) {
 		msg := "the memory image is gone; the sandbox starts afresh with \"sbx start\""
 		m.transition(ctx, sb, sdk.StateStopped, "resume-failed", msg)
@@ -101,7 +102,6 @@ func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason st
 	if err := m.transition(ctx, sb, sdk.StateResuming, reason, ""); err != nil {
 		return err
 	}
-	var err error
 	if classOf(sb.Spec) == ClassGVisor {
 		err = m.startInstance(ctx, sb) // restores the memory image (runInstance)
 	} else {

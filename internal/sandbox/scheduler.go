@@ -135,6 +135,7 @@ func (m *Manager) dispatchDue(sem chan struct{}) (next time.Time) {
 			soonest(retry)
 			continue
 		}
+		m.observeLag(sb.ExpiresAt)
 		m.wg.Add(1)
 		go func(id string) {
 			defer m.wg.Done()

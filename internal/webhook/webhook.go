@@ -34,6 +34,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,6 +57,7 @@ type Sender struct {
 	targets []*target
 	stop    chan struct{}
 	wg      sync.WaitGroup
+	dropped atomic.Uint64 // events dropped on a full queue, for metrics
 }
 
 type target struct {
@@ -142,9 +144,22 @@ func (s *Sender) Send(seq int64, v any) {
 		select {
 		case t.queue <- delivery{seq: seq, body: body}:
 		default:
+			s.dropped.Add(1)
 			s.cfg.Logger.Warn("webhook: queue full, dropping event", "url", t.url, "seq", seq)
 		}
 	}
+}
+
+// Queues reports the events waiting for delivery over all URLs, and how many
+// were dropped since New because a queue was full.
+func (s *Sender) Queues() (queued int, dropped uint64) {
+	if s == nil {
+		return 0, 0
+	}
+	for _, t := range s.targets {
+		queued += len(t.queue)
+	}
+	return queued, s.dropped.Load()
 }
 
 // Close stops delivering; queued events are dropped.

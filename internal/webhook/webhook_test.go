@@ -143,6 +143,11 @@ func TestSlowReceiverNeverBlocks(t *testing.T) {
 			t.Errorf("out of order: %d after %d", got[i].seq, got[i-1].seq)
 		}
 	}
+	// The hanging receiver holds at most one in flight and 4 queued: the
+	// other 15 or more were dropped, and Queues (metrics) says so.
+	if queued, dropped := s.Queues(); queued < 3 || dropped < 15 {
+		t.Errorf("Queues: %d queued, %d dropped; want >= 3 and >= 15", queued, dropped)
+	}
 }
 
 func TestRefusalIsFinal(t *testing.T) {
