@@ -24,7 +24,7 @@ func TestSnapshotContainer(t *testing.T) {
 		rm /bin/vi                          # a whiteout over the image
 		rm -rf /usr/bin && mkdir /usr/bin && echo only > /usr/bin/only   # an opaque directory
 		mkdir -p /workspace/d && ln /workspace/a.txt /workspace/d/hard && ln -s a.txt /workspace/link
-		(i=0; while :; do i=$((i+1)); echo $i > /workspace/count; sleep 0.05; done > /dev/null 2>&1 &)`)
+		(i=0; while :; do i=$((i+1)); echo $i > /workspace/count.tmp; mv /workspace/count.tmp /workspace/count; sleep 0.05; done > /dev/null 2>&1 &)`)
 
 	snap, err := d.client.CreateSnapshot(ctx, "src", sdk.CreateSnapshotRequest{Name: "snap-1"})
 	if err != nil {

@@ -259,6 +259,20 @@ func TestContextKilledInterpreter(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, c.Pid)
+	// The agent learns of the death from the reaper, a moment after the
+	// process is gone: once it has, the context is gone for every call.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp := a.do("GET", "/contexts/"+c.ID, nil)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("context of a killed interpreter still answers %d", resp.StatusCode)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	a.callErr("POST", "/contexts/"+c.ID+"/run", sdk.RunCodeRequest{Code: "1"}, http.StatusNotFound, "CONTEXT_NOT_FOUND")
 	a.callErr("GET", "/contexts/"+c.ID, nil, http.StatusNotFound, "CONTEXT_NOT_FOUND")
 	var list []sdk.Context
