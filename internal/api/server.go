@@ -42,7 +42,8 @@ type Server struct {
 func New(sandboxes Sandboxes, images Images, token string) *Server {
 	s := &Server{sandboxes: sandboxes, images: images, token: token, mux: http.NewServeMux()}
 	for _, rt := range s.routes() {
-		h := adapt(rt.handler)
+		// lookup.go: a lookup route never starts the sandbox.
+		h := adapt(s.withInstanceRule(rt))
 		if countsAsActivity(rt) { // lifecycle.go
 			h = s.active(h)
 		}

@@ -32,8 +32,9 @@ const (
 	opSnapshot       op = "snapshot"           // files only
 	opSnapshotMemory op = "save the memory of" // snapshot with memory
 	opFork           op = "fork"
-	opToolbox        op = "reach" // exec, files, processes, previews: lazy start
-	opInstance       op = "use"   // needs the running instance as it is, no lazy start
+	opToolbox        op = "reach"     // exec, files, processes, previews: lazy start
+	opInstance       op = "use"       // needs the running instance as it is, no lazy start
+	opLookup         op = "look into" // reads what the running instance holds; never starts or resumes
 	opUpdatePolicy   op = "change the policy of"
 	opSetEgress      op = "change the egress policy of"
 )
@@ -63,6 +64,9 @@ var (
 	refuseNotStarted = refusal{errdefs.KindConflict, sdk.CodeSandboxNotStarted, `start it with "sbx start {ref}"`}
 	refuseNotPaused  = refusal{errdefs.KindConflict, sdk.CodeSandboxNotPaused, "only a paused sandbox can be resumed"}
 	refuseNotStopped = refusal{errdefs.KindConflict, sdk.CodeSandboxNotStopped, "only a stopped sandbox can be archived: stop it first"}
+	// A lookup on a sandbox without an instance: whatever it asks for
+	// belonged to an earlier instance, if any, and is gone with it.
+	refuseNoInstance = refusal{errdefs.KindNotFound, sdk.CodeNotInCurrentInstance, "processes, sessions, terminals and contexts live only as long as the instance that made them"}
 	refusePolicyBusy = refusal{errdefs.KindConflict, sdk.CodeSandboxBusy, "its policy cannot change now"}
 	// An operation under way or a crash not yet reconciled: it passes.
 	refuseBusy = refusal{errdefs.KindUnavailable, sdk.CodeSandboxUnavailable, "try again shortly"}
@@ -160,6 +164,14 @@ var table = map[op][]row{
 	opInstance: {
 		on(act, sdk.StateStarted),
 		on(refuseWith(refuseNotRunning), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	// Lookups answer from what runs: a stopped sandbox has nothing of an
+	// instance to show, a paused one cannot answer until resumed.
+	opLookup: {
+		on(act, sdk.StateStarted),
+		on(refuseWith(refuseNoInstance), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
 		on(refuseWith(refusePaused), sdk.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
