@@ -1,0 +1,123 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Lifetime rules of issue 27: lookups never start an instance, handles of
+// an earlier instance fail closed.
+
+// getsThatDoNotStart lists, from the served OpenAPI document (built from
+// the route table), every GET under /v1/sandboxes/{id}/ not marked
+// x-starts-instance.
+func (d *daemon) getsThatDoNotStart() []string {
+	d.t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+d.addr+"/v1/openapi.json", nil)
+	req.Header.Set("Authorization", "Bearer "+d.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			StartsInstance *bool `json:"x-starts-instance"`
+		} `json:"paths"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		d.t.Fatal(err)
+	}
+	var paths []string
+	for p, ops := range doc.Paths {
+		op, ok := ops["get"]
+		if !ok || !strings.HasPrefix(p, "/v1/sandboxes/{id}/") {
+			continue
+		}
+		if op.StartsInstance == nil {
+			d.t.Fatalf("GET %s does not say whether it starts an instance", p)
+		}
+		if !*op.StartsInstance {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) < 15 {
+		d.t.Fatalf("only %d GET routes that do not start an instance: %v", len(paths), paths)
+	}
+	return paths
+}
+
+// assertLookupsLeave sends every GET that does not start an instance to
+// the sandbox ref and checks that it stays in state with its lastActivityAt.
+func (d *daemon) assertLookupsLeave(ref string, state sdk.State) {
+	d.t.Helper()
+	ctx := context.Background()
+	before, err := d.client.GetSandbox(ctx, ref)
+	if err != nil || before.State != state {
+		d.t.Fatalf("sandbox %s before the lookups: %+v, %v; want %s", ref, before, err, state)
+	}
+	for _, p := range d.getsThatDoNotStart() {
+		path := strings.ReplaceAll(fillPath(p, ""), "victim", ref)
+		status, e := d.call("GET", path, "")
+		if status >= 500 {
+			d.t.Errorf("GET %s on a %s sandbox: %d %s", path, state, status, e.Code)
+		}
+		after, err := d.client.GetSandbox(ctx, ref)
+		if err != nil {
+			d.t.Fatal(err)
+		}
+		if after.State != state {
+			d.t.Fatalf("GET %s moved a %s sandbox to %s", path, state, after.State)
+		}
+		if !after.LastActivityAt.Equal(*before.LastActivityAt) {
+			d.t.Errorf("GET %s moved lastActivityAt of a %s sandbox from %v to %v", path, state, before.LastActivityAt, after.LastActivityAt)
+		}
+	}
+}
+
+func TestLookupsNeverStartAnInstance(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "look"})
+	if _, err := d.client.StartProcess(ctx, "look", sdk.StartProcessRequest{ID: "web", Cmd: []string{"sleep", "600"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Paused (class container: the freezer): lookups answer 409
+	// SANDBOX_PAUSED, they do not thaw it.
+	if _, err := d.client.PauseSandbox(ctx, "look"); err != nil {
+		t.Fatal(err)
+	}
+	d.assertLookupsLeave("look", sdk.StatePaused)
+	if _, err := d.client.GetProcess(ctx, "look", "web"); sdk.Code(codeOf(err)) != sdk.CodeSandboxPaused {
+		t.Errorf("get process of a paused sandbox: %v, want %s", err, sdk.CodeSandboxPaused)
+	}
+	if _, err := d.client.ResumeSandbox(ctx, "look"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Stopped: the instance's resources are gone with it.
+	if _, err := d.client.StopSandbox(ctx, "look", sdk.StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d.assertLookupsLeave("look", sdk.StateStopped)
+	if procs, err := d.client.ListProcesses(ctx, "look"); err != nil || len(procs) != 0 {
+		t.Errorf("processes of a stopped sandbox: %v, %v; want none", procs, err)
+	}
+	if _, err := d.client.GetProcess(ctx, "look", "web"); sdk.Code(codeOf(err)) != sdk.CodeNotInCurrentInstance {
+		t.Errorf("get process of a stopped sandbox: %v, want %s", err, sdk.CodeNotInCurrentInstance)
+	}
+
+	// An operation that needs the instance still starts it.
+	if _, err := d.client.StartProcess(ctx, "look", sdk.StartProcessRequest{ID: "web", Cmd: []string{"sleep", "600"}}); err != nil {
+		t.Fatal(err)
+	}
+	if sb, _ := d.client.GetSandbox(ctx, "look"); sb.State != sdk.StateStarted {
+		t.Errorf("after starting a process: %s, want started", sb.State)
+	}
+}
