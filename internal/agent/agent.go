@@ -223,7 +223,7 @@ func (s *server) routes() http.Handler {
 		if !ok {
 			panic("agent: no handler for " + rt.Pattern())
 		}
-		mux.HandleFunc(rt.Pattern(), h)
+		mux.HandleFunc(rt.Pattern(), resolveHandles(h)) // handles.go
 	}
 	if len(handlers) != len(agentapi.Routes) {
 		panic("agent: a handler serves a route agentapi.Routes does not list")
