@@ -121,3 +121,46 @@ func TestLookupsNeverStartAnInstance(t *testing.T) {
 		t.Errorf("after starting a process: %s, want started", sb.State)
 	}
 }
+
+// A handle kept across a stop fails closed: start process web, stop,
+// start, start another web; the first handle is refused, the second works,
+// and the bare name reaches the new one.
+func TestOldHandlesFailClosed(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "gen"})
+	web := sdk.StartProcessRequest{ID: "web", Cmd: []string{"sleep", "600"}}
+	first, err := d.client.StartProcess(ctx, "gen", web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(first.Handle, "web@") {
+		t.Fatalf("handle of the first web: %q", first.Handle)
+	}
+	if _, err := d.client.StopSandbox(ctx, "gen", sdk.StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.client.StartSandbox(ctx, "gen"); err != nil {
+		t.Fatal(err)
+	}
+	second, err := d.client.StartProcess(ctx, "gen", web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Handle == first.Handle {
+		t.Fatalf("both instances handed out %q", first.Handle)
+	}
+	if p, err := d.client.GetProcess(ctx, "gen", first.Handle); codeOf(err) != string(sdk.CodeStaleHandle) || !sdk.IsNotFound(err) {
+		t.Errorf("old handle %s: %+v, %v; want 404 %s", first.Handle, p, err, sdk.CodeStaleHandle)
+	}
+	if _, err := d.client.SignalProcess(ctx, "gen", first.Handle, "KILL"); codeOf(err) != string(sdk.CodeStaleHandle) {
+		t.Errorf("signal through the old handle: %v, want %s", err, sdk.CodeStaleHandle)
+	}
+	p, err := d.client.GetProcess(ctx, "gen", second.Handle)
+	if err != nil || p.Pid != second.Pid || p.State != sdk.ProcessRunning {
+		t.Errorf("new handle %s: %+v, %v", second.Handle, p, err)
+	}
+	if p, err := d.client.GetProcess(ctx, "gen", "web"); err != nil || p.Handle != second.Handle {
+		t.Errorf("bare name web: %+v, %v; want the new process", p, err)
+	}
+}
