@@ -37,6 +37,7 @@ const (
 	opLookup         op = "look into" // reads what the running instance holds; never starts or resumes
 	opUpdatePolicy   op = "change the policy of"
 	opSetEgress      op = "change the egress policy of"
+	opSetEnv         op = "change the environment of"
 )
 
 // outcome is what an operation does in a state.
@@ -183,6 +184,13 @@ var table = map[op][]row{
 	},
 	// The policy is recorded in any state and applied to an instance if one runs.
 	opSetEgress: {on(act, storedStates...)},
+	// The environment is recorded and given to the running agent, which a
+	// paused sandbox cannot take.
+	opSetEnv: {
+		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
 }
 
 // ruleFor returns the table's rule for o in state. A state the table does

@@ -36,6 +36,7 @@ var want = map[op]string{
 	opInstance:       "run      NOTRUN   NOTRUN PAUSED  NOTRUN    BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 	opLookup:         "run      NOINST   NOINST PAUSED  NOINST    BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 	opUpdatePolicy:   "run      run      run    run     run       POLBUSY  run      run      POLBUSY  run     run      run       run",
+	opSetEnv:         "run      run      run    PAUSED  run       BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 	opSetEgress:      "run      run      run    run     run       run      run      run      run      run     run      run       run",
 }
 
