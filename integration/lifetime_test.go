@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -162,5 +163,58 @@ func TestOldHandlesFailClosed(t *testing.T) {
 	}
 	if p, err := d.client.GetProcess(ctx, "gen", "web"); err != nil || p.Handle != second.Handle {
 		t.Errorf("bare name web: %+v, %v; want the new process", p, err)
+	}
+}
+
+// Environment on a live sandbox: set, exec sees it (a process started
+// before does not); stop and start, still there; unset removes it.
+func TestEnvOnALiveSandbox(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "env", Env: map[string]string{"KEEP": "k"}})
+	before, err := d.client.StartProcess(ctx, "env", sdk.StartProcessRequest{Cmd: []string{"sleep", "600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := d.client.UpdateSandbox(ctx, "env", sdk.UpdateSandboxRequest{Env: map[string]*string{"GREETING": sdk.Ptr("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb.Env["GREETING"] != "hi" || sb.Env["KEEP"] != "k" {
+		t.Errorf("env after the update: %v", sb.Env)
+	}
+	if got := d.exec("env", `echo "$GREETING/$KEEP"`); got != "hi/k" {
+		t.Errorf("exec after the update sees %q, want hi/k", got)
+	}
+	if got := d.exec("env", "tr '\\0' '\\n' < /proc/"+strconv.Itoa(before.Pid)+"/environ | grep -c GREETING || true"); got != "0" {
+		t.Errorf("a process started before the update got GREETING (%s)", got)
+	}
+	sess, err := d.client.CreateSession(ctx, "env", sdk.CreateSessionRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := d.client.SessionExec(ctx, "env", sess.ID, sdk.SessionExecRequest{Command: `echo "$GREETING"`}); err != nil || strings.TrimSpace(res.Stdout) != "hi" {
+		t.Errorf("a session created after the update: %+v, %v", res, err)
+	}
+
+	if _, err := d.client.StopSandbox(ctx, "env", sdk.StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.exec("env", `echo "$GREETING"`); got != "hi" { // starts it again
+		t.Errorf("after stop and start exec sees %q, want hi", got)
+	}
+
+	sb, err = d.client.UpdateSandbox(ctx, "env", sdk.UpdateSandboxRequest{Env: map[string]*string{"GREETING": nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sb.Env["GREETING"]; ok || sb.Env["KEEP"] != "k" {
+		t.Errorf("env after the unset: %v", sb.Env)
+	}
+	if got := d.exec("env", `echo "${GREETING-unset}"`); got != "unset" {
+		t.Errorf("exec after the unset sees %q", got)
+	}
+	if status, e := d.call("PATCH", "/v1/sandboxes/env", `{"env": {"1BAD": "x"}}`); status != 400 || e.Code != sdk.CodeInvalidEnv {
+		t.Errorf("bad name: %d %s", status, e.Code)
 	}
 }
