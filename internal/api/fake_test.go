@@ -20,10 +20,11 @@ type fakeSandboxes struct {
 	agent   *agentapi.Client // what Agent returns for sb1; nil: err
 	created []sdk.CreateSandboxRequest
 	closed  chan struct{}
-	stopped bool // sb1 is stopped (else started)
-	agents  int  // calls of Agent, which would start sb1
-	lookups int  // calls of AgentIfRunning
-	holds   int  // calls of Hold (activity)
+	stopped bool     // sb1 is stopped (else started)
+	agents  int      // calls of Agent, which would start sb1
+	lookups int      // calls of AgentIfRunning
+	holds   int      // calls of Hold (activity)
+	ensured []string // names passed to Ensure
 }
 
 func newFake() *fakeSandboxes {
@@ -49,6 +50,7 @@ func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest
 	return sb1, nil
 }
 func (f *fakeSandboxes) Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (*store.Sandbox, bool, error) {
+	f.ensured = append(f.ensured, name)
 	sb, err := f.lookup(name)
 	return sb, false, err
 }

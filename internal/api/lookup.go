@@ -24,8 +24,12 @@ import (
 type lookupKey struct{}
 
 // withInstanceRule returns rt's handler; a lookup's reaches the agent only
-// if an instance runs, and a list answers [] when none does.
+// if an instance runs, and a list answers [] when none does; one that
+// starts an instance may first create its sandbox (touch.go).
 func (s *Server) withInstanceRule(rt route) handler {
+	if startsInstance(rt) && !rt.public {
+		return s.createdOnTouch(rt.handler) // touch.go
+	}
 	if !rt.lookup {
 		return rt.handler
 	}

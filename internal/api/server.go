@@ -35,6 +35,8 @@ type Server struct {
 	token     string
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
+
+	createOnTouch bool // touch.go
 }
 
 // New returns the API over the given managers. Every /v1 request must carry

@@ -60,6 +60,10 @@ type Config struct {
 	// DiskReserveMiB is the free space the data dir's disk keeps: below it
 	// creates, starts and image imports are refused (507). 0: no reserve.
 	DiskReserveMiB int
+
+	// CreateOnTouch: a toolbox call on an unknown name creates the
+	// sandbox with the defaults (see package api, touch.go).
+	CreateOnTouch bool
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -153,6 +157,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ln = limitConns(ln, cfg.HTTP)
 	handler := api.New(mgr, images, token)
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
+	handler.SetCreateOnTouch(cfg.CreateOnTouch)
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
