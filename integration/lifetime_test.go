@@ -3,9 +3,11 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sbxhq/sbx/sdk"
@@ -216,5 +218,59 @@ func TestEnvOnALiveSandbox(t *testing.T) {
 	}
 	if status, e := d.call("PATCH", "/v1/sandboxes/env", `{"env": {"1BAD": "x"}}`); status != 400 || e.Code != sdk.CodeInvalidEnv {
 		t.Errorf("bad name: %d %s", status, e.Code)
+	}
+}
+
+// Creation on first touch: off by default an exec on an unknown name is
+// 404; with X-Sbx-Create-If-Missing, 20 concurrent first execs all succeed
+// and make exactly one sandbox.
+func TestCreateOnFirstTouch(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	if status, e := d.call("POST", "/v1/sandboxes/touched/exec", `{"shell": "true"}`); status != 404 || e.Code != sdk.CodeSandboxNotFound {
+		t.Fatalf("exec on an unknown name without opting in: %d %s", status, e.Code)
+	}
+
+	const n = 20
+	errs := make(chan string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", "http://"+d.addr+"/v1/sandboxes/touched/exec", strings.NewReader(`{"shell": "echo `+strconv.Itoa(i)+`"}`))
+			req.Header.Set("Authorization", "Bearer "+d.token)
+			req.Header.Set("X-Sbx-Create-If-Missing", "true")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			var res sdk.ExecResult
+			json.NewDecoder(resp.Body).Decode(&res)
+			if resp.StatusCode != 200 || strings.TrimSpace(res.Stdout) != strconv.Itoa(i) {
+				errs <- fmt.Sprintf("touch %d: %d %+v", i, resp.StatusCode, res)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	all, err := d.client.ListSandboxes(ctx, sdk.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, sb := range all {
+		if sb.Name == "touched" {
+			named++
+			d.created[sb.ID] = true
+		}
+	}
+	if named != 1 || len(all) != 1 {
+		t.Errorf("%d sandboxes named touched among %d, want exactly one", named, len(all))
 	}
 }

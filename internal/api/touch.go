@@ -40,7 +40,10 @@ func (s *Server) createdOnTouch(next handler) handler {
 		}
 		name := r.PathValue("id")
 		if on && !strings.HasPrefix(name, "sbx-") {
-			if _, err := s.sandboxes.Get(r.Context(), name); errdefs.CodeOf(err) == sdk.CodeSandboxNotFound {
+			// One still being created by another first touch: Ensure waits
+			// for that creation (it holds the name) instead of answering busy.
+			sb, err := s.sandboxes.Get(r.Context(), name)
+			if errdefs.CodeOf(err) == sdk.CodeSandboxNotFound || err == nil && sb.State == sdk.StateCreating {
 				if _, _, err := s.sandboxes.Ensure(r.Context(), name, sdk.CreateSandboxRequest{}); err != nil {
 					return err
 				}
