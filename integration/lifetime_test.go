@@ -274,3 +274,44 @@ func TestCreateOnFirstTouch(t *testing.T) {
 		t.Errorf("%d sandboxes named touched among %d, want exactly one", named, len(all))
 	}
 }
+
+// An exec stream whose instance is killed ends with INSTANCE_LOST naming
+// the stop's reason: "user" for a forced stop through the API.
+func TestBrokenStreamNamesTheStopReason(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "cut"})
+	req, _ := http.NewRequest("POST", "http://"+d.addr+"/v1/sandboxes/cut/exec?stream=true", strings.NewReader(`{"shell": "echo started; sleep 300"}`))
+	req.Header.Set("Authorization", "Bearer "+d.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := json.NewDecoder(resp.Body)
+	stopped := false
+	for {
+		var ev struct {
+			Type  string         `json:"type"`
+			Error *sdk.ErrorBody `json:"error"`
+		}
+		if err := events.Decode(&ev); err != nil {
+			t.Fatalf("stream ended without an error event: %v", err)
+		}
+		if ev.Type == "stdout" && !stopped {
+			stopped = true
+			if _, err := d.client.StopSandbox(ctx, "cut", sdk.StopOptions{Force: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ev.Type == "error" {
+			if ev.Error == nil || ev.Error.Code != sdk.CodeInstanceLost || ev.Error.Reason != "user" || !strings.Contains(ev.Error.Message, "user") {
+				t.Errorf("error event %+v, want INSTANCE_LOST with reason user", ev.Error)
+			}
+			return
+		}
+		if ev.Type == "exit" {
+			t.Fatalf("the command exited instead of losing its instance")
+		}
+	}
+}

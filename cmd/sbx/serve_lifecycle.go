@@ -26,6 +26,6 @@ func (f *lifecycleFlags) register(cmd *cobra.Command) {
 func (f *lifecycleFlags) apply(cmd *cobra.Command, cfg *daemon.Config) {
 	cfg.BlobDir = setting(cmd, "blob-dir", f.blobDir, "SBX_BLOB_DIR")
 	cfg.Webhooks = f.webhooks
-	cfg.CreateOnTouch = setting(cmd, "create-on-touch", strconv.FormatBool(f.touch), "SBX_CREATE_ON_TOUCH") == "true"
+	cfg.CreateOnTouch, _ = strconv.ParseBool(setting(cmd, "create-on-touch", strconv.FormatBool(f.touch), "SBX_CREATE_ON_TOUCH"))
 	cfg.WebhookSecret = setting(cmd, "webhook-secret", f.secret, "SBX_WEBHOOK_SECRET")
 }

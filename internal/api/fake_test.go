@@ -16,15 +16,17 @@ import (
 // err (default: not found) for everything else. Tests set the fields they
 // need.
 type fakeSandboxes struct {
-	err     error            // what every lookup of another sandbox returns
-	agent   *agentapi.Client // what Agent returns for sb1; nil: err
-	created []sdk.CreateSandboxRequest
-	closed  chan struct{}
-	stopped bool     // sb1 is stopped (else started)
-	agents  int      // calls of Agent, which would start sb1
-	lookups int      // calls of AgentIfRunning
-	holds   int      // calls of Hold (activity)
-	ensured []string // names passed to Ensure
+	err       error            // what every lookup of another sandbox returns
+	agent     *agentapi.Client // what Agent returns for sb1; nil: err
+	created   []sdk.CreateSandboxRequest
+	closed    chan struct{}
+	stopped   bool      // sb1 is stopped (else started)
+	agents    int       // calls of Agent, which would start sb1
+	lookups   int       // calls of AgentIfRunning
+	holds     int       // calls of Hold (activity)
+	ensured   []string  // names passed to Ensure
+	endState  sdk.State // what InstanceEnd answers
+	endReason string
 }
 
 func newFake() *fakeSandboxes {
@@ -152,6 +154,10 @@ func (f *fakeSandboxes) AgentIfRunning(ctx context.Context, id string) (*agentap
 		return nil, sb, errdefs.NotFound(sdk.CodeNotInCurrentInstance, "no instance in this test")
 	}
 	return f.agent, sb, nil
+}
+
+func (f *fakeSandboxes) InstanceEnd(ctx context.Context, id string, _ time.Duration) (sdk.State, string) {
+	return f.endState, f.endReason
 }
 
 // fakeImages knows no image.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -46,15 +47,11 @@ func (s *Server) withInstanceRule(rt route) handler {
 
 // agentFor returns the agent of the request's sandbox: for a lookup only a
 // running one, for anything else starting the sandbox if need be.
-func (s *Server) agentFor(r *http.Request) (*agentapi.Client, error) {
-	var client *agentapi.Client
-	var err error
+func (s *Server) agentFor(r *http.Request) (*agentapi.Client, *store.Sandbox, error) {
 	if r.Context().Value(lookupKey{}) != nil {
-		client, _, err = s.sandboxes.AgentIfRunning(r.Context(), r.PathValue("id"))
-	} else {
-		client, _, err = s.sandboxes.Agent(r.Context(), r.PathValue("id"))
+		return s.sandboxes.AgentIfRunning(r.Context(), r.PathValue("id"))
 	}
-	return client, err
+	return s.sandboxes.Agent(r.Context(), r.PathValue("id"))
 }
 
 // startsInstance reports whether rt starts (or resumes) a stopped (or

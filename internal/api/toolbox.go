@@ -22,6 +22,7 @@ import (
 type agents interface {
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	AgentIfRunning(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error) // lookup.go
+	InstanceEnd(ctx context.Context, id string, wait time.Duration) (sdk.State, string)            // stream.go
 }
 
 // The toolbox: the API serves every agent route (agentapi.Routes) at
@@ -37,7 +38,7 @@ func agentPath(r *http.Request) string {
 // proxy forwards a toolbox request to the sandbox's agent, streaming the body
 // both ways.
 func (s *Server) proxy(w http.ResponseWriter, r *http.Request) error {
-	client, err := s.agentFor(r) // lookup.go
+	client, _, err := s.agentFor(r) // lookup.go
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func (s *Server) streamOrProxy(w http.ResponseWriter, r *http.Request, final age
 // through relay, any other answer (an error before the stream began, a
 // plain JSON result) passes as it is.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, final agentapi.Final, maxLine int) error {
-	client, err := s.agentFor(r) // lookup.go
+	client, sb, err := s.agentFor(r) // lookup.go
 	if err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, final agentapi.
 		copyResponse(w, resp)
 		return nil
 	}
-	relay(w, r, resp.Body, final, maxLine)
+	relay(w, r, resp.Body, final, maxLine, func() sdk.ErrorBody { return s.instanceLost(r.Context(), sb.ID) })
 	return nil
 }
 
