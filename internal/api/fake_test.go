@@ -16,17 +16,18 @@ import (
 // err (default: not found) for everything else. Tests set the fields they
 // need.
 type fakeSandboxes struct {
-	err       error            // what every lookup of another sandbox returns
-	agent     *agentapi.Client // what Agent returns for sb1; nil: err
-	created   []sdk.CreateSandboxRequest
-	closed    chan struct{}
-	stopped   bool      // sb1 is stopped (else started)
-	agents    int       // calls of Agent, which would start sb1
-	lookups   int       // calls of AgentIfRunning
-	holds     int       // calls of Hold (activity)
-	ensured   []string  // names passed to Ensure
-	endState  sdk.State // what InstanceEnd answers
-	endReason string
+	err           error            // what every lookup of another sandbox returns
+	agent         *agentapi.Client // what Agent returns for sb1; nil: err
+	created       []sdk.CreateSandboxRequest
+	closed        chan struct{}
+	stopped       bool      // sb1 is stopped (else started)
+	agents        int       // calls of Agent, which would start sb1
+	lookups       int       // calls of AgentIfRunning
+	holds         int       // calls of Hold (activity)
+	ensured       []string  // names passed to Ensure
+	ensureCreates bool      // Ensure succeeds for any name
+	endState      sdk.State // what InstanceEnd answers
+	endReason     string
 }
 
 func newFake() *fakeSandboxes {
@@ -53,6 +54,9 @@ func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest
 }
 func (f *fakeSandboxes) Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (*store.Sandbox, bool, error) {
 	f.ensured = append(f.ensured, name)
+	if f.ensureCreates {
+		return sb1, true, nil
+	}
 	sb, err := f.lookup(name)
 	return sb, false, err
 }

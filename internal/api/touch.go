@@ -47,6 +47,9 @@ func (s *Server) createdOnTouch(next handler) handler {
 				if _, _, err := s.sandboxes.Ensure(r.Context(), name, sdk.CreateSandboxRequest{}); err != nil {
 					return err
 				}
+				// The request's hold (server.go) found no sandbox to hold:
+				// hold the new one, so a long stream keeps it from idling.
+				defer s.sandboxes.Hold(r.Context(), name)()
 			}
 		}
 		return next(w, r)

@@ -33,9 +33,13 @@ func TestCreateOnTouch(t *testing.T) {
 		t.Fatalf("created without being asked: %v", f.ensured)
 	}
 
+	f.holds, f.ensureCreates = 0, true
 	doTouch(s, "POST", "/v1/sandboxes/ghost/exec", "true")
 	if !slices.Equal(f.ensured, []string{"ghost"}) {
 		t.Fatalf("with the header: Ensure got %v, want [ghost]", f.ensured)
+	}
+	if f.holds != 2 { // the request's, which found nothing, and the new sandbox's
+		t.Errorf("the call on the created sandbox held it %d times, want 2", f.holds)
 	}
 
 	f.ensured = nil
