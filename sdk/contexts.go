@@ -31,6 +31,7 @@ type CreateContextRequest struct {
 // Context is a live interpreter in a sandbox.
 type Context struct {
 	ID          string     `json:"id"`
+	Handle      string     `json:"handle,omitempty"` // "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE
 	Language    string     `json:"language"`
 	Cwd         string     `json:"cwd"`
 	Pid         int        `json:"pid"` // the interpreter's process id inside the sandbox

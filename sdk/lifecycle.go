@@ -41,6 +41,11 @@ type UpdateSandboxRequest struct {
 	TTLSeconds         *int  `json:"ttlSeconds,omitempty"`
 	Ephemeral          *bool `json:"ephemeral,omitempty"`
 	KeepAlive          *bool `json:"keepAlive,omitempty"`
+	// Env changes the environment of every process started from now on
+	// (exec, processes, sessions, terminals, contexts), in this instance
+	// and the next ones: a value sets the variable, null unsets it.
+	// Processes already running keep theirs.
+	Env map[string]*string `json:"env,omitempty"`
 }
 
 // Event is one recorded state change of a sandbox. Reason says why:

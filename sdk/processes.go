@@ -36,6 +36,7 @@ const (
 // process group; signals reach the whole group.
 type Process struct {
 	ID        string     `json:"id"`
+	Handle    string     `json:"handle,omitempty"` // "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE
 	Pid       int        `json:"pid"`
 	Cmd       []string   `json:"cmd"` // argv as run (a shell command is ["/bin/sh","-c",…])
 	Cwd       string     `json:"cwd"`

@@ -29,6 +29,7 @@ type CreatePTYRequest struct {
 // session leader). It keeps running while no client is attached.
 type PTY struct {
 	ID        string     `json:"id"`
+	Handle    string     `json:"handle,omitempty"` // "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE
 	Pid       int        `json:"pid"`
 	Cmd       []string   `json:"cmd"`
 	Cwd       string     `json:"cwd"`

@@ -31,6 +31,7 @@ const (
 // functions and aliases of one command are there for the next.
 type Session struct {
 	ID             string            `json:"id"`
+	Handle         string            `json:"handle,omitempty"` // "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE
 	Shell          string            `json:"shell"`
 	Pid            int               `json:"pid"`
 	Env            map[string]string `json:"env,omitempty"`

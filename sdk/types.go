@@ -211,6 +211,7 @@ type PullRequest struct {
 type ErrorBody struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
+	Reason  string `json:"reason,omitempty"` // INSTANCE_LOST: why the instance ended (idle, user, delete, main-exit, oom, crash, …) if known
 }
 
 // ErrorResponse wraps ErrorBody.

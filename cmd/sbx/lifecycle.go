@@ -129,25 +129,33 @@ func parsePolicyDuration(s string, never bool) (int, error) {
 
 func newUpdateCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "update NAME [--auto-stop D | --auto-pause D] [--auto-archive D] [--auto-delete D] [--ttl D] [--ephemeral] [--keep-alive]",
-		Short: "Change a sandbox's lifecycle policy",
+		Use:   "update NAME [--auto-stop D | --auto-pause D] [--auto-archive D] [--auto-delete D] [--ttl D] [--ephemeral] [--keep-alive] [--env K=V] [--unset-env K]",
+		Short: "Change a sandbox's lifecycle policy or environment",
 		Long: `Change when a sandbox is stopped, paused, archived or deleted on its own. Flags
 left out keep their value. An idle sandbox is either stopped or paused: setting one
 of --auto-stop and --auto-pause turns the other off. Setting --ttl starts the TTL
-afresh from now.
+afresh from now. --env and --unset-env change the environment of every process
+started from now on, in this instance and the next; running processes keep theirs.
 ` + durationHelp,
 		Example: `  sbx update box --auto-stop 1h
   sbx update box --auto-pause 10m
   sbx update box --keep-alive
   sbx update box --keep-alive=false --ttl 2h
-  sbx update box --auto-delete never -o json`,
+  sbx update box --auto-delete never -o json
+  sbx update box --env API_URL=http://10.0.0.1 --unset-env DEBUG`,
 		Args: exactArgs(1, "exactly one NAME"),
 	}
 	out := addOutputFlag(cmd)
 	pf := addPolicyFlags(cmd, false)
+	var setEnv, unsetEnv []string
+	cmd.Flags().StringArrayVar(&setEnv, "env", nil, "set an environment variable KEY=VALUE for processes started from now on (repeatable)")
+	cmd.Flags().StringArrayVar(&unsetEnv, "unset-env", nil, "unset an environment variable KEY (repeatable)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		req, err := pf.update(cmd)
 		if err != nil {
+			return err
+		}
+		if req.Env, err = envChange(setEnv, unsetEnv); err != nil {
 			return err
 		}
 		return sandboxCall(g, out, cmd, func(c *sdk.Client) (*sdk.Sandbox, error) {
@@ -391,4 +399,23 @@ func until(t time.Time) string {
 		return fmt.Sprintf("in %dh", int(d/time.Hour))
 	}
 	return fmt.Sprintf("in %dd", int(d/(24*time.Hour)))
+}
+
+// envChange turns --env K=V and --unset-env K into an update's env.
+func envChange(set, unset []string) (map[string]*string, error) {
+	kv, err := parseKV("--env", set)
+	if err != nil || len(kv)+len(unset) == 0 {
+		return nil, err
+	}
+	change := make(map[string]*string, len(kv)+len(unset))
+	for k, v := range kv {
+		change[k] = &v
+	}
+	for _, k := range unset {
+		if _, both := change[k]; both || k == "" {
+			return nil, usagef("--unset-env %q: name a variable once, not also in --env", k)
+		}
+		change[k] = nil
+	}
+	return change, nil
 }

@@ -209,6 +209,7 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.ResizePTY:     s.withPTY(s.handleResizePTY),
 		agentapi.AttachPTY:     s.withPTY(s.handleAttachPTY),
 		agentapi.Watch:         s.handleWatch,
+		agentapi.SetEnv:        s.handleSetEnv, // env.go
 	}
 }
 
@@ -223,7 +224,7 @@ func (s *server) routes() http.Handler {
 		if !ok {
 			panic("agent: no handler for " + rt.Pattern())
 		}
-		mux.HandleFunc(rt.Pattern(), h)
+		mux.HandleFunc(rt.Pattern(), resolveHandles(h)) // handles.go
 	}
 	if len(handlers) != len(agentapi.Routes) {
 		panic("agent: a handler serves a route agentapi.Routes does not list")

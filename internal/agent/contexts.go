@@ -412,7 +412,7 @@ func (c *codeContext) info() sdk.Context {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ci := sdk.Context{
-		ID: c.id, Language: c.lang.name, Cwd: c.cwd, Pid: c.proc.pid,
+		ID: c.id, Handle: handleOf(c.id), Language: c.lang.name, Cwd: c.cwd, Pid: c.proc.pid,
 		IdleSeconds: int(c.idle / time.Second), CreatedAt: c.created, LastUsedAt: c.lastUsed,
 	}
 	if c.idle > 0 && !c.running {

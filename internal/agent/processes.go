@@ -220,7 +220,7 @@ func (p *process) closeStdin() {
 
 func (p *process) toAPI() sdk.Process {
 	out := sdk.Process{
-		ID: p.id, Pid: p.pid, Cmd: p.argv, Cwd: p.cwd, State: sdk.ProcessRunning,
+		ID: p.id, Handle: handleOf(p.id), Pid: p.pid, Cmd: p.argv, Cwd: p.cwd, State: sdk.ProcessRunning,
 		StartedAt: p.started, LastSeq: p.out.last(),
 	}
 	if p.hasExited() {

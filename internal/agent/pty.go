@@ -282,7 +282,7 @@ func (term *terminal) kill() {
 func (term *terminal) toAPI() sdk.PTY {
 	term.mu.Lock()
 	defer term.mu.Unlock()
-	out := sdk.PTY{ID: term.id, Pid: term.pid, Cmd: term.argv, Cwd: term.cwd, Cols: term.cols, Rows: term.rows,
+	out := sdk.PTY{ID: term.id, Handle: handleOf(term.id), Pid: term.pid, Cmd: term.argv, Cwd: term.cwd, Cols: term.cols, Rows: term.rows,
 		State: sdk.ProcessRunning, Attached: term.attached, CreatedAt: term.created}
 	if term.hasExited() {
 		code, ended := term.exitCode, term.ended

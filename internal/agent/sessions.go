@@ -202,7 +202,7 @@ func (sh *shellProc) interrupt() {
 func (ss *session) toAPI() sdk.Session {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	out := sdk.Session{ID: ss.id, Shell: ss.start.path, Pid: ss.sh.pid, Env: ss.env, TimeoutSeconds: ss.start.timeout.Seconds(),
+	out := sdk.Session{ID: ss.id, Handle: handleOf(ss.id), Shell: ss.start.path, Pid: ss.sh.pid, Env: ss.env, TimeoutSeconds: ss.start.timeout.Seconds(),
 		State: sdk.SessionIdle, CreatedAt: ss.created, LastUsedAt: ss.lastUsed}
 	if ss.busy {
 		out.State = sdk.SessionBusy

@@ -1,6 +1,7 @@
 package agentapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -182,6 +183,31 @@ func (c *Client) Suspend(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// SetEnv changes the environment of the processes the agent starts from
+// now on: a value sets a variable, nil unsets it.
+func (c *Client) SetEnv(ctx context.Context, change map[string]*string) error {
+	body, err := json.Marshal(change)
+	if err != nil {
+		return errdefs.Internal(err, "encode environment")
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, CallTimeout)
+		defer cancel()
+	}
+	resp, err := c.Forward(ctx, Request{Method: SetEnv.Method, Path: SetEnv.Path, ContentType: "application/json",
+		Body: bytes.NewReader(body), ContentLength: int64(len(body))})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer))
+		return responseError(resp.StatusCode, b)
+	}
+	return nil
 }
 
 // call sends a body-less request on route and reads the JSON answer whole

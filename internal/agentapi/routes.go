@@ -59,6 +59,7 @@ var (
 	DeletePTY     = Route{"DELETE", "/ptys/{pty}"}
 	ResizePTY     = Route{"POST", "/ptys/{pty}/resize"}
 	AttachPTY     = Route{"GET", "/ptys/{pty}/attach"} // WebSocket
+	SetEnv        = Route{"PATCH", "/env"}             // map[string]*string (null unsets) → 204; later processes get it
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -71,6 +72,7 @@ var Routes = []Route{
 	SignalProcess, WaitProcess, WaitForLog, WaitForPort,
 	CreateSession, ListSessions, GetSession, DeleteSession, SessionExec,
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
+	SetEnv,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

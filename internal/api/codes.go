@@ -24,10 +24,10 @@ var (
 	codesStream = []sdk.Code{sdk.CodeInstanceLost, sdk.CodeStreamLineTooLong}
 	codesFiles  = []sdk.Code{sdk.CodeInvalidPath, sdk.CodePathNotFound, sdk.CodeFileNotFound, sdk.CodePermissionDenied,
 		sdk.CodeNotADirectory, sdk.CodeIsADirectory, sdk.CodeNoSpace, sdk.CodeReadOnlyFilesystem}
-	codesProcess = []sdk.Code{sdk.CodeProcessNotFound, sdk.CodeProcessExited}
-	codesSession = []sdk.Code{sdk.CodeSessionNotFound, sdk.CodeSessionEnded}
-	codesPTY     = []sdk.Code{sdk.CodePTYNotFound}
-	codesContext = []sdk.Code{sdk.CodeContextNotFound}
+	codesProcess = []sdk.Code{sdk.CodeProcessNotFound, sdk.CodeProcessExited, sdk.CodeStaleHandle}
+	codesSession = []sdk.Code{sdk.CodeSessionNotFound, sdk.CodeSessionEnded, sdk.CodeStaleHandle}
+	codesPTY     = []sdk.Code{sdk.CodePTYNotFound, sdk.CodeStaleHandle}
+	codesContext = []sdk.Code{sdk.CodeContextNotFound, sdk.CodeStaleHandle}
 	codesExec    = []sdk.Code{sdk.CodeInvalidExec, sdk.CodeInvalidCommand, sdk.CodeInvalidEnv, sdk.CodeInvalidTimeout,
 		sdk.CodeCommandNotFound, sdk.CodeCommandNotExecutable, sdk.CodeCwdNotFound, sdk.CodeProcessLimit, sdk.CodeShuttingDown}
 	codesCreate = []sdk.Code{sdk.CodeInvalidName, sdk.CodeNameTaken, sdk.CodeInvalidImage, sdk.CodeImageNotFound, sdk.CodeInvalidCPU,
@@ -45,7 +45,7 @@ var routeCodes = map[string][]sdk.Code{
 	"DELETE /v1/sandboxes/{id}":              {sdk.CodeSandboxHasForks, sdk.CodeSandboxBusy},
 	"POST /v1/sandboxes/{id}/start":          {sdk.CodeSandboxBusy, sdk.CodeSandboxPaused, sdk.CodeImageNotFound, sdk.CodeRuntimeUnavailable, sdk.CodeNetworkFull, sdk.CodeArchiveUnavailable},
 	"POST /v1/sandboxes/{id}/stop":           {sdk.CodeInvalidGrace, sdk.CodeSandboxBusy},
-	"PATCH /v1/sandboxes/{id}":               {sdk.CodeInvalidPolicy},
+	"PATCH /v1/sandboxes/{id}":               {sdk.CodeInvalidPolicy, sdk.CodeInvalidEnv, sdk.CodeSandboxPaused, sdk.CodeSandboxUnavailable},
 	"POST /v1/sandboxes/{id}/archive":        {sdk.CodeSandboxNotStopped, sdk.CodeArchiveUnavailable},
 	"POST /v1/sandboxes/{id}/wait":           {sdk.CodeInvalidState, sdk.CodeInvalidTimeout, sdk.CodeWaitTimeout},
 	"POST /v1/sandboxes/{id}/exec":           codesExec,
@@ -90,6 +90,9 @@ func codesOf(rt route) []sdk.Code {
 		if _, toolbox := agentapi.Lookup(rt.method, rest); toolbox {
 			add(codesToolbox...)
 			add(toolboxCodes(rest)...)
+			if rt.lookup { // lookup.go
+				add(sdk.CodeNotInCurrentInstance)
+			}
 			if _, nd := rt.response.(ndjson); nd || slices.ContainsFunc(rt.query, func(p param) bool { return p.name == "stream" }) {
 				add(codesStream...)
 			}

@@ -16,10 +16,18 @@ import (
 // err (default: not found) for everything else. Tests set the fields they
 // need.
 type fakeSandboxes struct {
-	err     error            // what every lookup of another sandbox returns
-	agent   *agentapi.Client // what Agent returns for sb1; nil: err
-	created []sdk.CreateSandboxRequest
-	closed  chan struct{}
+	err           error            // what every lookup of another sandbox returns
+	agent         *agentapi.Client // what Agent returns for sb1; nil: err
+	created       []sdk.CreateSandboxRequest
+	closed        chan struct{}
+	stopped       bool      // sb1 is stopped (else started)
+	agents        int       // calls of Agent, which would start sb1
+	lookups       int       // calls of AgentIfRunning
+	holds         int       // calls of Hold (activity)
+	ensured       []string  // names passed to Ensure
+	ensureCreates bool      // Ensure succeeds for any name
+	endState      sdk.State // what InstanceEnd answers
+	endReason     string
 }
 
 func newFake() *fakeSandboxes {
@@ -29,6 +37,11 @@ func newFake() *fakeSandboxes {
 var sb1 = &store.Sandbox{ID: "sb1", Name: "one", State: sdk.StateStarted}
 
 func (f *fakeSandboxes) lookup(id string) (*store.Sandbox, error) {
+	if (id == "sb1" || id == "one") && f.stopped {
+		stopped := *sb1
+		stopped.State = sdk.StateStopped
+		return &stopped, nil
+	}
 	if id == "sb1" || id == "one" {
 		return sb1, nil
 	}
@@ -40,6 +53,10 @@ func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest
 	return sb1, nil
 }
 func (f *fakeSandboxes) Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (*store.Sandbox, bool, error) {
+	f.ensured = append(f.ensured, name)
+	if f.ensureCreates {
+		return sb1, true, nil
+	}
 	sb, err := f.lookup(name)
 	return sb, false, err
 }
@@ -78,7 +95,7 @@ func (f *fakeSandboxes) Closed() <-chan struct{}        { return f.closed }
 func (f *fakeSandboxes) MainLogPath(sb *store.Sandbox) (string, error) {
 	return "/nonexistent/sbx-api-test/main.log", nil
 }
-func (f *fakeSandboxes) Hold(ctx context.Context, id string) func() { return func() {} }
+func (f *fakeSandboxes) Hold(ctx context.Context, id string) func() { f.holds++; return func() {} }
 func (f *fakeSandboxes) Pause(ctx context.Context, id string) (*store.Sandbox, error) {
 	return f.lookup(id)
 }
@@ -120,6 +137,7 @@ func (f *fakeSandboxes) EnsureServing(ctx context.Context, id string, _ int) (*s
 	return f.lookup(id)
 }
 func (f *fakeSandboxes) Agent(ctx context.Context, id string) (*agentapi.Client, *store.Sandbox, error) {
+	f.agents++
 	sb, err := f.lookup(id)
 	if err != nil {
 		return nil, nil, err
@@ -128,6 +146,22 @@ func (f *fakeSandboxes) Agent(ctx context.Context, id string) (*agentapi.Client,
 		return nil, nil, errdefs.Unavailable(sdk.CodeAgentUnavailable, "no agent in this test")
 	}
 	return f.agent, sb, nil
+}
+
+func (f *fakeSandboxes) AgentIfRunning(ctx context.Context, id string) (*agentapi.Client, *store.Sandbox, error) {
+	f.lookups++
+	sb, err := f.lookup(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.agent == nil || sb.State != sdk.StateStarted {
+		return nil, sb, errdefs.NotFound(sdk.CodeNotInCurrentInstance, "no instance in this test")
+	}
+	return f.agent, sb, nil
+}
+
+func (f *fakeSandboxes) InstanceEnd(ctx context.Context, id string, _ time.Duration) (sdk.State, string) {
+	return f.endState, f.endReason
 }
 
 // fakeImages knows no image.

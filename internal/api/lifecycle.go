@@ -34,13 +34,14 @@ type sandboxPolicy interface {
 // Activity: every authenticated request to /v1/sandboxes/{id}/… counts as
 // activity on that sandbox for as long as it runs (see server.go), so an
 // open exec stream, log follow or terminal keeps it from idling. Routes that
-// only watch (events, wait, archive) are marked passive; GET, PATCH and
+// only watch (events, wait, archive) are marked passive, and lookups
+// (lookup.go) are not activity either; GET, PATCH and
 // DELETE of /v1/sandboxes/{id} itself and the list do not count either.
 const sandboxSubPrefix = "/v1/sandboxes/{id}/"
 
 // countsAsActivity reports whether rt keeps its sandbox active.
 func countsAsActivity(rt route) bool {
-	return strings.HasPrefix(rt.pattern, sandboxSubPrefix) && !rt.passive && !rt.public
+	return strings.HasPrefix(rt.pattern, sandboxSubPrefix) && !rt.passive && !rt.lookup && !rt.public
 }
 
 // active holds the sandbox of the request while the request runs.
@@ -204,8 +205,8 @@ func Event(e store.Event) sdk.Event {
 
 // mainLogs streams the main process's log as NDJSON LogLines: what is kept
 // (the rotated file first), then, with follow=true, whatever it writes
-// until the sandbox stops. Reading the log does not start the sandbox; a
-// follow keeps it active.
+// until the sandbox stops. Reading the log does not start the sandbox nor
+// count as activity; a follow of a running sandbox keeps it active.
 func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 	follow, err := httpjson.BoolParam(r, "follow")
 	if err != nil {
@@ -240,6 +241,11 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 	if !follow {
 		ns.Send(sdk.LogLine{Type: "end"})
 		return nil
+	}
+	// Reading is no activity (the route is passive); following a running
+	// instance's output is, for as long as it lasts.
+	if instanceMayWrite(sb.State) {
+		defer s.sandboxes.Hold(r.Context(), sb.ID)()
 	}
 	poll := time.NewTicker(200 * time.Millisecond)
 	defer poll.Stop()

@@ -59,6 +59,7 @@ func (s *Server) Document() map[string]any {
 			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorResponse"}}},
 		}}
 		op["x-error-codes"] = names
+		op["x-starts-instance"] = startsInstance(rt) // lookup.go
 		op["responses"] = responses
 		if rt.public {
 			op["security"] = []any{}

@@ -12,6 +12,7 @@ type route struct {
 	handler         handler // writes its answer or returns the error to answer with
 	public          bool    // no API key needed
 	passive         bool    // under /v1/sandboxes/{id}/ but not activity (see lifecycle.go)
+	lookup          bool    // reads the running instance only: never starts it, not activity (lookup.go)
 	query           []param // query parameters
 	body            any     // request body type for the document; rawBody for bytes
 	status          int     // success status
@@ -40,12 +41,12 @@ func (s *Server) routes() []route {
 		{method: "PUT", pattern: "/v1/sandboxes/{id}", summary: "Get or create the sandbox with this name (201 when created, 200 when it existed)", handler: s.ensureSandbox, body: sdk.CreateSandboxRequest{}, status: 200, response: sdk.Sandbox{}},
 		{method: "DELETE", pattern: "/v1/sandboxes/{id}", summary: "Delete a sandbox (202, or 204 with wait=true once it is gone); 409 SANDBOX_HAS_FORKS while it has forks, unless cascade=true", handler: s.deleteSandbox, query: []param{{"wait", "boolean", "block until everything is removed"}, {"cascade", "boolean", "delete its forks, their forks and so on first"}}, status: 202, response: sdk.Sandbox{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/start", summary: "Start a stopped sandbox", handler: s.startSandbox, status: 200, response: sdk.Sandbox{}},
-		{method: "PATCH", pattern: "/v1/sandboxes/{id}", summary: "Change a sandbox's lifecycle policy (fields left out keep their value)", handler: s.updateSandbox, body: sdk.UpdateSandboxRequest{}, status: 200, response: sdk.Sandbox{}},
+		{method: "PATCH", pattern: "/v1/sandboxes/{id}", summary: "Change a sandbox's lifecycle policy or environment (fields left out keep their value; env: a value sets a variable, null unsets it, for every process started from now on)", handler: s.updateSandbox, body: sdk.UpdateSandboxRequest{}, status: 200, response: sdk.Sandbox{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/archive", summary: "Archive a stopped sandbox's files into the blob store; the next start restores them", handler: s.archiveSandbox, passive: true, status: 200, response: sdk.Sandbox{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/wait", summary: "Wait until a sandbox is in a state; 503 WAIT_TIMEOUT if it is not within timeoutSeconds", handler: s.waitSandbox, passive: true, query: []param{{"state", "string", "the state to wait for: started, stopped, archived, deleted, …"}, {"timeoutSeconds", "integer", "how long to wait (default 60, at most 3600)"}}, status: 200, response: sdk.Sandbox{}},
 		{method: "GET", pattern: "/v1/sandboxes/{id}/events", summary: "A sandbox's state changes with reasons; with follow=true an NDJSON stream of EventLines", handler: s.sandboxEvents, passive: true, query: eventsQ, status: 200, response: []sdk.Event{}},
 		{method: "GET", pattern: "/v1/events", summary: "State changes of all sandboxes, deletions included; with follow=true an NDJSON stream of EventLines", handler: s.allEvents, query: eventsQ, status: 200, response: []sdk.Event{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/logs", summary: "Output of the main process (entrypoint) as NDJSON LogLines; with follow=true it streams until the sandbox stops and keeps it active", handler: s.mainLogs, query: []param{{"follow", "boolean", "keep streaming new output"}}, status: 200, response: ndjson{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/logs", summary: "Output of the main process (entrypoint) as NDJSON LogLines; with follow=true it streams until the sandbox stops and keeps it active", handler: s.mainLogs, passive: true, query: []param{{"follow", "boolean", "keep streaming new output"}}, status: 200, response: ndjson{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/stop", summary: "Stop a sandbox: SIGTERM, grace period, SIGKILL", handler: s.stopSandbox, query: []param{{"graceSeconds", "integer", "seconds between SIGTERM and SIGKILL (default 10)"}, {"force", "boolean", "SIGKILL at once"}}, status: 200, response: sdk.Sandbox{}},
 
 		{method: "POST", pattern: "/v1/sandboxes/{id}/exec", summary: "Run a command; with stream=true the answer is NDJSON ExecEvents", handler: s.exec, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.ExecRequest{}, status: 200, response: sdk.ExecResult{}},
@@ -61,10 +62,10 @@ func (s *Server) routes() []route {
 
 		// Background processes, sessions, terminals and watches (interactive.go).
 		{method: "POST", pattern: "/v1/sandboxes/{id}/processes", summary: "Start a background process in its own process group; it outlives the request", handler: s.proxy, body: sdk.StartProcessRequest{}, status: 201, response: sdk.Process{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/processes", summary: "List background processes, running and exited", handler: s.proxy, status: 200, response: []sdk.Process{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}", summary: "Get a background process: state, exit code, signal, times", handler: s.proxy, status: 200, response: sdk.Process{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/processes", summary: "List background processes, running and exited", handler: s.proxy, lookup: true, status: 200, response: []sdk.Process{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}", summary: "Get a background process: state, exit code, signal, times", handler: s.proxy, lookup: true, status: 200, response: sdk.Process{}},
 		{method: "DELETE", pattern: "/v1/sandboxes/{id}/processes/{process}", summary: "Kill a process's group if it still runs, and forget it", handler: s.proxy, status: 204},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}/logs", summary: "A process's output as NDJSON ExecEvents (stdout/stderr chunks numbered by seq), ending with \"exit\" once it has exited or, without follow, \"end\"", handler: s.streamProxy, query: []param{{"offset", "integer", "only chunks with a higher seq (the last seq you have)"}, {"follow", "boolean", "keep streaming until the process exits"}}, status: 200, response: ndjson{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}/logs", summary: "A process's output as NDJSON ExecEvents (stdout/stderr chunks numbered by seq), ending with \"exit\" once it has exited or, without follow, \"end\"", handler: s.streamProxy, lookup: true, query: []param{{"offset", "integer", "only chunks with a higher seq (the last seq you have)"}, {"follow", "boolean", "keep streaming until the process exits"}}, status: 200, response: ndjson{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/stdin", summary: "Write the body to the process's stdin", handler: s.proxy, body: rawBody{}, status: 204},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/stdin/close", summary: "Close the process's stdin", handler: s.proxy, status: 204},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/signal", summary: "Send a signal (name or number) to the process's whole group", handler: s.proxy, body: sdk.SignalRequest{}, status: 200, response: sdk.Process{}},
@@ -73,23 +74,23 @@ func (s *Server) routes() []route {
 		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait-for-port", summary: "Wait for a TCP port inside the sandbox to accept connections, or to answer HTTP with a status (409 PROCESS_EXITED if it exits first)", handler: s.proxy, body: sdk.WaitForPortRequest{}, status: 200, response: sdk.PortReady{}},
 
 		{method: "POST", pattern: "/v1/sandboxes/{id}/sessions", summary: "Start a persistent shell session", handler: s.proxy, body: sdk.CreateSessionRequest{}, status: 201, response: sdk.Session{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions", summary: "List sessions", handler: s.proxy, status: 200, response: []sdk.Session{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}", summary: "Get a session", handler: s.proxy, status: 200, response: sdk.Session{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions", summary: "List sessions", handler: s.proxy, lookup: true, status: 200, response: []sdk.Session{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}", summary: "Get a session", handler: s.proxy, lookup: true, status: 200, response: sdk.Session{}},
 		{method: "DELETE", pattern: "/v1/sandboxes/{id}/sessions/{session}", summary: "Kill a session's shell and what it started", handler: s.proxy, status: 204},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/exec", summary: "Run a command in a session (cd and exported variables persist); with stream=true the answer is NDJSON SessionEvents", handler: s.streamProxy, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.SessionExecRequest{}, status: 200, response: sdk.SessionExecResult{}},
 
 		{method: "POST", pattern: "/v1/sandboxes/{id}/ptys", summary: "Start a program (default a shell) on a new terminal", handler: s.proxy, body: sdk.CreatePTYRequest{}, status: 201, response: sdk.PTY{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys", summary: "List terminals", handler: s.proxy, status: 200, response: []sdk.PTY{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}", summary: "Get a terminal", handler: s.proxy, status: 200, response: sdk.PTY{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys", summary: "List terminals", handler: s.proxy, lookup: true, status: 200, response: []sdk.PTY{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}", summary: "Get a terminal", handler: s.proxy, lookup: true, status: 200, response: sdk.PTY{}},
 		{method: "DELETE", pattern: "/v1/sandboxes/{id}/ptys/{pty}", summary: "Kill every process of a terminal's session and forget it", handler: s.proxy, status: 204},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/resize", summary: "Set a terminal's size", handler: s.proxy, body: sdk.ResizeRequest{}, status: 200, response: sdk.PTY{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}/attach", summary: "Attach to a terminal over a WebSocket: binary frames are its bytes both ways, text frames JSON PTYControl (\"resize\" from the client; \"exit\" from the server, then a close). Recent output is replayed first. Closing detaches.", handler: s.proxy, query: []param{{"replay", "boolean", "send the retained recent output first (default true)"}}, status: 101},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}/attach", summary: "Attach to a terminal over a WebSocket: binary frames are its bytes both ways, text frames JSON PTYControl (\"resize\" from the client; \"exit\" from the server, then a close). Recent output is replayed first. Closing detaches.", handler: s.proxy, lookup: true, query: []param{{"replay", "boolean", "send the retained recent output first (default true)"}}, status: 101},
 
 		{method: "GET", pattern: "/v1/sandboxes/{id}/watch", summary: "Watch a path: an NDJSON stream of WatchEvents (ready, then create, write, remove, rename)", handler: s.streamProxy, query: []param{{"path", "string", "directory or file to watch"}, {"recursive", "boolean", "watch subdirectories too"}, {"include", "string", "glob; repeat for several; only matching paths are reported"}, {"exclude", "string", "glob; repeat for several; matching paths and directories are skipped"}}, status: 200, response: ndjson{}},
 
 		{method: "POST", pattern: "/v1/sandboxes/{id}/contexts", summary: "Create a code context: a long-lived python, javascript or bash interpreter whose state persists between runs", handler: s.proxy, body: sdk.CreateContextRequest{}, status: 201, response: sdk.Context{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/contexts", summary: "List live code contexts", handler: s.proxy, status: 200, response: []sdk.Context{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/contexts/{cid}", summary: "Get a code context (404 CONTEXT_NOT_FOUND once its interpreter is gone)", handler: s.proxy, status: 200, response: sdk.Context{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/contexts", summary: "List live code contexts", handler: s.proxy, lookup: true, status: 200, response: []sdk.Context{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/contexts/{cid}", summary: "Get a code context (404 CONTEXT_NOT_FOUND once its interpreter is gone)", handler: s.proxy, lookup: true, status: 200, response: sdk.Context{}},
 		{method: "DELETE", pattern: "/v1/sandboxes/{id}/contexts/{cid}", summary: "End a code context", handler: s.proxy, status: 204},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/contexts/{cid}/run", summary: "Run code in a context; with stream=true the answer is NDJSON RunEvents", handler: s.runCode, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.RunCodeRequest{}, status: 200, response: sdk.RunResult{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/run", summary: "Run code once in a fresh interpreter (stateless); with stream=true the answer is NDJSON RunEvents", handler: s.runCode, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.RunRequest{}, status: 200, response: sdk.RunResult{}},

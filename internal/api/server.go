@@ -37,6 +37,8 @@ type Server struct {
 	net       *Networking // networks and previews; nil without (see ports.go)
 
 	metricsState // /metrics, request metrics, stats (metrics.go)
+
+	createOnTouch bool // touch.go
 }
 
 // New returns the API over the given managers. Every /v1 request must carry
@@ -44,7 +46,8 @@ type Server struct {
 func New(sandboxes Sandboxes, images Images, token string) *Server {
 	s := &Server{sandboxes: sandboxes, images: images, token: token, mux: http.NewServeMux()}
 	for _, rt := range s.routes() {
-		h := adapt(rt.handler)
+		// lookup.go: a lookup route never starts the sandbox.
+		h := adapt(s.withInstanceRule(rt))
 		if countsAsActivity(rt) { // lifecycle.go
 			h = s.active(h)
 		}

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/sdk"
@@ -19,9 +21,10 @@ type errorEvent struct {
 
 // relay copies an agent's NDJSON stream to the client line by line. A
 // stream that ends before one of its final events (the instance died) gets
-// an INSTANCE_LOST error event, and a line over maxLine a
-// STREAM_LINE_TOO_LONG one, so a client never mistakes either for the end.
-func relay(w http.ResponseWriter, r *http.Request, body io.Reader, final agentapi.Final, maxLine int) {
+// an INSTANCE_LOST error event, naming why the instance ended as lost says,
+// and a line over maxLine a STREAM_LINE_TOO_LONG one, so a client never
+// mistakes either for the end.
+func relay(w http.ResponseWriter, r *http.Request, body io.Reader, final agentapi.Final, maxLine int, lost func() sdk.ErrorBody) {
 	out := agentapi.NewWriter(w)
 	in := agentapi.NewReader(body, maxLine)
 	ended := false
@@ -42,9 +45,25 @@ func relay(w http.ResponseWriter, r *http.Request, body io.Reader, final agentap
 			out.Send(errorEvent{Type: agentapi.EventError, Error: sdk.ErrorBody{Code: sdk.CodeStreamLineTooLong,
 				Message: fmt.Sprintf("the sandbox sent a stream line longer than %d bytes; the stream was cut there", maxLine)}})
 		case !ended:
-			out.Send(errorEvent{Type: agentapi.EventError, Error: sdk.ErrorBody{Code: sdk.CodeInstanceLost,
-				Message: "the stream from the sandbox broke off before its end: the instance stopped or crashed"}})
+			out.Send(errorEvent{Type: agentapi.EventError, Error: lost()})
 		}
 		return
 	}
+}
+
+// instanceEndWait bounds how long a broken stream waits for the Manager to
+// record why its instance ended: a crash is noticed by the instance's
+// monitor moments after the agent's socket closes.
+const instanceEndWait = 5 * time.Second
+
+// instanceLost is the error event of a stream whose instance went away,
+// with the reason the Manager recorded for it if it does so in time.
+func (s *Server) instanceLost(ctx context.Context, id string) sdk.ErrorBody {
+	e := sdk.ErrorBody{Code: sdk.CodeInstanceLost,
+		Message: "the stream from the sandbox broke off before its end: the instance stopped or crashed"}
+	if state, reason := s.sandboxes.InstanceEnd(ctx, id, instanceEndWait); reason != "" {
+		e.Reason = reason
+		e.Message = fmt.Sprintf("the stream from the sandbox broke off before its end: the instance ended (%s, reason %s)", state, reason)
+	}
+	return e
 }

@@ -21,6 +21,8 @@ import (
 // agents reaches a sandbox's agent, starting the sandbox if it is stopped.
 type agents interface {
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+	AgentIfRunning(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error) // lookup.go
+	InstanceEnd(ctx context.Context, id string, wait time.Duration) (sdk.State, string)            // stream.go
 }
 
 // The toolbox: the API serves every agent route (agentapi.Routes) at
@@ -36,7 +38,7 @@ func agentPath(r *http.Request) string {
 // proxy forwards a toolbox request to the sandbox's agent, streaming the body
 // both ways.
 func (s *Server) proxy(w http.ResponseWriter, r *http.Request) error {
-	client, _, err := s.sandboxes.Agent(r.Context(), r.PathValue("id"))
+	client, _, err := s.agentFor(r) // lookup.go
 	if err != nil {
 		return err
 	}
@@ -110,7 +112,7 @@ func (s *Server) streamOrProxy(w http.ResponseWriter, r *http.Request, final age
 // through relay, any other answer (an error before the stream began, a
 // plain JSON result) passes as it is.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, final agentapi.Final, maxLine int) error {
-	client, _, err := s.sandboxes.Agent(r.Context(), r.PathValue("id"))
+	client, sb, err := s.agentFor(r) // lookup.go
 	if err != nil {
 		return err
 	}
@@ -128,7 +130,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, final agentapi.
 		copyResponse(w, resp)
 		return nil
 	}
-	relay(w, r, resp.Body, final, maxLine)
+	relay(w, r, resp.Body, final, maxLine, func() sdk.ErrorBody { return s.instanceLost(r.Context(), sb.ID) })
 	return nil
 }
 

@@ -66,6 +66,10 @@ type Config struct {
 	DiskReserveMiB int
 
 	Metrics MetricsConfig // metrics.go
+
+	// CreateOnTouch: a toolbox call on an unknown name creates the
+	// sandbox with the defaults (see package api, touch.go).
+	CreateOnTouch bool
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -168,6 +172,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
+	handler.SetCreateOnTouch(cfg.CreateOnTouch)
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)

@@ -51,6 +51,26 @@ func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *s
 	}
 }
 
+// AgentIfRunning returns the agent client of a sandbox's running instance
+// for a lookup (a list or get of processes, sessions, terminals, contexts):
+// it never starts, resumes or waits for the sandbox. Without an instance it
+// fails with NOT_IN_CURRENT_INSTANCE (404); a paused sandbox answers
+// SANDBOX_PAUSED, a busy one SANDBOX_UNAVAILABLE (see opLookup).
+func (m *Manager) AgentIfRunning(ctx context.Context, idOrName string) (*agent.Client, *store.Sandbox, error) {
+	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := decide(opLookup, sb); err != nil {
+		return nil, sb, err
+	}
+	if inst := m.servingInstance(sb); inst != nil {
+		return inst.agent, sb, nil
+	}
+	// Started, but draining for idleness or not attached (yet or any more).
+	return nil, sb, refuseBusy.err(opLookup, sb)
+}
+
 // ensureStarted starts sb unless a start is already under way, and waits
 // for it up to the lazy start timeout.
 func (m *Manager) ensureStarted(ctx context.Context, sb *store.Sandbox) error {

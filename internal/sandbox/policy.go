@@ -266,14 +266,29 @@ func (m *Manager) Update(ctx context.Context, idOrName string, req sdk.UpdateSan
 	if err := applyPolicy(&p, req, now); err != nil {
 		return nil, err
 	}
+	env := sb.Spec.Env
+	if req.Env != nil { // env.go
+		if _, err := decide(opSetEnv, sb); err != nil {
+			return nil, err
+		}
+		if env, err = changedEnv(env, req.Env); err != nil {
+			return nil, err
+		}
+	}
 	prev := *sb
 	sb.Spec.Policy = &p
+	sb.Spec.Env = env
 	m.setDeadline(sb, now) // changing the policy is not activity
 	if err := m.cfg.Store.UpdateSandbox(ctx, sb, nil); err != nil {
 		*sb = prev
 		return nil, err
 	}
 	m.life.poke()
+	if req.Env != nil {
+		if err := m.pushEnv(ctx, sb, req.Env); err != nil {
+			return nil, err
+		}
+	}
 	return m.withActivity(sb), nil
 }
 

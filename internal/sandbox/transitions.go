@@ -32,10 +32,12 @@ const (
 	opSnapshot       op = "snapshot"           // files only
 	opSnapshotMemory op = "save the memory of" // snapshot with memory
 	opFork           op = "fork"
-	opToolbox        op = "reach" // exec, files, processes, previews: lazy start
-	opInstance       op = "use"   // needs the running instance as it is, no lazy start
+	opToolbox        op = "reach"     // exec, files, processes, previews: lazy start
+	opInstance       op = "use"       // needs the running instance as it is, no lazy start
+	opLookup         op = "look into" // reads what the running instance holds; never starts or resumes
 	opUpdatePolicy   op = "change the policy of"
 	opSetEgress      op = "change the egress policy of"
+	opSetEnv         op = "change the environment of"
 )
 
 // outcome is what an operation does in a state.
@@ -63,6 +65,9 @@ var (
 	refuseNotStarted = refusal{errdefs.KindConflict, sdk.CodeSandboxNotStarted, `start it with "sbx start {ref}"`}
 	refuseNotPaused  = refusal{errdefs.KindConflict, sdk.CodeSandboxNotPaused, "only a paused sandbox can be resumed"}
 	refuseNotStopped = refusal{errdefs.KindConflict, sdk.CodeSandboxNotStopped, "only a stopped sandbox can be archived: stop it first"}
+	// A lookup on a sandbox without an instance: whatever it asks for
+	// belonged to an earlier instance, if any, and is gone with it.
+	refuseNoInstance = refusal{errdefs.KindNotFound, sdk.CodeNotInCurrentInstance, "processes, sessions, terminals and contexts live only as long as the instance that made them"}
 	refusePolicyBusy = refusal{errdefs.KindConflict, sdk.CodeSandboxBusy, "its policy cannot change now"}
 	// An operation under way or a crash not yet reconciled: it passes.
 	refuseBusy = refusal{errdefs.KindUnavailable, sdk.CodeSandboxUnavailable, "try again shortly"}
@@ -163,6 +168,14 @@ var table = map[op][]row{
 		on(refuseWith(refusePaused), sdk.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
+	// Lookups answer from what runs: a stopped sandbox has nothing of an
+	// instance to show, a paused one cannot answer until resumed.
+	opLookup: {
+		on(act, sdk.StateStarted),
+		on(refuseWith(refuseNoInstance), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
 	opUpdatePolicy: {
 		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StatePaused, sdk.StateArchived,
 			sdk.StateStarting, sdk.StateStopping, sdk.StatePausing, sdk.StateResuming,
@@ -171,6 +184,13 @@ var table = map[op][]row{
 	},
 	// The policy is recorded in any state and applied to an instance if one runs.
 	opSetEgress: {on(act, storedStates...)},
+	// The environment is recorded and given to the running agent, which a
+	// paused sandbox cannot take.
+	opSetEnv: {
+		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
 }
 
 // ruleFor returns the table's rule for o in state. A state the table does

@@ -34,7 +34,9 @@ var want = map[op]string{
 	opFork:           "run      run      run    run     NOTRUN    BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 	opToolbox:        "run      start    start  resume  start     BUSY     wait     wait     BUSY     wait    wait     wait      wait",
 	opInstance:       "run      NOTRUN   NOTRUN PAUSED  NOTRUN    BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
+	opLookup:         "run      NOINST   NOINST PAUSED  NOINST    BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 	opUpdatePolicy:   "run      run      run    run     run       POLBUSY  run      run      POLBUSY  run     run      run       run",
+	opSetEnv:         "run      run      run    PAUSED  run       BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 	opSetEgress:      "run      run      run    run     run       run      run      run      run      run     run      run       run",
 }
 
@@ -49,6 +51,7 @@ var wantRefusals = map[string]struct {
 	"NOTPAU":  {"SANDBOX_NOT_PAUSED", errdefs.KindConflict},
 	"NOTSTO":  {"SANDBOX_NOT_STOPPED", errdefs.KindConflict},
 	"POLBUSY": {"SANDBOX_BUSY", errdefs.KindConflict},
+	"NOINST":  {"NOT_IN_CURRENT_INSTANCE", errdefs.KindNotFound},
 }
 
 var wantOutcomes = map[string]outcome{"run": run, "noop": noop, "start": needsStart, "resume": needsResume, "wait": wait}
