@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -75,7 +75,7 @@ func startAgent(t *testing.T) *testAgent {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	go func() {
-		a.done <- Run(ctx, Config{Socket: filepath.Join(a.runDir, runtime.AgentSock), DefaultCwd: a.cwd})
+		a.done <- Run(ctx, Config{Socket: filepath.Join(a.runDir, agentapi.AgentSock), DefaultCwd: a.cwd})
 	}()
 	a.client = NewClient(a.runDir)
 	a.http = &http.Client{Transport: a.client.Transport()}
@@ -302,7 +302,7 @@ func startHelperAgent(t *testing.T, sys *syscall.SysProcAttr) (*testAgent, *chil
 	t.Helper()
 	runDir := newRunDir(t)
 	env := append(os.Environ(),
-		helperSocketEnv+"="+filepath.Join(runDir, runtime.AgentSock),
+		helperSocketEnv+"="+filepath.Join(runDir, agentapi.AgentSock),
 		helperCwdEnv+"="+t.TempDir())
 	proc := spawn(t, []string{os.Args[0], "-test.run=^$"}, env, sys)
 	a := &testAgent{t: t, runDir: runDir, client: NewClient(runDir)}

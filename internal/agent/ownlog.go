@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/agentapi"
 )
 
 // The agent's own output (its log lines, and a Go panic's trace) goes to
@@ -23,7 +23,7 @@ import (
 // error's trace still lands in the log as the process dies.
 
 // OutputLogFile is the agent's log in the run directory; rotated to ".1".
-const OutputLogFile = runtime.AgentOutput
+const OutputLogFile = agentapi.AgentOutput
 
 // outputLogMax is the size at which the agent's log is rotated; a variable so
 // tests can shrink it.

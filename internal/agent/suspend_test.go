@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -25,7 +25,7 @@ func TestSuspendAndWake(t *testing.T) {
 
 	a := startAgent(t)
 	ctx := context.Background()
-	sock := filepath.Join(a.runDir, runtime.AgentSock)
+	sock := filepath.Join(a.runDir, agentapi.AgentSock)
 	for round, wake := range []func(){
 		func() { Wake(a.runDir) },
 		func() { syscall.Kill(os.Getpid(), syscall.SIGUSR1) },

@@ -1,16 +1,22 @@
 package agentapi_test
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
-
-	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/internal/runtime"
 )
 
-// The runtime mounts the run directory and starts the agent with these
-// paths; until it takes them from agentapi, they must agree.
-func TestPathsMatchRuntime(t *testing.T) {
-	if agentapi.RunPath != runtime.RunPath || agentapi.AgentSock != runtime.AgentSock {
-		t.Fatalf("agentapi %s/%s, runtime %s/%s", agentapi.RunPath, agentapi.AgentSock, runtime.RunPath, runtime.AgentSock)
+// TestAgentNeedsNoRuntime keeps the agent's side of the contract here: the
+// agent (in the instance) must not depend on the daemon's runtime package
+// for paths or anything else.
+func TestAgentNeedsNoRuntime(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/sbxhq/sbx/internal/agent").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "github.com/sbxhq/sbx/internal/runtime" {
+			t.Fatal("internal/agent depends on internal/runtime: take what it needs from internal/agentapi")
+		}
 	}
 }

@@ -8,6 +8,8 @@ package runtime
 import (
 	"context"
 	"syscall"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
 )
 
 // Instance describes one container to start. All paths are host paths.
@@ -34,11 +36,11 @@ type Instance struct {
 
 // Paths inside every instance.
 const (
-	AgentPath = "/.sbx/sbx"  // the agent binary
-	RunPath   = "/.sbx/run"  // the agent's socket directory
-	AgentSock = "agent.sock" // socket file name inside RunPath / RunDir
-	// AgentOutput is where the agent sends its stdout and stderr, in RunDir.
-	AgentOutput = "agent-output.log"
+	AgentPath = "/.sbx/sbx" // the agent binary
+	// The agent's side of these is the daemon–agent contract.
+	RunPath     = agentapi.RunPath     // the agent's socket directory
+	AgentSock   = agentapi.AgentSock   // socket file name inside RunPath / RunDir
+	AgentOutput = agentapi.AgentOutput // the agent's stdout and stderr, in RunDir
 )
 
 // Status is what the runtime knows of one container.
