@@ -23,9 +23,9 @@ func unitValues(t *testing.T, text string) map[string][]string {
 }
 
 // TestSystemdUnitKeepsSandboxesAlive checks the settings that make the
-// shipped unit right for sbx: above all KillMode=process, without which
-// systemctl stop would kill what is left in the unit's cgroup (a runsc
-// gofer, a runc command mid-way) along with the daemon.
+// shipped unit right for sbx: above all KillMode=process, so that
+// systemctl stop signals sbx serve and nothing else (the instances live
+// outside the unit's cgroup: integration's TestServiceStopLeavesSandboxesRunning).
 func TestSystemdUnitKeepsSandboxesAlive(t *testing.T) {
 	v := unitValues(t, SystemdUnit)
 	want := map[string]string{
