@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/coder/websocket v1.8.15
+	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/google/go-containerregistry v0.22.1
 	github.com/google/nftables v0.3.0
 	github.com/klauspost/compress v1.20.4

@@ -68,7 +68,8 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newTermCmd(g), newPsCmd(g), newKillCmd(g), newWatchCmd(g), // term.go, ps.go, kill.go, watch.go
 		newPauseCmd(g), newResumeCmd(g), newSnapshotCmd(g), newForkCmd(g), newForksCmd(g), // pause.go, snapshot.go, fork.go
 		newVersionCmd(), newDoctorCmd(), // version.go, doctor.go
-		newStatsCmd(g), // stats.go
+		newStatsCmd(g),         // stats.go
+		newInstallServiceCmd(), // install_service.go
 	)
 	setVersionFlag(root) // version.go
 	return root

@@ -30,6 +30,9 @@ var Programs = map[string]Program{
 	"mount":      {Package: "mount"},
 	"unshare":    {Package: "util-linux"}, // a sandbox's user and network namespaces (internal/userns)
 	"go":         {Note: "the Go toolchain: setup.sh checks for it and says where to get it (Debian 12's golang is too old)"},
+
+	// Tests only: systemd-analyze checks the unit sbx install-service writes.
+	"systemd-analyze": {Package: "systemd"},
 }
 
 // basePackages are in every Debian installation (priority required, what
