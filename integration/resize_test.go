@@ -158,3 +158,32 @@ func TestResizeStoppedAndRelabel(t *testing.T) {
 		t.Errorf("after the next start: memory %d, pids %d, cpu quota %d; want %d, 100, 150000", mem, pids, quota, 300<<20)
 	}
 }
+
+// Class gvisor: Debian's runsc has no "update", so a running sandbox's new
+// limits are stored (the cgroup keeps the old ones) and taken at its next
+// start.
+func TestResizeGVisorAtNextStart(t *testing.T) {
+	d := gvisorDaemon(t)
+	ctx := context.Background()
+	c := d.client
+	sb := d.create(sdk.CreateSandboxRequest{Name: "gr", Class: "gvisor", MemoryMiB: 256})
+	got, err := c.UpdateSandbox(ctx, "gr", sdk.UpdateSandboxRequest{MemoryMiB: sdk.Ptr(300)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MemoryMiB != 300 || got.State != sdk.StateStarted {
+		t.Errorf("after the update: memoryMiB %d state %s, want 300 started", got.MemoryMiB, got.State)
+	}
+	if n := cgroupInt(t, "memory", sb.ID, "memory.limit_in_bytes"); n != 256<<20 {
+		t.Errorf("running gvisor instance's memory limit %d, want the old %d until the next start", n, 256<<20)
+	}
+	if _, err := c.StopSandbox(ctx, "gr", sdk.StopOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartSandbox(ctx, "gr"); err != nil {
+		t.Fatal(err)
+	}
+	if n := cgroupInt(t, "memory", sb.ID, "memory.limit_in_bytes"); n != 300<<20 {
+		t.Errorf("memory limit after the next start: %d, want %d", n, 300<<20)
+	}
+}
