@@ -131,8 +131,9 @@ func TestResizeStoppedAndRelabel(t *testing.T) {
 	if status, _ := d.call("PATCH", "/v1/sandboxes/rl", `{"autoStopSeconds": 900}`); status != 200 || count(map[string]string{"team": "b"}) != 1 {
 		t.Errorf("an update without labels: %d; labels must stay", status)
 	}
-	if status, _ := d.call("PATCH", "/v1/sandboxes/rl", `{"labels": {}}`); status != 200 {
-		t.Errorf("labels {}: %d", status)
+	// An empty map (sent as {}) removes them all.
+	if _, err := c.UpdateSandbox(ctx, "rl", sdk.UpdateSandboxRequest{Labels: map[string]string{}}); err != nil {
+		t.Errorf("labels {}: %v", err)
 	}
 	if got, err := c.GetSandbox(ctx, "rl"); err != nil || len(got.Labels) != 0 {
 		t.Errorf("labels after {}: %v, %v; want none", got.Labels, err)
