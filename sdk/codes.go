@@ -113,6 +113,7 @@ const (
 	CodeLanguageStatelessOnly Code = "LANGUAGE_STATELESS_ONLY"
 	CodeLeaseNotFound         Code = "LEASE_NOT_FOUND"
 	CodeListTooLarge          Code = "LIST_TOO_LARGE"
+	CodeMemoryBelowUsage      Code = "MEMORY_BELOW_USAGE"
 	CodeMemoryImageGone       Code = "MEMORY_IMAGE_GONE"
 	CodeMemorySnapshotEnv     Code = "MEMORY_SNAPSHOT_ENV"
 	CodeMemorySnapshotLimits  Code = "MEMORY_SNAPSHOT_LIMITS"

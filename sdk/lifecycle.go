@@ -46,6 +46,17 @@ type UpdateSandboxRequest struct {
 	// and the next ones: a value sets the variable, null unsets it.
 	// Processes already running keep theirs.
 	Env map[string]*string `json:"env,omitempty"`
+	// CPU (cores), MemoryMiB and PidsLimit change the sandbox's limits,
+	// within the same ranges as create: at once for a running instance of
+	// class container (no restart; a memory limit below what the instance
+	// uses now is refused with MEMORY_BELOW_USAGE), and for every later
+	// start. Class gvisor takes them at its next start.
+	CPU       *float64 `json:"cpu,omitempty"`
+	MemoryMiB *int     `json:"memoryMiB,omitempty"`
+	PidsLimit *int     `json:"pidsLimit,omitempty"`
+	// Labels, when present, replace all of the sandbox's labels; {} removes
+	// them all (a non-nil empty map in Go), null or nil keeps them.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // Event is one recorded state change of a sandbox. Reason says why:

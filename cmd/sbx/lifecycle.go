@@ -129,20 +129,25 @@ func parsePolicyDuration(s string, never bool) (int, error) {
 
 func newUpdateCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "update NAME [--auto-stop D | --auto-pause D] [--auto-archive D] [--auto-delete D] [--ttl D] [--ephemeral] [--keep-alive] [--env K=V] [--unset-env K]",
-		Short: "Change a sandbox's lifecycle policy or environment",
+		Use:   "update NAME [--auto-stop D | --auto-pause D] [--auto-archive D] [--auto-delete D] [--ttl D] [--ephemeral] [--keep-alive] [--env K=V] [--unset-env K] [--cpu N] [--memory MIB] [--pids N] [--label K=V]",
+		Short: "Change a sandbox's lifecycle policy, environment, limits or labels",
 		Long: `Change when a sandbox is stopped, paused, archived or deleted on its own. Flags
 left out keep their value. An idle sandbox is either stopped or paused: setting one
 of --auto-stop and --auto-pause turns the other off. Setting --ttl starts the TTL
 afresh from now. --env and --unset-env change the environment of every process
 started from now on, in this instance and the next; running processes keep theirs.
+--cpu, --memory (MiB) and --pids change the limits: at once, without a restart, for
+a running sandbox of class container (a memory limit below what it uses now is
+refused), and from the next start for a stopped one or class gvisor. --label
+replaces all of the sandbox's labels with the ones given.
 ` + durationHelp,
 		Example: `  sbx update box --auto-stop 1h
   sbx update box --auto-pause 10m
   sbx update box --keep-alive
   sbx update box --keep-alive=false --ttl 2h
   sbx update box --auto-delete never -o json
-  sbx update box --env API_URL=http://10.0.0.1 --unset-env DEBUG`,
+  sbx update box --env API_URL=http://10.0.0.1 --unset-env DEBUG
+  sbx update box --cpu 2 --memory 1024 --pids 512 --label team=ml`,
 		Args: exactArgs(1, "exactly one NAME"),
 	}
 	out := addOutputFlag(cmd)
@@ -150,12 +155,16 @@ started from now on, in this instance and the next; running processes keep their
 	var setEnv, unsetEnv []string
 	cmd.Flags().StringArrayVar(&setEnv, "env", nil, "set an environment variable KEY=VALUE for processes started from now on (repeatable)")
 	cmd.Flags().StringArrayVar(&unsetEnv, "unset-env", nil, "unset an environment variable KEY (repeatable)")
+	lf := addLimitFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		req, err := pf.update(cmd)
 		if err != nil {
 			return err
 		}
 		if req.Env, err = envChange(setEnv, unsetEnv); err != nil {
+			return err
+		}
+		if err := lf.apply(cmd, &req); err != nil {
 			return err
 		}
 		return sandboxCall(g, out, cmd, func(c *sdk.Client) (*sdk.Sandbox, error) {

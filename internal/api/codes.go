@@ -45,7 +45,7 @@ var routeCodes = map[string][]sdk.Code{
 	"DELETE /v1/sandboxes/{id}":              {sdk.CodeSandboxHasForks, sdk.CodeSandboxBusy},
 	"POST /v1/sandboxes/{id}/start":          {sdk.CodeSandboxBusy, sdk.CodeSandboxPaused, sdk.CodeImageNotFound, sdk.CodeRuntimeUnavailable, sdk.CodeNetworkFull, sdk.CodeArchiveUnavailable},
 	"POST /v1/sandboxes/{id}/stop":           {sdk.CodeInvalidGrace, sdk.CodeSandboxBusy},
-	"PATCH /v1/sandboxes/{id}":               {sdk.CodeInvalidPolicy, sdk.CodeInvalidEnv, sdk.CodeSandboxPaused, sdk.CodeSandboxUnavailable},
+	"PATCH /v1/sandboxes/{id}":               {sdk.CodeInvalidPolicy, sdk.CodeInvalidEnv, sdk.CodeSandboxPaused, sdk.CodeSandboxUnavailable, sdk.CodeInvalidCPU, sdk.CodeInvalidMemory, sdk.CodeInvalidPidsLimit, sdk.CodeInvalidLabel, sdk.CodeMemoryBelowUsage},
 	"POST /v1/sandboxes/{id}/archive":        {sdk.CodeSandboxNotStopped, sdk.CodeArchiveUnavailable},
 	"POST /v1/sandboxes/{id}/wait":           {sdk.CodeInvalidState, sdk.CodeInvalidTimeout, sdk.CodeWaitTimeout},
 	"POST /v1/sandboxes/{id}/exec":           codesExec,

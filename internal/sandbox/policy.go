@@ -249,8 +249,8 @@ func (m *Manager) setDeadline(sb *store.Sandbox, now time.Time) {
 	sb.ExpiresAt, sb.ExpiresAction, _ = plan(sb, later(active, sb.LastActivityAt), held, now)
 }
 
-// Update changes a sandbox's lifecycle policy and returns the sandbox with
-// its new deadline.
+// Update changes a sandbox's lifecycle policy, environment, limits and
+// labels, and returns the sandbox with its new deadline.
 func (m *Manager) Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
 	ctx = context.WithoutCancel(ctx)
 	sb, unlock, err := m.lock(ctx, idOrName)
@@ -275,12 +275,38 @@ func (m *Manager) Update(ctx context.Context, idOrName string, req sdk.UpdateSan
 			return nil, err
 		}
 	}
+	res, resizing, err := resizeOf(req) // resize.go
+	if err != nil {
+		return nil, err
+	}
+	if resizing {
+		if _, err := decide(opResize, sb); err != nil {
+			return nil, err
+		}
+	}
+	if req.Labels != nil {
+		if err := validateLabels(req.Labels); err != nil {
+			return nil, err
+		}
+	}
 	prev := *sb
+	if resizing {
+		if err := m.resizeInstance(ctx, sb, res); err != nil {
+			return nil, err
+		}
+		sb.Spec = withLimits(sb.Spec, res)
+	}
+	if req.Labels != nil {
+		sb.Spec.Labels = req.Labels
+	}
 	sb.Spec.Policy = &p
 	sb.Spec.Env = env
 	m.setDeadline(sb, now) // changing the policy is not activity
 	if err := m.cfg.Store.UpdateSandbox(ctx, sb, nil); err != nil {
 		*sb = prev
+		if resizing { // put the running instance back to what the record says
+			_ = m.resizeInstance(ctx, sb, limitsOf(sb.Spec))
+		}
 		return nil, err
 	}
 	m.life.poke()

@@ -38,6 +38,7 @@ const (
 	opUpdatePolicy   op = "change the policy of"
 	opSetEgress      op = "change the egress policy of"
 	opSetEnv         op = "change the environment of"
+	opResize         op = "change the limits of" // cpu, memory, pids (resize.go)
 )
 
 // outcome is what an operation does in a state.
@@ -187,6 +188,14 @@ var table = map[op][]row{
 	// The environment is recorded and given to the running agent, which a
 	// paused sandbox cannot take.
 	opSetEnv: {
+		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	// Limits are recorded for the next start and written to the cgroups
+	// of a running instance. A paused one is refused: a class-gvisor
+	// instance's memory image restores with the limits it was saved with.
+	opResize: {
 		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
 		on(refuseWith(refusePaused), sdk.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),

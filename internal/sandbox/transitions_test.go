@@ -38,6 +38,7 @@ var want = map[op]string{
 	opUpdatePolicy:   "run      run      run    run     run       POLBUSY  run      run      POLBUSY  run     run      run       run",
 	opSetEnv:         "run      run      run    PAUSED  run       BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 	opSetEgress:      "run      run      run    run     run       run      run      run      run      run     run      run       run",
+	opResize:         "run      run      run    PAUSED  run       BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 }
 
 var wantRefusals = map[string]struct {

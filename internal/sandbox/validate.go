@@ -48,15 +48,10 @@ func validateCreate(req *sdk.CreateSandboxRequest) error {
 			return err
 		}
 	}
+	if err := validateLimits(req.CPU, req.MemoryMiB, req.PidsLimit); err != nil {
+		return err
+	}
 	switch {
-	case req.CPU < 0 || req.CPU > maxCPU:
-		return errdefs.Invalid(sdk.CodeInvalidCPU, "cpu must be between 0.01 and %d cores, got %g", maxCPU, req.CPU)
-	case req.CPU != 0 && req.CPU < 0.01:
-		return errdefs.Invalid(sdk.CodeInvalidCPU, "cpu must be at least 0.01 cores, got %g", req.CPU)
-	case req.MemoryMiB < 0 || req.MemoryMiB > maxMemoryMiB || (req.MemoryMiB != 0 && req.MemoryMiB < minMemoryMiB):
-		return errdefs.Invalid(sdk.CodeInvalidMemory, "memoryMiB must be between %d and %d, got %d", minMemoryMiB, maxMemoryMiB, req.MemoryMiB)
-	case req.PidsLimit < 0 || req.PidsLimit > maxPids || (req.PidsLimit != 0 && req.PidsLimit < minPids):
-		return errdefs.Invalid(sdk.CodeInvalidPidsLimit, "pidsLimit must be between %d and %d, got %d", minPids, maxPids, req.PidsLimit)
 	case req.DiskMiB < 0 || req.DiskMiB > maxDiskMiB || (req.DiskMiB != 0 && req.DiskMiB < minDiskMiB):
 		return errdefs.Invalid(sdk.CodeInvalidDisk, "diskMiB must be between %d and %d, got %d", minDiskMiB, maxDiskMiB, req.DiskMiB)
 	}
@@ -74,10 +69,31 @@ func validateCreate(req *sdk.CreateSandboxRequest) error {
 			return errdefs.Invalid(sdk.CodeInvalidEnv, "environment variable %s: value too long or contains a NUL byte", k)
 		}
 	}
-	if len(req.Labels) > maxLabels {
+	return validateLabels(req.Labels)
+}
+
+// validateLimits checks cpu, memory and pids limits (create and update); 0
+// means "not given".
+func validateLimits(cpu float64, memoryMiB, pidsLimit int) error {
+	switch {
+	case cpu < 0 || cpu > maxCPU:
+		return errdefs.Invalid(sdk.CodeInvalidCPU, "cpu must be between 0.01 and %d cores, got %g", maxCPU, cpu)
+	case cpu != 0 && cpu < 0.01:
+		return errdefs.Invalid(sdk.CodeInvalidCPU, "cpu must be at least 0.01 cores, got %g", cpu)
+	case memoryMiB < 0 || memoryMiB > maxMemoryMiB || (memoryMiB != 0 && memoryMiB < minMemoryMiB):
+		return errdefs.Invalid(sdk.CodeInvalidMemory, "memoryMiB must be between %d and %d, got %d", minMemoryMiB, maxMemoryMiB, memoryMiB)
+	case pidsLimit < 0 || pidsLimit > maxPids || (pidsLimit != 0 && pidsLimit < minPids):
+		return errdefs.Invalid(sdk.CodeInvalidPidsLimit, "pidsLimit must be between %d and %d, got %d", minPids, maxPids, pidsLimit)
+	}
+	return nil
+}
+
+// validateLabels checks a sandbox's labels (create and update).
+func validateLabels(labels map[string]string) error {
+	if len(labels) > maxLabels {
 		return errdefs.Invalid(sdk.CodeInvalidLabel, "at most %d labels", maxLabels)
 	}
-	for k, v := range req.Labels {
+	for k, v := range labels {
 		if !labelKeyRe.MatchString(k) {
 			return errdefs.Invalid(sdk.CodeInvalidLabel, "invalid label key %q: use up to 63 characters of letters, digits, '.', '_', '/' and '-'", k)
 		}
