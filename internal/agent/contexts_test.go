@@ -246,7 +246,7 @@ func TestContextIgnoredInterruptKills(t *testing.T) {
 	if !res.TimedOut || res.Error == nil || res.Error.Name != "ContextLost" {
 		t.Fatalf("got %+v", res)
 	}
-	waitGone(t, c.Pid)
+	a.waitContextGone(c)
 	a.callErr("POST", "/contexts/"+c.ID+"/run", sdk.RunCodeRequest{Code: "1"}, http.StatusNotFound, "CONTEXT_NOT_FOUND")
 }
 
@@ -258,21 +258,7 @@ func TestContextKilledInterpreter(t *testing.T) {
 	if err := syscall.Kill(c.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, c.Pid)
-	// The agent learns of the death from the reaper, a moment after the
-	// process is gone: once it has, the context is gone for every call.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp := a.do("GET", "/contexts/"+c.ID, nil)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusNotFound {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("context of a killed interpreter still answers %d", resp.StatusCode)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	a.waitContextGone(c)
 	a.callErr("POST", "/contexts/"+c.ID+"/run", sdk.RunCodeRequest{Code: "1"}, http.StatusNotFound, "CONTEXT_NOT_FOUND")
 	a.callErr("GET", "/contexts/"+c.ID, nil, http.StatusNotFound, "CONTEXT_NOT_FOUND")
 	var list []sdk.Context
@@ -290,6 +276,26 @@ func TestContextKilledInterpreter(t *testing.T) {
 	a.callErr("POST", "/contexts/"+c.ID+"/run", sdk.RunCodeRequest{Code: "1"}, http.StatusNotFound, "CONTEXT_NOT_FOUND")
 }
 
+// waitContextGone waits until c's interpreter has exited and the agent has
+// noticed (from its reaper, a moment later): from then on, every call on c
+// answers 404.
+func (a *testAgent) waitContextGone(c sdk.Context) {
+	a.t.Helper()
+	waitGone(a.t, c.Pid)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp := a.do("GET", "/contexts/"+c.ID, nil)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusNotFound {
+			return
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("context %s still answers %d after its interpreter exited", c.ID, resp.StatusCode)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestContextIdleExpiry(t *testing.T) {
 	t.Parallel()
 	needInterpreter(t, "bash")
@@ -300,7 +306,7 @@ func TestContextIdleExpiry(t *testing.T) {
 	if keep.ExpiresAt != nil || c.ExpiresAt == nil || c.IdleSeconds != 1 {
 		t.Fatalf("expiry: %+v %+v", c, keep)
 	}
-	waitGone(t, c.Pid)
+	a.waitContextGone(c)
 	a.callErr("POST", "/contexts/"+c.ID+"/run", sdk.RunCodeRequest{Code: "true"}, http.StatusNotFound, "CONTEXT_NOT_FOUND")
 	if res := a.runIn(keep.ID, sdk.RunCodeRequest{Code: "echo alive"}); res.Stdout != "alive\n" {
 		t.Fatalf("context without idle limit: %+v", res)
