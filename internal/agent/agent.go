@@ -168,15 +168,15 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 	return map[agentapi.Route]http.HandlerFunc{
 		agentapi.Health:        s.handleHealth,
 		agentapi.Exec:          s.handleExec,
-		agentapi.PutFile:       s.handlePutFile,
+		agentapi.PutFile:       answerJSON(s.putFile),
 		agentapi.GetFile:       s.handleGetFile,
 		agentapi.DeleteFile:    s.handleDelete,
-		agentapi.ListFiles:     s.handleList,
+		agentapi.ListFiles:     answerJSON(s.list),
 		agentapi.StatFile:      s.handleStat,
 		agentapi.Mkdir:         s.handleMkdir,
 		agentapi.Move:          s.handleMove,
 		agentapi.GetTar:        s.handleGetTar, // files_tar.go
-		agentapi.PutTar:        s.handlePutTar,
+		agentapi.PutTar:        answerJSON(s.putTar),
 		agentapi.Shutdown:      s.handleShutdown,
 		agentapi.Sync:          s.handleSync,    // suspend.go
 		agentapi.Suspend:       s.handleSuspend, // suspend.go
@@ -259,6 +259,18 @@ func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) { httpjson.Write(w, status, v) }
+
+// answerJSON serves f: its value as JSON with 200, or its error.
+func answerJSON[T any](f func(*http.Request) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := f(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	}
+}
 
 func writeError(w http.ResponseWriter, err error) {
 	if httpjson.WriteError(w, err) == errdefs.KindInternal {

@@ -137,19 +137,10 @@ func fsError(err error, path string) error {
 	return errdefs.Internal(err, "%s: file operation failed", path)
 }
 
-// handlePutFile streams the body into a temporary file next to path and
+// putFile streams the body into a temporary file next to path and
 // renames it into place, so a failed upload leaves the old file untouched.
 // A symlink at path is written through (the link stays), as Daytona does.
 // Missing parent directories are made unless parents=false.
-func (s *server) handlePutFile(w http.ResponseWriter, r *http.Request) {
-	info, err := s.putFile(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, info)
-}
-
 func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err != nil {
@@ -336,18 +327,9 @@ func fileKind(m os.FileMode) string {
 	return "special file"
 }
 
-// handleList lists a directory; depth=N also lists N-1 levels below it
+// list lists a directory; depth=N also lists N-1 levels below it
 // (symlinked directories are listed, not entered), each directory's
 // entries by name, each followed by its own contents.
-func (s *server) handleList(w http.ResponseWriter, r *http.Request) {
-	list, err := s.list(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, list)
-}
-
 func (s *server) list(r *http.Request) ([]sdk.FileInfo, error) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err != nil {

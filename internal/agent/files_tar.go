@@ -39,18 +39,9 @@ func (s *server) handleGetTar(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// handlePutTar extracts a tar stream (plain or gzip) into the directory at
+// putTar extracts a tar stream (plain or gzip) into the directory at
 // path, made with its parents unless parents=false. Nothing changes unless
 // the whole stream is read and accepted.
-func (s *server) handlePutTar(w http.ResponseWriter, r *http.Request) {
-	info, err := s.putTar(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, info)
-}
-
 func (s *server) putTar(r *http.Request) (sdk.FileInfo, error) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err != nil {
