@@ -13,7 +13,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-packages=(runc runsc busybox-static iproute2 nftables e2fsprogs tmux mmdebstrap util-linux systemd) # runsc: class gvisor; mmdebstrap: scripts/build-python-image.sh; util-linux: unshare for user namespaces; systemd: systemd-analyze checks the unit of sbx install-service
+packages=(runc runsc busybox-static iproute2 nftables e2fsprogs tmux mmdebstrap util-linux systemd nodejs) # nodejs: scripts/npm-install.sh and the SDK tests; runsc: class gvisor; mmdebstrap: scripts/build-python-image.sh; util-linux: unshare for user namespaces; systemd: systemd-analyze checks the unit of sbx install-service
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -22,6 +22,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "setup.sh: installing ${missing[*]}"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Debian's nodejs comes without npm; NodeSource's has it built in and
+# conflicts with Debian's npm package.
+if ! command -v npm >/dev/null; then
+	echo "setup.sh: installing npm"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
 fi
 
 if ! command -v go >/dev/null; then

@@ -91,7 +91,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 		return errdefs.Unavailable(sdk.CodeMetricsUnavailable, "this daemon serves no metrics")
 	}
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || !(keyIs(key, s.token) || (s.metrics.Token != "" && keyIs(key, s.metrics.Token))) {
+	if !ok || !(s.hasAPIKey(r) || (s.metrics.Token != "" && keyIs(key, s.metrics.Token))) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sbx"`)
 		return errdefs.Unauthorized(sdk.CodeUnauthorized, "/metrics needs the admin key or the metrics key (--metrics-token): send \"Authorization: Bearer <key>\"")
 	}

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"crypto/subtle"
 	"fmt"
 	"net/http"
 	"net/http/httputil"
@@ -283,7 +282,7 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		cookie.HttpOnly, cookie.SameSite, cookie.Secure = true, http.SameSiteLaxMode, r.TLS != nil
 		http.SetCookie(w, cookie)
 	}
-	query := stripCredentials(r, s.token)
+	query := s.stripCredentials(r)
 	rp := &httputil.ReverseProxy{
 		Transport:     s.net.Network.Transport(),
 		FlushInterval: -1, // stream
@@ -348,17 +347,17 @@ func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *st
 	return nil, false
 }
 
-// hasAPIKey reports whether r carries the daemon's API key.
+// hasAPIKey reports whether r carries a valid API key.
 func (s *Server) hasAPIKey(r *http.Request) bool {
-	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(key), []byte(s.token)) == 1
+	_, err := s.principal(r)
+	return err == nil
 }
 
 // stripCredentials removes sbx's own credentials from a preview request, so
 // the sandbox never sees the API key, a token or a signature, and returns
 // the query to forward.
-func stripCredentials(r *http.Request, apiKey string) string {
-	if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && subtle.ConstantTimeCompare([]byte(key), []byte(apiKey)) == 1 {
+func (s *Server) stripCredentials(r *http.Request) string {
+	if s.hasAPIKey(r) {
 		r.Header.Del("Authorization")
 	}
 	r.Header.Del(network.TokenHeader)

@@ -5,12 +5,12 @@ package api
 
 import (
 	"context"
-	"crypto/subtle"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -32,7 +32,7 @@ type Sandboxes interface {
 type Server struct {
 	sandboxes Sandboxes
 	images    Images
-	token     string
+	auth      auth.Authenticator
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
 
@@ -42,9 +42,9 @@ type Server struct {
 }
 
 // New returns the API over the given managers. Every /v1 request must carry
-// "Authorization: Bearer <token>".
-func New(sandboxes Sandboxes, images Images, token string) *Server {
-	s := &Server{sandboxes: sandboxes, images: images, token: token, mux: http.NewServeMux()}
+// "Authorization: Bearer <key>" with a key that keys accepts.
+func New(sandboxes Sandboxes, images Images, keys auth.Authenticator) *Server {
+	s := &Server{sandboxes: sandboxes, images: images, auth: keys, mux: http.NewServeMux()}
 	for _, rt := range s.routes() {
 		// lookup.go: a lookup route never starts the sandbox.
 		h := adapt(s.withInstanceRule(rt))
@@ -83,22 +83,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// authenticate lets a request through with its principal in the context.
 func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		auth := r.Header.Get("Authorization")
-		key, ok := strings.CutPrefix(auth, "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(key), []byte(s.token)) != 1 {
+		p, err := s.principal(r)
+		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sbx"`)
-			msg := "missing API key: send \"Authorization: Bearer <key>\"; the admin key is in <data-dir>/admin.token"
-			if ok {
-				msg = "wrong API key"
-			}
-			writeError(w, r, errdefs.Unauthorized(sdk.CodeUnauthorized, "%s", msg))
+			writeError(w, r, err)
 			return
 		}
-		next(w, r)
+		next(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 	}
 }
+
+// principal is who r's "Authorization: Bearer" key stands for.
+func (s *Server) principal(r *http.Request) (auth.Principal, error) {
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\"; the admin key is in <data-dir>/admin.token")
+	}
+	return s.auth.Authenticate(r.Context(), key)
+}
+
+// Mount serves h under prefix (a pattern such as "/daytona/"), behind the
+// API's access log and panic recovery: compatibility layers and other
+// surfaces sit beside the API on the same listener. h authenticates itself.
+func (s *Server) Mount(prefix string, h http.Handler) { s.mux.Handle(prefix, h) }
 
 // handler is an API handler: it writes its answer, or returns the error to
 // answer with (writeError). Once it has written, it returns nil.

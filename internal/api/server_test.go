@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
@@ -21,7 +22,7 @@ const testKey = "test-key"
 func newTestServer(t *testing.T) (*Server, *fakeSandboxes) {
 	t.Helper()
 	f := newFake()
-	return New(f, fakeImages{}, testKey), f
+	return New(f, fakeImages{}, auth.AdminToken(testKey)), f
 }
 
 // do sends a request to s; key "" sends none.

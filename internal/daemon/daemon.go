@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/network"
@@ -166,7 +167,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if ln, err = withTLS(ln, cfg); err != nil { // tls.go
 		return err
 	}
-	handler := api.New(mgr, images, token)
+	handler := api.New(mgr, images, auth.AdminToken(token))
 	handler.SetMetrics(mx.api())
 	if err := mx.serve(ctx); err != nil {
 		return err

@@ -33,6 +33,9 @@ var Programs = map[string]Program{
 
 	// Tests only: systemd-analyze checks the unit sbx install-service writes.
 	"systemd-analyze": {Package: "systemd"},
+	// Tests of the SDKs and compatibility layers (scripts/npm-install.sh).
+	"node": {Package: "nodejs"},
+	"npm":  {Note: "Debian's npm package, or bundled with a NodeSource nodejs (which conflicts with Debian's npm): setup.sh installs npm only when the command is missing"},
 }
 
 // basePackages are in every Debian installation (priority required, what

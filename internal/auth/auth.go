@@ -1,0 +1,69 @@
+// Package auth says who sent a request: an API key becomes a Principal (the
+// key, its team and its scopes), carried in the request's context to every
+// layer below — the API, the compatibility layers, the SSH gateway and the
+// sandbox Manager all read it from there.
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"slices"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Scope is a permission an API key holds.
+type Scope string
+
+// ScopeAdmin allows everything.
+const ScopeAdmin Scope = "admin"
+
+// DefaultTeam owns everything made before teams existed and everything the
+// admin key makes without naming a team.
+const DefaultTeam = "default"
+
+// Principal is who a request acts for.
+type Principal struct {
+	KeyID  string // "admin" for the bootstrap admin key
+	Team   string
+	Scopes []Scope
+}
+
+// Has reports whether p holds scope s (admin holds every scope).
+func (p Principal) Has(s Scope) bool {
+	return slices.Contains(p.Scopes, ScopeAdmin) || slices.Contains(p.Scopes, s)
+}
+
+// Authenticator turns a presented API key into the principal it stands for.
+type Authenticator interface {
+	// Authenticate returns the key's principal, or an errdefs Unauthorized
+	// error for a missing, wrong, revoked or expired key.
+	Authenticate(ctx context.Context, key string) (Principal, error)
+}
+
+// AdminToken is the bootstrap admin key (<data-dir>/admin.token).
+type AdminToken string
+
+// Admin is the principal of the admin key.
+var Admin = Principal{KeyID: "admin", Team: DefaultTeam, Scopes: []Scope{ScopeAdmin}}
+
+func (t AdminToken) Authenticate(_ context.Context, key string) (Principal, error) {
+	if key == "" || subtle.ConstantTimeCompare([]byte(key), []byte(t)) != 1 {
+		return Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key")
+	}
+	return Admin, nil
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the principal ctx carries, if any.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}
