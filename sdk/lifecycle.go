@@ -66,6 +66,7 @@ type Event struct {
 	Seq         int64     `json:"seq"` // increasing across all sandboxes
 	SandboxID   string    `json:"sandboxId"`
 	SandboxName string    `json:"sandboxName,omitempty"`
+	Team        string    `json:"team,omitempty"` // the sandbox's team
 	Time        time.Time `json:"time"`
 	State       State     `json:"state"`
 	Reason      string    `json:"reason,omitempty"`

@@ -28,6 +28,7 @@ const (
 type Sandbox struct {
 	ID        string            `json:"id"`
 	Name      string            `json:"name,omitempty"`
+	Team      string            `json:"team,omitempty"` // owner (teams.go)
 	State     State             `json:"state"`
 	Reason    string            `json:"reason,omitempty"` // why it entered State: "user", "crash", "reconcile", …
 	Error     string            `json:"error,omitempty"`  // set in state "error"

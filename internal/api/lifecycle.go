@@ -199,7 +199,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string)
 
 // Event is the wire form of a stored event (also what webhooks send).
 func Event(e store.Event) sdk.Event {
-	return sdk.Event{Seq: e.Seq, SandboxID: e.SandboxID, SandboxName: e.SandboxName, Time: e.Time,
+	return sdk.Event{Seq: e.Seq, SandboxID: e.SandboxID, SandboxName: e.SandboxName, Team: e.Team, Time: e.Time,
 		State: sdk.State(e.State), Reason: e.Reason, Message: e.Message}
 }
 

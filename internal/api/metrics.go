@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -84,14 +85,18 @@ func (w *statusWriter) Flush() { http.NewResponseController(w.ResponseWriter).Fl
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// serveMetrics serves /metrics to a caller with the admin key or the
-// metrics key.
+// serveMetrics serves /metrics to a caller with a key holding metrics:read
+// (or admin), or the metrics key.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 	if s.metrics == nil || s.metrics.Metrics == nil {
 		return errdefs.Unavailable(sdk.CodeMetricsUnavailable, "this daemon serves no metrics")
 	}
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || !(s.hasAPIKey(r) || (s.metrics.Token != "" && keyIs(key, s.metrics.Token))) {
+	p, err := s.principal(r)
+	if err == nil && !p.Has(auth.ScopeMetricsRead) {
+		return missingScope(auth.ScopeMetricsRead)
+	}
+	if !ok || !(err == nil || (s.metrics.Token != "" && keyIs(key, s.metrics.Token))) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sbx"`)
 		return errdefs.Unauthorized(sdk.CodeUnauthorized, "/metrics needs the admin key or the metrics key (--metrics-token): send \"Authorization: Bearer <key>\"")
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
@@ -250,6 +251,11 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking: previews are off")
 	}
 	unauthorized := errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
+	// A caller with an API key looks up as its team: another team's
+	// sandbox is not found, and its key opens no preview of it.
+	if p, err := s.principal(r); err == nil {
+		r = r.WithContext(auth.WithPrincipal(r.Context(), p))
+	}
 	sb, err := s.sandboxes.Get(r.Context(), idOrName)
 	var rec *store.Port
 	if err == nil {

@@ -154,7 +154,7 @@ func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request) error {
 // toAPI turns a stored record into its wire form.
 func toAPI(sb *store.Sandbox) sdk.Sandbox {
 	out := sdk.Sandbox{
-		ID: sb.ID, Name: sb.Name, State: sdk.State(sb.State), Reason: sb.Reason, Error: sb.Error,
+		ID: sb.ID, Name: sb.Name, Team: sb.Team, State: sdk.State(sb.State), Reason: sb.Reason, Error: sb.Error,
 		Image: sb.Spec.Image, Env: sb.Spec.Env, Labels: sb.Spec.Labels,
 		CPU: sb.Spec.CPU, MemoryMiB: sb.Spec.MemoryMiB, PidsLimit: sb.Spec.PidsLimit, Workdir: sb.Spec.Workdir,
 		DiskMiB: sb.Spec.DiskMiB, CreatedAt: sb.CreatedAt,

@@ -39,6 +39,8 @@ type Server struct {
 	metricsState // /metrics, request metrics, stats (metrics.go)
 
 	createOnTouch bool // touch.go
+
+	tenancy *Tenancy // keys, teams, rate limits, audit (auth.go)
 }
 
 // New returns the API over the given managers. Every /v1 request must carry
@@ -52,7 +54,7 @@ func New(sandboxes Sandboxes, images Images, keys auth.Authenticator) *Server {
 			h = s.active(h)
 		}
 		if !rt.public {
-			h = s.authenticate(h)
+			h = s.authenticate(rt, h) // auth.go: key, scope, rate limit, audit
 		}
 		h = s.measured(rt, h) // metrics.go
 		s.mux.Handle(rt.method+" "+rt.pattern, h)
@@ -81,19 +83,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
-}
-
-// authenticate lets a request through with its principal in the context.
-func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.principal(r)
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="sbx"`)
-			writeError(w, r, err)
-			return
-		}
-		next(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
-	}
 }
 
 // principal is who r's "Authorization: Bearer" key stands for.

@@ -71,6 +71,8 @@ type Config struct {
 	// CreateOnTouch: a toolbox call on an unknown name creates the
 	// sandbox with the defaults (see package api, touch.go).
 	CreateOnTouch bool
+
+	Teams TeamsConfig // teams.go: API keys, rate limits, audit log
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -167,7 +169,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if ln, err = withTLS(ln, cfg); err != nil { // tls.go
 		return err
 	}
-	handler := api.New(mgr, images, auth.AdminToken(token))
+	keySvc, tenancy, err := startTeams(ctx, cfg.Teams, st, auth.AdminToken(token)) // teams.go
+	if err != nil {
+		return err
+	}
+	defer tenancy.Audit.Close()
+	defer keySvc.Close()
+	handler := api.New(mgr, images, keySvc)
+	handler.SetTenancy(tenancy)
 	handler.SetMetrics(mx.api())
 	if err := mx.serve(ctx); err != nil {
 		return err

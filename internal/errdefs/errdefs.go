@@ -24,6 +24,8 @@ const (
 	KindTooLarge                 // the request body is too large: 413
 	KindUnavailable              // try again later: 503
 	KindDiskFull                 // a disk is full; free space first: 507
+	KindForbidden                // the key lacks a scope, or a quota is reached: 403
+	KindRateLimited              // too many requests with this key; retry later: 429
 )
 
 // Error is an error with a kind, a code such as sdk.CodeSandboxNotFound and a message
@@ -77,6 +79,17 @@ func DiskFull(code sdk.Code, format string, args ...any) error {
 // Unauthorized reports a missing or wrong credential.
 func Unauthorized(code sdk.Code, format string, args ...any) error {
 	return newf(KindUnauthorized, code, format, args...)
+}
+
+// Forbidden reports a request the key may not make (a missing scope) or a
+// team may not make now (a quota).
+func Forbidden(code sdk.Code, format string, args ...any) error {
+	return newf(KindForbidden, code, format, args...)
+}
+
+// RateLimited reports a key over its request rate.
+func RateLimited(code sdk.Code, format string, args ...any) error {
+	return newf(KindRateLimited, code, format, args...)
 }
 
 // TooLarge reports a request body over its limit.

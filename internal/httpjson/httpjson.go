@@ -27,6 +27,8 @@ var statusOf = map[errdefs.Kind]int{
 	errdefs.KindTooLarge:     http.StatusRequestEntityTooLarge,
 	errdefs.KindUnavailable:  http.StatusServiceUnavailable,
 	errdefs.KindDiskFull:     http.StatusInsufficientStorage,
+	errdefs.KindForbidden:    http.StatusForbidden,
+	errdefs.KindRateLimited:  http.StatusTooManyRequests,
 }
 
 // Status returns the HTTP status of an error kind.

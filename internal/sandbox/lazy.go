@@ -141,13 +141,20 @@ func (m *Manager) startLocked(ctx context.Context, sb *store.Sandbox, reason str
 	if err := m.cfg.Disk.Check("start a sandbox"); err != nil {
 		return err
 	}
+	release, err := m.reserveStart(ctx, sb) // quota.go: the team's maxRunning
+	if err != nil {
+		return err
+	}
 	if sb.State == sdk.StateArchived {
+		release()
 		if err := m.restoreLocked(ctx, sb, reason); err != nil {
 			return err
 		}
 	} else if err := m.transition(ctx, sb, sdk.StateStarting, reason, ""); err != nil {
+		release()
 		return err
 	}
+	release()
 	m.clearExitMarker(sb.ID)
 	if err := m.startInstance(ctx, sb); err != nil {
 		m.transition(ctx, sb, sdk.StateError, "start-failed", err.Error())

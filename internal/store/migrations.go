@@ -103,6 +103,52 @@ var migrations = []string{
 		expires_at TEXT
 	);
 	CREATE INDEX snapshots_created ON snapshots (created_at, name);`,
+	// 5: teams, API keys and the audit log. Every sandbox, event and
+	// snapshot belongs to a team; what existed goes to team "default".
+	// Sandbox names become unique per team: the old column's UNIQUE
+	// constraint cannot be dropped without rebuilding the table, which
+	// would cascade-delete the rows that reference it (leases, ports), so
+	// the old column is renamed and emptied and a new one takes its place.
+	`CREATE TABLE teams (
+		id         TEXT PRIMARY KEY,
+		quotas     TEXT NOT NULL DEFAULT '{}', -- JSON of Quotas
+		created_at TEXT
+	);
+	INSERT INTO teams (id, created_at) VALUES ('default', strftime('%Y-%m-%dT%H:%M:%S.000000000Z', 'now'));
+	CREATE TABLE api_keys (
+		id            TEXT PRIMARY KEY,
+		name          TEXT NOT NULL DEFAULT '',
+		team          TEXT NOT NULL,
+		scopes        TEXT NOT NULL,  -- JSON array
+		secret_sha256 BLOB NOT NULL,  -- never the secret itself
+		created_at    TEXT,
+		expires_at    TEXT,
+		revoked_at    TEXT,
+		last_used_at  TEXT
+	);
+	CREATE TABLE audit (
+		seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+		time       TEXT NOT NULL,
+		key_id     TEXT NOT NULL DEFAULT '',
+		team       TEXT NOT NULL DEFAULT '',
+		method     TEXT NOT NULL,
+		path       TEXT NOT NULL,
+		status     INTEGER NOT NULL,
+		code       TEXT NOT NULL DEFAULT '',
+		request_id TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX audit_time ON audit (time);
+	CREATE INDEX audit_team ON audit (team, seq);
+
+	ALTER TABLE sandboxes RENAME COLUMN name TO name_before_teams;
+	ALTER TABLE sandboxes ADD COLUMN name TEXT;
+	ALTER TABLE sandboxes ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
+	UPDATE sandboxes SET name = name_before_teams, name_before_teams = NULL;
+	CREATE UNIQUE INDEX sandboxes_team_name ON sandboxes (team, name);
+	CREATE INDEX sandboxes_name ON sandboxes (name);
+	ALTER TABLE events ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
+	CREATE INDEX events_team ON events (team, seq);
+	ALTER TABLE snapshots ADD COLUMN team TEXT NOT NULL DEFAULT 'default';`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

@@ -10,7 +10,8 @@ import (
 // optionally a memory image (the files of which the sandbox Manager keeps
 // under <data>/snapshots/<name>/).
 type Snapshot struct {
-	Name      string
+	Name      string // unique across teams (its memory files are kept by name)
+	Team      string // owner; CreateSnapshot stamps the caller's team when ""
 	SandboxID string // the sandbox it was taken from; it may be gone since
 	// Spec is the source sandbox's spec when the snapshot was taken; its
 	// Layers end with the snapshot's own layer.
@@ -24,7 +25,8 @@ type Snapshot struct {
 	ExpiresAt  time.Time // zero: never
 }
 
-// SnapshotStore persists snapshots.
+// SnapshotStore persists snapshots. Like the Store's sandbox methods, each
+// is scoped to the team of the principal in ctx.
 //
 // Errors: CreateSnapshot gives a Conflict (code SNAPSHOT_EXISTS) for a taken
 // name; GetSnapshot, SetSnapshotExpiry and DeleteSnapshot give a NotFound

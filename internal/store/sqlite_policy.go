@@ -86,8 +86,9 @@ func (s *SQLite) AppendEvent(ctx context.Context, ev *Event) error {
 // insertEvent inserts e and returns its sequence number.
 func insertEvent(ctx context.Context, tx *sql.Tx, e *Event, evTime any) (int64, error) {
 	res, err := tx.ExecContext(ctx,
-		"INSERT INTO events (sandbox_id, sandbox_name, time, state, reason, message) VALUES (?, ?, ?, ?, ?, ?)",
-		e.SandboxID, e.SandboxName, evTime, e.State, e.Reason, e.Message)
+		`INSERT INTO events (sandbox_id, sandbox_name, time, state, reason, message, team)
+			VALUES (?, ?, ?, ?, ?, ?, COALESCE(NULLIF(?, ''), (SELECT team FROM sandboxes WHERE id = ?), 'default'))`,
+		e.SandboxID, e.SandboxName, evTime, e.State, e.Reason, e.Message, e.Team, e.SandboxID)
 	if err != nil {
 		return 0, errdefs.Internal(err, "record event of sandbox %s", e.SandboxID)
 	}

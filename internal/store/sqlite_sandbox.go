@@ -10,7 +10,7 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at, last_activity_at, expires_at, expires_action"
+const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at, last_activity_at, expires_at, expires_action, team"
 
 // defaultEventLimit is how many events ListEvents returns when limit <= 0.
 const defaultEventLimit = 1000
@@ -38,17 +38,23 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	if err != nil {
 		return err
 	}
+	team := teamFor(ctx, sb.Team)
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		// In the same transaction as the insert, and every write goes
+		// through one connection: concurrent creates cannot both pass.
+		if err := checkSandboxQuota(ctx, tx, team, sb.Spec); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx,
-			"INSERT INTO sandboxes ("+sandboxColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"INSERT INTO sandboxes ("+sandboxColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			sb.ID, nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec, times[0], times[1], times[2], times[3],
-			times[4], times[5], sb.ExpiresAction)
+			times[4], times[5], sb.ExpiresAction, team)
 		return sandboxWriteError(err, sb)
 	})
 	if err != nil {
 		return err
 	}
-	sb.CreatedAt, sb.UpdatedAt = created, t
+	sb.CreatedAt, sb.UpdatedAt, sb.Team = created, t, team
 	return nil
 }
 
@@ -60,7 +66,7 @@ func sandboxWriteError(err error, sb *Sandbox) error {
 		return nil
 	case isPrimaryKeyViolation(err):
 		return errdefs.Conflict(sdk.CodeIDTaken, "a sandbox with id %q already exists", sb.ID)
-	case isUniqueViolation(err): // name is the only other unique column
+	case isUniqueViolation(err): // (team, name) is the only other unique index
 		return errdefs.Conflict(sdk.CodeNameTaken,
 			"a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", sb.Name)
 	}
@@ -70,9 +76,10 @@ func sandboxWriteError(err error, sb *Sandbox) error {
 // GetSandbox finds a sandbox by id or, failing that, by name.
 func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, error) {
 	// One query, so the answer comes from one snapshot; an id match wins.
+	team, args := teamClause(ctx, "team")
 	row := s.r.QueryRowContext(ctx,
-		"SELECT "+sandboxColumns+" FROM sandboxes WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1",
-		idOrName, idOrName, idOrName)
+		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC LIMIT 1",
+		append(append([]any{idOrName, idOrName}, args...), idOrName)...)
 	sb, err := scanSandbox(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", idOrName)
@@ -82,10 +89,10 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 
 // ListSandboxes returns the sandboxes matching f, oldest first.
 func (s *SQLite) ListSandboxes(ctx context.Context, f Filter) ([]*Sandbox, error) {
-	q := "SELECT " + sandboxColumns + " FROM sandboxes"
-	var args []any
+	team, args := teamClause(ctx, "team")
+	q := "SELECT " + sandboxColumns + " FROM sandboxes WHERE 1" + team
 	if f.State != "" {
-		q += " WHERE state = ?"
+		q += " AND state = ?"
 		args = append(args, f.State)
 	}
 	rows, err := s.r.QueryContext(ctx, q+" ORDER BY created_at, id", args...)
@@ -147,6 +154,9 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		if e.SandboxName == "" {
 			e.SandboxName = sb.Name
 		}
+		if e.Team == "" {
+			e.Team = sb.Team
+		}
 		if e.Time.IsZero() {
 			e.Time = t
 		}
@@ -154,14 +164,15 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 			return err
 		}
 	}
+	team, teamArgs := teamClause(ctx, "team")
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE sandboxes SET name = ?, state = ?, reason = ?, error = ?, spec = ?,
 				created_at = ?, updated_at = ?, started_at = ?, stopped_at = ?,
 				last_activity_at = ?, expires_at = ?, expires_action = ?
-			WHERE id = ?`,
-			nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec,
-			times[0], times[1], times[2], times[3], times[4], times[5], sb.ExpiresAction, sb.ID)
+			WHERE id = ?`+team,
+			append([]any{nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec,
+				times[0], times[1], times[2], times[3], times[4], times[5], sb.ExpiresAction, sb.ID}, teamArgs...)...)
 		if err != nil {
 			return sandboxWriteError(err, sb)
 		}
@@ -210,8 +221,9 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 	if limit <= 0 {
 		limit = defaultEventLimit
 	}
-	q := "SELECT seq, sandbox_id, sandbox_name, time, state, reason, message FROM events WHERE seq > ?"
-	args := []any{after}
+	team, teamArgs := teamClause(ctx, "team")
+	q := "SELECT seq, sandbox_id, sandbox_name, team, time, state, reason, message FROM events WHERE seq > ?" + team
+	args := append([]any{after}, teamArgs...)
 	if sandboxID != "" {
 		q += " AND sandbox_id = ?"
 		args = append(args, sandboxID)
@@ -225,7 +237,7 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 	for rows.Next() {
 		var e Event
 		var t sql.NullString
-		if err := rows.Scan(&e.Seq, &e.SandboxID, &e.SandboxName, &t, &e.State, &e.Reason, &e.Message); err != nil {
+		if err := rows.Scan(&e.Seq, &e.SandboxID, &e.SandboxName, &e.Team, &t, &e.State, &e.Reason, &e.Message); err != nil {
 			return nil, errdefs.Internal(err, "read event")
 		}
 		if e.Time, err = decodeTime(t); err != nil {
@@ -245,7 +257,7 @@ func scanSandbox(sc scanner) (*Sandbox, error) {
 	var spec string
 	var created, updated, started, stopped, active, expires sql.NullString
 	err := sc.Scan(&sb.ID, &name, &sb.State, &sb.Reason, &sb.Error, &spec, &created, &updated, &started, &stopped,
-		&active, &expires, &sb.ExpiresAction)
+		&active, &expires, &sb.ExpiresAction, &sb.Team)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}

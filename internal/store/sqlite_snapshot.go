@@ -12,7 +12,7 @@ import (
 
 var _ SnapshotStore = (*SQLite)(nil)
 
-const snapshotColumns = "name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at"
+const snapshotColumns = "name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at, team"
 
 func snapshotNotFound(name string) error {
 	return errdefs.NotFound(sdk.CodeSnapshotNotFound, "snapshot %q not found; list snapshots with \"sbx snapshot ls\"", name)
@@ -35,10 +35,14 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if err != nil {
 		return err
 	}
+	team := teamFor(ctx, snap.Team)
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		if err := checkSnapshotQuota(ctx, tx, team); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx,
-			"INSERT INTO snapshots ("+snapshotColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			snap.Name, snap.SandboxID, spec, snap.Memory, snap.SizeBytes, times[0], snap.TTLSeconds, times[1])
+			"INSERT INTO snapshots ("+snapshotColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			snap.Name, snap.SandboxID, spec, snap.Memory, snap.SizeBytes, times[0], snap.TTLSeconds, times[1], team)
 		switch {
 		case err == nil:
 			return nil
@@ -50,13 +54,14 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	snap.CreatedAt = created
+	snap.CreatedAt, snap.Team = created, team
 	return nil
 }
 
 // GetSnapshot returns the snapshot called name.
 func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error) {
-	row := s.r.QueryRowContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE name = ?", name)
+	team, args := teamClause(ctx, "team")
+	row := s.r.QueryRowContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
 	snap, err := scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, snapshotNotFound(name)
@@ -66,7 +71,8 @@ func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error
 
 // ListSnapshots returns every snapshot, oldest first.
 func (s *SQLite) ListSnapshots(ctx context.Context) ([]*Snapshot, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots ORDER BY created_at, name")
+	team, args := teamClause(ctx, "team")
+	rows, err := s.r.QueryContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
 	if err != nil {
 		return nil, errdefs.Internal(err, "list snapshots")
 	}
@@ -91,12 +97,14 @@ func (s *SQLite) SetSnapshotExpiry(ctx context.Context, name string, expiresAt t
 	if err != nil {
 		return err
 	}
-	return s.changeSnapshot(ctx, name, "UPDATE snapshots SET expires_at = ? WHERE name = ?", at, name)
+	team, args := teamClause(ctx, "team")
+	return s.changeSnapshot(ctx, name, "UPDATE snapshots SET expires_at = ? WHERE name = ?"+team, append([]any{at, name}, args...)...)
 }
 
 // DeleteSnapshot removes the snapshot called name.
 func (s *SQLite) DeleteSnapshot(ctx context.Context, name string) error {
-	return s.changeSnapshot(ctx, name, "DELETE FROM snapshots WHERE name = ?", name)
+	team, args := teamClause(ctx, "team")
+	return s.changeSnapshot(ctx, name, "DELETE FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
 }
 
 // changeSnapshot runs one statement that must touch the snapshot name.
@@ -119,7 +127,7 @@ func scanSnapshot(sc scanner) (*Snapshot, error) {
 	var snap Snapshot
 	var spec string
 	var created, expires sql.NullString
-	err := sc.Scan(&snap.Name, &snap.SandboxID, &spec, &snap.Memory, &snap.SizeBytes, &created, &snap.TTLSeconds, &expires)
+	err := sc.Scan(&snap.Name, &snap.SandboxID, &spec, &snap.Memory, &snap.SizeBytes, &created, &snap.TTLSeconds, &expires, &snap.Team)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}

@@ -18,8 +18,10 @@ import (
 
 // Sandbox is the stored record of a sandbox.
 type Sandbox struct {
-	ID     string
-	Name   string    // "" when the caller gave none; unique otherwise
+	ID   string
+	Name string // "" when the caller gave none; unique in its team otherwise
+	Team string // owner; CreateSandbox stamps the caller's team when ""
+
 	State  sdk.State // stored as its string; sandbox/transitions.go says what each allows
 	Reason string    // why it entered State
 	Error  string    // message for state "error"
@@ -97,6 +99,7 @@ type Event struct {
 	// SandboxName is the sandbox's name when the event was recorded; the
 	// store fills it in from the record in UpdateSandbox.
 	SandboxName string
+	Team        string // the sandbox's team; the store fills it in when ""
 	Time        time.Time
 	State       sdk.State
 	Reason      string
@@ -133,6 +136,10 @@ type Filter struct {
 type Store interface {
 	// CreateSandbox inserts sb. A taken name or id gives a Conflict error.
 	CreateSandbox(ctx context.Context, sb *Sandbox) error
+	// Every read and write below is scoped to the team of the principal in
+	// ctx (internal/auth): another team's sandbox is not found. A context
+	// without a principal (an internal caller) sees every team.
+
 	// GetSandbox finds a sandbox by id or, failing that, by name.
 	GetSandbox(ctx context.Context, idOrName string) (*Sandbox, error)
 	// ListSandboxes returns the matching sandboxes, oldest first.

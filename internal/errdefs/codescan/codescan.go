@@ -25,7 +25,8 @@ var codeRe = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
 
 // constructors are the errdefs functions whose first argument is a code.
 var constructors = map[string]bool{"Invalid": true, "NotFound": true, "Conflict": true,
-	"Unavailable": true, "Unauthorized": true, "TooLarge": true, "DiskFull": true}
+	"Unavailable": true, "Unauthorized": true, "TooLarge": true, "DiskFull": true,
+	"Forbidden": true, "RateLimited": true}
 
 // errorTypes are the struct types whose Code field is an error code (not,
 // say, RunCodeRequest.Code, which is program text).

@@ -1,0 +1,255 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Team is the stored record of a team (sdk.Team).
+type Team struct {
+	ID        string
+	Quotas    sdk.Quotas
+	CreatedAt time.Time
+}
+
+// TeamStore persists teams and their quotas. Teams are admin objects: these
+// methods are not scoped by the caller's team (the API lets only admin keys
+// reach them, or a key read its own team).
+type TeamStore interface {
+	// CreateTeam inserts t; a taken id gives a Conflict (TEAM_EXISTS).
+	CreateTeam(ctx context.Context, t *Team) error
+	GetTeam(ctx context.Context, id string) (*Team, error)
+	ListTeams(ctx context.Context) ([]*Team, error)
+	// SetQuotas replaces a team's quotas.
+	SetQuotas(ctx context.Context, id string, q sdk.Quotas) error
+	// DeleteTeam removes an empty team: one that still owns sandboxes,
+	// snapshots or keys gives a Conflict (TEAM_NOT_EMPTY).
+	DeleteTeam(ctx context.Context, id string) error
+	// Usage sums what a team holds now.
+	Usage(ctx context.Context, id string) (sdk.TeamUsage, error)
+}
+
+var _ TeamStore = (*SQLite)(nil)
+
+func (s *SQLite) CreateTeam(ctx context.Context, t *Team) error {
+	q, err := encodeJSON(t.Quotas)
+	if err != nil {
+		return err
+	}
+	t.CreatedAt = now()
+	created, _ := encodeTime(t.CreatedAt)
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO teams (id, quotas, created_at) VALUES (?, ?, ?)", t.ID, q, created)
+		if isPrimaryKeyViolation(err) {
+			return errdefs.Conflict(sdk.CodeTeamExists, "team %q already exists", t.ID)
+		}
+		if err != nil {
+			return errdefs.Internal(err, "create team %s", t.ID)
+		}
+		return nil
+	})
+}
+
+func (s *SQLite) GetTeam(ctx context.Context, id string) (*Team, error) {
+	t, err := scanTeam(s.r.QueryRowContext(ctx, "SELECT id, quotas, created_at FROM teams WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
+	}
+	return t, err
+}
+
+func (s *SQLite) ListTeams(ctx context.Context) ([]*Team, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT id, quotas, created_at FROM teams ORDER BY id")
+	if err != nil {
+		return nil, errdefs.Internal(err, "list teams")
+	}
+	defer rows.Close()
+	out := []*Team{}
+	for rows.Next() {
+		t, err := scanTeam(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errdefs.Internal(err, "list teams")
+	}
+	return out, nil
+}
+
+func (s *SQLite) SetQuotas(ctx context.Context, id string, q sdk.Quotas) error {
+	b, err := encodeJSON(q)
+	if err != nil {
+		return err
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE teams SET quotas = ? WHERE id = ?", b, id)
+		if err != nil {
+			return errdefs.Internal(err, "set quotas of team %s", id)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
+		}
+		return nil
+	})
+}
+
+func (s *SQLite) DeleteTeam(ctx context.Context, id string) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM sandboxes WHERE team = ?)
+			+ (SELECT COUNT(*) FROM snapshots WHERE team = ?)
+			+ (SELECT COUNT(*) FROM api_keys WHERE team = ? AND revoked_at IS NULL)`, id, id, id).Scan(&n)
+		if err != nil {
+			return errdefs.Internal(err, "count what team %s owns", id)
+		}
+		if n > 0 {
+			return errdefs.Conflict(sdk.CodeTeamNotEmpty, "team %q still owns %d sandboxes, snapshots or keys; delete or revoke them first", id, n)
+		}
+		res, err := tx.ExecContext(ctx, "DELETE FROM teams WHERE id = ?", id)
+		if err != nil {
+			return errdefs.Internal(err, "delete team %s", id)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
+		}
+		return nil
+	})
+}
+
+func (s *SQLite) Usage(ctx context.Context, id string) (sdk.TeamUsage, error) {
+	t, err := s.GetTeam(ctx, id)
+	if err != nil {
+		return sdk.TeamUsage{}, err
+	}
+	u, err := usage(ctx, s.r, id)
+	u.Quotas = t.Quotas
+	return u, err
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// usage sums a team's sandboxes and snapshots. A sandbox counts as running
+// while it has (or is getting, or is leaving) an instance.
+func usage(ctx context.Context, q querier, team string) (sdk.TeamUsage, error) {
+	u := sdk.TeamUsage{Team: team}
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*),
+			COALESCE(SUM(state IN ('creating', 'starting', 'started', 'stopping', 'pausing', 'paused', 'resuming')), 0),
+			COALESCE(SUM(json_extract(spec, '$.cpu')), 0),
+			COALESCE(SUM(json_extract(spec, '$.memoryMiB')), 0),
+			COALESCE(SUM(json_extract(spec, '$.diskMiB')), 0),
+			(SELECT COUNT(*) FROM snapshots WHERE team = ?)
+		FROM sandboxes WHERE team = ?`, team, team).
+		Scan(&u.Sandboxes, &u.Running, &u.CPU, &u.MemoryMiB, &u.DiskMiB, &u.Snapshots)
+	if err != nil {
+		return u, errdefs.Internal(err, "sum the usage of team %s", team)
+	}
+	return u, nil
+}
+
+// checkSandboxQuota refuses one more sandbox with spec in team when it
+// would pass one of the team's quotas. Run inside the inserting
+// transaction, it sees every earlier create.
+func checkSandboxQuota(ctx context.Context, tx *sql.Tx, team string, spec Spec) error {
+	var raw string
+	err := tx.QueryRowContext(ctx, "SELECT quotas FROM teams WHERE id = ?", team).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", team)
+	}
+	if err != nil {
+		return errdefs.Internal(err, "read quotas of team %s", team)
+	}
+	var q sdk.Quotas
+	if err := decodeJSON(raw, &q); err != nil {
+		return err
+	}
+	if q == (sdk.Quotas{}) {
+		return nil
+	}
+	u, err := usage(ctx, tx, team)
+	if err != nil {
+		return err
+	}
+	// A new sandbox starts at once: it counts as running too.
+	return OverQuota(q, u, sdk.TeamUsage{Sandboxes: 1, Running: 1, CPU: spec.CPU, MemoryMiB: spec.MemoryMiB, DiskMiB: spec.DiskMiB})
+}
+
+// CheckStart refuses to start one more sandbox of team past its
+// maxRunning quota. The caller serialises starts (sandbox/quota.go), as
+// the check and the start's state change are two transactions.
+func (s *SQLite) CheckStart(ctx context.Context, team string) error {
+	t, err := s.GetTeam(ctx, team)
+	if err != nil || t.Quotas.MaxRunning == 0 {
+		return nil // no team record: no quotas
+	}
+	u, err := usage(ctx, s.r, team)
+	if err != nil {
+		return err
+	}
+	return OverQuota(t.Quotas, u, sdk.TeamUsage{Running: 1})
+}
+
+// checkSnapshotQuota refuses one more snapshot in team past its quota.
+func checkSnapshotQuota(ctx context.Context, tx *sql.Tx, team string) error {
+	var raw string
+	if err := tx.QueryRowContext(ctx, "SELECT quotas FROM teams WHERE id = ?", team).Scan(&raw); err != nil {
+		return nil // a team without a record has no quotas
+	}
+	var q sdk.Quotas
+	if err := decodeJSON(raw, &q); err != nil || q.MaxSnapshots == 0 {
+		return err
+	}
+	u, err := usage(ctx, tx, team)
+	if err != nil {
+		return err
+	}
+	return OverQuota(q, u, sdk.TeamUsage{Snapshots: 1})
+}
+
+// OverQuota returns the error naming the first quota of q that usage u
+// plus more would pass, or nil.
+func OverQuota(q sdk.Quotas, u, more sdk.TeamUsage) error {
+	over := func(limit, have, add float64) bool { return limit > 0 && add > 0 && have+add > limit }
+	switch {
+	case over(float64(q.MaxSandboxes), float64(u.Sandboxes), float64(more.Sandboxes)):
+		return errdefs.Forbidden(sdk.CodeQuotaSandboxes, "team %q may hold at most %d sandboxes (quota maxSandboxes); delete one first", u.Team, q.MaxSandboxes)
+	case over(float64(q.MaxRunning), float64(u.Running), float64(more.Running)):
+		return errdefs.Forbidden(sdk.CodeQuotaRunning, "team %q may run at most %d sandboxes at once (quota maxRunning); stop one first", u.Team, q.MaxRunning)
+	case over(q.CPU, u.CPU, more.CPU):
+		return errdefs.Forbidden(sdk.CodeQuotaCPU, "team %q may use at most %g CPUs in all (quota cpu); it has %g", u.Team, q.CPU, u.CPU)
+	case over(float64(q.MemoryMiB), float64(u.MemoryMiB), float64(more.MemoryMiB)):
+		return errdefs.Forbidden(sdk.CodeQuotaMemory, "team %q may use at most %d MiB of memory in all (quota memoryMiB); it has %d", u.Team, q.MemoryMiB, u.MemoryMiB)
+	case over(float64(q.DiskMiB), float64(u.DiskMiB), float64(more.DiskMiB)):
+		return errdefs.Forbidden(sdk.CodeQuotaDisk, "team %q may use at most %d MiB of disk in all (quota diskMiB); it has %d", u.Team, q.DiskMiB, u.DiskMiB)
+	case over(float64(q.MaxSnapshots), float64(u.Snapshots), float64(more.Snapshots)):
+		return errdefs.Forbidden(sdk.CodeQuotaSnapshots, "team %q may hold at most %d snapshots (quota maxSnapshots); delete one first", u.Team, q.MaxSnapshots)
+	}
+	return nil
+}
+
+func scanTeam(sc scanner) (*Team, error) {
+	var t Team
+	var quotas string
+	var created sql.NullString
+	if err := sc.Scan(&t.ID, &quotas, &created); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, errdefs.Internal(err, "read team")
+	}
+	if err := decodeJSON(quotas, &t.Quotas); err != nil {
+		return nil, err
+	}
+	var err error
+	t.CreatedAt, err = decodeTime(created)
+	return &t, err
+}

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+func openTeamStore(t *testing.T) *SQLite {
+	t.Helper()
+	st, err := OpenSQLite(filepath.Join(t.TempDir(), "sbx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func asTeam(team string) context.Context {
+	return auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "k-" + team, Team: team, Scopes: []auth.Scope{auth.ScopeAdmin}})
+}
+
+func TestTeamsScopeSandboxes(t *testing.T) {
+	st := openTeamStore(t)
+	for _, team := range []string{"a", "b"} {
+		if err := st.CreateTeam(context.Background(), &Team{ID: team}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := asTeam("a"), asTeam("b")
+	sbA := &Sandbox{ID: "sbx-a", Name: "web", State: sdk.StateStopped}
+	if err := st.CreateSandbox(a, sbA); err != nil || sbA.Team != "a" {
+		t.Fatalf("create in a: team %q, %v", sbA.Team, err)
+	}
+	// Names are unique per team: b may use the same name.
+	if err := st.CreateSandbox(b, &Sandbox{ID: "sbx-b", Name: "web", State: sdk.StateStopped}); err != nil {
+		t.Fatalf("same name in another team: %v", err)
+	}
+	if err := st.CreateSandbox(a, &Sandbox{ID: "sbx-a2", Name: "web", State: sdk.StateStopped}); errdefs.CodeOf(err) != sdk.CodeNameTaken {
+		t.Fatalf("same name in the same team: %v", err)
+	}
+	for _, ref := range []string{"sbx-a", "web"} {
+		got, err := st.GetSandbox(b, ref)
+		if ref == "sbx-a" && !errdefs.Is(err, errdefs.KindNotFound) {
+			t.Fatalf("b got a's sandbox by id: %+v %v", got, err)
+		}
+		if ref == "web" && (err != nil || got.ID != "sbx-b") {
+			t.Fatalf("b's web is %+v, %v", got, err)
+		}
+	}
+	// b cannot change a's record either.
+	sbA.State = sdk.StateError
+	if err := st.UpdateSandbox(b, sbA, &Event{State: sdk.StateError}); !errdefs.Is(err, errdefs.KindNotFound) {
+		t.Fatalf("b updated a's sandbox: %v", err)
+	}
+	if l, _ := st.ListSandboxes(b, Filter{}); len(l) != 1 || l[0].ID != "sbx-b" {
+		t.Fatalf("b lists %v", l)
+	}
+	if l, _ := st.ListSandboxes(context.Background(), Filter{}); len(l) != 2 {
+		t.Fatalf("an internal caller lists %d sandboxes, want both teams'", len(l))
+	}
+	sbA.State = sdk.StateStarting
+	if err := st.UpdateSandbox(a, sbA, &Event{State: sdk.StateStarting}); err != nil {
+		t.Fatal(err)
+	}
+	if evs, _ := st.ListEvents(b, "", 0, 0); len(evs) != 0 {
+		t.Fatalf("b sees a's events: %+v", evs)
+	}
+	if evs, _ := st.ListEvents(a, "", 0, 0); len(evs) != 1 || evs[0].Team != "a" {
+		t.Fatalf("a's events: %+v", evs)
+	}
+	// Snapshots too.
+	if err := st.CreateSnapshot(a, &Snapshot{Name: "snap", SandboxID: "sbx-a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.GetSnapshot(b, "snap"); !errdefs.Is(err, errdefs.KindNotFound) {
+		t.Fatalf("b got a's snapshot: %v", err)
+	}
+	if err := st.DeleteSnapshot(b, "snap"); !errdefs.Is(err, errdefs.KindNotFound) {
+		t.Fatalf("b deleted a's snapshot: %v", err)
+	}
+	if err := st.DeleteTeam(context.Background(), "a"); errdefs.CodeOf(err) != sdk.CodeTeamNotEmpty {
+		t.Fatalf("deleted a team that owns sandboxes: %v", err)
+	}
+}
+
+// TestQuotaUnderConcurrency: 20 creates at once against a quota of 5
+// sandboxes: exactly 5 succeed, the others name the quota.
+func TestQuotaUnderConcurrency(t *testing.T) {
+	st := openTeamStore(t)
+	if err := st.CreateTeam(context.Background(), &Team{ID: "q", Quotas: sdk.Quotas{MaxSandboxes: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := asTeam("q")
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = st.CreateSandbox(ctx, &Sandbox{ID: fmt.Sprintf("sbx-%d", i), State: sdk.StateCreating, Spec: Spec{CPU: 1, MemoryMiB: 256}})
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errdefs.CodeOf(err) != sdk.CodeQuotaSandboxes || !errdefs.Is(err, errdefs.KindForbidden):
+			t.Fatalf("refused with %v, want QUOTA_SANDBOXES", err)
+		}
+	}
+	if ok != 5 {
+		t.Fatalf("%d creates succeeded against a quota of 5", ok)
+	}
+	u, err := st.Usage(context.Background(), "q")
+	if err != nil || u.Sandboxes != 5 || u.CPU != 5 || u.MemoryMiB != 1280 {
+		t.Fatalf("usage %+v, %v", u, err)
+	}
+	// Memory quota names itself.
+	if err := st.SetQuotas(context.Background(), "q", sdk.Quotas{MemoryMiB: 1400}); err != nil {
+		t.Fatal(err)
+	}
+	err = st.CreateSandbox(ctx, &Sandbox{ID: "sbx-big", State: sdk.StateCreating, Spec: Spec{MemoryMiB: 256}})
+	if errdefs.CodeOf(err) != sdk.CodeQuotaMemory {
+		t.Fatalf("over the memory quota: %v", err)
+	}
+}
