@@ -13,6 +13,11 @@ const (
 	ScopeTeamRead       = "team:read"       // GET its own team and its usage
 )
 
+// Scopes lists every scope.
+func Scopes() []string {
+	return []string{ScopeAdmin, ScopeSandboxesWrite, ScopeSandboxesRead, ScopeExec, ScopeImages, ScopeMetricsRead, ScopeTeamRead}
+}
+
 // Team owns sandboxes, snapshots, events and API keys. Daytona calls it an
 // organization, E2B a team.
 type Team struct {

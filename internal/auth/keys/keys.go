@@ -40,8 +40,7 @@ import (
 const Prefix = "sbx_"
 
 // Scopes are the scopes a key may hold.
-var Scopes = []string{sdk.ScopeAdmin, sdk.ScopeSandboxesWrite, sdk.ScopeSandboxesRead, sdk.ScopeExec,
-	sdk.ScopeImages, sdk.ScopeMetricsRead, sdk.ScopeTeamRead}
+var Scopes = sdk.Scopes()
 
 // flushEvery is how often last-used times reach the store.
 const flushEvery = 30 * time.Second

@@ -128,7 +128,7 @@ func TestSecretNotInDatabase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		secret := k.Key[strings.LastIndex(k.Key, "_")+1:]
+		secret := strings.TrimPrefix(k.Key, Prefix+k.ID+"_")
 		raw, err := base64.RawURLEncoding.DecodeString(secret)
 		if err != nil || len(raw) != 32 {
 			t.Fatalf("secret %q is not 32 bytes of base64url: %v", secret, err)
