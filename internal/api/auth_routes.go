@@ -101,6 +101,9 @@ func (s *Server) createTeam(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := rootOnly(r, ""); err != nil {
+		return err
+	}
 	var req sdk.CreateTeamRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
@@ -126,6 +129,20 @@ func checkQuotas(q sdk.Quotas) error {
 	return nil
 }
 
+// rootOnly refuses r unless its key is the root admin: another team (id)
+// is not found, the key's own team or none is forbidden (a team's admin
+// may not make teams nor raise its own quotas).
+func rootOnly(r *http.Request, id string) error {
+	p := principalOf(r)
+	switch {
+	case isRoot(p):
+		return nil
+	case id != "" && id != p.Team:
+		return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
+	}
+	return errdefs.Forbidden(sdk.CodeMissingScope, "only an admin key of team %q manages teams and quotas", auth.DefaultTeam)
+}
+
 func toTeam(t *store.Team) sdk.Team {
 	return sdk.Team{ID: t.ID, Quotas: t.Quotas, CreatedAt: t.CreatedAt}
 }
@@ -141,7 +158,9 @@ func (s *Server) listTeams(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := []sdk.Team{}
 	for _, tm := range teams {
-		out = append(out, toTeam(tm))
+		if p := principalOf(r); isRoot(p) || tm.ID == p.Team {
+			out = append(out, toTeam(tm))
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -191,6 +210,10 @@ func (s *Server) setQuotas(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	id := r.PathValue("team")
+	if err := rootOnly(r, id); err != nil {
+		return err
+	}
 	var q sdk.Quotas
 	if err := decodeJSON(w, r, &q); err != nil {
 		return err
@@ -198,7 +221,6 @@ func (s *Server) setQuotas(w http.ResponseWriter, r *http.Request) error {
 	if err := checkQuotas(q); err != nil {
 		return err
 	}
-	id := r.PathValue("team")
 	if err := t.Teams.SetQuotas(r.Context(), id, q); err != nil {
 		return err
 	}
@@ -216,6 +238,9 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := r.PathValue("team")
+	if err := rootOnly(r, id); err != nil {
+		return err
+	}
 	if id == auth.DefaultTeam {
 		return errdefs.Conflict(sdk.CodeTeamNotEmpty, "the default team cannot be deleted")
 	}

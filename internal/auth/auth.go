@@ -35,6 +35,11 @@ func (p Principal) Has(s Scope) bool {
 	return slices.Contains(p.Scopes, ScopeAdmin) || slices.Contains(p.Scopes, s)
 }
 
+// AllTeams reports whether p sees every team's objects: only the bootstrap
+// admin key does (the operator's key; cleanup, support). Any other key,
+// admin keys included, sees its own team's only.
+func (p Principal) AllTeams() bool { return p.KeyID == Admin.KeyID }
+
 // Authenticator turns a presented API key into the principal it stands for.
 type Authenticator interface {
 	// Authenticate returns the key's principal, or an errdefs Unauthorized

@@ -76,10 +76,12 @@ func sandboxWriteError(err error, sb *Sandbox) error {
 // GetSandbox finds a sandbox by id or, failing that, by name.
 func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, error) {
 	// One query, so the answer comes from one snapshot; an id match wins.
+	// Unscoped (the bootstrap admin), a name several teams use finds the
+	// caller's own team's sandbox first.
 	team, args := teamClause(ctx, "team")
 	row := s.r.QueryRowContext(ctx,
-		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC LIMIT 1",
-		append(append([]any{idOrName, idOrName}, args...), idOrName)...)
+		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC, team = ? DESC LIMIT 1",
+		append(append([]any{idOrName, idOrName}, args...), idOrName, teamFor(ctx, ""))...)
 	sb, err := scanSandbox(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", idOrName)

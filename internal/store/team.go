@@ -9,14 +9,14 @@ import (
 // teamOf is the team whose records a request may see: the team of the
 // principal in ctx. A context without a principal is an internal caller
 // (the scheduler, the reconciler, a background delete) and sees every
-// team's records (scoped false).
+// team's records (scoped false), as does the bootstrap admin key.
 //
 // Scoping here, in the one place every lookup goes through, means no
 // Manager method (nor a compat layer, nor the SSH gateway) can forget it:
 // another team's sandbox is simply not found.
 func teamOf(ctx context.Context) (team string, scoped bool) {
 	p, ok := auth.FromContext(ctx)
-	if !ok {
+	if !ok || p.AllTeams() {
 		return "", false
 	}
 	return p.Team, true
@@ -28,8 +28,8 @@ func teamFor(ctx context.Context, given string) string {
 	if given != "" {
 		return given
 	}
-	if t, ok := teamOf(ctx); ok && t != "" {
-		return t
+	if p, ok := auth.FromContext(ctx); ok && p.Team != "" {
+		return p.Team
 	}
 	return auth.DefaultTeam
 }

@@ -92,11 +92,12 @@ func newEntry(r store.Key) *entry {
 // Authenticate returns the principal of key: one the service made, or the
 // admin token.
 func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal, error) {
+	// The admin token reads "sbx_<hex>", with no second underscore.
 	rest, ok := strings.CutPrefix(key, Prefix)
-	if !ok {
+	id, secret, isKey := strings.Cut(rest, "_")
+	if !ok || !isKey {
 		return s.admin.Authenticate(ctx, key)
 	}
-	id, secret, _ := strings.Cut(rest, "_")
 	s.mu.RLock()
 	e := s.byID[id]
 	s.mu.RUnlock()

@@ -23,7 +23,7 @@ func newService(t *testing.T) (*Service, *store.SQLite, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(context.Background(), st, auth.AdminToken("admin-secret"))
+	svc, err := New(context.Background(), st, auth.AdminToken("sbx_0123456789abcdef"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func newService(t *testing.T) (*Service, *store.SQLite, string) {
 func TestKeyLifecycle(t *testing.T) {
 	svc, st, _ := newService(t)
 	ctx := context.Background()
-	if p, err := svc.Authenticate(ctx, "admin-secret"); err != nil || p.KeyID != "admin" {
+	if p, err := svc.Authenticate(ctx, "sbx_0123456789abcdef"); err != nil || p.KeyID != "admin" {
 		t.Fatalf("bootstrap admin key: %+v %v", p, err)
 	}
 	k, err := svc.Create(ctx, sdk.CreateKeyRequest{Name: "ci", Scopes: []string{sdk.ScopeSandboxesRead}})
@@ -67,7 +67,7 @@ func TestKeyLifecycle(t *testing.T) {
 		t.Fatalf("revoked key still works: %v", err)
 	}
 	// A new service reads the revocation from the store.
-	svc2, err := New(ctx, st, auth.AdminToken("admin-secret"))
+	svc2, err := New(ctx, st, auth.AdminToken("sbx_0123456789abcdef"))
 	if err != nil {
 		t.Fatal(err)
 	}
