@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -91,3 +92,34 @@ func missingScope(scope auth.Scope) error {
 // key of the default team. An admin key of another team administers only
 // its own team (its keys, usage and audit log).
 func isRoot(p auth.Principal) bool { return p.Has(auth.ScopeAdmin) && p.Team == auth.DefaultTeam }
+
+// tenancyCodes are the codes keys, scopes, rate limits and quotas add to
+// rt's (codes.go).
+func tenancyCodes(rt route) []sdk.Code {
+	var codes []sdk.Code
+	if !rt.public || rt.scope != "" {
+		codes = append(codes, sdk.CodeMissingScope, sdk.CodeRateLimited)
+	}
+	switch rt.method + " " + rt.pattern {
+	case "POST /v1/sandboxes", "PUT /v1/sandboxes/{id}", "POST /v1/sandboxes/{id}/fork":
+		codes = append(codes, sdk.CodeQuotaSandboxes, sdk.CodeQuotaRunning, sdk.CodeQuotaCPU, sdk.CodeQuotaMemory, sdk.CodeQuotaDisk, sdk.CodeTeamNotFound)
+	case "POST /v1/sandboxes/{id}/start":
+		codes = append(codes, sdk.CodeQuotaRunning)
+	case "POST /v1/sandboxes/{id}/snapshots":
+		codes = append(codes, sdk.CodeQuotaSnapshots)
+	case "POST /v1/keys":
+		codes = append(codes, sdk.CodeInvalidKey, sdk.CodeTeamNotFound)
+	case "DELETE /v1/keys/{key}":
+		codes = append(codes, sdk.CodeKeyNotFound)
+	case "POST /v1/teams":
+		codes = append(codes, sdk.CodeInvalidTeam, sdk.CodeTeamExists)
+	case "GET /v1/teams/{team}", "GET /v1/teams/{team}/usage", "PUT /v1/teams/{team}/quotas":
+		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeInvalidTeam)
+	case "DELETE /v1/teams/{team}":
+		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeTeamNotEmpty)
+	}
+	if strings.HasPrefix(rt.pattern, "/v1/keys") || strings.HasPrefix(rt.pattern, "/v1/teams") || rt.pattern == "/v1/audit" {
+		codes = append(codes, sdk.CodeTeamsUnavailable)
+	}
+	return codes
+}

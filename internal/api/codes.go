@@ -99,6 +99,7 @@ func codesOf(rt route) []sdk.Code {
 		}
 	}
 	add(routeCodes[rt.method+" "+rt.pattern]...)
+	add(tenancyCodes(rt)...) // auth.go
 	slices.Sort(codes)
 	return slices.Compact(codes)
 }

@@ -61,7 +61,11 @@ func (s *Server) Document() map[string]any {
 		op["x-error-codes"] = names
 		op["x-starts-instance"] = startsInstance(rt) // lookup.go
 		op["responses"] = responses
-		if rt.public {
+		if !rt.public || rt.scope != "" { // auth.go: the scope the key must hold
+			op["security"] = []any{map[string]any{"bearer": []any{string(rt.scope)}}}
+			op["x-scope"] = string(rt.scope)
+		}
+		if rt.public && rt.scope == "" {
 			op["security"] = []any{}
 		}
 		if paths[docPath] == nil {
@@ -72,11 +76,11 @@ func (s *Server) Document() map[string]any {
 	schemaOf(reflect.TypeOf(sdk.ErrorResponse{}), schemas)
 	return map[string]any{
 		"openapi": "3.1.0",
-		"info":    map[string]any{"title": "sbx", "version": "1", "description": "Self-hosted sandboxes. Every /v1 route needs Authorization: Bearer <key>. Streams are NDJSON: one JSON object per line."},
+		"info":    map[string]any{"title": "sbx", "version": "1", "description": "Self-hosted sandboxes. Every /v1 route needs Authorization: Bearer <key>; the key must hold the scope an operation names (security, x-scope), else 403 MISSING_SCOPE. Another team's objects answer 404. Streams are NDJSON: one JSON object per line."},
 		"paths":   paths,
 		"components": map[string]any{
 			"schemas":         schemas,
-			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (sbx key create) or the bootstrap admin token; an operation's security lists the scope the key must hold: " + strings.Join(sdk.Scopes(), ", ")}},
 		},
 		"security": []any{map[string]any{"bearer": []any{}}},
 	}
