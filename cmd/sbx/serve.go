@@ -21,6 +21,7 @@ func newServeCmd() *cobra.Command {
 	var nf netFlags
 	var lf lifecycleFlags
 	var df diskFlags
+	var ef e2bFlags
 	var logf logFlags // serve_log.go
 	var tf tlsFlags   // serve_tls.go
 	var mf metricsFlags
@@ -60,6 +61,9 @@ picked up again by the next sbx serve.`,
 			if err := df.apply(cmd, &cfg); err != nil {
 				return err
 			}
+			if err := ef.apply(cmd, &cfg); err != nil {
+				return err
+			}
 			if err := tf.apply(cmd, &cfg); err != nil {
 				return err
 			}
@@ -74,6 +78,7 @@ picked up again by the next sbx serve.`,
 	nf.register(cmd)
 	lf.register(cmd)
 	df.register(cmd)
+	ef.register(cmd)
 	logf.register(cmd)
 	tf.register(cmd)
 	mf.register(cmd)
