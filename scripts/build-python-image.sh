@@ -43,6 +43,10 @@ Description: empty stand-in for pythran (sbx python image)
  python3-scipy depends on the pythran compiler, which pulls in a C++
  toolchain and the boost headers that nothing in this image needs at run time."
 recipe="v2 $suite $variant ${packages[*]} ${dpkgopts[*]} $stub_control"
+# The account E2B's SDK runs commands as (internal/compat/e2b): "user",
+# uid/gid 1000, home /home/user, shell bash. Part of the recipe's hash.
+user_hook='echo "user:x:1000:1000::/home/user:/bin/bash" >>"$1/etc/passwd" && echo "user:x:1000:" >>"$1/etc/group" && echo "user:*:19000:0:99999:7:::" >>"$1/etc/shadow" && mkdir -p "$1/home/user" && chown 1000:1000 "$1/home/user" && chmod 0755 "$1/home/user"'
+recipe="$recipe $user_hook"
 
 cache=${SBX_IMAGE_CACHE:-/var/cache/sbx}
 key=$(printf '%s' "$recipe" | sha256sum | cut -c1-12)
@@ -106,6 +110,7 @@ mmdebstrap --quiet --variant="$variant" --format=tar \
 	--skip=essential/unlink \
 	--setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" && find $debs -maxdepth 1 -name '*.deb' -exec cp -t \"\$1/var/cache/apt/archives\" {} +" \
 	--customize-hook="find \"\$1/var/cache/apt/archives\" -maxdepth 1 -name '*.deb' -exec cp -u -t $debs {} +" \
+	--customize-hook="$user_hook" \
 	"${dpkgopts[@]}" \
 	"$suite" "$tmp" \
 	"deb $mirror $suite main" \

@@ -203,6 +203,7 @@ const (
 	CodeUnauthorized          Code = "UNAUTHORIZED"
 	CodeUnknownField          Code = "UNKNOWN_FIELD"
 	CodeUnknownLanguage       Code = "UNKNOWN_LANGUAGE"
+	CodeUnknownUser           Code = "UNKNOWN_USER"
 	CodeUploadIncomplete      Code = "UPLOAD_INCOMPLETE"
 	CodeWaitTimeout           Code = "WAIT_TIMEOUT"
 	CodeWatchFailed           Code = "WATCH_FAILED"

@@ -24,6 +24,7 @@ type StartProcessRequest struct {
 	Cwd            string            `json:"cwd,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
 	TimeoutSeconds float64           `json:"timeoutSeconds,omitempty"` // kill the process group after this long; 0: never
+	User           string            `json:"user,omitempty"`           // run as this account (name or uid[:gid]); default root
 }
 
 // Process states.

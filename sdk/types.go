@@ -114,6 +114,9 @@ type ExecRequest struct {
 	Env            map[string]string `json:"env,omitempty"`
 	Stdin          string            `json:"stdin,omitempty"`
 	TimeoutSeconds float64           `json:"timeoutSeconds,omitempty"`
+	// User runs the command as this account of the sandbox's /etc/passwd
+	// (a name, or uid[:gid]), with its groups and HOME; default root.
+	User string `json:"user,omitempty"`
 }
 
 // ExecResult is the outcome of a finished command.

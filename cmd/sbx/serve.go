@@ -21,6 +21,7 @@ func newServeCmd() *cobra.Command {
 	var nf netFlags
 	var lf lifecycleFlags
 	var df diskFlags
+	var ef e2bFlags
 	var logf logFlags // serve_log.go
 	var tf tlsFlags   // serve_tls.go
 	var mf metricsFlags
@@ -61,6 +62,9 @@ picked up again by the next sbx serve.`,
 			if err := df.apply(cmd, &cfg); err != nil {
 				return err
 			}
+			if err := ef.apply(cmd, &cfg); err != nil {
+				return err
+			}
 			if err := tf.apply(cmd, &cfg); err != nil {
 				return err
 			}
@@ -78,6 +82,7 @@ picked up again by the next sbx serve.`,
 	nf.register(cmd)
 	lf.register(cmd)
 	df.register(cmd)
+	ef.register(cmd)
 	logf.register(cmd)
 	tf.register(cmd)
 	mf.register(cmd)

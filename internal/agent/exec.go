@@ -45,7 +45,8 @@ type command struct {
 	dir     string
 	env     []string
 	stdin   string
-	timeout time.Duration // 0: none
+	timeout time.Duration       // 0: none
+	cred    *syscall.Credential // nil: the agent's own (root)
 }
 
 // prepare validates req and resolves the executable, cwd and environment.
@@ -84,7 +85,15 @@ func (s *server) prepare(req *sdk.ExecRequest) (*command, error) {
 	c.dir = dir
 
 	var err error
-	if c.env, err = mergeEnv(os.Environ(), req.Env); err != nil {
+	base := os.Environ()
+	if req.User != "" { // userexec.go
+		var home string
+		if c.cred, home, err = lookupUser(req.User); err != nil {
+			return nil, err
+		}
+		base = withUserEnv(base, req.User, home)
+	}
+	if c.env, err = mergeEnv(base, req.Env); err != nil {
 		return nil, err
 	}
 	if c.path, err = lookPath(c.argv[0], c.dir, c.env); err != nil {
@@ -267,7 +276,7 @@ func (s *server) start(c *command, stdin, stdout, stderr *os.File) (*child, erro
 		Dir:   c.dir,
 		Env:   c.env,
 		Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Credential: c.cred},
 	})
 	if err != nil {
 		return nil, startError(c.argv[0], err)

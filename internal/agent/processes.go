@@ -79,7 +79,7 @@ func (p *process) tableKey() (string, time.Time) { return p.id, p.started }
 
 // startProcess starts req in the background and adds it to the table.
 func (s *server) startProcess(req *sdk.StartProcessRequest) (*process, error) {
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: req.Cmd, Shell: req.Shell, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds})
+	c, err := s.prepare(&sdk.ExecRequest{Cmd: req.Cmd, Shell: req.Shell, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds, User: req.User})
 	if err != nil {
 		return nil, err
 	}

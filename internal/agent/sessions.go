@@ -106,7 +106,7 @@ func (s *server) createSession(req *sdk.CreateSessionRequest) (*session, error) 
 	if shell == "" {
 		shell = defaultShell()
 	}
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: []string{shell}, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds})
+	c, err := s.prepare(&sdk.ExecRequest{Cmd: []string{shell}, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds, User: req.User})
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/compat/e2b"
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/network"
@@ -67,6 +68,9 @@ type Config struct {
 	DiskReserveMiB int
 
 	Metrics MetricsConfig // metrics.go
+
+	// E2BTemplates maps E2B template names to sbx images (internal/compat/e2b).
+	E2BTemplates map[string]string
 
 	// CreateOnTouch: a toolbox call on an unknown name creates the
 	// sandbox with the defaults (see package api, touch.go).
@@ -183,6 +187,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
+	handler.Mount(e2b.Prefix, e2b.New(mgr, auth.AdminToken(token), e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}))
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)

@@ -1,0 +1,178 @@
+// Package e2b serves E2B's APIs on top of sbx, so that E2B's official SDKs
+// (npm "e2b", "@e2b/code-interpreter") work unchanged with
+//
+//	E2B_API_URL=http://<sbx>/e2b            the control plane (rest.go)
+//	E2B_SANDBOX_URL=http://<sbx>/e2b/sandbox envd and the code interpreter
+//	E2B_API_KEY=<an sbx API key>
+//
+// With E2B_SANDBOX_URL every envd and code-interpreter request comes to one
+// URL and names its sandbox and port in the E2b-Sandbox-Id and
+// E2b-Sandbox-Port headers (49983: envd, 49999: the code interpreter).
+// Everything is translated to the sandbox Manager and the agent's API: this
+// package keeps no sandbox state of its own beyond the code interpreter's
+// context names (interpreter.go).
+package e2b
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Prefix is where the daemon mounts the E2B surface; SandboxPrefix (below
+// it) is E2B_SANDBOX_URL's path.
+const (
+	Prefix        = "/e2b/"
+	SandboxPrefix = "/e2b/sandbox/"
+)
+
+// The ports E2B's SDK addresses inside a sandbox.
+const (
+	EnvdPort        = 49983
+	InterpreterPort = 49999
+)
+
+// EnvdVersion is the envd version advertised to the SDK. The SDK switches
+// behaviour on it: >= 0.4.0 sends no default user (sbx uses DefaultUser),
+// >= 0.5.2 offers closeStdin, >= 0.5.7 may upload files as octet-stream
+// (both upload forms are served). 0.6.2+ would promise file metadata, which
+// sbx does not keep.
+const EnvdVersion = "0.5.7"
+
+// DefaultUser is the account E2B runs commands as when the caller names none.
+const DefaultUser = "user"
+
+// Sandboxes is what the E2B layer needs of the sandbox Manager.
+type Sandboxes interface {
+	Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
+	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
+	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
+	Pause(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
+	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+}
+
+// Config is the E2B layer's settings.
+type Config struct {
+	// Templates maps E2B template ids and aliases to sbx images (or
+	// snapshots, as "snapshot:<name>"); DefaultTemplates fills the gaps.
+	Templates map[string]string
+	// TokenSecret signs the envd access tokens handed out at create
+	// (tokens.go); the daemon passes its admin token, so they survive
+	// restarts.
+	TokenSecret []byte
+	// Domain is the sandbox domain reported to the SDK (the preview
+	// domain); "" reports none.
+	Domain string
+}
+
+// DefaultTemplates: E2B's two stock templates both run on sbx's python
+// image (bash, python with numpy/pandas/matplotlib, node, the "user" account).
+var DefaultTemplates = map[string]string{
+	"base":                "python",
+	"code-interpreter-v1": "python",
+	"code-interpreter":    "python",
+}
+
+// Server serves the E2B APIs.
+type Server struct {
+	sandboxes Sandboxes
+	keys      auth.Authenticator
+	cfg       Config
+	envd      http.Handler // Connect-RPC services (envd.go)
+	contexts  contextNames // interpreter.go
+	now       func() time.Time
+}
+
+// New returns the E2B layer over the Manager; keys checks X-API-KEY.
+func New(sandboxes Sandboxes, keys auth.Authenticator, cfg Config) *Server {
+	templates := map[string]string{}
+	for k, v := range DefaultTemplates {
+		templates[k] = v
+	}
+	for k, v := range cfg.Templates {
+		templates[k] = v
+	}
+	cfg.Templates = templates
+	s := &Server{sandboxes: sandboxes, keys: keys, cfg: cfg, now: time.Now}
+	s.envd = s.envdHandler()
+	return s
+}
+
+// ServeHTTP routes /e2b/sandbox/… by the E2b-Sandbox-Port header and
+// everything else under /e2b/ to the control plane.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, strings.TrimSuffix(SandboxPrefix, "/")); ok {
+		s.serveSandbox(w, r, r.Header.Get("E2b-Sandbox-Id"), r.Header.Get("E2b-Sandbox-Port"), rest)
+		return
+	}
+	s.serveAPI(w, r, strings.TrimPrefix(r.URL.Path, strings.TrimSuffix(Prefix, "/")))
+}
+
+// ServeHost serves a request to {port}-{sandboxID}.{domain} (the SDK's URL
+// without E2B_SANDBOX_URL) and reports whether host was such a name for an
+// E2B port; the daemon asks it before its own previews.
+func (s *Server) ServeHost(w http.ResponseWriter, r *http.Request, domain string) bool {
+	if domain == "" {
+		return false
+	}
+	host := r.Host
+	if i := strings.LastIndexByte(host, ':'); i > strings.LastIndexByte(host, ']') {
+		host = host[:i]
+	}
+	label, ok := strings.CutSuffix(host, "."+domain)
+	if !ok {
+		return false
+	}
+	port, id, ok := strings.Cut(label, "-")
+	if !ok || (port != "49983" && port != "49999") {
+		return false
+	}
+	s.serveSandbox(w, r, id, port, r.URL.Path)
+	return true
+}
+
+// serveSandbox serves envd (49983) or the code interpreter (49999) of one
+// sandbox; path is the request's path below the sandbox URL.
+func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, path string) {
+	if id == "" {
+		writeEnvdError(w, http.StatusBadRequest, "missing E2b-Sandbox-Id header")
+		return
+	}
+	p, err := s.checkAccessToken(r, id) // tokens.go
+	if err != nil {
+		writeEnvdError(w, http.StatusUnauthorized, err.Error())
+		return
+	}
+	r = r.WithContext(withSandbox(auth.WithPrincipal(r.Context(), p), id))
+	r.URL.Path = path
+	if r.URL.RawPath != "" {
+		r.URL.RawPath = ""
+	}
+	switch port {
+	case "49999":
+		s.serveInterpreter(w, r) // interpreter.go
+	case "49983", "":
+		s.serveEnvd(w, r) // envd.go
+	default:
+		writeEnvdError(w, http.StatusBadGateway, "sbx's E2B layer serves ports 49983 (envd) and 49999 (code interpreter) only; for other ports use sbx previews")
+	}
+}
+
+type sandboxKey struct{}
+
+func withSandbox(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sandboxKey{}, id)
+}
+
+func sandboxOf(ctx context.Context) string { id, _ := ctx.Value(sandboxKey{}).(string); return id }

@@ -1,0 +1,195 @@
+package e2b
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/filesystempb"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// filesystemService is envd's filesystem.Filesystem over the agent's file
+// and watch routes. Relative paths start at the user's home.
+type filesystemService struct{ s *Server }
+
+func (f *filesystemService) stat(ctx context.Context, p string) (*filesystempb.EntryInfo, error) {
+	var fi sdk.FileInfo
+	if err := f.s.doJSON(ctx, agentCall{method: "GET", path: "/files/stat", query: url.Values{"path": {p}}}, &fi); err != nil {
+		return nil, connectError(err)
+	}
+	return entryInfo(fi), nil
+}
+
+func (f *filesystemService) Stat(ctx context.Context, req *connect.Request[filesystempb.StatRequest]) (*connect.Response[filesystempb.StatResponse], error) {
+	e, err := f.stat(ctx, absPath(req.Msg.GetPath(), userOf(req.Header())))
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&filesystempb.StatResponse{Entry: e}), nil
+}
+
+// MakeDir answers AlreadyExists for an existing directory (the SDK's false).
+func (f *filesystemService) MakeDir(ctx context.Context, req *connect.Request[filesystempb.MakeDirRequest]) (*connect.Response[filesystempb.MakeDirResponse], error) {
+	p := absPath(req.Msg.GetPath(), userOf(req.Header()))
+	if e, err := f.stat(ctx, p); err == nil {
+		if e.Type == filesystempb.FileType_FILE_TYPE_DIRECTORY {
+			return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("directory %s already exists", p))
+		}
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%s exists and is not a directory", p))
+	}
+	var fi sdk.FileInfo
+	if err := f.s.doJSON(ctx, agentCall{method: "POST", path: "/files/mkdir", body: sdk.MkdirRequest{Path: p, Parents: true}}, &fi); err != nil {
+		return nil, connectError(err)
+	}
+	return connect.NewResponse(&filesystempb.MakeDirResponse{Entry: entryInfo(fi)}), nil
+}
+
+func (f *filesystemService) Move(ctx context.Context, req *connect.Request[filesystempb.MoveRequest]) (*connect.Response[filesystempb.MoveResponse], error) {
+	user := userOf(req.Header())
+	var fi sdk.FileInfo
+	mv := sdk.MoveRequest{From: absPath(req.Msg.GetSource(), user), To: absPath(req.Msg.GetDestination(), user), Overwrite: true}
+	if err := f.s.doJSON(ctx, agentCall{method: "POST", path: "/files/move", body: mv}, &fi); err != nil {
+		return nil, connectError(err)
+	}
+	return connect.NewResponse(&filesystempb.MoveResponse{Entry: entryInfo(fi)}), nil
+}
+
+func (f *filesystemService) ListDir(ctx context.Context, req *connect.Request[filesystempb.ListDirRequest]) (*connect.Response[filesystempb.ListDirResponse], error) {
+	depth := max(1, req.Msg.GetDepth())
+	q := url.Values{"path": {absPath(req.Msg.GetPath(), userOf(req.Header()))}, "depth": {strconv.Itoa(int(depth))}}
+	var list []sdk.FileInfo
+	if err := f.s.doJSON(ctx, agentCall{method: "GET", path: "/files/list", query: q}, &list); err != nil {
+		return nil, connectError(err)
+	}
+	out := &filesystempb.ListDirResponse{}
+	for _, fi := range list {
+		out.Entries = append(out.Entries, entryInfo(fi))
+	}
+	return connect.NewResponse(out), nil
+}
+
+func (f *filesystemService) Remove(ctx context.Context, req *connect.Request[filesystempb.RemoveRequest]) (*connect.Response[filesystempb.RemoveResponse], error) {
+	q := url.Values{"path": {absPath(req.Msg.GetPath(), userOf(req.Header()))}, "recursive": {"true"}}
+	if err := f.s.doJSON(ctx, agentCall{method: "DELETE", path: "/files", query: q}, nil); err != nil {
+		return nil, connectError(err)
+	}
+	return connect.NewResponse(&filesystempb.RemoveResponse{}), nil
+}
+
+// WatchDir relays the agent's watch: a start event once it is ready, then
+// create, write, remove and rename events named relative to the directory.
+func (f *filesystemService) WatchDir(ctx context.Context, req *connect.Request[filesystempb.WatchDirRequest], stream *connect.ServerStream[filesystempb.WatchDirResponse]) error {
+	dir := absPath(req.Msg.GetPath(), userOf(req.Header()))
+	q := url.Values{"path": {dir}}
+	if req.Msg.GetRecursive() {
+		q.Set("recursive", "true")
+	}
+	resp, err := f.s.do(ctx, agentCall{method: "GET", path: "/watch", query: q})
+	if err != nil {
+		return connectError(err)
+	}
+	defer resp.Body.Close()
+	rd := agentapi.NewReader(resp.Body, agentapi.MaxLine)
+	for {
+		line, err := rd.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return connect.NewError(connect.CodeUnavailable, fmt.Errorf("the watch stream broke: %v", err))
+		}
+		var ev sdk.WatchEvent
+		if json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		var out *filesystempb.WatchDirResponse
+		switch ev.Type {
+		case "ready":
+			out = &filesystempb.WatchDirResponse{Event: &filesystempb.WatchDirResponse_Start{Start: &filesystempb.WatchDirResponse_StartEvent{}}}
+		case agentapi.EventHeartbeat:
+			out = &filesystempb.WatchDirResponse{Event: &filesystempb.WatchDirResponse_Keepalive{Keepalive: &filesystempb.WatchDirResponse_KeepAlive{}}}
+		case agentapi.EventError:
+			msg := "the watch failed"
+			if ev.Error != nil {
+				msg = ev.Error.Message
+			}
+			return connect.NewError(connect.CodeUnavailable, errors.New(msg))
+		default:
+			t, ok := eventTypes[ev.Type]
+			if !ok {
+				continue
+			}
+			fe := &filesystempb.FilesystemEvent{Name: relativeTo(dir, ev.Path), Type: t}
+			out = &filesystempb.WatchDirResponse{Event: &filesystempb.WatchDirResponse_Filesystem{Filesystem: fe}}
+		}
+		if err := stream.Send(out); err != nil {
+			return err
+		}
+	}
+}
+
+var eventTypes = map[string]filesystempb.EventType{
+	"create": filesystempb.EventType_EVENT_TYPE_CREATE,
+	"write":  filesystempb.EventType_EVENT_TYPE_WRITE,
+	"remove": filesystempb.EventType_EVENT_TYPE_REMOVE,
+	"rename": filesystempb.EventType_EVENT_TYPE_RENAME,
+	"chmod":  filesystempb.EventType_EVENT_TYPE_CHMOD,
+}
+
+// relativeTo names p relative to dir, as envd does.
+func relativeTo(dir, p string) string {
+	if !strings.HasPrefix(p, "/") {
+		return p
+	}
+	if rel, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, "/")+"/"); ok {
+		return rel
+	}
+	return p
+}
+
+var errNoPolling = connect.NewError(connect.CodeUnimplemented, errors.New("sbx's E2B layer serves WatchDir (a stream), not polled watchers"))
+
+func (f *filesystemService) CreateWatcher(context.Context, *connect.Request[filesystempb.CreateWatcherRequest]) (*connect.Response[filesystempb.CreateWatcherResponse], error) {
+	return nil, errNoPolling
+}
+
+func (f *filesystemService) GetWatcherEvents(context.Context, *connect.Request[filesystempb.GetWatcherEventsRequest]) (*connect.Response[filesystempb.GetWatcherEventsResponse], error) {
+	return nil, errNoPolling
+}
+
+func (f *filesystemService) RemoveWatcher(context.Context, *connect.Request[filesystempb.RemoveWatcherRequest]) (*connect.Response[filesystempb.RemoveWatcherResponse], error) {
+	return nil, errNoPolling
+}
+
+// entryInfo describes an sbx FileInfo as envd's EntryInfo.
+func entryInfo(fi sdk.FileInfo) *filesystempb.EntryInfo {
+	mode, _ := strconv.ParseUint(fi.Mode, 8, 32)
+	e := &filesystempb.EntryInfo{Name: fi.Name, Path: fi.Path, Size: fi.Size, Mode: uint32(mode),
+		ModifiedTime: timestamppb.New(fi.ModTime)}
+	fm := os.FileMode(mode)
+	switch fi.Type {
+	case "file":
+		e.Type = filesystempb.FileType_FILE_TYPE_FILE
+	case "dir":
+		e.Type, fm = filesystempb.FileType_FILE_TYPE_DIRECTORY, fm|os.ModeDir
+	case "symlink":
+		e.Type, fm = filesystempb.FileType_FILE_TYPE_SYMLINK, fm|os.ModeSymlink
+		e.SymlinkTarget = &fi.Target
+	}
+	e.Permissions = fm.String()
+	if e.Name == "" {
+		e.Name = path.Base(fi.Path)
+	}
+	return e
+}

@@ -1,0 +1,312 @@
+package e2b
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"connectrpc.com/connect"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// processService is envd's process.Process over sbx's background processes
+// (the agent's /processes). An E2B process is addressed by pid or tag: the
+// tag is the sbx process id; a process started without a tag gets an id
+// "e2b-…", which List does not report as a tag. The pid is the process's
+// pid in the sandbox, found again through the agent's process list, so the
+// mapping needs no state here and survives a daemon restart.
+type processService struct{ s *Server }
+
+const untaggedPrefix = "e2b-"
+
+func (p *processService) Start(ctx context.Context, req *connect.Request[processpb.StartRequest], stream *connect.ServerStream[processpb.StartResponse]) error {
+	m := req.Msg
+	if m.GetProcess() == nil || m.GetProcess().GetCmd() == "" {
+		return connect.NewError(connect.CodeInvalidArgument, errors.New("process.cmd is required"))
+	}
+	if m.Pty != nil {
+		return connect.NewError(connect.CodeUnimplemented, errors.New("sbx's E2B layer has no PTY over envd yet; use sbx's terminals (/v1/sandboxes/{id}/ptys)"))
+	}
+	user := userOf(req.Header())
+	id := m.GetTag()
+	if id == "" {
+		id = untaggedPrefix + randomHex()
+	}
+	cfg := m.GetProcess()
+	start := sdk.StartProcessRequest{ID: id, Cmd: append([]string{cfg.GetCmd()}, cfg.GetArgs()...), Env: cfg.GetEnvs(), User: user}
+	if cfg.Cwd != nil {
+		start.Cwd = absPath(cfg.GetCwd(), user)
+	} else {
+		start.Cwd = homeOf(user)
+	}
+	var proc sdk.Process
+	err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes", body: start}, &proc)
+	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && req.Header().Get("Authorization") == "" {
+		// An image without E2B's "user" account: run as root, in /root or the workdir.
+		start.User, start.Cwd = "", ""
+		if cfg.Cwd != nil {
+			start.Cwd = absPath(cfg.GetCwd(), "root")
+		}
+		err = p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes", body: start}, &proc)
+	}
+	if err != nil {
+		return connectError(err)
+	}
+	if err := stream.Send(&processpb.StartResponse{Event: startEvent(proc.Pid)}); err != nil {
+		return err
+	}
+	return p.follow(ctx, id, 0, func(ev *processpb.ProcessEvent) error {
+		return stream.Send(&processpb.StartResponse{Event: ev})
+	})
+}
+
+func (p *processService) Connect(ctx context.Context, req *connect.Request[processpb.ConnectRequest], stream *connect.ServerStream[processpb.ConnectResponse]) error {
+	proc, err := p.find(ctx, req.Msg.GetProcess())
+	if err != nil {
+		return err
+	}
+	if err := stream.Send(&processpb.ConnectResponse{Event: startEvent(proc.Pid)}); err != nil {
+		return err
+	}
+	return p.follow(ctx, proc.ID, proc.LastSeq, func(ev *processpb.ProcessEvent) error {
+		return stream.Send(&processpb.ConnectResponse{Event: ev})
+	})
+}
+
+// follow relays a process's output after seq offset, then its end.
+func (p *processService) follow(ctx context.Context, id string, offset int64, send func(*processpb.ProcessEvent) error) error {
+	q := url.Values{"follow": {"true"}}
+	if offset > 0 {
+		q.Set("offset", strconv.FormatInt(offset, 10))
+	}
+	resp, err := p.s.do(ctx, agentCall{method: "GET", path: "/processes/" + url.PathEscape(id) + "/logs", query: q})
+	if err != nil {
+		return connectError(err)
+	}
+	defer resp.Body.Close()
+	rd := agentapi.NewReader(resp.Body, agentapi.MaxLine)
+	for {
+		line, err := rd.Next()
+		if err != nil {
+			return connect.NewError(connect.CodeUnavailable, fmt.Errorf("the process's output stream broke: %v", err))
+		}
+		var ev sdk.ExecEvent
+		if json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		out := translateExecEvent(ev)
+		if out == nil {
+			continue
+		}
+		if err := send(out); err != nil {
+			return err
+		}
+		if ev.Type == agentapi.EventExit {
+			if strings.HasPrefix(id, untaggedPrefix) {
+				// Nothing can address it by tag; forget it so the table stays small.
+				p.s.doJSON(context.WithoutCancel(ctx), agentCall{method: "DELETE", path: "/processes/" + url.PathEscape(id)}, nil)
+			}
+			return nil
+		}
+		if ev.Type == agentapi.EventError || ev.Type == agentapi.EventEnd {
+			return nil
+		}
+	}
+}
+
+// translateExecEvent maps one of sbx's process log events onto envd's
+// ProcessEvent; nil for events envd has no counterpart of.
+func translateExecEvent(ev sdk.ExecEvent) *processpb.ProcessEvent {
+	switch ev.Type {
+	case "stdout":
+		return &processpb.ProcessEvent{Event: &processpb.ProcessEvent_Data{Data: &processpb.ProcessEvent_DataEvent{Output: &processpb.ProcessEvent_DataEvent_Stdout{Stdout: ev.Data}}}}
+	case "stderr":
+		return &processpb.ProcessEvent{Event: &processpb.ProcessEvent_Data{Data: &processpb.ProcessEvent_DataEvent{Output: &processpb.ProcessEvent_DataEvent_Stderr{Stderr: ev.Data}}}}
+	case agentapi.EventHeartbeat:
+		return &processpb.ProcessEvent{Event: &processpb.ProcessEvent_Keepalive{Keepalive: &processpb.ProcessEvent_KeepAlive{}}}
+	case agentapi.EventExit:
+		end := &processpb.ProcessEvent_EndEvent{ExitCode: int32(ev.ExitCode), Exited: ev.Signal == "", Status: fmt.Sprintf("exit status %d", ev.ExitCode)}
+		if ev.Signal != "" {
+			// Go's os.ProcessState wording, as envd reports it.
+			end.ExitCode, end.Status = -1, "signal: "+strings.ToLower(strings.TrimPrefix(ev.Signal, "SIG"))
+			if ev.Signal == "SIGKILL" {
+				end.Status = "signal: killed"
+			}
+		}
+		return &processpb.ProcessEvent{Event: &processpb.ProcessEvent_End{End: end}}
+	case agentapi.EventError:
+		msg := "the process's output stream broke"
+		if ev.Error != nil {
+			msg = ev.Error.Message
+		}
+		return &processpb.ProcessEvent{Event: &processpb.ProcessEvent_End{End: &processpb.ProcessEvent_EndEvent{ExitCode: -1, Status: "error", Error: &msg}}}
+	}
+	return nil
+}
+
+func startEvent(pid int) *processpb.ProcessEvent {
+	return &processpb.ProcessEvent{Event: &processpb.ProcessEvent_Start{Start: &processpb.ProcessEvent_StartEvent{Pid: uint32(pid)}}}
+}
+
+func (p *processService) List(ctx context.Context, _ *connect.Request[processpb.ListRequest]) (*connect.Response[processpb.ListResponse], error) {
+	procs, err := p.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &processpb.ListResponse{}
+	for _, proc := range procs {
+		if proc.State != sdk.ProcessRunning {
+			continue
+		}
+		info := &processpb.ProcessInfo{Pid: uint32(proc.Pid), Config: &processpb.ProcessConfig{}}
+		if len(proc.Cmd) > 0 {
+			info.Config.Cmd, info.Config.Args = proc.Cmd[0], proc.Cmd[1:]
+		}
+		if proc.Cwd != "" {
+			info.Config.Cwd = &proc.Cwd
+		}
+		if !strings.HasPrefix(proc.ID, untaggedPrefix) {
+			info.Tag = &proc.ID
+		}
+		out.Processes = append(out.Processes, info)
+	}
+	return connect.NewResponse(out), nil
+}
+
+func (p *processService) list(ctx context.Context) ([]sdk.Process, error) {
+	var procs []sdk.Process
+	if err := p.s.doJSON(ctx, agentCall{method: "GET", path: "/processes"}, &procs); err != nil {
+		return nil, connectError(err)
+	}
+	return procs, nil
+}
+
+// find resolves a selector (pid or tag) to a running process.
+func (p *processService) find(ctx context.Context, sel *processpb.ProcessSelector) (*sdk.Process, error) {
+	if sel == nil || sel.Selector == nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("process selector (pid or tag) is required"))
+	}
+	procs, err := p.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range procs {
+		proc := &procs[i]
+		if proc.State != sdk.ProcessRunning {
+			continue
+		}
+		switch s := sel.Selector.(type) {
+		case *processpb.ProcessSelector_Pid:
+			if uint32(proc.Pid) == s.Pid {
+				return proc, nil
+			}
+		case *processpb.ProcessSelector_Tag:
+			if proc.ID == s.Tag {
+				return proc, nil
+			}
+		}
+	}
+	return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("process %s not found", selectorText(sel)))
+}
+
+func selectorText(sel *processpb.ProcessSelector) string {
+	if t, ok := sel.Selector.(*processpb.ProcessSelector_Tag); ok {
+		return "with tag " + t.Tag
+	}
+	return "with pid " + strconv.Itoa(int(sel.GetPid()))
+}
+
+func (p *processService) SendSignal(ctx context.Context, req *connect.Request[processpb.SendSignalRequest]) (*connect.Response[processpb.SendSignalResponse], error) {
+	proc, err := p.find(ctx, req.Msg.GetProcess())
+	if err != nil {
+		return nil, err
+	}
+	sig := "SIGTERM"
+	switch req.Msg.GetSignal() {
+	case processpb.Signal_SIGNAL_SIGKILL:
+		sig = "SIGKILL"
+	case processpb.Signal_SIGNAL_SIGTERM:
+	default:
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("signal must be SIGTERM or SIGKILL"))
+	}
+	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/signal", body: sdk.SignalRequest{Signal: sig}}, nil); err != nil {
+		return nil, connectError(err)
+	}
+	return connect.NewResponse(&processpb.SendSignalResponse{}), nil
+}
+
+func (p *processService) SendInput(ctx context.Context, req *connect.Request[processpb.SendInputRequest]) (*connect.Response[processpb.SendInputResponse], error) {
+	if err := p.sendInput(ctx, req.Msg.GetProcess(), req.Msg.GetInput()); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&processpb.SendInputResponse{}), nil
+}
+
+func (p *processService) sendInput(ctx context.Context, sel *processpb.ProcessSelector, in *processpb.ProcessInput) error {
+	if in.GetPty() != nil {
+		return connect.NewError(connect.CodeUnimplemented, errors.New("no PTY input: sbx's E2B layer starts no PTYs"))
+	}
+	proc, err := p.find(ctx, sel)
+	if err != nil {
+		return err
+	}
+	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/stdin", body: strings.NewReader(string(in.GetStdin())), contentType: "application/octet-stream"}, nil); err != nil {
+		return connectError(err)
+	}
+	return nil
+}
+
+func (p *processService) StreamInput(ctx context.Context, stream *connect.ClientStream[processpb.StreamInputRequest]) (*connect.Response[processpb.StreamInputResponse], error) {
+	var sel *processpb.ProcessSelector
+	for stream.Receive() {
+		switch ev := stream.Msg().Event.(type) {
+		case *processpb.StreamInputRequest_Start:
+			sel = ev.Start.GetProcess()
+		case *processpb.StreamInputRequest_Data:
+			if sel == nil {
+				return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("the first message must be start"))
+			}
+			if err := p.sendInput(ctx, sel, ev.Data.GetInput()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&processpb.StreamInputResponse{}), nil
+}
+
+func (p *processService) CloseStdin(ctx context.Context, req *connect.Request[processpb.CloseStdinRequest]) (*connect.Response[processpb.CloseStdinResponse], error) {
+	proc, err := p.find(ctx, req.Msg.GetProcess())
+	if err != nil {
+		return nil, err
+	}
+	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/stdin/close"}, nil); err != nil {
+		return nil, connectError(err)
+	}
+	return connect.NewResponse(&processpb.CloseStdinResponse{}), nil
+}
+
+func (p *processService) Update(ctx context.Context, req *connect.Request[processpb.UpdateRequest]) (*connect.Response[processpb.UpdateResponse], error) {
+	if _, err := p.find(ctx, req.Msg.GetProcess()); err != nil {
+		return nil, err
+	}
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("no PTY to resize: sbx's E2B layer starts no PTYs"))
+}
+
+func randomHex() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

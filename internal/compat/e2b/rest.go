@@ -1,0 +1,420 @@
+package e2b
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/url"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// The control plane as the SDK calls it (E2B_API_URL): the current /v2
+// paths and the older ones. Errors are E2B's {"code": <status>, "message"}.
+
+// Labels that keep E2B's fields on an sbx sandbox.
+const (
+	labelTemplate = "e2b.template"
+	labelMeta     = "e2b.meta." // + metadata key
+)
+
+// DefaultTimeoutSeconds is E2B's default sandbox timeout.
+const DefaultTimeoutSeconds = 300
+
+// sandboxJSON is E2B's Sandbox / ListedSandbox / SandboxDetail.
+type sandboxJSON struct {
+	SandboxID          string            `json:"sandboxID"`
+	TemplateID         string            `json:"templateID"`
+	Alias              string            `json:"alias,omitempty"`
+	ClientID           string            `json:"clientID"`
+	EnvdVersion        string            `json:"envdVersion"`
+	EnvdAccessToken    string            `json:"envdAccessToken,omitempty"`
+	TrafficAccessToken string            `json:"trafficAccessToken,omitempty"`
+	Domain             *string           `json:"domain"`
+	StartedAt          time.Time         `json:"startedAt"`
+	EndAt              time.Time         `json:"endAt"`
+	State              string            `json:"state"`
+	CPUCount           int               `json:"cpuCount"`
+	MemoryMB           int               `json:"memoryMB"`
+	DiskSizeMB         int               `json:"diskSizeMB"`
+	Metadata           map[string]string `json:"metadata"`
+}
+
+// createBody is E2B's NewSandbox.
+type createBody struct {
+	TemplateID string            `json:"templateID"`
+	Timeout    *int              `json:"timeout"`
+	Metadata   map[string]string `json:"metadata"`
+	EnvVars    map[string]string `json:"envVars"`
+	AutoPause  *bool             `json:"autoPause"`
+	Secure     *bool             `json:"secure"`
+}
+
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
+	key := r.Header.Get("X-API-KEY")
+	if key == "" {
+		if k, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			key = k
+		}
+	}
+	p, err := s.keys.Authenticate(r.Context(), key)
+	if err != nil {
+		writeAPIError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "invalid API key: set E2B_API_KEY to an sbx API key"))
+		return
+	}
+	r = r.WithContext(auth.WithPrincipal(r.Context(), p))
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) > 0 && parts[0] == "v2" {
+		parts = parts[1:]
+	}
+	if len(parts) == 0 || parts[0] != "sandboxes" {
+		writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (templates, volumes, secrets and snapshots are not implemented)", r.Method, path))
+		return
+	}
+	err = s.routeSandboxes(w, r, parts[1:], p)
+	if err != nil {
+		writeAPIError(w, err)
+	}
+}
+
+func (s *Server) routeSandboxes(w http.ResponseWriter, r *http.Request, parts []string, p auth.Principal) error {
+	switch {
+	case len(parts) == 0 && r.Method == http.MethodPost:
+		return s.create(w, r, p)
+	case len(parts) == 0 && r.Method == http.MethodGet:
+		return s.list(w, r)
+	case len(parts) == 1 && r.Method == http.MethodGet:
+		return s.get(w, r, parts[0])
+	case len(parts) == 1 && r.Method == http.MethodDelete:
+		if _, err := s.sandboxes.Delete(r.Context(), parts[0], false); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	case len(parts) == 2 && r.Method == http.MethodPost:
+		switch parts[1] {
+		case "timeout":
+			return s.setTimeout(w, r, parts[0])
+		case "pause":
+			return s.pause(w, r, parts[0])
+		case "resume", "connect":
+			return s.connect(w, r, parts[0], p)
+		case "refreshes":
+			return s.refresh(w, r, parts[0])
+		}
+	}
+	return errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s", r.Method, r.URL.Path)
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var body createBody
+	if err := decodeBody(w, r, &body); err != nil {
+		return err
+	}
+	req, err := s.createRequest(body)
+	if err != nil {
+		return err
+	}
+	sb, err := s.sandboxes.Create(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, s.toE2B(sb, p, true))
+	return nil
+}
+
+// createRequest translates E2B's create into sbx's: template → image,
+// timeout → TTL (delete), or with autoPause an idle pause after timeout
+// instead; metadata → labels; envVars → env.
+func (s *Server) createRequest(body createBody) (sdk.CreateSandboxRequest, error) {
+	tmpl := body.TemplateID
+	if tmpl == "" {
+		tmpl = "base"
+	}
+	target, ok := s.cfg.Templates[tmpl]
+	if !ok {
+		return sdk.CreateSandboxRequest{}, errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s (sbx serve --e2b-template alias=image adds more)", tmpl, strings.Join(s.templateNames(), ", "))
+	}
+	req := sdk.CreateSandboxRequest{Env: body.EnvVars, Labels: map[string]string{labelTemplate: tmpl}}
+	if snap, ok := strings.CutPrefix(target, "snapshot:"); ok {
+		req.Snapshot = snap
+	} else {
+		req.Image = target
+	}
+	for k, v := range body.Metadata {
+		req.Labels[labelMeta+k] = v
+	}
+	timeout := DefaultTimeoutSeconds
+	if body.Timeout != nil {
+		timeout = *body.Timeout
+	}
+	if timeout <= 0 {
+		return req, errdefs.Invalid(sdk.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", timeout)
+	}
+	if body.AutoPause != nil && *body.AutoPause {
+		never := 0
+		req.AutoPauseSeconds, req.AutoStopSeconds = &timeout, &never
+	} else {
+		req.TTLSeconds = timeout
+	}
+	return req, nil
+}
+
+func (s *Server) templateNames() []string {
+	var names []string
+	for k := range s.cfg.Templates {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request, id string) error {
+	sb, err := s.sandboxes.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.toE2B(sb, auth.Principal{}, false))
+	return nil
+}
+
+// list answers GET /v2/sandboxes (and /sandboxes): newest first, with
+// E2B's metadata and state filters and X-Next-Token paging (the token is
+// the offset).
+func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := store.Filter{}
+	if meta := q.Get("metadata"); meta != "" {
+		vals, err := parseQuery(meta)
+		if err != nil {
+			return errdefs.Invalid(sdk.CodeInvalidParameter, "metadata must be key=value pairs joined by &: %v", err)
+		}
+		f.Labels = map[string]string{}
+		for k, v := range vals {
+			f.Labels[labelMeta+k] = v
+		}
+	}
+	all, err := s.sandboxes.List(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	states := map[string]bool{}
+	for _, st := range strings.Split(q.Get("state"), ",") {
+		if st != "" {
+			states[st] = true
+		}
+	}
+	var out []sandboxJSON
+	for _, sb := range all {
+		e := s.toE2B(sb, auth.Principal{}, false)
+		if sb.Spec.Labels[labelTemplate] == "" || sb.State == sdk.StateDeleting || sb.State == sdk.StateDeleted {
+			continue // not made through E2B, or going away
+		}
+		if len(states) > 0 && !states[e.State] {
+			continue
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].StartedAt.After(out[j].StartedAt) })
+	offset, limit := 0, 100
+	if t := q.Get("nextToken"); t != "" {
+		if offset, err = strconv.Atoi(t); err != nil || offset < 0 {
+			return errdefs.Invalid(sdk.CodeInvalidParameter, "nextToken %q is not a token this server gave out", t)
+		}
+	}
+	if l := q.Get("limit"); l != "" {
+		if limit, err = strconv.Atoi(l); err != nil || limit < 1 {
+			return errdefs.Invalid(sdk.CodeInvalidParameter, "limit must be a positive number, got %q", l)
+		}
+	}
+	page := []sandboxJSON{}
+	if offset < len(out) {
+		page = out[offset:min(len(out), offset+limit)]
+	}
+	if offset+limit < len(out) {
+		w.Header().Set("X-Next-Token", strconv.Itoa(offset+limit))
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// setTimeout sets the TTL to timeout seconds from now (E2B: the sandbox
+// ends timeout seconds from now); for an autoPause sandbox it sets the idle
+// pause time instead.
+func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, id string) error {
+	var body struct {
+		Timeout int `json:"timeout"`
+	}
+	if err := decodeBody(w, r, &body); err != nil {
+		return err
+	}
+	if body.Timeout <= 0 {
+		return errdefs.Invalid(sdk.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", body.Timeout)
+	}
+	sb, err := s.sandboxes.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	req := sdk.UpdateSandboxRequest{TTLSeconds: &body.Timeout}
+	if pol := sb.Spec.Policy; pol != nil && pol.AutoPauseSeconds > 0 && pol.TTLSeconds == 0 {
+		req = sdk.UpdateSandboxRequest{AutoPauseSeconds: &body.Timeout}
+	}
+	if _, err := s.sandboxes.Update(r.Context(), id, req); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) refresh(w http.ResponseWriter, r *http.Request, id string) error {
+	if _, err := s.sandboxes.Get(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// pause answers 409 when the sandbox is already paused (the SDK's false).
+func (s *Server) pause(w http.ResponseWriter, r *http.Request, id string) error {
+	sb, err := s.sandboxes.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if sb.State == sdk.StatePaused {
+		return errdefs.Conflict(sdk.CodeInvalidState, "sandbox %s is already paused", id)
+	}
+	if _, err := s.sandboxes.Pause(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// connect resumes a paused sandbox (or starts a stopped one), optionally
+// sets a new timeout, and answers with fresh access tokens.
+func (s *Server) connect(w http.ResponseWriter, r *http.Request, id string, p auth.Principal) error {
+	var body struct {
+		Timeout *int `json:"timeout"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeBody(w, r, &body); err != nil {
+			return err
+		}
+	}
+	sb, err := s.sandboxes.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	switch sb.State {
+	case sdk.StatePaused:
+		if sb, err = s.sandboxes.Resume(r.Context(), id); err != nil {
+			return err
+		}
+		status = http.StatusCreated
+	case sdk.StateStopped:
+		if _, _, err = s.sandboxes.Agent(r.Context(), id); err != nil {
+			return err
+		}
+		status = http.StatusCreated
+	}
+	if body.Timeout != nil && *body.Timeout > 0 && (sb.Spec.Policy == nil || sb.Spec.Policy.TTLSeconds > 0) {
+		if sb, err = s.sandboxes.Update(r.Context(), id, sdk.UpdateSandboxRequest{TTLSeconds: body.Timeout}); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, status, s.toE2B(sb, p, true))
+	return nil
+}
+
+// toE2B describes sb as E2B does; withTokens adds the access tokens made
+// for principal p.
+func (s *Server) toE2B(sb *store.Sandbox, p auth.Principal, withTokens bool) sandboxJSON {
+	out := sandboxJSON{
+		SandboxID: sb.ID, TemplateID: sb.Spec.Labels[labelTemplate], Alias: sb.Spec.Labels[labelTemplate],
+		ClientID: "sbx", EnvdVersion: EnvdVersion, StartedAt: sb.CreatedAt,
+		CPUCount: max(1, int(sb.Spec.CPU+0.5)), MemoryMB: sb.Spec.MemoryMiB, DiskSizeMB: sb.Spec.DiskMiB,
+		Metadata: map[string]string{}, State: "running",
+	}
+	if s.cfg.Domain != "" {
+		out.Domain = &s.cfg.Domain
+	}
+	if !sb.StartedAt.IsZero() {
+		out.StartedAt = sb.StartedAt
+	}
+	switch sb.State {
+	case sdk.StatePaused, sdk.StatePausing, sdk.StateStopped, sdk.StateStopping:
+		out.State = "paused"
+	}
+	for k, v := range sb.Spec.Labels {
+		if m, ok := strings.CutPrefix(k, labelMeta); ok {
+			out.Metadata[m] = v
+		}
+	}
+	if pol := sb.Spec.Policy; pol != nil && pol.TTLSeconds > 0 {
+		from := pol.TTLFrom
+		if from.IsZero() {
+			from = sb.CreatedAt
+		}
+		out.EndAt = from.Add(time.Duration(pol.TTLSeconds) * time.Second)
+	} else if !sb.ExpiresAt.IsZero() {
+		out.EndAt = sb.ExpiresAt
+	} else {
+		out.EndAt = out.StartedAt.Add(24 * time.Hour)
+	}
+	if withTokens {
+		out.EnvdAccessToken = s.accessToken(p, sb.ID)
+		out.TrafficAccessToken = out.EnvdAccessToken
+	}
+	return out
+}
+
+// writeAPIError answers in E2B's error format with the status of err's kind.
+func writeAPIError(w http.ResponseWriter, err error) {
+	var e *errdefs.Error
+	if !errors.As(err, &e) {
+		e = &errdefs.Error{Kind: errdefs.KindInternal, Message: "internal error; see the daemon log"}
+	}
+	status := httpjson.Status(e.Kind)
+	writeJSON(w, status, map[string]any{"code": status, "message": e.Message})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	raw, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(raw, '\n'))
+}
+
+// decodeBody reads a JSON body into v. Unlike sbx's own API it ignores
+// fields it does not know: the SDK sends many that sbx has no use for
+// (network, mcp, volumeMounts, …).
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, httpjson.MaxBody)).Decode(v)
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return errdefs.Invalid(sdk.CodeInvalidJSON, "malformed JSON body: %v", err)
+}
+
+// parseQuery parses E2B's metadata filter "k1=v1&k2=v2".
+func parseQuery(s string) (map[string]string, error) {
+	vals, err := url.ParseQuery(s)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for k, v := range vals {
+		out[k] = v[0]
+	}
+	return out, nil
+}

@@ -1,0 +1,59 @@
+package e2b
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/sbxhq/sbx/internal/auth"
+)
+
+// envd traffic carries no API key: E2B hands out a per-sandbox access token
+// at create and connect, which the SDK sends as X-Access-Token (envd,
+// /execute) or E2B-Traffic-Access-Token (the code interpreter's contexts).
+// sbx's token is the creating principal's team and scopes, signed with
+// HMAC-SHA256 over the sandbox id, so it is checked without any state and
+// the Manager still sees whose sandbox it is.
+
+type tokenClaims struct {
+	KeyID  string       `json:"k"`
+	Team   string       `json:"t"`
+	Scopes []auth.Scope `json:"s,omitempty"`
+}
+
+// accessToken is the token for sandbox id made by principal p.
+func (s *Server) accessToken(p auth.Principal, id string) string {
+	claims, _ := json.Marshal(tokenClaims{KeyID: p.KeyID, Team: p.Team, Scopes: p.Scopes})
+	c := base64.RawURLEncoding.EncodeToString(claims)
+	return c + "." + s.sign(c, id)
+}
+
+func (s *Server) sign(claims, id string) string {
+	m := hmac.New(sha256.New, append([]byte("sbx-e2b-envd\x00"), s.cfg.TokenSecret...))
+	m.Write([]byte(id + "\x00" + claims))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+var errBadToken = errors.New("missing or wrong access token: send the envdAccessToken the sandbox was created or connected with (X-Access-Token)")
+
+// checkAccessToken returns the principal of r's access token for sandbox id.
+func (s *Server) checkAccessToken(r *http.Request, id string) (auth.Principal, error) {
+	tok := r.Header.Get("X-Access-Token")
+	if tok == "" {
+		tok = r.Header.Get("E2B-Traffic-Access-Token")
+	}
+	c, mac, ok := strings.Cut(tok, ".")
+	if !ok || !hmac.Equal([]byte(mac), []byte(s.sign(c, id))) {
+		return auth.Principal{}, errBadToken
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	var claims tokenClaims
+	if err != nil || json.Unmarshal(raw, &claims) != nil {
+		return auth.Principal{}, errBadToken
+	}
+	return auth.Principal{KeyID: claims.KeyID, Team: claims.Team, Scopes: claims.Scopes}, nil
+}
