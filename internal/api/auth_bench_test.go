@@ -18,7 +18,8 @@ import (
 // BenchmarkAuth measures what a request pays for authentication: the
 // bootstrap admin token (as before teams) against an API key (map lookup,
 // SHA-256, rate limit) and an audited mutation, on a route whose handler
-// does nearly nothing (a fake Manager).
+// does nearly nothing (a fake Manager). "before teams" is a server without
+// tenancy: the admin token only, no rate limit, no audit log.
 //
 //	go test -run '^$' -bench BenchmarkAuth -benchtime 20000x ./internal/api
 func BenchmarkAuth(b *testing.B) {
@@ -46,7 +47,12 @@ func BenchmarkAuth(b *testing.B) {
 	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &sb) != nil {
 		b.Fatal(rec.Code, rec.Body)
 	}
+	plain := New(f, fakeImages{}, auth.AdminToken(testKey)) // as before teams
 	run := func(b *testing.B, method, path, key string, want int) {
+		s := s
+		if key == "" {
+			s, key = plain, testKey
+		}
 		for b.Loop() {
 			req := httptest.NewRequest(method, path, nil)
 			req.Header.Set("Authorization", "Bearer "+key)
@@ -57,7 +63,9 @@ func BenchmarkAuth(b *testing.B) {
 			}
 		}
 	}
+	b.Run("GET before teams", func(b *testing.B) { run(b, "GET", "/v1/sandboxes", "", 200) })
 	b.Run("GET admin token", func(b *testing.B) { run(b, "GET", "/v1/sandboxes", testKey, 200) })
 	b.Run("GET api key", func(b *testing.B) { run(b, "GET", "/v1/sandboxes", k.Key, 200) })
+	b.Run("POST before teams", func(b *testing.B) { run(b, "POST", "/v1/sandboxes/"+sb.ID+"/stop", "", 200) })
 	b.Run("POST audited api key", func(b *testing.B) { run(b, "POST", "/v1/sandboxes/"+sb.ID+"/stop", k.Key, 200) })
 }
