@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/sdk"
@@ -67,5 +69,71 @@ func TestReadOnlyKeyCannotWrite(t *testing.T) {
 	}
 	if _, err := f.Get(context.Background(), sb.ID); err != nil {
 		t.Fatalf("a refused delete still deleted the sandbox: %v", err)
+	}
+}
+
+// memAudit is an in-memory store.AuditStore.
+type memAudit struct {
+	mu      sync.Mutex
+	entries []sdk.AuditEntry
+}
+
+func (m *memAudit) AppendAudit(_ context.Context, es []sdk.AuditEntry) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range es {
+		e.Seq = int64(len(m.entries) + 1)
+		m.entries = append(m.entries, e)
+	}
+	return nil
+}
+
+func (m *memAudit) ListAudit(_ context.Context, team string, after int64, limit int) ([]sdk.AuditEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := []sdk.AuditEntry{}
+	for _, e := range m.entries {
+		if e.Seq > after && (team == "" || e.Team == team) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (m *memAudit) PruneAudit(context.Context, time.Time) (int64, error) { return 0, nil }
+
+// TestAuditRecordsMutations: mutating requests, refused ones too, are in
+// the audit log with who, team, what and result; reads are not; a team's
+// admin key reads only its team's entries.
+func TestAuditRecordsMutations(t *testing.T) {
+	f := newFake()
+	keys := keyTable{
+		"ro":    {KeyID: "k-ro", Team: "acme", Scopes: []auth.Scope{auth.ScopeSandboxesRead}},
+		"admin": {KeyID: "k-admin", Team: "acme", Scopes: []auth.Scope{auth.ScopeAdmin}},
+	}
+	s := New(f, fakeImages{}, keys)
+	mem := &memAudit{}
+	audit := NewAuditLog(mem, 0)
+	defer audit.Close()
+	s.SetTenancy(Tenancy{Audit: audit})
+	do(s, "POST", "/v1/sandboxes", testKey, `{"name":"a"}`) // root, team default
+	do(s, "GET", "/v1/sandboxes", "ro", "")
+	do(s, "POST", "/v1/sandboxes", "ro", `{"name":"b"}`) // refused: 403
+	rec := do(s, "GET", "/v1/audit", "admin", "")
+	var got []sdk.AuditEntry
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &got) != nil {
+		t.Fatalf("audit: %d %s", rec.Code, rec.Body)
+	}
+	if len(got) != 1 {
+		t.Fatalf("team acme's audit log: %+v; want only its refused create", got)
+	}
+	e := got[0]
+	if e.KeyID != "k-ro" || e.Team != "acme" || e.Method != "POST" || e.Path != "/v1/sandboxes" ||
+		e.Status != http.StatusForbidden || e.Code != sdk.CodeMissingScope || e.Time.IsZero() || e.RequestID == "" {
+		t.Fatalf("entry %+v", e)
+	}
+	all, _ := mem.ListAudit(context.Background(), "", 0, 0)
+	if len(all) != 2 || all[0].KeyID != "admin" || all[0].Status != http.StatusCreated {
+		t.Fatalf("whole log %+v; want the root's create and the refused one", all)
 	}
 }

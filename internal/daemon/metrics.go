@@ -43,6 +43,7 @@ func newMetrics(cfg Config, st store.Store, hooks *webhook.Sender) *daemonMetric
 		Usage:     usage,
 		Webhooks:  hooks.Queues,
 	}
+	opt.Teams = teamUsages(st) // teams.go
 	if cfg.Metrics.NoPerSandbox {
 		opt.Usage = nil
 	}

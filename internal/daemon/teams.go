@@ -8,6 +8,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/auth/keys"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // TeamsConfig sets the per-key rate limit and the audit log's retention.
@@ -30,4 +31,28 @@ func startTeams(ctx context.Context, cfg TeamsConfig, st *store.SQLite, admin au
 		Audit:  api.NewAuditLog(st, cfg.AuditRetention),
 		Limits: auth.NewRateLimits(cfg.RateLimit, cfg.RateBurst),
 	}, nil
+}
+
+// teamUsages reads every team's usage for the metrics; nil for a store
+// without teams.
+func teamUsages(st store.Store) func(ctx context.Context) ([]sdk.TeamUsage, error) {
+	ts, ok := st.(store.TeamStore)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context) ([]sdk.TeamUsage, error) {
+		teams, err := ts.ListTeams(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]sdk.TeamUsage, 0, len(teams))
+		for _, t := range teams {
+			u, err := ts.Usage(ctx, t.ID)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, u)
+		}
+		return out, nil
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Options say where the scrape-time metrics come from.
@@ -30,6 +31,8 @@ type Options struct {
 	// Webhooks reports the webhook queues: events queued now, and dropped
 	// since start because a queue was full. nil: no webhook series.
 	Webhooks func() (queued int, dropped uint64)
+	// Teams reads every team's usage and quotas (teams.go); nil: no team series.
+	Teams func(ctx context.Context) ([]sdk.TeamUsage, error)
 }
 
 // Metrics holds the daemon's metrics. Its methods are safe for concurrent
@@ -86,6 +89,9 @@ func New(opt Options) *Metrics {
 	}
 	if opt.Webhooks != nil {
 		m.reg.MustRegister(webhookCollector(opt.Webhooks))
+	}
+	if opt.Teams != nil {
+		m.reg.MustRegister(teamCollector(opt.Teams))
 	}
 	return m
 }

@@ -1,0 +1,71 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/auth/keys"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// BenchmarkAuth measures what a request pays for authentication: the
+// bootstrap admin token (as before teams) against an API key (map lookup,
+// SHA-256, rate limit) and an audited mutation, on a route whose handler
+// does nearly nothing (a fake Manager). "before teams" is a server without
+// tenancy: the admin token only, no rate limit, no audit log.
+//
+//	go test -run '^$' -bench BenchmarkAuth -benchtime 20000x ./internal/api
+func BenchmarkAuth(b *testing.B) {
+	st, err := store.OpenSQLite(filepath.Join(b.TempDir(), "sbx.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc, err := keys.New(context.Background(), st, auth.AdminToken(testKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	k, err := svc.Create(context.Background(), sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeAdmin}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := newFake()
+	s := New(f, fakeImages{}, svc)
+	audit := NewAuditLog(st, time.Hour)
+	defer audit.Close()
+	s.SetTenancy(Tenancy{Keys: svc, Teams: st, Audit: audit, Limits: auth.NewRateLimits(1e9, 1e9)})
+	rec := do(s, "POST", "/v1/sandboxes", testKey, `{"name":"a"}`)
+	var sb sdk.Sandbox
+	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &sb) != nil {
+		b.Fatal(rec.Code, rec.Body)
+	}
+	plain := New(f, fakeImages{}, auth.AdminToken(testKey)) // as before teams
+	run := func(b *testing.B, method, path, key string, want int) {
+		s := s
+		if key == "" {
+			s, key = plain, testKey
+		}
+		for b.Loop() {
+			req := httptest.NewRequest(method, path, nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, req)
+			if w.Code != want {
+				b.Fatal(w.Code, w.Body)
+			}
+		}
+	}
+	b.Run("GET before teams", func(b *testing.B) { run(b, "GET", "/v1/sandboxes", "", 200) })
+	b.Run("GET admin token", func(b *testing.B) { run(b, "GET", "/v1/sandboxes", testKey, 200) })
+	b.Run("GET api key", func(b *testing.B) { run(b, "GET", "/v1/sandboxes", k.Key, 200) })
+	b.Run("POST before teams", func(b *testing.B) { run(b, "POST", "/v1/sandboxes/"+sb.ID+"/stop", "", 200) })
+	b.Run("POST audited api key", func(b *testing.B) { run(b, "POST", "/v1/sandboxes/"+sb.ID+"/stop", k.Key, 200) })
+}
