@@ -13,6 +13,7 @@ type route struct {
 	public          bool    // no API key needed
 	passive         bool    // under /v1/sandboxes/{id}/ but not activity (see lifecycle.go)
 	lookup          bool    // reads the running instance only: never starts it, not activity (lookup.go)
+	onlyRunning     bool    // reads files or servers of a running instance: never starts it, 409 naming the state otherwise (lookup.go)
 	query           []param // query parameters
 	body            any     // request body type for the document; rawBody for bytes
 	status          int     // success status
@@ -51,12 +52,12 @@ func (s *Server) routes() []route {
 
 		{method: "POST", pattern: "/v1/sandboxes/{id}/exec", summary: "Run a command; with stream=true the answer is NDJSON ExecEvents", handler: s.exec, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.ExecRequest{}, status: 200, response: sdk.ExecResult{}},
 		{method: "PUT", pattern: "/v1/sandboxes/{id}/files", summary: "Upload a file (body streamed); a symlink at path is written through", handler: s.proxy, query: []param{pathQ, {"mode", "string", "octal permission bits, default 0644"}, {"parents", "boolean", "create missing parent directories (default true; false answers 404 PARENT_NOT_FOUND)"}}, body: rawBody{}, status: 200, response: sdk.FileInfo{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/files", summary: "Download a file (streamed)", handler: s.proxy, query: []param{pathQ}, status: 200, response: rawBody{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/files", summary: "Download a file (streamed)", handler: s.proxy, onlyRunning: true, query: []param{pathQ}, status: 200, response: rawBody{}},
 		{method: "DELETE", pattern: "/v1/sandboxes/{id}/files", summary: "Delete a file or directory", handler: s.proxy, query: []param{pathQ, {"recursive", "boolean", "delete a non-empty directory"}}, status: 204},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/files/list", summary: "List a directory", handler: s.proxy, query: []param{pathQ, {"depth", "integer", "levels to list, 1 (default) to 32; more than 50000 entries answer 400 LIST_TOO_LARGE"}}, status: 200, response: []sdk.FileInfo{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/files/list", summary: "List a directory", handler: s.proxy, onlyRunning: true, query: []param{pathQ, {"depth", "integer", "levels to list, 1 (default) to 32; more than 50000 entries answer 400 LIST_TOO_LARGE"}}, status: 200, response: []sdk.FileInfo{}},
 		{method: "PUT", pattern: "/v1/sandboxes/{id}/files/tar", summary: "Extract a tar stream (plain or gzip) into a directory; refused whole if an entry is absolute, climbs out with .., lies below a symlink or is a device or fifo", handler: s.proxy, query: []param{{"path", "string", "directory to extract into"}, {"parents", "boolean", "create the directory and its parents (default true)"}}, body: rawBody{}, status: 200, response: sdk.FileInfo{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/files/tar", summary: "Download a directory as a tar stream (directories, files, symlinks)", handler: s.proxy, query: []param{{"path", "string", "directory to download"}}, status: 200, response: rawBody{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/files/stat", summary: "Describe a file", handler: s.proxy, query: []param{pathQ}, status: 200, response: sdk.FileInfo{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/files/tar", summary: "Download a directory as a tar stream (directories, files, symlinks)", handler: s.proxy, onlyRunning: true, query: []param{{"path", "string", "directory to download"}}, status: 200, response: rawBody{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/files/stat", summary: "Describe a file", handler: s.proxy, onlyRunning: true, query: []param{pathQ}, status: 200, response: sdk.FileInfo{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/files/mkdir", summary: "Create a directory", handler: s.proxy, body: sdk.MkdirRequest{}, status: 200, response: sdk.FileInfo{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/files/move", summary: "Move or rename a file", handler: s.proxy, body: sdk.MoveRequest{}, status: 200, response: sdk.FileInfo{}},
 
@@ -84,9 +85,9 @@ func (s *Server) routes() []route {
 		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}", summary: "Get a terminal", handler: s.proxy, lookup: true, status: 200, response: sdk.PTY{}},
 		{method: "DELETE", pattern: "/v1/sandboxes/{id}/ptys/{pty}", summary: "Kill every process of a terminal's session and forget it", handler: s.proxy, status: 204},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/resize", summary: "Set a terminal's size", handler: s.proxy, body: sdk.ResizeRequest{}, status: 200, response: sdk.PTY{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}/attach", summary: "Attach to a terminal over a WebSocket: binary frames are its bytes both ways, text frames JSON PTYControl (\"resize\" from the client; \"exit\" from the server, then a close). Recent output is replayed first. Closing detaches.", handler: s.proxy, lookup: true, query: []param{{"replay", "boolean", "send the retained recent output first (default true)"}}, status: 101},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}/attach", summary: "Attach to a terminal over a WebSocket: binary frames are its bytes both ways, text frames JSON PTYControl (\"resize\" from the client; \"exit\" from the server, then a close; \"error\" INSTANCE_LOST naming the stop reason when the instance ends first, then a close 1001 whose reason names it too). Recent output is replayed first. Closing detaches.", handler: s.attachPTY, lookup: true, query: []param{{"replay", "boolean", "send the retained recent output first (default true)"}}, status: 101},
 
-		{method: "GET", pattern: "/v1/sandboxes/{id}/watch", summary: "Watch a path: an NDJSON stream of WatchEvents (ready, then create, write, remove, rename)", handler: s.streamProxy, query: []param{{"path", "string", "directory or file to watch"}, {"recursive", "boolean", "watch subdirectories too"}, {"include", "string", "glob; repeat for several; only matching paths are reported"}, {"exclude", "string", "glob; repeat for several; matching paths and directories are skipped"}}, status: 200, response: ndjson{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/watch", summary: "Watch a path: an NDJSON stream of WatchEvents (ready, then create, write, remove, rename)", handler: s.streamProxy, onlyRunning: true, query: []param{{"path", "string", "directory or file to watch"}, {"recursive", "boolean", "watch subdirectories too"}, {"include", "string", "glob; repeat for several; only matching paths are reported"}, {"exclude", "string", "glob; repeat for several; matching paths and directories are skipped"}}, status: 200, response: ndjson{}},
 
 		{method: "POST", pattern: "/v1/sandboxes/{id}/contexts", summary: "Create a code context: a long-lived python, javascript or bash interpreter whose state persists between runs", handler: s.proxy, body: sdk.CreateContextRequest{}, status: 201, response: sdk.Context{}},
 		{method: "GET", pattern: "/v1/sandboxes/{id}/contexts", summary: "List live code contexts", handler: s.proxy, lookup: true, status: 200, response: []sdk.Context{}},
@@ -102,7 +103,7 @@ func (s *Server) routes() []route {
 		{method: "GET", pattern: "/v1/sandboxes/{id}/ports", summary: "List exposed ports", handler: s.listPorts, passive: true, status: 200, response: []sdk.Port{}},
 		{method: "DELETE", pattern: "/v1/sandboxes/{id}/ports/{port}", summary: "Unexpose a port; its token stops working", handler: s.unexposePort, status: 204},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/signed-urls", summary: "Make a preview URL of an exposed port that works without key or token until it expires", handler: s.signURL, body: sdk.SignPortRequest{}, status: 201, response: sdk.SignedURL{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, public: true, query: previewQ, status: 200, response: rawBody{}},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, onlyRunning: true, public: true, query: previewQ, status: 200, response: rawBody{}},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, public: true, query: previewQ, status: 200, response: rawBody{}},
 		{method: "PUT", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, public: true, query: previewQ, status: 200, response: rawBody{}},
 		{method: "PATCH", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, public: true, query: previewQ, status: 200, response: rawBody{}},
