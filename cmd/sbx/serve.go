@@ -24,6 +24,7 @@ func newServeCmd() *cobra.Command {
 	var logf logFlags // serve_log.go
 	var tf tlsFlags   // serve_tls.go
 	var mf metricsFlags
+	var sdf defaultsFlags // serve_defaults.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -64,6 +65,9 @@ picked up again by the next sbx serve.`,
 				return err
 			}
 			mf.apply(cmd, &cfg) // serve_metrics.go
+			if err := sdf.apply(cmd, &cfg); err != nil {
+				return err
+			}
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -77,6 +81,7 @@ picked up again by the next sbx serve.`,
 	logf.register(cmd)
 	tf.register(cmd)
 	mf.register(cmd)
+	sdf.register(cmd)
 	return cmd
 }
 

@@ -71,6 +71,8 @@ type Config struct {
 	// CreateOnTouch: a toolbox call on an unknown name creates the
 	// sandbox with the defaults (see package api, touch.go).
 	CreateOnTouch bool
+
+	SandboxDefaults SandboxDefaults // the operator's sandbox defaults (config.go)
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -119,6 +121,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	defaults, err := sandboxDefaults(cfg.DataDir, cfg.SandboxDefaults) // config.go
+	if err != nil {
+		return err
+	}
 	nw, netw, err := startNetwork(ctx, cfg, st)
 	if err != nil {
 		return err
@@ -141,6 +147,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Network:  netw,
 		Disk:     disk,
 		Observer: mx.metrics,
+		Defaults: defaults,
 	})
 	if err != nil {
 		return err
