@@ -156,7 +156,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := mgr.Reconcile(ctx); err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
-	mgr.SettleAgents(ctx) // agents of an older sbx: talk to them or restart; sweep unused agent binaries
+	// Agents of an older sbx: talk to them or restart; sweep unused agent binaries.
+	mgr.SettleAgents(ctx)
 	mgr.StartSnapshotSweeper(time.Second) // expired snapshots; clears interrupted work
 	if err := settleNetwork(ctx, nw, st); err != nil {
 		slog.Error("settle sandbox networks", "err", err)

@@ -35,9 +35,10 @@ var Programs = map[string]Program{
 	"systemd-analyze": {Package: "systemd"},
 	// Tests of the SDKs and compatibility layers (scripts/npm-install.sh).
 	"node": {Package: "nodejs"},
-	// integration/upgrade_test.go: the previous release's tree (git archive).
-	"git": {Package: "git"},
 	"npm":  {Note: "Debian's npm package, or bundled with a NodeSource nodejs (which conflicts with Debian's npm): setup.sh installs npm only when the command is missing"},
+
+	// integration/upgrade_test.go builds the previous release (git archive).
+	"git": {Package: "git"},
 }
 
 // basePackages are in every Debian installation (priority required, what
