@@ -205,12 +205,14 @@ func TestUpgradeInPlace(t *testing.T) {
 	}
 }
 
-// An instance whose agent speaks a protocol the new daemon does not (here
-// a build that says version 0) is restarted with the current agent, with
-// an event that says why.
+// An instance whose agent speaks a protocol the daemon does not is
+// restarted with the current agent, with an event that says why. The
+// stand-in is a build that says version 99, as an agent of a newer sbx
+// would after a downgrade (version 0 cannot be told from an agent of the
+// release before versions, which is version 1).
 func TestUpgradeRestartsAnAgentItCannotTalkTo(t *testing.T) {
-	ancient := filepath.Join(t.TempDir(), "sbx-protocol-0")
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/sbxhq/sbx/internal/agentapi.protocol=0", "-o", ancient, "github.com/sbxhq/sbx/cmd/sbx")
+	ancient := filepath.Join(t.TempDir(), "sbx-protocol-99")
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/sbxhq/sbx/internal/agentapi.protocol=99", "-o", ancient, "github.com/sbxhq/sbx/cmd/sbx")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, b)
@@ -235,10 +237,10 @@ func TestUpgradeRestartsAnAgentItCannotTalkTo(t *testing.T) {
 	}
 	explained := false
 	for _, e := range evs {
-		explained = explained || e.State == sdk.StateStopped && e.Reason == "agent-upgrade" && strings.Contains(e.Message, "protocol version 0")
+		explained = explained || e.State == sdk.StateStopped && e.Reason == "agent-upgrade" && strings.Contains(e.Message, "protocol version 99")
 	}
 	if !explained {
-		t.Errorf("no stopped/agent-upgrade event naming protocol version 0: %+v", evs)
+		t.Errorf("no stopped/agent-upgrade event naming protocol version 99: %+v", evs)
 	}
 	if got := d.exec("old", "cat /workspace/kept"); got != "kept" {
 		t.Errorf("files after the restart: %q", got)

@@ -25,7 +25,7 @@ const MinProtocolVersion = 1
 
 // protocol is the version this binary speaks, a string so a test build can
 // stand for an agent of another release (go build -ldflags
-// "-X github.com/sbxhq/sbx/internal/agentapi.protocol=0").
+// "-X github.com/sbxhq/sbx/internal/agentapi.protocol=99").
 var protocol = "2"
 
 // ProtocolVersion is the agent protocol version this binary speaks.
