@@ -76,7 +76,7 @@ cat >"$root/root/sandbox.sh" <<'EOF'
 set -euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 ip link set lo up
-sysctl -qw net.ipv4.ip_forward=1
+echo 1 > /proc/sys/net/ipv4/ip_forward # this namespace only (procps is not needed by sbx)
 sbx serve --bridge sbxfresh0 --subnet 10.253.0.0/24 >/var/log/sbx-serve.log 2>&1 &
 serve=$!
 for i in $(seq 100); do sbx ls >/dev/null 2>&1 && break; sleep 0.2; done
