@@ -71,6 +71,7 @@ type daemon struct {
 	exited  chan struct{}   // closed once cmd has exited and been waited for
 	args    []string        // more flags of sbx serve (see netArgs)
 	ca      []byte          // PEM CA of its TLS certificate; nil: plain http (tls_test.go)
+	bin     string          // the sbx binary it runs; "" is sbxBin (upgrade_test.go)
 }
 
 // startDaemon starts a daemon on a fresh data dir; cleanup deletes its
@@ -111,7 +112,11 @@ func (d *daemon) start() {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	d.cmd = exec.Command(sbxBin, append([]string{"serve", "--data-dir", d.dataDir, "--listen", d.addr}, d.args...)...)
+	bin := sbxBin
+	if d.bin != "" {
+		bin = d.bin
+	}
+	d.cmd = exec.Command(bin, append([]string{"serve", "--data-dir", d.dataDir, "--listen", d.addr}, d.args...)...)
 	d.cmd.Stdout, d.cmd.Stderr = logf, logf
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	cws "github.com/coder/websocket"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -65,10 +66,22 @@ func (d *daemon) assertLookupsLeave(ref string, state sdk.State) {
 		d.t.Fatalf("sandbox %s before the lookups: %+v, %v; want %s", ref, before, err, state)
 	}
 	for _, p := range d.getsThatDoNotStart() {
-		path := strings.ReplaceAll(fillPath(p, ""), "victim", ref)
+		// {port}: the exposed port 8080, so a preview gets past its checks.
+		path := strings.ReplaceAll(fillPath(strings.ReplaceAll(p, "{port}", "8080"), ""), "victim", ref)
 		status, e := d.call("GET", path, "")
 		if status >= 500 {
 			d.t.Errorf("GET %s on a %s sandbox: %d %s", path, state, status, e.Code)
+		}
+		// Files, watch and previews read through a running instance: a
+		// conflict that names the state.
+		if rest := strings.TrimPrefix(p, "/v1/sandboxes/{id}"); strings.HasPrefix(rest, "/files") || rest == "/watch" || strings.HasPrefix(rest, "/ports/{port}/") {
+			want := sdk.CodeSandboxNotRunning
+			if state == sdk.StatePaused {
+				want = sdk.CodeSandboxPaused
+			}
+			if status != http.StatusConflict || e.Code != want {
+				d.t.Errorf("GET %s on a %s sandbox: %d %s, want 409 %s", path, state, status, e.Code, want)
+			}
 		}
 		after, err := d.client.GetSandbox(ctx, ref)
 		if err != nil {
@@ -87,6 +100,9 @@ func TestLookupsNeverStartAnInstance(t *testing.T) {
 	d := startDaemon(t)
 	ctx := context.Background()
 	d.create(sdk.CreateSandboxRequest{Name: "look"})
+	if _, err := d.client.ExposePort(ctx, "look", sdk.ExposePortRequest{Port: 8080}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := d.client.StartProcess(ctx, "look", sdk.StartProcessRequest{ID: "web", Cmd: []string{"sleep", "600"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -313,5 +329,59 @@ func TestBrokenStreamNamesTheStopReason(t *testing.T) {
 		if ev.Type == "exit" {
 			t.Fatalf("the command exited instead of losing its instance")
 		}
+	}
+}
+
+// A terminal whose instance ends says why, like an exec stream: a final
+// "error" frame (INSTANCE_LOST, reason user) and a close frame 1001 whose
+// reason names the stop reason.
+func TestPTYEndNamesTheStopReason(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "term"})
+	pty, err := d.client.CreatePTY(ctx, "term", sdk.CreatePTYRequest{Cmd: []string{"sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, _, err := cws.Dial(ctx, "ws://"+d.addr+"/v1/sandboxes/term/ptys/"+pty.ID+"/attach", &cws.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + d.token}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	if err := conn.Write(ctx, cws.MessageBinary, []byte("echo rea''dy\n")); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	var lost *sdk.ErrorBody
+	stopped := false
+	for {
+		typ, b, err := conn.Read(ctx)
+		if err != nil {
+			if !stopped {
+				t.Fatalf("the terminal ended before the stop: %v (output %q)", err, out.String())
+			}
+			if cws.CloseStatus(err) != cws.StatusGoingAway || !strings.Contains(err.Error(), "instance ended: user") {
+				t.Errorf("close %v, want 1001 naming reason user", err)
+			}
+			break
+		}
+		if typ == cws.MessageBinary {
+			out.Write(b)
+			if !stopped && strings.Contains(out.String(), "ready") {
+				stopped = true
+				if _, err := d.client.StopSandbox(ctx, "term", sdk.StopOptions{Force: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			continue
+		}
+		var ctl sdk.PTYControl
+		if json.Unmarshal(b, &ctl) == nil && ctl.Type == "error" {
+			lost = ctl.Error
+		}
+	}
+	if lost == nil || lost.Code != sdk.CodeInstanceLost || lost.Reason != "user" {
+		t.Errorf("final frame %+v, want INSTANCE_LOST with reason user", lost)
 	}
 }

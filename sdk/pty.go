@@ -51,13 +51,16 @@ type ResizeRequest struct {
 
 // PTYControl is a text frame on a PTY WebSocket. Binary frames carry the
 // terminal's bytes both ways; text frames carry these: "resize" from the
-// client, "exit" from the server (then it closes the socket).
+// client, "exit" from the server (then it closes the socket), and "error"
+// from the server when the instance went away before the program exited
+// (INSTANCE_LOST with the stop reason; then it closes the socket).
 type PTYControl struct {
-	Type     string `json:"type"`
-	Cols     int    `json:"cols,omitempty"`
-	Rows     int    `json:"rows,omitempty"`
-	ExitCode int    `json:"exitCode,omitempty"`
-	Signal   string `json:"signal,omitempty"`
+	Type     string     `json:"type"`
+	Cols     int        `json:"cols,omitempty"`
+	Rows     int        `json:"rows,omitempty"`
+	ExitCode int        `json:"exitCode,omitempty"`
+	Signal   string     `json:"signal,omitempty"`
+	Error    *ErrorBody `json:"error,omitempty"`
 }
 
 // MarshalJSON always writes exitCode in an "exit" frame (0 is an answer
@@ -180,6 +183,7 @@ type PTYConn struct {
 
 	mu     sync.Mutex
 	exit   *PTYControl
+	lost   *ErrorBody // the "error" frame: why the instance went away
 	closed bool
 }
 
@@ -201,6 +205,9 @@ func (p *PTYConn) Read(b []byte) (int, error) {
 			if p.exited() {
 				return 0, io.EOF
 			}
+			if lost := p.Lost(); lost != nil {
+				return 0, fmt.Errorf("%w: %s: %s", ErrDetached, lost.Code, lost.Message)
+			}
 			return 0, fmt.Errorf("%w: %v", ErrDetached, err)
 		}
 		if typ == websocket.MessageBinary {
@@ -213,10 +220,23 @@ func (p *PTYConn) Read(b []byte) (int, error) {
 			p.exit = &ctl
 			p.mu.Unlock()
 		}
+		if ctl.Type == "error" && ctl.Error != nil {
+			p.mu.Lock()
+			p.lost = ctl.Error
+			p.mu.Unlock()
+		}
 	}
 	n := copy(b, p.pending)
 	p.pending = p.pending[n:]
 	return n, nil
+}
+
+// Lost is why the terminal's instance went away before the program exited
+// (its Reason is the stop reason: user, idle, delete, crash, oom, …), or nil.
+func (p *PTYConn) Lost() *ErrorBody {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lost
 }
 
 func (p *PTYConn) exited() bool {

@@ -13,7 +13,7 @@ import (
 )
 
 func newDoctorCmd() *cobra.Command {
-	var dataDir, bridge, subnet string
+	var dataDir, bridge, subnet, config string
 	var df diskFlags
 	var out *outputFlag
 	cmd := &cobra.Command{
@@ -29,10 +29,12 @@ database written by a newer sbx is an error); and the clock.
 Prints one line per check: ok, warn (sbx runs, a feature may not) or fail,
 with how to fix it. Exits 1 when a check fails, else 0. Run it as root, with
 the --data-dir, --subnet, --bridge and --disk-reserve-mib that sbx serve
-uses (the same defaults and environment variables).`,
+uses (the same defaults and environment variables), and --config to check
+sbx serve's config file.`,
 		Example: `  sudo sbx doctor
   sudo sbx doctor --data-dir /srv/sbx --subnet 10.99.0.0/16
-  sudo sbx doctor -o json`,
+  sudo sbx doctor -o json
+  sudo sbx doctor --config /etc/sbx/config.json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.check(); err != nil {
@@ -51,6 +53,9 @@ uses (the same defaults and environment variables).`,
 				DiskReserveBytes: uint64(dcfg.DiskReserveMiB) << 20,
 			}
 			results := doctor.Run(cmd.Context(), doctor.LocalHost(), cfg)
+			if path := setting(cmd, "config", config, "SBX_CONFIG"); path != "" {
+				results = append(results, checkConfigFile(path)) // serve_defaults.go
+			}
 			if err := out.print(cmd.OutOrStdout(), results, func(w io.Writer) error { return printDoctor(w, results) }); err != nil {
 				return err
 			}
@@ -64,6 +69,7 @@ uses (the same defaults and environment variables).`,
 	fl.StringVar(&dataDir, "data-dir", defaultDataDir, "sbx serve's data dir (env SBX_DATA_DIR)")
 	fl.StringVar(&subnet, "subnet", network.DefaultSubnet, "sbx serve's sandbox subnet (env SBX_SUBNET)")
 	fl.StringVar(&bridge, "bridge", network.DefaultBridge, "sbx serve's bridge (its own routes do not count as overlaps)")
+	fl.StringVar(&config, "config", "", "sbx serve's config file: checked as sbx serve would (env SBX_CONFIG)")
 	df.register(cmd)
 	out = addOutputFlag(cmd)
 	return cmd

@@ -26,6 +26,7 @@ func newServeCmd() *cobra.Command {
 	var tf tlsFlags   // serve_tls.go
 	var mf metricsFlags
 	var teamf teamsFlags // serve_teams.go
+	var sdf defaultsFlags // serve_defaults.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -72,6 +73,9 @@ picked up again by the next sbx serve.`,
 			if err := teamf.apply(&cfg); err != nil {
 				return err
 			}
+			if err := sdf.apply(cmd, &cfg); err != nil {
+				return err
+			}
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -87,6 +91,7 @@ picked up again by the next sbx serve.`,
 	tf.register(cmd)
 	mf.register(cmd)
 	teamf.register(cmd)
+	sdf.register(cmd)
 	return cmd
 }
 

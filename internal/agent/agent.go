@@ -254,8 +254,8 @@ func recoverJSON(h http.Handler) http.Handler {
 }
 
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	s.main.seen() // the daemon knows the agent now (mainproc.go)
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "pid": os.Getpid()})
+	s.main.seen()                                               // the daemon knows the agent now (mainproc.go)
+	writeJSON(w, http.StatusOK, agentapi.NewHello(os.Getpid())) // with the protocol version (agentapi/version.go)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) { httpjson.Write(w, status, v) }

@@ -16,7 +16,7 @@ func (r Route) Pattern() string { return r.Method + " " + r.Path }
 
 // The agent's routes. Bodies are the sdk types named in each comment.
 var (
-	Health        = Route{"GET", "/healthz"}                // → {"ok": true, "pid": N}
+	Health        = Route{"GET", "/healthz"}                // → Hello: {"ok": true, "pid": N, "protocol": V}
 	Exec          = Route{"POST", "/exec"}                  // sdk.ExecRequest → sdk.ExecResult, or with ?stream=true NDJSON sdk.ExecEvent
 	Shutdown      = Route{"POST", "/shutdown"}              // ?graceSeconds=S → 202
 	Sync          = Route{"POST", "/sync"}                  // flush file data → 200

@@ -87,6 +87,9 @@ func codesOf(rt route) []sdk.Code {
 	}
 	if rest, ok := strings.CutPrefix(rt.pattern, "/v1/sandboxes/{id}"); ok {
 		add(codesSandbox...)
+		if rt.onlyRunning { // lookup.go
+			add(sdk.CodeSandboxNotRunning, sdk.CodeSandboxPaused)
+		}
 		if _, toolbox := agentapi.Lookup(rt.method, rest); toolbox {
 			add(codesToolbox...)
 			add(toolboxCodes(rest)...)

@@ -41,7 +41,7 @@ const sandboxSubPrefix = "/v1/sandboxes/{id}/"
 
 // countsAsActivity reports whether rt keeps its sandbox active.
 func countsAsActivity(rt route) bool {
-	return strings.HasPrefix(rt.pattern, sandboxSubPrefix) && !rt.passive && !rt.lookup && !rt.public
+	return strings.HasPrefix(rt.pattern, sandboxSubPrefix) && !rt.passive && !rt.lookup && !rt.onlyRunning && !rt.public
 }
 
 // active holds the sandbox of the request while the request runs.

@@ -20,9 +20,31 @@ import (
 // NOT_IN_CURRENT_INSTANCE; a paused sandbox answers 409 SANDBOX_PAUSED.
 // Every other toolbox route starts (or resumes) the sandbox it needs: the
 // OpenAPI document marks those with x-starts-instance.
+//
+// Routes marked onlyRunning read what lives longer than an instance but can
+// be read only through one: the sandbox's files (read, list, stat, tar,
+// watch) and its servers (GET of a preview path). They never start a
+// stopped sandbox nor resume a paused one: without a running instance they
+// answer 409 with a code naming the state (SANDBOX_NOT_RUNNING for stopped,
+// error and archived, SANDBOX_PAUSED), and they count as activity only
+// while the sandbox runs. Reading a stopped sandbox's files straight from
+// its layers on the host is not done: it would be a second file
+// implementation resolving paths of a hostile tree on the host, and an
+// archived sandbox has no files on the host at all; a caller that wants
+// them starts the sandbox.
 
-// lookupKey marks the context of a lookup route's request.
+// lookupKey marks the context of a lookup or onlyRunning route's request;
+// its value is the route's rule.
 type lookupKey struct{}
+
+// instanceRule is what a route that never starts an instance answers
+// without one.
+type instanceRule int
+
+const (
+	ruleLookup      instanceRule = iota + 1 // [] or 404 NOT_IN_CURRENT_INSTANCE
+	ruleOnlyRunning                         // 409 SANDBOX_NOT_RUNNING / SANDBOX_PAUSED
+)
 
 // withInstanceRule returns rt's handler; a lookup's reaches the agent only
 // if an instance runs, and a list answers [] when none does; one that
@@ -31,12 +53,15 @@ func (s *Server) withInstanceRule(rt route) handler {
 	if startsInstance(rt) && !rt.public {
 		return s.createdOnTouch(rt.handler) // touch.go
 	}
+	if rt.onlyRunning {
+		return s.onlyWhileRunning(rt)
+	}
 	if !rt.lookup {
 		return rt.handler
 	}
 	list := rt.response != nil && reflect.TypeOf(rt.response).Kind() == reflect.Slice
 	return func(w http.ResponseWriter, r *http.Request) error {
-		err := rt.handler(w, r.WithContext(context.WithValue(r.Context(), lookupKey{}, true)))
+		err := rt.handler(w, r.WithContext(context.WithValue(r.Context(), lookupKey{}, ruleLookup)))
 		if list && errdefs.CodeOf(err) == sdk.CodeNotInCurrentInstance {
 			writeJSON(w, http.StatusOK, []struct{}{})
 			return nil
@@ -48,10 +73,51 @@ func (s *Server) withInstanceRule(rt route) handler {
 // agentFor returns the agent of the request's sandbox: for a lookup only a
 // running one, for anything else starting the sandbox if need be.
 func (s *Server) agentFor(r *http.Request) (*agentapi.Client, *store.Sandbox, error) {
-	if r.Context().Value(lookupKey{}) != nil {
+	switch r.Context().Value(lookupKey{}) {
+	case ruleLookup:
 		return s.sandboxes.AgentIfRunning(r.Context(), r.PathValue("id"))
+	case ruleOnlyRunning:
+		return s.runningAgent(r.Context(), r.PathValue("id"))
 	}
 	return s.sandboxes.Agent(r.Context(), r.PathValue("id"))
+}
+
+// onlyWhileRunning returns the handler of an onlyRunning route: refused
+// without a running instance, activity while it runs (previews hold their
+// sandbox themselves, as configured).
+func (s *Server) onlyWhileRunning(rt route) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		r = r.WithContext(context.WithValue(r.Context(), lookupKey{}, ruleOnlyRunning))
+		if rt.public {
+			return rt.handler(w, r)
+		}
+		if _, _, err := s.runningAgent(r.Context(), r.PathValue("id")); err != nil {
+			return err
+		}
+		release := s.sandboxes.Hold(r.Context(), r.PathValue("id"))
+		defer release()
+		return rt.handler(w, r)
+	}
+}
+
+// onlyRunning reports whether r came through an onlyRunning route.
+func onlyRunning(r *http.Request) bool {
+	return r.Context().Value(lookupKey{}) == ruleOnlyRunning
+}
+
+// runningAgent is AgentIfRunning for an onlyRunning route: a sandbox
+// without an instance is a conflict naming its state, not a missing
+// resource.
+func (s *Server) runningAgent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error) {
+	client, sb, err := s.sandboxes.AgentIfRunning(ctx, idOrName)
+	if errdefs.CodeOf(err) == sdk.CodeNotInCurrentInstance && sb != nil {
+		ref := sb.Name
+		if ref == "" {
+			ref = sb.ID
+		}
+		err = errdefs.Conflict(sdk.CodeSandboxNotRunning, "sandbox %s is %s: its files and servers are read through a running instance, and reading does not start one; start it with \"sbx start %s\"", ref, sb.State, ref)
+	}
+	return client, sb, err
 }
 
 // startsInstance reports whether rt starts (or resumes) a stopped (or
@@ -59,7 +125,7 @@ func (s *Server) agentFor(r *http.Request) (*agentapi.Client, *store.Sandbox, er
 // preview routes.
 func startsInstance(rt route) bool {
 	rest, ok := strings.CutPrefix(rt.pattern, "/v1/sandboxes/{id}")
-	if !ok || rt.lookup {
+	if !ok || rt.lookup || rt.onlyRunning {
 		return false
 	}
 	if _, toolbox := agentapi.Lookup(rt.method, rest); toolbox {

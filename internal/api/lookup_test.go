@@ -9,21 +9,22 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// The GET routes under /v1/sandboxes/{id}/ that start a stopped sandbox
-// (and resume a paused one), written out independently of the route
-// table: reading files needs the instance that mounts them, and a preview
-// serves what the sandbox's server answers. Every other GET is a lookup or
-// reads the store.
-var getsThatStart = []string{
+// The GET routes under /v1/sandboxes/{id}/ that read through a running
+// instance (onlyRunning), written out independently of the route table:
+// reading files needs the instance that mounts them, and a preview serves
+// what the sandbox's server answers. Without an instance they answer 409
+// SANDBOX_NOT_RUNNING. Every other GET is a lookup or reads the store; no
+// GET starts a sandbox.
+var getsThroughRunning = []string{
 	"/v1/sandboxes/{id}/files", "/v1/sandboxes/{id}/files/list", "/v1/sandboxes/{id}/files/tar",
 	"/v1/sandboxes/{id}/files/stat", "/v1/sandboxes/{id}/watch", "/v1/sandboxes/{id}/ports/{port}/{path...}",
 }
 
 // Every GET route under /v1/sandboxes/{id}/, taken from the route table, on
-// a stopped sandbox: only those in getsThatStart ask the Manager for an
-// agent that starts it; the others neither start it nor hold it active,
-// and the lookups among them answer an empty list or 404
-// NOT_IN_CURRENT_INSTANCE. The OpenAPI document says which start.
+// a stopped sandbox: none asks the Manager for an agent that starts it nor
+// holds it active; those in getsThroughRunning answer 409
+// SANDBOX_NOT_RUNNING, the lookups an empty list or 404
+// NOT_IN_CURRENT_INSTANCE. The OpenAPI document says none starts.
 func TestGetRoutesOnAStoppedSandboxDoNotStartIt(t *testing.T) {
 	s, f := newTestServer(t)
 	f.stopped = true
@@ -36,16 +37,21 @@ func TestGetRoutesOnAStoppedSandboxDoNotStartIt(t *testing.T) {
 		n++
 		f.agents, f.holds = 0, 0
 		rec := do(s, "GET", samplePath(rt.pattern), testKey, "")
-		wantStart := slices.Contains(getsThatStart, rt.pattern)
-		if started := f.agents > 0; !rt.public && started != wantStart { // previews: no networking here
-			t.Errorf("GET %s on a stopped sandbox: starts it %v, want %v (%d %s)", rt.pattern, started, wantStart, rec.Code, rec.Body)
+		if f.agents > 0 {
+			t.Errorf("GET %s on a stopped sandbox starts it (%d %s)", rt.pattern, rec.Code, rec.Body)
 		}
-		if !wantStart && f.holds > 0 {
+		if f.holds > 0 {
 			t.Errorf("GET %s counts as activity on a stopped sandbox", rt.pattern)
 		}
 		docPath := pathParamRe.ReplaceAllString(rt.pattern, "{$1}")
-		if got := doc[docPath]["get"].(map[string]any)["x-starts-instance"]; got != wantStart {
-			t.Errorf("GET %s: x-starts-instance is %v, want %v", rt.pattern, got, wantStart)
+		if got := doc[docPath]["get"].(map[string]any)["x-starts-instance"]; got != false {
+			t.Errorf("GET %s: x-starts-instance is %v, want false", rt.pattern, got)
+		}
+		if slices.Contains(getsThroughRunning, rt.pattern) != rt.onlyRunning {
+			t.Errorf("GET %s: onlyRunning is %v in the route table", rt.pattern, rt.onlyRunning)
+		}
+		if rt.onlyRunning && !rt.public { // previews: no networking here
+			wantError(t, rec, http.StatusConflict, sdk.CodeSandboxNotRunning)
 		}
 		if !rt.lookup {
 			continue

@@ -275,8 +275,13 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		return unauthorized
 	}
 	// A stopped sandbox starts (lazy start) before the request goes on, and
-	// its server gets a moment to listen.
-	if sb, err = s.sandboxes.EnsureServing(r.Context(), sb.ID, port); err != nil {
+	// its server gets a moment to listen; except through a route that only
+	// reads a running one (lookup.go).
+	if onlyRunning(r) {
+		if _, sb, err = s.runningAgent(r.Context(), sb.ID); err != nil {
+			return err
+		}
+	} else if sb, err = s.sandboxes.EnsureServing(r.Context(), sb.ID, port); err != nil {
 		return err
 	}
 	if s.net.PreviewActivity {

@@ -77,6 +77,7 @@ type Config struct {
 	CreateOnTouch bool
 
 	Teams TeamsConfig // teams.go: API keys, rate limits, audit log
+	SandboxDefaults SandboxDefaults // the operator's sandbox defaults (config.go)
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -125,6 +126,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	defaults, err := sandboxDefaults(cfg.DataDir, cfg.SandboxDefaults) // config.go
+	if err != nil {
+		return err
+	}
 	nw, netw, err := startNetwork(ctx, cfg, st)
 	if err != nil {
 		return err
@@ -147,6 +152,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Network:  netw,
 		Disk:     disk,
 		Observer: mx.metrics,
+		Defaults: defaults,
 	})
 	if err != nil {
 		return err
@@ -155,6 +161,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := mgr.Reconcile(ctx); err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
+	// Agents of an older sbx: talk to them or restart; sweep unused agent binaries.
+	mgr.SettleAgents(ctx)
 	mgr.StartSnapshotSweeper(time.Second) // expired snapshots; clears interrupted work
 	if err := settleNetwork(ctx, nw, st); err != nil {
 		slog.Error("settle sandbox networks", "err", err)

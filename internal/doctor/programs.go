@@ -36,6 +36,9 @@ var Programs = map[string]Program{
 	// Tests of the SDKs and compatibility layers (scripts/npm-install.sh).
 	"node": {Package: "nodejs"},
 	"npm":  {Note: "Debian's npm package, or bundled with a NodeSource nodejs (which conflicts with Debian's npm): setup.sh installs npm only when the command is missing"},
+
+	// integration/upgrade_test.go builds the previous release (git archive).
+	"git": {Package: "git"},
 }
 
 // basePackages are in every Debian installation (priority required, what

@@ -32,7 +32,15 @@ type Instance struct {
 	NetNSPath string
 	// ResolvConf is a host file bind-mounted at /etc/resolv.conf; "" for none.
 	ResolvConf string
+	// CABundle is a host PEM file bind-mounted read-only at each of
+	// CABundlePaths (the trust store); "" leaves the image's.
+	CABundle string
 }
+
+// CABundlePaths are where an instance's trust store is mounted: the file
+// Debian, Ubuntu and Alpine read, and a path of sbx's own that the
+// instance's environment names (SSL_CERT_FILE and the like).
+var CABundlePaths = []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/sbx/ca-certificates.crt"}
 
 // Paths inside every instance.
 const (

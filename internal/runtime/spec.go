@@ -149,6 +149,12 @@ func mounts(inst *Instance) []specs.Mount {
 		m = append(m, specs.Mount{Destination: "/etc/resolv.conf", Type: "bind", Source: resolvCopy(inst),
 			Options: []string{"bind", "ro", "nosuid", "nodev", "noexec"}})
 	}
+	if inst.CABundle != "" {
+		for _, dst := range CABundlePaths {
+			m = append(m, specs.Mount{Destination: dst, Type: "bind", Source: inst.CABundle,
+				Options: []string{"bind", "ro", "nosuid", "nodev", "noexec"}})
+		}
+	}
 	return m
 }
 

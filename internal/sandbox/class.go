@@ -118,6 +118,7 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 	if !ok {
 		return runtime.Status{}, errdefs.Invalid(sdk.CodeMemoryUnsupported, "class %s cannot restore memory", classOf(sb.Spec))
 	}
+	inst.AgentBinary = m.imageAgent(dir, sb.ID) // agentbin.go: the agent the image's processes run
 	st, err := cp.Restore(ctx, inst, dir)
 	if sb.State == sdk.StateCreating {
 		// A new sandbox restores once; its image was only linked here.

@@ -208,7 +208,8 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 		RunDir:      d.run,
 		LogPath:     d.log,
 		Hostname:    hostname,
-		Env:         instanceEnv(sb.Spec),
+		Env:         m.withCAEnv(instanceEnv(sb.Spec)), // defaults.go
+		CABundle:    m.cfg.Defaults.CABundle,
 		Workdir:     sb.Spec.Workdir,
 		CPU:         sb.Spec.CPU,
 		MemoryMiB:   sb.Spec.MemoryMiB,

@@ -44,6 +44,12 @@ type Defaults struct {
 	MemoryMiB int
 	PidsLimit int
 	Workdir   string
+	// The operator's defaults (defaults.go): Env and Egress fill what a
+	// create request leaves out; CABundle, a host PEM file, is every
+	// instance's trust store.
+	Env      map[string]string
+	Egress   *sdk.EgressPolicy
+	CABundle string
 }
 
 // Config holds the Manager's dependencies.
@@ -224,6 +230,7 @@ func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (_ *
 }
 
 func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest) (store.Spec, error) {
+	req = m.withOperatorDefaults(req) // defaults.go
 	d := m.cfg.Defaults
 	imgName := req.Image
 	if imgName == "" {

@@ -211,6 +211,7 @@ func (m *Manager) checkpoint(ctx context.Context, sb *store.Sandbox) error {
 	if err := cp.Checkpoint(ctx, sb.ID, m.checkpointDir(sb.ID)); err != nil {
 		return err
 	}
+	m.recordImageAgent(sb.ID) // agentbin.go: the image restores with this agent
 	// The saved sandbox takes a second or more to exit (the kernel tears
 	// down its address spaces); start that now.
 	select {

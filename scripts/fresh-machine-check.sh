@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Proves the README's "Set up and run" on a fresh Debian 12: builds a bare
+# bookworm root filesystem with mmdebstrap (variant apt: dpkg, apt and
+# essential packages only, less than any real install has), copies the
+# committed tree of this repository and the host's Go toolchain into it, and
+# inside it, in a chroot of its own mount namespace:
+#
+#   1. scripts/setup.sh      installs the packages and builds /usr/local/bin/sbx
+#   2. sbx version, sbx doctor   every check must pass (doctor exits 1 otherwise)
+#   3. sbx serve, sbx create, sbx exec   in a network namespace of its own
+#      (loopback plus the daemon's bridge), so nothing touches the host's network
+#
+#   sudo ./scripts/fresh-machine-check.sh
+#
+# Not run by CI (it downloads a few hundred MB of Debian packages and takes
+# minutes); run it after changing setup.sh or what the code executes.
+# Downloaded .deb files are kept in $SBX_DEB_CACHE (default /var/cache/sbx/debs,
+# shared with scripts/build-python-image.sh), Go modules come from the host's
+# module cache. Needs root, mmdebstrap, unshare and network access to the
+# Debian archive. The root filesystem is deleted at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+log() { echo "fresh-machine-check: $*" >&2; }
+if [ "$(id -u)" -ne 0 ]; then
+	log "run as root: sudo $0"
+	exit 1
+fi
+for p in mmdebstrap unshare git go; do
+	command -v "$p" >/dev/null || { log "$p is missing (scripts/setup.sh --deps installs mmdebstrap and unshare)"; exit 1; }
+done
+
+debs=${SBX_DEB_CACHE:-/var/cache/sbx/debs}
+mirror=${SBX_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+goroot=$(go env GOROOT)
+gomodcache=$(go env GOMODCACHE)
+mkdir -p "$debs"
+work=$(mktemp -d /var/tmp/sbx-fresh.XXXXXX)
+root=$work/root
+cleanup() {
+	# The chroot's mounts live in a mount namespace that is gone by now.
+	rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+start=$(date +%s)
+
+log "building a bare Debian 12 rootfs in $root"
+mmdebstrap --quiet --variant=apt --include=ca-certificates \
+	--skip=essential/unlink \
+	--setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" && find $(printf '%q' "$debs") -maxdepth 1 -name '*.deb' -exec cp -t \"\$1/var/cache/apt/archives\" {} +" \
+	bookworm "$root" "deb $mirror bookworm main" "deb $mirror bookworm-updates main" \
+	"deb ${mirror%/debian}/debian-security bookworm-security main" >&2
+log "rootfs ready after $(($(date +%s) - start))s"
+
+# "git clone", as a user would; Go as the README asks for it.
+git clone --quiet --no-hardlinks "$repo" "$root/root/sbx"
+git -C "$root/root/sbx" checkout --quiet "$(git rev-parse HEAD)"
+mkdir -p "$root/usr/local" "$root/root/go/pkg/mod"
+cp -a "$goroot" "$root/usr/local/go"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+
+# Inside: step 1 and 2 in the host's network namespace (apt and the Go proxy
+# need it), step 3 in a fresh one.
+cat >"$root/root/check.sh" <<'EOF'
+set -euo pipefail
+export PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+cd /root/sbx
+t=$(date +%s)
+./scripts/setup.sh
+echo "fresh-machine-check: setup.sh took $(($(date +%s) - t))s" >&2
+sbx version
+sbx doctor --subnet 10.253.0.0/24 --bridge sbxfresh0
+EOF
+cat >"$root/root/sandbox.sh" <<'EOF'
+set -euo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ip link set lo up
+echo 1 > /proc/sys/net/ipv4/ip_forward # this namespace only (procps is not needed by sbx)
+sbx serve --bridge sbxfresh0 --subnet 10.253.0.0/24 >/var/log/sbx-serve.log 2>&1 &
+serve=$!
+for i in $(seq 100); do sbx ls >/dev/null 2>&1 && break; sleep 0.2; done
+out=$(sbx create demo >/dev/null && sbx exec demo -- sh -c 'echo hello from $(hostname)')
+echo "$out"
+sbx rm demo >/dev/null
+kill "$serve"; wait "$serve" || true
+[ "$out" = "hello from demo" ] || { cat /var/log/sbx-serve.log >&2; exit 1; }
+EOF
+
+in_root() { # in_root [unshare flags...] -- script
+	local flags=()
+	while [ "$1" != -- ]; do flags+=("$1"); shift; done
+	shift
+	unshare --mount --pid --fork "${flags[@]}" bash -c '
+		set -e
+		root=$1 debs=$2 mods=$3 script=$4
+		mount --make-rprivate /
+		mount -t proc proc "$root/proc"
+		mount --rbind /sys "$root/sys"
+		mount --rbind /dev "$root/dev"
+		mount -t tmpfs tmpfs "$root/run"
+		mount -t tmpfs tmpfs "$root/tmp"
+		mount --bind "$debs" "$root/var/cache/apt/archives"
+		mount --bind -o ro "$mods" "$root/root/go/pkg/mod"
+		exec chroot "$root" bash "$script"' _ "$root" "$debs" "$gomodcache" "$1"
+}
+
+log "step 1+2: scripts/setup.sh, sbx version, sbx doctor"
+in_root -- /root/check.sh
+log "step 3: sbx serve, create, exec (own network namespace)"
+in_root --net -- /root/sandbox.sh
+log "passed in $(($(date +%s) - start))s"
