@@ -242,7 +242,7 @@ func (b *Builder) runStep(ctx context.Context, parent, cacheName string, st Step
 	if err != nil {
 		return nil, fmt.Errorf("build step %d: start a build sandbox: %w", n, err)
 	}
-	defer b.sandboxes.Delete(cleanupCtx, sb.ID, false)
+	defer b.sandboxes.Delete(cleanupCtx, sb.ID, true) // gone when the build answers
 	defer b.sandboxes.Hold(ctx, sb.ID)()
 	client, _, err := b.sandboxes.Agent(ctx, sb.ID)
 	if err != nil {
