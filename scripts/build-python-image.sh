@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 suite=bookworm
 variant=minbase
-packages=(python3 python3-numpy python3-pandas python3-matplotlib nodejs ca-certificates)
+packages=(python3 python3-numpy python3-pandas python3-matplotlib python3-pip nodejs npm git curl ca-certificates)
 # Documentation and translations are a third of the size and nothing here
 # reads them; licences stay.
 dpkgopts=(

@@ -201,8 +201,21 @@ type Image struct {
 	ID        string    `json:"id"` // content digest
 	Layers    int       `json:"layers"`
 	SizeBytes int64     `json:"sizeBytes"`
-	Source    string    `json:"source"` // "base", "import", "pull:<ref>"
+	Source    string    `json:"source"` // "base", "import", "pull:<ref>", "build"
 	CreatedAt time.Time `json:"createdAt"`
+	// Config is what sandboxes from the image start with (absent when empty).
+	Config *ImageConfig `json:"config,omitempty"`
+}
+
+// ImageConfig is an image's configuration: env and working directory are a
+// new sandbox's defaults; user, entrypoint, cmd and labels are recorded.
+type ImageConfig struct {
+	Env        []string          `json:"env,omitempty"` // KEY=VALUE
+	Entrypoint []string          `json:"entrypoint,omitempty"`
+	Cmd        []string          `json:"cmd,omitempty"`
+	WorkingDir string            `json:"workingDir,omitempty"`
+	User       string            `json:"user,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
 }
 
 // PullRequest is the body of POST /v1/images/pull.

@@ -30,7 +30,8 @@ directory or tarball on this machine, or pull one from a registry.`,
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newImageImportCmd(g), newImagePullCmd(g), newImageListCmd(g), newImageRemoveCmd(g))
+	cmd.AddCommand(newImageImportCmd(g), newImagePullCmd(g), newImageListCmd(g), newImageRemoveCmd(g),
+		newImageBuildCmd(g)) // image_build.go
 	return cmd
 }
 

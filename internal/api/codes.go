@@ -64,6 +64,8 @@ var routeCodes = map[string][]sdk.Code{
 	"DELETE /v1/snapshots/{name}":            {sdk.CodeSnapshotNotFound},
 	"POST /v1/images/import":                 {sdk.CodeInvalidImageName, sdk.CodeInvalidImage, sdk.CodeNameTaken},
 	"POST /v1/images/pull":                   {sdk.CodeInvalidImageRef, sdk.CodeImageNotFound, sdk.CodeRegistryUnavailable},
+	"POST /v1/images/build":                  append([]sdk.Code{sdk.CodeBodyTooLarge, sdk.CodeTarInvalid}, codesBuild...), // build.go
+	"POST /v1/images/build/steps":            codesBuild,
 	"GET /v1/images/{name...}":               {sdk.CodeImageNotFound},
 	"DELETE /v1/images/{name...}":            {sdk.CodeImageNotFound, sdk.CodeImageInUse},
 }
@@ -122,6 +124,8 @@ func toolboxCodes(agentPath string) []sdk.Code {
 		return codesPTY
 	case strings.HasPrefix(agentPath, "/contexts/"):
 		return codesContext
+	case strings.HasPrefix(agentPath, "/git/"):
+		return codesGit // git.go
 	}
 	return nil
 }

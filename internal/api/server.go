@@ -35,6 +35,7 @@ type Server struct {
 	auth      auth.Authenticator
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
+	builds    Builds      // image builds; nil without (build.go)
 
 	metricsState // /metrics, request metrics, stats (metrics.go)
 

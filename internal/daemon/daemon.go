@@ -22,6 +22,7 @@ import (
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/compat/e2b"
+	"github.com/sbxhq/sbx/internal/build"
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/network"
@@ -196,6 +197,7 @@ func Run(ctx context.Context, cfg Config) error {
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
 	handler.Mount(e2b.Prefix, e2b.New(mgr, auth.AdminToken(token), e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}))
+	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)

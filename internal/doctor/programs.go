@@ -37,7 +37,8 @@ var Programs = map[string]Program{
 	"node": {Package: "nodejs"},
 	"npm":  {Note: "Debian's npm package, or bundled with a NodeSource nodejs (which conflicts with Debian's npm): setup.sh installs npm only when the command is missing"},
 
-	// integration/upgrade_test.go builds the previous release (git archive).
+	// integration/upgrade_test.go builds the previous release (git archive);
+	// integration/git_test.go: git http-backend serves a repository over smart HTTP.
 	"git": {Package: "git"},
 }
 

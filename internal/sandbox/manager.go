@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"time"
@@ -254,6 +255,9 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 	}
 	if spec.PidsLimit == 0 {
 		spec.PidsLimit = d.PidsLimit
+	}
+	if spec.Workdir == "" && path.IsAbs(img.Config.WorkingDir) && img.Config.WorkingDir != "/" {
+		spec.Workdir = img.Config.WorkingDir // the image's WORKDIR, as docker does
 	}
 	if spec.Workdir == "" {
 		spec.Workdir = d.Workdir

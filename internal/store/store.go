@@ -124,6 +124,8 @@ type ImageConfig struct {
 	Cmd        []string `json:"cmd,omitempty"`
 	WorkingDir string   `json:"workingDir,omitempty"`
 	User       string   `json:"user,omitempty"`
+	// Labels are LABELs of a built image (internal/build).
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // Filter selects sandboxes in ListSandboxes. Zero fields match everything.

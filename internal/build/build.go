@@ -1,0 +1,378 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/dirtar"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Sandboxes is the part of the sandbox Manager a build uses: build
+// sandboxes are ordinary sandboxes, so they get the default egress policy,
+// limits and tenancy of the caller's context.
+type Sandboxes interface {
+	Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
+	DeleteSnapshot(ctx context.Context, name string) error
+	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
+	// Hold keeps a sandbox from being stopped as idle until release.
+	Hold(ctx context.Context, idOrName string) (release func())
+}
+
+// Images is the part of the image Manager a build uses.
+type Images interface {
+	Get(ctx context.Context, name string) (*store.Image, error)
+	Record(ctx context.Context, name, source string, layers []string, cfg store.ImageConfig) (*store.Image, error)
+}
+
+// Builder runs builds.
+type Builder struct {
+	sandboxes Sandboxes
+	images    Images
+	tmpDir    string // where contexts are unpacked
+}
+
+// New returns a Builder that unpacks build contexts under tmpDir.
+func New(sandboxes Sandboxes, images Images, tmpDir string) *Builder {
+	return &Builder{sandboxes: sandboxes, images: images, tmpDir: tmpDir}
+}
+
+// CachePrefix names the image records that hold the build cache.
+const CachePrefix = "build-cache/"
+
+const (
+	DefaultTimeout = 30 * time.Minute
+	MaxTimeout     = 6 * time.Hour
+	// MaxContext bounds a build context (the tar stream, uncompressed).
+	MaxContext = 1 << 30
+	// outputTail is how much of a failed RUN's output the error event repeats.
+	outputTail = 8 << 10
+)
+
+// Request is one build.
+type Request struct {
+	Name       string
+	Dockerfile []byte
+	Context    string // a directory holding the unpacked context; "" for none
+	BuildArgs  map[string]string
+	NoCache    bool
+	Timeout    time.Duration
+}
+
+// UnpackContext unpacks a context tar stream (plain or gzip) into a new
+// directory under the builder's tmpDir; the caller removes it.
+func (b *Builder) UnpackContext(r io.Reader) (string, error) {
+	dir, err := b.ContextDir()
+	if err != nil {
+		return "", err
+	}
+	lr := &limitedReader{r: r, n: MaxContext}
+	if err := dirtar.Extract(lr, dir); err != nil {
+		os.RemoveAll(dir)
+		var te *dirtar.Error
+		switch {
+		case lr.over:
+			return "", errdefs.TooLarge(sdk.CodeBodyTooLarge, "the build context is larger than %d bytes", MaxContext)
+		case errors.As(err, &te):
+			return "", errdefs.Invalid(sdk.CodeBuildContextInvalid, "the build context: %s", te.Error())
+		}
+		return "", errdefs.Invalid(sdk.CodeBuildContextInvalid, "the build context: %v", err)
+	}
+	return dir, nil
+}
+
+// ContextDir makes an empty context directory; the caller removes it.
+func (b *Builder) ContextDir() (string, error) {
+	if err := os.MkdirAll(b.tmpDir, 0o700); err != nil {
+		return "", errdefs.Internal(err, "build: make %s", b.tmpDir)
+	}
+	dir, err := os.MkdirTemp(b.tmpDir, "build-context-")
+	if err != nil {
+		return "", errdefs.Internal(err, "build: make a context directory")
+	}
+	return dir, nil
+}
+
+type limitedReader struct {
+	r    io.Reader
+	n    int64
+	over bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		l.over = true
+		return 0, errors.New("build context too large")
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// Plan parses req's Dockerfile against the images sbx has; a bad or
+// unsupported Dockerfile is a 400 naming the line.
+func (b *Builder) Plan(ctx context.Context, req Request) (*Plan, error) {
+	return ParseDockerfile(req.Dockerfile, req.BuildArgs, func(name string) (store.ImageConfig, error) {
+		img, err := b.images.Get(ctx, name)
+		if errdefs.Is(err, errdefs.KindNotFound) {
+			return store.ImageConfig{}, errdefs.Invalid(sdk.CodeImageNotFound, "FROM %s: sbx has no such image (sbx image ls; get it with sbx image pull or import)", name)
+		}
+		if err != nil {
+			return store.ImageConfig{}, err
+		}
+		return img.Config, nil
+	})
+}
+
+// Build runs plan and stores the image req.Name, sending progress to emit
+// (never an "error" or "done" event: the caller sends those). A failed
+// step stores nothing under req.Name.
+func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(sdk.BuildEvent)) (*store.Image, error) {
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	base, err := b.images.Get(ctx, plan.From)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp(b.tmpDir, "build-work-")
+	if err != nil {
+		return nil, errdefs.Internal(err, "build: make a work directory")
+	}
+	defer os.RemoveAll(work)
+
+	parent := base.Name // the image a build sandbox starts from
+	layers := base.Layers
+	key := "from:" + base.ID
+	total := len(plan.Steps)
+	for i, st := range plan.Steps {
+		ev := sdk.BuildEvent{Type: "step", Step: i + 1, Total: total, Line: st.Line, Instruction: st.Text}
+		var payload *copyPayload
+		if st.Copy != nil {
+			if req.Context == "" {
+				return nil, errAt(sdk.CodeBuildContextInvalid, st.Line, "COPY/ADD needs a build context, and this build has none")
+			}
+			if payload, err = preparePayload(req.Context, work, st.Copy, st.Line); err != nil {
+				return nil, err
+			}
+		}
+		key = stepKey(key, st, payload)
+		if !st.fsStep() {
+			emit(ev)
+			continue
+		}
+		cacheName := CachePrefix + key[:32]
+		if !req.NoCache {
+			if img, err := b.images.Get(ctx, cacheName); err == nil {
+				ev.Cached = true
+				emit(ev)
+				parent, layers = img.Name, img.Layers
+				emit(sdk.BuildEvent{Type: "layer", Step: i + 1, Layer: layers[len(layers)-1], Cached: true})
+				continue
+			}
+		}
+		emit(ev)
+		img, err := b.runStep(ctx, parent, cacheName, st, payload, i+1, emit)
+		if err != nil {
+			return nil, err
+		}
+		parent, layers = img.Name, img.Layers
+		emit(sdk.BuildEvent{Type: "layer", Step: i + 1, Layer: layers[len(layers)-1]})
+	}
+	cfg := base.Config
+	if total > 0 {
+		cfg = plan.Steps[total-1].Config
+	}
+	return b.images.Record(ctx, req.Name, "build", layers, cfg)
+}
+
+// stepKey chains the cache key: the parent's key, the step as expanded, the
+// config it runs under and, for a copy, its sources' content.
+func stepKey(parent string, st Step, payload *copyPayload) string {
+	blob, _ := json.Marshal(struct {
+		Parent, Text string
+		Run          []string
+		RunEnv       map[string]string
+		Copy         *CopySpec
+		Payload      string
+		Config       store.ImageConfig
+	}{parent, st.Text, st.Run, st.RunEnv, st.Copy, payloadSum(payload), st.Config})
+	sum := sha256.Sum256(blob)
+	return hex.EncodeToString(sum[:])
+}
+
+func payloadSum(p *copyPayload) string {
+	if p == nil {
+		return ""
+	}
+	return p.Sum
+}
+
+// runStep runs one RUN, COPY or ADD in a new build sandbox started from
+// parent, and stores the result as the cache image cacheName.
+func (b *Builder) runStep(ctx context.Context, parent, cacheName string, st Step, payload *copyPayload, n int, emit func(sdk.BuildEvent)) (*store.Image, error) {
+	// The build's own context may be gone (the caller left); the sandbox
+	// and snapshot must still be removed.
+	cleanupCtx := context.WithoutCancel(ctx)
+	sb, err := b.sandboxes.Create(ctx, sdk.CreateSandboxRequest{Image: parent, Workdir: st.Config.WorkingDir,
+		Labels: map[string]string{"sbx.build": "true"}})
+	if err != nil {
+		return nil, fmt.Errorf("build step %d: start a build sandbox: %w", n, err)
+	}
+	defer b.sandboxes.Delete(cleanupCtx, sb.ID, true) // gone when the build answers
+	defer b.sandboxes.Hold(ctx, sb.ID)()
+	client, _, err := b.sandboxes.Agent(ctx, sb.ID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Run != nil {
+		if err := runCommand(ctx, client, st, n, emit); err != nil {
+			return nil, err
+		}
+	} else if err := putTar(ctx, client, payload, st.Line); err != nil {
+		return nil, err
+	}
+	snapName := "build-" + randHex(8)
+	snap, err := b.sandboxes.CreateSnapshot(ctx, sb.ID, sdk.CreateSnapshotRequest{Name: snapName})
+	if err != nil {
+		return nil, fmt.Errorf("build step %d: commit the layer: %w", n, err)
+	}
+	// The cache record holds the new layer before the snapshot lets go of it.
+	img, err := b.images.Record(ctx, cacheName, "build-cache", snap.Spec.Layers, st.Config)
+	if derr := b.sandboxes.DeleteSnapshot(cleanupCtx, snapName); derr != nil && err == nil {
+		err = derr
+	}
+	return img, err
+}
+
+// runCommand runs a RUN step's command, streaming its output; a non-zero
+// exit is a BUILD_FAILED error carrying the exit code and output tail.
+func runCommand(ctx context.Context, client *agentapi.Client, st Step, n int, emit func(sdk.BuildEvent)) error {
+	req := sdk.ExecRequest{Cmd: st.Run, Env: st.RunEnv, Cwd: st.Config.WorkingDir}
+	if dl, ok := ctx.Deadline(); ok {
+		req.TimeoutSeconds = time.Until(dl).Seconds()
+	}
+	body, _ := json.Marshal(req)
+	resp, err := client.Forward(ctx, agentapi.Request{Method: http.MethodPost, Path: agentapi.Exec.Path, RawQuery: "stream=true",
+		ContentType: "application/json", Body: bytes.NewReader(body), ContentLength: int64(len(body))})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, agentapi.MaxAnswer))
+		return stepError(n, st, -1, fmt.Sprintf("the agent refused the command (%d): %s", resp.StatusCode, b), "")
+	}
+	var tail []byte
+	rd := agentapi.NewReader(resp.Body, agentapi.MaxLine)
+	for {
+		line, err := rd.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return &errdefs.Error{Kind: errdefs.KindInvalid, Code: sdk.CodeBuildFailed, Message: fmt.Sprintf("step %d (line %d): the build timed out", n, st.Line)}
+			}
+			return stepError(n, st, -1, fmt.Sprintf("the command's output stream broke: %v", err), string(tail))
+		}
+		var ev sdk.ExecEvent
+		if err := json.Unmarshal(line, &ev); err != nil {
+			return stepError(n, st, -1, "the agent sent a bad event", string(tail))
+		}
+		switch ev.Type {
+		case "stdout", "stderr":
+			emit(sdk.BuildEvent{Type: "output", Step: n, Stream: ev.Type, Data: string(ev.Data)})
+			tail = append(tail, ev.Data...)
+			if len(tail) > outputTail {
+				tail = tail[len(tail)-outputTail:]
+			}
+		case "exit":
+			if ev.ExitCode == 0 && ev.Signal == "" && !ev.TimedOut {
+				return nil
+			}
+			why := fmt.Sprintf("exited with code %d", ev.ExitCode)
+			if ev.TimedOut {
+				why = "ran past the build's timeout"
+			} else if ev.Signal != "" {
+				why = "was killed by " + ev.Signal
+			}
+			return stepError(n, st, ev.ExitCode, why, string(tail))
+		case "error":
+			msg := "the command failed to start"
+			if ev.Error != nil {
+				msg = ev.Error.Message
+			}
+			return stepError(n, st, -1, msg, string(tail))
+		}
+	}
+}
+
+// StepError is a failed step: the API sends its exit code and output in
+// the error event.
+type StepError struct {
+	Err      *errdefs.Error
+	ExitCode int
+	Output   string
+}
+
+func (e *StepError) Error() string { return e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }
+
+func stepError(n int, st Step, exit int, why, output string) error {
+	return &StepError{Err: &errdefs.Error{Kind: errdefs.KindInvalid, Code: sdk.CodeBuildFailed,
+		Message: fmt.Sprintf("step %d (line %d) %s: %s", n, st.Line, st.Text, why)}, ExitCode: exit, Output: output}
+}
+
+// putTar extracts a COPY/ADD payload in the build sandbox.
+func putTar(ctx context.Context, client *agentapi.Client, p *copyPayload, line int) error {
+	f, err := os.Open(p.Tar)
+	if err != nil {
+		return errdefs.Internal(err, "build: open staged copy")
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	q := url.Values{"path": {p.Dir}, "parents": {"true"}}
+	resp, err := client.Forward(ctx, agentapi.Request{Method: http.MethodPut, Path: agentapi.PutTar.Path, RawQuery: q.Encode(),
+		ContentType: "application/x-tar", Body: f, ContentLength: fi.Size()})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, agentapi.MaxAnswer))
+		var er sdk.ErrorResponse
+		msg := strings.TrimSpace(string(b))
+		if json.Unmarshal(b, &er) == nil && er.Error.Message != "" {
+			msg = er.Error.Message
+		}
+		return errAt(sdk.CodeBuildFailed, line, "copying into %s failed: %s", p.Dir, msg)
+	}
+	return nil
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
