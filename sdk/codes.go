@@ -36,6 +36,8 @@ const (
 	CodeDirNotEmpty           Code = "DIR_NOT_EMPTY"
 	CodeDiskBusy              Code = "DISK_BUSY"
 	CodeDiskUnsupported       Code = "DISK_UNSUPPORTED"
+	CodeDockerfileUnsupported Code = "DOCKERFILE_UNSUPPORTED" // Daytona compat: a Dockerfile sbx cannot build
+	CodeFeatureUnsupported    Code = "FEATURE_UNSUPPORTED"    // Daytona compat: a Daytona feature sbx does not have
 	CodeFileExists            Code = "FILE_EXISTS"
 	CodeFileNotFound          Code = "FILE_NOT_FOUND"
 	CodeIDTaken               Code = "ID_TAKEN"

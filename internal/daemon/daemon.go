@@ -50,6 +50,8 @@ type Config struct {
 	PreviewDomain string   // wildcard domain of host-based previews; "" for none
 	// PreviewNotActivity stops preview requests from counting as activity.
 	PreviewNotActivity bool
+	// NoDaytona turns off Daytona's API at /daytona/ (daytona.go).
+	NoDaytona bool
 	// HTTP: the API server's timeouts and connection caps (httpserver.go).
 	HTTP HTTPLimits
 
@@ -174,6 +176,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
+	mountDaytona(cfg, handler, mgr, images, previews, auth.AdminToken(token)) // daytona.go
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
