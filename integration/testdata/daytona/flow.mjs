@@ -220,7 +220,8 @@ async function main() {
   await sb.delete(60, true)
   assert.equal(sb.state, 'destroyed')
   await expectError(DaytonaNotFoundError, () => daytona.get(sb.id), 'deleted sandbox')
-  await plain.delete()
+  await plain.delete(60, true)
+  assert.equal(plain.state, 'destroyed')
   ok('delete')
 }
 
