@@ -178,6 +178,25 @@ async function main() {
   assert.equal(denied.status, 401)
   ok('preview link with token')
 
+  // a terminal: create-connect, input, resize, exit code; kill
+  let screen = ''
+  const pty = await sb.process.createPty({ id: 'term1', cols: 100, rows: 30, envs: { GREETING: 'hey' }, onData: (d) => { screen += new TextDecoder().decode(d) } })
+  await pty.sendInput('echo "$GREETING from $(tty)"\n')
+  await until('terminal output', () => screen.includes('hey from /dev/pts'))
+  await pty.resize(120, 40)
+  const ptyInfo = await sb.process.getPtySessionInfo('term1')
+  assert.equal(ptyInfo.cols, 120)
+  assert.equal(ptyInfo.rows, 40)
+  assert.ok((await sb.process.listPtySessions()).some((p) => p.id === 'term1'))
+  await pty.sendInput('exit 7\n')
+  const exit = await pty.wait()
+  assert.equal(exit.exitCode, 7)
+  const pty2 = await sb.process.createPty({ id: 'term2', onData: () => {} })
+  await pty2.kill()
+  await until('the killed terminal to go', async () => !(await sb.process.listPtySessions()).some((p) => p.id === 'term2' && p.active))
+  await pty2.disconnect()
+  ok('pty')
+
   // labels and intervals
   assert.deepEqual(await sb.setLabels({ team: 'compat', stage: 'two' }), { team: 'compat', stage: 'two' })
   await sb.setAutostopInterval(10)
