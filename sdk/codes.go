@@ -40,6 +40,13 @@ const (
 	CodeFeatureUnsupported    Code = "FEATURE_UNSUPPORTED"    // Daytona compat: a Daytona feature sbx does not have
 	CodeFileExists            Code = "FILE_EXISTS"
 	CodeFileNotFound          Code = "FILE_NOT_FOUND"
+	CodeGitAuthFailed         Code = "GIT_AUTH_FAILED"
+	CodeGitBranchNotFound     Code = "GIT_BRANCH_NOT_FOUND"
+	CodeGitConflict           Code = "GIT_CONFLICT"
+	CodeGitFailed             Code = "GIT_FAILED"
+	CodeGitNotARepository     Code = "GIT_NOT_A_REPOSITORY"
+	CodeGitRemoteNotFound     Code = "GIT_REMOTE_NOT_FOUND"
+	CodeGitRemoteUnreachable  Code = "GIT_REMOTE_UNREACHABLE"
 	CodeIDTaken               Code = "ID_TAKEN"
 	CodeImageAndSnapshot      Code = "IMAGE_AND_SNAPSHOT"
 	CodeImageInUse            Code = "IMAGE_IN_USE"

@@ -210,6 +210,17 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.AttachPTY:     s.withPTY(s.handleAttachPTY),
 		agentapi.Watch:         s.handleWatch,
 		agentapi.SetEnv:        s.handleSetEnv, // env.go
+
+		// git (git*.go)
+		agentapi.GitClone:    gitHandler(s.gitClone),
+		agentapi.GitStatus:   gitHandler(s.gitStatus),
+		agentapi.GitBranches: gitHandler(s.gitBranches),
+		agentapi.GitCheckout: gitHandler(s.gitCheckout),
+		agentapi.GitAdd:      gitHandler(s.gitAdd),
+		agentapi.GitCommit:   gitHandler(s.gitCommit),
+		agentapi.GitPush:     gitHandler(s.gitPush),
+		agentapi.GitPull:     gitHandler(s.gitPull),
+		agentapi.GitLog:      gitHandler(s.gitLog),
 	}
 }
 

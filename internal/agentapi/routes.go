@@ -60,6 +60,17 @@ var (
 	ResizePTY     = Route{"POST", "/ptys/{pty}/resize"}
 	AttachPTY     = Route{"GET", "/ptys/{pty}/attach"} // WebSocket
 	SetEnv        = Route{"PATCH", "/env"}             // map[string]*string (null unsets) → 204; later processes get it
+
+	// git, run by the agent (go-git): bodies sdk.Git*Request.
+	GitClone    = Route{"POST", "/git/clone"}    // → sdk.GitStatus
+	GitStatus   = Route{"POST", "/git/status"}   // → sdk.GitStatus
+	GitBranches = Route{"POST", "/git/branches"} // → sdk.GitBranches
+	GitCheckout = Route{"POST", "/git/checkout"} // → sdk.GitStatus
+	GitAdd      = Route{"POST", "/git/add"}      // → sdk.GitStatus
+	GitCommit   = Route{"POST", "/git/commit"}   // → sdk.GitCommit
+	GitPush     = Route{"POST", "/git/push"}     // → sdk.GitSyncResult
+	GitPull     = Route{"POST", "/git/pull"}     // → sdk.GitSyncResult
+	GitLog      = Route{"POST", "/git/log"}      // → []sdk.GitCommit
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -73,6 +84,7 @@ var Routes = []Route{
 	CreateSession, ListSessions, GetSession, DeleteSession, SessionExec,
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv,
+	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

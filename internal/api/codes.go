@@ -118,6 +118,8 @@ func toolboxCodes(agentPath string) []sdk.Code {
 		return codesPTY
 	case strings.HasPrefix(agentPath, "/contexts/"):
 		return codesContext
+	case strings.HasPrefix(agentPath, "/git/"):
+		return codesGit // git.go
 	}
 	return nil
 }

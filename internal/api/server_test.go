@@ -194,7 +194,7 @@ func TestRouting(t *testing.T) {
 func TestToolboxRoutesAreTheAgentContract(t *testing.T) {
 	s, _ := newTestServer(t)
 	forwarding := map[uintptr]bool{}
-	for _, h := range []any{s.proxy, s.streamProxy, s.exec, s.runCode} {
+	for _, h := range []any{s.proxy, s.streamProxy, s.exec, s.runCode, s.git} {
 		forwarding[reflect.ValueOf(h).Pointer()] = true
 	}
 	served := map[agentapi.Route]bool{}

@@ -36,6 +36,8 @@ var Programs = map[string]Program{
 	// Tests of the SDKs and compatibility layers (scripts/npm-install.sh).
 	"node": {Package: "nodejs"},
 	"npm":  {Note: "Debian's npm package, or bundled with a NodeSource nodejs (which conflicts with Debian's npm): setup.sh installs npm only when the command is missing"},
+	// integration/git_test.go: git http-backend serves a repository over smart HTTP.
+	"git": {Package: "git"},
 }
 
 // basePackages are in every Debian installation (priority required, what

@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// seedBare makes a bare repository with one commit (README) on master.
+func seedBare(t *testing.T) string {
+	t.Helper()
+	bare, work := t.TempDir(), t.TempDir()
+	if _, err := git.PlainInit(bare, true); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := git.PlainInit(work, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{bare}}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, "README"), []byte("seed\n"), 0o644)
+	wt, _ := repo.Worktree()
+	wt.Add("README")
+	sig := &object.Signature{Name: "seed", Email: "seed@example.com", When: time.Now()}
+	if _, err := wt.Commit("seed", &git.CommitOptions{Author: sig}); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Push(&git.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return bare
+}
+
+// isolateHome gives git an empty home: no global config, no stored credentials.
+func isolateHome(t *testing.T) string {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	return home
+}
+
+func TestGitRoundTripThroughAFileRemote(t *testing.T) {
+	isolateHome(t)
+	a := startAgent(t)
+	url := "file://" + seedBare(t)
+
+	var st sdk.GitStatus
+	a.call("POST", "/git/clone", sdk.GitCloneRequest{URL: url, Path: "one"}, 200, &st)
+	if st.Path != filepath.Join(a.cwd, "one") || st.Branch != "master" || st.Head == "" || !st.Clean {
+		t.Fatalf("clone: %+v", st)
+	}
+	a.callErr("POST", "/git/clone", sdk.GitCloneRequest{URL: url, Path: "one"}, 409, sdk.CodeGitConflict)
+
+	os.WriteFile(filepath.Join(a.cwd, "one", "new.txt"), []byte("hello\n"), 0o644)
+	a.call("POST", "/git/status", sdk.GitRepoRequest{Path: "one"}, 200, &st)
+	if st.Clean || len(st.Files) != 1 || st.Files[0] != (sdk.GitFileStatus{Path: "new.txt", Staging: "untracked", Worktree: "untracked"}) {
+		t.Fatalf("status after a new file: %+v", st)
+	}
+	a.call("POST", "/git/add", sdk.GitAddRequest{Path: "one", Files: []string{"."}}, 200, &st)
+	if len(st.Files) != 1 || st.Files[0].Staging != "added" {
+		t.Fatalf("status after add: %+v", st)
+	}
+	var c sdk.GitCommit
+	a.call("POST", "/git/commit", sdk.GitCommitRequest{Path: "one", Message: "add new", AuthorName: "Ann", AuthorEmail: "ann@example.com"}, 200, &c)
+	if c.Hash == "" || c.AuthorName != "Ann" || c.Message != "add new" {
+		t.Fatalf("commit: %+v", c)
+	}
+	a.callErr("POST", "/git/commit", sdk.GitCommitRequest{Path: "one", Message: "nothing", AuthorName: "Ann", AuthorEmail: "ann@example.com"}, 409, sdk.CodeGitConflict)
+	a.callErr("POST", "/git/commit", sdk.GitCommitRequest{Path: "one", Message: "no author", AllowEmpty: true}, 400, sdk.CodeInvalidParameter)
+
+	var push sdk.GitSyncResult
+	a.call("POST", "/git/push", sdk.GitSyncRequest{Path: "one"}, 200, &push)
+	if push.UpToDate || push.Head != c.Hash || push.Branch != "master" {
+		t.Fatalf("push: %+v", push)
+	}
+
+	// A second clone sees the commit, adds one, and the first pulls it.
+	a.call("POST", "/git/clone", sdk.GitCloneRequest{URL: url, Path: filepath.Join(a.cwd, "two")}, 200, &st)
+	if st.Head != c.Hash {
+		t.Fatalf("second clone at %s, want %s", st.Head, c.Hash)
+	}
+	os.WriteFile(filepath.Join(a.cwd, "two", "README"), []byte("changed\n"), 0o644)
+	var c2 sdk.GitCommit
+	a.call("POST", "/git/commit", sdk.GitCommitRequest{Path: "two", Message: "change", AuthorName: "Bo", AuthorEmail: "bo@example.com", All: true}, 200, &c2)
+	a.call("POST", "/git/push", sdk.GitSyncRequest{Path: "two"}, 200, &push)
+	var pull sdk.GitSyncResult
+	a.call("POST", "/git/pull", sdk.GitSyncRequest{Path: "one"}, 200, &pull)
+	if pull.UpToDate || pull.Head != c2.Hash {
+		t.Fatalf("pull: %+v, want head %s", pull, c2.Hash)
+	}
+	if b, _ := os.ReadFile(filepath.Join(a.cwd, "one", "README")); string(b) != "changed\n" {
+		t.Fatalf("README after pull: %q", b)
+	}
+	a.call("POST", "/git/pull", sdk.GitSyncRequest{Path: "one"}, 200, &pull)
+	if !pull.UpToDate {
+		t.Fatalf("second pull: %+v", pull)
+	}
+
+	var log []sdk.GitCommit
+	a.call("POST", "/git/log", sdk.GitLogRequest{Path: "one", Limit: 2}, 200, &log)
+	if len(log) != 2 || log[0].Hash != c2.Hash || log[1].Hash != c.Hash {
+		t.Fatalf("log: %+v", log)
+	}
+
+	a.call("POST", "/git/checkout", sdk.GitCheckoutRequest{Path: "one", Branch: "feature", Create: true}, 200, &st)
+	var br sdk.GitBranches
+	a.call("POST", "/git/branches", sdk.GitRepoRequest{Path: "one"}, 200, &br)
+	if br.Current != "feature" || !slices.Equal(br.Local, []string{"feature", "master"}) || !slices.Contains(br.Remote, "origin/master") {
+		t.Fatalf("branches: %+v", br)
+	}
+	os.WriteFile(filepath.Join(a.cwd, "one", "README"), []byte("dirty\n"), 0o644)
+	a.callErr("POST", "/git/checkout", sdk.GitCheckoutRequest{Path: "one", Branch: "master"}, 409, sdk.CodeGitConflict)
+	a.callErr("POST", "/git/checkout", sdk.GitCheckoutRequest{Path: "one", Branch: "nope"}, 404, sdk.CodeGitBranchNotFound)
+
+	os.Mkdir(filepath.Join(a.cwd, "plain"), 0o755)
+	a.callErr("POST", "/git/status", sdk.GitRepoRequest{Path: "plain"}, 404, sdk.CodeGitNotARepository)
+	a.callErr("POST", "/git/clone", sdk.GitCloneRequest{URL: "file:///nonexistent", Path: "three"}, 404, sdk.CodeGitRemoteNotFound)
+	if _, err := os.Stat(filepath.Join(a.cwd, "three")); !os.IsNotExist(err) {
+		t.Fatalf("a failed clone left its directory: %v", err)
+	}
+}
+
+// A server that refuses the credentials answers GIT_AUTH_FAILED, and the
+// token appears nowhere in the sandbox.
+func TestGitWrongTokenIsAnAuthError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+		http.Error(w, "bad credentials", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	home := isolateHome(t)
+	a := startAgent(t)
+	a.callErr("POST", "/git/clone", sdk.GitCloneRequest{URL: srv.URL + "/repo.git", Path: "r", Username: "u", Token: "wrong-token"}, 400, sdk.CodeGitAuthFailed)
+	if _, err := os.Stat(filepath.Join(a.cwd, "r")); !os.IsNotExist(err) {
+		t.Fatalf("a refused clone left its directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".git-credentials")); !os.IsNotExist(err) {
+		t.Fatalf("credentials were stored without storeCredentials: %v", err)
+	}
+}

@@ -1,0 +1,191 @@
+package sdk
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// git in the toolbox: the sandbox's agent runs git itself (go-git), so these
+// work in any image, with or without a git program. Every request names the
+// repository by Path: absolute, or relative to the sandbox's working
+// directory. Credentials (Username, Token) travel with the one call that
+// needs them and are not written into the sandbox unless a clone asks
+// (StoreCredentials). A server that refuses them answers GIT_AUTH_FAILED.
+
+// GitCloneRequest is the body of POST /v1/sandboxes/{id}/git/clone.
+type GitCloneRequest struct {
+	URL    string `json:"url"`              // https://, http:// or file://
+	Path   string `json:"path,omitempty"`   // where to clone to, absent or empty; default the repository's name
+	Branch string `json:"branch,omitempty"` // check this branch out (default: the remote's HEAD)
+	Depth  int    `json:"depth,omitempty"`  // a shallow clone of this many commits (0: full)
+	// Username and Token authenticate over HTTP(S); Username defaults to
+	// "git" when only a token is given (GitHub, Gitea accept any name).
+	Username string `json:"username,omitempty"`
+	Token    string `json:"token,omitempty"`
+	// StoreCredentials writes Username and Token into the sandbox
+	// (~/.git-credentials, and credential.helper=store in the repository), so
+	// later pushes and pulls, and a git program, need none. Default: never.
+	StoreCredentials bool `json:"storeCredentials,omitempty"`
+	TimeoutSeconds   int  `json:"timeoutSeconds,omitempty"` // default 300, at most 3600
+}
+
+// GitRepoRequest names a repository: the body of status and branches.
+// Every Path of a git request defaults to the working directory.
+type GitRepoRequest struct {
+	Path string `json:"path,omitempty"`
+}
+
+// GitStatus is a repository's state: the answer of clone, status, checkout,
+// add and pull.
+type GitStatus struct {
+	Path   string          `json:"path"`   // the worktree's absolute path
+	Branch string          `json:"branch"` // "" when HEAD is detached
+	Head   string          `json:"head"`   // commit hash; "" before the first commit
+	Clean  bool            `json:"clean"`  // nothing staged, changed or untracked
+	Files  []GitFileStatus `json:"files"`  // changed, staged and untracked files, by path
+}
+
+// GitFileStatus is one file that differs from HEAD. Staging and Worktree
+// are each one of unmodified, untracked, modified, added, deleted, renamed,
+// copied, unmerged.
+type GitFileStatus struct {
+	Path     string `json:"path"`
+	Staging  string `json:"staging"`
+	Worktree string `json:"worktree"`
+}
+
+// GitBranches lists a repository's branches.
+type GitBranches struct {
+	Current string   `json:"current"` // "" when HEAD is detached
+	Local   []string `json:"local"`
+	Remote  []string `json:"remote"` // as "origin/main"
+}
+
+// GitCheckoutRequest is the body of POST /v1/sandboxes/{id}/git/checkout.
+type GitCheckoutRequest struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	// Create makes Branch at HEAD first. Without it a branch only the
+	// remote has ("origin/NAME") is made locally from the remote's.
+	Create bool `json:"create,omitempty"`
+	// Force throws away uncommitted changes; without it they refuse the
+	// checkout (409 GIT_CONFLICT).
+	Force bool `json:"force,omitempty"`
+}
+
+// GitAddRequest is the body of POST /v1/sandboxes/{id}/git/add.
+type GitAddRequest struct {
+	Path  string   `json:"path"`
+	Files []string `json:"files"` // paths inside the repository; "." stages every change, removals too
+}
+
+// GitCommitRequest is the body of POST /v1/sandboxes/{id}/git/commit.
+type GitCommitRequest struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	// Author defaults to user.name and user.email of the repository's
+	// config, then of ~/.gitconfig; with neither the commit is refused.
+	AuthorName  string `json:"authorName,omitempty"`
+	AuthorEmail string `json:"authorEmail,omitempty"`
+	AllowEmpty  bool   `json:"allowEmpty,omitempty"`
+	All         bool   `json:"all,omitempty"` // stage changes of tracked files first (git commit -a)
+}
+
+// GitCommit is one commit: the answer of commit, an entry of log.
+type GitCommit struct {
+	Hash        string    `json:"hash"`
+	Message     string    `json:"message"`
+	AuthorName  string    `json:"authorName"`
+	AuthorEmail string    `json:"authorEmail"`
+	Time        time.Time `json:"time"`
+}
+
+// GitSyncRequest is the body of push and pull.
+type GitSyncRequest struct {
+	Path   string `json:"path"`
+	Remote string `json:"remote,omitempty"` // default "origin"
+	Branch string `json:"branch,omitempty"` // default: the current branch
+	// Username and Token as in GitCloneRequest; without them stored
+	// credentials (StoreCredentials) are used if there are any.
+	Username       string `json:"username,omitempty"`
+	Token          string `json:"token,omitempty"`
+	Force          bool   `json:"force,omitempty"` // push only: overwrite the remote branch
+	TimeoutSeconds int    `json:"timeoutSeconds,omitempty"`
+}
+
+// GitSyncResult is the answer of push and pull.
+type GitSyncResult struct {
+	UpToDate bool   `json:"upToDate"` // nothing was sent or received
+	Branch   string `json:"branch"`
+	Head     string `json:"head"` // the local branch's commit afterwards
+}
+
+// GitLogRequest is the body of POST /v1/sandboxes/{id}/git/log.
+type GitLogRequest struct {
+	Path  string `json:"path"`
+	Limit int    `json:"limit,omitempty"` // newest first; default 50, at most 1000
+}
+
+// GitClone clones a repository into the sandbox.
+func (c *Client) GitClone(ctx context.Context, idOrName string, req GitCloneRequest) (*GitStatus, error) {
+	var out GitStatus
+	return &out, c.gitCall(ctx, idOrName, "clone", req, &out)
+}
+
+// GitStatus describes a repository's branch, HEAD and changed files.
+func (c *Client) GitStatus(ctx context.Context, idOrName, path string) (*GitStatus, error) {
+	var out GitStatus
+	return &out, c.gitCall(ctx, idOrName, "status", GitRepoRequest{Path: path}, &out)
+}
+
+// GitBranches lists a repository's local and remote branches.
+func (c *Client) GitBranches(ctx context.Context, idOrName, path string) (*GitBranches, error) {
+	var out GitBranches
+	return &out, c.gitCall(ctx, idOrName, "branches", GitRepoRequest{Path: path}, &out)
+}
+
+// GitCheckout switches to a branch, making it first with Create.
+func (c *Client) GitCheckout(ctx context.Context, idOrName string, req GitCheckoutRequest) (*GitStatus, error) {
+	var out GitStatus
+	return &out, c.gitCall(ctx, idOrName, "checkout", req, &out)
+}
+
+// GitAdd stages files.
+func (c *Client) GitAdd(ctx context.Context, idOrName string, req GitAddRequest) (*GitStatus, error) {
+	var out GitStatus
+	return &out, c.gitCall(ctx, idOrName, "add", req, &out)
+}
+
+// GitCommit commits what is staged.
+func (c *Client) GitCommit(ctx context.Context, idOrName string, req GitCommitRequest) (*GitCommit, error) {
+	var out GitCommit
+	return &out, c.gitCall(ctx, idOrName, "commit", req, &out)
+}
+
+// GitPush pushes a branch to a remote.
+func (c *Client) GitPush(ctx context.Context, idOrName string, req GitSyncRequest) (*GitSyncResult, error) {
+	var out GitSyncResult
+	return &out, c.gitCall(ctx, idOrName, "push", req, &out)
+}
+
+// GitPull fetches a branch and fast-forwards the current one to it; a pull
+// that needs a merge answers 409 GIT_CONFLICT.
+func (c *Client) GitPull(ctx context.Context, idOrName string, req GitSyncRequest) (*GitSyncResult, error) {
+	var out GitSyncResult
+	return &out, c.gitCall(ctx, idOrName, "pull", req, &out)
+}
+
+// GitLog lists the commits reachable from HEAD, newest first.
+func (c *Client) GitLog(ctx context.Context, idOrName string, req GitLogRequest) ([]GitCommit, error) {
+	var out []GitCommit
+	err := c.gitCall(ctx, idOrName, "log", req, &out)
+	return out, err
+}
+
+func (c *Client) gitCall(ctx context.Context, idOrName, op string, in, out any) error {
+	if err := checkName("sandbox", idOrName); err != nil {
+		return err
+	}
+	return c.call(ctx, request{method: http.MethodPost, path: sandboxPath(idOrName, "/git/"+op), in: in}, out)
+}
