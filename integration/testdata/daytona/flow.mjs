@@ -4,6 +4,8 @@
 // "python" must be in sbx. Every case asserts on what the SDK returns and
 // prints "ok <case>"; the first failure exits non-zero.
 import assert from 'node:assert/strict'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { Daytona, Image, DaytonaNotFoundError, DaytonaValidationError } from '@daytonaio/sdk'
 
 const daytona = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: process.env.DAYTONA_API_KEY })
@@ -196,6 +198,40 @@ async function main() {
   await until('the killed terminal to go', async () => !(await sb.process.listPtySessions()).some((p) => p.id === 'term2' && p.active))
   await pty2.disconnect()
   ok('pty')
+
+  // git (the agent's go-git): a bare repository made by the test on the
+  // host (DAYTONA_GIT_REPO) is uploaded and cloned over file://
+  const bare = process.env.DAYTONA_GIT_REPO
+  const uploads = readdirSync(bare, { recursive: true })
+    .filter((f) => statSync(join(bare, f)).isFile())
+    .map((f) => ({ source: readFileSync(join(bare, f)), destination: `/srv/repo.git/${f}` }))
+  await sb.fs.uploadFiles(uploads)
+  await sb.git.clone('file:///srv/repo.git', '/work/app')
+  let gs = await sb.git.status('/work/app')
+  assert.equal(gs.currentBranch, 'master')
+  assert.deepEqual(gs.fileStatus, [])
+  assert.deepEqual((await sb.git.branches('/work/app')).branches, ['master'])
+  await sb.fs.uploadFile(Buffer.from('new\n'), '/work/app/new.txt')
+  gs = await sb.git.status('/work/app')
+  assert.equal(gs.fileStatus[0].name, 'new.txt')
+  assert.equal(gs.fileStatus[0].worktree, 'Untracked')
+  await sb.git.add('/work/app', ['new.txt'])
+  gs = await sb.git.status('/work/app')
+  assert.equal(gs.fileStatus[0].staging, 'Added')
+  const commit = await sb.git.commit('/work/app', 'add new', 'Ann', 'ann@example.com')
+  assert.match(commit.sha, /^[0-9a-f]{40}$/)
+  await sb.git.createBranch('/work/app', 'feature')
+  const br = await sb.git.branches('/work/app')
+  assert.deepEqual(br.branches.sort(), ['feature', 'master'])
+  assert.equal((await sb.git.status('/work/app')).currentBranch, 'master')
+  await sb.git.checkoutBranch('/work/app', 'feature')
+  assert.equal((await sb.git.status('/work/app')).currentBranch, 'feature')
+  await sb.git.push('/work/app')
+  await sb.git.clone('file:///srv/repo.git', '/work/app2', 'feature')
+  assert.equal((await sb.fs.downloadFile('/work/app2/new.txt')).toString(), 'new\n')
+  await sb.git.pull('/work/app2')
+  await expectError(DaytonaNotFoundError, () => sb.git.status('/work/d'), 'status outside a repository')
+  ok('git')
 
   // labels and intervals
   assert.deepEqual(await sb.setLabels({ team: 'compat', stage: 'two' }), { team: 'compat', stage: 'two' })

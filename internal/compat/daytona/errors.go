@@ -33,8 +33,10 @@ type errorBody struct {
 // daemonCodes are sbx codes the SDK knows as toolbox (daemon) codes under
 // another name; the rest pass as they are.
 var daemonCodes = map[sdk.Code]string{
-	sdk.CodeFileNotFound:    "FILE_NOT_FOUND",
-	sdk.CodeProcessNotFound: "PROCESS_NOT_FOUND",
+	sdk.CodeFileNotFound:         "FILE_NOT_FOUND",
+	sdk.CodeProcessNotFound:      "PROCESS_NOT_FOUND",
+	sdk.CodeGitNotARepository:    "GIT_REPO_NOT_FOUND",
+	sdk.CodeGitRemoteUnreachable: "GIT_TRANSPORT_FAILED",
 }
 
 // toDaytona turns an sbx error into Daytona's status and body. Toolbox

@@ -34,7 +34,7 @@ func (h *Handler) routes() []route {
 		{pattern: previewPrefix + "/{id}/{port}", fn: h.servePreview, public: true}, // token checked by sbx's preview proxy
 		{pattern: previewPrefix + "/{id}/{port}/{path...}", fn: h.servePreview, public: true},
 
-		// Toolbox (process.go, files.go, sessions.go, pty.go).
+		// Toolbox (process.go, files.go, sessions.go, pty.go, git.go).
 		tb("POST", "/process/execute", h.execute),
 		tb("POST", "/process/code-run", h.codeRun),
 		tb("GET", "/work-dir", h.workDir),
@@ -52,6 +52,16 @@ func (h *Handler) routes() []route {
 		tb("DELETE", "/process/pty/{pty}", h.deletePTY),
 		tb("POST", "/process/pty/{pty}/resize", h.resizePTY),
 		tb("GET", "/process/pty/{pty}/connect", h.ptyConnect),
+		tb("POST", "/git/clone", h.gitClone),
+		tb("GET", "/git/status", h.gitStatus),
+		tb("GET", "/git/branches", h.gitBranches),
+		tb("POST", "/git/branches", h.gitCreateBranch),
+		tb("POST", "/git/checkout", h.gitCheckout),
+		tb("POST", "/git/add", h.gitAdd),
+		tb("POST", "/git/commit", h.gitCommit),
+		tb("POST", "/git/push", h.gitPush),
+		tb("POST", "/git/pull", h.gitPull),
+		tb("GET", "/git/history", h.gitHistory),
 		tb("GET", "/files", h.listFiles),
 		tb("DELETE", "/files", h.deleteFile),
 		tb("GET", "/files/info", h.fileInfo),
