@@ -180,6 +180,51 @@ async function main() {
   assert.equal(denied.status, 401)
   ok('preview link with token')
 
+  // a signed preview URL works without the token
+  const signed = await sb.getSignedPreviewUrl(8080, 120)
+  assert.equal((await fetch(signed.url)).status, 200)
+  ok('signed preview url')
+
+  // the code interpreter: a default context whose state persists, own contexts, errors
+  await sb.codeInterpreter.runCode('x = 41')
+  let run = await sb.codeInterpreter.runCode('print(x + 1)')
+  assert.equal(run.stdout, '42\n')
+  run = await sb.codeInterpreter.runCode('1/0')
+  assert.equal(run.error.name, 'ZeroDivisionError')
+  const ictx = await sb.codeInterpreter.createContext('/tmp')
+  run = await sb.codeInterpreter.runCode('import os; print(os.getcwd())', { context: ictx })
+  assert.equal(run.stdout, '/tmp\n')
+  assert.ok((await sb.codeInterpreter.listContexts()).some((c) => c.id === ictx.id))
+  await sb.codeInterpreter.deleteContext(ictx)
+  assert.ok(!(await sb.codeInterpreter.listContexts()).some((c) => c.id === ictx.id))
+  ok('code interpreter')
+
+  // info, env, activity, resize
+  assert.equal(await sb.getUserHomeDir(), '/root')
+  assert.ok((await sb.getWorkDir()).startsWith('/'))
+  await sb.updateEnv({ NEWVAR: 'v' })
+  assert.equal((await sb.process.executeCommand('echo $NEWVAR')).result, 'v\n')
+  await sb.refreshActivity()
+  await sb.resize({ cpu: 2, memory: 2 })
+  assert.equal(sb.cpu, 2)
+  assert.equal(sb.memory, 2)
+  ok('info, env, activity, resize')
+
+  // pause and start (resume); fork; snapshot and create from it
+  await sb.pause()
+  assert.equal(sb.state, 'paused')
+  await sb.start()
+  assert.equal(sb.state, 'started')
+  const fork = await sb.fork({ name: `${name}-fork` })
+  assert.equal(fork.state, 'started')
+  assert.equal((await fork.fs.downloadFile('/work/d/a.txt')).toString(), 'hello daytona\n')
+  await fork.delete(60, true)
+  await sb.createSnapshot(`${name}-snap`)
+  const fromSnap = await daytona.create({ snapshot: `${name}-snap` })
+  assert.equal((await fromSnap.fs.downloadFile('/work/d/a.txt')).toString(), 'hello daytona\n')
+  await fromSnap.delete(60, true)
+  ok('pause, fork, snapshot')
+
   // a terminal: create-connect, input, resize, exit code; kill
   let screen = ''
   const pty = await sb.process.createPty({ id: 'term1', cols: 100, rows: 30, envs: { GREETING: 'hey' }, onData: (d) => { screen += new TextDecoder().decode(d) } })

@@ -267,3 +267,94 @@ func (h *Handler) toolboxProxyURL(w http.ResponseWriter, r *http.Request) error 
 	writeJSON(w, http.StatusOK, map[string]string{"url": toolboxURL(r)})
 	return nil
 }
+
+// refreshActivity serves POST /sandbox/{id}/last-activity: the sandbox
+// counts as used now (its idle timers start over).
+func (h *Handler) refreshActivity(w http.ResponseWriter, r *http.Request) error {
+	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	h.cfg.Sandboxes.Touch(r.Context(), sb.ID)
+	w.WriteHeader(http.StatusCreated)
+	return nil
+}
+
+// createSnapshot serves POST /sandbox/{id}/snapshot {name}: an sbx snapshot
+// of the sandbox's filesystem, usable as create's snapshot.
+func (h *Handler) createSnapshot(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Name == "" {
+		return invalid(sdk.CodeInvalidSnapshotName, "name is required")
+	}
+	if _, err := h.cfg.Sandboxes.CreateSnapshot(r.Context(), r.PathValue("id"), sdk.CreateSnapshotRequest{Name: in.Name}); err != nil {
+		return err
+	}
+	return h.getSandbox(w, r)
+}
+
+// resizeSandbox serves POST /sandbox/{id}/resize {cpu, memory}: new limits
+// (memory in GiB); a disk change is refused.
+func (h *Handler) resizeSandbox(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		CPU    *float64 `json:"cpu"`
+		Memory *float64 `json:"memory"`
+		Disk   *float64 `json:"disk"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Disk != nil {
+		return invalid(sdk.CodeFeatureUnsupported, "resizing the disk is not supported on sbx")
+	}
+	var req sdk.UpdateSandboxRequest
+	req.CPU = in.CPU
+	if in.Memory != nil {
+		if *in.Memory <= 0 {
+			return invalid(sdk.CodeInvalidMemory, "memory must be positive GiB")
+		}
+		mib := int(*in.Memory * 1024)
+		req.MemoryMiB = &mib
+	}
+	sb, err := h.cfg.Sandboxes.Update(r.Context(), r.PathValue("id"), req)
+	if err != nil {
+		return err
+	}
+	return h.sendSandbox(w, r, http.StatusOK, sb)
+}
+
+// updateEnv serves the toolbox's POST /env {set, unset}: the environment
+// of every process started from now on (sbx keeps it across restarts).
+func (h *Handler) updateEnv(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Set              map[string]string `json:"set"`
+		Unset            []string          `json:"unset"`
+		UnsetValuePrefix string            `json:"unsetValuePrefix"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.UnsetValuePrefix != "" {
+		return invalid(sdk.CodeFeatureUnsupported, "unsetValuePrefix is not supported on sbx")
+	}
+	change := map[string]*string{}
+	for k, v := range in.Set {
+		change[k] = &v
+	}
+	for _, k := range in.Unset {
+		change[k] = nil
+	}
+	if len(change) == 0 {
+		return invalid(sdk.CodeInvalidEnv, "set or unset is required")
+	}
+	if _, err := h.cfg.Sandboxes.Update(r.Context(), r.PathValue("id"), sdk.UpdateSandboxRequest{Env: change}); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}

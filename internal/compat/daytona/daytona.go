@@ -51,6 +51,8 @@ type Sandboxes interface {
 	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
 	Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (*sandbox.ForkResult, error)
+	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
+	Touch(ctx context.Context, idOrName string) // counts as activity
 	// Agent reaches a sandbox's agent, starting the sandbox if it is stopped.
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	// Events and EventsChanged feed the socket.io state events.
@@ -86,7 +88,8 @@ type Config struct {
 type Handler struct {
 	cfg      Config
 	mux      *http.ServeMux
-	sessions *sessionLog // session commands' output (sessions.go)
+	sessions *sessionLog     // session commands' output (sessions.go)
+	contexts defaultContexts // each sandbox's default interpreter context (interpreter.go)
 }
 
 // New returns the Daytona compat handler; mount it at Prefix.

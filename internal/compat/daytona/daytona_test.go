@@ -73,6 +73,10 @@ func (f *fakeSandboxes) Update(ctx context.Context, id string, req sdk.UpdateSan
 func (f *fakeSandboxes) Fork(context.Context, string, sdk.ForkRequest) (*sandbox.ForkResult, error) {
 	return nil, errNotHere
 }
+func (f *fakeSandboxes) CreateSnapshot(context.Context, string, sdk.CreateSnapshotRequest) (*store.Snapshot, error) {
+	return nil, errNotHere
+}
+func (f *fakeSandboxes) Touch(context.Context, string) {}
 func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store.Sandbox, error) {
 	return nil, nil, errNotHere
 }

@@ -28,17 +28,21 @@ func (h *Handler) routes() []route {
 		api("POST", "/sandbox/{id}/autodelete/{interval}", h.setInterval("autodelete")),
 		api("POST", "/sandbox/{id}/ttl/{interval}", h.setInterval("ttl")),
 		api("GET", "/sandbox/{id}/toolbox-proxy-url", h.toolboxProxyURL),
+		api("POST", "/sandbox/{id}/last-activity", h.refreshActivity),
+		api("POST", "/sandbox/{id}/snapshot", h.createSnapshot),
+		api("POST", "/sandbox/{id}/resize", h.resizeSandbox),
 		api("GET", "/sandbox/{id}/ports/{port}/preview-url", h.previewLink),
 		api("GET", "/sandbox/{id}/ports/{port}/signed-preview-url", h.signedPreviewLink),
 		{pattern: "GET " + apiPrefix + "/socket.io/", fn: h.socketIO, public: true}, // authenticates in its CONNECT packet
 		{pattern: previewPrefix + "/{id}/{port}", fn: h.servePreview, public: true}, // token checked by sbx's preview proxy
 		{pattern: previewPrefix + "/{id}/{port}/{path...}", fn: h.servePreview, public: true},
 
-		// Toolbox (process.go, files.go, sessions.go, pty.go, git.go).
+		// Toolbox (process.go, files.go, sessions.go, pty.go, interpreter.go, git.go).
 		tb("POST", "/process/execute", h.execute),
 		tb("POST", "/process/code-run", h.codeRun),
 		tb("GET", "/work-dir", h.workDir),
 		tb("GET", "/user-home-dir", h.homeDir),
+		tb("POST", "/env", h.updateEnv),
 		tb("POST", "/process/session", h.createSession),
 		tb("GET", "/process/session", h.listSessions),
 		tb("GET", "/process/session/{session}", h.getSession),
@@ -52,6 +56,10 @@ func (h *Handler) routes() []route {
 		tb("DELETE", "/process/pty/{pty}", h.deletePTY),
 		tb("POST", "/process/pty/{pty}/resize", h.resizePTY),
 		tb("GET", "/process/pty/{pty}/connect", h.ptyConnect),
+		tb("GET", "/process/interpreter/execute", h.interpreterExecute),
+		tb("POST", "/process/interpreter/context", h.createContext),
+		tb("GET", "/process/interpreter/context", h.listContexts),
+		tb("DELETE", "/process/interpreter/context/{cid}", h.deleteContext),
 		tb("POST", "/git/clone", h.gitClone),
 		tb("GET", "/git/status", h.gitStatus),
 		tb("GET", "/git/branches", h.gitBranches),
