@@ -59,7 +59,7 @@ func TestDaytonaSDKFlow(t *testing.T) {
 	for _, c := range []string{"create default", "create with labels, env, intervals", "get by id and name",
 		"list with labels and cursor pages", "executeCommand", "sessions sync and async with logs", "files",
 		"codeRun", "preview link with token", "signed preview url", "code interpreter", "info, env, activity, resize", "pause, fork, snapshot", "pty", "git", "labels and intervals", "stop and start keep files",
-		"archive and start restore files", "unsupported Dockerfile is a 400", "delete", "done"} {
+		"archive and start restore files", "unsupported Dockerfile is a 400", "auto-pause, ttl, reconnect a terminal", "ephemeral, networkBlockAll", "delete", "done"} {
 		if !strings.Contains(out, "ok "+c+"\n") && !(c == "done" && strings.Contains(out, "\ndone\n")) {
 			t.Errorf("case %q did not pass:\n%s", c, out)
 		}

@@ -316,6 +316,39 @@ async function main() {
   assert.deepEqual(after.sort(), before.sort())
   ok('unsupported Dockerfile is a 400')
 
+  // auto-pause instead of auto-stop, a TTL; reconnecting to a terminal
+  await plain.setAutostopInterval(0)
+  await plain.setAutoPauseInterval(5)
+  await plain.setTtl(120)
+  await plain.refreshData()
+  assert.equal(plain.autoStopInterval, 0)
+  assert.equal(plain.autoPauseInterval, 5)
+  let seen = ''
+  const t3 = await plain.process.createPty({ id: 'term3', onData: () => {} })
+  await t3.disconnect()
+  const again = await plain.process.connectPty('term3', { onData: (d) => { seen += new TextDecoder().decode(d) } })
+  await again.sendInput('echo re$((1+1))connected\n')
+  await until('output after reconnecting', () => seen.includes('re2connected'))
+  await again.kill()
+  await again.disconnect()
+  ok('auto-pause, ttl, reconnect a terminal')
+
+  // ephemeral without network: deleted when it stops
+  const eph = await daytona.create({ ephemeral: true, networkBlockAll: true })
+  assert.equal(eph.networkBlockAll, true)
+  assert.equal(eph.autoDeleteInterval, 0)
+  assert.equal((await eph.process.executeCommand('echo x')).result, 'x\n')
+  await eph.stop()
+  await until('the ephemeral sandbox to go', async () => {
+    try {
+      await daytona.get(eph.id)
+      return false
+    } catch (e) {
+      return e instanceof DaytonaNotFoundError
+    }
+  })
+  ok('ephemeral, networkBlockAll')
+
   // delete: gone for get, destroyed for the SDK
   await sb.delete(60, true)
   assert.equal(sb.state, 'destroyed')
