@@ -141,6 +141,8 @@ func (h *Handler) deleteSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	h.sessions.forgetSandbox(sb.ID)
+	h.contexts.forget(sb.ID)
 	return h.sendSandbox(w, r, http.StatusOK, sb)
 }
 

@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
@@ -20,6 +23,9 @@ import (
 
 // fakeSandboxes is the Manager for tests of the translation above it.
 type fakeSandboxes struct {
+	mu        sync.Mutex
+	events    []store.Event
+	changed   chan struct{}
 	sandboxes []*store.Sandbox
 	created   []sdk.CreateSandboxRequest
 	updated   []sdk.UpdateSandboxRequest
@@ -80,10 +86,37 @@ func (f *fakeSandboxes) Touch(context.Context, string) {}
 func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store.Sandbox, error) {
 	return nil, nil, errNotHere
 }
-func (f *fakeSandboxes) Events(context.Context, string, int64, int) ([]store.Event, error) {
-	return nil, nil
+func (f *fakeSandboxes) Events(_ context.Context, _ string, after int64, limit int) ([]store.Event, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []store.Event
+	for _, ev := range f.events {
+		if ev.Seq > after && len(out) < limit {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
 }
-func (f *fakeSandboxes) EventsChanged() <-chan struct{} { return make(chan struct{}) }
+func (f *fakeSandboxes) EventsChanged() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.changed == nil {
+		f.changed = make(chan struct{})
+	}
+	return f.changed
+}
+
+// record appends an event and wakes the followers.
+func (f *fakeSandboxes) record(ev store.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ev.Seq = int64(len(f.events) + 1)
+	f.events = append(f.events, ev)
+	if f.changed != nil {
+		close(f.changed)
+	}
+	f.changed = make(chan struct{})
+}
 
 type fakeImages map[string]bool
 
@@ -290,4 +323,67 @@ func TestIntervalSetters(t *testing.T) {
 			t.Errorf("%s: %d, updates %+v", path, rec.Code, f.updated)
 		}
 	}
+}
+
+// The socket.io endpoint: Engine.IO open, a refused and an accepted
+// CONNECT, ping answered, and a state change after connecting as a
+// sandbox.state.updated event (earlier ones are not replayed).
+func TestSocketIO(t *testing.T) {
+	h, f := newTest()
+	f.record(store.Event{SandboxID: "old", State: sdk.StateStarted})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/daytona/api/socket.io/?EIO=4&transport=websocket"
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	read := func() string {
+		t.Helper()
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	write := func(s string) {
+		t.Helper()
+		if err := c.Write(ctx, websocket.MessageText, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if open := read(); !strings.HasPrefix(open, `0{"maxPayload"`) || !strings.Contains(open, `"pingInterval":25000`) {
+		t.Fatalf("open packet: %s", open)
+	}
+	write(`40{"token":"wrong"}`)
+	if got := read(); !strings.HasPrefix(got, "44") {
+		t.Fatalf("wrong token: %s, want a CONNECT_ERROR", got)
+	}
+	write(`40{"token":"` + testKey + `"}`)
+	if got := read(); !strings.HasPrefix(got, `40{"sid":`) {
+		t.Fatalf("connect: %s", got)
+	}
+	write("2")
+	if got := read(); got != "3" {
+		t.Fatalf("ping: %s, want pong", got)
+	}
+	sb, _ := f.Create(ctx, sdk.CreateSandboxRequest{Name: "live"})
+	f.record(store.Event{SandboxID: sb.ID, State: sdk.StateStopped})
+	got := read()
+	var ev []json.RawMessage
+	if !strings.HasPrefix(got, "42") || json.Unmarshal([]byte(got[2:]), &ev) != nil || len(ev) != 2 || string(ev[0]) != `"sandbox.state.updated"` {
+		t.Fatalf("event: %s", got)
+	}
+	var body struct {
+		Sandbox  sandboxDTO `json:"sandbox"`
+		NewState string     `json:"newState"`
+	}
+	json.Unmarshal(ev[1], &body)
+	if body.Sandbox.ID != sb.ID || body.NewState == "" {
+		t.Fatalf("event body: %s", ev[1])
+	}
+	write("41")
 }

@@ -46,6 +46,12 @@ func (d *defaultContexts) set(sandboxID, ctxID string) {
 	d.ids[sandboxID] = ctxID
 }
 
+func (d *defaultContexts) forget(sandboxID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.ids, sandboxID)
+}
+
 type interpreterContext struct {
 	ID        string `json:"id"`
 	Cwd       string `json:"cwd"`

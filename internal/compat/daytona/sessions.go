@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -122,6 +123,17 @@ func (l *sessionLog) get(key, id string) *command {
 		}
 	}
 	return nil
+}
+
+// forgetSandbox drops the commands of every session of a sandbox.
+func (l *sessionLog) forgetSandbox(sandboxID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k := range l.cmds {
+		if strings.HasPrefix(k, sandboxID+"/") {
+			delete(l.cmds, k)
+		}
+	}
 }
 
 func (l *sessionLog) forget(key string) {

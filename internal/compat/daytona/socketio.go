@@ -55,23 +55,30 @@ func (h *Handler) socketIO(w http.ResponseWriter, r *http.Request) error {
 	if ws.writeText(ctx, "0"+string(open)) != nil {
 		return nil
 	}
-	connected := make(chan auth.Principal, 1)
+	connected := make(chan connection, 1)
 	go h.socketReader(ctx, cancel, ws, connected)
-	var p auth.Principal
+	var conn connection
 	select {
-	case p = <-connected:
+	case conn = <-connected:
 	case <-ctx.Done():
 		return nil
 	case <-time.After(pingInterval):
 		return nil // no CONNECT
 	}
-	h.sendStateEvents(auth.WithPrincipal(ctx, p), ws)
+	h.sendStateEvents(conn.ctx, ws, conn.after)
 	return nil
+}
+
+// connection is an accepted CONNECT: the principal's context and the end
+// of the event log when it was accepted (events after it are sent).
+type connection struct {
+	ctx   context.Context
+	after int64
 }
 
 // socketReader answers the client's packets: CONNECT (authenticated), ping
 // and DISCONNECT. It cancels the connection when the client goes away.
-func (h *Handler) socketReader(ctx context.Context, cancel context.CancelFunc, ws *wsConn, connected chan<- auth.Principal) {
+func (h *Handler) socketReader(ctx context.Context, cancel context.CancelFunc, ws *wsConn, connected chan<- connection) {
 	defer cancel()
 	for {
 		typ, b, err := ws.c.Read(ctx)
@@ -97,10 +104,16 @@ func (h *Handler) socketReader(ctx context.Context, cancel context.CancelFunc, w
 				ws.writeText(ctx, "44"+string(b))
 				continue
 			}
+			pctx := auth.WithPrincipal(ctx, p)
+			after, err := h.lastEventSeq(pctx) // before the answer: the client sees every change after it
+			if err != nil {
+				logErr("socket.io: read the event log", "err", err)
+				return
+			}
 			b, _ := json.Marshal(map[string]string{"sid": randomID()})
 			ws.writeText(ctx, "40"+string(b))
 			select {
-			case connected <- p:
+			case connected <- connection{pctx, after}:
 			default:
 			}
 		case strings.HasPrefix(msg, "41"):
@@ -110,14 +123,9 @@ func (h *Handler) socketReader(ctx context.Context, cancel context.CancelFunc, w
 	}
 }
 
-// sendStateEvents follows the event log from its current end, sending each
+// sendStateEvents follows the event log after seq after, sending each
 // state change, and pings the client every pingInterval.
-func (h *Handler) sendStateEvents(ctx context.Context, ws *wsConn) {
-	after, err := h.lastEventSeq(ctx)
-	if err != nil {
-		logErr("socket.io: read the event log", "err", err)
-		return
-	}
+func (h *Handler) sendStateEvents(ctx context.Context, ws *wsConn, after int64) {
 	ping := time.NewTicker(pingInterval)
 	defer ping.Stop()
 	for {
