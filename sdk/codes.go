@@ -151,6 +151,7 @@ const (
 	CodePreviewNotFound       Code = "PREVIEW_NOT_FOUND"
 	CodePreviewUnauthorized   Code = "PREVIEW_UNAUTHORIZED"
 	CodePreviewUnreachable    Code = "PREVIEW_UNREACHABLE"
+	CodeProcessExecTimeout    Code = "PROCESS_EXECUTION_TIMEOUT" // Daytona compat: executeCommand ran past its timeout
 	CodeProcessExists         Code = "PROCESS_EXISTS"
 	CodeProcessExited         Code = "PROCESS_EXITED"
 	CodeProcessLimit          Code = "PROCESS_LIMIT"

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { Daytona, Image, DaytonaNotFoundError, DaytonaValidationError } from '@daytonaio/sdk'
+import { Daytona, Image, DaytonaNotFoundError, DaytonaProcessExecutionTimeoutError, DaytonaValidationError } from '@daytonaio/sdk'
 
 const daytona = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: process.env.DAYTONA_API_KEY })
 const ok = (name) => console.log(`ok ${name}`)
@@ -95,6 +95,8 @@ async function main() {
   assert.equal(r.result, 'y\n')
   r = await sb.process.executeCommand('echo err 1>&2')
   assert.equal(r.result, 'err\n')
+  const slow = await expectError(DaytonaProcessExecutionTimeoutError, () => sb.process.executeCommand('sleep 30', undefined, undefined, 1), 'a command past its timeout')
+  assert.equal(slow.statusCode, 408)
   ok('executeCommand')
 
   // sessions: state persists; async commands with logs and a log stream

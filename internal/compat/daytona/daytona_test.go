@@ -209,6 +209,7 @@ func TestErrorMapping(t *testing.T) {
 		{errdefs.Conflict(sdk.CodeInvalidState, "x"), "/daytona/api/sandbox/x/archive", 409, "INVALID_STATE", sourceAPI},
 		{errdefs.Unauthorized(sdk.CodeUnauthorized, "x"), "/daytona/api/sandbox", 401, "UNAUTHORIZED", sourceAPI},
 		{fmt.Errorf("plain"), "/daytona/api/sandbox", 500, "INTERNAL", sourceAPI},
+		{withStatus(408, errdefs.Unavailable(sdk.CodeProcessExecTimeout, "x")), "/daytona/toolbox/x/process/execute", 408, "PROCESS_EXECUTION_TIMEOUT", sourceDaemon},
 	} {
 		status, body := toDaytona(c.err, c.path)
 		if status != c.status || body.StatusCode != c.status || body.Code != c.code || body.Source != c.source || body.Message == "" || body.Error != http.StatusText(c.status) {

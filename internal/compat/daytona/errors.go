@@ -39,10 +39,25 @@ var daemonCodes = map[sdk.Code]string{
 	sdk.CodeGitRemoteUnreachable: "GIT_TRANSPORT_FAILED",
 }
 
+// statusError gives an error a status that sbx's error kinds lack (408).
+type statusError struct {
+	status int
+	error
+}
+
+func (e statusError) Unwrap() error { return e.error }
+
+// withStatus answers err with status instead of its kind's.
+func withStatus(status int, err error) error { return statusError{status, err} }
+
 // toDaytona turns an sbx error into Daytona's status and body. Toolbox
 // errors come from the daemon; the rest from the API.
 func toDaytona(err error, path string) (int, errorBody) {
 	status := httpjson.Status(errdefs.KindOf(err))
+	var se statusError
+	if errors.As(err, &se) {
+		status = se.status
+	}
 	if status == 0 {
 		status = http.StatusInternalServerError
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -45,6 +46,9 @@ func (h *Handler) execute(w http.ResponseWriter, r *http.Request) error {
 	req := sdk.ExecRequest{Shell: in.Command, Cwd: in.Cwd, Env: in.Envs, TimeoutSeconds: in.Timeout}
 	if err := call(ctx, c, agentapi.Exec, agentapi.Exec.Path, nil, req, &res); err != nil {
 		return err
+	}
+	if res.TimedOut { // the SDK raises DaytonaProcessExecutionTimeoutError
+		return withStatus(http.StatusRequestTimeout, errdefs.Unavailable(sdk.CodeProcessExecTimeout, "the command did not finish within its timeout of %gs and was killed", in.Timeout))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"exitCode": res.ExitCode, "result": res.Stdout + res.Stderr})
 	return nil
