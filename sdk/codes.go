@@ -40,6 +40,7 @@ const (
 	CodeDiskUnsupported       Code = "DISK_UNSUPPORTED"
 	CodeDockerfileInvalid     Code = "DOCKERFILE_INVALID"
 	CodeDockerfileUnsupported Code = "DOCKERFILE_UNSUPPORTED"
+	CodeFeatureUnsupported    Code = "FEATURE_UNSUPPORTED" // Daytona compat: a Daytona feature sbx does not have
 	CodeFileExists            Code = "FILE_EXISTS"
 	CodeFileNotFound          Code = "FILE_NOT_FOUND"
 	CodeGitAuthFailed         Code = "GIT_AUTH_FAILED"
@@ -157,6 +158,7 @@ const (
 	CodePreviewNotFound       Code = "PREVIEW_NOT_FOUND"
 	CodePreviewUnauthorized   Code = "PREVIEW_UNAUTHORIZED"
 	CodePreviewUnreachable    Code = "PREVIEW_UNREACHABLE"
+	CodeProcessExecTimeout    Code = "PROCESS_EXECUTION_TIMEOUT" // Daytona compat: executeCommand ran past its timeout
 	CodeProcessExists         Code = "PROCESS_EXISTS"
 	CodeProcessExited         Code = "PROCESS_EXITED"
 	CodeProcessLimit          Code = "PROCESS_LIMIT"

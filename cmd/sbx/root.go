@@ -71,7 +71,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newStatsCmd(g),         // stats.go
 		newInstallServiceCmd(), // install_service.go
 		newKeyCmd(g), newTeamCmd(g), newAuditCmd(g),
-		newGitCmd(g),           // git.go
+		newGitCmd(g), // git.go
 	)
 	setVersionFlag(root) // version.go
 	return root

@@ -25,8 +25,9 @@ func newServeCmd() *cobra.Command {
 	var logf logFlags // serve_log.go
 	var tf tlsFlags   // serve_tls.go
 	var mf metricsFlags
-	var teamf teamsFlags // serve_teams.go
+	var teamf teamsFlags  // serve_teams.go
 	var sdf defaultsFlags // serve_defaults.go
+	var dy daytonaFlags   // serve_daytona.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -76,6 +77,7 @@ picked up again by the next sbx serve.`,
 			if err := sdf.apply(cmd, &cfg); err != nil {
 				return err
 			}
+			dy.apply(cmd, &cfg)
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -92,6 +94,7 @@ picked up again by the next sbx serve.`,
 	mf.register(cmd)
 	teamf.register(cmd)
 	sdf.register(cmd)
+	dy.register(cmd)
 	return cmd
 }
 

@@ -21,8 +21,8 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/internal/compat/e2b"
 	"github.com/sbxhq/sbx/internal/build"
+	"github.com/sbxhq/sbx/internal/compat/e2b"
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/network"
@@ -52,6 +52,8 @@ type Config struct {
 	PreviewDomain string   // wildcard domain of host-based previews; "" for none
 	// PreviewNotActivity stops preview requests from counting as activity.
 	PreviewNotActivity bool
+	// NoDaytona turns off Daytona's API at /daytona/ (daytona.go).
+	NoDaytona bool
 	// HTTP: the API server's timeouts and connection caps (httpserver.go).
 	HTTP HTTPLimits
 
@@ -77,7 +79,7 @@ type Config struct {
 	// sandbox with the defaults (see package api, touch.go).
 	CreateOnTouch bool
 
-	Teams TeamsConfig // teams.go: API keys, rate limits, audit log
+	Teams           TeamsConfig     // teams.go: API keys, rate limits, audit log
 	SandboxDefaults SandboxDefaults // the operator's sandbox defaults (config.go)
 }
 
@@ -198,6 +200,7 @@ func Run(ctx context.Context, cfg Config) error {
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
 	handler.Mount(e2b.Prefix, e2b.New(mgr, auth.AdminToken(token), e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}))
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
+	mountDaytona(cfg, handler, mgr, images, previews, auth.AdminToken(token))              // daytona.go
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)

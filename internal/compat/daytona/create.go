@@ -1,0 +1,172 @@
+package daytona
+
+import (
+	"bufio"
+	"math"
+	"net/http"
+	"strings"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// createRequest is Daytona's CreateSandbox body, the fields sbx reads; the
+// ones it cannot honour are refused by name rather than ignored.
+type createRequest struct {
+	Name                string            `json:"name"`
+	Snapshot            string            `json:"snapshot"`
+	User                string            `json:"user"`
+	Env                 map[string]string `json:"env"`
+	Labels              map[string]string `json:"labels"`
+	Public              bool              `json:"public"`
+	NetworkBlockAll     bool              `json:"networkBlockAll"`
+	NetworkAllowList    string            `json:"networkAllowList"`
+	DomainAllowList     string            `json:"domainAllowList"`
+	OutboundProxyURL    string            `json:"outboundProxyUrl"`
+	CPU                 float64           `json:"cpu"`
+	GPU                 float64           `json:"gpu"`
+	GPUType             []string          `json:"gpuType"`
+	Memory              float64           `json:"memory"` // GiB
+	Disk                float64           `json:"disk"`   // GiB
+	AutoStopInterval    *int              `json:"autoStopInterval"`
+	AutoPauseInterval   *int              `json:"autoPauseInterval"`
+	AutoArchiveInterval *int              `json:"autoArchiveInterval"`
+	AutoDeleteInterval  *int              `json:"autoDeleteInterval"`
+	TTLMinutes          int               `json:"ttlMinutes"`
+	Volumes             []any             `json:"volumes"`
+	BuildInfo           *struct {
+		DockerfileContent string   `json:"dockerfileContent"`
+		ContextHashes     []string `json:"contextHashes"`
+	} `json:"buildInfo"`
+	LinkedSandbox string `json:"linkedSandbox"`
+	Secrets       []any  `json:"secrets"`
+	KVM           bool   `json:"kvm"`
+}
+
+// translateCreate turns Daytona's create body into sbx's. Everything is
+// checked before the Manager is called, so a refused request makes nothing.
+func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.CreateSandboxRequest, error) {
+	unsupported := func(what string) error {
+		return invalid(sdk.CodeFeatureUnsupported, "%s is not supported by sbx's Daytona compatibility layer", what)
+	}
+	switch {
+	case in.GPU > 0 || len(in.GPUType) > 0:
+		return sdk.CreateSandboxRequest{}, unsupported("gpu")
+	case len(in.Volumes) > 0:
+		return sdk.CreateSandboxRequest{}, unsupported("volumes")
+	case len(in.Secrets) > 0:
+		return sdk.CreateSandboxRequest{}, unsupported("secrets")
+	case in.KVM:
+		return sdk.CreateSandboxRequest{}, unsupported("kvm")
+	case in.LinkedSandbox != "":
+		return sdk.CreateSandboxRequest{}, unsupported("linkedSandbox")
+	case in.OutboundProxyURL != "":
+		return sdk.CreateSandboxRequest{}, unsupported("outboundProxyUrl")
+	case in.User != "" && in.User != "root":
+		return sdk.CreateSandboxRequest{}, unsupported("user " + in.User + " (sbx runs the toolbox as root)")
+	}
+	for _, v := range []struct {
+		name string
+		min  *int
+	}{{"autoStopInterval", in.AutoStopInterval}, {"autoPauseInterval", in.AutoPauseInterval}, {"autoArchiveInterval", in.AutoArchiveInterval}} {
+		if v.min != nil && (*v.min < 0 || *v.min > maxIntervalMinutes) {
+			return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidParameter, "%s must be from 0 to %d minutes, got %d", v.name, maxIntervalMinutes, *v.min)
+		}
+	}
+	if d := in.AutoDeleteInterval; d != nil && *d > maxIntervalMinutes {
+		return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidParameter, "autoDeleteInterval must be at most %d minutes, got %d", maxIntervalMinutes, *d)
+	}
+	if in.CPU < 0 || in.Memory < 0 || in.Disk < 0 || in.TTLMinutes < 0 || in.TTLMinutes > maxIntervalMinutes {
+		return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidParameter, "cpu, memory, disk and ttlMinutes must not be negative")
+	}
+	req := sdk.CreateSandboxRequest{
+		Name: in.Name, Env: in.Env, Labels: in.Labels, CPU: in.CPU,
+		MemoryMiB: int(math.Round(in.Memory * 1024)), DiskMiB: int(math.Round(in.Disk * 1024)),
+		AutoStopSeconds: minutesToSeconds(in.AutoStopInterval), AutoPauseSeconds: minutesToSeconds(in.AutoPauseInterval),
+		AutoArchiveSeconds: minutesToSeconds(in.AutoArchiveInterval), AutoDeleteSeconds: minutesToSeconds(in.AutoDeleteInterval),
+		TTLSeconds: in.TTLMinutes * 60,
+	}
+	// Daytona's auto-stop and auto-pause exclude each other; sbx's default
+	// auto-stop must not collide with an auto-pause the caller asked for.
+	if req.AutoPauseSeconds != nil && *req.AutoPauseSeconds > 0 && req.AutoStopSeconds == nil {
+		zero := 0
+		req.AutoStopSeconds = &zero
+	}
+	if in.NetworkBlockAll {
+		req.Egress = &sdk.EgressPolicy{Mode: sdk.EgressBlockAll}
+	} else if in.NetworkAllowList != "" || in.DomainAllowList != "" {
+		req.Egress = &sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: splitList(in.NetworkAllowList), Domains: splitList(in.DomainAllowList)}
+	}
+	if err := h.resolveImage(r, in, &req); err != nil {
+		return sdk.CreateSandboxRequest{}, err
+	}
+	return req, nil
+}
+
+// resolveImage fills in the image or snapshot: a Dockerfile must be
+// "FROM <image sbx has>"; a snapshot name is an sbx image or snapshot.
+func (h *Handler) resolveImage(r *http.Request, in createRequest, req *sdk.CreateSandboxRequest) error {
+	if b := in.BuildInfo; b != nil {
+		if len(b.ContextHashes) > 0 {
+			return invalid(sdk.CodeDockerfileUnsupported, "images with build context (COPY/ADD of local files) are not supported by sbx's Daytona compatibility layer; import the image into sbx and use FROM <image>")
+		}
+		img, err := baseImage(b.DockerfileContent)
+		if err != nil {
+			return err
+		}
+		if _, err := h.cfg.Images.Get(r.Context(), img); err != nil {
+			if errdefs.Is(err, errdefs.KindNotFound) {
+				return invalid(sdk.CodeImageNotFound, "image %q is not in sbx: pull or import it first (sbx image pull / sbx image import)", img)
+			}
+			return err
+		}
+		req.Image = img
+		return nil
+	}
+	if in.Snapshot == "" {
+		return nil // sbx's default image
+	}
+	if _, err := h.cfg.Images.Get(r.Context(), in.Snapshot); err == nil {
+		req.Image = in.Snapshot
+		return nil
+	}
+	req.Snapshot = in.Snapshot
+	return nil
+}
+
+// baseImage returns the image of a Dockerfile that is only "FROM <image>"
+// (comments and blank lines aside): the one kind sbx can honour without
+// building. Anything else is a 400 naming the instruction.
+func baseImage(dockerfile string) (string, error) {
+	image := ""
+	sc := bufio.NewScanner(strings.NewReader(dockerfile))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		instr := strings.ToUpper(fields[0])
+		if instr != "FROM" || image != "" {
+			return "", invalid(sdk.CodeDockerfileUnsupported, "Dockerfile instruction %q is not supported: sbx's Daytona compatibility layer runs images as they are (only \"FROM <image>\"); build the image elsewhere and import it into sbx", instr)
+		}
+		if len(fields) != 2 {
+			return "", invalid(sdk.CodeDockerfileUnsupported, "only \"FROM <image>\" is supported, got %q", line)
+		}
+		image = fields[1]
+	}
+	if image == "" {
+		return "", invalid(sdk.CodeDockerfileUnsupported, "the Dockerfile has no FROM line")
+	}
+	return image, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+// Package daytona serves Daytona's API so that Daytona's official SDKs work,
+// unchanged, against sbx: the user points apiUrl (DAYTONA_API_URL) at
+// {sbx}/daytona/api and uses an sbx API key. It is a translation layer: every
+// operation goes to the sandbox Manager or, for the toolbox, to the
+// sandbox's agent through the agent contract (internal/agentapi). The wire
+// contract comes from the SDK's public, Apache-2.0 generated clients.
+//
+// Surfaces, all under Prefix:
+//
+//	/daytona/api/sandbox…          control plane (control.go)
+//	/daytona/api/socket.io/        state events over socket.io (socketio.go)
+//	/daytona/toolbox/{id}/…        the toolbox the SDK reaches via toolboxProxyUrl (toolbox.go, files.go, sessions.go, pty.go)
+//	/daytona/preview/{id}/{port}/… previews with X-Daytona-Preview-Token (preview.go)
+package daytona
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Prefix is where the compat layer is mounted (api.Server.Mount).
+const Prefix = "/daytona/"
+
+const (
+	apiPrefix     = "/daytona/api"
+	toolboxPrefix = "/daytona/toolbox"
+	previewPrefix = "/daytona/preview"
+)
+
+// Sandboxes is what the layer needs of the sandbox Manager: the same
+// methods the sbx API calls, so there is one implementation of each.
+type Sandboxes interface {
+	Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
+	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
+	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
+	Archive(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Pause(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
+	Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (*sandbox.ForkResult, error)
+	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
+	Touch(ctx context.Context, idOrName string) // counts as activity
+	// Agent reaches a sandbox's agent, starting the sandbox if it is stopped.
+	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+	// Events and EventsChanged feed the socket.io state events.
+	Events(ctx context.Context, idOrName string, after int64, limit int) ([]store.Event, error)
+	EventsChanged() <-chan struct{}
+}
+
+// Images tells whether sbx has an image (Dockerfile "FROM <image>").
+type Images interface {
+	Get(ctx context.Context, name string) (*store.Image, error)
+}
+
+// Previews is the preview proxy's port registry (network.Previews).
+type Previews interface {
+	Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error)
+	Get(ctx context.Context, id string, port int) (*store.Port, error)
+	Sign(rec *store.Port, expires time.Time) string
+}
+
+// Config is what New needs.
+type Config struct {
+	Sandboxes Sandboxes
+	Images    Images
+	Auth      auth.Authenticator
+	// Previews and API serve preview links: a request to
+	// /daytona/preview/{id}/{port}/… is handed to API as sbx's own preview
+	// route. Both nil: preview links answer 503.
+	Previews Previews
+	API      http.Handler
+}
+
+// Handler serves the Daytona API.
+type Handler struct {
+	cfg      Config
+	mux      *http.ServeMux
+	sessions *sessionLog     // session commands' output (sessions.go)
+	contexts defaultContexts // each sandbox's default interpreter context (interpreter.go)
+}
+
+// New returns the Daytona compat handler; mount it at Prefix.
+func New(cfg Config) *Handler {
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), sessions: newSessionLog()}
+	for _, rt := range h.routes() {
+		fn := rt.fn
+		if !rt.public {
+			fn = h.authenticate(fn)
+		}
+		h.mux.Handle(rt.pattern, fn)
+	}
+	h.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, errdefs.NotFound(sdk.CodeRouteNotFound, "the Daytona compatibility layer of sbx does not serve %s %s", r.Method, r.URL.Path))
+	})
+	return h
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+type route struct {
+	pattern string
+	fn      handlerFunc
+	public  bool
+}
+
+// handlerFunc writes its answer or returns the error to answer with.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (f handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := f(w, r); err != nil {
+		writeError(w, r, err)
+	}
+}
+
+// authenticate checks "Authorization: Bearer <sbx key>" and puts the
+// principal into the context, so the Manager scopes by its team.
+func (h *Handler) authenticate(next handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			return errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: set apiKey (DAYTONA_API_KEY) to an sbx API key")
+		}
+		p, err := h.cfg.Auth.Authenticate(r.Context(), key)
+		if err != nil {
+			return err
+		}
+		return next(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+	}
+}
+
+// baseURL is the scheme and host the client reached sbx by.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func logErr(msg string, args ...any) { slog.Warn("daytona compat: "+msg, args...) }

@@ -1,0 +1,246 @@
+package daytona
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// The code interpreter: Daytona's runCode is a WebSocket that takes one
+// JSON request and streams {"type":"stdout"|"stderr"|"error"|"control"}
+// messages; its contexts are sbx's code contexts (long-lived python
+// interpreters). Without a context, runs share one default context per
+// sandbox, as Daytona's do (state persists between them).
+
+// timeoutClose is the close code the SDK reads as a timeout.
+const timeoutClose = 4008
+
+// defaultContexts remembers each sandbox's default context.
+type defaultContexts struct {
+	mu  sync.Mutex
+	ids map[string]string // sandbox id → context id
+}
+
+func (d *defaultContexts) get(sandboxID string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ids[sandboxID]
+}
+
+func (d *defaultContexts) set(sandboxID, ctxID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ids == nil {
+		d.ids = map[string]string{}
+	}
+	d.ids[sandboxID] = ctxID
+}
+
+func (d *defaultContexts) forget(sandboxID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.ids, sandboxID)
+}
+
+type interpreterContext struct {
+	ID        string `json:"id"`
+	Cwd       string `json:"cwd"`
+	Language  string `json:"language"`
+	CreatedAt string `json:"createdAt"`
+	Active    bool   `json:"active"`
+}
+
+func toInterpreterContext(c sdk.Context) interpreterContext {
+	return interpreterContext{ID: c.ID, Cwd: c.Cwd, Language: c.Language, CreatedAt: stamp(c.CreatedAt), Active: true}
+}
+
+func (h *Handler) createContext(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Cwd      string `json:"cwd"`
+		Language string `json:"language"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Language == "" {
+		in.Language = "python"
+	}
+	c, _, err := h.agentFor(r)
+	if err != nil {
+		return err
+	}
+	var out sdk.Context
+	if err := call(r.Context(), c, agentapi.CreateContext, agentapi.CreateContext.Path, nil, sdk.CreateContextRequest{Language: in.Language, Cwd: in.Cwd}, &out); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toInterpreterContext(out))
+	return nil
+}
+
+func (h *Handler) listContexts(w http.ResponseWriter, r *http.Request) error {
+	c, sb, err := h.agentFor(r)
+	if err != nil {
+		return err
+	}
+	var list []sdk.Context
+	if err := call(r.Context(), c, agentapi.ListContexts, agentapi.ListContexts.Path, nil, nil, &list); err != nil {
+		return err
+	}
+	out := []interpreterContext{}
+	def := h.contexts.get(sb.ID)
+	for _, x := range list {
+		if x.ID != def { // the default context is the layer's own
+			out = append(out, toInterpreterContext(x))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"contexts": out})
+	return nil
+}
+
+func (h *Handler) deleteContext(w http.ResponseWriter, r *http.Request) error {
+	c, _, err := h.agentFor(r)
+	if err != nil {
+		return err
+	}
+	if err := call(r.Context(), c, agentapi.DeleteContext, "/contexts/"+url.PathEscape(r.PathValue("cid")), nil, nil, nil); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// runRequest is the message that starts a run on the interpreter socket.
+type runRequest struct {
+	Code      string            `json:"code"`
+	ContextID string            `json:"contextId"`
+	Envs      map[string]string `json:"envs"`
+	Timeout   float64           `json:"timeout"` // seconds
+}
+
+// interpreterExecute serves the /process/interpreter/execute WebSocket.
+func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) error {
+	c, sb, err := h.agentFor(r)
+	if err != nil {
+		return err
+	}
+	ws, err := acceptWebSocket(w, r)
+	if err != nil {
+		return nil
+	}
+	defer ws.c.CloseNow()
+	ctx := r.Context()
+	_, msg, err := ws.c.Read(ctx)
+	if err != nil {
+		return nil
+	}
+	var in runRequest
+	if err := json.Unmarshal(msg, &in); err != nil || in.Code == "" || in.Timeout < 0 {
+		ws.c.Close(websocket.StatusPolicyViolation, "the first message must be {\"code\": …, \"contextId\"?, \"envs\"?, \"timeout\"?}")
+		return nil
+	}
+	cid := in.ContextID
+	if cid == "" {
+		if cid, err = h.defaultContext(r, c, sb.ID); err != nil {
+			ws.c.Close(websocket.StatusInternalError, truncate(err.Error()))
+			return nil
+		}
+	}
+	body, _ := json.Marshal(sdk.RunCodeRequest{Code: in.Code, Env: in.Envs, TimeoutSeconds: in.Timeout})
+	runCtx := ctx
+	if in.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, time.Duration(in.Timeout*float64(time.Second))+execMargin)
+		defer cancel()
+	}
+	resp, err := c.Forward(runCtx, agentapi.Request{Method: agentapi.RunContext.Method, Path: "/contexts/" + url.PathEscape(cid) + "/run",
+		RawQuery: "stream=true", ContentType: "application/json", Body: bytes.NewReader(body), ContentLength: int64(len(body))})
+	if err != nil {
+		ws.c.Close(websocket.StatusInternalError, truncate(agentLost(err).Error()))
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		ws.c.Close(websocket.StatusInternalError, truncate(agentError(resp.StatusCode, b).Error()))
+		return nil
+	}
+	send := func(v any) bool {
+		b, _ := json.Marshal(v)
+		return ws.writeText(ctx, string(b)) == nil
+	}
+	rd := agentapi.NewReader(resp.Body, agentapi.MaxRunLine)
+	for {
+		line, err := rd.Next()
+		if err != nil {
+			ws.c.Close(websocket.StatusInternalError, "the interpreter's stream broke")
+			return nil
+		}
+		var ev sdk.RunEvent
+		if json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "stdout", "stderr":
+			if !send(map[string]string{"type": ev.Type, "text": string(ev.Data)}) {
+				return nil
+			}
+		case "error":
+			if ev.Error == nil {
+				continue
+			}
+			if ev.Error.Name == "" { // the stream itself failed
+				ws.c.Close(websocket.StatusInternalError, truncate(ev.Error.Message))
+				return nil
+			}
+			if !send(map[string]string{"type": "error", "name": ev.Error.Name, "value": ev.Error.Value, "traceback": ev.Error.Traceback}) {
+				return nil
+			}
+		case agentapi.EventEnd:
+			if ev.TimedOut {
+				ws.c.Close(timeoutClose, "execution timed out")
+				return nil
+			}
+			send(map[string]string{"type": "control", "text": "completed"})
+			ws.closeNormal()
+			return nil
+		}
+	}
+}
+
+// defaultContext returns the sandbox's default python context, making it
+// if there is none or its interpreter is gone.
+func (h *Handler) defaultContext(r *http.Request, c *agentapi.Client, sandboxID string) (string, error) {
+	if id := h.contexts.get(sandboxID); id != "" {
+		err := call(r.Context(), c, agentapi.GetContext, "/contexts/"+url.PathEscape(id), nil, nil, nil)
+		if err == nil {
+			return id, nil
+		}
+		if !errdefs.Is(err, errdefs.KindNotFound) {
+			return "", err
+		}
+	}
+	var out sdk.Context
+	if err := call(r.Context(), c, agentapi.CreateContext, agentapi.CreateContext.Path, nil, sdk.CreateContextRequest{Language: "python"}, &out); err != nil {
+		return "", err
+	}
+	h.contexts.set(sandboxID, out.ID)
+	return out.ID, nil
+}
+
+// truncate keeps a close reason within the 123 bytes a close frame allows.
+func truncate(s string) string {
+	if len(s) > 120 {
+		return s[:120]
+	}
+	return s
+}

@@ -1,0 +1,111 @@
+package daytona
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/network"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Preview links: Daytona's getPreviewLink answers a URL and a token that
+// goes in the X-Daytona-Preview-Token header. sbx exposes the port (private,
+// so its token is needed) and serves the link at /daytona/preview/{id}/{port}
+// by handing the request to its own preview proxy with the token moved to
+// sbx's header.
+
+const daytonaTokenHeader = "X-Daytona-Preview-Token"
+
+// maxSignedSeconds is the longest signed preview URL (network.MaxSignedTTL).
+var maxSignedSeconds = int(network.MaxSignedTTL.Seconds())
+
+func (h *Handler) exposed(r *http.Request) (*store.Sandbox, *store.Port, error) {
+	if h.cfg.Previews == nil || h.cfg.API == nil {
+		return nil, nil, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "previews are off on this daemon")
+	}
+	port, err := strconv.Atoi(r.PathValue("port"))
+	if err != nil || port < 1 || port > 65535 {
+		return nil, nil, invalid(sdk.CodeInvalidPort, "port must be from 1 to 65535, got %q", r.PathValue("port"))
+	}
+	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if sb.Spec.Network != sdk.NetworkBridge {
+		return nil, nil, errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has no network (networkBlockAll); preview links need one", sb.ID)
+	}
+	if rec, err := h.cfg.Previews.Get(r.Context(), sb.ID, port); err == nil {
+		return sb, rec, nil
+	}
+	rec, err := h.cfg.Previews.Expose(r.Context(), sb.ID, port, false)
+	return sb, rec, err
+}
+
+func previewURL(r *http.Request, id string, port int) string {
+	return baseURL(r) + previewPrefix + "/" + id + "/" + strconv.Itoa(port)
+}
+
+// previewLink serves GET /sandbox/{id}/ports/{port}/preview-url.
+func (h *Handler) previewLink(w http.ResponseWriter, r *http.Request) error {
+	sb, rec, err := h.exposed(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sandboxId": sb.ID, "url": previewURL(r, sb.ID, rec.Port), "token": rec.Token})
+	return nil
+}
+
+// signedPreviewLink serves GET /sandbox/{id}/ports/{port}/signed-preview-url:
+// a URL that works without a token until it expires.
+func (h *Handler) signedPreviewLink(w http.ResponseWriter, r *http.Request) error {
+	secs := 60
+	if s := r.URL.Query().Get("expiresInSeconds"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxSignedSeconds {
+			return invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d, got %q", maxSignedSeconds, s)
+		}
+		secs = n
+	}
+	sb, rec, err := h.exposed(r)
+	if err != nil {
+		return err
+	}
+	exp := time.Now().Add(time.Duration(secs) * time.Second).Truncate(time.Second)
+	sig := h.cfg.Previews.Sign(rec, exp)
+	q := url.Values{network.ExpiresParam: {strconv.FormatInt(exp.Unix(), 10)}, network.SigParam: {sig}}
+	writeJSON(w, http.StatusOK, map[string]any{"sandboxId": sb.ID, "port": rec.Port, "token": sig,
+		"url": previewURL(r, sb.ID, rec.Port) + "/?" + q.Encode()})
+	return nil
+}
+
+// servePreview hands /daytona/preview/{id}/{port}/… to sbx's preview proxy
+// (/v1/sandboxes/{id}/ports/{port}/…), which checks the token and proxies.
+func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request) error {
+	if h.cfg.API == nil {
+		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "previews are off on this daemon")
+	}
+	id, port := r.PathValue("id"), r.PathValue("port")
+	// Keep the rest of the path as the client escaped it.
+	rest := strings.TrimPrefix(r.URL.EscapedPath(), previewPrefix+"/"+url.PathEscape(id)+"/"+port)
+	if !strings.HasPrefix(rest, "/") {
+		rest = "/" + rest
+	}
+	escaped := "/v1/sandboxes/" + url.PathEscape(id) + "/ports/" + port + rest
+	plain, err := url.PathUnescape(escaped)
+	if err != nil {
+		return invalid(sdk.CodeInvalidPath, "bad path escaping: %v", err)
+	}
+	r2 := r.Clone(r.Context())
+	r2.URL.Path, r2.URL.RawPath, r2.RequestURI = plain, escaped, ""
+	if t := r.Header.Get(daytonaTokenHeader); t != "" {
+		r2.Header.Set(network.TokenHeader, t)
+		r2.Header.Del(daytonaTokenHeader)
+	}
+	h.cfg.API.ServeHTTP(w, r2)
+	return nil
+}

@@ -1,0 +1,19 @@
+package daemon
+
+import (
+	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/compat/daytona"
+	"github.com/sbxhq/sbx/internal/network"
+	"github.com/sbxhq/sbx/internal/sandbox"
+)
+
+// mountDaytona serves Daytona's API at /daytona/ (package compat/daytona)
+// unless cfg.NoDaytona: Daytona's SDKs work against sbx with apiUrl
+// {sbx}/daytona/api and an sbx API key.
+func mountDaytona(cfg Config, handler *api.Server, mgr *sandbox.Manager, images daytona.Images, previews *network.Previews, keys auth.Authenticator) {
+	if cfg.NoDaytona {
+		return
+	}
+	handler.Mount(daytona.Prefix, daytona.New(daytona.Config{Sandboxes: mgr, Images: images, Auth: keys, Previews: previews, API: handler}))
+}
