@@ -29,7 +29,7 @@ var (
 	egressModes    = []string{sdk.EgressAllowAll, sdk.EgressBlockAll, sdk.EgressAllowList, sdk.EgressDenyList}
 	restarts       = []string{sdk.RestartNever, sdk.RestartOnFailure, sdk.RestartAlways}
 	processStates  = []string{sdk.ProcessRunning, sdk.ProcessExited}
-	execEventTypes = []string{"start", "stdout", "stderr", "exit", "heartbeat", "error"}
+	execEventTypes = []string{"start", "stdout", "stderr", "exit", "end", "heartbeat", "error"} // "end": process logs without follow
 )
 
 var fieldEnums = map[string][]string{
@@ -62,8 +62,8 @@ var fieldEnums = map[string][]string{
 // streamEnds names, per NDJSON event type, the event types that end a
 // stream (x-final-events in the document).
 var streamEnds = map[string][]string{
-	"ExecEvent":    {"exit", "error"},
-	"SessionEvent": {"exit", "error"},
+	"ExecEvent":    {"exit", "end", "error"},
+	"SessionEvent": {"exit", "end", "error"},
 	"RunEvent":     {"end", "error"},
 	"WatchEvent":   {"error"},
 	"EventLine":    {"error"},

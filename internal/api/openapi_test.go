@@ -126,7 +126,7 @@ func TestDocumentShape(t *testing.T) {
 	if !slices.Contains(anyStrings(code["enum"]), "SANDBOX_NOT_FOUND") {
 		t.Errorf("ErrorBody.code enum lacks SANDBOX_NOT_FOUND")
 	}
-	if got := anyStrings(schemas["ExecEvent"].(map[string]any)["x-final-events"]); !slices.Equal(got, []string{"exit", "error"}) {
+	if got := anyStrings(schemas["ExecEvent"].(map[string]any)["x-final-events"]); !slices.Equal(got, []string{"exit", "end", "error"}) {
 		t.Errorf("ExecEvent x-final-events %v", got)
 	}
 	paths := doc["paths"].(map[string]any)
