@@ -1433,7 +1433,7 @@ export interface components {
             /** @enum {string} */
             type: "event" | "heartbeat" | "error";
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type exit or error. */
+        /** @description One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
         ExecEvent: {
             data?: string;
             durationMs?: number;
@@ -1444,7 +1444,7 @@ export interface components {
             signal?: string;
             timedOut?: boolean;
             /** @enum {string} */
-            type: "start" | "stdout" | "stderr" | "exit" | "heartbeat" | "error";
+            type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
         };
         ExecRequest: {
             cmd?: string[];
@@ -1718,7 +1718,7 @@ export interface components {
             state: "idle" | "busy" | "ended";
             timeoutSeconds?: number;
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type exit or error. */
+        /** @description One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
         SessionEvent: {
             data?: string;
             durationMs?: number;
@@ -1731,7 +1731,7 @@ export interface components {
             signal?: string;
             timedOut?: boolean;
             /** @enum {string} */
-            type: "start" | "stdout" | "stderr" | "exit" | "heartbeat" | "error";
+            type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
         };
         SessionExecRequest: {
             command: string;
