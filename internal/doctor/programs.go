@@ -36,6 +36,9 @@ var Programs = map[string]Program{
 	// Tests of the SDKs and compatibility layers (scripts/npm-install.sh).
 	"node": {Package: "nodejs"},
 	"npm":  {Note: "Debian's npm package, or bundled with a NodeSource nodejs (which conflicts with Debian's npm): setup.sh installs npm only when the command is missing"},
+	// The Python SDK's suite (integration/sdk_py_test.go): python3 with
+	// python3-httpx, python3-websockets and python3-pytest (setup.sh).
+	"python3": {Package: "python3"},
 }
 
 // basePackages are in every Debian installation (priority required, what
