@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// The committed document (sdks/openapi.json) and the TypeScript types
-// generated from it (sdks/typescript/src/schema.ts) must be those of the
-// current code; redocly must find nothing in it. After changing routes or
+// The committed document (sdks/openapi.json) and the types generated from
+// it (sdks/typescript/src/schema.ts, sdks/python/src/sbx/types.py) must be
+// those of the current code; redocly must find nothing in it. After changing routes or
 // sdk types:
 //
 //	SBX_UPDATE_OPENAPI=1 go test -run TestOpenAPI ./internal/api
@@ -20,6 +20,8 @@ const (
 	docFile    = "../../sdks/openapi.json"
 	tsDir      = "../../sdks/typescript"
 	tsTypes    = tsDir + "/src/schema.ts"
+	pyDir      = "../../sdks/python"
+	pyTypes    = pyDir + "/src/sbx/types.py"
 	updateDocs = "SBX_UPDATE_OPENAPI"
 )
 
@@ -135,5 +137,30 @@ func TestOpenAPITypeScriptTypes(t *testing.T) {
 		if !regexp.MustCompile(re).Match(sandbox[1]) {
 			t.Errorf("generated Sandbox type lacks %s:%s", re, sandbox[1])
 		}
+	}
+}
+
+// TestOpenAPIPythonTypes: sdks/python's TypedDicts (gen_types.py) are those
+// of the current document.
+func TestOpenAPIPythonTypes(t *testing.T) {
+	python := "python3"
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		python = "/usr/bin/python3" // Debian's, as integration/sdk_py_test.go
+	}
+	want, err := exec.Command(python, filepath.Join(pyDir, "gen_types.py"), writeDocument(t)).Output()
+	if err != nil {
+		t.Fatalf("gen_types.py: %v", err)
+	}
+	if os.Getenv(updateDocs) != "" {
+		if err := os.WriteFile(pyTypes, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := os.ReadFile(pyTypes)
+	if !bytes.Equal(got, want) {
+		t.Errorf("sdks/python/src/sbx/types.py is not generated from the current document: run %s=1 go test -run TestOpenAPI ./internal/api", updateDocs)
+	}
+	if !bytes.Contains(want, []byte(`"state": Literal["creating", "starting", "started",`)) {
+		t.Errorf("the Python Sandbox type has no required state enum")
 	}
 }

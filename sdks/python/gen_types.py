@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes src/sbx/types.py: a TypedDict per schema of ../openapi.json.
 
-Run after the document changes (tests/test_types.py fails until you do):
-    python3 gen_types.py
+Run after the document changes (tests/test_types.py and internal/api's
+TestOpenAPIPythonTypes fail until you do):
+    python3 gen_types.py            # writes src/sbx/types.py
+    python3 gen_types.py DOC        # prints the types of another document
 """
 import json
 import keyword
@@ -60,4 +62,8 @@ def generate(doc):
 
 
 if __name__ == "__main__":
-    OUT.write_text(generate(json.loads(DOC.read_text())))
+    import sys
+    if len(sys.argv) > 1:
+        sys.stdout.write(generate(json.loads(pathlib.Path(sys.argv[1]).read_text())))
+    else:
+        OUT.write_text(generate(json.loads(DOC.read_text())))
