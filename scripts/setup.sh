@@ -13,7 +13,21 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-packages=(runc runsc busybox-static iproute2 nftables e2fsprogs tmux mmdebstrap util-linux systemd nodejs git) # git: integration/upgrade_test.go builds the previous release, git_test.go runs git http-backend; nodejs: scripts/npm-install.sh and the SDK tests; runsc: class gvisor; mmdebstrap: scripts/build-python-image.sh; util-linux: unshare for user namespaces; systemd: systemd-analyze checks the unit of sbx install-service
+# One package a line, with what needs it. No parentheses in the comments:
+# internal/doctor's TestSetupInstallsEveryProgram reads this list.
+packages=(
+	runc runsc         # class container and class gvisor
+	busybox-static     # the base image has no libc
+	iproute2 nftables  # sandbox networks
+	e2fsprogs          # mkfs.ext4 for disk limits and volumes
+	util-linux         # unshare for user namespaces
+	tmux               # interactive tests
+	mmdebstrap         # scripts/build-*-image.sh
+	systemd            # systemd-analyze checks the unit of sbx install-service
+	nodejs             # scripts/npm-install.sh and the SDK and compat tests
+	git                # integration/upgrade_test.go builds the previous release; git_test.go runs git http-backend
+	python3 python3-httpx python3-websockets python3-pytest # the Python SDK, sdks/python, and its suite
+)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

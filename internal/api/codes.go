@@ -83,7 +83,7 @@ func codesOf(rt route) []sdk.Code {
 		}
 	}
 	for _, q := range rt.query {
-		if q.typ != "string" {
+		if q.typ == "integer" || q.typ == "number" || q.typ == "boolean" {
 			add(codesQuery...)
 		}
 	}

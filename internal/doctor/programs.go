@@ -40,6 +40,9 @@ var Programs = map[string]Program{
 	// integration/upgrade_test.go builds the previous release (git archive);
 	// integration/git_test.go: git http-backend serves a repository over smart HTTP.
 	"git": {Package: "git"},
+	// The Python SDK's suite (integration/sdk_py_test.go): python3 with
+	// python3-httpx, python3-websockets and python3-pytest (setup.sh).
+	"python3": {Package: "python3"},
 }
 
 // basePackages are in every Debian installation (priority required, what

@@ -219,7 +219,8 @@ func scriptPackages(t *testing.T, path string) map[string]bool {
 		t.Fatalf("%s has no packages=(...) line", path)
 	}
 	out := map[string]bool{}
-	for _, p := range strings.Fields(string(m[1])) {
+	list := regexp.MustCompile(`#[^\n]*`).ReplaceAllString(string(m[1]), "") // comments
+	for _, p := range strings.Fields(list) {
 		out[p] = true
 	}
 	return out

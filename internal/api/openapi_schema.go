@@ -1,0 +1,130 @@
+package api
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
+
+// JSON schemas of the Go types, by reflection.
+//
+// The rule for "required", one for both directions since most types are
+// used in one only:
+//   - a field without omitempty or omitzero is required: the server always
+//     sends it (a response), or needs it (a request; the server's validation
+//     answers 400 when it is empty);
+//   - a field with omitempty or omitzero is optional;
+//   - fields of an embedded pointer struct (EventLine's *Event) are optional,
+//     since the pointer may be nil;
+//   - optionalFields lists request fields without omitempty that still have a
+//     default on the server (an empty value is not an error).
+//
+// Enums come from typeEnums (typed Go constants) and fieldEnums.
+
+// optionalFields are non-omitempty request fields with a server default,
+// by "GoType.jsonName".
+var optionalFields = map[string]bool{
+	"SignalRequest.signal": true, // default SIGTERM
+}
+
+var (
+	timeType       = reflect.TypeOf(time.Time{})
+	rawMessageType = reflect.TypeOf(json.RawMessage{})
+)
+
+// schemaOf returns a JSON schema for t, adding named structs to schemas.
+func schemaOf(t reflect.Type, schemas map[string]any) map[string]any {
+	if t.Kind() == reflect.Pointer {
+		return schemaOf(t.Elem(), schemas)
+	}
+	if vs, ok := typeEnums[t]; ok {
+		return map[string]any{"type": "string", "enum": vs}
+	}
+	switch {
+	case t == timeType:
+		return map[string]any{"type": "string", "format": "date-time"}
+	case t == rawMessageType:
+		return map[string]any{"description": "any JSON value"}
+	case t.Kind() == reflect.Struct:
+		name := t.Name()
+		if _, done := schemas[name]; !done {
+			schemas[name] = map[string]any{} // breaks cycles
+			props := map[string]any{}
+			var required []string
+			addFields(t, name, false, props, &required, schemas)
+			s := map[string]any{"type": "object", "properties": props}
+			if len(required) > 0 {
+				slices.Sort(required)
+				s["required"] = required
+			}
+			if ends, ok := streamEnds[name]; ok {
+				s["x-final-events"] = ends
+				s["description"] = "One line of an NDJSON stream. A stream ends after an event of type " + strings.Join(ends, " or ") + "."
+			}
+			schemas[name] = s
+		}
+		return map[string]any{"$ref": "#/components/schemas/" + name}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		return map[string]any{"type": "string", "contentEncoding": "base64"}
+	case t.Kind() == reflect.Slice:
+		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), schemas)}
+	case t.Kind() == reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), schemas)}
+	case t.Kind() == reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return map[string]any{"type": "integer"}
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		return map[string]any{"type": "integer", "minimum": 0}
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return map[string]any{"type": "number"}
+	case t.Kind() == reflect.String:
+		return map[string]any{"type": "string"}
+	case t.Kind() == reflect.Interface:
+		return map[string]any{"description": "any JSON value"}
+	}
+	return map[string]any{}
+}
+
+// addFields adds t's JSON fields to props, flattening embedded structs as
+// encoding/json does; owner names the schema for the enum and optional
+// tables. Fields later in t win over embedded ones, as in encoding/json.
+func addFields(t reflect.Type, owner string, viaPointer bool, props map[string]any, required *[]string, schemas map[string]any) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			et := f.Type
+			ptr := et.Kind() == reflect.Pointer
+			if ptr {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				addFields(et, owner, viaPointer || ptr, props, required, schemas)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		s := schemaOf(f.Type, schemas)
+		if vs, ok := fieldEnums[owner+"."+name]; ok {
+			s = map[string]any{"type": "string", "enum": vs}
+		}
+		props[name] = s
+		*required = slices.DeleteFunc(*required, func(r string) bool { return r == name })
+		omit := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+		if !omit && !viaPointer && !optionalFields[owner+"."+name] {
+			*required = append(*required, name)
+		}
+	}
+}

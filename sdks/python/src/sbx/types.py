@@ -1,0 +1,426 @@
+"""Types of the sbx API, generated from sdks/openapi.json by gen_types.py; do not edit."""
+
+from typing import Any, Dict, List, Literal, NotRequired, TypedDict
+
+
+class CodeError(TypedDict):
+    code: NotRequired[Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BLOB_NOT_FOUND", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BRIDGE", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_CPU", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PID", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_WORKDIR", "IS_A_DIRECTORY", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUNTIME_UNAVAILABLE", "RUN_CANCELLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOTS_UNSUPPORTED", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UPLOAD_INCOMPLETE", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE"]]
+    message: NotRequired[str]
+    name: NotRequired[str]
+    traceback: NotRequired[str]
+    value: NotRequired[str]
+
+
+CodeResult = TypedDict("CodeResult", {"application/json": NotRequired[Any], "image/jpeg": NotRequired[str], "image/png": NotRequired[str], "image/svg+xml": NotRequired[str], "main": NotRequired[bool], "text/html": NotRequired[str], "text/markdown": NotRequired[str], "text/plain": NotRequired[str]})
+
+
+class Context(TypedDict):
+    contextIdleSeconds: int
+    createdAt: str
+    cwd: str
+    expiresAt: NotRequired[str]
+    handle: NotRequired[str]
+    id: str
+    language: str
+    lastUsedAt: str
+    pid: int
+
+
+class CreateContextRequest(TypedDict):
+    contextIdleSeconds: NotRequired[int]
+    cwd: NotRequired[str]
+    env: NotRequired[Dict[str, str]]
+    language: str
+
+
+class CreatePTYRequest(TypedDict):
+    cmd: NotRequired[List[str]]
+    cols: NotRequired[int]
+    cwd: NotRequired[str]
+    env: NotRequired[Dict[str, str]]
+    id: NotRequired[str]
+    rows: NotRequired[int]
+
+
+CreateSandboxRequest = TypedDict("CreateSandboxRequest", {"autoArchiveSeconds": NotRequired[int], "autoDeleteSeconds": NotRequired[int], "autoPauseSeconds": NotRequired[int], "autoStopSeconds": NotRequired[int], "class": NotRequired[Literal["container", "gvisor"]], "cpu": NotRequired[float], "diskMiB": NotRequired[int], "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": NotRequired[bool], "image": NotRequired[str], "keepAlive": NotRequired[bool], "labels": NotRequired[Dict[str, str]], "memoryMiB": NotRequired[int], "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "pidsLimit": NotRequired[int], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "ttlSeconds": NotRequired[int], "workdir": NotRequired[str]})
+
+
+class CreateSessionRequest(TypedDict):
+    cwd: NotRequired[str]
+    env: NotRequired[Dict[str, str]]
+    id: NotRequired[str]
+    shell: NotRequired[str]
+    timeoutSeconds: NotRequired[float]
+
+
+class CreateSnapshotRequest(TypedDict):
+    expiresInSeconds: NotRequired[int]
+    includeMemory: NotRequired[bool]
+    name: str
+
+
+class EgressPolicy(TypedDict):
+    cidrs: NotRequired[List[str]]
+    domains: NotRequired[List[str]]
+    mode: Literal["allow-all", "block-all", "allow-list", "deny-list"]
+
+
+class ErrorBody(TypedDict):
+    code: Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BLOB_NOT_FOUND", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BRIDGE", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_CPU", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PID", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_WORKDIR", "IS_A_DIRECTORY", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUNTIME_UNAVAILABLE", "RUN_CANCELLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOTS_UNSUPPORTED", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UPLOAD_INCOMPLETE", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE"]
+    message: str
+    reason: NotRequired[str]
+
+
+class ErrorResponse(TypedDict):
+    error: "ErrorBody"
+
+
+class Event(TypedDict):
+    message: NotRequired[str]
+    reason: NotRequired[str]
+    sandboxId: str
+    sandboxName: NotRequired[str]
+    seq: int
+    state: Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"]
+    time: str
+
+
+class EventLine(TypedDict):
+    "One line of an NDJSON stream. A stream ends after an event of type error."
+    error: NotRequired["ErrorBody"]
+    message: NotRequired[str]
+    reason: NotRequired[str]
+    sandboxId: NotRequired[str]
+    sandboxName: NotRequired[str]
+    seq: NotRequired[int]
+    state: NotRequired[Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"]]
+    time: NotRequired[str]
+    type: Literal["event", "heartbeat", "error"]
+
+
+class ExecEvent(TypedDict):
+    "One line of an NDJSON stream. A stream ends after an event of type exit or end or error."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["start", "stdout", "stderr", "exit", "end", "heartbeat", "error"]
+
+
+class ExecRequest(TypedDict):
+    cmd: NotRequired[List[str]]
+    cwd: NotRequired[str]
+    env: NotRequired[Dict[str, str]]
+    shell: NotRequired[str]
+    stdin: NotRequired[str]
+    timeoutSeconds: NotRequired[float]
+
+
+class ExecResult(TypedDict):
+    durationMs: int
+    exitCode: int
+    signal: NotRequired[str]
+    stderr: str
+    stdout: str
+    timedOut: bool
+    truncated: bool
+
+
+class ExposePortRequest(TypedDict):
+    port: int
+    public: NotRequired[bool]
+
+
+class FileInfo(TypedDict):
+    modTime: str
+    mode: str
+    name: str
+    path: str
+    size: int
+    target: NotRequired[str]
+    type: Literal["file", "dir", "symlink", "other"]
+
+
+class ForkRequest(TypedDict):
+    count: NotRequired[int]
+    name: NotRequired[str]
+
+
+class ForkResult(TypedDict):
+    forks: List["Sandbox"]
+    memory: bool
+    note: NotRequired[str]
+
+
+class Image(TypedDict):
+    createdAt: str
+    id: str
+    layers: int
+    name: str
+    sizeBytes: int
+    source: str
+
+
+class LogLine(TypedDict):
+    "One line of an NDJSON stream. A stream ends after an event of type end or error."
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    offset: NotRequired[int]
+    type: Literal["data", "heartbeat", "end", "error"]
+
+
+class LogMatch(TypedDict):
+    line: str
+    seq: int
+    stream: Literal["stdout", "stderr"]
+
+
+class MkdirRequest(TypedDict):
+    mode: NotRequired[str]
+    parents: NotRequired[bool]
+    path: str
+
+
+MoveRequest = TypedDict("MoveRequest", {"from": str, "overwrite": NotRequired[bool], "to": str})
+
+
+class NetworkInfo(TypedDict):
+    address: NotRequired[str]
+    egress: NotRequired["EgressPolicy"]
+    gateway: NotRequired[str]
+    mode: Literal["bridge", "none"]
+
+
+class PTY(TypedDict):
+    attached: int
+    cmd: List[str]
+    cols: int
+    createdAt: str
+    cwd: str
+    endedAt: NotRequired[str]
+    exitCode: NotRequired[int]
+    handle: NotRequired[str]
+    id: str
+    pid: int
+    rows: int
+    signal: NotRequired[str]
+    state: Literal["running", "exited"]
+
+
+class PTYControl(TypedDict):
+    cols: NotRequired[int]
+    exitCode: NotRequired[int]
+    rows: NotRequired[int]
+    signal: NotRequired[str]
+    type: Literal["resize", "exit"]
+
+
+class Port(TypedDict):
+    createdAt: str
+    hostUrl: NotRequired[str]
+    pathUrl: str
+    port: int
+    public: bool
+    token: str
+    url: str
+
+
+class PortReady(TypedDict):
+    elapsedMs: int
+    port: int
+    status: NotRequired[int]
+
+
+class Process(TypedDict):
+    cmd: List[str]
+    cwd: str
+    endedAt: NotRequired[str]
+    exitCode: NotRequired[int]
+    handle: NotRequired[str]
+    id: str
+    lastSeq: int
+    pid: int
+    signal: NotRequired[str]
+    startedAt: str
+    state: Literal["running", "exited"]
+    stdinOpen: bool
+    timedOut: bool
+
+
+class PullRequest(TypedDict):
+    name: NotRequired[str]
+    ref: str
+
+
+class ResizeRequest(TypedDict):
+    cols: int
+    rows: int
+
+
+class RunCodeRequest(TypedDict):
+    code: str
+    env: NotRequired[Dict[str, str]]
+    timeoutSeconds: NotRequired[float]
+
+
+class RunEvent(TypedDict):
+    "One line of an NDJSON stream. A stream ends after an event of type end or error."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["CodeError"]
+    result: NotRequired["CodeResult"]
+    seq: NotRequired[int]
+    timedOut: NotRequired[bool]
+    type: Literal["stdout", "stderr", "result", "error", "heartbeat", "end"]
+
+
+class RunRequest(TypedDict):
+    code: str
+    cwd: NotRequired[str]
+    env: NotRequired[Dict[str, str]]
+    language: str
+    timeoutSeconds: NotRequired[float]
+
+
+class RunResult(TypedDict):
+    durationMs: int
+    error: NotRequired["CodeError"]
+    results: List["CodeResult"]
+    stderr: str
+    stdout: str
+    timedOut: bool
+    truncated: bool
+
+
+Sandbox = TypedDict("Sandbox", {"autoArchiveSeconds": int, "autoDeleteSeconds": int, "autoPauseSeconds": int, "autoStopSeconds": int, "class": Literal["container", "gvisor"], "cpu": float, "createdAt": str, "diskMiB": int, "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": bool, "error": NotRequired[str], "expiresAction": NotRequired[Literal["stop", "pause", "archive", "delete"]], "expiresAt": NotRequired[str], "id": str, "image": str, "keepAlive": bool, "labels": Dict[str, str], "lastActivityAt": NotRequired[str], "memoryMiB": int, "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "parent": NotRequired[str], "pidsLimit": int, "reason": NotRequired[str], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "startedAt": NotRequired[str], "state": Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"], "stoppedAt": NotRequired[str], "ttlFrom": NotRequired[str], "ttlSeconds": int, "workdir": str})
+
+
+class SandboxStats(TypedDict):
+    cpuNanos: int
+    cpuPercent: NotRequired[float]
+    diskBytes: int
+    diskLimitBytes: int
+    id: str
+    memoryBytes: int
+    memoryLimitBytes: int
+    name: NotRequired[str]
+    netRxBytes: int
+    netTxBytes: int
+    pids: int
+    pidsLimit: int
+    state: Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"]
+    time: str
+
+
+class Session(TypedDict):
+    createdAt: str
+    env: NotRequired[Dict[str, str]]
+    exitCode: NotRequired[int]
+    handle: NotRequired[str]
+    id: str
+    lastUsedAt: str
+    pid: int
+    shell: str
+    state: Literal["idle", "busy", "ended"]
+    timeoutSeconds: NotRequired[float]
+
+
+class SessionEvent(TypedDict):
+    "One line of an NDJSON stream. A stream ends after an event of type exit or end or error."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    sessionEnded: NotRequired[bool]
+    shellRestarted: NotRequired[bool]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["start", "stdout", "stderr", "exit", "end", "heartbeat", "error"]
+
+
+class SessionExecRequest(TypedDict):
+    command: str
+    timeoutSeconds: NotRequired[float]
+
+
+class SessionExecResult(TypedDict):
+    durationMs: int
+    exitCode: int
+    sessionEnded: bool
+    shellRestarted: bool
+    stderr: str
+    stdout: str
+    timedOut: bool
+    truncated: bool
+
+
+class SignPortRequest(TypedDict):
+    expiresInSeconds: NotRequired[int]
+    port: int
+
+
+class SignalRequest(TypedDict):
+    signal: NotRequired[str]
+
+
+class SignedURL(TypedDict):
+    expiresAt: str
+    url: str
+
+
+Snapshot = TypedDict("Snapshot", {"class": Literal["container", "gvisor"], "createdAt": str, "expiresAt": NotRequired[str], "expiresInSeconds": int, "image": str, "memory": bool, "name": str, "sandbox": str, "sizeBytes": int})
+
+
+class StartProcessRequest(TypedDict):
+    cmd: NotRequired[List[str]]
+    cwd: NotRequired[str]
+    env: NotRequired[Dict[str, str]]
+    id: NotRequired[str]
+    shell: NotRequired[str]
+    timeoutSeconds: NotRequired[float]
+
+
+class UpdateSandboxRequest(TypedDict):
+    autoArchiveSeconds: NotRequired[int]
+    autoDeleteSeconds: NotRequired[int]
+    autoPauseSeconds: NotRequired[int]
+    autoStopSeconds: NotRequired[int]
+    cpu: NotRequired[float]
+    env: NotRequired[Dict[str, str]]
+    ephemeral: NotRequired[bool]
+    keepAlive: NotRequired[bool]
+    labels: NotRequired[Dict[str, str]]
+    memoryMiB: NotRequired[int]
+    pidsLimit: NotRequired[int]
+    ttlSeconds: NotRequired[int]
+
+
+class WaitForLogRequest(TypedDict):
+    regex: NotRequired[str]
+    stream: NotRequired[Literal["stdout", "stderr"]]
+    substring: NotRequired[str]
+    timeoutSeconds: NotRequired[float]
+
+
+class WaitForPortRequest(TypedDict):
+    path: NotRequired[str]
+    port: int
+    protocol: NotRequired[Literal["tcp", "http"]]
+    status: NotRequired[int]
+    timeoutSeconds: NotRequired[float]
+
+
+class WatchEvent(TypedDict):
+    "One line of an NDJSON stream. A stream ends after an event of type error."
+    error: NotRequired["ErrorBody"]
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["ready", "create", "write", "remove", "rename", "overflow", "heartbeat", "error"]
