@@ -24,6 +24,7 @@ func newServeCmd() *cobra.Command {
 	var logf logFlags // serve_log.go
 	var tf tlsFlags   // serve_tls.go
 	var mf metricsFlags
+	var sf sshFlags // serve_ssh.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -64,6 +65,7 @@ picked up again by the next sbx serve.`,
 				return err
 			}
 			mf.apply(cmd, &cfg) // serve_metrics.go
+			sf.apply(cmd, &cfg)
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -77,6 +79,7 @@ picked up again by the next sbx serve.`,
 	logf.register(cmd)
 	tf.register(cmd)
 	mf.register(cmd)
+	sf.register(cmd)
 	return cmd
 }
 

@@ -39,6 +39,8 @@ type Server struct {
 	metricsState // /metrics, request metrics, stats (metrics.go)
 
 	createOnTouch bool // touch.go
+
+	ssh *sshState // sshaccess.go; nil without the SSH gateway
 }
 
 // New returns the API over the given managers. Every /v1 request must carry

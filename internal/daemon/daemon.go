@@ -71,6 +71,9 @@ type Config struct {
 	// CreateOnTouch: a toolbox call on an unknown name creates the
 	// sandbox with the defaults (see package api, touch.go).
 	CreateOnTouch bool
+
+	// SSHListen is the SSH gateway's address (ssh.go); "" for none.
+	SSHListen string
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -174,6 +177,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
+	if err := startSSH(ctx, cfg, st, mgr, handler); err != nil { // ssh.go
+		return err
+	}
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
