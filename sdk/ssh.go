@@ -27,6 +27,11 @@ type SSHAccess struct {
 	SandboxID   string     `json:"sandboxId"`
 	Token       string     `json:"token,omitempty"`   // the SSH user name
 	Command     string     `json:"command,omitempty"` // ready to paste: ssh -p PORT TOKEN@HOST
+	// Host and Port are where the gateway listens; HostKey is its public
+	// key for known_hosts ("ssh-ed25519 AAAA…"). In the create answer.
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	HostKey string `json:"hostKey,omitempty"`
 	PublicKey   string     `json:"publicKey,omitempty"`
 	Fingerprint string     `json:"fingerprint,omitempty"` // SHA256:… of PublicKey
 	CreatedAt   time.Time  `json:"createdAt"`

@@ -18,13 +18,15 @@ import (
 
 // sshState is set by SetSSH when the daemon runs the gateway.
 type sshState struct {
-	access *sshgw.Access
-	listen string // the gateway's address, for the ready-to-paste command
+	access  *sshgw.Access
+	listen  string // the gateway's address, for the ready-to-paste command
+	hostKey string // its public key, authorized_keys form
 }
 
-// SetSSH enables the ssh-access routes for a gateway listening on listen.
-func (s *Server) SetSSH(access *sshgw.Access, listen string) {
-	s.ssh = &sshState{access: access, listen: listen}
+// SetSSH enables the ssh-access routes for a gateway listening on listen
+// with host key hostKey (authorized_keys form).
+func (s *Server) SetSSH(access *sshgw.Access, listen, hostKey string) {
+	s.ssh = &sshState{access: access, listen: listen, hostKey: hostKey}
 }
 
 func (s *Server) sshAccess() (*sshgw.Access, error) {
@@ -60,6 +62,8 @@ func (s *Server) createSSHAccess(w http.ResponseWriter, r *http.Request) error {
 	}
 	host, port := s.sshEndpoint(r)
 	out.Command = fmt.Sprintf("ssh -p %s %s@%s", port, user, host)
+	out.Host, out.HostKey = host, s.ssh.hostKey
+	out.Port, _ = strconv.Atoi(port)
 	writeJSON(w, http.StatusCreated, out)
 	return nil
 }

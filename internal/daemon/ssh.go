@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/sandbox"
@@ -31,7 +34,7 @@ func startSSH(ctx context.Context, cfg Config, st *store.SQLite, mgr *sandbox.Ma
 	if err != nil {
 		return fmt.Errorf("listen for SSH on %s: %w", cfg.SSHListen, err)
 	}
-	handler.SetSSH(access, ln.Addr().String())
+	handler.SetSSH(access, ln.Addr().String(), strings.TrimSpace(string(ssh.MarshalAuthorizedKey(gw.PublicKey()))))
 	slog.Info("sbx SSH gateway serving", "listen", ln.Addr().String())
 	go func() {
 		if err := gw.Serve(ctx, ln); err != nil {

@@ -36,6 +36,10 @@ var Programs = map[string]Program{
 	// Tests of the SDKs and compatibility layers (scripts/npm-install.sh).
 	"node": {Package: "nodejs"},
 	"npm":  {Note: "Debian's npm package, or bundled with a NodeSource nodejs (which conflicts with Debian's npm): setup.sh installs npm only when the command is missing"},
+	// sbx ssh, and the SSH gateway's tests.
+	"ssh":  {Package: "openssh-client"},
+	"scp":  {Package: "openssh-client"},
+	"sftp": {Package: "openssh-client"},
 }
 
 // basePackages are in every Debian installation (priority required, what

@@ -91,6 +91,7 @@ func (a *Access) Create(ctx context.Context, sandboxID string, p auth.Principal,
 	if ttl > 0 {
 		rec.ExpiresAt = rec.CreatedAt.Add(ttl)
 	}
+	a.store.DeleteExpiredSSHAccess(ctx, rec.CreatedAt.Add(-expiredKept))
 	if err := a.store.CreateSSHAccess(ctx, rec); err != nil {
 		return nil, "", err
 	}
@@ -136,8 +137,9 @@ func (a *Access) CheckKey(ctx context.Context, sandboxID string, key ssh.PublicK
 	return Grant{}, errDenied
 }
 
-// Still reports whether the access behind g is still valid (not revoked,
-// not expired); open connections are closed once it is not.
+// Still reports whether the access behind g still exists; open
+// connections are closed once it is revoked. Expiry ends logins, not the
+// sessions they opened (as a password change does not end an sshd session).
 func (a *Access) Still(ctx context.Context, g Grant) bool {
 	recs, err := a.store.ListSSHAccess(ctx, g.SandboxID)
 	if err != nil {
@@ -145,7 +147,7 @@ func (a *Access) Still(ctx context.Context, g Grant) bool {
 	}
 	for _, rec := range recs {
 		if rec.ID == g.AccessID {
-			return !a.expired(&rec)
+			return true
 		}
 	}
 	return false
@@ -160,12 +162,14 @@ func grantOf(rec *store.SSHAccess) Grant {
 		Principal: auth.Principal{KeyID: rec.CreatedBy, Team: rec.Team}}
 }
 
-// List returns a sandbox's accesses, dropping the expired ones from the
-// store on the way.
+// List returns a sandbox's accesses, expired ones included (for a day).
 func (a *Access) List(ctx context.Context, sandboxID string) ([]store.SSHAccess, error) {
-	a.store.DeleteExpiredSSHAccess(ctx, a.now())
 	return a.store.ListSSHAccess(ctx, sandboxID)
 }
+
+// expiredKept is how long an expired access stays listed before a new
+// one sweeps it away.
+const expiredKept = 24 * time.Hour
 
 // Revoke removes access id of a sandbox.
 func (a *Access) Revoke(ctx context.Context, sandboxID, id string) error {

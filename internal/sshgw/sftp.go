@@ -3,7 +3,6 @@ package sshgw
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"net/url"
@@ -36,7 +35,9 @@ func (s *session) serveSFTP(ctx context.Context, ready chan<- runner) {
 	}
 	fsys := &agentFS{ctx: ctx, a: a}
 	h := sftp.Handlers{FileGet: fsys, FilePut: fsys, FileCmd: fsys, FileList: fsys}
-	srv := sftp.NewRequestServer(s.ch, h, sftp.WithStartDirectory(start))
+	// The server closes what it serves on; the channel must stay open for
+	// the exit status, without which scp fails (ssh exits 255).
+	srv := sftp.NewRequestServer(keepOpen{s.ch}, h, sftp.WithStartDirectory(start))
 	err = srv.Serve()
 	srv.Close()
 	if err == nil || errors.Is(err, io.EOF) {
@@ -45,6 +46,12 @@ func (s *session) serveSFTP(ctx context.Context, ready chan<- runner) {
 		s.exit(1, "")
 	}
 }
+
+// keepOpen is a channel whose Close leaves it open (serveSession closes
+// it after the exit status).
+type keepOpen struct{ io.ReadWriter }
+
+func (keepOpen) Close() error { return nil }
 
 // agentFS is the sandbox's filesystem as pkg/sftp's handlers want it.
 type agentFS struct {
@@ -57,11 +64,13 @@ func fsError(err error) error {
 	if err == nil {
 		return nil
 	}
+	// pkg/sftp recognises a missing file by os.IsNotExist, which looks
+	// through a PathError but not through wrapping.
 	switch errdefs.KindOf(err) {
 	case errdefs.KindNotFound:
-		return fmt.Errorf("%w: %v", os.ErrNotExist, err)
+		return &fs.PathError{Op: "sbx", Path: err.Error(), Err: fs.ErrNotExist}
 	case errdefs.KindConflict:
-		return fmt.Errorf("%w: %v", os.ErrExist, err)
+		return &fs.PathError{Op: "sbx", Path: err.Error(), Err: fs.ErrExist}
 	}
 	return err
 }
