@@ -23,15 +23,15 @@ type CreateSSHAccessRequest struct {
 // Command are only in the answer that creates a token; the daemon keeps
 // just the token's hash.
 type SSHAccess struct {
-	ID          string     `json:"id"`
-	SandboxID   string     `json:"sandboxId"`
-	Token       string     `json:"token,omitempty"`   // the SSH user name
-	Command     string     `json:"command,omitempty"` // ready to paste: ssh -p PORT TOKEN@HOST
+	ID        string `json:"id"`
+	SandboxID string `json:"sandboxId"`
+	Token     string `json:"token,omitempty"`   // the SSH user name
+	Command   string `json:"command,omitempty"` // ready to paste: ssh -p PORT TOKEN@HOST
 	// Host and Port are where the gateway listens; HostKey is its public
 	// key for known_hosts ("ssh-ed25519 AAAA…"). In the create answer.
-	Host    string `json:"host,omitempty"`
-	Port    int    `json:"port,omitempty"`
-	HostKey string `json:"hostKey,omitempty"`
+	Host        string     `json:"host,omitempty"`
+	Port        int        `json:"port,omitempty"`
+	HostKey     string     `json:"hostKey,omitempty"`
 	PublicKey   string     `json:"publicKey,omitempty"`
 	Fingerprint string     `json:"fingerprint,omitempty"` // SHA256:… of PublicKey
 	CreatedAt   time.Time  `json:"createdAt"`

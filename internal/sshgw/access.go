@@ -73,6 +73,9 @@ func (a *Access) Create(ctx context.Context, sandboxID string, p auth.Principal,
 		return nil, "", errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d (30 days), got %d", int64(MaxTTL/time.Second), req.ExpiresInSeconds)
 	}
 	rec := &store.SSHAccess{ID: "ssh-" + randomHex(8), SandboxID: sandboxID, Team: p.Team, CreatedBy: p.KeyID, CreatedAt: a.now().Round(0)}
+	for _, s := range p.Scopes {
+		rec.Scopes = append(rec.Scopes, string(s))
+	}
 	ttl := time.Duration(req.ExpiresInSeconds) * time.Second
 	token := ""
 	if req.PublicKey != "" {
@@ -158,8 +161,11 @@ func (a *Access) expired(rec *store.SSHAccess) bool {
 }
 
 func grantOf(rec *store.SSHAccess) Grant {
-	return Grant{AccessID: rec.ID, SandboxID: rec.SandboxID,
-		Principal: auth.Principal{KeyID: rec.CreatedBy, Team: rec.Team}}
+	p := auth.Principal{KeyID: rec.CreatedBy, Team: rec.Team}
+	for _, s := range rec.Scopes {
+		p.Scopes = append(p.Scopes, auth.Scope(s))
+	}
+	return Grant{AccessID: rec.ID, SandboxID: rec.SandboxID, Principal: p}
 }
 
 // List returns a sandbox's accesses, expired ones included (for a day).

@@ -77,7 +77,7 @@ func newTestAccess() (*Access, *memStore, *time.Time) {
 	return a, st, &now
 }
 
-var alice = auth.Principal{KeyID: "key-alice", Team: "team-a"}
+var alice = auth.Principal{KeyID: "key-alice", Team: "team-a", Scopes: []auth.Scope{"sandboxes:write"}}
 
 func TestTokenGrantsItsSandboxForItsCreator(t *testing.T) {
 	a, st, _ := newTestAccess()
@@ -97,7 +97,8 @@ func TestTokenGrantsItsSandboxForItsCreator(t *testing.T) {
 		t.Fatalf("default lifetime %s, want %s", got, DefaultTTL)
 	}
 	g, err := a.CheckToken(ctx, token)
-	if err != nil || g.SandboxID != "sbx-1" || g.Principal.Team != "team-a" || g.Principal.KeyID != "key-alice" || g.AccessID != rec.ID {
+	if err != nil || g.SandboxID != "sbx-1" || g.Principal.Team != "team-a" || g.Principal.KeyID != "key-alice" || g.AccessID != rec.ID ||
+		!g.Principal.Has("sandboxes:write") || g.Principal.Has(auth.ScopeAdmin) {
 		t.Fatalf("grant %+v, %v", g, err)
 	}
 	_, other, _ := a.Create(ctx, "sbx-2", alice, sdk.CreateSSHAccessRequest{})
@@ -194,6 +195,14 @@ func TestPublicKeyGrantsOnlyItsSandbox(t *testing.T) {
 	}
 	if api := ToAPI(rec); api.Fingerprint != ssh.FingerprintSHA256(mine) || api.ExpiresAt != nil {
 		t.Fatalf("API view %+v", api)
+	}
+}
+
+func TestGrantSurvivesPermissions(t *testing.T) {
+	g := Grant{AccessID: "ssh-1", SandboxID: "sbx-1", Principal: alice}
+	if got := grantFrom(permissionsOf(g)); got.AccessID != g.AccessID || got.SandboxID != g.SandboxID ||
+		got.Principal.Team != alice.Team || got.Principal.KeyID != alice.KeyID || len(got.Principal.Scopes) != 1 || got.Principal.Scopes[0] != alice.Scopes[0] {
+		t.Fatalf("grant %+v became %+v", g, got)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -293,15 +294,28 @@ func (c *client) serveChannel(nch ssh.NewChannel) {
 	}
 }
 
+// The grant travels from the auth callbacks to the connection in the
+// permissions' extensions.
 func permissionsOf(g Grant) *ssh.Permissions {
+	scopes := make([]string, len(g.Principal.Scopes))
+	for i, s := range g.Principal.Scopes {
+		scopes[i] = string(s)
+	}
 	return &ssh.Permissions{Extensions: map[string]string{
 		"access": g.AccessID, "sandbox": g.SandboxID, "team": g.Principal.Team, "key": g.Principal.KeyID,
+		"scopes": strings.Join(scopes, ","),
 	}}
 }
 
 func grantFrom(p *ssh.Permissions) Grant {
 	e := p.Extensions
-	return Grant{AccessID: e["access"], SandboxID: e["sandbox"], Principal: auth.Principal{Team: e["team"], KeyID: e["key"]}}
+	g := Grant{AccessID: e["access"], SandboxID: e["sandbox"], Principal: auth.Principal{Team: e["team"], KeyID: e["key"]}}
+	if e["scopes"] != "" {
+		for _, s := range strings.Split(e["scopes"], ",") {
+			g.Principal.Scopes = append(g.Principal.Scopes, auth.Scope(s))
+		}
+	}
+	return g
 }
 
 func hostOf(a net.Addr) string {

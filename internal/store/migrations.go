@@ -104,7 +104,7 @@ var migrations = []string{
 	);
 	CREATE INDEX snapshots_created ON snapshots (created_at, name);`,
 	// SSH access to a sandbox (see SSHAccessStore): a token (its sha256
-	// only) or a public key, the team and key that made it, an expiry.
+	// only) or a public key, the team, key and scopes that made it, an expiry.
 	`CREATE TABLE ssh_access (
 		id          TEXT PRIMARY KEY,
 		sandbox_id  TEXT NOT NULL REFERENCES sandboxes (id) ON DELETE CASCADE,
@@ -112,6 +112,7 @@ var migrations = []string{
 		public_key  TEXT NOT NULL DEFAULT '', -- authorized_keys form; '' for a token
 		team        TEXT NOT NULL DEFAULT '',
 		created_by  TEXT NOT NULL DEFAULT '',
+		scopes      TEXT NOT NULL DEFAULT '', -- of created_by, comma-separated
 		created_at  TEXT,
 		expires_at  TEXT
 	);

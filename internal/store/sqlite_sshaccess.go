@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -12,7 +13,7 @@ import (
 
 var _ SSHAccessStore = (*SQLite)(nil)
 
-const sshAccessColumns = "id, sandbox_id, COALESCE(token_hash, ''), public_key, team, created_by, created_at, expires_at"
+const sshAccessColumns = "id, sandbox_id, COALESCE(token_hash, ''), public_key, team, created_by, scopes, created_at, expires_at"
 
 // CreateSSHAccess records a. It sets a.CreatedAt to now if zero.
 func (s *SQLite) CreateSSHAccess(ctx context.Context, a *SSHAccess) error {
@@ -28,8 +29,8 @@ func (s *SQLite) CreateSSHAccess(ctx context.Context, a *SSHAccess) error {
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO ssh_access ("+
-			"id, sandbox_id, token_hash, public_key, team, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			a.ID, a.SandboxID, nullIfEmpty(a.TokenHash), a.PublicKey, a.Team, a.CreatedBy, times[0], times[1])
+			"id, sandbox_id, token_hash, public_key, team, created_by, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			a.ID, a.SandboxID, nullIfEmpty(a.TokenHash), a.PublicKey, a.Team, a.CreatedBy, strings.Join(a.Scopes, ","), times[0], times[1])
 		switch {
 		case isForeignKeyViolation(err):
 			return sandboxMissing(a.SandboxID)
@@ -106,11 +107,15 @@ func (s *SQLite) DeleteExpiredSSHAccess(ctx context.Context, t time.Time) (int64
 func scanSSHAccess(row scanner) (*SSHAccess, error) {
 	var a SSHAccess
 	var created, expires sql.NullString
-	if err := row.Scan(&a.ID, &a.SandboxID, &a.TokenHash, &a.PublicKey, &a.Team, &a.CreatedBy, &created, &expires); err != nil {
+	var scopes string
+	if err := row.Scan(&a.ID, &a.SandboxID, &a.TokenHash, &a.PublicKey, &a.Team, &a.CreatedBy, &scopes, &created, &expires); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
 		return nil, errdefs.Internal(err, "read SSH access")
+	}
+	if scopes != "" {
+		a.Scopes = strings.Split(scopes, ",")
 	}
 	var err error
 	if a.CreatedAt, err = decodeTime(created); err != nil {

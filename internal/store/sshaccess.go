@@ -12,10 +12,11 @@ import (
 type SSHAccess struct {
 	ID        string // "ssh-…"
 	SandboxID string
-	TokenHash string // hex sha256 of the token; "" for a public key
-	PublicKey string // authorized_keys form; "" for a token
-	Team      string // of the principal that created it
-	CreatedBy string // key id of that principal
+	TokenHash string   // hex sha256 of the token; "" for a public key
+	PublicKey string   // authorized_keys form; "" for a token
+	Team      string   // of the principal that created it
+	CreatedBy string   // key id of that principal
+	Scopes    []string // that principal's scopes: the gateway acts with them
 	CreatedAt time.Time
 	ExpiresAt time.Time // zero: never (public keys only)
 }
