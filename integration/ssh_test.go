@@ -134,6 +134,13 @@ func TestSSH(t *testing.T) {
 		}
 	})
 
+	t.Run("sbx ssh", func(t *testing.T) {
+		out, errOut, code := g.d.sbx("", "ssh", "ssh-box", "--", "echo via-cli; exit 3")
+		if out != "via-cli\n" || code != 3 {
+			t.Fatalf("sbx ssh: out %q err %q code %d, want via-cli and 3", out, errOut, code)
+		}
+	})
+
 	t.Run("scp", func(t *testing.T) {
 		dir := t.TempDir()
 		in := filepath.Join(dir, "in.bin")

@@ -226,15 +226,10 @@ func (s *Server) serverConfig(ctx context.Context, failed *bool) *ssh.ServerConf
 		PasswordCallback: func(m ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
 			return check(s.cfg.Access.CheckToken(ctx, string(pw)))
 		},
-		// A public key registered on the sandbox logs in as its id or name.
+		// A public key registered on the sandbox logs in as its id (ids
+		// are global; names are only unique within a team).
 		PublicKeyCallback: func(m ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
-			sb, err := s.cfg.Sandboxes.Get(ctx, m.User())
-			if err != nil {
-				// Unknown users are no failure yet: a token user name
-				// reaches here as clients offer their keys.
-				return nil, errDenied
-			}
-			return check(s.cfg.Access.CheckKey(ctx, sb.ID, key))
+			return check(s.cfg.Access.CheckKey(ctx, m.User(), key))
 		},
 	}
 	cfg.AddHostKey(s.hostKey)
