@@ -41,7 +41,7 @@ func openSbx(env *Env, bin string) (*sbxSystem, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(bin, append([]string{"serve", "--data-dir", dataDir, "--listen", addr}, benchNet.args()...)...)
+	cmd := exec.Command(bin, append(append([]string{"serve", "--data-dir", dataDir, "--listen", addr}, benchNet.args()...), sshArgs(bin)...)...) // ssh.go
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return nil, err

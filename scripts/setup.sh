@@ -26,6 +26,7 @@ packages=(
 	systemd            # systemd-analyze checks the unit of sbx install-service
 	nodejs             # scripts/npm-install.sh and the SDK and compat tests
 	git                # integration/upgrade_test.go builds the previous release; git_test.go runs git http-backend
+	openssh-client     # ssh, scp, sftp: sbx ssh and the SSH gateway tests
 	python3 python3-httpx python3-websockets python3-pytest # the Python SDK, sdks/python, and its suite
 )
 missing=()

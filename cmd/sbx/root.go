@@ -72,6 +72,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newInstallServiceCmd(), // install_service.go
 		newKeyCmd(g), newTeamCmd(g), newAuditCmd(g),
 		newGitCmd(g), // git.go
+		newSSHCmd(g), newSSHAccessCmd(g),
 	)
 	setVersionFlag(root) // version.go
 	return root

@@ -28,6 +28,7 @@ func newServeCmd() *cobra.Command {
 	var teamf teamsFlags  // serve_teams.go
 	var sdf defaultsFlags // serve_defaults.go
 	var dy daytonaFlags   // serve_daytona.go
+	var sf sshFlags       // serve_ssh.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -78,6 +79,7 @@ picked up again by the next sbx serve.`,
 				return err
 			}
 			dy.apply(cmd, &cfg)
+			sf.apply(cmd, &cfg)
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -95,6 +97,7 @@ picked up again by the next sbx serve.`,
 	teamf.register(cmd)
 	sdf.register(cmd)
 	dy.register(cmd)
+	sf.register(cmd)
 	return cmd
 }
 

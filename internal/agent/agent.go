@@ -209,7 +209,8 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.ResizePTY:     s.withPTY(s.handleResizePTY),
 		agentapi.AttachPTY:     s.withPTY(s.handleAttachPTY),
 		agentapi.Watch:         s.handleWatch,
-		agentapi.SetEnv:        s.handleSetEnv, // env.go
+		agentapi.SetEnv:        s.handleSetEnv,     // env.go
+		agentapi.ForwardTCP:    s.handleForwardTCP, // forward.go
 
 		// git (git*.go)
 		agentapi.GitClone:    gitHandler(s.gitClone),

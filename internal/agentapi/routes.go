@@ -71,6 +71,7 @@ var (
 	GitPush     = Route{"POST", "/git/push"}     // → sdk.GitSyncResult
 	GitPull     = Route{"POST", "/git/pull"}     // → sdk.GitSyncResult
 	GitLog      = Route{"POST", "/git/log"}      // → []sdk.GitCommit
+	ForwardTCP  = Route{"GET", "/forward"}       // ?host=H&port=N, Upgrade: tcp → 101, then the bytes of a TCP connection made inside the sandbox (forward.go)
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -83,7 +84,7 @@ var Routes = []Route{
 	SignalProcess, WaitProcess, WaitForLog, WaitForPort,
 	CreateSession, ListSessions, GetSession, DeleteSession, SessionExec,
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
-	SetEnv,
+	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
 }
 

@@ -13,4 +13,5 @@ var pathParamDocs = map[string]string{
 	"process": "background process id",
 	"session": "session id",
 	"pty":     "terminal id",
+	"access":  "SSH access id (ssh-…)",
 }

@@ -172,7 +172,8 @@ func operation(rt route, schemas map[string]any) map[string]any {
 	names := strs(codes)
 	op["x-error-codes"] = names
 	op["x-starts-instance"] = startsInstance(rt) // lookup.go
-	if rt.scope != "" { // auth.go: the scope the key must hold
+	// auth.go: the scope the key must hold.
+	if rt.scope != "" {
 		op["security"] = []any{map[string]any{"bearer": []any{string(rt.scope)}}}
 		op["x-scope"] = string(rt.scope)
 	} else if rt.public {

@@ -41,7 +41,8 @@ type Server struct {
 
 	createOnTouch bool // touch.go
 
-	tenancy *Tenancy // keys, teams, rate limits, audit (auth.go)
+	tenancy *Tenancy  // keys, teams, rate limits, audit (auth.go)
+	ssh     *sshState // sshaccess.go; nil without the SSH gateway
 }
 
 // New returns the API over the given managers. Every /v1 request must carry

@@ -81,6 +81,8 @@ type Config struct {
 
 	Teams           TeamsConfig     // teams.go: API keys, rate limits, audit log
 	SandboxDefaults SandboxDefaults // the operator's sandbox defaults (config.go)
+	// SSHListen is the SSH gateway's address (ssh.go); "" for none.
+	SSHListen string
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -201,6 +203,9 @@ func Run(ctx context.Context, cfg Config) error {
 	handler.Mount(e2b.Prefix, e2b.New(mgr, auth.AdminToken(token), e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}))
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	mountDaytona(cfg, handler, mgr, images, previews, auth.AdminToken(token))              // daytona.go
+	if err := startSSH(ctx, cfg, st, mgr, handler); err != nil {                           // ssh.go
+		return err
+	}
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)

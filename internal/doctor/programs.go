@@ -43,6 +43,10 @@ var Programs = map[string]Program{
 	// The Python SDK's suite (integration/sdk_py_test.go): python3 with
 	// python3-httpx, python3-websockets and python3-pytest (setup.sh).
 	"python3": {Package: "python3"},
+	// sbx ssh, and the SSH gateway's tests.
+	"ssh":  {Package: "openssh-client"},
+	"scp":  {Package: "openssh-client"},
+	"sftp": {Package: "openssh-client"},
 }
 
 // basePackages are in every Debian installation (priority required, what

@@ -149,6 +149,20 @@ var migrations = []string{
 	ALTER TABLE events ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
 	CREATE INDEX events_team ON events (team, seq);
 	ALTER TABLE snapshots ADD COLUMN team TEXT NOT NULL DEFAULT 'default';`,
+	// 6: SSH access to a sandbox (see SSHAccessStore): a token (its sha256
+	// only) or a public key, the team, key and scopes that made it, an expiry.
+	`CREATE TABLE ssh_access (
+		id          TEXT PRIMARY KEY,
+		sandbox_id  TEXT NOT NULL REFERENCES sandboxes (id) ON DELETE CASCADE,
+		token_hash  TEXT UNIQUE,           -- hex sha256 of the token; NULL for a key
+		public_key  TEXT NOT NULL DEFAULT '', -- authorized_keys form; '' for a token
+		team        TEXT NOT NULL DEFAULT '',
+		created_by  TEXT NOT NULL DEFAULT '',
+		scopes      TEXT NOT NULL DEFAULT '', -- of created_by, comma-separated
+		created_at  TEXT,
+		expires_at  TEXT
+	);
+	CREATE INDEX ssh_access_sandbox ON ssh_access (sandbox_id);`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

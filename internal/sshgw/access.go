@@ -1,0 +1,214 @@
+package sshgw
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Access tokens follow Daytona's scheme: a high-entropy secret that the SSH
+// client sends as its user name (ssh TOKEN@host). The store keeps only its
+// sha256, so a leaked database grants nothing; a token is 32 random bytes,
+// which makes a fast hash as safe as a slow one. Lookups go by the hash and
+// the hash is compared again in constant time, so neither the index nor the
+// comparison leaks how close a guess was.
+
+// Token lifetimes.
+const (
+	DefaultTTL = time.Hour
+	MaxTTL     = 30 * 24 * time.Hour
+)
+
+// tokenPrefix marks an sbx SSH token (as "sbx_" marks an API key), so a
+// user name that is not one is refused without a store lookup.
+const tokenPrefix = "sbxssh"
+
+// Access manages SSH access records: tokens and public keys.
+type Access struct {
+	store store.SSHAccessStore
+	now   func() time.Time
+
+	mu      sync.Mutex
+	revoked chan struct{} // closed and replaced at each revocation
+}
+
+// NewAccess returns the token logic over st.
+func NewAccess(st store.SSHAccessStore) *Access {
+	return &Access{store: st, now: func() time.Time { return time.Now().UTC() }, revoked: make(chan struct{})}
+}
+
+// Changed is closed at the next revocation; open connections then check
+// whether they may stay.
+func (a *Access) Changed() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.revoked
+}
+
+// Grant is what a successful check lets in: the sandbox and whom to act
+// for.
+type Grant struct {
+	AccessID  string
+	SandboxID string
+	Principal auth.Principal
+}
+
+// Create makes an access for sandboxID on behalf of p. With a public key it
+// registers the key (token ""); otherwise it returns a new token, shown
+// only now.
+func (a *Access) Create(ctx context.Context, sandboxID string, p auth.Principal, req sdk.CreateSSHAccessRequest) (*store.SSHAccess, string, error) {
+	if req.ExpiresInSeconds < 0 || time.Duration(req.ExpiresInSeconds)*time.Second > MaxTTL {
+		return nil, "", errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d (30 days), got %d", int64(MaxTTL/time.Second), req.ExpiresInSeconds)
+	}
+	rec := &store.SSHAccess{ID: "ssh-" + randomHex(8), SandboxID: sandboxID, Team: p.Team, CreatedBy: p.KeyID, CreatedAt: a.now().Round(0)}
+	for _, s := range p.Scopes {
+		rec.Scopes = append(rec.Scopes, string(s))
+	}
+	ttl := time.Duration(req.ExpiresInSeconds) * time.Second
+	token := ""
+	if req.PublicKey != "" {
+		key, _, _, _, err := ssh.ParseAuthorizedKey([]byte(req.PublicKey))
+		if err != nil {
+			return nil, "", errdefs.Invalid(sdk.CodeInvalidPublicKey, "publicKey must be one line of authorized_keys form, such as \"ssh-ed25519 AAAA… me@laptop\": %v", err)
+		}
+		rec.PublicKey = strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key)))
+	} else {
+		token = tokenPrefix + randomHex(32)
+		rec.TokenHash = hashToken(token)
+		if ttl == 0 {
+			ttl = DefaultTTL
+		}
+	}
+	if ttl > 0 {
+		rec.ExpiresAt = rec.CreatedAt.Add(ttl)
+	}
+	a.store.DeleteExpiredSSHAccess(ctx, rec.CreatedAt.Add(-expiredKept))
+	if err := a.store.CreateSSHAccess(ctx, rec); err != nil {
+		return nil, "", err
+	}
+	return rec, token, nil
+}
+
+// errDenied is every refusal: the client learns nothing about why.
+var errDenied = errdefs.Unauthorized(sdk.CodeUnauthorized, "SSH access denied")
+
+// CheckToken returns the grant of a token, refusing unknown, revoked and
+// expired ones alike.
+func (a *Access) CheckToken(ctx context.Context, token string) (Grant, error) {
+	if !strings.HasPrefix(token, tokenPrefix) || len(token) != len(tokenPrefix)+64 {
+		return Grant{}, errDenied
+	}
+	h := hashToken(token)
+	rec, err := a.store.SSHAccessByTokenHash(ctx, h)
+	if err != nil {
+		return Grant{}, errDenied
+	}
+	if subtle.ConstantTimeCompare([]byte(rec.TokenHash), []byte(h)) != 1 || a.expired(rec) {
+		return Grant{}, errDenied
+	}
+	return grantOf(rec), nil
+}
+
+// CheckKey returns the grant of a public key registered on sandboxID.
+func (a *Access) CheckKey(ctx context.Context, sandboxID string, key ssh.PublicKey) (Grant, error) {
+	recs, err := a.store.ListSSHAccess(ctx, sandboxID)
+	if err != nil {
+		return Grant{}, errDenied
+	}
+	want := key.Marshal()
+	for _, rec := range recs {
+		if rec.PublicKey == "" || a.expired(&rec) {
+			continue
+		}
+		k, _, _, _, err := ssh.ParseAuthorizedKey([]byte(rec.PublicKey))
+		if err == nil && subtle.ConstantTimeCompare(k.Marshal(), want) == 1 {
+			return grantOf(&rec), nil
+		}
+	}
+	return Grant{}, errDenied
+}
+
+// Still reports whether the access behind g still exists; open
+// connections are closed once it is revoked. Expiry ends logins, not the
+// sessions they opened (as a password change does not end an sshd session).
+func (a *Access) Still(ctx context.Context, g Grant) bool {
+	recs, err := a.store.ListSSHAccess(ctx, g.SandboxID)
+	if err != nil {
+		return true // a store hiccup does not cut sessions
+	}
+	for _, rec := range recs {
+		if rec.ID == g.AccessID {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Access) expired(rec *store.SSHAccess) bool {
+	return !rec.ExpiresAt.IsZero() && !a.now().Before(rec.ExpiresAt)
+}
+
+func grantOf(rec *store.SSHAccess) Grant {
+	p := auth.Principal{KeyID: rec.CreatedBy, Team: rec.Team}
+	for _, s := range rec.Scopes {
+		p.Scopes = append(p.Scopes, auth.Scope(s))
+	}
+	return Grant{AccessID: rec.ID, SandboxID: rec.SandboxID, Principal: p}
+}
+
+// List returns a sandbox's accesses, expired ones included (for a day).
+func (a *Access) List(ctx context.Context, sandboxID string) ([]store.SSHAccess, error) {
+	return a.store.ListSSHAccess(ctx, sandboxID)
+}
+
+// expiredKept is how long an expired access stays listed before a new
+// one sweeps it away.
+const expiredKept = 24 * time.Hour
+
+// Revoke removes access id of a sandbox.
+func (a *Access) Revoke(ctx context.Context, sandboxID, id string) error {
+	if err := a.store.DeleteSSHAccess(ctx, sandboxID, id); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	close(a.revoked)
+	a.revoked = make(chan struct{})
+	a.mu.Unlock()
+	return nil
+}
+
+// ToAPI is the API's view of rec (without the token, which is not kept).
+func ToAPI(rec *store.SSHAccess) sdk.SSHAccess {
+	out := sdk.SSHAccess{ID: rec.ID, SandboxID: rec.SandboxID, PublicKey: rec.PublicKey, CreatedAt: rec.CreatedAt}
+	if !rec.ExpiresAt.IsZero() {
+		t := rec.ExpiresAt
+		out.ExpiresAt = &t
+	}
+	if k, _, _, _, err := ssh.ParseAuthorizedKey([]byte(rec.PublicKey)); err == nil {
+		out.Fingerprint = ssh.FingerprintSHA256(k)
+	}
+	return out
+}
+
+func hashToken(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

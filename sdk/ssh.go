@@ -1,0 +1,64 @@
+package sdk
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// CreateSSHAccessRequest is the body of POST /v1/sandboxes/{id}/ssh-access:
+// a token that expires (the SSH user name), or, with PublicKey, a key that
+// logs in as the sandbox's id.
+type CreateSSHAccessRequest struct {
+	// ExpiresInSeconds is how long the access lasts: default 3600 (an
+	// hour), at most 30 days. A public key without it never expires.
+	ExpiresInSeconds int64 `json:"expiresInSeconds,omitempty"`
+	// PublicKey, in authorized_keys form ("ssh-ed25519 AAAA… comment"),
+	// grants that key instead of making a token.
+	PublicKey string `json:"publicKey,omitempty"`
+}
+
+// SSHAccess is a way into a sandbox over the daemon's SSH gateway. Token and
+// Command are only in the answer that creates a token; the daemon keeps
+// just the token's hash.
+type SSHAccess struct {
+	ID        string `json:"id"`
+	SandboxID string `json:"sandboxId"`
+	Token     string `json:"token,omitempty"`   // the SSH user name
+	Command   string `json:"command,omitempty"` // ready to paste: ssh -p PORT TOKEN@HOST
+	// Host and Port are where the gateway listens; HostKey is its public
+	// key for known_hosts ("ssh-ed25519 AAAA…"). In the create answer.
+	Host        string     `json:"host,omitempty"`
+	Port        int        `json:"port,omitempty"`
+	HostKey     string     `json:"hostKey,omitempty"`
+	PublicKey   string     `json:"publicKey,omitempty"`
+	Fingerprint string     `json:"fingerprint,omitempty"` // SHA256:… of PublicKey
+	CreatedAt   time.Time  `json:"createdAt"`
+	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
+}
+
+// CreateSSHAccess makes an SSH access token (or registers a public key) for
+// a sandbox.
+func (c *Client) CreateSSHAccess(ctx context.Context, idOrName string, req CreateSSHAccessRequest) (*SSHAccess, error) {
+	var out SSHAccess
+	if err := c.call(ctx, request{method: http.MethodPost, path: sandboxPath(idOrName, "/ssh-access"), in: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListSSHAccess lists a sandbox's SSH access (tokens without their secret).
+func (c *Client) ListSSHAccess(ctx context.Context, idOrName string) ([]SSHAccess, error) {
+	var out []SSHAccess
+	if err := c.call(ctx, request{method: http.MethodGet, path: sandboxPath(idOrName, "/ssh-access")}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RevokeSSHAccess revokes one SSH access of a sandbox; connections it opened
+// are closed.
+func (c *Client) RevokeSSHAccess(ctx context.Context, idOrName, accessID string) error {
+	return c.call(ctx, request{method: http.MethodDelete, path: sandboxPath(idOrName, "/ssh-access/"+url.PathEscape(accessID))}, nil)
+}
