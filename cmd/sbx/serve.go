@@ -21,6 +21,7 @@ func newServeCmd() *cobra.Command {
 	var nf netFlags
 	var lf lifecycleFlags
 	var df diskFlags
+	var bf blobFlags // serve_blob.go
 	var logf logFlags // serve_log.go
 	var tf tlsFlags   // serve_tls.go
 	var mf metricsFlags
@@ -64,6 +65,9 @@ picked up again by the next sbx serve.`,
 				return err
 			}
 			mf.apply(cmd, &cfg) // serve_metrics.go
+			if err := bf.apply(cmd, &cfg); err != nil {
+				return err
+			}
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -77,6 +81,7 @@ picked up again by the next sbx serve.`,
 	logf.register(cmd)
 	tf.register(cmd)
 	mf.register(cmd)
+	bf.register(cmd)
 	return cmd
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/diskspace"
+	"github.com/sbxhq/sbx/internal/blob/s3"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/runtime"
@@ -39,6 +40,8 @@ type Config struct {
 	BlobDir       string
 	Webhooks      []string
 	WebhookSecret string
+	// BlobS3, when its URL is set, keeps archives in S3 instead of BlobDir.
+	BlobS3 s3.Config
 
 	// Networking (see package network). NoNetwork turns it off: every
 	// sandbox then has loopback only.

@@ -120,6 +120,9 @@ func (m *Manager) pack(ctx context.Context, sb *store.Sandbox) (*store.ArchiveIn
 		if diskspace.IsNoSpace(err) {
 			return diskspace.Full(err, "archive sandbox "+sb.ID)
 		}
+		if err != nil && errdefs.CodeOf(err) != sdk.CodeInternal {
+			return err // the blob store's own words: unreachable, credentials refused, …
+		}
 		if err != nil {
 			return errdefs.Internal(err, "archive sandbox %s", sb.ID)
 		}
