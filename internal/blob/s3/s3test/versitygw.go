@@ -144,15 +144,17 @@ func (s *Server) Bucket() string {
 	return name
 }
 
-// Flags are the sbx serve flags for a blob store in bucket/prefix here
-// (the secret goes through the environment: see Env).
+// Flags are the sbx serve flags for a blob store in bucket/prefix here; the
+// keys go in a credentials file (flags would show in ps).
 func (s *Server) Flags(bucket, prefix string) []string {
-	return []string{"--blob-url", fmt.Sprintf("s3://%s/%s", bucket, prefix), "--blob-s3-endpoint", s.Endpoint, "--blob-s3-path-style"}
-}
-
-// Env is the environment that carries the credentials to sbx serve.
-func (s *Server) Env() []string {
-	return []string{"SBX_BLOB_S3_ACCESS_KEY=" + s.AccessKey, "SBX_BLOB_S3_SECRET_KEY=" + s.SecretKey}
+	s.t.Helper()
+	creds := filepath.Join(s.t.TempDir(), "s3-credentials")
+	body := "[default]\naws_access_key_id = " + s.AccessKey + "\naws_secret_access_key = " + s.SecretKey + "\n"
+	if err := os.WriteFile(creds, []byte(body), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+	return []string{"--blob-url", fmt.Sprintf("s3://%s/%s", bucket, prefix), "--blob-s3-endpoint", s.Endpoint,
+		"--blob-s3-path-style", "--blob-s3-credentials-file", creds}
 }
 
 func randomHex(n int) string {
