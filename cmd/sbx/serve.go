@@ -21,10 +21,10 @@ func newServeCmd() *cobra.Command {
 	var nf netFlags
 	var lf lifecycleFlags
 	var df diskFlags
-	var bf blobFlags // serve_blob.go
 	var logf logFlags // serve_log.go
 	var tf tlsFlags   // serve_tls.go
 	var mf metricsFlags
+	var bf blobFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",

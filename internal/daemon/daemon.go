@@ -21,8 +21,8 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/blob/s3"
+	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/runtime"
