@@ -65,6 +65,8 @@ type Sandbox struct {
 	// sandbox (see network.go).
 	Network string        `json:"network,omitempty"`
 	Egress  *EgressPolicy `json:"egress,omitempty"`
+	// Volumes are the named volumes mounted into it (see storage.go).
+	Volumes []VolumeMount `json:"volumes,omitempty"`
 }
 
 // CreateSandboxRequest is the body of POST /v1/sandboxes and PUT /v1/sandboxes/{name}.
@@ -102,6 +104,8 @@ type CreateSandboxRequest struct {
 	// nil allows everything.
 	Network string        `json:"network,omitempty"`
 	Egress  *EgressPolicy `json:"egress,omitempty"`
+	// Volumes mounts named volumes (sbx volume create) at paths inside.
+	Volumes []VolumeMount `json:"volumes,omitempty"`
 }
 
 // ExecRequest runs one command. Exactly one of Cmd and Shell is set; Shell runs

@@ -70,6 +70,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newVersionCmd(), newDoctorCmd(), // version.go, doctor.go
 		newStatsCmd(g),         // stats.go
 		newInstallServiceCmd(), // install_service.go
+		newVolumeCmd(g),        // volume.go
 	)
 	setVersionFlag(root) // version.go
 	return root

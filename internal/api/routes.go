@@ -120,6 +120,12 @@ func (s *Server) routes() []route {
 		{method: "GET", pattern: "/v1/snapshots/{name}", summary: "Get a snapshot", handler: s.getSnapshot, status: 200, response: sdk.Snapshot{}},
 		{method: "DELETE", pattern: "/v1/snapshots/{name}", summary: "Delete a snapshot; sandboxes made from it keep working", handler: s.deleteSnapshot, status: 204},
 
+		// Volumes: named filesystems of a fixed size, mounted at create (volumes.go).
+		{method: "POST", pattern: "/v1/volumes", summary: "Create a volume: an ext4 filesystem of sizeMiB (default 1024) that sandboxes mount at create with volumes: [{name, path, readOnly}]; writes past the size fail with ENOSPC", handler: s.createVolume, body: sdk.CreateVolumeRequest{}, status: 201, response: sdk.Volume{}},
+		{method: "GET", pattern: "/v1/volumes", summary: "List volumes with their use and the sandboxes that mount them", handler: s.listVolumes, status: 200, response: []sdk.Volume{}},
+		{method: "GET", pattern: "/v1/volumes/{name}", summary: "Get a volume", handler: s.getVolume, status: 200, response: sdk.Volume{}},
+		{method: "DELETE", pattern: "/v1/volumes/{name}", summary: "Delete a volume and its files; 409 VOLUME_IN_USE while a sandbox (in any state) mounts it, unless force=true", handler: s.deleteVolume, query: []param{{"force", "boolean", "delete even if sandboxes mount it (they then fail to start)"}}, status: 204},
+
 		{method: "GET", pattern: "/v1/images", summary: "List images", handler: s.listImages, status: 200, response: []sdk.Image{}},
 		{method: "POST", pattern: "/v1/images/import", summary: "Import an image from a tar stream: a rootfs tree, an OCI image layout or a docker-save tarball (plain, gzip or zstd)", handler: s.importImage, query: []param{{"name", "string", "name of the new image"}}, body: rawBody{}, status: 201, response: sdk.Image{}},
 		{method: "POST", pattern: "/v1/images/pull", summary: "Pull an image from an OCI registry", handler: s.pullImage, body: sdk.PullRequest{}, status: 201, response: sdk.Image{}},

@@ -39,6 +39,8 @@ type Server struct {
 	metricsState // /metrics, request metrics, stats (metrics.go)
 
 	createOnTouch bool // touch.go
+
+	storage *Storage // volumes and backups; nil without (volumes.go)
 }
 
 // New returns the API over the given managers. Every /v1 request must carry

@@ -28,6 +28,7 @@ import (
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/internal/volume"
 )
 
 // Config is the daemon's configuration.
@@ -135,6 +136,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer life.Close()
 	mx := newMetrics(cfg, st, life.hooks) // metrics.go
+	vols, err := volume.New(cfg.DataDir)  // named volumes, mounted again after a reboot
+	if err != nil {
+		return err
+	}
 	mgr, err := sandbox.New(sandbox.Config{
 		DataDir: cfg.DataDir, AgentBinary: agentBin,
 		Store: st, Images: images, Rootfs: rootfs{},
@@ -144,6 +149,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Network:  netw,
 		Disk:     disk,
 		Observer: mx.metrics,
+		Volumes:  vols,
 	})
 	if err != nil {
 		return err
@@ -177,6 +183,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
+	handler.SetStorage(api.Storage{Volumes: vols, VolumeUsers: mgr.VolumeUsers}) // volumes (api/volumes.go)
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)

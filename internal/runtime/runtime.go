@@ -32,6 +32,16 @@ type Instance struct {
 	NetNSPath string
 	// ResolvConf is a host file bind-mounted at /etc/resolv.conf; "" for none.
 	ResolvConf string
+	// Volumes are host directories bind-mounted inside (named volumes).
+	Volumes []VolumeMount
+}
+
+// VolumeMount bind-mounts host directory Source at Destination. In a user
+// namespace the instance sees it through an idmapped mount (userns.go), so
+// ids on disk are the instance's own.
+type VolumeMount struct {
+	Source, Destination string
+	ReadOnly            bool
 }
 
 // Paths inside every instance.

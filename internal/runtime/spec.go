@@ -149,6 +149,14 @@ func mounts(inst *Instance) []specs.Mount {
 		m = append(m, specs.Mount{Destination: "/etc/resolv.conf", Type: "bind", Source: resolvCopy(inst),
 			Options: []string{"bind", "ro", "nosuid", "nodev", "noexec"}})
 	}
+	for _, v := range inst.Volumes {
+		mode := "rw"
+		if v.ReadOnly {
+			mode = "ro"
+		}
+		m = append(m, specs.Mount{Destination: v.Destination, Type: "bind", Source: v.Source,
+			Options: []string{"rbind", mode, "nosuid", "nodev"}})
+	}
 	return m
 }
 

@@ -214,6 +214,9 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 		MemoryMiB:   sb.Spec.MemoryMiB,
 		PidsLimit:   sb.Spec.PidsLimit,
 	}
+	if inst.Volumes, err = m.volumeMounts(sb); err != nil { // volumes.go
+		return err
+	}
 	if err := m.setupNetwork(ctx, sb, inst); err != nil {
 		return err
 	}

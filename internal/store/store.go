@@ -68,6 +68,9 @@ type Spec struct {
 	// existed: none). Egress is the policy of a bridge sandbox.
 	Network string  `json:"network,omitempty"`
 	Egress  *Egress `json:"egress,omitempty"`
+
+	// Volumes are the named volumes it mounts (kept while archived).
+	Volumes []sdk.VolumeMount `json:"volumes,omitempty"`
 }
 
 // Policy is a sandbox's lifecycle policy; durations in seconds.
