@@ -3,15 +3,16 @@ package integration
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/blob/s3/s3test"
+	"github.com/sbxhq/sbx/internal/treetar"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -55,10 +56,13 @@ func TestS3ArchiveRestoresOnAnotherDaemon(t *testing.T) {
 	// image layers (what a shared control plane would give it), no sandbox files.
 	d1.stop()
 	dir2 := t.TempDir()
-	for _, name := range []string{"sbx.db", "layers"} {
-		if out, err := exec.Command("cp", "-a", filepath.Join(d1.dataDir, name), dir2).CombinedOutput(); err != nil {
-			t.Fatalf("copy %s: %v %s", name, err, out)
-		}
+	copyTree(t, filepath.Join(d1.dataDir, "layers"), filepath.Join(dir2, "layers"))
+	db, err := os.ReadFile(filepath.Join(d1.dataDir, "sbx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir2, "sbx.db"), db, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	d2 := startDaemonAt(t, dir2, srv.Flags(bucket, "fleet")...)
 	d2.created[sb.ID] = true
@@ -152,6 +156,20 @@ func TestS3OutageMidArchive(t *testing.T) {
 	res, err = d.client.Exec(ctx, "out", sdk.ExecRequest{Shell: "sha256sum /workspace/big"})
 	if err != nil || !strings.HasPrefix(res.Stdout, sum) {
 		t.Errorf("after the restore: %+v, %v (want %s)", res, err, sum)
+	}
+}
+
+// copyTree copies the tree at src to dst (missing) with everything kept,
+// through the archive format's own packer.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.Mkdir(dst, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(treetar.Pack(pw, src)) }()
+	if err := treetar.Unpack(pr, dst); err != nil {
+		t.Fatalf("copy %s: %v", src, err)
 	}
 }
 

@@ -27,3 +27,29 @@ type VolumeMount struct {
 	Path     string `json:"path"`
 	ReadOnly bool   `json:"readOnly,omitempty"`
 }
+
+// Backup is a directory of a sandbox packed into the daemon's blob store
+// (POST /v1/sandboxes/{id}/backups); restore it into any sandbox.
+type Backup struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name,omitempty"`
+	Sandbox   string     `json:"sandbox"` // id of the sandbox it was taken from
+	Path      string     `json:"path"`
+	SizeBytes int64      `json:"sizeBytes"` // compressed
+	SHA256    string     `json:"sha256"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+// CreateBackupRequest is the body of POST /v1/sandboxes/{id}/backups.
+type CreateBackupRequest struct {
+	Path             string `json:"path"` // a directory inside the sandbox
+	Name             string `json:"name,omitempty"`
+	ExpiresInSeconds int    `json:"expiresInSeconds,omitempty"` // 0: kept until deleted
+}
+
+// RestoreBackupRequest is the body of POST /v1/backups/{id}/restore.
+type RestoreBackupRequest struct {
+	Sandbox string `json:"sandbox"`        // id or name; started if it is not
+	Path    string `json:"path,omitempty"` // missing or empty directory; default the backup's path
+}

@@ -71,6 +71,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newStatsCmd(g),         // stats.go
 		newInstallServiceCmd(), // install_service.go
 		newVolumeCmd(g),        // volume.go
+		newBackupCmd(g),        // backup.go
 	)
 	setVersionFlag(root) // version.go
 	return root

@@ -209,7 +209,9 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.ResizePTY:     s.withPTY(s.handleResizePTY),
 		agentapi.AttachPTY:     s.withPTY(s.handleAttachPTY),
 		agentapi.Watch:         s.handleWatch,
-		agentapi.SetEnv:        s.handleSetEnv, // env.go
+		agentapi.PackDir:       s.handlePackDir,         // backup.go
+		agentapi.UnpackDir:     answerJSON(s.unpackDir), // backup.go
+		agentapi.SetEnv:        s.handleSetEnv,          // env.go
 	}
 }
 

@@ -60,6 +60,9 @@ var (
 	ResizePTY     = Route{"POST", "/ptys/{pty}/resize"}
 	AttachPTY     = Route{"GET", "/ptys/{pty}/attach"} // WebSocket
 	SetEnv        = Route{"PATCH", "/env"}             // map[string]*string (null unsets) → 204; later processes get it
+	// Directory backups (package treetar: owners, modes, xattrs, hard links kept).
+	PackDir   = Route{"GET", "/backup"} // ?path=DIR → treetar stream
+	UnpackDir = Route{"PUT", "/backup"} // treetar stream → ?path=DIR, which must be missing or empty → sdk.FileInfo
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -73,6 +76,7 @@ var Routes = []Route{
 	CreateSession, ListSessions, GetSession, DeleteSession, SessionExec,
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv,
+	PackDir, UnpackDir,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

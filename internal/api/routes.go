@@ -126,6 +126,13 @@ func (s *Server) routes() []route {
 		{method: "GET", pattern: "/v1/volumes/{name}", summary: "Get a volume", handler: s.getVolume, status: 200, response: sdk.Volume{}},
 		{method: "DELETE", pattern: "/v1/volumes/{name}", summary: "Delete a volume and its files; 409 VOLUME_IN_USE while a sandbox (in any state) mounts it, unless force=true", handler: s.deleteVolume, query: []param{{"force", "boolean", "delete even if sandboxes mount it (they then fail to start)"}}, status: 204},
 
+		// Directory backups into the blob store (backups.go).
+		{method: "POST", pattern: "/v1/sandboxes/{id}/backups", summary: "Back up a directory of the sandbox (owners, modes, xattrs, hard links) as tar+zstd into the blob store (local or S3); expiresInSeconds deletes it after that long", handler: s.createBackup, body: sdk.CreateBackupRequest{}, status: 201, response: sdk.Backup{}},
+		{method: "GET", pattern: "/v1/backups", summary: "List backups that have not expired, oldest first", handler: s.listBackups, query: []param{{"sandbox", "string", "only backups of this sandbox (id or name)"}}, status: 200, response: []sdk.Backup{}},
+		{method: "GET", pattern: "/v1/backups/{backup}", summary: "Get a backup", handler: s.getBackup, status: 200, response: sdk.Backup{}},
+		{method: "DELETE", pattern: "/v1/backups/{backup}", summary: "Delete a backup", handler: s.deleteBackup, status: 204},
+		{method: "POST", pattern: "/v1/backups/{backup}/restore", summary: "Restore a backup into a sandbox (started if need be) at path (default: where it was taken), which must be missing or empty (409 BACKUP_TARGET_NOT_EMPTY); a damaged backup is refused (409 BACKUP_CORRUPT) and nothing is written", handler: s.restoreBackup, body: sdk.RestoreBackupRequest{}, status: 200, response: sdk.Backup{}},
+
 		{method: "GET", pattern: "/v1/images", summary: "List images", handler: s.listImages, status: 200, response: []sdk.Image{}},
 		{method: "POST", pattern: "/v1/images/import", summary: "Import an image from a tar stream: a rootfs tree, an OCI image layout or a docker-save tarball (plain, gzip or zstd)", handler: s.importImage, query: []param{{"name", "string", "name of the new image"}}, body: rawBody{}, status: 201, response: sdk.Image{}},
 		{method: "POST", pattern: "/v1/images/pull", summary: "Pull an image from an OCI registry", handler: s.pullImage, body: sdk.PullRequest{}, status: 201, response: sdk.Image{}},

@@ -23,6 +23,7 @@ type Storage struct {
 	Volumes Volumes
 	// VolumeUsers lists the sandboxes that mount a volume (the Manager's).
 	VolumeUsers func(ctx context.Context, name string) ([]string, error)
+	Backups     Backups // backups.go; nil: no backup routes
 }
 
 // SetStorage turns on the volume routes.

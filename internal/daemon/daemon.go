@@ -21,6 +21,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/backup"
 	"github.com/sbxhq/sbx/internal/blob/s3"
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/image"
@@ -183,7 +184,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
-	handler.SetStorage(api.Storage{Volumes: vols, VolumeUsers: mgr.VolumeUsers}) // volumes (api/volumes.go)
+	backups, err := backup.New(cfg.DataDir, life.blobs)
+	if err != nil {
+		return err
+	}
+	backups.StartSweeper(ctx, 5*time.Second)                                                       // expired backups
+	handler.SetStorage(api.Storage{Volumes: vols, VolumeUsers: mgr.VolumeUsers, Backups: backups}) // volumes, backups
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
