@@ -13,7 +13,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-packages=(runc runsc busybox-static iproute2 nftables e2fsprogs tmux mmdebstrap util-linux systemd nodejs) # nodejs: scripts/npm-install.sh and the SDK tests; runsc: class gvisor; mmdebstrap: scripts/build-python-image.sh; util-linux: unshare for user namespaces; systemd: systemd-analyze checks the unit of sbx install-service
+packages=(runc runsc busybox-static iproute2 nftables e2fsprogs tmux mmdebstrap util-linux systemd nodejs s3fs) # s3fs: bucket mounts; nodejs: scripts/npm-install.sh and the SDK tests; runsc: class gvisor; mmdebstrap: scripts/build-python-image.sh; util-linux: unshare for user namespaces; systemd: systemd-analyze checks the unit of sbx install-service
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -55,6 +55,7 @@ const (
 	CodeInterpreterFailed     Code = "INTERPRETER_FAILED"
 	CodeInvalidBackup         Code = "INVALID_BACKUP"
 	CodeInvalidBlobDir        Code = "INVALID_BLOB_DIR"
+	CodeInvalidBucketMount    Code = "INVALID_BUCKET_MOUNT"
 	CodeInvalidBlobKey        Code = "INVALID_BLOB_KEY"
 	CodeInvalidBlobURL        Code = "INVALID_BLOB_URL"
 	CodeInvalidVolume         Code = "INVALID_VOLUME"

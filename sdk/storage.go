@@ -53,3 +53,19 @@ type RestoreBackupRequest struct {
 	Sandbox string `json:"sandbox"`        // id or name; started if it is not
 	Path    string `json:"path,omitempty"` // missing or empty directory; default the backup's path
 }
+
+// BucketMount mounts an S3 bucket, or a prefix of one, at Path inside a
+// sandbox (CreateSandboxRequest.Buckets). The daemon mounts it on the host
+// with s3fs; the keys stay on the host and are never returned.
+type BucketMount struct {
+	Bucket    string `json:"bucket"`
+	Prefix    string `json:"prefix,omitempty"`
+	Path      string `json:"path"`
+	ReadOnly  bool   `json:"readOnly,omitempty"`
+	Endpoint  string `json:"endpoint"`         // http(s)://host[:port]
+	Region    string `json:"region,omitempty"` // default us-east-1
+	PathStyle bool   `json:"pathStyle,omitempty"`
+	// Write-only: sent at create, kept by the daemon, never answered.
+	AccessKeyID     string `json:"accessKeyId,omitempty"`
+	SecretAccessKey string `json:"secretAccessKey,omitempty"`
+}

@@ -42,6 +42,9 @@ type Instance struct {
 type VolumeMount struct {
 	Source, Destination string
 	ReadOnly            bool
+	// NoIdmap binds Source as it is: a FUSE mount (bucket mounts) cannot be
+	// idmapped, and serves every id itself.
+	NoIdmap bool
 }
 
 // Paths inside every instance.

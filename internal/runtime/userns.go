@@ -196,6 +196,9 @@ func idmapVolumes(inst *Instance, spec *specs.Spec, dir string, usernsFD int, ba
 		return err
 	}
 	for i, v := range inst.Volumes {
+		if v.NoIdmap {
+			continue
+		}
 		view := filepath.Join(views, strconv.Itoa(i))
 		if err := image.MountIdmapped(v.Source, view, filepath.Join(dir, "l"), usernsFD, base); err != nil {
 			return fmt.Errorf("idmap volume at %s: %w", v.Destination, err)

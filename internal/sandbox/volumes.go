@@ -3,8 +3,11 @@ package sandbox
 import (
 	"context"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/sbxhq/sbx/internal/bucketmount"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
@@ -24,36 +27,75 @@ const maxVolumesPerSandbox = 16
 // resolveVolumes checks a create request's volumes: each one exists, at an
 // absolute path of its own outside the paths the runtime owns.
 func (m *Manager) resolveVolumes(req sdk.CreateSandboxRequest, spec *store.Spec) error {
-	if len(req.Volumes) == 0 {
+	if len(req.Volumes)+len(req.Buckets) == 0 {
 		return nil
 	}
-	if m.cfg.Volumes == nil {
+	if len(req.Volumes) > 0 && m.cfg.Volumes == nil {
 		return errdefs.Invalid(sdk.CodeInvalidVolume, "this daemon has no volumes")
 	}
-	if len(req.Volumes) > maxVolumesPerSandbox {
-		return errdefs.Invalid(sdk.CodeInvalidVolume, "at most %d volumes per sandbox, got %d", maxVolumesPerSandbox, len(req.Volumes))
+	if len(req.Volumes)+len(req.Buckets) > maxVolumesPerSandbox {
+		return errdefs.Invalid(sdk.CodeInvalidVolume, "at most %d volumes and bucket mounts per sandbox, got %d", maxVolumesPerSandbox, len(req.Volumes)+len(req.Buckets))
 	}
 	seen := map[string]bool{}
-	for _, v := range req.Volumes {
-		p := path.Clean(v.Path)
-		if !path.IsAbs(v.Path) || p == "/" || p != v.Path {
-			return errdefs.Invalid(sdk.CodeInvalidVolume, "volume %q: path %q must be a clean absolute path other than /", v.Name, v.Path)
+	checkPath := func(what, p string) error {
+		if c := path.Clean(p); !path.IsAbs(p) || c == "/" || c != p {
+			return errdefs.Invalid(sdk.CodeInvalidVolume, "%s: path %q must be a clean absolute path other than /", what, p)
 		}
 		for _, reserved := range []string{"/proc", "/sys", "/dev", "/.sbx", runtime.RunPath, "/etc/resolv.conf"} {
 			if p == reserved || strings.HasPrefix(p, reserved+"/") {
-				return errdefs.Invalid(sdk.CodeInvalidVolume, "volume %q: path %s is reserved", v.Name, p)
+				return errdefs.Invalid(sdk.CodeInvalidVolume, "%s: path %s is reserved", what, p)
 			}
 		}
 		if seen[p] {
-			return errdefs.Invalid(sdk.CodeInvalidVolume, "two volumes at %s", p)
+			return errdefs.Invalid(sdk.CodeInvalidVolume, "two mounts at %s", p)
 		}
 		seen[p] = true
+		return nil
+	}
+	for _, v := range req.Volumes {
+		if err := checkPath("volume "+strconv.Quote(v.Name), v.Path); err != nil {
+			return err
+		}
 		if _, err := m.cfg.Volumes.Path(v.Name); err != nil {
 			return err
 		}
 	}
+	for _, b := range req.Buckets {
+		if err := checkPath("bucket "+strconv.Quote(b.Bucket), b.Path); err != nil {
+			return err
+		}
+		if err := bucketmount.Check(b); err != nil {
+			return err
+		}
+	}
 	spec.Volumes = append([]sdk.VolumeMount(nil), req.Volumes...)
+	spec.Buckets = append([]sdk.BucketMount(nil), req.Buckets...)
 	return nil
+}
+
+// bucketsDir holds the host mount points of a sandbox's bucket mounts.
+func (m *Manager) bucketsDir(id string) string { return filepath.Join(m.dirsOf(id).root, "buckets") }
+
+// mountBuckets mounts sb's buckets on the host (s3fs) and returns their
+// bind mounts; the keys go to files in the sandbox's host directory, which
+// the sandbox never sees.
+func (m *Manager) mountBuckets(sb *store.Sandbox) ([]runtime.VolumeMount, error) {
+	var out []runtime.VolumeMount
+	for i, b := range sb.Spec.Buckets {
+		dir := filepath.Join(m.bucketsDir(sb.ID), strconv.Itoa(i))
+		cred := filepath.Join(m.dirsOf(sb.ID).root, "bucket-"+strconv.Itoa(i)+".passwd")
+		bucketmount.Unmount(dir) // left by a crash
+		if err := bucketmount.Mount(b, dir, cred); err != nil {
+			return nil, err
+		}
+		out = append(out, runtime.VolumeMount{Source: dir, Destination: b.Path, ReadOnly: b.ReadOnly, NoIdmap: true})
+	}
+	return out, nil
+}
+
+// unmountBuckets undoes mountBuckets; s3fs exits with its mount.
+func (m *Manager) unmountBuckets(id string) error {
+	return bucketmount.UnmountAll(m.bucketsDir(id))
 }
 
 // volumeMounts are the instance's bind mounts of sb's volumes.

@@ -71,6 +71,8 @@ type Spec struct {
 
 	// Volumes are the named volumes it mounts (kept while archived).
 	Volumes []sdk.VolumeMount `json:"volumes,omitempty"`
+	// Buckets are its bucket mounts, keys included (never answered).
+	Buckets []sdk.BucketMount `json:"buckets,omitempty"`
 }
 
 // Policy is a sandbox's lifecycle policy; durations in seconds.
