@@ -2,7 +2,8 @@
 // restoreBackup): a directory of a sandbox packed by its agent with treetar
 // (owners, modes, xattrs, hard links), compressed with zstd and stored in the
 // daemon's blob store (a local directory or S3) under backups/<id>.tar.zst.
-// Records are small JSON files in <data-dir>/backups. A backup may expire;
+// Records are small JSON files in <data-dir>/backups, each with the team of
+// the key that made it: a request sees its own team's backups only. A backup may expire;
 // a sweeper deletes expired ones, and an expired one is gone to every call
 // before that.
 package backup
@@ -31,6 +32,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
@@ -62,14 +64,13 @@ func New(dataDir string, blobs blob.Store) (*Manager, error) {
 func blobKey(id string) string { return "backups/" + id + ".tar.zst" }
 
 func newID() string {
-	b := make([]byte, 10)
+	b := make([]byte, 16)
 	rand.Read(b)
 	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-	out := make([]byte, 16)
-	for i := range out {
-		out[i] = alphabet[int(b[i%10]^byte(i*37))%len(alphabet)]
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
 	}
-	return "bkp-" + string(out)
+	return "bkp-" + string(b)
 }
 
 // Create packs the directory req.Path of the sandbox whose agent is a into
@@ -122,7 +123,7 @@ func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID stri
 		return nil, errdefs.Internal(err, "back up %s of %s: %v", b.Path, sandboxID, err)
 	}
 	b.SizeBytes, b.SHA256 = n, hex.EncodeToString(h.Sum(nil))
-	if err := m.write(b); err != nil {
+	if err := m.write(record{Backup: *b, Team: teamOf(ctx)}); err != nil {
 		m.blobs.Delete(context.WithoutCancel(ctx), blobKey(b.ID))
 		return nil, err
 	}
@@ -131,7 +132,20 @@ func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID stri
 
 func (m *Manager) recordPath(id string) string { return filepath.Join(m.dir, id+".json") }
 
-func (m *Manager) write(b *sdk.Backup) error {
+// record is what a backup's file holds.
+type record struct {
+	sdk.Backup
+	Team string `json:"team,omitempty"`
+}
+
+// teamOf is the team of the request's key; "" for the daemon's own calls
+// (the sweeper), which see every team's backups.
+func teamOf(ctx context.Context) string {
+	p, _ := auth.FromContext(ctx)
+	return p.Team
+}
+
+func (m *Manager) write(b record) error {
 	data, _ := json.Marshal(b)
 	tmp := m.recordPath(b.ID) + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
@@ -143,8 +157,9 @@ func (m *Manager) write(b *sdk.Backup) error {
 	return nil
 }
 
-// Get returns a backup that has not expired.
-func (m *Manager) Get(ctx context.Context, id string) (*sdk.Backup, error) {
+// get reads a backup's record if the request's team may see it, expired
+// or not.
+func (m *Manager) get(ctx context.Context, id string) (*record, error) {
 	if !idRe.MatchString(id) {
 		return nil, errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q not found", id)
 	}
@@ -155,15 +170,29 @@ func (m *Manager) Get(ctx context.Context, id string) (*sdk.Backup, error) {
 	if err != nil {
 		return nil, errdefs.Internal(err, "read backup %s", id)
 	}
-	var b sdk.Backup
-	if err := json.Unmarshal(data, &b); err != nil {
+	var rec record
+	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, errdefs.Internal(err, "read backup %s", id)
 	}
-	if b.ExpiresAt != nil && !m.now().Before(*b.ExpiresAt) {
-		m.Delete(ctx, id)
+	if team := teamOf(ctx); team != "" && rec.Team != team {
+		return nil, errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q not found", id)
+	}
+	return &rec, nil
+}
+
+// Get returns a backup that has not expired; an expired one is deleted.
+func (m *Manager) Get(ctx context.Context, id string) (*sdk.Backup, error) {
+	rec, err := m.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if b := rec.Backup; b.ExpiresAt != nil && !m.now().Before(*b.ExpiresAt) {
+		if err := m.remove(ctx, id); err != nil {
+			m.log.Warn("delete expired backup", "id", id, "err", err)
+		}
 		return nil, errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q expired at %s", id, b.ExpiresAt.Format(time.RFC3339))
 	}
-	return &b, nil
+	return &rec.Backup, nil
 }
 
 // List returns the backups that have not expired, oldest first; with
@@ -194,17 +223,19 @@ func (m *Manager) List(ctx context.Context, sandbox string) ([]sdk.Backup, error
 	return out, nil
 }
 
-// Delete removes a backup: its blob first, so a record never outlives it
-// unnoticed. A missing backup is NotFound.
+// Delete removes a backup. A missing one (or another team's) is NotFound.
 func (m *Manager) Delete(ctx context.Context, id string) error {
-	if !idRe.MatchString(id) {
-		return errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q not found", id)
+	if _, err := m.get(ctx, id); err != nil {
+		return err
 	}
+	return m.remove(ctx, id)
+}
+
+// remove deletes a backup's blob, then its record, so a record never
+// outlives its blob unnoticed.
+func (m *Manager) remove(ctx context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, err := os.Stat(m.recordPath(id)); errors.Is(err, os.ErrNotExist) {
-		return errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q not found", id)
-	}
 	if err := m.blobs.Delete(ctx, blobKey(id)); err != nil {
 		return err
 	}
