@@ -27,6 +27,7 @@ packages=(
 	nodejs             # scripts/npm-install.sh and the SDK and compat tests
 	git                # integration/upgrade_test.go builds the previous release; git_test.go runs git http-backend
 	openssh-client     # ssh, scp, sftp: sbx ssh and the SSH gateway tests
+	s3fs               # bucket mounts
 	python3 python3-httpx python3-websockets python3-pytest # the Python SDK, sdks/python, and its suite
 )
 missing=()

@@ -66,6 +66,10 @@ type Sandbox struct {
 	// sandbox (see network.go).
 	Network string        `json:"network,omitempty"`
 	Egress  *EgressPolicy `json:"egress,omitempty"`
+	// Volumes are the named volumes mounted into it (see storage.go).
+	Volumes []VolumeMount `json:"volumes,omitempty"`
+	// Buckets are its bucket mounts, without their keys.
+	Buckets []BucketMount `json:"buckets,omitempty"`
 }
 
 // CreateSandboxRequest is the body of POST /v1/sandboxes and PUT /v1/sandboxes/{name}.
@@ -103,6 +107,10 @@ type CreateSandboxRequest struct {
 	// nil allows everything.
 	Network string        `json:"network,omitempty"`
 	Egress  *EgressPolicy `json:"egress,omitempty"`
+	// Volumes mounts named volumes (sbx volume create) at paths inside.
+	Volumes []VolumeMount `json:"volumes,omitempty"`
+	// Buckets mounts S3 buckets at paths inside (s3fs on the host).
+	Buckets []BucketMount `json:"buckets,omitempty"`
 }
 
 // ExecRequest runs one command. Exactly one of Cmd and Shell is set; Shell runs

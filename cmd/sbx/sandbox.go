@@ -47,6 +47,9 @@ Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
 	f.StringVar(&req.Snapshot, "snapshot", "", "start from this snapshot instead of an image (see sbx snapshot)")
 	policy := addPolicyFlags(cmd, true) // lifecycle.go
 	netFlags := addNetworkFlags(cmd)    // ports.go
+	var volumes []string
+	f.StringArrayVar(&volumes, "volume", nil, "mount a volume (sbx volume create) as NAME:/path or NAME:/path:ro (repeatable)")
+	buckets := addBucketFlags(cmd) // bucket.go
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := out.check(); err != nil {
 			return err
@@ -62,6 +65,12 @@ Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
 			return err
 		}
 		if err := netFlags.applyCreate(&req); err != nil {
+			return err
+		}
+		if req.Volumes, err = parseVolumeFlags(volumes); err != nil { // volume.go
+			return err
+		}
+		if err := buckets.applyCreate(&req); err != nil {
 			return err
 		}
 		if len(args) == 1 {

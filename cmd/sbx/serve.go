@@ -29,6 +29,7 @@ func newServeCmd() *cobra.Command {
 	var sdf defaultsFlags // serve_defaults.go
 	var dy daytonaFlags   // serve_daytona.go
 	var sf sshFlags       // serve_ssh.go
+	var bf blobFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -80,6 +81,9 @@ picked up again by the next sbx serve.`,
 			}
 			dy.apply(cmd, &cfg)
 			sf.apply(cmd, &cfg)
+			if err := bf.apply(cmd, &cfg); err != nil {
+				return err
+			}
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -98,6 +102,7 @@ picked up again by the next sbx serve.`,
 	sdf.register(cmd)
 	dy.register(cmd)
 	sf.register(cmd)
+	bf.register(cmd)
 	return cmd
 }
 

@@ -222,6 +222,9 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.GitPush:     gitHandler(s.gitPush),
 		agentapi.GitPull:     gitHandler(s.gitPull),
 		agentapi.GitLog:      gitHandler(s.gitLog),
+
+		agentapi.PackDir:   s.handlePackDir,         // backup.go
+		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go
 	}
 }
 

@@ -72,6 +72,9 @@ var (
 	GitPull     = Route{"POST", "/git/pull"}     // → sdk.GitSyncResult
 	GitLog      = Route{"POST", "/git/log"}      // → []sdk.GitCommit
 	ForwardTCP  = Route{"GET", "/forward"}       // ?host=H&port=N, Upgrade: tcp → 101, then the bytes of a TCP connection made inside the sandbox (forward.go)
+	// Directory backups (package treetar: owners, modes, xattrs, hard links kept).
+	PackDir   = Route{"GET", "/backup"} // ?path=DIR → treetar stream
+	UnpackDir = Route{"PUT", "/backup"} // treetar stream → ?path=DIR, which must be missing or empty → sdk.FileInfo
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -86,6 +89,7 @@ var Routes = []Route{
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
+	PackDir, UnpackDir,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

@@ -165,6 +165,11 @@ func toAPI(sb *store.Sandbox) sdk.Sandbox {
 	lifecycleToAPI(sb, &out)
 	out.Class, out.Parent, out.Snapshot = classOf(sb.Spec), sb.Spec.Parent, sb.Spec.Snapshot // snapshots.go
 	out.Network, out.Egress = networkOf(sb.Spec)                                             // see ports.go
+	out.Volumes = sb.Spec.Volumes
+	for _, b := range sb.Spec.Buckets {
+		b.AccessKeyID, b.SecretAccessKey = "", "" // write-only
+		out.Buckets = append(out.Buckets, b)
+	}
 	if !sb.StartedAt.IsZero() {
 		t := sb.StartedAt
 		out.StartedAt = &t

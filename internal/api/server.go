@@ -43,6 +43,7 @@ type Server struct {
 
 	tenancy *Tenancy  // keys, teams, rate limits, audit (auth.go)
 	ssh     *sshState // sshaccess.go; nil without the SSH gateway
+	storage *Storage  // volumes and backups; nil without (volumes.go)
 }
 
 // New returns the API over the given managers. Every /v1 request must carry

@@ -21,6 +21,8 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/backup"
+	"github.com/sbxhq/sbx/internal/blob/s3"
 	"github.com/sbxhq/sbx/internal/build"
 	"github.com/sbxhq/sbx/internal/compat/e2b"
 	"github.com/sbxhq/sbx/internal/diskspace"
@@ -29,6 +31,7 @@ import (
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/internal/volume"
 )
 
 // Config is the daemon's configuration.
@@ -41,6 +44,8 @@ type Config struct {
 	BlobDir       string
 	Webhooks      []string
 	WebhookSecret string
+	// BlobS3, when its URL is set, keeps archives in S3 instead of BlobDir.
+	BlobS3 s3.Config
 
 	// Networking (see package network). NoNetwork turns it off: every
 	// sandbox then has loopback only.
@@ -148,6 +153,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer life.Close()
 	mx := newMetrics(cfg, st, life.hooks) // metrics.go
+	vols, err := volume.New(cfg.DataDir)  // named volumes, mounted again after a reboot
+	if err != nil {
+		return err
+	}
 	mgr, err := sandbox.New(sandbox.Config{
 		DataDir: cfg.DataDir, AgentBinary: agentBin,
 		Store: st, Images: images, Rootfs: rootfs{},
@@ -158,6 +167,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Disk:     disk,
 		Observer: mx.metrics,
 		Defaults: defaults,
+		Volumes:  vols,
 	})
 	if err != nil {
 		return err
@@ -206,6 +216,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := startSSH(ctx, cfg, st, mgr, handler); err != nil {                           // ssh.go
 		return err
 	}
+	backups, err := backup.New(cfg.DataDir, life.blobs)
+	if err != nil {
+		return err
+	}
+	backups.StartSweeper(ctx, 5*time.Second)                                                       // expired backups
+	handler.SetStorage(api.Storage{Volumes: vols, VolumeUsers: mgr.VolumeUsers, Backups: backups}) // volumes, backups
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)

@@ -1,11 +1,14 @@
 package daemon
 
 import (
+	"context"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/blob"
+	"github.com/sbxhq/sbx/internal/blob/s3"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/webhook"
 )
@@ -19,11 +22,7 @@ type lifecycle struct {
 }
 
 func startLifecycle(cfg Config) (*lifecycle, error) {
-	dir := cfg.BlobDir
-	if dir == "" {
-		dir = filepath.Join(cfg.DataDir, "blobs")
-	}
-	blobs, err := blob.NewDir(dir)
+	blobs, err := openBlobs(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +42,25 @@ func startLifecycle(cfg Config) (*lifecycle, error) {
 			hooks.Send(e.Seq, api.Event(e))
 		},
 	}, nil
+}
+
+// openBlobs opens the S3 bucket of --blob-url or else the local blob directory.
+func openBlobs(cfg Config) (blob.Store, error) {
+	if cfg.BlobS3.URL != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		st, err := s3.New(ctx, cfg.BlobS3)
+		if err != nil {
+			return nil, err
+		}
+		slog.Info("blob store", "s3", st.String())
+		return st, nil
+	}
+	dir := cfg.BlobDir
+	if dir == "" {
+		dir = filepath.Join(cfg.DataDir, "blobs")
+	}
+	return blob.NewDir(dir)
 }
 
 func (l *lifecycle) Close() { l.hooks.Close() }

@@ -29,6 +29,7 @@ var Programs = map[string]Program{
 	"sh":         {Package: "dash"},
 	"mount":      {Package: "mount"},
 	"unshare":    {Package: "util-linux"}, // a sandbox's user and network namespaces (internal/userns)
+	"s3fs":       {Package: "s3fs"},       // bucket mounts (internal/bucketmount)
 	"go":         {Note: "the Go toolchain: setup.sh checks for it and says where to get it (Debian 12's golang is too old)"},
 
 	// Tests only: systemd-analyze checks the unit sbx install-service writes.

@@ -35,6 +35,19 @@ type Instance struct {
 	// CABundle is a host PEM file bind-mounted read-only at each of
 	// CABundlePaths (the trust store); "" leaves the image's.
 	CABundle string
+	// Volumes are host directories bind-mounted inside (named volumes).
+	Volumes []VolumeMount
+}
+
+// VolumeMount bind-mounts host directory Source at Destination. In a user
+// namespace the instance sees it through an idmapped mount (userns.go), so
+// ids on disk are the instance's own.
+type VolumeMount struct {
+	Source, Destination string
+	ReadOnly            bool
+	// NoIdmap binds Source as it is: a FUSE mount (bucket mounts) cannot be
+	// idmapped, and serves every id itself.
+	NoIdmap bool
 }
 
 // CABundlePaths are where an instance's trust store is mounted: the file

@@ -155,6 +155,14 @@ func mounts(inst *Instance) []specs.Mount {
 				Options: []string{"bind", "ro", "nosuid", "nodev", "noexec"}})
 		}
 	}
+	for _, v := range inst.Volumes {
+		mode := "rw"
+		if v.ReadOnly {
+			mode = "ro"
+		}
+		m = append(m, specs.Mount{Destination: v.Destination, Type: "bind", Source: v.Source,
+			Options: []string{"rbind", mode, "nosuid", "nodev"}})
+	}
 	return m
 }
 

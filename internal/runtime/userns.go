@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"github.com/vishvananda/netlink"
@@ -81,6 +82,9 @@ func enterUserns(inst *Instance, spec *specs.Spec) (release func(), err error) {
 	if err := image.MountIdmapped(inst.RootfsDir, root, filepath.Join(dir, "l"), ns.Fd, ns.Base); err != nil {
 		return release, err
 	}
+	if err := idmapVolumes(inst, spec, dir, ns.Fd, ns.Base); err != nil {
+		return release, err
+	}
 	if err := chownRunDir(inst.RunDir, int(ns.Base)); err != nil {
 		return release, err
 	}
@@ -117,12 +121,15 @@ func leaveUserns(id string) error {
 	if err := userns.Remove(ownNetns(id)); err != nil {
 		return err
 	}
-	views, _ := os.ReadDir(filepath.Join(dir, "l"))
 	paths := []string{}
-	for _, v := range views {
-		paths = append(paths, filepath.Join(dir, "l", v.Name()))
+	for _, sub := range []string{"l", "v"} { // rootfs views, volume views
+		views, _ := os.ReadDir(filepath.Join(dir, sub))
+		for _, v := range views {
+			paths = append(paths, filepath.Join(dir, sub, v.Name()))
+		}
+		paths = append(paths, filepath.Join(dir, sub))
 	}
-	paths = append(paths, filepath.Join(dir, "l"), neutralRoot(id), dir)
+	paths = append(paths, neutralRoot(id), dir)
 	for _, p := range paths {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -168,6 +175,39 @@ func loopbackUp(path string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("bring up loopback in %s: %w", path, err)
+	}
+	return nil
+}
+
+// idmapVolumes mounts each volume idmapped into the instance's range at
+// dir/v/N and points its bind mount there: ids on the volume's disk are
+// the sandbox's own (root is 0), whichever range the sandbox has, so
+// sandboxes with different ranges share files.
+func idmapVolumes(inst *Instance, spec *specs.Spec, dir string, usernsFD int, base uint32) error {
+	if len(inst.Volumes) == 0 {
+		return nil
+	}
+	// Traversable by the instance's root, which runc mounts as.
+	views := filepath.Join(dir, "v")
+	if err := os.MkdirAll(views, 0o711); err != nil {
+		return err
+	}
+	if err := os.Chmod(views, 0o711); err != nil {
+		return err
+	}
+	for i, v := range inst.Volumes {
+		if v.NoIdmap {
+			continue
+		}
+		view := filepath.Join(views, strconv.Itoa(i))
+		if err := image.MountIdmapped(v.Source, view, filepath.Join(dir, "l"), usernsFD, base); err != nil {
+			return fmt.Errorf("idmap volume at %s: %w", v.Destination, err)
+		}
+		for j := range spec.Mounts {
+			if spec.Mounts[j].Source == v.Source && spec.Mounts[j].Destination == v.Destination {
+				spec.Mounts[j].Source = view
+			}
+		}
 	}
 	return nil
 }

@@ -120,6 +120,9 @@ func (m *Manager) pack(ctx context.Context, sb *store.Sandbox) (*store.ArchiveIn
 		if diskspace.IsNoSpace(err) {
 			return diskspace.Full(err, "archive sandbox "+sb.ID)
 		}
+		if err != nil && errdefs.CodeOf(err) != sdk.CodeInternal {
+			return err // the blob store's own words: unreachable, credentials refused, …
+		}
 		if err != nil {
 			return errdefs.Internal(err, "archive sandbox %s", sb.ID)
 		}
@@ -215,7 +218,11 @@ func (m *Manager) unpack(ctx context.Context, sb *store.Sandbox, info *store.Arc
 			if diskspace.IsNoSpace(err) {
 				return diskspace.Full(err, "restore the archive of "+sb.ID)
 			}
-			return errdefs.Internal(err, "restore archive of %s", sb.ID)
+			if errdefs.CodeOf(err) != sdk.CodeInternal {
+				return err // the blob store's own words: BLOB_CORRUPT, unreachable, …
+			}
+			// Say why: most likely the archive was damaged in the store.
+			return errdefs.Internal(err, "restore archive of %s: it is damaged or unreadable (%v); the archive is kept", sb.ID, err)
 		}
 		io.Copy(io.Discard, zr)
 		io.Copy(io.Discard, rc)

@@ -215,6 +215,14 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 		MemoryMiB:   sb.Spec.MemoryMiB,
 		PidsLimit:   sb.Spec.PidsLimit,
 	}
+	if inst.Volumes, err = m.volumeMounts(sb); err != nil { // volumes.go
+		return err
+	}
+	buckets, err := m.mountBuckets(sb) // volumes.go; stopInstance unmounts
+	if err != nil {
+		return err
+	}
+	inst.Volumes = append(inst.Volumes, buckets...)
 	if err := m.setupNetwork(ctx, sb, inst); err != nil {
 		return err
 	}
@@ -306,6 +314,9 @@ func (m *Manager) stopInstance(ctx context.Context, sb *store.Sandbox, opt StopO
 	}
 	if err := m.unmountDisk(sb.ID); err != nil {
 		return fmt.Errorf("unmount disk of %s: %w", sb.ID, err)
+	}
+	if err := m.unmountBuckets(sb.ID); err != nil { // volumes.go
+		return err
 	}
 	return nil
 }

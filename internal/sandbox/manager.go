@@ -86,6 +86,8 @@ type Config struct {
 	Disk *diskspace.Guard
 
 	Observer Observer // told of operations, for metrics; nil: none (observer.go)
+
+	Volumes Volumes // named volumes for create's volumes field; nil: none (volumes.go)
 }
 
 // Manager creates, starts, stops and deletes sandboxes.
@@ -266,6 +268,9 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 		return store.Spec{}, err
 	}
 	if err := m.applyClassAndSnapshot(ctx, req, &spec); err != nil { // snapshot.go
+		return store.Spec{}, err
+	}
+	if err := m.resolveVolumes(req, &spec); err != nil { // volumes.go
 		return store.Spec{}, err
 	}
 	return spec, nil

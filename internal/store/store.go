@@ -70,6 +70,11 @@ type Spec struct {
 	// existed: none). Egress is the policy of a bridge sandbox.
 	Network string  `json:"network,omitempty"`
 	Egress  *Egress `json:"egress,omitempty"`
+
+	// Volumes are the named volumes it mounts (kept while archived).
+	Volumes []sdk.VolumeMount `json:"volumes,omitempty"`
+	// Buckets are its bucket mounts, keys included (never answered).
+	Buckets []sdk.BucketMount `json:"buckets,omitempty"`
 }
 
 // Policy is a sandbox's lifecycle policy; durations in seconds.

@@ -1,0 +1,111 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/sbxhq/sbx/internal/blob/s3/s3test"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// A bucket mounted into a sandbox: files written inside become objects and
+// objects show up inside; a read-only mount refuses writes; the keys are
+// nowhere inside; stop and delete leave no mount and no s3fs.
+func TestBucketMounts(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket()
+	ctx := context.Background()
+	d := startDaemon(t)
+	mount := func(path, prefix string, ro bool) sdk.BucketMount {
+		return sdk.BucketMount{Bucket: bucket, Prefix: prefix, Path: path, ReadOnly: ro, Endpoint: srv.Endpoint, PathStyle: true,
+			AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}
+	}
+	bad := mount("/b", "", false)
+	bad.SecretAccessKey = ""
+	if _, err := d.client.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "nob", Buckets: []sdk.BucketMount{bad}}); !sdk.IsInvalid(err) {
+		t.Errorf("a mount without keys: %v", err)
+	}
+	sb := d.create(sdk.CreateSandboxRequest{Name: "bm", Buckets: []sdk.BucketMount{mount("/mnt/rw", "team", false), mount("/mnt/ro", "team", true)}})
+	if len(sb.Buckets) != 2 || sb.Buckets[0].SecretAccessKey != "" || sb.Buckets[0].AccessKeyID != "" {
+		t.Errorf("the answer shows the keys or lacks the mounts: %+v", sb.Buckets)
+	}
+
+	run := func(shell string) sdk.ExecResult {
+		t.Helper()
+		res, err := d.client.Exec(ctx, "bm", sdk.ExecRequest{Shell: shell})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *res
+	}
+	if res := run("mkdir -p /mnt/rw/dir && echo inside > /mnt/rw/dir/a.txt && cat /mnt/rw/dir/a.txt"); res.ExitCode != 0 || res.Stdout != "inside\n" {
+		t.Fatalf("write through the mount: %+v", res)
+	}
+	// Written inside: an object.
+	obj, err := srv.Client().GetObject(ctx, bucket, "team/dir/a.txt", minio.GetObjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(obj)
+	obj.Close()
+	if err != nil || string(got) != "inside\n" {
+		t.Errorf("object of the file written inside: %q, %v", got, err)
+	}
+	// An object: a file inside.
+	if _, err := srv.Client().PutObject(ctx, bucket, "team/from-s3.txt", bytes.NewReader([]byte("outside\n")), 8, minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if res := run("cat /mnt/rw/from-s3.txt /mnt/ro/from-s3.txt"); res.Stdout != "outside\noutside\n" {
+		t.Errorf("object read inside: %+v", res)
+	}
+	if res := run("echo x > /mnt/ro/new.txt"); res.ExitCode == 0 || !strings.Contains(res.Stderr, "Read-only") {
+		t.Errorf("write to the read-only mount: %+v", res)
+	}
+	// The keys are nowhere inside: files, environment, mount options.
+	res := run("grep -rls -e '" + srv.SecretKey + "' -e '" + srv.AccessKey + ":' / --exclude-dir=proc --exclude-dir=sys --exclude-dir=mnt 2>/dev/null; " +
+		"cat /proc/self/mountinfo /proc/1/environ /proc/self/environ | grep -c -e '" + srv.SecretKey + "' -e passwd_file; env | grep -c '" + srv.SecretKey + "'")
+	if strings.Contains(res.Stdout, "/") || !strings.HasPrefix(res.Stdout, "0\n0") {
+		t.Errorf("the keys show inside the sandbox: %+v", res)
+	}
+
+	// Stop: the host mount and s3fs go; start: back.
+	if _, err := d.client.StopSandbox(ctx, "bm", sdk.StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	buckets := filepath.Join(d.dataDir, "sandboxes", sb.ID, "buckets")
+	if _, err := os.Stat(buckets); !errors.Is(err, fs.ErrNotExist) || len(mountsUnder(buckets)) > 0 {
+		t.Errorf("bucket mounts left after stop: %v %v", err, mountsUnder(buckets))
+	}
+	waitFor(t, 10*time.Second, "s3fs to exit after stop", func() bool { return len(s3fsUnder(d.dataDir)) == 0 })
+	if res := run("cat /mnt/rw/dir/a.txt"); res.Stdout != "inside\n" {
+		t.Errorf("after a restart: %+v", res)
+	}
+	if err := d.client.DeleteSandbox(ctx, "bm", true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "s3fs to exit after delete", func() bool { return len(s3fsUnder(d.dataDir)) == 0 })
+	d.assertNoLeaks()
+}
+
+// s3fsUnder lists the s3fs processes whose command line names a path under dir.
+func s3fsUnder(dir string) []string {
+	var out []string
+	pids, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range pids {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.HasPrefix(string(b), "s3fs\x00") && strings.Contains(string(b), dir+"/") {
+			out = append(out, strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
