@@ -60,6 +60,7 @@ var routeCodes = map[string][]sdk.Code{
 	"POST /v1/sandboxes/{id}/ports":          {sdk.CodeInvalidPort, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable},
 	"DELETE /v1/sandboxes/{id}/ports/{port}": {sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeNetworkUnavailable},
 	"POST /v1/sandboxes/{id}/signed-urls":    {sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeInvalidExpiry, sdk.CodeNetworkUnavailable},
+	"GET /v1/sandboxes/{id}/ports":           {sdk.CodeNetworkUnavailable},
 	"GET /v1/snapshots/{name}":               {sdk.CodeSnapshotNotFound},
 	"DELETE /v1/snapshots/{name}":            {sdk.CodeSnapshotNotFound},
 	"POST /v1/images/import":                 {sdk.CodeInvalidImageName, sdk.CodeInvalidImage, sdk.CodeNameTaken},
@@ -69,6 +70,9 @@ var routeCodes = map[string][]sdk.Code{
 	"GET /v1/images/{name...}":               {sdk.CodeImageNotFound},
 	"DELETE /v1/images/{name...}":            {sdk.CodeImageNotFound, sdk.CodeImageInUse},
 }
+
+// codesPreview are the codes of the preview routes (every method).
+var codesPreview = []sdk.Code{sdk.CodeInvalidPort, sdk.CodeNetworkUnavailable, sdk.CodePreviewNotFound, sdk.CodePreviewUnauthorized}
 
 // codesOf lists, sorted, the error codes rt can return.
 func codesOf(rt route) []sdk.Code {
@@ -105,6 +109,9 @@ func codesOf(rt route) []sdk.Code {
 	}
 	add(routeCodes[rt.method+" "+rt.pattern]...)
 	add(tenancyCodes(rt)...) // auth.go
+	if strings.HasSuffix(rt.pattern, "/ports/{port}/{path...}") {
+		add(codesPreview...)
+	}
 	slices.Sort(codes)
 	return slices.Compact(codes)
 }

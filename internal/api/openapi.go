@@ -104,7 +104,6 @@ func (s *Server) Document() map[string]any {
 		}
 		paths[docPath][strings.ToLower(rt.method)] = operation(rt, schemas)
 	}
-	schemaOf(reflect.TypeOf(sdk.ErrorResponse{}), schemas)
 	var tagList []any
 	for _, t := range tags {
 		tagList = append(tagList, map[string]any{"name": t.name, "description": t.doc})
@@ -245,14 +244,37 @@ func responses(rt route, schemas map[string]any) map[string]any {
 		}
 		out[strconv.Itoa(rt.otherStatus)] = other
 	}
-	errs := strings.Join(strs(codesOf(rt)), ", ")
+	codes := strs(codesOf(rt))
+	id := operationID(rt)
+	name := strings.ToUpper(id[:1]) + id[1:] + "Error"
+	schemas[name] = errorSchema(codes)
 	for _, status := range []string{"4XX", "5XX"} {
 		out[status] = map[string]any{
-			"description": "an error; error.code is one of " + errs,
-			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorResponse"}}},
+			"description": "an error; error.code is one of " + strings.Join(codes, ", "),
+			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + name}}},
 		}
 	}
 	return out
+}
+
+// errorSchema is the error answer of an operation ({"error": ErrorBody})
+// with error.code limited to its codes, so that a generated client knows
+// which codes each operation returns; one per operation, named after it
+// ("ExecCommandError").
+func errorSchema(codes []string) map[string]any {
+	return map[string]any{
+		"type":     "object",
+		"required": []string{"error"},
+		"properties": map[string]any{"error": map[string]any{
+			"type":     "object",
+			"required": []string{"code", "message"},
+			"properties": map[string]any{
+				"code":    map[string]any{"type": "string", "enum": codes},
+				"message": map[string]any{"type": "string"},
+				"reason":  map[string]any{"type": "string", "description": "INSTANCE_LOST: why the instance ended, if known"},
+			},
+		}},
+	}
 }
 
 func content(v any, schemas map[string]any) map[string]any {

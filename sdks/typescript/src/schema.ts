@@ -1296,6 +1296,33 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ArchiveSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "ARCHIVE_UNAVAILABLE" | "INTERNAL" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STOPPED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        AttachPTYError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        CloseProcessStdinError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         CodeError: {
             /** @enum {string} */
             code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BLOB_NOT_FOUND" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BRIDGE" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UPLOAD_INCOMPLETE" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE";
@@ -1329,6 +1356,15 @@ export interface components {
             lastUsedAt: string;
             pid: number;
         };
+        CreateContextError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         CreateContextRequest: {
             contextIdleSeconds?: number;
             cwd?: string;
@@ -1336,6 +1372,15 @@ export interface components {
                 [key: string]: string;
             };
             language: string;
+        };
+        CreatePTYError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         CreatePTYRequest: {
             cmd?: string[];
@@ -1346,6 +1391,15 @@ export interface components {
             };
             id?: string;
             rows?: number;
+        };
+        CreateSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "NAME_TAKEN" | "NETWORK_FULL" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         CreateSandboxRequest: {
             autoArchiveSeconds?: number;
@@ -1378,6 +1432,15 @@ export interface components {
             ttlSeconds?: number;
             workdir?: string;
         };
+        CreateSessionError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         CreateSessionRequest: {
             cwd?: string;
             env?: {
@@ -1387,10 +1450,82 @@ export interface components {
             shell?: string;
             timeoutSeconds?: number;
         };
+        CreateSnapshotError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_JSON" | "INVALID_SNAPSHOT_NAME" | "MEMORY_UNSUPPORTED" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_EXISTS" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         CreateSnapshotRequest: {
             expiresInSeconds?: number;
             includeMemory?: boolean;
             name: string;
+        };
+        DeleteContextError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DeleteFileError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DeleteImageError: {
+            error: {
+                /** @enum {string} */
+                code: "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DeleteSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DeleteSessionError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DeleteSnapshotError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DownloadTarError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         EgressPolicy: {
             cidrs?: string[];
@@ -1398,14 +1533,20 @@ export interface components {
             /** @enum {string} */
             mode: "allow-all" | "block-all" | "allow-list" | "deny-list";
         };
+        EnsureSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "RUNTIME_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         ErrorBody: {
             /** @enum {string} */
             code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BLOB_NOT_FOUND" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BRIDGE" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UPLOAD_INCOMPLETE" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE";
             message: string;
             reason?: string;
-        };
-        ErrorResponse: {
-            error: components["schemas"]["ErrorBody"];
         };
         Event: {
             message?: string;
@@ -1433,6 +1574,15 @@ export interface components {
             /** @enum {string} */
             type: "event" | "heartbeat" | "error";
         };
+        ExecCommandError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "PROCESS_LIMIT" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         /** @description One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
         ExecEvent: {
             data?: string;
@@ -1445,6 +1595,15 @@ export interface components {
             timedOut?: boolean;
             /** @enum {string} */
             type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
+        };
+        ExecInSessionError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         ExecRequest: {
             cmd?: string[];
@@ -1464,6 +1623,15 @@ export interface components {
             stdout: string;
             timedOut: boolean;
             truncated: boolean;
+        };
+        ExposePortError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "NO_NETWORK" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         ExposePortRequest: {
             port: number;
@@ -1489,6 +1657,150 @@ export interface components {
             memory: boolean;
             note?: string;
         };
+        ForkSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_COUNT" | "INVALID_JSON" | "MEMORY_UNSUPPORTED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetContextError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetHealthError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetImageError: {
+            error: {
+                /** @enum {string} */
+                code: "IMAGE_NOT_FOUND" | "INTERNAL" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetMetricsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetNetworkError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetOpenAPIDocumentError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetPTYError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetParentError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "NO_PARENT" | "PARENT_GONE" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetProcessError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetProcessLogsError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetSandboxLogsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetSandboxStatsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetSessionError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetSnapshotError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         Image: {
             /** Format: date-time */
             createdAt: string;
@@ -1497,6 +1809,150 @@ export interface components {
             name: string;
             sizeBytes: number;
             source: string;
+        };
+        ImportImageError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "NAME_TAKEN" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        KillPTYError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "PTY_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        KillProcessError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListAncestorsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListContextsError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListEventsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListFilesError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListForksError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListImagesError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListPTYsError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListPortsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "NETWORK_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListProcessesError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_TIMEOUT" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_LIMIT" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListSandboxEventsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListSandboxesError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_LABEL" | "INVALID_STATE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListSessionsError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListSnapshotsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         /** @description One line of an NDJSON stream. A stream ends after an event of type end or error. */
         LogLine: {
@@ -1512,10 +1968,28 @@ export interface components {
             /** @enum {string} */
             stream: "stdout" | "stderr";
         };
+        MakeDirectoryError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         MkdirRequest: {
             mode?: string;
             parents?: boolean;
             path: string;
+        };
+        MoveFileError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         MoveRequest: {
             from: string;
@@ -1555,6 +2029,15 @@ export interface components {
             /** @enum {string} */
             type: "resize" | "exit";
         };
+        PauseSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "CHECKPOINT_REFUSED" | "INTERNAL" | "PAUSE_UNSUPPORTED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STARTED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         Port: {
             /** Format: date-time */
             createdAt: string;
@@ -1569,6 +2052,51 @@ export interface components {
             elapsedMs: number;
             port: number;
             status?: number;
+        };
+        PreviewDeleteError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        PreviewGetError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        PreviewPatchError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        PreviewPostError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        PreviewPutError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         Process: {
             cmd: string[];
@@ -1588,13 +2116,67 @@ export interface components {
             stdinOpen: boolean;
             timedOut: boolean;
         };
+        PullImageError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_REF" | "INVALID_JSON" | "REGISTRY_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         PullRequest: {
             name?: string;
             ref: string;
         };
+        ReadFileError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ResizePTYError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "PTY_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         ResizeRequest: {
             cols: number;
             rows: number;
+        };
+        ResumeSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "MEMORY_IMAGE_GONE" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        RunCodeError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_RUN" | "INVALID_TIMEOUT" | "LANGUAGE_NOT_AVAILABLE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        RunCodeInContextError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         RunCodeRequest: {
             code: string;
@@ -1747,9 +2329,36 @@ export interface components {
             timedOut: boolean;
             truncated: boolean;
         };
+        SetEgressError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EGRESS" | "INVALID_JSON" | "NO_NETWORK" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         SignPortRequest: {
             expiresInSeconds?: number;
             port: number;
+        };
+        SignPreviewURLError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        SignalProcessError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         SignalRequest: {
             signal?: string;
@@ -1773,6 +2382,15 @@ export interface components {
             sandbox: string;
             sizeBytes: number;
         };
+        StartProcessError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_TIMEOUT" | "PROCESS_LIMIT" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         StartProcessRequest: {
             cmd?: string[];
             cwd?: string;
@@ -1782,6 +2400,51 @@ export interface components {
             id?: string;
             shell?: string;
             timeoutSeconds?: number;
+        };
+        StartSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "ARCHIVE_UNAVAILABLE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "NETWORK_FULL" | "RUNTIME_UNAVAILABLE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        StatFileError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        StopSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_GRACE" | "INVALID_PARAMETER" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        UnexposePortError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        UpdateSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_CPU" | "INVALID_ENV" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_MEMORY" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "MEMORY_BELOW_USAGE" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         UpdateSandboxRequest: {
             autoArchiveSeconds?: number;
@@ -1801,6 +2464,15 @@ export interface components {
             pidsLimit?: number;
             ttlSeconds?: number;
         };
+        UploadTarError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         WaitForLogRequest: {
             regex?: string;
             /** @enum {string} */
@@ -1816,6 +2488,42 @@ export interface components {
             status?: number;
             timeoutSeconds?: number;
         };
+        WaitForProcessLogError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        WaitForProcessPortError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        WaitProcessError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        WaitSandboxError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_STATE" | "INVALID_TIMEOUT" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "WAIT_TIMEOUT";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         /** @description One line of an NDJSON stream. A stream ends after an event of type error. */
         WatchEvent: {
             error?: components["schemas"]["ErrorBody"];
@@ -1826,6 +2534,33 @@ export interface components {
             time?: string;
             /** @enum {string} */
             type: "ready" | "create" | "write" | "remove" | "rename" | "overflow" | "heartbeat" | "error";
+        };
+        WatchFilesError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        WriteFileError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        WriteProcessStdinError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
     };
     responses: never;
@@ -1862,7 +2597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetHealthError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL */
@@ -1871,7 +2606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetHealthError"];
                 };
             };
         };
@@ -1900,7 +2635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetMetricsError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL */
@@ -1909,7 +2644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetMetricsError"];
                 };
             };
         };
@@ -1946,7 +2681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListEventsError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, UNAUTHORIZED */
@@ -1955,7 +2690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListEventsError"];
                 };
             };
         };
@@ -1984,7 +2719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListImagesError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, UNAUTHORIZED */
@@ -1993,7 +2728,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListImagesError"];
                 };
             };
         };
@@ -2029,7 +2764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ImportImageError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_IMAGE, INVALID_IMAGE_NAME, NAME_TAKEN, UNAUTHORIZED */
@@ -2038,7 +2773,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ImportImageError"];
                 };
             };
         };
@@ -2071,7 +2806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PullImageError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_REF, INVALID_JSON, REGISTRY_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -2080,7 +2815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PullImageError"];
                 };
             };
         };
@@ -2112,7 +2847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetImageError"];
                 };
             };
             /** @description an error; error.code is one of IMAGE_NOT_FOUND, INTERNAL, UNAUTHORIZED */
@@ -2121,7 +2856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetImageError"];
                 };
             };
         };
@@ -2151,7 +2886,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteImageError"];
                 };
             };
             /** @description an error; error.code is one of IMAGE_IN_USE, IMAGE_NOT_FOUND, INTERNAL, UNAUTHORIZED */
@@ -2160,7 +2895,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteImageError"];
                 };
             };
         };
@@ -2191,7 +2926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetOpenAPIDocumentError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL */
@@ -2200,7 +2935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetOpenAPIDocumentError"];
                 };
             };
         };
@@ -2234,7 +2969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListSandboxesError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_LABEL, INVALID_STATE, UNAUTHORIZED */
@@ -2243,7 +2978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListSandboxesError"];
                 };
             };
         };
@@ -2276,7 +3011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreateSandboxError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, NAME_TAKEN, NETWORK_FULL, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -2285,7 +3020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreateSandboxError"];
                 };
             };
         };
@@ -2317,7 +3052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSandboxError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -2326,7 +3061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSandboxError"];
                 };
             };
         };
@@ -2371,7 +3106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["EnsureSandboxError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -2380,7 +3115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["EnsureSandboxError"];
                 };
             };
         };
@@ -2424,7 +3159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteSandboxError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_HAS_FORKS, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -2433,7 +3168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteSandboxError"];
                 };
             };
         };
@@ -2469,7 +3204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["UpdateSandboxError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_CPU, INVALID_ENV, INVALID_JSON, INVALID_LABEL, INVALID_MEMORY, INVALID_PIDS_LIMIT, INVALID_POLICY, MEMORY_BELOW_USAGE, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -2478,7 +3213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["UpdateSandboxError"];
                 };
             };
         };
@@ -2510,7 +3245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListAncestorsError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -2519,7 +3254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListAncestorsError"];
                 };
             };
         };
@@ -2551,7 +3286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ArchiveSandboxError"];
                 };
             };
             /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, INTERNAL, SANDBOX_NOT_FOUND, SANDBOX_NOT_STOPPED, UNAUTHORIZED */
@@ -2560,7 +3295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ArchiveSandboxError"];
                 };
             };
         };
@@ -2592,7 +3327,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListContextsError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -2601,7 +3336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListContextsError"];
                 };
             };
         };
@@ -2637,7 +3372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreateContextError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, LANGUAGE_NOT_AVAILABLE, LANGUAGE_STATELESS_ONLY, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
@@ -2646,7 +3381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreateContextError"];
                 };
             };
         };
@@ -2680,7 +3415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetContextError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -2689,7 +3424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetContextError"];
                 };
             };
         };
@@ -2721,7 +3456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteContextError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -2730,7 +3465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteContextError"];
                 };
             };
         };
@@ -2772,7 +3507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["RunCodeInContextError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -2781,7 +3516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["RunCodeInContextError"];
                 };
             };
         };
@@ -2817,7 +3552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["SetEgressError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EGRESS, INVALID_JSON, NO_NETWORK, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -2826,7 +3561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["SetEgressError"];
                 };
             };
         };
@@ -2866,7 +3601,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListSandboxEventsError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -2875,7 +3610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListSandboxEventsError"];
                 };
             };
         };
@@ -2915,7 +3650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ExecCommandError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_PARAMETER, INVALID_TIMEOUT, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -2924,7 +3659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ExecCommandError"];
                 };
             };
         };
@@ -2959,7 +3694,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ReadFileError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -2968,7 +3703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ReadFileError"];
                 };
             };
         };
@@ -3011,7 +3746,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WriteFileError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -3020,7 +3755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WriteFileError"];
                 };
             };
         };
@@ -3055,7 +3790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteFileError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -3064,7 +3799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteFileError"];
                 };
             };
         };
@@ -3101,7 +3836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListFilesError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -3110,7 +3845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListFilesError"];
                 };
             };
         };
@@ -3146,7 +3881,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["MakeDirectoryError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -3155,7 +3890,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["MakeDirectoryError"];
                 };
             };
         };
@@ -3191,7 +3926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["MoveFileError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -3200,7 +3935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["MoveFileError"];
                 };
             };
         };
@@ -3235,7 +3970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["StatFileError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -3244,7 +3979,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["StatFileError"];
                 };
             };
         };
@@ -3279,7 +4014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DownloadTarError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -3288,7 +4023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DownloadTarError"];
                 };
             };
         };
@@ -3329,7 +4064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["UploadTarError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -3338,7 +4073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["UploadTarError"];
                 };
             };
         };
@@ -3374,7 +4109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ForkSandboxError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_COUNT, INVALID_JSON, MEMORY_UNSUPPORTED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -3383,7 +4118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ForkSandboxError"];
                 };
             };
         };
@@ -3415,7 +4150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListForksError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -3424,7 +4159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListForksError"];
                 };
             };
         };
@@ -3459,7 +4194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSandboxLogsError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -3468,7 +4203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSandboxLogsError"];
                 };
             };
         };
@@ -3500,7 +4235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetNetworkError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -3509,7 +4244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetNetworkError"];
                 };
             };
         };
@@ -3541,7 +4276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetParentError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, NO_PARENT, PARENT_GONE, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -3550,7 +4285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetParentError"];
                 };
             };
         };
@@ -3582,7 +4317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PauseSandboxError"];
                 };
             };
             /** @description an error; error.code is one of CHECKPOINT_REFUSED, INTERNAL, PAUSE_UNSUPPORTED, SANDBOX_NOT_FOUND, SANDBOX_NOT_STARTED, UNAUTHORIZED */
@@ -3591,7 +4326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PauseSandboxError"];
                 };
             };
         };
@@ -3617,22 +4352,22 @@ export interface operations {
                     "application/json": components["schemas"]["Port"][];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, NETWORK_UNAVAILABLE, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListPortsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, NETWORK_UNAVAILABLE, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListPortsError"];
                 };
             };
         };
@@ -3677,7 +4412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ExposePortError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_PORT, NETWORK_UNAVAILABLE, NO_NETWORK, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -3686,7 +4421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ExposePortError"];
                 };
             };
         };
@@ -3718,7 +4453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["UnexposePortError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_PORT, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -3727,7 +4462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["UnexposePortError"];
                 };
             };
         };
@@ -3764,22 +4499,22 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewGetError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewGetError"];
                 };
             };
         };
@@ -3816,22 +4551,22 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewPutError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewPutError"];
                 };
             };
         };
@@ -3868,22 +4603,22 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewPostError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewPostError"];
                 };
             };
         };
@@ -3920,22 +4655,22 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewDeleteError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewDeleteError"];
                 };
             };
         };
@@ -3972,22 +4707,22 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewPatchError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["PreviewPatchError"];
                 };
             };
         };
@@ -4019,7 +4754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListProcessesError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_TIMEOUT, NOT_IN_CURRENT_INSTANCE, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED */
@@ -4028,7 +4763,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListProcessesError"];
                 };
             };
         };
@@ -4064,7 +4799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["StartProcessError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_TIMEOUT, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -4073,7 +4808,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["StartProcessError"];
                 };
             };
         };
@@ -4107,7 +4842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetProcessError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -4116,7 +4851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetProcessError"];
                 };
             };
         };
@@ -4148,7 +4883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["KillProcessError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -4157,7 +4892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["KillProcessError"];
                 };
             };
         };
@@ -4196,7 +4931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetProcessLogsError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
@@ -4205,7 +4940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetProcessLogsError"];
                 };
             };
         };
@@ -4243,7 +4978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["SignalProcessError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -4252,7 +4987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["SignalProcessError"];
                 };
             };
         };
@@ -4288,7 +5023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WriteProcessStdinError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -4297,7 +5032,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WriteProcessStdinError"];
                 };
             };
         };
@@ -4329,7 +5064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CloseProcessStdinError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -4338,7 +5073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CloseProcessStdinError"];
                 };
             };
         };
@@ -4375,7 +5110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WaitProcessError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -4384,7 +5119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WaitProcessError"];
                 };
             };
         };
@@ -4422,7 +5157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WaitForProcessLogError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -4431,7 +5166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WaitForProcessLogError"];
                 };
             };
         };
@@ -4469,7 +5204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WaitForProcessPortError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -4478,7 +5213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WaitForProcessPortError"];
                 };
             };
         };
@@ -4510,7 +5245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListPTYsError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -4519,7 +5254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListPTYsError"];
                 };
             };
         };
@@ -4555,7 +5290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreatePTYError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -4564,7 +5299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreatePTYError"];
                 };
             };
         };
@@ -4598,7 +5333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetPTYError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -4607,7 +5342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetPTYError"];
                 };
             };
         };
@@ -4639,7 +5374,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["KillPTYError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -4648,7 +5383,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["KillPTYError"];
                 };
             };
         };
@@ -4683,7 +5418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["AttachPTYError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
@@ -4692,7 +5427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["AttachPTYError"];
                 };
             };
         };
@@ -4730,7 +5465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ResizePTYError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -4739,7 +5474,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ResizePTYError"];
                 };
             };
         };
@@ -4771,7 +5506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ResumeSandboxError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, MEMORY_IMAGE_GONE, SANDBOX_NOT_FOUND, SANDBOX_NOT_PAUSED, UNAUTHORIZED */
@@ -4780,7 +5515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ResumeSandboxError"];
                 };
             };
         };
@@ -4820,7 +5555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["RunCodeError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, INVALID_PARAMETER, INVALID_RUN, INVALID_TIMEOUT, LANGUAGE_NOT_AVAILABLE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
@@ -4829,7 +5564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["RunCodeError"];
                 };
             };
         };
@@ -4861,7 +5596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListSessionsError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
@@ -4870,7 +5605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListSessionsError"];
                 };
             };
         };
@@ -4906,7 +5641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreateSessionError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -4915,7 +5650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreateSessionError"];
                 };
             };
         };
@@ -4949,7 +5684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSessionError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
@@ -4958,7 +5693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSessionError"];
                 };
             };
         };
@@ -4990,7 +5725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteSessionError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
@@ -4999,7 +5734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteSessionError"];
                 };
             };
         };
@@ -5041,7 +5776,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ExecInSessionError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -5050,7 +5785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ExecInSessionError"];
                 };
             };
         };
@@ -5086,7 +5821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["SignPreviewURLError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, INVALID_PORT, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -5095,7 +5830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["SignPreviewURLError"];
                 };
             };
         };
@@ -5131,7 +5866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreateSnapshotError"];
                 };
             };
             /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_JSON, INVALID_SNAPSHOT_NAME, MEMORY_UNSUPPORTED, SANDBOX_NOT_FOUND, SNAPSHOT_EXISTS, UNAUTHORIZED, UNKNOWN_FIELD */
@@ -5140,7 +5875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["CreateSnapshotError"];
                 };
             };
         };
@@ -5172,7 +5907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["StartSandboxError"];
                 };
             };
             /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, IMAGE_NOT_FOUND, INTERNAL, NETWORK_FULL, RUNTIME_UNAVAILABLE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, UNAUTHORIZED */
@@ -5181,7 +5916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["StartSandboxError"];
                 };
             };
         };
@@ -5213,7 +5948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSandboxStatsError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -5222,7 +5957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSandboxStatsError"];
                 };
             };
         };
@@ -5259,7 +5994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["StopSandboxError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_GRACE, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, UNAUTHORIZED */
@@ -5268,7 +6003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["StopSandboxError"];
                 };
             };
         };
@@ -5305,7 +6040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WaitSandboxError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_STATE, INVALID_TIMEOUT, SANDBOX_NOT_FOUND, UNAUTHORIZED, WAIT_TIMEOUT */
@@ -5314,7 +6049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WaitSandboxError"];
                 };
             };
         };
@@ -5355,7 +6090,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WatchFilesError"];
                 };
             };
             /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
@@ -5364,7 +6099,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["WatchFilesError"];
                 };
             };
         };
@@ -5393,7 +6128,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListSnapshotsError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, UNAUTHORIZED */
@@ -5402,7 +6137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ListSnapshotsError"];
                 };
             };
         };
@@ -5434,7 +6169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSnapshotError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
@@ -5443,7 +6178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["GetSnapshotError"];
                 };
             };
         };
@@ -5473,7 +6208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteSnapshotError"];
                 };
             };
             /** @description an error; error.code is one of INTERNAL, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
@@ -5482,7 +6217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["DeleteSnapshotError"];
                 };
             };
         };

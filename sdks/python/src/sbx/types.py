@@ -3,6 +3,18 @@
 from typing import Any, Dict, List, Literal, NotRequired, TypedDict
 
 
+class ArchiveSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class AttachPTYError(TypedDict):
+    error: Dict[str, Any]
+
+
+class CloseProcessStdinError(TypedDict):
+    error: Dict[str, Any]
+
+
 class CodeError(TypedDict):
     code: NotRequired[Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BLOB_NOT_FOUND", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BRIDGE", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_CPU", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PID", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_WORKDIR", "IS_A_DIRECTORY", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUNTIME_UNAVAILABLE", "RUN_CANCELLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOTS_UNSUPPORTED", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UPLOAD_INCOMPLETE", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE"]]
     message: NotRequired[str]
@@ -26,11 +38,19 @@ class Context(TypedDict):
     pid: int
 
 
+class CreateContextError(TypedDict):
+    error: Dict[str, Any]
+
+
 class CreateContextRequest(TypedDict):
     contextIdleSeconds: NotRequired[int]
     cwd: NotRequired[str]
     env: NotRequired[Dict[str, str]]
     language: str
+
+
+class CreatePTYError(TypedDict):
+    error: Dict[str, Any]
 
 
 class CreatePTYRequest(TypedDict):
@@ -42,7 +62,15 @@ class CreatePTYRequest(TypedDict):
     rows: NotRequired[int]
 
 
+class CreateSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
 CreateSandboxRequest = TypedDict("CreateSandboxRequest", {"autoArchiveSeconds": NotRequired[int], "autoDeleteSeconds": NotRequired[int], "autoPauseSeconds": NotRequired[int], "autoStopSeconds": NotRequired[int], "class": NotRequired[Literal["container", "gvisor"]], "cpu": NotRequired[float], "diskMiB": NotRequired[int], "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": NotRequired[bool], "image": NotRequired[str], "keepAlive": NotRequired[bool], "labels": NotRequired[Dict[str, str]], "memoryMiB": NotRequired[int], "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "pidsLimit": NotRequired[int], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "ttlSeconds": NotRequired[int], "workdir": NotRequired[str]})
+
+
+class CreateSessionError(TypedDict):
+    error: Dict[str, Any]
 
 
 class CreateSessionRequest(TypedDict):
@@ -53,10 +81,42 @@ class CreateSessionRequest(TypedDict):
     timeoutSeconds: NotRequired[float]
 
 
+class CreateSnapshotError(TypedDict):
+    error: Dict[str, Any]
+
+
 class CreateSnapshotRequest(TypedDict):
     expiresInSeconds: NotRequired[int]
     includeMemory: NotRequired[bool]
     name: str
+
+
+class DeleteContextError(TypedDict):
+    error: Dict[str, Any]
+
+
+class DeleteFileError(TypedDict):
+    error: Dict[str, Any]
+
+
+class DeleteImageError(TypedDict):
+    error: Dict[str, Any]
+
+
+class DeleteSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class DeleteSessionError(TypedDict):
+    error: Dict[str, Any]
+
+
+class DeleteSnapshotError(TypedDict):
+    error: Dict[str, Any]
+
+
+class DownloadTarError(TypedDict):
+    error: Dict[str, Any]
 
 
 class EgressPolicy(TypedDict):
@@ -65,14 +125,14 @@ class EgressPolicy(TypedDict):
     mode: Literal["allow-all", "block-all", "allow-list", "deny-list"]
 
 
+class EnsureSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
 class ErrorBody(TypedDict):
     code: Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BLOB_NOT_FOUND", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BRIDGE", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_CPU", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PID", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_WORKDIR", "IS_A_DIRECTORY", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUNTIME_UNAVAILABLE", "RUN_CANCELLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOTS_UNSUPPORTED", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UPLOAD_INCOMPLETE", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE"]
     message: str
     reason: NotRequired[str]
-
-
-class ErrorResponse(TypedDict):
-    error: "ErrorBody"
 
 
 class Event(TypedDict):
@@ -98,6 +158,10 @@ class EventLine(TypedDict):
     type: Literal["event", "heartbeat", "error"]
 
 
+class ExecCommandError(TypedDict):
+    error: Dict[str, Any]
+
+
 class ExecEvent(TypedDict):
     "One line of an NDJSON stream. A stream ends after an event of type exit or end or error."
     data: NotRequired[str]
@@ -109,6 +173,10 @@ class ExecEvent(TypedDict):
     signal: NotRequired[str]
     timedOut: NotRequired[bool]
     type: Literal["start", "stdout", "stderr", "exit", "end", "heartbeat", "error"]
+
+
+class ExecInSessionError(TypedDict):
+    error: Dict[str, Any]
 
 
 class ExecRequest(TypedDict):
@@ -128,6 +196,10 @@ class ExecResult(TypedDict):
     stdout: str
     timedOut: bool
     truncated: bool
+
+
+class ExposePortError(TypedDict):
+    error: Dict[str, Any]
 
 
 class ExposePortRequest(TypedDict):
@@ -156,6 +228,70 @@ class ForkResult(TypedDict):
     note: NotRequired[str]
 
 
+class ForkSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetContextError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetHealthError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetImageError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetMetricsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetNetworkError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetOpenAPIDocumentError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetPTYError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetParentError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetProcessError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetProcessLogsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetSandboxLogsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetSandboxStatsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetSessionError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetSnapshotError(TypedDict):
+    error: Dict[str, Any]
+
+
 class Image(TypedDict):
     createdAt: str
     id: str
@@ -163,6 +299,70 @@ class Image(TypedDict):
     name: str
     sizeBytes: int
     source: str
+
+
+class ImportImageError(TypedDict):
+    error: Dict[str, Any]
+
+
+class KillPTYError(TypedDict):
+    error: Dict[str, Any]
+
+
+class KillProcessError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListAncestorsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListContextsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListEventsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListFilesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListForksError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListImagesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListPTYsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListPortsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListProcessesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListSandboxEventsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListSandboxesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListSessionsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListSnapshotsError(TypedDict):
+    error: Dict[str, Any]
 
 
 class LogLine(TypedDict):
@@ -179,10 +379,18 @@ class LogMatch(TypedDict):
     stream: Literal["stdout", "stderr"]
 
 
+class MakeDirectoryError(TypedDict):
+    error: Dict[str, Any]
+
+
 class MkdirRequest(TypedDict):
     mode: NotRequired[str]
     parents: NotRequired[bool]
     path: str
+
+
+class MoveFileError(TypedDict):
+    error: Dict[str, Any]
 
 
 MoveRequest = TypedDict("MoveRequest", {"from": str, "overwrite": NotRequired[bool], "to": str})
@@ -219,6 +427,10 @@ class PTYControl(TypedDict):
     type: Literal["resize", "exit"]
 
 
+class PauseSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
 class Port(TypedDict):
     createdAt: str
     hostUrl: NotRequired[str]
@@ -233,6 +445,26 @@ class PortReady(TypedDict):
     elapsedMs: int
     port: int
     status: NotRequired[int]
+
+
+class PreviewDeleteError(TypedDict):
+    error: Dict[str, Any]
+
+
+class PreviewGetError(TypedDict):
+    error: Dict[str, Any]
+
+
+class PreviewPatchError(TypedDict):
+    error: Dict[str, Any]
+
+
+class PreviewPostError(TypedDict):
+    error: Dict[str, Any]
+
+
+class PreviewPutError(TypedDict):
+    error: Dict[str, Any]
 
 
 class Process(TypedDict):
@@ -251,14 +483,38 @@ class Process(TypedDict):
     timedOut: bool
 
 
+class PullImageError(TypedDict):
+    error: Dict[str, Any]
+
+
 class PullRequest(TypedDict):
     name: NotRequired[str]
     ref: str
 
 
+class ReadFileError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ResizePTYError(TypedDict):
+    error: Dict[str, Any]
+
+
 class ResizeRequest(TypedDict):
     cols: int
     rows: int
+
+
+class ResumeSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class RunCodeError(TypedDict):
+    error: Dict[str, Any]
+
+
+class RunCodeInContextError(TypedDict):
+    error: Dict[str, Any]
 
 
 class RunCodeRequest(TypedDict):
@@ -360,9 +616,21 @@ class SessionExecResult(TypedDict):
     truncated: bool
 
 
+class SetEgressError(TypedDict):
+    error: Dict[str, Any]
+
+
 class SignPortRequest(TypedDict):
     expiresInSeconds: NotRequired[int]
     port: int
+
+
+class SignPreviewURLError(TypedDict):
+    error: Dict[str, Any]
+
+
+class SignalProcessError(TypedDict):
+    error: Dict[str, Any]
 
 
 class SignalRequest(TypedDict):
@@ -377,6 +645,10 @@ class SignedURL(TypedDict):
 Snapshot = TypedDict("Snapshot", {"class": Literal["container", "gvisor"], "createdAt": str, "expiresAt": NotRequired[str], "expiresInSeconds": int, "image": str, "memory": bool, "name": str, "sandbox": str, "sizeBytes": int})
 
 
+class StartProcessError(TypedDict):
+    error: Dict[str, Any]
+
+
 class StartProcessRequest(TypedDict):
     cmd: NotRequired[List[str]]
     cwd: NotRequired[str]
@@ -384,6 +656,26 @@ class StartProcessRequest(TypedDict):
     id: NotRequired[str]
     shell: NotRequired[str]
     timeoutSeconds: NotRequired[float]
+
+
+class StartSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class StatFileError(TypedDict):
+    error: Dict[str, Any]
+
+
+class StopSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class UnexposePortError(TypedDict):
+    error: Dict[str, Any]
+
+
+class UpdateSandboxError(TypedDict):
+    error: Dict[str, Any]
 
 
 class UpdateSandboxRequest(TypedDict):
@@ -401,6 +693,10 @@ class UpdateSandboxRequest(TypedDict):
     ttlSeconds: NotRequired[int]
 
 
+class UploadTarError(TypedDict):
+    error: Dict[str, Any]
+
+
 class WaitForLogRequest(TypedDict):
     regex: NotRequired[str]
     stream: NotRequired[Literal["stdout", "stderr"]]
@@ -416,6 +712,22 @@ class WaitForPortRequest(TypedDict):
     timeoutSeconds: NotRequired[float]
 
 
+class WaitForProcessLogError(TypedDict):
+    error: Dict[str, Any]
+
+
+class WaitForProcessPortError(TypedDict):
+    error: Dict[str, Any]
+
+
+class WaitProcessError(TypedDict):
+    error: Dict[str, Any]
+
+
+class WaitSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
 class WatchEvent(TypedDict):
     "One line of an NDJSON stream. A stream ends after an event of type error."
     error: NotRequired["ErrorBody"]
@@ -424,3 +736,15 @@ class WatchEvent(TypedDict):
     path: NotRequired[str]
     time: NotRequired[str]
     type: Literal["ready", "create", "write", "remove", "rename", "overflow", "heartbeat", "error"]
+
+
+class WatchFilesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class WriteFileError(TypedDict):
+    error: Dict[str, Any]
+
+
+class WriteProcessStdinError(TypedDict):
+    error: Dict[str, Any]
