@@ -112,7 +112,8 @@ func New(sandboxes Sandboxes, keys auth.Authenticator, cfg Config) *Server {
 // ServeHTTP routes /e2b/sandbox/… by the E2b-Sandbox-Port header and
 // everything else under /e2b/ to the control plane.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if rest, ok := strings.CutPrefix(r.URL.Path, strings.TrimSuffix(SandboxPrefix, "/")); ok {
+	sandboxRoot := strings.TrimSuffix(SandboxPrefix, "/")
+	if rest, ok := strings.CutPrefix(r.URL.Path, sandboxRoot); ok && (rest == "" || rest[0] == '/') {
 		s.serveSandbox(w, r, r.Header.Get("E2b-Sandbox-Id"), r.Header.Get("E2b-Sandbox-Port"), rest)
 		return
 	}
