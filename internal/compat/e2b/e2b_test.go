@@ -40,7 +40,9 @@ func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest
 	return sb, nil
 }
 
-func (f *fakeSandboxes) List(context.Context, store.Filter) ([]*store.Sandbox, error) { return f.boxes, nil }
+func (f *fakeSandboxes) List(context.Context, store.Filter) ([]*store.Sandbox, error) {
+	return f.boxes, nil
+}
 
 func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error) {
 	for _, sb := range f.boxes {
