@@ -120,6 +120,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serveAPI(w, r, strings.TrimPrefix(r.URL.Path, strings.TrimSuffix(Prefix, "/")))
 }
 
+// Surface is where the E2B layer is served: sbx's API server.
+type Surface interface {
+	Mount(prefix string, h http.Handler)
+	MountHost(h func(http.ResponseWriter, *http.Request) bool)
+}
+
+// Attach serves s on the API server: everything under Prefix, and the
+// host names {49983|49999}-{sandbox}.{Config.Domain} ahead of sbx's own
+// previews.
+func (s *Server) Attach(api Surface) {
+	api.Mount(Prefix, s)
+	api.MountHost(func(w http.ResponseWriter, r *http.Request) bool { return s.ServeHost(w, r, s.cfg.Domain) })
+}
+
 // ServeHost serves a request to {port}-{sandboxID}.{domain} (the SDK's URL
 // without E2B_SANDBOX_URL) and reports whether host was such a name for an
 // E2B port; the daemon asks it before its own previews.

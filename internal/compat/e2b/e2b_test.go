@@ -250,3 +250,29 @@ func TestEntryInfoAndPaths(t *testing.T) {
 		t.Error("relativeTo")
 	}
 }
+
+// TestHostRouting: {port}-{sandbox}.{domain} reaches envd (here: refused for
+// the missing token, so it was routed) and the code interpreter; other
+// ports and hosts are left to sbx's previews.
+func TestHostRouting(t *testing.T) {
+	s := newTestServer(&fakeSandboxes{})
+	for host, want := range map[string]bool{
+		"49983-sbx-abc.e2b.test":      true,
+		"49999-sbx-abc.e2b.test:8443": true,
+		"8080-sbx-abc.e2b.test":       false,
+		"49983-sbx-abc.other.test":    false,
+		"e2b.test":                    false,
+	} {
+		r := httptest.NewRequest("GET", "/health", nil)
+		r.Host = host
+		w := httptest.NewRecorder()
+		if got := s.ServeHost(w, r, "e2b.test"); got != want {
+			t.Errorf("%s: served %v, want %v", host, got, want)
+		} else if got && w.Code != http.StatusUnauthorized {
+			t.Errorf("%s: %d, want 401 without an access token", host, w.Code)
+		}
+	}
+	if s.ServeHost(httptest.NewRecorder(), httptest.NewRequest("GET", "http://49983-x.e2b.test/", nil), "") {
+		t.Error("served a host without a configured domain")
+	}
+}
