@@ -115,6 +115,17 @@ try {
   ok('Sandbox.connect')
   assert.equal(await sbx.isRunning(), true)
   ok('isRunning')
+
+  // Pause and resume (connect resumes a paused sandbox).
+  await sbx.files.write('/tmp/kept.txt', 'kept')
+  assert.equal(await sbx.pause(), true)
+  assert.equal((await Base.getInfo(sbx.sandboxId)).state, 'paused')
+  assert.equal(await Base.pause(sbx.sandboxId), false)
+  ok('pause (true; false when already paused) + getInfo state paused')
+  const resumed = await Base.connect(sbx.sandboxId)
+  assert.equal((await Base.getInfo(sbx.sandboxId)).state, 'running')
+  assert.equal(await resumed.files.read('/tmp/kept.txt'), 'kept')
+  ok('connect resumes a paused sandbox')
 } finally {
   assert.equal(await sbx.kill(), true)
   ok('kill')
