@@ -28,13 +28,22 @@ func requireE2BSDK(t *testing.T) {
 	}
 }
 
-// TestE2BSDK runs integration/testdata/e2b/flow.mjs, written with E2B's
-// official SDKs, against a real daemon on the python image: every SDK call
-// it makes asserts its result.
-func TestE2BSDK(t *testing.T) {
+// TestE2B shares one daemon with the python image (importing it is most
+// of the time) between the E2B SDK flow, E2B's bad input and sbx's own
+// exec as another user.
+func TestE2B(t *testing.T) {
 	requireE2BSDK(t)
 	d := startDaemon(t)
 	importPython(t, d)
+	t.Run("ExecAsUser", func(t *testing.T) { testExecAsUser(t, d) })
+	t.Run("BadInput", func(t *testing.T) { testE2BBadInput(t, d) })
+	t.Run("SDKFlow", func(t *testing.T) { testE2BSDKFlow(t, d) })
+}
+
+// testE2BSDKFlow runs integration/testdata/e2b/flow.mjs, written with E2B's
+// official SDKs, against the daemon: every SDK call it makes asserts its
+// result.
+func testE2BSDKFlow(t *testing.T, d *daemon) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -60,10 +69,8 @@ func TestE2BSDK(t *testing.T) {
 	})
 }
 
-// TestE2BBadInput: malformed requests get 4xx in E2B's formats, never 500.
-func TestE2BBadInput(t *testing.T) {
-	d := startDaemon(t)
-	importPython(t, d)
+// testE2BBadInput: malformed requests get 4xx in E2B's formats, never 500.
+func testE2BBadInput(t *testing.T, d *daemon) {
 	do := func(method, path string, hdr map[string]string, body string) (int, string) {
 		req, _ := http.NewRequest(method, d.baseURL()+path, strings.NewReader(body))
 		for k, v := range hdr {
@@ -102,7 +109,7 @@ func TestE2BBadInput(t *testing.T) {
 	}
 	var created struct{ SandboxID, EnvdAccessToken string }
 	json.Unmarshal([]byte(body), &created)
-	d.created[created.SandboxID] = true
+	defer d.client.DeleteSandbox(context.Background(), created.SandboxID, true)
 	rpc["E2b-Sandbox-Id"], rpc["X-Access-Token"] = created.SandboxID, created.EnvdAccessToken
 	if code, body := do("POST", "/e2b/sandbox/filesystem.Filesystem/Stat", rpc, `{"path":`); code != 400 || !strings.Contains(body, "invalid_argument") {
 		t.Errorf("malformed RPC: %d %s", code, body)
@@ -116,12 +123,12 @@ func TestE2BBadInput(t *testing.T) {
 	}
 }
 
-// TestExecAsUser: sbx's own exec and processes run as another account of
-// the sandbox with the user field; an unknown user is 400 UNKNOWN_USER.
-func TestExecAsUser(t *testing.T) {
-	d := startDaemon(t)
-	importPython(t, d)
+// testExecAsUser: sbx's own exec, processes and sessions run as another
+// account of the sandbox with the user field; an unknown user is 400
+// UNKNOWN_USER.
+func testExecAsUser(t *testing.T, d *daemon) {
 	sb := d.create(sdk.CreateSandboxRequest{Image: "python"})
+	defer d.client.DeleteSandbox(context.Background(), sb.ID, true)
 	ctx := context.Background()
 	res, err := d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "id -un; id -u; id -g; echo $HOME", User: "user"})
 	if err != nil || res.Stdout != "user\n1000\n1000\n/home/user\n" {
@@ -134,6 +141,23 @@ func TestExecAsUser(t *testing.T) {
 	res, err = d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "touch /root/x", User: "user"})
 	if err != nil || res.ExitCode == 0 {
 		t.Fatalf("user could write /root: %+v %v", res, err)
+	}
+	sess, err := d.client.CreateSession(ctx, sb.ID, sdk.CreateSessionRequest{User: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := d.client.SessionExec(ctx, sb.ID, sess.ID, sdk.SessionExecRequest{Command: "id -un; echo $HOME"}); err != nil || r.Stdout != "user\n/home/user\n" {
+		t.Fatalf("session as user: %+v %v", r, err)
+	}
+	proc, err := d.client.StartProcess(ctx, sb.ID, sdk.StartProcessRequest{Shell: "id -u > /tmp/uid", User: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := d.client.WaitProcess(ctx, sb.ID, proc.ID, time.Minute); err != nil || p.ExitCode == nil || *p.ExitCode != 0 {
+		t.Fatalf("process as user: %+v %v", p, err)
+	}
+	if res, err = d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "cat /tmp/uid; stat -c %u /tmp/uid"}); err != nil || res.Stdout != "1000\n1000\n" {
+		t.Fatalf("process as user wrote %+v %v", res, err)
 	}
 	_, err = d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "true", User: "nobody-here"})
 	if ae, ok := err.(*sdk.APIError); !ok || ae.StatusCode != 400 || ae.Code != sdk.CodeUnknownUser {
