@@ -38,6 +38,10 @@ try {
   assert.equal(r.stdout, 'hi there\n/tmp\n')
   ok('commands.run envs + cwd')
 
+  r = await sbx.commands.run('whoami', { user: 'root' })
+  assert.equal(r.stdout, 'root\n')
+  ok('commands.run user root')
+
   const outs = [], errs = []
   r = await sbx.commands.run('for i in 1 2 3; do echo out$i; echo err$i >&2; done', { onStdout: (d) => outs.push(d), onStderr: (d) => errs.push(d) })
   assert.equal(outs.join(''), 'out1\nout2\nout3\n')
@@ -67,8 +71,11 @@ try {
   assert.equal(info.path, '/home/user/notes/a.txt')
   assert.equal(await sbx.files.read('notes/a.txt'), 'first line\n')
   ok('files.write + files.read (relative to /home/user)')
+  r = await sbx.commands.run('echo more >> notes/a.txt && touch notes/b.txt && stat -c %U notes notes/a.txt')
+  assert.equal(r.stdout, 'user\nuser\n')
+  ok('files written through the SDK belong to the user')
   const bytes = await sbx.files.read('/home/user/notes/a.txt', { format: 'bytes' })
-  assert.equal(Buffer.from(bytes).toString(), 'first line\n')
+  assert.equal(Buffer.from(bytes).toString(), 'first line\nmore\n')
   ok('files.read bytes')
   await sbx.files.write('/tmp/octet.bin', 'streamed body', { useOctetStream: true })
   assert.equal(await sbx.files.read('/tmp/octet.bin'), 'streamed body')
