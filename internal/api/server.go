@@ -41,9 +41,10 @@ type Server struct {
 
 	createOnTouch bool // touch.go
 
-	tenancy *Tenancy  // keys, teams, rate limits, audit (auth.go)
-	ssh     *sshState // sshaccess.go; nil without the SSH gateway
-	storage *Storage  // volumes and backups; nil without (volumes.go)
+	tenancy      *Tenancy                                        // keys, teams, rate limits, audit (auth.go)
+	ssh          *sshState                                       // sshaccess.go; nil without the SSH gateway
+	storage      *Storage                                        // volumes and backups; nil without (volumes.go)
+	hostHandlers []func(http.ResponseWriter, *http.Request) bool // MountHost
 }
 
 // New returns the API over the given managers. Every /v1 request must carry
@@ -82,6 +83,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, errdefs.Internal(nil, "panic: %v", p))
 		}
 	}()
+	for _, h := range s.hostHandlers { // MountHost: compat layers' host names first
+		if h(w, r) {
+			return
+		}
+	}
 	if s.servePreviewHost(w, r) { // http://{port}-{sandbox}.{preview-domain}/
 		return
 	}
@@ -101,6 +107,13 @@ func (s *Server) principal(r *http.Request) (auth.Principal, error) {
 // API's access log and panic recovery: compatibility layers and other
 // surfaces sit beside the API on the same listener. h authenticates itself.
 func (s *Server) Mount(prefix string, h http.Handler) { s.mux.Handle(prefix, h) }
+
+// MountHost lets h answer a request by its host name before the previews
+// and the API do (E2B's {port}-{sandbox}.{domain}); h reports whether it
+// answered. Like Mount, behind the access log and panic recovery.
+func (s *Server) MountHost(h func(http.ResponseWriter, *http.Request) bool) {
+	s.hostHandlers = append(s.hostHandlers, h)
+}
 
 // handler is an API handler: it writes its answer, or returns the error to
 // answer with (writeError). Once it has written, it returns nil.

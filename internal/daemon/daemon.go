@@ -210,7 +210,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
-	handler.Mount(e2b.Prefix, e2b.New(mgr, auth.AdminToken(token), e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}))
+	e2b.New(mgr, auth.AdminToken(token), e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}).Attach(handler)
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	mountDaytona(cfg, handler, mgr, images, previews, auth.AdminToken(token))              // daytona.go
 	if err := startSSH(ctx, cfg, st, mgr, handler); err != nil {                           // ssh.go

@@ -19,8 +19,8 @@ import (
 type agentCall struct {
 	method, path string
 	query        url.Values
-	body         any       // JSON-encoded unless it is an io.Reader
-	contentType  string    // of a raw body
+	body         any    // JSON-encoded unless it is an io.Reader
+	contentType  string // of a raw body
 }
 
 // do sends c to the agent of the context's sandbox and returns the response

@@ -112,11 +112,26 @@ func New(sandboxes Sandboxes, keys auth.Authenticator, cfg Config) *Server {
 // ServeHTTP routes /e2b/sandbox/… by the E2b-Sandbox-Port header and
 // everything else under /e2b/ to the control plane.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if rest, ok := strings.CutPrefix(r.URL.Path, strings.TrimSuffix(SandboxPrefix, "/")); ok {
+	sandboxRoot := strings.TrimSuffix(SandboxPrefix, "/")
+	if rest, ok := strings.CutPrefix(r.URL.Path, sandboxRoot); ok && (rest == "" || rest[0] == '/') {
 		s.serveSandbox(w, r, r.Header.Get("E2b-Sandbox-Id"), r.Header.Get("E2b-Sandbox-Port"), rest)
 		return
 	}
 	s.serveAPI(w, r, strings.TrimPrefix(r.URL.Path, strings.TrimSuffix(Prefix, "/")))
+}
+
+// Surface is where the E2B layer is served: sbx's API server.
+type Surface interface {
+	Mount(prefix string, h http.Handler)
+	MountHost(h func(http.ResponseWriter, *http.Request) bool)
+}
+
+// Attach serves s on the API server: everything under Prefix, and the
+// host names {49983|49999}-{sandbox}.{Config.Domain} ahead of sbx's own
+// previews.
+func (s *Server) Attach(api Surface) {
+	api.Mount(Prefix, s)
+	api.MountHost(func(w http.ResponseWriter, r *http.Request) bool { return s.ServeHost(w, r, s.cfg.Domain) })
 }
 
 // ServeHost serves a request to {port}-{sandboxID}.{domain} (the SDK's URL

@@ -110,9 +110,11 @@ func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
 			return errdefs.Invalid(sdk.CodeInvalidParameter, "no path: give ?path= or a file name in the form")
 		}
 		p = absPath(p, user)
+		s.prepareWrite(r.Context(), user, p) // owner.go
 		if err := s.doJSON(r.Context(), agentCall{method: "PUT", path: "/files", query: url.Values{"path": {p}}, body: body, contentType: "application/octet-stream"}, nil); err != nil {
 			return err
 		}
+		s.handOver(r.Context(), user, p)
 		written = append(written, entryJSON{Path: p, Name: path.Base(p), Type: "file"})
 		return nil
 	}

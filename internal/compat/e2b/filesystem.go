@@ -49,9 +49,12 @@ func (f *filesystemService) MakeDir(ctx context.Context, req *connect.Request[fi
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%s exists and is not a directory", p))
 	}
 	var fi sdk.FileInfo
+	user := userOf(req.Header())
+	f.s.prepareWrite(ctx, user, p) // owner.go: parents as the user
 	if err := f.s.doJSON(ctx, agentCall{method: "POST", path: "/files/mkdir", body: sdk.MkdirRequest{Path: p, Parents: true}}, &fi); err != nil {
 		return nil, connectError(err)
 	}
+	f.s.handOver(ctx, user, p)
 	return connect.NewResponse(&filesystempb.MakeDirResponse{Entry: entryInfo(fi)}), nil
 }
 

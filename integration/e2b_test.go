@@ -1,0 +1,166 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// e2bDir holds the pinned E2B SDKs (package.json + lock) and the program
+// written with them.
+const e2bDir = "testdata/e2b"
+
+func requireE2BSDK(t *testing.T) {
+	t.Helper()
+	for _, p := range []string{"node_modules/e2b/package.json", "node_modules/@e2b/code-interpreter/package.json"} {
+		if _, err := os.Stat(filepath.Join(e2bDir, p)); err != nil {
+			t.Fatalf("E2B's SDK is not installed in integration/%s: run scripts/npm-install.sh (%v)", e2bDir, err)
+		}
+	}
+}
+
+// TestE2B shares one daemon with the python image (importing it is most
+// of the time) between the E2B SDK flow, E2B's bad input and sbx's own
+// exec as another user.
+func TestE2B(t *testing.T) {
+	requireE2BSDK(t)
+	d := startDaemon(t)
+	importPython(t, d)
+	t.Run("ExecAsUser", func(t *testing.T) { testExecAsUser(t, d) })
+	t.Run("BadInput", func(t *testing.T) { testE2BBadInput(t, d) })
+	t.Run("SDKFlow", func(t *testing.T) { testE2BSDKFlow(t, d) })
+}
+
+// testE2BSDKFlow runs integration/testdata/e2b/flow.mjs, written with E2B's
+// official SDKs, against the daemon: every SDK call it makes asserts its
+// result.
+func testE2BSDKFlow(t *testing.T, d *daemon) {
+
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "flow.mjs")
+	cmd.Dir = e2bDir
+	cmd.Env = append(os.Environ(),
+		"E2B_API_URL="+d.baseURL()+"/e2b",
+		"E2B_SANDBOX_URL="+d.baseURL()+"/e2b/sandbox",
+		"E2B_API_KEY="+d.token,
+	)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("flow.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out.String())
+	if err != nil || !strings.Contains(out.String(), "ALL OK") {
+		t.Fatalf("the E2B SDK flow failed: %v", err)
+	}
+	// Sandboxes the flow killed are gone from sbx too.
+	waitFor(t, time.Minute, "the sandboxes the flow killed to be deleted", func() bool {
+		list, err := d.client.ListSandboxes(context.Background(), sdk.ListOptions{})
+		return err == nil && len(list) == 0
+	})
+}
+
+// testE2BBadInput: malformed requests get 4xx in E2B's formats, never 500.
+func testE2BBadInput(t *testing.T, d *daemon) {
+	do := func(method, path string, hdr map[string]string, body string) (int, string) {
+		req, _ := http.NewRequest(method, d.baseURL()+path, strings.NewReader(body))
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := d.httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		return resp.StatusCode, b.String()
+	}
+	key := map[string]string{"X-API-KEY": d.token, "Content-Type": "application/json"}
+	if code, body := do("POST", "/e2b/sandboxes", map[string]string{"X-API-KEY": "wrong"}, `{}`); code != 401 || !strings.Contains(body, `"code":401`) {
+		t.Errorf("wrong key: %d %s", code, body)
+	}
+	if code, body := do("POST", "/e2b/v2/sandboxes", key, `{"templateID":"nope"}`); code != 404 || !strings.Contains(body, "template") {
+		t.Errorf("unknown template: %d %s", code, body)
+	}
+	if code, body := do("POST", "/e2b/v2/sandboxes", key, `{"templateID":`); code != 400 {
+		t.Errorf("malformed JSON: %d %s", code, body)
+	}
+	if code, body := do("GET", "/e2b/sandboxes/ghost", key, ``); code != 404 {
+		t.Errorf("unknown sandbox: %d %s", code, body)
+	}
+	// envd without a valid access token, and a malformed RPC with one.
+	rpc := map[string]string{"Content-Type": "application/json", "E2b-Sandbox-Id": "ghost", "E2b-Sandbox-Port": "49983"}
+	if code, body := do("POST", "/e2b/sandbox/filesystem.Filesystem/Stat", rpc, `{"path":"/"}`); code != 401 {
+		t.Errorf("RPC without token: %d %s", code, body)
+	}
+	code, body := do("POST", "/e2b/v2/sandboxes", key, `{"templateID":"base","timeout":60}`)
+	if code != 201 {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	var created struct{ SandboxID, EnvdAccessToken string }
+	json.Unmarshal([]byte(body), &created)
+	defer d.client.DeleteSandbox(context.Background(), created.SandboxID, true)
+	rpc["E2b-Sandbox-Id"], rpc["X-Access-Token"] = created.SandboxID, created.EnvdAccessToken
+	if code, body := do("POST", "/e2b/sandbox/filesystem.Filesystem/Stat", rpc, `{"path":`); code != 400 || !strings.Contains(body, "invalid_argument") {
+		t.Errorf("malformed RPC: %d %s", code, body)
+	}
+	if code, body := do("POST", "/e2b/sandbox/filesystem.Filesystem/Stat", rpc, `{"path":"/nope"}`); code != 404 || !strings.Contains(body, "not_found") {
+		t.Errorf("Stat of a missing path: %d %s", code, body)
+	}
+	rpc["X-Access-Token"] = created.EnvdAccessToken + "x"
+	if code, body := do("POST", "/e2b/sandbox/filesystem.Filesystem/Stat", rpc, `{"path":"/"}`); code != 401 {
+		t.Errorf("RPC with a forged token: %d %s", code, body)
+	}
+}
+
+// testExecAsUser: sbx's own exec, processes and sessions run as another
+// account of the sandbox with the user field; an unknown user is 400
+// UNKNOWN_USER.
+func testExecAsUser(t *testing.T, d *daemon) {
+	sb := d.create(sdk.CreateSandboxRequest{Image: "python"})
+	defer d.client.DeleteSandbox(context.Background(), sb.ID, true)
+	ctx := context.Background()
+	res, err := d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "id -un; id -u; id -g; echo $HOME", User: "user"})
+	if err != nil || res.Stdout != "user\n1000\n1000\n/home/user\n" {
+		t.Fatalf("exec as user: %+v %v", res, err)
+	}
+	res, err = d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "id -u; id -g", User: "1234:5678"})
+	if err != nil || res.Stdout != "1234\n5678\n" {
+		t.Fatalf("exec as 1234:5678: %+v %v", res, err)
+	}
+	res, err = d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "touch /root/x", User: "user"})
+	if err != nil || res.ExitCode == 0 {
+		t.Fatalf("user could write /root: %+v %v", res, err)
+	}
+	sess, err := d.client.CreateSession(ctx, sb.ID, sdk.CreateSessionRequest{User: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := d.client.SessionExec(ctx, sb.ID, sess.ID, sdk.SessionExecRequest{Command: "id -un; echo $HOME"}); err != nil || r.Stdout != "user\n/home/user\n" {
+		t.Fatalf("session as user: %+v %v", r, err)
+	}
+	proc, err := d.client.StartProcess(ctx, sb.ID, sdk.StartProcessRequest{Shell: "id -u > /tmp/uid", User: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := d.client.WaitProcess(ctx, sb.ID, proc.ID, time.Minute); err != nil || p.ExitCode == nil || *p.ExitCode != 0 {
+		t.Fatalf("process as user: %+v %v", p, err)
+	}
+	if res, err = d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "cat /tmp/uid; stat -c %u /tmp/uid"}); err != nil || res.Stdout != "1000\n1000\n" {
+		t.Fatalf("process as user wrote %+v %v", res, err)
+	}
+	_, err = d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "true", User: "nobody-here"})
+	if ae, ok := err.(*sdk.APIError); !ok || ae.StatusCode != 400 || ae.Code != sdk.CodeUnknownUser {
+		t.Fatalf("unknown user: want UNKNOWN_USER, got %v", err)
+	}
+}

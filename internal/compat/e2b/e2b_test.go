@@ -1,0 +1,278 @@
+package e2b
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/filesystempb"
+	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// fakeSandboxes is the Manager for the control plane's tests: it records
+// creates and updates and lists what it holds. Methods a test does not
+// use panic through the nil embedded interface.
+type fakeSandboxes struct {
+	Sandboxes
+	boxes   []*store.Sandbox
+	created []sdk.CreateSandboxRequest
+	updates []sdk.UpdateSandboxRequest
+	team    string // the principal's team seen by the last call
+}
+
+func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+	p, _ := auth.FromContext(ctx)
+	f.team = p.Team
+	f.created = append(f.created, req)
+	sb := &store.Sandbox{ID: fmt.Sprintf("sbx-%d", len(f.boxes)), State: sdk.StateStarted, CreatedAt: time.Unix(1000, 0),
+		Spec: store.Spec{Labels: req.Labels, Policy: &store.Policy{TTLSeconds: req.TTLSeconds, TTLFrom: time.Unix(1000, 0)}}}
+	f.boxes = append(f.boxes, sb)
+	return sb, nil
+}
+
+func (f *fakeSandboxes) List(context.Context, store.Filter) ([]*store.Sandbox, error) {
+	return f.boxes, nil
+}
+
+func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error) {
+	for _, sb := range f.boxes {
+		if sb.ID == id {
+			return sb, nil
+		}
+	}
+	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", id)
+}
+
+func (f *fakeSandboxes) Update(_ context.Context, id string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
+	f.updates = append(f.updates, req)
+	return f.Get(context.Background(), id)
+}
+
+func newTestServer(f *fakeSandboxes) *Server {
+	return New(f, auth.AdminToken("secret-key"), Config{Templates: map[string]string{"mine": "debian"}, TokenSecret: []byte("s")})
+}
+
+func call(s *Server, method, path, key, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.Header.Set("X-API-KEY", key)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
+func TestCreateTranslatesToSbx(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{"templateID":"mine","timeout":120,"metadata":{"k":"v"},"envVars":{"A":"1"},"mcp":null,"network":{}}`)
+	if w.Code != 201 {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	req := f.created[0]
+	if req.Image != "debian" || req.TTLSeconds != 120 || req.Labels[labelMeta+"k"] != "v" || req.Labels[labelTemplate] != "mine" || req.Env["A"] != "1" {
+		t.Fatalf("create request %+v", req)
+	}
+	if f.team != auth.DefaultTeam {
+		t.Fatalf("the Manager saw team %q, want the key's", f.team)
+	}
+	var got sandboxJSON
+	json.Unmarshal(w.Body.Bytes(), &got)
+	if got.SandboxID != "sbx-0" || got.EnvdVersion != EnvdVersion || got.EnvdAccessToken == "" || got.Metadata["k"] != "v" ||
+		!got.EndAt.Equal(time.Unix(1120, 0)) || got.State != "running" {
+		t.Fatalf("answer %+v", got)
+	}
+
+	// autoPause: an idle pause after timeout instead of a TTL that deletes.
+	call(s, "POST", "/e2b/sandboxes", "secret-key", `{"templateID":"base","timeout":60,"autoPause":true}`)
+	req = f.created[1]
+	if req.Image != "python" || req.TTLSeconds != 0 || req.AutoPauseSeconds == nil || *req.AutoPauseSeconds != 60 || *req.AutoStopSeconds != 0 {
+		t.Fatalf("autoPause request %+v", req)
+	}
+}
+
+func TestControlPlaneErrors(t *testing.T) {
+	s := newTestServer(&fakeSandboxes{})
+	for _, c := range []struct {
+		method, path, key, body string
+		status                  int
+	}{
+		{"POST", "/e2b/v2/sandboxes", "wrong", `{}`, 401},
+		{"POST", "/e2b/v2/sandboxes", "secret-key", `{"templateID":"nope"}`, 404},
+		{"POST", "/e2b/v2/sandboxes", "secret-key", `{"templateID":`, 400},
+		{"POST", "/e2b/v2/sandboxes", "secret-key", `{"timeout":-1}`, 400},
+		{"GET", "/e2b/sandboxes/ghost", "secret-key", ``, 404},
+		{"POST", "/e2b/sandboxes/ghost/timeout", "secret-key", `{"timeout":10}`, 404},
+		{"GET", "/e2b/templates", "secret-key", ``, 404},
+		{"GET", "/e2b/v2/sandboxes?nextToken=x", "secret-key", ``, 400},
+	} {
+		w := call(s, c.method, c.path, c.key, c.body)
+		var body struct {
+			Code    int
+			Message string
+		}
+		if w.Code != c.status || json.Unmarshal(w.Body.Bytes(), &body) != nil || body.Code != c.status || body.Message == "" {
+			t.Errorf("%s %s: %d %s, want %d in E2B's format", c.method, c.path, w.Code, w.Body, c.status)
+		}
+	}
+}
+
+func TestListPagesWithNextToken(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	for range 5 {
+		call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{}`)
+	}
+	f.boxes = append(f.boxes, &store.Sandbox{ID: "not-e2b", State: sdk.StateStarted}) // made through sbx's API
+	seen := map[string]bool{}
+	token := ""
+	for pages := 0; ; pages++ {
+		w := call(s, "GET", "/e2b/v2/sandboxes?limit=2&nextToken="+token, "secret-key", "")
+		var page []sandboxJSON
+		if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || len(page) > 2 {
+			t.Fatalf("page %d: %s", pages, w.Body)
+		}
+		for _, p := range page {
+			seen[p.SandboxID] = true
+		}
+		if token = w.Header().Get("X-Next-Token"); token == "" {
+			break
+		}
+		if pages > 5 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if len(seen) != 5 || seen["not-e2b"] {
+		t.Fatalf("listed %v", seen)
+	}
+}
+
+func TestSetTimeoutSetsTTL(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{}`)
+	if w := call(s, "POST", "/e2b/sandboxes/sbx-0/timeout", "secret-key", `{"timeout":90}`); w.Code != 204 {
+		t.Fatalf("timeout: %d %s", w.Code, w.Body)
+	}
+	if u := f.updates[0]; u.TTLSeconds == nil || *u.TTLSeconds != 90 {
+		t.Fatalf("update %+v", u)
+	}
+}
+
+func TestAccessTokens(t *testing.T) {
+	s := newTestServer(&fakeSandboxes{})
+	p := auth.Principal{KeyID: "k1", Team: "blue", Scopes: []auth.Scope{"sandboxes"}}
+	tok := s.accessToken(p, "sbx-1")
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("X-Access-Token", tok)
+	got, err := s.checkAccessToken(r, "sbx-1")
+	if err != nil || got.Team != "blue" || got.KeyID != "k1" || len(got.Scopes) != 1 {
+		t.Fatalf("token: %+v %v", got, err)
+	}
+	if _, err := s.checkAccessToken(r, "sbx-2"); err == nil {
+		t.Fatal("a token worked for another sandbox")
+	}
+	claims, _ := json.Marshal(tokenClaims{KeyID: "k1", Team: "red"})
+	forged := base64.RawURLEncoding.EncodeToString(claims) + tok[strings.IndexByte(tok, '.'):]
+	r.Header.Set("X-Access-Token", forged)
+	if _, err := s.checkAccessToken(r, "sbx-1"); err == nil {
+		t.Fatal("a token with changed claims worked")
+	}
+	w := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/e2b/sandbox/filesystem.Filesystem/Stat", strings.NewReader(`{}`))
+	req.Header.Set("E2b-Sandbox-Id", "sbx-1")
+	s.ServeHTTP(w, req)
+	if w.Code != http.StatusUnauthorized {
+		t.Fatalf("envd without token: %d", w.Code)
+	}
+}
+
+func TestTranslateExecEvent(t *testing.T) {
+	out := translateExecEvent(sdk.ExecEvent{Type: "stdout", Data: []byte("hi")})
+	if string(out.GetData().GetStdout()) != "hi" {
+		t.Fatalf("stdout %v", out)
+	}
+	end := translateExecEvent(sdk.ExecEvent{Type: "exit", ExitCode: 3}).GetEnd()
+	if end.ExitCode != 3 || !end.Exited || end.Status != "exit status 3" {
+		t.Fatalf("exit %v", end)
+	}
+	end = translateExecEvent(sdk.ExecEvent{Type: "exit", ExitCode: 137, Signal: "SIGKILL"}).GetEnd()
+	if end.ExitCode != -1 || end.Exited || end.Status != "signal: killed" {
+		t.Fatalf("killed %v", end)
+	}
+	if translateExecEvent(sdk.ExecEvent{Type: "start"}) != nil {
+		t.Fatal("start has no envd counterpart here (Start sends its own)")
+	}
+	if _, ok := translateExecEvent(sdk.ExecEvent{Type: "heartbeat"}).Event.(*processpb.ProcessEvent_Keepalive); !ok {
+		t.Fatal("heartbeat is a keepalive")
+	}
+}
+
+func TestTranslateRunEvent(t *testing.T) {
+	res := translateRunEvent(sdk.RunEvent{Type: "result", Result: &sdk.CodeResult{Main: true, Text: "42", PNG: []byte("\x89PNG"), HTML: "<b>"}})
+	if len(res) != 1 || res[0]["text"] != "42" || res[0]["is_main_result"] != true || res[0]["png"] != base64.StdEncoding.EncodeToString([]byte("\x89PNG")) || res[0]["html"] != "<b>" {
+		t.Fatalf("result %v", res)
+	}
+	errs := translateRunEvent(sdk.RunEvent{Type: "error", Error: &sdk.CodeError{Name: "ZeroDivisionError", Value: "division by zero", Traceback: "tb"}})
+	if errs[0]["name"] != "ZeroDivisionError" || errs[0]["traceback"] != "tb" {
+		t.Fatalf("error %v", errs)
+	}
+	if got := translateRunEvent(sdk.RunEvent{Type: "stderr", Data: []byte("x")}); got[0]["type"] != "stderr" || got[0]["text"] != "x" {
+		t.Fatalf("stderr %v", got)
+	}
+	if _, err := sbxLanguage("r"); errdefs.CodeOf(err) != sdk.CodeUnknownLanguage {
+		t.Fatalf("language r: %v", err)
+	}
+}
+
+func TestEntryInfoAndPaths(t *testing.T) {
+	e := entryInfo(sdk.FileInfo{Name: "d", Path: "/tmp/d", Type: "dir", Mode: "0755"})
+	if e.Type != filesystempb.FileType_FILE_TYPE_DIRECTORY || e.Mode != 0o755 || e.Permissions != "drwxr-xr-x" {
+		t.Fatalf("dir %v", e)
+	}
+	for in, want := range map[string]string{"a.txt": "/home/user/a.txt", "/x/../y": "/y", "": "/home/user"} {
+		if got := absPath(in, "user"); got != want {
+			t.Errorf("absPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := absPath("a", "root"); got != "/root/a" {
+		t.Errorf("root's relative path: %q", got)
+	}
+	if relativeTo("/tmp/w", "/tmp/w/sub/f") != "sub/f" {
+		t.Error("relativeTo")
+	}
+}
+
+// TestHostRouting: {port}-{sandbox}.{domain} reaches envd (here: refused for
+// the missing token, so it was routed) and the code interpreter; other
+// ports and hosts are left to sbx's previews.
+func TestHostRouting(t *testing.T) {
+	s := newTestServer(&fakeSandboxes{})
+	for host, want := range map[string]bool{
+		"49983-sbx-abc.e2b.test":      true,
+		"49999-sbx-abc.e2b.test:8443": true,
+		"8080-sbx-abc.e2b.test":       false,
+		"49983-sbx-abc.other.test":    false,
+		"e2b.test":                    false,
+	} {
+		r := httptest.NewRequest("GET", "/health", nil)
+		r.Host = host
+		w := httptest.NewRecorder()
+		if got := s.ServeHost(w, r, "e2b.test"); got != want {
+			t.Errorf("%s: served %v, want %v", host, got, want)
+		} else if got && w.Code != http.StatusUnauthorized {
+			t.Errorf("%s: %d, want 401 without an access token", host, w.Code)
+		}
+	}
+	if s.ServeHost(httptest.NewRecorder(), httptest.NewRequest("GET", "http://49983-x.e2b.test/", nil), "") {
+		t.Error("served a host without a configured domain")
+	}
+}
