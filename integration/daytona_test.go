@@ -152,7 +152,7 @@ func TestDaytonaBadInput(t *testing.T) {
 		{"codeRun with argv", "POST", tb + "/process/code-run", `{"code":"1","argv":["a"]}`, 400, "FEATURE_UNSUPPORTED"},
 		{"negative interval", "POST", "/api/sandbox/" + sb.ID + "/autostop/-5", "", 400, "INVALID_PARAMETER"},
 		{"preview port out of range", "GET", "/api/sandbox/" + sb.ID + "/ports/70000/preview-url", "", 400, "INVALID_PORT"},
-		{"archive while started", "POST", "/api/sandbox/" + sb.ID + "/archive", "", 409, "INVALID_STATE"},
+		{"archive while started", "POST", "/api/sandbox/" + sb.ID + "/archive", "", 409, "SANDBOX_NOT_STOPPED"},
 	} {
 		status, body := do(c.method, c.path, c.body, true)
 		if status != c.status || body["code"] != c.code || body["message"] == "" {
