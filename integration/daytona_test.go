@@ -124,4 +124,46 @@ func TestDaytonaBadInput(t *testing.T) {
 	if len(list) != 0 {
 		t.Errorf("bad input made sandboxes: %+v", list)
 	}
+
+	// The toolbox of a real sandbox: bad input is a 4xx from the layer or
+	// the agent, and the sandbox is as it was.
+	sb := d.create(sdk.CreateSandboxRequest{Name: "bad"})
+	tb := "/toolbox/" + sb.ID
+	for _, c := range []struct {
+		name, method, path, body string
+		status                   int
+		code                     string
+	}{
+		{"empty command", "POST", tb + "/process/execute", `{"command":""}`, 400, "INVALID_COMMAND"},
+		{"negative timeout", "POST", tb + "/process/execute", `{"command":"true","timeout":-1}`, 400, "INVALID_PARAMETER"},
+		{"file info without path", "GET", tb + "/files/info", "", 400, "INVALID_PATH"},
+		{"missing file", "GET", tb + "/files/info?path=/nope", "", 404, "FILE_NOT_FOUND"},
+		{"bad folder mode", "POST", tb + "/files/folder?path=/x&mode=9z", "", 400, "INVALID_MODE"},
+		{"upload not multipart", "POST", tb + "/files/bulk-upload", `{}`, 400, "INVALID_PARAMETER"},
+		{"download nothing", "POST", tb + "/files/bulk-download", `{"paths":[]}`, 400, "INVALID_PATH"},
+		{"chown with a flag", "POST", tb + "/files/permissions?path=/tmp&owner=-R", "", 400, "INVALID_PARAMETER"},
+		{"session without id", "POST", tb + "/process/session", `{}`, 400, "INVALID_ID"},
+		{"exec in no session", "POST", tb + "/process/session/none/exec", `{"command":"true"}`, 404, "SESSION_NOT_FOUND"},
+		{"unknown command", "GET", tb + "/process/session/none/command/cmd-1", "", 404, "COMMAND_NOT_FOUND"},
+		{"pty without id", "GET", tb + "/process/pty/create-connect", "", 400, "INVALID_ID"},
+		{"pty too wide", "GET", tb + "/process/pty/create-connect?id=p&cols=99999", "", 400, "INVALID_SIZE"},
+		{"clone at a commit", "POST", tb + "/git/clone", `{"url":"file:///x","path":"x","commit_id":"abc"}`, 400, "FEATURE_UNSUPPORTED"},
+		{"status outside a repository", "GET", tb + "/git/status?path=/tmp", "", 404, "GIT_REPO_NOT_FOUND"},
+		{"codeRun with argv", "POST", tb + "/process/code-run", `{"code":"1","argv":["a"]}`, 400, "FEATURE_UNSUPPORTED"},
+		{"negative interval", "POST", "/api/sandbox/" + sb.ID + "/autostop/-5", "", 400, "INVALID_PARAMETER"},
+		{"preview port out of range", "GET", "/api/sandbox/" + sb.ID + "/ports/70000/preview-url", "", 400, "INVALID_PORT"},
+		{"archive while started", "POST", "/api/sandbox/" + sb.ID + "/archive", "", 409, "SANDBOX_NOT_STOPPED"},
+	} {
+		status, body := do(c.method, c.path, c.body, true)
+		if status != c.status || body["code"] != c.code || body["message"] == "" {
+			t.Errorf("%s: got %d %v, want %d %s", c.name, status, body, c.status, c.code)
+		}
+	}
+	after, err := d.client.GetSandbox(context.Background(), sb.ID)
+	if err != nil || after.State != sdk.StateStarted {
+		t.Errorf("after bad toolbox input: %+v %v, want it started", after, err)
+	}
+	if list, _ := d.client.ListSandboxes(context.Background(), sdk.ListOptions{}); len(list) != 1 {
+		t.Errorf("bad toolbox input made sandboxes: %+v", list)
+	}
 }

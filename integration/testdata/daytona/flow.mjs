@@ -225,6 +225,9 @@ async function main() {
   const fromSnap = await daytona.create({ snapshot: `${name}-snap` })
   assert.equal((await fromSnap.fs.downloadFile('/work/d/a.txt')).toString(), 'hello daytona\n')
   await fromSnap.delete(60, true)
+  const snaps = (await daytona.snapshot.list()).items.map((s) => s.name)
+  assert.ok(snaps.includes('python') && snaps.includes(`${name}-snap`), `snapshots: ${snaps}`)
+  assert.equal((await daytona.snapshot.get('python')).state, 'active')
   ok('pause, fork, snapshot')
 
   // a terminal: create-connect, input, resize, exit code; kill

@@ -53,6 +53,8 @@ type Sandboxes interface {
 	Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (*sandbox.ForkResult, error)
 	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
 	Touch(ctx context.Context, idOrName string) // counts as activity
+	GetSnapshot(ctx context.Context, name string) (*store.Snapshot, error)
+	ListSnapshots(ctx context.Context) ([]*store.Snapshot, error)
 	// Agent reaches a sandbox's agent, starting the sandbox if it is stopped.
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	// Events and EventsChanged feed the socket.io state events.
@@ -60,9 +62,10 @@ type Sandboxes interface {
 	EventsChanged() <-chan struct{}
 }
 
-// Images tells whether sbx has an image (Dockerfile "FROM <image>").
+// Images are sbx's images: a Dockerfile's "FROM <image>", Daytona's snapshots.
 type Images interface {
 	Get(ctx context.Context, name string) (*store.Image, error)
+	List(ctx context.Context) ([]*store.Image, error)
 }
 
 // Previews is the preview proxy's port registry (network.Previews).

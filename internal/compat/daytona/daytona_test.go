@@ -83,6 +83,10 @@ func (f *fakeSandboxes) CreateSnapshot(context.Context, string, sdk.CreateSnapsh
 	return nil, errNotHere
 }
 func (f *fakeSandboxes) Touch(context.Context, string) {}
+func (f *fakeSandboxes) GetSnapshot(_ context.Context, name string) (*store.Snapshot, error) {
+	return nil, errdefs.NotFound(sdk.CodeSnapshotNotFound, "no snapshot %q", name)
+}
+func (f *fakeSandboxes) ListSnapshots(context.Context) ([]*store.Snapshot, error) { return nil, nil }
 func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store.Sandbox, error) {
 	return nil, nil, errNotHere
 }
@@ -119,6 +123,14 @@ func (f *fakeSandboxes) record(ev store.Event) {
 }
 
 type fakeImages map[string]bool
+
+func (f fakeImages) List(context.Context) ([]*store.Image, error) {
+	var out []*store.Image
+	for name := range f {
+		out = append(out, &store.Image{Name: name})
+	}
+	return out, nil
+}
 
 func (f fakeImages) Get(_ context.Context, name string) (*store.Image, error) {
 	if !f[name] {

@@ -11,7 +11,7 @@ func (h *Handler) routes() []route {
 		return route{pattern: method + " " + toolboxPrefix + "/{id}" + path, fn: fn}
 	}
 	return []route{
-		// Control plane (control.go, preview.go).
+		// Control plane (control.go, preview.go, snapshots.go).
 		api("POST", "/sandbox", h.createSandbox),
 		api("GET", "/sandbox", h.listSandboxes),
 		api("GET", "/sandbox/{id}", h.getSandbox),
@@ -33,6 +33,8 @@ func (h *Handler) routes() []route {
 		api("POST", "/sandbox/{id}/resize", h.resizeSandbox),
 		api("GET", "/sandbox/{id}/ports/{port}/preview-url", h.previewLink),
 		api("GET", "/sandbox/{id}/ports/{port}/signed-preview-url", h.signedPreviewLink),
+		api("GET", "/snapshots", h.listSnapshots),
+		api("GET", "/snapshots/{name}", h.getSnapshot),
 		{pattern: "GET " + apiPrefix + "/socket.io/", fn: h.socketIO, public: true}, // authenticates in its CONNECT packet
 		{pattern: previewPrefix + "/{id}/{port}", fn: h.servePreview, public: true}, // token checked by sbx's preview proxy
 		{pattern: previewPrefix + "/{id}/{port}/{path...}", fn: h.servePreview, public: true},
