@@ -210,9 +210,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
-	e2b.New(mgr, auth.AdminToken(token), e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}).Attach(handler)
+	// The compat layers have no per-route scopes: their keys need the
+	// scopes of a sandbox's whole control.
+	compatKeys := auth.RequireScopes(keySvc, auth.ScopeSandboxesWrite, auth.ScopeExec)
+	e2b.New(mgr, compatKeys, e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}).Attach(handler)
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
-	mountDaytona(cfg, handler, mgr, images, previews, auth.AdminToken(token))              // daytona.go
+	mountDaytona(cfg, handler, mgr, images, previews, compatKeys)                          // daytona.go
 	if err := startSSH(ctx, cfg, st, mgr, handler); err != nil {                           // ssh.go
 		return err
 	}
