@@ -392,6 +392,32 @@ func TestSSHAccessAndLifecycle(t *testing.T) {
 	}
 }
 
+// An open connection is activity: an idle sandbox with a connection open
+// is not stopped, and is once the connection closes.
+func TestSSHConnectionIsActivity(t *testing.T) {
+	g := startSSHGateway(t)
+	ctx := context.Background()
+	idle := 2
+	sb := g.d.create(sdk.CreateSandboxRequest{Name: "ssh-idle", AutoStopSeconds: &idle}).ID
+	c, err := g.goClient(g.token(t, sb, 600).Token, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := time.Now()
+	waitFor(t, 60*time.Second, "three idle periods with the connection open", func() bool {
+		got, err := g.d.client.GetSandbox(ctx, sb)
+		if err != nil || got.State != sdk.StateStarted {
+			t.Fatalf("with a connection open the sandbox is %v (%v)", got, err)
+		}
+		return time.Since(opened) > 3*time.Duration(idle)*time.Second
+	})
+	c.Close()
+	waitFor(t, 60*time.Second, "the idle stop after the connection closed", func() bool {
+		got, err := g.d.client.GetSandbox(ctx, sb)
+		return err == nil && got.State == sdk.StateStopped
+	})
+}
+
 // Bad input: garbage instead of a client banner, thousands of failed
 // logins. The gateway shuts the flooding address out and keeps serving
 // everyone else, and the API keeps answering.
