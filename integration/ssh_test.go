@@ -166,6 +166,16 @@ func TestSSH(t *testing.T) {
 		if fmt.Sprintf("%x", sha256.Sum256(got)) != want {
 			t.Fatalf("scp out: %d bytes with another sha256", len(got))
 		}
+		// The same bytes through a plain exec's stdout and stdin: nothing
+		// is lost when the client reads slower than the command writes.
+		catOut, _, code := g.ssh(t, tok, "", "cat /tmp/big.bin")
+		if code != 0 || fmt.Sprintf("%x", sha256.Sum256([]byte(catOut))) != want {
+			t.Fatalf("ssh cat: code %d, %d bytes", code, len(catOut))
+		}
+		sum, _, code := g.ssh(t, tok, string(data), "sha256sum")
+		if code != 0 || !strings.HasPrefix(sum, want) {
+			t.Fatalf("ssh stdin: code %d, %q", code, sum)
+		}
 	})
 
 	t.Run("sftp", func(t *testing.T) {

@@ -46,6 +46,9 @@ type command struct {
 	env     []string
 	stdin   string
 	timeout time.Duration // 0: none
+	// stdinStream, when set, is copied to the command's stdin as it
+	// comes (exec/attach) instead of stdin.
+	stdinStream io.Reader
 }
 
 // prepare validates req and resolves the executable, cwd and environment.
@@ -179,7 +182,7 @@ func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.E
 	}
 	defer stderrR.Close()
 	var stdinR, stdinW *os.File
-	if c.stdin != "" {
+	if c.stdin != "" || c.stdinStream != nil {
 		stdinR, stdinW, err = os.Pipe()
 	} else {
 		stdinR, err = os.Open(os.DevNull)
@@ -207,7 +210,11 @@ func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.E
 
 	if stdinW != nil {
 		go func() {
-			io.WriteString(stdinW, c.stdin) // EPIPE if the command does not read it all: fine
+			if c.stdinStream != nil {
+				io.Copy(stdinW, c.stdinStream) // ends at the client's EOF, or when the request ends
+			} else {
+				io.WriteString(stdinW, c.stdin) // EPIPE if the command does not read it all: fine
+			}
 			stdinW.Close()
 		}()
 	}

@@ -60,6 +60,7 @@ var (
 	ResizePTY     = Route{"POST", "/ptys/{pty}/resize"}
 	AttachPTY     = Route{"GET", "/ptys/{pty}/attach"} // WebSocket
 	SetEnv        = Route{"PATCH", "/env"}             // map[string]*string (null unsets) → 204; later processes get it
+	ExecAttach    = Route{"POST", "/exec/attach"}      // one line of JSON sdk.ExecRequest, then stdin as it comes → NDJSON sdk.ExecEvent (execattach.go)
 	ForwardTCP    = Route{"GET", "/forward"}           // ?host=H&port=N, Upgrade: tcp → 101, then the bytes of a TCP connection made inside the sandbox (forward.go)
 )
 
@@ -73,7 +74,7 @@ var Routes = []Route{
 	SignalProcess, WaitProcess, WaitForLog, WaitForPort,
 	CreateSession, ListSessions, GetSession, DeleteSession, SessionExec,
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
-	SetEnv, ForwardTCP,
+	SetEnv, ExecAttach, ForwardTCP,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// maxAttachRequest bounds the JSON line that opens an exec/attach body.
+const maxAttachRequest = 1 << 20
+
+// handleExecAttach runs a command whose stdin streams in: the body is one
+// line of JSON ExecRequest, then the bytes of stdin until the body ends.
+// The answer is the NDJSON event stream of a streamed exec, written as the
+// output comes, both ways at once. A slow reader slows the command (its
+// pipes fill) instead of losing output, which is what the SSH gateway
+// needs for `ssh box 'tar c dir' > dir.tar` and for editors' installers.
+// The command is killed when the request ends.
+func (s *server) handleExecAttach(w http.ResponseWriter, r *http.Request) {
+	br := bufio.NewReaderSize(r.Body, 64<<10)
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		line = append(line, part...)
+		if err == nil {
+			break
+		}
+		if err != bufio.ErrBufferFull || len(line) > maxAttachRequest {
+			writeError(w, errdefs.Invalid(sdk.CodeInvalidJSON, "the body must start with one line of JSON (an ExecRequest) of at most %d bytes", maxAttachRequest))
+			return
+		}
+	}
+	var req sdk.ExecRequest
+	if err := json.Unmarshal(line, &req); err != nil {
+		writeError(w, errdefs.Invalid(sdk.CodeInvalidJSON, "the first line must be a JSON ExecRequest: %v", err))
+		return
+	}
+	if req.Stdin != "" {
+		writeError(w, errdefs.Invalid(sdk.CodeInvalidExec, "stdin comes after the first line, not in it"))
+		return
+	}
+	c, err := s.prepare(&req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	c.stdinStream = br
+	http.NewResponseController(w).EnableFullDuplex()
+	s.execStream(w, r, c)
+}
