@@ -47,8 +47,10 @@ type command struct {
 	stdin   string
 	timeout time.Duration // 0: none
 	// stdinStream, when set, is copied to the command's stdin as it
-	// comes (exec/attach) instead of stdin.
+	// comes (exec/attach) instead of stdin; stdinDone is closed when that
+	// copy ends.
 	stdinStream io.Reader
+	stdinDone   chan struct{}
 }
 
 // prepare validates req and resolves the executable, cwd and environment.
@@ -212,6 +214,7 @@ func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.E
 		go func() {
 			if c.stdinStream != nil {
 				io.Copy(stdinW, c.stdinStream) // ends at the client's EOF, or when the request ends
+				close(c.stdinDone)
 			} else {
 				io.WriteString(stdinW, c.stdin) // EPIPE if the command does not read it all: fine
 			}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
@@ -47,7 +48,24 @@ func (s *server) handleExecAttach(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	c.stdinStream = br
-	http.NewResponseController(w).EnableFullDuplex()
+	c.stdinStream, c.stdinDone = br, make(chan struct{})
+	// The body may still be arriving when the command ends: this
+	// connection is not reused, or its rest would be read as a request.
+	w.Header().Set("Connection", "close")
+	rc := http.NewResponseController(w)
+	rc.EnableFullDuplex()
 	s.execStream(w, r, c)
+	// Let the client finish its body (a command that ignores stdin ends
+	// before the client's EOF arrives) so closing the connection does not
+	// fail its write before it has read the answer; a client that keeps
+	// stdin open is cut after attachDrain.
+	rc.SetReadDeadline(time.Now().Add(attachDrain))
+	select {
+	case <-c.stdinDone:
+	case <-time.After(attachDrain):
+	}
 }
+
+// attachDrain is how long exec/attach waits for the rest of the body after
+// the command ended.
+const attachDrain = 200 * time.Millisecond
