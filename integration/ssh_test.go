@@ -318,9 +318,24 @@ func TestSSHAccessAndLifecycle(t *testing.T) {
 	if err := g.d.client.RevokeSSHAccess(ctx, a, tokA.ID); !sdk.IsNotFound(err) {
 		t.Fatalf("revoke twice: %v", err)
 	}
-	// Unknown, and a token of b revoked on a: 404, b's token still works.
+	// A token of b cannot be revoked through a; revoking it through b
+	// closes the connection it opened.
 	if err := g.d.client.RevokeSSHAccess(ctx, a, tokB.ID); !sdk.IsNotFound(err) {
 		t.Fatalf("revoke b's token through a: %v", err)
+	}
+	cb, err := g.goClient(tokB.Token, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- cb.Wait() }()
+	if err := g.d.client.RevokeSSHAccess(ctx, b, tokB.ID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(60 * time.Second):
+		t.Fatal("revoking a token left its connection open")
 	}
 	if _, _, code := g.ssh(t, "sbxssh"+strings.Repeat("0", 64), "", "true"); code != 255 {
 		t.Fatalf("unknown token: %d", code)
