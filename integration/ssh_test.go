@@ -497,4 +497,20 @@ func TestSSHBadInput(t *testing.T) {
 	if _, err := g.d.client.GetSandbox(context.Background(), sb); err != nil {
 		t.Fatalf("API after the flood: %v", err)
 	}
+
+	// The host key is made once, kept 0600, and survives a restart.
+	fi, err := os.Stat(filepath.Join(g.d.dataDir, "ssh_host_ed25519_key"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("host key file: %v %v", fi, err)
+	}
+	before := g.hostKey.Marshal()
+	g.d.stop()
+	g.d.start()
+	tok = g.token(t, sb, 600).Token
+	if !bytes.Equal(before, g.hostKey.Marshal()) {
+		t.Fatal("the host key changed across a restart")
+	}
+	if out, _, code := g.ssh(t, tok, "", "echo again"); out != "again\n" || code != 0 {
+		t.Fatalf("after a restart: %q %d", out, code)
+	}
 }
