@@ -166,6 +166,16 @@ func TestSSH(t *testing.T) {
 		if fmt.Sprintf("%x", sha256.Sum256(got)) != want {
 			t.Fatalf("scp out: %d bytes with another sha256", len(got))
 		}
+		// The same bytes through a plain exec's stdout and stdin: nothing
+		// is lost when the client reads slower than the command writes.
+		catOut, _, code := g.ssh(t, tok, "", "cat /tmp/big.bin")
+		if code != 0 || fmt.Sprintf("%x", sha256.Sum256([]byte(catOut))) != want {
+			t.Fatalf("ssh cat: code %d, %d bytes", code, len(catOut))
+		}
+		sum, _, code := g.ssh(t, tok, string(data), "sha256sum")
+		if code != 0 || !strings.HasPrefix(sum, want) {
+			t.Fatalf("ssh stdin: code %d, %q", code, sum)
+		}
 	})
 
 	t.Run("sftp", func(t *testing.T) {
@@ -308,9 +318,24 @@ func TestSSHAccessAndLifecycle(t *testing.T) {
 	if err := g.d.client.RevokeSSHAccess(ctx, a, tokA.ID); !sdk.IsNotFound(err) {
 		t.Fatalf("revoke twice: %v", err)
 	}
-	// Unknown, and a token of b revoked on a: 404, b's token still works.
+	// A token of b cannot be revoked through a; revoking it through b
+	// closes the connection it opened.
 	if err := g.d.client.RevokeSSHAccess(ctx, a, tokB.ID); !sdk.IsNotFound(err) {
 		t.Fatalf("revoke b's token through a: %v", err)
+	}
+	cb, err := g.goClient(tokB.Token, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- cb.Wait() }()
+	if err := g.d.client.RevokeSSHAccess(ctx, b, tokB.ID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(60 * time.Second):
+		t.Fatal("revoking a token left its connection open")
 	}
 	if _, _, code := g.ssh(t, "sbxssh"+strings.Repeat("0", 64), "", "true"); code != 255 {
 		t.Fatalf("unknown token: %d", code)
@@ -392,6 +417,32 @@ func TestSSHAccessAndLifecycle(t *testing.T) {
 	}
 }
 
+// An open connection is activity: an idle sandbox with a connection open
+// is not stopped, and is once the connection closes.
+func TestSSHConnectionIsActivity(t *testing.T) {
+	g := startSSHGateway(t)
+	ctx := context.Background()
+	idle := 2
+	sb := g.d.create(sdk.CreateSandboxRequest{Name: "ssh-idle", AutoStopSeconds: &idle}).ID
+	c, err := g.goClient(g.token(t, sb, 600).Token, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := time.Now()
+	waitFor(t, 60*time.Second, "three idle periods with the connection open", func() bool {
+		got, err := g.d.client.GetSandbox(ctx, sb)
+		if err != nil || got.State != sdk.StateStarted {
+			t.Fatalf("with a connection open the sandbox is %v (%v)", got, err)
+		}
+		return time.Since(opened) > 3*time.Duration(idle)*time.Second
+	})
+	c.Close()
+	waitFor(t, 60*time.Second, "the idle stop after the connection closed", func() bool {
+		got, err := g.d.client.GetSandbox(ctx, sb)
+		return err == nil && got.State == sdk.StateStopped
+	})
+}
+
 // Bad input: garbage instead of a client banner, thousands of failed
 // logins. The gateway shuts the flooding address out and keeps serving
 // everyone else, and the API keeps answering.
@@ -445,5 +496,21 @@ func TestSSHBadInput(t *testing.T) {
 	}
 	if _, err := g.d.client.GetSandbox(context.Background(), sb); err != nil {
 		t.Fatalf("API after the flood: %v", err)
+	}
+
+	// The host key is made once, kept 0600, and survives a restart.
+	fi, err := os.Stat(filepath.Join(g.d.dataDir, "ssh_host_ed25519_key"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("host key file: %v %v", fi, err)
+	}
+	before := g.hostKey.Marshal()
+	g.d.stop()
+	g.d.start()
+	tok = g.token(t, sb, 600).Token
+	if !bytes.Equal(before, g.hostKey.Marshal()) {
+		t.Fatal("the host key changed across a restart")
+	}
+	if out, _, code := g.ssh(t, tok, "", "echo again"); out != "again\n" || code != 0 {
+		t.Fatalf("after a restart: %q %d", out, code)
 	}
 }

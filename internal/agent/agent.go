@@ -210,6 +210,7 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.AttachPTY:     s.withPTY(s.handleAttachPTY),
 		agentapi.Watch:         s.handleWatch,
 		agentapi.SetEnv:        s.handleSetEnv,     // env.go
+		agentapi.ExecAttach:    s.handleExecAttach, // execattach.go
 		agentapi.ForwardTCP:    s.handleForwardTCP, // forward.go
 
 		// git (git*.go)

@@ -47,6 +47,11 @@ type command struct {
 	stdin   string
 	timeout time.Duration       // 0: none
 	cred    *syscall.Credential // nil: the agent's own (root)
+	// stdinStream, when set, is copied to the command's stdin as it
+	// comes (exec/attach) instead of stdin; stdinDone is closed when that
+	// copy ends.
+	stdinStream io.Reader
+	stdinDone   chan struct{}
 }
 
 // prepare validates req and resolves the executable, cwd and environment.
@@ -188,7 +193,7 @@ func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.E
 	}
 	defer stderrR.Close()
 	var stdinR, stdinW *os.File
-	if c.stdin != "" {
+	if c.stdin != "" || c.stdinStream != nil {
 		stdinR, stdinW, err = os.Pipe()
 	} else {
 		stdinR, err = os.Open(os.DevNull)
@@ -216,7 +221,12 @@ func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.E
 
 	if stdinW != nil {
 		go func() {
-			io.WriteString(stdinW, c.stdin) // EPIPE if the command does not read it all: fine
+			if c.stdinStream != nil {
+				io.Copy(stdinW, c.stdinStream) // ends at the client's EOF, or when the request ends
+				close(c.stdinDone)
+			} else {
+				io.WriteString(stdinW, c.stdin) // EPIPE if the command does not read it all: fine
+			}
 			stdinW.Close()
 		}()
 	}

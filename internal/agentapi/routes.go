@@ -73,8 +73,9 @@ var (
 	GitLog      = Route{"POST", "/git/log"}      // → []sdk.GitCommit
 	ForwardTCP  = Route{"GET", "/forward"}       // ?host=H&port=N, Upgrade: tcp → 101, then the bytes of a TCP connection made inside the sandbox (forward.go)
 	// Directory backups (package treetar: owners, modes, xattrs, hard links kept).
-	PackDir   = Route{"GET", "/backup"} // ?path=DIR → treetar stream
-	UnpackDir = Route{"PUT", "/backup"} // treetar stream → ?path=DIR, which must be missing or empty → sdk.FileInfo
+	PackDir    = Route{"GET", "/backup"}       // ?path=DIR → treetar stream
+	UnpackDir  = Route{"PUT", "/backup"}       // treetar stream → ?path=DIR, which must be missing or empty → sdk.FileInfo
+	ExecAttach = Route{"POST", "/exec/attach"} // one line of JSON sdk.ExecRequest, then stdin as it comes → NDJSON sdk.ExecEvent (execattach.go)
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -90,6 +91,7 @@ var Routes = []Route{
 	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
 	PackDir, UnpackDir,
+	ExecAttach,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

@@ -209,7 +209,7 @@ func TestToolboxRoutesAreTheAgentContract(t *testing.T) {
 		}
 		served[ar] = true
 	}
-	daemonOnly := map[agentapi.Route]bool{agentapi.Health: true, agentapi.Shutdown: true, agentapi.Sync: true, agentapi.Suspend: true, agentapi.SetEnv: true, agentapi.ForwardTCP: true,
+	daemonOnly := map[agentapi.Route]bool{agentapi.Health: true, agentapi.Shutdown: true, agentapi.Sync: true, agentapi.Suspend: true, agentapi.SetEnv: true, agentapi.ForwardTCP: true, agentapi.ExecAttach: true,
 		agentapi.PackDir: true, agentapi.UnpackDir: true} // backups (backups.go)
 	for _, ar := range agentapi.Routes {
 		if !served[ar] && !daemonOnly[ar] {

@@ -3,7 +3,7 @@
 // token as the user name, or with a public key registered on the sandbox
 // and the sandbox's id as the user name. Everything a client does goes
 // through the sandbox Manager and the agent contract: shells and commands
-// run on the agent's terminals and background processes, files move
+// run on the agent's terminals and its exec with streamed stdin, files move
 // through its file operations, ports are forwarded by the agent from inside
 // the sandbox. Nothing runs on the host as the user.
 package sshgw

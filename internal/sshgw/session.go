@@ -9,8 +9,8 @@ import (
 )
 
 // A session channel carries one shell, command or subsystem. With a PTY
-// (pty-req) it runs on an agent terminal; without one as a background
-// process whose stdin the client streams. Requests before the start (env,
+// (pty-req) it runs on an agent terminal; without one on the agent's
+// exec/attach, with stdin streaming from the client. Requests before the start (env,
 // pty-req) shape it; window-change and signal reach it while it runs.
 
 // loginShell is what "shell" runs: the sandbox's bash if it has one.
@@ -145,7 +145,7 @@ func (s *session) request(ctx context.Context, req *ssh.Request, started *bool, 
 				if req.Type == "shell" {
 					cmd = loginShell
 				}
-				s.runProcess(ctx, cmd, ready) // process.go
+				s.runExec(ctx, cmd, ready) // exec.go
 			}
 		}()
 		r := <-ready
