@@ -200,6 +200,7 @@ type Image struct {
 	SizeBytes int64     `json:"sizeBytes"`
 	Source    string    `json:"source"` // "base", "import", "pull:<ref>"
 	CreatedAt time.Time `json:"createdAt"`
+	Team      string    `json:"team,omitempty"` // owner; team default's images are shared
 }
 
 // PullRequest is the body of POST /v1/images/pull.

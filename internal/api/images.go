@@ -101,5 +101,5 @@ func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func imageToAPI(img *store.Image) sdk.Image {
-	return sdk.Image{Name: img.Name, ID: img.ID, Layers: len(img.Layers), SizeBytes: img.SizeBytes, Source: img.Source, CreatedAt: img.CreatedAt}
+	return sdk.Image{Name: img.Name, ID: img.ID, Layers: len(img.Layers), SizeBytes: img.SizeBytes, Source: img.Source, CreatedAt: img.CreatedAt, Team: img.Team}
 }
