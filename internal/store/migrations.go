@@ -149,7 +149,12 @@ var migrations = []string{
 	ALTER TABLE events ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
 	CREATE INDEX events_team ON events (team, seq);
 	ALTER TABLE snapshots ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
-	ALTER TABLE images ADD COLUMN team TEXT NOT NULL DEFAULT 'default';`,
+	ALTER TABLE images ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
+	CREATE TABLE team_webhooks (
+		team   TEXT PRIMARY KEY,
+		url    TEXT NOT NULL,
+		secret TEXT NOT NULL DEFAULT '' -- HMAC key: kept, as it signs every delivery
+	);`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a
