@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,6 +91,14 @@ func TestTeamIsolationOnEveryRoute(t *testing.T) {
 	if _, err := clientA.ExposePort(ctx, sb.ID, sdk.ExposePortRequest{Port: 8080}); err != nil {
 		t.Fatal(err)
 	}
+	var tarball bytes.Buffer
+	tw := tar.NewWriter(&tarball)
+	tw.WriteHeader(&tar.Header{Name: "marker", Mode: 0o644, Size: 1, Typeflag: tar.TypeReg})
+	tw.Write([]byte("a"))
+	tw.Close()
+	if img, err := clientA.ImportImage(ctx, "a-image", &tarball); err != nil || img.Team != "team-a" {
+		t.Fatalf("import as team-a: %+v, %v", img, err)
+	}
 	state := func() string {
 		got, err := clientA.GetSandbox(ctx, sb.ID)
 		if err != nil {
@@ -101,14 +111,19 @@ func TestTeamIsolationOnEveryRoute(t *testing.T) {
 		snaps, _ := clientA.ListSnapshots(ctx)
 		ports, _ := clientA.ListPorts(ctx, sb.ID)
 		keys, _ := d.client.ListKeys(ctx, "team-a")
+		imgs, _ := clientA.ListImages(ctx)
 		teams, _ := d.client.ListTeams(ctx)
-		return fmt.Sprintf("%s %s %s %v %v files=%v snaps=%d ports=%d keys=%d teams=%d",
-			got.ID, got.Name, got.State, got.Labels, got.Env, files, len(snaps), len(ports), len(keys), len(teams))
+		return fmt.Sprintf("%s %s %s %v %v files=%v snaps=%d ports=%d keys=%d teams=%d images=%v",
+			got.ID, got.Name, got.State, got.Labels, got.Env, files, len(snaps), len(ports), len(keys), len(teams), imgs)
 	}
 	before := state()
 
 	fill := func(path string) string {
-		r := strings.NewReplacer("{id}", sb.ID, "{name}", "snap-a", "{team}", "team-a", "{key}", keyA.ID,
+		name := "snap-a"
+		if strings.HasPrefix(path, "/v1/images/") {
+			name = "a-image"
+		}
+		r := strings.NewReplacer("{id}", sb.ID, "{name}", name, "{name...}", name, "{team}", "team-a", "{key}", keyA.ID,
 			"{port}", "8080", "{path...}", "x", "{process}", "1", "{session}", "s", "{pty}", "p", "{cid}", "c")
 		return r.Replace(path)
 	}
@@ -121,7 +136,7 @@ func TestTeamIsolationOnEveryRoute(t *testing.T) {
 	doc := d.openAPI()
 	calls := 0
 	for path, methods := range doc.Paths {
-		owned := strings.Contains(path, "{id}") || strings.HasPrefix(path, "/v1/snapshots/") ||
+		owned := strings.Contains(path, "{id}") || strings.HasPrefix(path, "/v1/snapshots/") || strings.HasPrefix(path, "/v1/images/{") ||
 			strings.HasPrefix(path, "/v1/teams/") || strings.HasPrefix(path, "/v1/keys/")
 		if !owned {
 			continue
@@ -200,6 +215,14 @@ func TestTeamIsolationOnEveryRoute(t *testing.T) {
 	}
 	if err := clientA.DeleteSnapshot(ctx, "snap-a"); err != nil {
 		t.Error(err)
+	}
+	// Image names are shared: team-b cannot take team-a's.
+	tw = tar.NewWriter(&tarball)
+	tw.WriteHeader(&tar.Header{Name: "marker", Mode: 0o644, Size: 1, Typeflag: tar.TypeReg})
+	tw.Write([]byte("b"))
+	tw.Close()
+	if _, err := clientB.ImportImage(ctx, "a-image", &tarball); errCode(err) != sdk.CodeNameTaken {
+		t.Errorf("team-b imported over team-a's image: %v", err)
 	}
 }
 

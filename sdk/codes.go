@@ -238,4 +238,5 @@ const (
 	CodeWatchFailed           Code = "WATCH_FAILED"
 	CodeWatchLimit            Code = "WATCH_LIMIT"
 	CodeWatchRootGone         Code = "WATCH_ROOT_GONE"
+	CodeWebhookNotFound       Code = "WEBHOOK_NOT_FOUND"
 )

@@ -92,3 +92,11 @@ type AuditEntry struct {
 	Code      Code      `json:"code,omitempty"` // the error code of a failed request
 	RequestID string    `json:"requestId,omitempty"`
 }
+
+// TeamWebhook is where a team's events are POSTed, signed as the
+// operator's webhooks are (X-Sbx-Signature) with Secret. Answers never
+// show the secret.
+type TeamWebhook struct {
+	URL    string `json:"url"`
+	Secret string `json:"secret,omitempty"`
+}

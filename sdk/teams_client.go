@@ -99,3 +99,13 @@ func (c *Client) Audit(ctx context.Context, team string, after int64, limit int)
 	}
 	return out, nil
 }
+
+// SetTeamWebhook sends a team's events to url, signed with secret.
+func (c *Client) SetTeamWebhook(ctx context.Context, team string, h TeamWebhook) error {
+	return c.call(ctx, request{method: http.MethodPut, path: "/v1/teams/" + url.PathEscape(team) + "/webhook", in: h}, nil)
+}
+
+// DeleteTeamWebhook stops sending a team's events to its webhook.
+func (c *Client) DeleteTeamWebhook(ctx context.Context, team string) error {
+	return c.call(ctx, request{method: http.MethodDelete, path: "/v1/teams/" + url.PathEscape(team) + "/webhook"}, nil)
+}

@@ -211,6 +211,7 @@ type Image struct {
 	SizeBytes int64     `json:"sizeBytes"`
 	Source    string    `json:"source"` // "base", "import", "pull:<ref>", "build"
 	CreatedAt time.Time `json:"createdAt"`
+	Team      string    `json:"team,omitempty"` // owner; team default's images are shared
 	// Config is what sandboxes from the image start with (absent when empty).
 	Config *ImageConfig `json:"config,omitempty"`
 }

@@ -19,8 +19,9 @@ organization; E2B calls it a team. What existed before teams belongs to team
   sbx team quota acme --max-running 10
   sbx team usage acme
   sbx team ls
+  sbx team webhook acme https://hooks.acme.example/sbx --secret "$SECRET"
   sbx team rm acme`,
-		newTeamCreateCmd(g), newTeamListCmd(g), newTeamQuotaCmd(g), newTeamUsageCmd(g), newTeamRemoveCmd(g))
+		newTeamCreateCmd(g), newTeamListCmd(g), newTeamQuotaCmd(g), newTeamUsageCmd(g), newTeamRemoveCmd(g), newTeamWebhookCmd(g))
 }
 
 // quotaFlags registers the quota flags on cmd.
@@ -191,4 +192,44 @@ func newTeamRemoveCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+func newTeamWebhookCmd(g *globals) *cobra.Command {
+	var secret string
+	var remove bool
+	cmd := &cobra.Command{
+		Use:   "webhook TEAM [URL] [--secret SECRET] [--rm]",
+		Short: "Send a team's events to its own webhook (root admin only)",
+		Long: `Send every state change of TEAM's sandboxes to URL, as the daemon's --webhook
+URLs receive every team's: POSTed as JSON, signed with SECRET (X-Sbx-Signature).
+--rm stops it.`,
+		Example: "  sbx team webhook acme https://hooks.acme.example/sbx --secret \"$SECRET\"\n  sbx team webhook acme --rm",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if remove && len(args) != 1 || !remove && len(args) != 2 {
+				return usagef("%s takes TEAM and URL, or TEAM with --rm", cmd.CommandPath())
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&secret, "secret", "", "HMAC key the deliveries are signed with")
+	cmd.Flags().BoolVar(&remove, "rm", false, "stop sending the team's events")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := g.client()
+		if err != nil {
+			return err
+		}
+		if remove {
+			if err := c.DeleteTeamWebhook(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "team %s: webhook removed\n", args[0])
+			return nil
+		}
+		if err := c.SetTeamWebhook(cmd.Context(), args[0], sdk.TeamWebhook{URL: args[1], Secret: secret}); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "team %s: events go to %s\n", args[0], args[1])
+		return nil
+	}
+	return cmd
 }

@@ -24,10 +24,17 @@ type Keys interface {
 // (auth_routes.go). Without it only the bootstrap key works and the
 // /v1/keys, /v1/teams and /v1/audit routes answer 503.
 type Tenancy struct {
-	Keys   Keys
-	Teams  store.TeamStore
-	Audit  *AuditLog        // nil: no audit log
-	Limits *auth.RateLimits // nil: no rate limits
+	Keys     Keys
+	Teams    store.TeamStore
+	Audit    *AuditLog        // nil: no audit log
+	Limits   *auth.RateLimits // nil: no rate limits
+	Webhooks TeamWebhooks     // nil: no webhooks per team
+}
+
+// TeamWebhooks sets where a team's events go (internal/daemon/teamhooks.go).
+type TeamWebhooks interface {
+	Set(ctx context.Context, team, url, secret string) error
+	Delete(ctx context.Context, team string) error
 }
 
 // SetTenancy turns tenancy on; call it before serving.
@@ -117,6 +124,10 @@ func tenancyCodes(rt route) []sdk.Code {
 		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeInvalidTeam)
 	case "DELETE /v1/teams/{team}":
 		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeTeamNotEmpty)
+	case "PUT /v1/teams/{team}/webhook":
+		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeInvalidTeam)
+	case "DELETE /v1/teams/{team}/webhook":
+		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeWebhookNotFound)
 	}
 	if strings.HasPrefix(rt.pattern, "/v1/keys") || strings.HasPrefix(rt.pattern, "/v1/teams") || rt.pattern == "/v1/audit" {
 		codes = append(codes, sdk.CodeTeamsUnavailable)

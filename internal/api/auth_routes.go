@@ -275,3 +275,45 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, entries)
 	return nil
 }
+
+func (s *Server) setTeamWebhook(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.tenancyOn()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("team")
+	if err := rootOnly(r, id); err != nil {
+		return err
+	}
+	var req sdk.TeamWebhook
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if t.Webhooks == nil {
+		return errdefs.Unavailable(sdk.CodeTeamsUnavailable, "this daemon sends no webhooks per team")
+	}
+	if err := t.Webhooks.Set(r.Context(), id, req.URL, req.Secret); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sdk.TeamWebhook{URL: req.URL})
+	return nil
+}
+
+func (s *Server) deleteTeamWebhook(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.tenancyOn()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("team")
+	if err := rootOnly(r, id); err != nil {
+		return err
+	}
+	if t.Webhooks == nil {
+		return errdefs.Unavailable(sdk.CodeTeamsUnavailable, "this daemon sends no webhooks per team")
+	}
+	if err := t.Webhooks.Delete(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -101,7 +101,7 @@ func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func imageToAPI(img *store.Image) sdk.Image {
-	out := sdk.Image{Name: img.Name, ID: img.ID, Layers: len(img.Layers), SizeBytes: img.SizeBytes, Source: img.Source, CreatedAt: img.CreatedAt}
+	out := sdk.Image{Name: img.Name, ID: img.ID, Layers: len(img.Layers), SizeBytes: img.SizeBytes, Source: img.Source, CreatedAt: img.CreatedAt, Team: img.Team}
 	if c := img.Config; len(c.Env)+len(c.Entrypoint)+len(c.Cmd)+len(c.Labels) > 0 || c.WorkingDir != "" || c.User != "" {
 		out.Config = &sdk.ImageConfig{Env: c.Env, Entrypoint: c.Entrypoint, Cmd: c.Cmd, WorkingDir: c.WorkingDir, User: c.User, Labels: c.Labels}
 	}

@@ -172,6 +172,8 @@ func (s *Server) routes() []route {
 		{method: "GET", pattern: "/v1/teams/{team}", scope: auth.ScopeTeamRead, summary: "Get a team: the key's own, or any with the root admin key", handler: s.getTeam, status: 200, response: sdk.Team{}},
 		{method: "PUT", pattern: "/v1/teams/{team}/quotas", scope: auth.ScopeAdmin, summary: "Replace a team's quotas (0: no limit)", handler: s.setQuotas, body: sdk.Quotas{}, status: 200, response: sdk.Team{}},
 		{method: "DELETE", pattern: "/v1/teams/{team}", scope: auth.ScopeAdmin, summary: "Delete a team that owns no sandboxes, snapshots or live keys (409 TEAM_NOT_EMPTY)", handler: s.deleteTeam, status: 204},
+		{method: "PUT", pattern: "/v1/teams/{team}/webhook", scope: auth.ScopeAdmin, summary: "Send a team's events (as the --webhook URLs get every team's, signed with secret) to url; root admin only", handler: s.setTeamWebhook, body: sdk.TeamWebhook{}, status: 200, response: sdk.TeamWebhook{}},
+		{method: "DELETE", pattern: "/v1/teams/{team}/webhook", scope: auth.ScopeAdmin, summary: "Stop sending a team's events to its webhook", handler: s.deleteTeamWebhook, status: 204},
 		{method: "GET", pattern: "/v1/teams/{team}/usage", scope: auth.ScopeTeamRead, summary: "What a team holds now against its quotas", handler: s.teamUsage, status: 200, response: sdk.TeamUsage{}},
 		{method: "GET", pattern: "/v1/audit", scope: auth.ScopeAdmin, summary: "The audit log: every mutating request (key, team, method, path, status, code, time), oldest first", handler: s.listAudit, query: []param{{"after", "integer", "only entries with a higher seq"}, {"limit", "integer", "at most this many (default 1000)"}, {"team", "string", "only this team's (root admin only)"}}, status: 200, response: []sdk.AuditEntry{}},
 	}

@@ -157,6 +157,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	// teamhooks.go: each team's events to its webhook.
+	teamHooks, err := newTeamHooks(ctx, st)
+	if err != nil {
+		return err
+	}
+	defer teamHooks.Close()
+	life.onEvent = teamHooks.wrap(life.onEvent)
 	mgr, err := sandbox.New(sandbox.Config{
 		DataDir: cfg.DataDir, AgentBinary: agentBin,
 		Store: st, Images: images, Rootfs: rootfs{},
@@ -196,7 +203,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if ln, err = withTLS(ln, cfg); err != nil { // tls.go
 		return err
 	}
-	keySvc, tenancy, err := startTeams(ctx, cfg.Teams, st, auth.AdminToken(token)) // teams.go
+	keySvc, tenancy, err := startTeams(ctx, cfg.Teams, st, auth.AdminToken(token), teamHooks) // teams.go
 	if err != nil {
 		return err
 	}

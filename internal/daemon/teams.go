@@ -20,16 +20,17 @@ type TeamsConfig struct {
 
 // startTeams makes the key service (the admin token stays the bootstrap
 // key) and the API's tenancy: teams, quotas, rate limits, audit log.
-func startTeams(ctx context.Context, cfg TeamsConfig, st *store.SQLite, admin auth.AdminToken) (*keys.Service, api.Tenancy, error) {
+func startTeams(ctx context.Context, cfg TeamsConfig, st *store.SQLite, admin auth.AdminToken, hooks *teamHooks) (*keys.Service, api.Tenancy, error) {
 	svc, err := keys.New(ctx, st, admin)
 	if err != nil {
 		return nil, api.Tenancy{}, err
 	}
 	return svc, api.Tenancy{
-		Keys:   svc,
-		Teams:  st,
-		Audit:  api.NewAuditLog(st, cfg.AuditRetention),
-		Limits: auth.NewRateLimits(cfg.RateLimit, cfg.RateBurst),
+		Keys:     svc,
+		Teams:    st,
+		Audit:    api.NewAuditLog(st, cfg.AuditRetention),
+		Limits:   auth.NewRateLimits(cfg.RateLimit, cfg.RateBurst),
+		Webhooks: hooks,
 	}, nil
 }
 

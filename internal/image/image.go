@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
@@ -164,7 +165,8 @@ func (m *Manager) removeUnused(ctx context.Context, candidates []string, inUse f
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	imgs, err := m.rec.ListImages(ctx)
+	// Every team's images keep their layers, whoever removes this one.
+	imgs, err := m.rec.ListImages(auth.Unscoped(ctx))
 	if err != nil {
 		return err
 	}

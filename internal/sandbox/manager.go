@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -316,9 +317,11 @@ func (m *Manager) dirsOf(id string) dirs {
 	}
 }
 
-// UsesLayers reports whether any sandbox's spec or any snapshot names one
-// of layers.
+// UsesLayers reports whether any sandbox's spec or any snapshot, of any
+// team, names one of layers.
 func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error) {
+	// Layers are shared by every team.
+	ctx = auth.Unscoped(ctx)
 	if used, err := m.snapshotsUseLayers(ctx, layers); err != nil || used { // snapshot.go
 		return used, err
 	}
@@ -340,8 +343,10 @@ func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error)
 	return false, nil
 }
 
-// UsesImage returns a sandbox that was created from the image name, if any.
+// UsesImage returns a sandbox, of any team, that was created from the
+// image name, if any.
 func (m *Manager) UsesImage(ctx context.Context, name string) (*store.Sandbox, error) {
+	ctx = auth.Unscoped(ctx) // a team's sandbox may use the default team's image
 	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
 	if err != nil {
 		return nil, err

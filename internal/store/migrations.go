@@ -103,8 +103,8 @@ var migrations = []string{
 		expires_at TEXT
 	);
 	CREATE INDEX snapshots_created ON snapshots (created_at, name);`,
-	// 5: teams, API keys and the audit log. Every sandbox, event and
-	// snapshot belongs to a team; what existed goes to team "default".
+	// 5: teams, API keys and the audit log. Every sandbox, event, snapshot
+	// and image belongs to a team; what existed goes to team "default".
 	// Sandbox names become unique per team: the old column's UNIQUE
 	// constraint cannot be dropped without rebuilding the table, which
 	// would cascade-delete the rows that reference it (leases, ports), so
@@ -148,7 +148,13 @@ var migrations = []string{
 	CREATE INDEX sandboxes_name ON sandboxes (name);
 	ALTER TABLE events ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
 	CREATE INDEX events_team ON events (team, seq);
-	ALTER TABLE snapshots ADD COLUMN team TEXT NOT NULL DEFAULT 'default';`,
+	ALTER TABLE snapshots ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
+	ALTER TABLE images ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
+	CREATE TABLE team_webhooks (
+		team   TEXT PRIMARY KEY,
+		url    TEXT NOT NULL,
+		secret TEXT NOT NULL DEFAULT '' -- HMAC key: kept, as it signs every delivery
+	);`,
 	// 6: SSH access to a sandbox (see SSHAccessStore): a token (its sha256
 	// only) or a public key, the team, key and scopes that made it, an expiry.
 	`CREATE TABLE ssh_access (

@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
 
-const imageColumns = "name, id, layers, config, source, size_bytes, created_at"
+const imageColumns = "name, id, layers, config, source, size_bytes, created_at, team"
 
 func imageNotFound(name string) error {
 	return errdefs.NotFound(sdk.CodeImageNotFound, "image %q not found; list images with \"sbx image ls\"", name)
@@ -37,28 +38,45 @@ func (s *SQLite) PutImage(ctx context.Context, img *Image) error {
 	if err != nil {
 		return err
 	}
+	team := teamFor(ctx, img.Team)
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx,
-			`INSERT INTO images (`+imageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+		// Image names are unique across teams (an image is addressed by
+		// name when a sandbox is created); only the owner replaces one.
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO images (`+imageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET id = excluded.id, layers = excluded.layers,
 				config = excluded.config, source = excluded.source,
-				size_bytes = excluded.size_bytes, created_at = excluded.created_at`,
-			img.Name, img.ID, layers, config, img.Source, img.SizeBytes, at)
+				size_bytes = excluded.size_bytes, created_at = excluded.created_at
+			WHERE images.team = excluded.team`,
+			img.Name, img.ID, layers, config, img.Source, img.SizeBytes, at, team)
 		if err != nil {
 			return errdefs.Internal(err, "write image %s", img.Name)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errdefs.Conflict(sdk.CodeNameTaken, "the image name %q is taken by another team; pick another name", img.Name)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	img.CreatedAt = created
+	img.CreatedAt, img.Team = created, team
 	return nil
+}
+
+// imageTeams restricts an image query to what ctx's team sees: its own
+// images and team default's.
+func imageTeams(ctx context.Context) (string, []any) {
+	if t, ok := teamOf(ctx); ok {
+		return " AND team IN (?, ?)", []any{t, auth.DefaultTeam}
+	}
+	return "", nil
 }
 
 // GetImage returns the image called name.
 func (s *SQLite) GetImage(ctx context.Context, name string) (*Image, error) {
-	row := s.r.QueryRowContext(ctx, "SELECT "+imageColumns+" FROM images WHERE name = ?", name)
+	team, args := imageTeams(ctx)
+	row := s.r.QueryRowContext(ctx, "SELECT "+imageColumns+" FROM images WHERE name = ?"+team, append([]any{name}, args...)...)
 	img, err := scanImage(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, imageNotFound(name)
@@ -68,7 +86,8 @@ func (s *SQLite) GetImage(ctx context.Context, name string) (*Image, error) {
 
 // ListImages returns every image, by name.
 func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT "+imageColumns+" FROM images ORDER BY name")
+	team, args := imageTeams(ctx)
+	rows, err := s.r.QueryContext(ctx, "SELECT "+imageColumns+" FROM images WHERE 1"+team+" ORDER BY name", args...)
 	if err != nil {
 		return nil, errdefs.Internal(err, "list images")
 	}
@@ -90,7 +109,8 @@ func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
 // DeleteImage removes the image called name. Missing gives a NotFound error.
 func (s *SQLite) DeleteImage(ctx context.Context, name string) error {
 	return s.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "DELETE FROM images WHERE name = ?", name)
+		team, args := teamClause(ctx, "team")
+		res, err := tx.ExecContext(ctx, "DELETE FROM images WHERE name = ?"+team, append([]any{name}, args...)...)
 		if err != nil {
 			return errdefs.Internal(err, "delete image %s", name)
 		}
@@ -107,7 +127,7 @@ func scanImage(sc scanner) (*Image, error) {
 	var img Image
 	var layers, config string
 	var created sql.NullString
-	err := sc.Scan(&img.Name, &img.ID, &layers, &config, &img.Source, &img.SizeBytes, &created)
+	err := sc.Scan(&img.Name, &img.ID, &layers, &config, &img.Source, &img.SizeBytes, &created, &img.Team)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}

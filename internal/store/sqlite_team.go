@@ -32,6 +32,17 @@ type TeamStore interface {
 	DeleteTeam(ctx context.Context, id string) error
 	// Usage sums what a team holds now.
 	Usage(ctx context.Context, id string) (sdk.TeamUsage, error)
+
+	// SetTeamWebhook sets the URL a team's events are also sent to.
+	SetTeamWebhook(ctx context.Context, h TeamWebhook) error
+	// DeleteTeamWebhook removes it; none gives WEBHOOK_NOT_FOUND.
+	DeleteTeamWebhook(ctx context.Context, team string) error
+	ListTeamWebhooks(ctx context.Context) ([]TeamWebhook, error)
+}
+
+// TeamWebhook is where a team's events go, signed with Secret.
+type TeamWebhook struct {
+	Team, URL, Secret string
 }
 
 var _ TeamStore = (*SQLite)(nil)
@@ -103,6 +114,9 @@ func (s *SQLite) SetQuotas(ctx context.Context, id string, q sdk.Quotas) error {
 func (s *SQLite) DeleteTeam(ctx context.Context, id string) error {
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		var n int
+		if _, err := tx.ExecContext(ctx, "DELETE FROM team_webhooks WHERE team = ?", id); err != nil {
+			return errdefs.Internal(err, "delete the webhook of team %s", id)
+		}
 		err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM sandboxes WHERE team = ?)
 			+ (SELECT COUNT(*) FROM snapshots WHERE team = ?)
 			+ (SELECT COUNT(*) FROM api_keys WHERE team = ? AND revoked_at IS NULL)`, id, id, id).Scan(&n)
@@ -252,4 +266,49 @@ func scanTeam(sc scanner) (*Team, error) {
 	var err error
 	t.CreatedAt, err = decodeTime(created)
 	return &t, err
+}
+
+func (s *SQLite) SetTeamWebhook(ctx context.Context, h TeamWebhook) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		var one int
+		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM teams WHERE id = ?", h.Team).Scan(&one); err != nil {
+			return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", h.Team)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO team_webhooks (team, url, secret) VALUES (?, ?, ?)
+			ON CONFLICT (team) DO UPDATE SET url = excluded.url, secret = excluded.secret`, h.Team, h.URL, h.Secret)
+		if err != nil {
+			return errdefs.Internal(err, "set the webhook of team %s", h.Team)
+		}
+		return nil
+	})
+}
+
+func (s *SQLite) DeleteTeamWebhook(ctx context.Context, team string) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM team_webhooks WHERE team = ?", team)
+		if err != nil {
+			return errdefs.Internal(err, "delete the webhook of team %s", team)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errdefs.NotFound(sdk.CodeWebhookNotFound, "team %q has no webhook", team)
+		}
+		return nil
+	})
+}
+
+func (s *SQLite) ListTeamWebhooks(ctx context.Context) ([]TeamWebhook, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT team, url, secret FROM team_webhooks ORDER BY team")
+	if err != nil {
+		return nil, errdefs.Internal(err, "list team webhooks")
+	}
+	defer rows.Close()
+	var out []TeamWebhook
+	for rows.Next() {
+		var h TeamWebhook
+		if err := rows.Scan(&h.Team, &h.URL, &h.Secret); err != nil {
+			return nil, errdefs.Internal(err, "read team webhook")
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
 }

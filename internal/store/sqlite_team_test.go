@@ -133,3 +133,46 @@ func TestQuotaUnderConcurrency(t *testing.T) {
 		t.Fatalf("over the memory quota: %v", err)
 	}
 }
+
+// TestTeamsScopeImages: a team sees its own images and team default's,
+// replaces or deletes only its own, and cannot take another team's name.
+func TestTeamsScopeImages(t *testing.T) {
+	st := openTeamStore(t)
+	ctx := context.Background()
+	for _, team := range []string{"a", "b"} {
+		if err := st.CreateTeam(ctx, &Team{ID: team}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := asTeam("a"), asTeam("b")
+	if err := st.PutImage(ctx, &Image{Name: "base", ID: "sha256:1"}); err != nil { // internal: default
+		t.Fatal(err)
+	}
+	if err := st.PutImage(a, &Image{Name: "a-img", ID: "sha256:2"}); err != nil {
+		t.Fatal(err)
+	}
+	if img, err := st.GetImage(b, "base"); err != nil || img.Team != auth.DefaultTeam {
+		t.Fatalf("b cannot see the default team's image: %+v %v", img, err)
+	}
+	if _, err := st.GetImage(b, "a-img"); !errdefs.Is(err, errdefs.KindNotFound) {
+		t.Fatalf("b sees a's image: %v", err)
+	}
+	if l, _ := st.ListImages(b); len(l) != 1 || l[0].Name != "base" {
+		t.Fatalf("b lists %+v", l)
+	}
+	if err := st.PutImage(b, &Image{Name: "a-img", ID: "sha256:evil"}); errdefs.CodeOf(err) != sdk.CodeNameTaken {
+		t.Fatalf("b replaced a's image: %v", err)
+	}
+	if err := st.PutImage(b, &Image{Name: "base", ID: "sha256:evil"}); errdefs.CodeOf(err) != sdk.CodeNameTaken {
+		t.Fatalf("b replaced the default team's image: %v", err)
+	}
+	if err := st.DeleteImage(b, "base"); !errdefs.Is(err, errdefs.KindNotFound) {
+		t.Fatalf("b deleted the default team's image: %v", err)
+	}
+	if img, err := st.GetImage(a, "a-img"); err != nil || img.ID != "sha256:2" {
+		t.Fatalf("a's image after b's attempts: %+v %v", img, err)
+	}
+	if err := st.PutImage(a, &Image{Name: "a-img", ID: "sha256:3"}); err != nil {
+		t.Fatalf("a cannot replace its own image: %v", err)
+	}
+}

@@ -120,6 +120,10 @@ type Image struct {
 	Source    string
 	SizeBytes int64
 	CreatedAt time.Time
+	// Team owns the image; PutImage stamps the caller's team when "". Every
+	// team sees its own images and team default's (the installation's
+	// shared images); only the owner replaces or deletes one.
+	Team string
 }
 
 // ImageConfig is the part of an image's configuration sbx uses.
