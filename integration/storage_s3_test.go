@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,13 +11,13 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/blob/s3/s3test"
-	"github.com/sbxhq/sbx/internal/treetar"
 	"github.com/sbxhq/sbx/sdk"
 )
 
 // A sandbox archived to S3 by one daemon restores, whole, on a second daemon
-// with another data dir and the same bucket; a damaged object is refused
-// first and nothing is lost.
+// with another data dir and the same bucket, and a snapshot taken on the
+// first starts on the second; a damaged object is refused first and
+// nothing is lost.
 func TestS3ArchiveRestoresOnAnotherDaemon(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.Bucket()
@@ -52,11 +51,26 @@ func TestS3ArchiveRestoresOnAnotherDaemon(t *testing.T) {
 		t.Errorf("an S3 daemon wrote to its local blob dir: %v", entries)
 	}
 
-	// The second daemon: another data dir with the first one's records and
-	// image layers (what a shared control plane would give it), no sandbox files.
+	// A snapshot taken here starts there too.
+	d1.create(sdk.CreateSandboxRequest{Name: "snapsrc", Network: "none"})
+	if res, err := d1.client.Exec(ctx, "snapsrc", sdk.ExecRequest{Shell: "echo from-the-snapshot > /workspace/snap.txt"}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("write: %+v, %v", res, err)
+	}
+	if _, err := d1.client.CreateSnapshot(ctx, "snapsrc", sdk.CreateSnapshotRequest{Name: "snap"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d1.client.DeleteSandbox(ctx, "snapsrc", true); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(srv.Root, bucket, "fleet", "layers")); len(entries) < 2 {
+		t.Errorf("layers in the bucket: %v (want the image's and the snapshot's)", entries)
+	}
+
+	// The second daemon: another data dir with the first one's records (what
+	// a shared control plane would give it) and nothing else: no sandbox
+	// files, no image or snapshot layers — those come from the bucket.
 	d1.stop()
 	dir2 := t.TempDir()
-	copyTree(t, filepath.Join(d1.dataDir, "layers"), filepath.Join(dir2, "layers"))
 	db, err := os.ReadFile(filepath.Join(d1.dataDir, "sbx.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +123,10 @@ func TestS3ArchiveRestoresOnAnotherDaemon(t *testing.T) {
 	if _, err := os.Stat(object); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the archive object was not removed after the restore: %v", err)
 	}
+	d2.create(sdk.CreateSandboxRequest{Name: "fromsnap", Snapshot: "snap", Network: "none"})
+	if res, err := d2.client.Exec(ctx, "fromsnap", sdk.ExecRequest{Shell: "cat /workspace/snap.txt"}); err != nil || res.Stdout != "from-the-snapshot\n" {
+		t.Errorf("a sandbox from the first daemon's snapshot: %+v, %v", res, err)
+	}
 }
 
 // The S3 server goes away in the middle of an archive: the archive fails
@@ -156,20 +174,6 @@ func TestS3OutageMidArchive(t *testing.T) {
 	res, err = d.client.Exec(ctx, "out", sdk.ExecRequest{Shell: "sha256sum /workspace/big"})
 	if err != nil || !strings.HasPrefix(res.Stdout, sum) {
 		t.Errorf("after the restore: %+v, %v (want %s)", res, err, sum)
-	}
-}
-
-// copyTree copies the tree at src to dst (missing) with everything kept,
-// through the archive format's own packer.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.Mkdir(dst, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(treetar.Pack(pw, src)) }()
-	if err := treetar.Unpack(pr, dst); err != nil {
-		t.Fatalf("copy %s: %v", src, err)
 	}
 }
 

@@ -270,10 +270,25 @@ func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir strin
 		return nil, errdefs.Internal(err, "read backup %s", id)
 	}
 	defer zr.Close()
-	body := &tailCheck{r: zr.IOReadCloser(), checked: checked}
+	// The transport reads the body on a goroutine of its own, which may go
+	// on after the agent has answered (a refusal comes before the end): it
+	// reads a pipe, and the decoder is closed only once the copy into the
+	// pipe has stopped.
+	pr, pw := io.Pipe()
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, err := io.Copy(pw, &tailCheck{r: zr.IOReadCloser(), checked: checked})
+		pw.CloseWithError(err)
+	}()
 	resp, err := a.Forward(ctx, agentapi.Request{Method: agentapi.UnpackDir.Method, Path: agentapi.UnpackDir.Path, RawQuery: url.Values{"path": {dir}}.Encode(),
-		Body: body, ContentLength: -1, ContentType: "application/x-tar"})
+		Body: pr, ContentLength: -1, ContentType: "application/x-tar"})
+	pr.CloseWithError(errors.New("restore ended"))
+	<-copied // from here on, checked and the decoder are ours alone
 	if checked.err != nil {
+		if err == nil {
+			resp.Body.Close()
+		}
 		return nil, checked.err // the damage, not how the agent took the cut stream
 	}
 	if err != nil {

@@ -3,9 +3,18 @@ package backup
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -88,6 +97,46 @@ func TestCreateRefusesBadRequests(t *testing.T) {
 	for _, req := range []sdk.CreateBackupRequest{{Path: ""}, {Path: "rel"}, {Path: "/a", ExpiresInSeconds: -1}, {Path: "/a", ExpiresInSeconds: MaxExpiresInSeconds + 1}, {Path: "/a", Name: string(make([]byte, 129))}} {
 		if _, err := m.Create(context.Background(), nil, "sbx-1", req); errdefs.CodeOf(err) != sdk.CodeInvalidBackup {
 			t.Errorf("Create(%+v) = %v", req, err)
+		}
+	}
+}
+
+// An agent that refuses a restore before reading the stream: the refusal
+// comes back, and the stream the transport was still sending is stopped
+// before its decoder goes (this once crashed the daemon).
+func TestRestoreRefusedEarly(t *testing.T) {
+	m, blobs := newTestManager(t)
+	// A backup of a few MiB, so the transport is mid-stream at the refusal.
+	var packed bytes.Buffer
+	zw, _ := zstd.NewWriter(&packed)
+	noise := make([]byte, 8<<20)
+	rand.Read(noise)
+	zw.Write(noise)
+	zw.Close()
+	sum := sha256.Sum256(packed.Bytes())
+	id := "bkp-dddddddddddddddd"
+	if _, err := blobs.Put(context.Background(), blobKey(id), bytes.NewReader(packed.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.write(record{Backup: sdk.Backup{ID: id, Path: "/w", SHA256: hex.EncodeToString(sum[:]), CreatedAt: m.now()}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	l, err := net.Listen("unix", filepath.Join(dir, agentapi.AgentSock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		w.Write([]byte(`{"error":{"code":"BACKUP_TARGET_NOT_EMPTY","message":"/w is not empty"}}`))
+	})}
+	go srv.Serve(l)
+	defer srv.Close()
+	for i := 0; i < 5; i++ {
+		_, err := m.Restore(context.Background(), agentapi.NewClient(dir), id, "/w")
+		if errdefs.CodeOf(err) != sdk.CodeBackupTargetNotEmpty {
+			t.Fatalf("restore into a full directory = %v", err)
 		}
 	}
 }

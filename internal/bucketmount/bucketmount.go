@@ -50,7 +50,9 @@ func Check(b sdk.BucketMount) error {
 		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket prefix %q: use letters, digits and ._-/, not starting with /", b.Prefix)
 	}
 	u, err := url.Parse(b.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+	// No commas: s3fs takes its options as one comma-separated list.
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" ||
+		u.User != nil || strings.ContainsAny(b.Endpoint, ", \t\n") {
 		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q must look like https://host[:port]", b.Endpoint)
 	}
 	if b.AccessKeyID == "" || b.SecretAccessKey == "" || strings.ContainsAny(b.AccessKeyID+b.SecretAccessKey, ":\n\r") {

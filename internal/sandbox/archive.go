@@ -76,6 +76,9 @@ func (m *Manager) archiveLocked(ctx context.Context, sb *store.Sandbox, reason s
 		return err
 	}
 	info, err := m.pack(ctx, sb)
+	if err == nil {
+		err = m.pushLayers(ctx, sb.Spec.Layers) // layerblobs.go: for other daemons
+	}
 	if err != nil {
 		m.cfg.Blobs.Delete(ctx, archiveKey(sb.ID))
 		m.transition(ctx, sb, sdk.StateStopped, "archive-failed", err.Error())

@@ -184,6 +184,9 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 	if err := m.cfg.Rootfs.Unmount(d.rootfs); err != nil {
 		return errdefs.Internal(err, "clear old rootfs mount of %s", sb.ID)
 	}
+	if err := m.pullLayers(ctx, sb.Spec.Layers); err != nil { // layerblobs.go: archived or snapshotted elsewhere
+		return err
+	}
 	upper, work, err := m.diskDirs(sb) // on the sandbox's own disk if it has one
 	if err != nil {
 		return err

@@ -161,6 +161,10 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 	if err == nil {
 		var snap *store.Snapshot
 		if snap, err = m.recordSnapshot(ctx, ss, sb, req, layer, size, staging); err == nil {
+			// For other daemons on the same bucket (layerblobs.go).
+			if err := m.pushLayers(ctx, snap.Spec.Layers); err != nil {
+				m.log.Warn("copy snapshot layers to the blob store; other daemons cannot start from it", "snapshot", req.Name, "err", err)
+			}
 			release()
 			if resume {
 				if err := m.resumeLocked(ctx, sb, "snapshot"); err != nil {

@@ -136,6 +136,10 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
+// Shared says that other hosts read this store too (sandbox.SharedBlobs):
+// the daemon then keeps image and snapshot layers in it as well.
+func (s *Store) Shared() bool { return true }
+
 // String names the store for logs.
 func (s *Store) String() string {
 	return fmt.Sprintf("s3://%s/%s at %s", s.bucket, s.prefix, s.endpoint)
