@@ -13,6 +13,7 @@ type Volume struct {
 	// UsedBy lists the ids of the sandboxes (in any state, archived too)
 	// that mount it.
 	UsedBy []string `json:"usedBy"`
+	Team   string   `json:"team,omitempty"` // owner: other teams' keys get 404
 }
 
 // CreateVolumeRequest is the body of POST /v1/volumes.

@@ -12,10 +12,10 @@ import (
 
 // Volumes keeps named volumes (package volume).
 type Volumes interface {
-	Create(name string, sizeMiB int) (*sdk.Volume, error)
-	Get(name string) (*sdk.Volume, error)
-	List() ([]sdk.Volume, error)
-	Delete(name string) error
+	Create(ctx context.Context, name string, sizeMiB int) (*sdk.Volume, error)
+	Get(ctx context.Context, name string) (*sdk.Volume, error) // another team's: VOLUME_NOT_FOUND
+	List(ctx context.Context) ([]sdk.Volume, error)
+	Delete(ctx context.Context, name string) error
 }
 
 // Storage is what the volume and backup routes need; set with SetStorage.
@@ -51,7 +51,7 @@ func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	v, err := vols.Create(req.Name, req.SizeMiB)
+	v, err := vols.Create(r.Context(), req.Name, req.SizeMiB)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (s *Server) listVolumes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := vols.List()
+	list, err := vols.List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Server) getVolume(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := vols.Get(r.PathValue("name"))
+	v, err := vols.Get(r.Context(), r.PathValue("name"))
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request) error {
 			return errdefs.Invalid(sdk.CodeInvalidVolume, "force must be true or false, got %q", q)
 		}
 	}
-	v, err := vols.Get(r.PathValue("name"))
+	v, err := vols.Get(r.Context(), r.PathValue("name"))
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request) error {
 	if len(v.UsedBy) > 0 && !force {
 		return errdefs.Conflict(sdk.CodeVolumeInUse, "volume %q is mounted by sandbox %s: delete them first, or pass force=true (they then fail to start)", v.Name, strings.Join(v.UsedBy, ", "))
 	}
-	if err := vols.Delete(v.Name); err != nil {
+	if err := vols.Delete(r.Context(), v.Name); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

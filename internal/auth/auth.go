@@ -98,6 +98,28 @@ func (r requireScopes) Authenticate(ctx context.Context, key string) (Principal,
 	return p, nil
 }
 
+// Sees reports whether the caller in ctx may see an object of team: a
+// context without a principal (an internal caller) and the bootstrap admin
+// see every team; a record without a team belongs to DefaultTeam.
+func Sees(ctx context.Context, team string) bool {
+	p, ok := FromContext(ctx)
+	if !ok || p.AllTeams() {
+		return true
+	}
+	if team == "" {
+		team = DefaultTeam
+	}
+	return p.Team == team
+}
+
+// TeamOf is the team a new object made under ctx belongs to.
+func TeamOf(ctx context.Context) string {
+	if p, ok := FromContext(ctx); ok && p.Team != "" {
+		return p.Team
+	}
+	return DefaultTeam
+}
+
 // Unscoped returns ctx without its principal: a caller that sees every
 // team's objects. Only for checks that must count everything whoever asked
 // (is a layer or an image still used by any sandbox?), never for answers.

@@ -271,7 +271,7 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 	if err := m.applyClassAndSnapshot(ctx, req, &spec); err != nil { // snapshot.go
 		return store.Spec{}, err
 	}
-	if err := m.resolveVolumes(req, &spec); err != nil { // volumes.go
+	if err := m.resolveVolumes(ctx, req, &spec); err != nil { // volumes.go
 		return store.Spec{}, err
 	}
 	return spec, nil

@@ -19,6 +19,9 @@ type Volumes interface {
 	// Path is the host directory of the volume's filesystem; a missing
 	// volume is a VOLUME_NOT_FOUND error.
 	Path(name string) (string, error)
+	// Get is the volume as the caller in ctx sees it: another team's
+	// volume is VOLUME_NOT_FOUND.
+	Get(ctx context.Context, name string) (*sdk.Volume, error)
 }
 
 // maxVolumesPerSandbox keeps a create request's mounts few.
@@ -26,7 +29,7 @@ const maxVolumesPerSandbox = 16
 
 // resolveVolumes checks a create request's volumes: each one exists, at an
 // absolute path of its own outside the paths the runtime owns.
-func (m *Manager) resolveVolumes(req sdk.CreateSandboxRequest, spec *store.Spec) error {
+func (m *Manager) resolveVolumes(ctx context.Context, req sdk.CreateSandboxRequest, spec *store.Spec) error {
 	if len(req.Volumes)+len(req.Buckets) == 0 {
 		return nil
 	}
@@ -56,7 +59,7 @@ func (m *Manager) resolveVolumes(req sdk.CreateSandboxRequest, spec *store.Spec)
 		if err := checkPath("volume "+strconv.Quote(v.Name), v.Path); err != nil {
 			return err
 		}
-		if _, err := m.cfg.Volumes.Path(v.Name); err != nil {
+		if _, err := m.cfg.Volumes.Get(ctx, v.Name); err != nil {
 			return err
 		}
 	}

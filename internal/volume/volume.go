@@ -14,6 +14,7 @@
 package volume
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/loopdisk"
 	"github.com/sbxhq/sbx/sdk"
@@ -53,7 +55,7 @@ func New(dataDir string) (*Manager, error) {
 	if err := os.MkdirAll(m.root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create %s", m.root)
 	}
-	vols, err := m.List()
+	vols, err := m.List(context.Background()) // every team's
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +69,10 @@ func New(dataDir string) (*Manager, error) {
 
 func (m *Manager) dir(name string) string { return filepath.Join(m.root, name) }
 
-// Path is the host directory of volume name's filesystem (what sandboxes mount).
+// Path is the host directory of volume name's filesystem (what sandboxes
+// mount). It is not scoped: the sandbox's create checked the team (Get).
 func (m *Manager) Path(name string) (string, error) {
-	if _, err := m.Get(name); err != nil {
+	if _, err := m.Get(context.Background(), name); err != nil {
 		return "", err
 	}
 	return filepath.Join(m.dir(name), "mnt"), nil
@@ -84,7 +87,10 @@ func CheckName(name string) error {
 }
 
 // Create makes and mounts a volume of sizeMiB (0: DefaultSizeMiB).
-func (m *Manager) Create(name string, sizeMiB int) (*sdk.Volume, error) {
+//
+// The volume belongs to the caller's team (auth.TeamOf); names are unique
+// across teams.
+func (m *Manager) Create(ctx context.Context, name string, sizeMiB int) (*sdk.Volume, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
@@ -102,7 +108,7 @@ func (m *Manager) Create(name string, sizeMiB int) (*sdk.Volume, error) {
 	} else if err != nil {
 		return nil, errdefs.Internal(err, "create volume directory")
 	}
-	v := &sdk.Volume{Name: name, SizeMiB: sizeMiB, CreatedAt: time.Now().UTC()}
+	v := &sdk.Volume{Name: name, SizeMiB: sizeMiB, CreatedAt: time.Now().UTC(), Team: auth.TeamOf(ctx)}
 	err := loopdisk.Make(filepath.Join(dir, "disk.img"), sizeMiB)
 	if err == nil {
 		err = m.mount(name)
@@ -129,8 +135,8 @@ func writeRecord(dir string, v *sdk.Volume) error {
 	return nil
 }
 
-// Get returns the volume's record.
-func (m *Manager) Get(name string) (*sdk.Volume, error) {
+// Get returns the volume's record; another team's volume is not found.
+func (m *Manager) Get(ctx context.Context, name string) (*sdk.Volume, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
@@ -145,6 +151,9 @@ func (m *Manager) Get(name string) (*sdk.Volume, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, errdefs.Internal(err, "read volume %s", name)
 	}
+	if !auth.Sees(ctx, v.Team) {
+		return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
+	}
 	var st unix.Statfs_t
 	if unix.Statfs(filepath.Join(m.dir(name), "mnt"), &st) == nil && st.Type == unix.EXT4_SUPER_MAGIC {
 		v.UsedMiB = int((st.Blocks - st.Bfree) * uint64(st.Bsize) >> 20)
@@ -152,15 +161,15 @@ func (m *Manager) Get(name string) (*sdk.Volume, error) {
 	return &v, nil
 }
 
-// List returns every volume, by name.
-func (m *Manager) List() ([]sdk.Volume, error) {
+// List returns every volume the caller's team sees, by name.
+func (m *Manager) List(ctx context.Context) ([]sdk.Volume, error) {
 	entries, err := os.ReadDir(m.root)
 	if err != nil {
 		return nil, errdefs.Internal(err, "list volumes")
 	}
 	out := []sdk.Volume{}
 	for _, e := range entries {
-		v, err := m.Get(e.Name())
+		v, err := m.Get(ctx, e.Name())
 		if errdefs.Is(err, errdefs.KindNotFound) || errdefs.Is(err, errdefs.KindInvalid) {
 			continue // a create cut short by a crash: Delete clears it
 		}
@@ -177,8 +186,8 @@ func (m *Manager) List() ([]sdk.Volume, error) {
 // sandbox uses it (or was told to go ahead): a sandbox still running with
 // it keeps its own mount of the filesystem until it stops, then the loop
 // device detaches.
-func (m *Manager) Delete(name string) error {
-	if err := CheckName(name); err != nil {
+func (m *Manager) Delete(ctx context.Context, name string) error {
+	if _, err := m.Get(ctx, name); err != nil {
 		return err
 	}
 	m.mu.Lock()
