@@ -235,4 +235,5 @@ var allCodes = []sdk.Code{
 	sdk.CodeWatchFailed,
 	sdk.CodeWatchLimit,
 	sdk.CodeWatchRootGone,
+	sdk.CodeWebhookNotFound,
 }

@@ -44,6 +44,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log
+         * @description The audit log: every mutating request (key, team, method, path, status, code, time), oldest first
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List backups that have not expired, oldest first
+         * @description List backups that have not expired, oldest first
+         */
+        get: operations["listBackups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/backups/{backup}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a backup
+         * @description Get a backup
+         */
+        get: operations["getBackup"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a backup
+         * @description Delete a backup
+         */
+        delete: operations["deleteBackup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/backups/{backup}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a backup into a sandbox
+         * @description Restore a backup into a sandbox (started if need be) at path (default: where it was taken), which must be missing or empty (409 BACKUP_TARGET_NOT_EMPTY); a damaged backup is refused (409 BACKUP_CORRUPT) and nothing is written
+         */
+        post: operations["restoreBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -78,6 +162,46 @@ export interface paths {
         get: operations["listImages"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/build": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Build an image from a Dockerfile in a build context
+         * @description Build an image from a Dockerfile in a build context (a tar stream, plain or gzip): FROM (an image sbx has), RUN (in a build sandbox with the default egress policy and limits), COPY/ADD from the context, ENV, ARG, WORKDIR, USER, ENTRYPOINT, CMD, LABEL; each RUN/COPY/ADD a cached layer. The answer streams NDJSON BuildEvents ending with "done" or "error"; a bad or unsupported Dockerfile is a 400 naming the line
+         */
+        post: operations["buildImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/build/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Build an image from the JSON form of the steps
+         * @description Build an image from the JSON form of the steps (from, then run/copy/env/workdir/user/entrypoint/cmd/labels, files as the context); progress as for /v1/images/build
+         */
+        post: operations["buildImageFromSteps"];
         delete?: never;
         options?: never;
         head?: never;
@@ -143,6 +267,50 @@ export interface paths {
          * @description Delete an image (409 while a sandbox uses it)
          */
         delete: operations["deleteImage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description List API keys (never their secrets)
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Create an API key; the answer holds its secret, shown only this once
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revoke an API key; it is refused from the next request on
+         */
+        delete: operations["revokeKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -258,6 +426,26 @@ export interface paths {
          * @description Archive a stopped sandbox's files into the blob store; the next start restores them
          */
         post: operations["archiveSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Back up a directory of the sandbox
+         * @description Back up a directory of the sandbox (owners, modes, xattrs, hard links) as tar+zstd into the blob store (local or S3); expiresInSeconds deletes it after that long
+         */
+        post: operations["createBackup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -558,6 +746,186 @@ export interface paths {
         get: operations["listForks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stage files
+         * @description Stage files ("." stages every change, removals too)
+         */
+        post: operations["gitAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/branches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A repository's local and remote branches and the current one
+         * @description A repository's local and remote branches and the current one
+         */
+        post: operations["gitBranches"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch to a branch
+         * @description Switch to a branch (create: make it at HEAD; a branch only origin has is made from it); uncommitted changes refuse it (409 GIT_CONFLICT) unless force
+         */
+        post: operations["gitCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/clone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clone a repository
+         * @description Clone a repository (https, http or file URL) into an absent or empty directory; username/token authenticate over HTTP(S) and are stored in the sandbox only with storeCredentials
+         */
+        post: operations["gitClone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Commit what is staged
+         * @description Commit what is staged (all: tracked changes too); the author defaults to the git config's user.name and user.email
+         */
+        post: operations["gitCommit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Commits reachable from HEAD, newest first
+         * @description Commits reachable from HEAD, newest first
+         */
+        post: operations["gitLog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/pull": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch a branch and fast-forward the current one to it
+         * @description Fetch a branch and fast-forward the current one to it (409 GIT_CONFLICT when that needs a merge)
+         */
+        post: operations["gitPull"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push a branch
+         * @description Push a branch (default the current one) to a remote (default origin); 400 GIT_AUTH_FAILED when the server refuses the credentials, 409 GIT_CONFLICT when it is not a fast-forward
+         */
+        post: operations["gitPush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A repository's branch, HEAD and changed, staged and untracked files
+         * @description A repository's branch, HEAD and changed, staged and untracked files
+         */
+        post: operations["gitStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -969,7 +1337,7 @@ export interface paths {
         };
         /**
          * Attach to a terminal over a WebSocket
-         * @description Attach to a terminal over a WebSocket: binary frames are its bytes both ways, text frames JSON PTYControl ("resize" from the client; "exit" from the server, then a close). Recent output is replayed first. Closing detaches.
+         * @description Attach to a terminal over a WebSocket: binary frames are its bytes both ways, text frames JSON PTYControl ("resize" from the client; "exit" from the server, then a close; "error" INSTANCE_LOST naming the stop reason when the instance ends first, then a close 1001 whose reason names it too). Recent output is replayed first. Closing detaches.
          */
         get: operations["attachPTY"];
         put?: never;
@@ -1148,6 +1516,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/ssh-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a sandbox's SSH access tokens and keys
+         * @description List a sandbox's SSH access tokens and keys (without the tokens)
+         */
+        get: operations["listSSHAccess"];
+        put?: never;
+        /**
+         * Create an SSH access token
+         * @description Create an SSH access token (the SSH user name; shown only in this answer, with a ready-to-paste ssh command), or with publicKey register a key that logs in as the sandbox's id; 503 SSH_DISABLED without --ssh-listen
+         */
+        post: operations["createSSHAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/ssh-access/{access}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an SSH access token or key
+         * @description Revoke an SSH access token or key; connections it opened are closed
+         */
+        delete: operations["revokeSSHAccess"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/start": {
         parameters: {
             query?: never;
@@ -1292,14 +1704,188 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List teams
+         * @description List teams
+         */
+        get: operations["listTeams"];
+        put?: never;
+        /**
+         * Create a team
+         * @description Create a team (Daytona: organization, E2B: team) with its quotas
+         */
+        post: operations["createTeam"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a team
+         * @description Get a team: the key's own, or any with the root admin key
+         */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a team that owns no sandboxes, snapshots or live keys
+         * @description Delete a team that owns no sandboxes, snapshots or live keys (409 TEAM_NOT_EMPTY)
+         */
+        delete: operations["deleteTeam"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a team's quotas
+         * @description Replace a team's quotas (0: no limit)
+         */
+        put: operations["setTeamQuotas"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a team holds now against its quotas
+         * @description What a team holds now against its quotas
+         */
+        get: operations["getTeamUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send a team's events
+         * @description Send a team's events (as the --webhook URLs get every team's, signed with secret) to url; root admin only
+         */
+        put: operations["setTeamWebhook"];
+        post?: never;
+        /**
+         * Stop sending a team's events to its webhook
+         * @description Stop sending a team's events to its webhook
+         */
+        delete: operations["deleteTeamWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/volumes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List volumes with their use and the sandboxes that mount them
+         * @description List volumes with their use and the sandboxes that mount them
+         */
+        get: operations["listVolumes"];
+        put?: never;
+        /**
+         * Create a volume
+         * @description Create a volume: an ext4 filesystem of sizeMiB (default 1024) that sandboxes mount at create with volumes: [{name, path, readOnly}]; writes past the size fail with ENOSPC
+         */
+        post: operations["createVolume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/volumes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a volume
+         * @description Get a volume
+         */
+        get: operations["getVolume"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a volume and its files
+         * @description Delete a volume and its files; 409 VOLUME_IN_USE while a sandbox (in any state) mounts it, unless force=true
+         */
+        delete: operations["deleteVolume"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        APIKey: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt?: string;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt?: string;
+            name?: string;
+            /** Format: date-time */
+            revokedAt?: string;
+            scopes: string[];
+            team: string;
+        };
         ArchiveSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "ARCHIVE_UNAVAILABLE" | "INTERNAL" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STOPPED" | "UNAUTHORIZED";
+                code: "ARCHIVE_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STOPPED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1308,16 +1894,116 @@ export interface components {
         AttachPTYError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        AuditEntry: {
+            /** @enum {string} */
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND";
+            keyId: string;
+            method: string;
+            path: string;
+            requestId?: string;
+            seq: number;
+            status: number;
+            team: string;
+            /** Format: date-time */
+            time: string;
+        };
+        Backup: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt?: string;
+            id: string;
+            name?: string;
+            path: string;
+            sandbox: string;
+            sha256: string;
+            sizeBytes: number;
+        };
+        BucketMount: {
+            accessKeyId?: string;
+            bucket: string;
+            endpoint: string;
+            path: string;
+            pathStyle?: boolean;
+            prefix?: string;
+            readOnly?: boolean;
+            region?: string;
+            secretAccessKey?: string;
+        };
+        BuildCopy: {
+            dest: string;
+            src: string[];
+        };
+        BuildEvent: {
+            cached?: boolean;
+            data?: string;
+            error?: components["schemas"]["ErrorBody"];
+            exitCode?: number;
+            image?: components["schemas"]["Image"];
+            instruction?: string;
+            layer?: string;
+            line?: number;
+            output?: string;
+            step?: number;
+            stream?: string;
+            total?: number;
+            type: string;
+        };
+        BuildImageError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_NAME" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "TAR_INVALID" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        BuildImageFromStepsError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_NAME" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        BuildRequest: {
+            buildArgs?: {
+                [key: string]: string;
+            };
+            files?: {
+                [key: string]: string;
+            };
+            from: string;
+            name: string;
+            noCache?: boolean;
+            steps: components["schemas"]["BuildStep"][];
+            timeoutSeconds?: number;
+        };
+        BuildStep: {
+            cmd?: string[];
+            copy?: components["schemas"]["BuildCopy"];
+            entrypoint?: string[];
+            env?: {
+                [key: string]: string;
+            };
+            labels?: {
+                [key: string]: string;
+            };
+            run?: string;
+            user?: string;
+            workdir?: string;
+        };
         CloseProcessStdinError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1325,7 +2011,7 @@ export interface components {
         };
         CodeError: {
             /** @enum {string} */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BLOB_NOT_FOUND" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BRIDGE" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UPLOAD_INCOMPLETE" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE";
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND";
             message?: string;
             name?: string;
             traceback?: string;
@@ -1356,10 +2042,24 @@ export interface components {
             lastUsedAt: string;
             pid: number;
         };
+        CreateBackupError: {
+            error: {
+                /** @enum {string} */
+                code: "ARCHIVE_UNAVAILABLE" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_BACKUP" | "INVALID_JSON" | "INVALID_PATH" | "MISSING_SCOPE" | "PATH_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        CreateBackupRequest: {
+            expiresInSeconds?: number;
+            name?: string;
+            path: string;
+        };
         CreateContextError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1373,10 +2073,25 @@ export interface components {
             };
             language: string;
         };
+        CreateKeyError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_KEY" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        CreateKeyRequest: {
+            name?: string;
+            scopes: string[];
+            team?: string;
+            ttlSeconds?: number;
+        };
         CreatePTYError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1392,10 +2107,23 @@ export interface components {
             id?: string;
             rows?: number;
         };
+        CreateSSHAccessError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "INVALID_KEY" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SSH_DISABLED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        CreateSSHAccessRequest: {
+            expiresInSeconds?: number;
+            publicKey?: string;
+        };
         CreateSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "NAME_TAKEN" | "NETWORK_FULL" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_TAKEN" | "NETWORK_FULL" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1406,6 +2134,7 @@ export interface components {
             autoDeleteSeconds?: number;
             autoPauseSeconds?: number;
             autoStopSeconds?: number;
+            buckets?: components["schemas"]["BucketMount"][];
             /** @enum {string} */
             class?: "container" | "gvisor";
             cpu?: number;
@@ -1430,12 +2159,13 @@ export interface components {
             restartPolicy?: "never" | "on-failure" | "always";
             snapshot?: string;
             ttlSeconds?: number;
+            volumes?: components["schemas"]["VolumeMount"][];
             workdir?: string;
         };
         CreateSessionError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1449,11 +2179,12 @@ export interface components {
             id?: string;
             shell?: string;
             timeoutSeconds?: number;
+            user?: string;
         };
         CreateSnapshotError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_JSON" | "INVALID_SNAPSHOT_NAME" | "MEMORY_UNSUPPORTED" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_EXISTS" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_JSON" | "INVALID_SNAPSHOT_NAME" | "MEMORY_UNSUPPORTED" | "MISSING_SCOPE" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_EXISTS" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1464,10 +2195,60 @@ export interface components {
             includeMemory?: boolean;
             name: string;
         };
+        CreateTeamError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        CreateTeamRequest: {
+            id: string;
+            quotas: components["schemas"]["Quotas"];
+        };
+        CreateVolumeError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_VOLUME" | "MISSING_SCOPE" | "NO_SPACE" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "VOLUME_EXISTS";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        CreateVolumeRequest: {
+            name: string;
+            sizeMiB?: number;
+        };
+        CreatedKey: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt?: string;
+            id: string;
+            key: string;
+            /** Format: date-time */
+            lastUsedAt?: string;
+            name?: string;
+            /** Format: date-time */
+            revokedAt?: string;
+            scopes: string[];
+            team: string;
+        };
+        DeleteBackupError: {
+            error: {
+                /** @enum {string} */
+                code: "ARCHIVE_UNAVAILABLE" | "BACKUP_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         DeleteContextError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1476,7 +2257,7 @@ export interface components {
         DeleteFileError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1485,7 +2266,7 @@ export interface components {
         DeleteImageError: {
             error: {
                 /** @enum {string} */
-                code: "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "UNAUTHORIZED";
+                code: "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1494,7 +2275,7 @@ export interface components {
         DeleteSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_PARAMETER" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1503,7 +2284,7 @@ export interface components {
         DeleteSessionError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1512,7 +2293,34 @@ export interface components {
         DeleteSnapshotError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DeleteTeamError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DeleteTeamWebhookError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "WEBHOOK_NOT_FOUND";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DeleteVolumeError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1521,7 +2329,7 @@ export interface components {
         DownloadTarError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1536,7 +2344,7 @@ export interface components {
         EnsureSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "RUNTIME_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1544,7 +2352,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BLOB_NOT_FOUND" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BRIDGE" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UPLOAD_INCOMPLETE" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE";
+            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND";
             message: string;
             reason?: string;
         };
@@ -1556,6 +2364,7 @@ export interface components {
             seq: number;
             /** @enum {string} */
             state: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
+            team?: string;
             /** Format: date-time */
             time: string;
         };
@@ -1569,6 +2378,7 @@ export interface components {
             seq?: number;
             /** @enum {string} */
             state?: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
+            team?: string;
             /** Format: date-time */
             time?: string;
             /** @enum {string} */
@@ -1577,7 +2387,7 @@ export interface components {
         ExecCommandError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "PROCESS_LIMIT" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1599,7 +2409,7 @@ export interface components {
         ExecInSessionError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1614,6 +2424,7 @@ export interface components {
             shell?: string;
             stdin?: string;
             timeoutSeconds?: number;
+            user?: string;
         };
         ExecResult: {
             durationMs: number;
@@ -1627,7 +2438,7 @@ export interface components {
         ExposePortError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "NO_NETWORK" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1660,7 +2471,16 @@ export interface components {
         ForkSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_COUNT" | "INVALID_JSON" | "MEMORY_UNSUPPORTED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_COUNT" | "INVALID_JSON" | "MEMORY_UNSUPPORTED" | "MISSING_SCOPE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetBackupError: {
+            error: {
+                /** @enum {string} */
+                code: "ARCHIVE_UNAVAILABLE" | "BACKUP_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1669,7 +2489,7 @@ export interface components {
         GetContextError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1687,7 +2507,7 @@ export interface components {
         GetImageError: {
             error: {
                 /** @enum {string} */
-                code: "IMAGE_NOT_FOUND" | "INTERNAL" | "UNAUTHORIZED";
+                code: "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1696,7 +2516,7 @@ export interface components {
         GetMetricsError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1705,7 +2525,7 @@ export interface components {
         GetNetworkError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1714,7 +2534,7 @@ export interface components {
         GetOpenAPIDocumentError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1723,7 +2543,7 @@ export interface components {
         GetPTYError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1732,7 +2552,7 @@ export interface components {
         GetParentError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "NO_PARENT" | "PARENT_GONE" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "NO_PARENT" | "PARENT_GONE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1741,7 +2561,7 @@ export interface components {
         GetProcessError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1750,7 +2570,7 @@ export interface components {
         GetProcessLogsError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1759,7 +2579,7 @@ export interface components {
         GetSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1768,7 +2588,7 @@ export interface components {
         GetSandboxLogsError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_PARAMETER" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1777,7 +2597,7 @@ export interface components {
         GetSandboxStatsError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1786,7 +2606,7 @@ export interface components {
         GetSessionError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1795,13 +2615,196 @@ export interface components {
         GetSnapshotError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        GetTeamError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetTeamUsageError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetVolumeError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "VOLUME_NOT_FOUND";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitAddError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitAddRequest: {
+            files: string[];
+            path: string;
+        };
+        GitBranches: {
+            current: string;
+            local: string[];
+            remote: string[];
+        };
+        GitBranchesError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitCheckoutError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitCheckoutRequest: {
+            branch: string;
+            create?: boolean;
+            force?: boolean;
+            path: string;
+        };
+        GitCloneError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitCloneRequest: {
+            branch?: string;
+            depth?: number;
+            path?: string;
+            storeCredentials?: boolean;
+            timeoutSeconds?: number;
+            token?: string;
+            url: string;
+            username?: string;
+        };
+        GitCommit: {
+            authorEmail: string;
+            authorName: string;
+            hash: string;
+            message: string;
+            /** Format: date-time */
+            time: string;
+        };
+        GitCommitError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitCommitRequest: {
+            all?: boolean;
+            allowEmpty?: boolean;
+            authorEmail?: string;
+            authorName?: string;
+            message: string;
+            path: string;
+        };
+        GitFileStatus: {
+            path: string;
+            staging: string;
+            worktree: string;
+        };
+        GitLogError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitLogRequest: {
+            limit?: number;
+            path: string;
+        };
+        GitPullError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitPushError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitRepoRequest: {
+            path?: string;
+        };
+        GitStatus: {
+            branch: string;
+            clean: boolean;
+            files: components["schemas"]["GitFileStatus"][];
+            head: string;
+            path: string;
+        };
+        GitStatusError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitSyncRequest: {
+            branch?: string;
+            force?: boolean;
+            path: string;
+            remote?: string;
+            timeoutSeconds?: number;
+            token?: string;
+            username?: string;
+        };
+        GitSyncResult: {
+            branch: string;
+            head: string;
+            upToDate: boolean;
+        };
         Image: {
+            config?: components["schemas"]["ImageConfig"];
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -1809,11 +2812,22 @@ export interface components {
             name: string;
             sizeBytes: number;
             source: string;
+            team?: string;
+        };
+        ImageConfig: {
+            cmd?: string[];
+            entrypoint?: string[];
+            env?: string[];
+            labels?: {
+                [key: string]: string;
+            };
+            user?: string;
+            workingDir?: string;
         };
         ImportImageError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "NAME_TAKEN" | "UNAUTHORIZED";
+                code: "INTERNAL" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "MISSING_SCOPE" | "NAME_TAKEN" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1822,7 +2836,7 @@ export interface components {
         KillPTYError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "PTY_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1831,7 +2845,7 @@ export interface components {
         KillProcessError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1840,7 +2854,25 @@ export interface components {
         ListAncestorsError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListAuditError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListBackupsError: {
+            error: {
+                /** @enum {string} */
+                code: "ARCHIVE_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1849,7 +2881,7 @@ export interface components {
         ListContextsError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1858,7 +2890,7 @@ export interface components {
         ListEventsError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_PARAMETER" | "UNAUTHORIZED";
+                code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1867,7 +2899,7 @@ export interface components {
         ListFilesError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1876,7 +2908,7 @@ export interface components {
         ListForksError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1885,7 +2917,16 @@ export interface components {
         ListImagesError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListKeysError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1894,7 +2935,7 @@ export interface components {
         ListPTYsError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1903,7 +2944,7 @@ export interface components {
         ListPortsError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "NETWORK_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1912,7 +2953,16 @@ export interface components {
         ListProcessesError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_TIMEOUT" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_LIMIT" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListSSHAccessError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SSH_DISABLED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1921,7 +2971,7 @@ export interface components {
         ListSandboxEventsError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_PARAMETER" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1930,7 +2980,7 @@ export interface components {
         ListSandboxesError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_LABEL" | "INVALID_STATE" | "UNAUTHORIZED";
+                code: "INTERNAL" | "INVALID_LABEL" | "INVALID_STATE" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1939,7 +2989,7 @@ export interface components {
         ListSessionsError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "NOT_IN_CURRENT_INSTANCE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1948,7 +2998,25 @@ export interface components {
         ListSnapshotsError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListTeamsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListVolumesError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1971,7 +3039,7 @@ export interface components {
         MakeDirectoryError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -1985,7 +3053,7 @@ export interface components {
         MoveFileError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2023,6 +3091,7 @@ export interface components {
         };
         PTYControl: {
             cols?: number;
+            error?: components["schemas"]["ErrorBody"];
             exitCode?: number;
             rows?: number;
             signal?: string;
@@ -2032,7 +3101,7 @@ export interface components {
         PauseSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "CHECKPOINT_REFUSED" | "INTERNAL" | "PAUSE_UNSUPPORTED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STARTED" | "UNAUTHORIZED";
+                code: "CHECKPOINT_REFUSED" | "INTERNAL" | "MISSING_SCOPE" | "PAUSE_UNSUPPORTED" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STARTED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2065,7 +3134,7 @@ export interface components {
         PreviewGetError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2119,7 +3188,7 @@ export interface components {
         PullImageError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_REF" | "INVALID_JSON" | "REGISTRY_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_REF" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "REGISTRY_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2129,10 +3198,18 @@ export interface components {
             name?: string;
             ref: string;
         };
+        Quotas: {
+            cpu?: number;
+            diskMiB?: number;
+            maxRunning?: number;
+            maxSandboxes?: number;
+            maxSnapshots?: number;
+            memoryMiB?: number;
+        };
         ReadFileError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2141,7 +3218,7 @@ export interface components {
         ResizePTYError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "PTY_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2151,10 +3228,41 @@ export interface components {
             cols: number;
             rows: number;
         };
+        RestoreBackupError: {
+            error: {
+                /** @enum {string} */
+                code: "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        RestoreBackupRequest: {
+            path?: string;
+            sandbox: string;
+        };
         ResumeSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "MEMORY_IMAGE_GONE" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MEMORY_IMAGE_GONE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        RevokeKeyError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "KEY_NOT_FOUND" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        RevokeSSHAccessError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2163,7 +3271,7 @@ export interface components {
         RunCodeError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_RUN" | "INVALID_TIMEOUT" | "LANGUAGE_NOT_AVAILABLE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_RUN" | "INVALID_TIMEOUT" | "LANGUAGE_NOT_AVAILABLE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2172,7 +3280,7 @@ export interface components {
         RunCodeInContextError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2214,11 +3322,27 @@ export interface components {
             timedOut: boolean;
             truncated: boolean;
         };
+        SSHAccess: {
+            command?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt?: string;
+            fingerprint?: string;
+            host?: string;
+            hostKey?: string;
+            id: string;
+            port?: number;
+            publicKey?: string;
+            sandboxId: string;
+            token?: string;
+        };
         Sandbox: {
             autoArchiveSeconds: number;
             autoDeleteSeconds: number;
             autoPauseSeconds: number;
             autoStopSeconds: number;
+            buckets?: components["schemas"]["BucketMount"][];
             /** @enum {string} */
             class: "container" | "gvisor";
             cpu: number;
@@ -2260,9 +3384,11 @@ export interface components {
             state: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
             /** Format: date-time */
             stoppedAt?: string;
+            team?: string;
             /** Format: date-time */
             ttlFrom?: string;
             ttlSeconds: number;
+            volumes?: components["schemas"]["VolumeMount"][];
             workdir: string;
         };
         SandboxStats: {
@@ -2332,7 +3458,25 @@ export interface components {
         SetEgressError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EGRESS" | "INVALID_JSON" | "NO_NETWORK" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EGRESS" | "INVALID_JSON" | "MISSING_SCOPE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        SetTeamQuotasError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        SetTeamWebhookError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2345,7 +3489,7 @@ export interface components {
         SignPreviewURLError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2354,7 +3498,7 @@ export interface components {
         SignalProcessError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2385,7 +3529,7 @@ export interface components {
         StartProcessError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_TIMEOUT" | "PROCESS_LIMIT" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2400,11 +3544,12 @@ export interface components {
             id?: string;
             shell?: string;
             timeoutSeconds?: number;
+            user?: string;
         };
         StartSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "ARCHIVE_UNAVAILABLE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "NETWORK_FULL" | "RUNTIME_UNAVAILABLE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "UNAUTHORIZED";
+                code: "ARCHIVE_UNAVAILABLE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "NETWORK_FULL" | "QUOTA_RUNNING" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2413,7 +3558,7 @@ export interface components {
         StatFileError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2422,16 +3567,36 @@ export interface components {
         StopSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_GRACE" | "INVALID_PARAMETER" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "INVALID_GRACE" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        Team: {
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            quotas: components["schemas"]["Quotas"];
+        };
+        TeamUsage: {
+            cpu: number;
+            diskMiB: number;
+            memoryMiB: number;
+            quotas: components["schemas"]["Quotas"];
+            running: number;
+            sandboxes: number;
+            snapshots: number;
+            team: string;
+        };
+        TeamWebhook: {
+            secret?: string;
+            url: string;
+        };
         UnexposePortError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                code: "INTERNAL" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2440,7 +3605,7 @@ export interface components {
         UpdateSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_CPU" | "INVALID_ENV" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_MEMORY" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "MEMORY_BELOW_USAGE" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_CPU" | "INVALID_ENV" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_MEMORY" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "MEMORY_BELOW_USAGE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2467,11 +3632,25 @@ export interface components {
         UploadTarError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
+        };
+        Volume: {
+            /** Format: date-time */
+            createdAt: string;
+            name: string;
+            sizeMiB: number;
+            team?: string;
+            usedBy: string[];
+            usedMiB: number;
+        };
+        VolumeMount: {
+            name: string;
+            path: string;
+            readOnly?: boolean;
         };
         WaitForLogRequest: {
             regex?: string;
@@ -2491,7 +3670,7 @@ export interface components {
         WaitForProcessLogError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2500,7 +3679,7 @@ export interface components {
         WaitForProcessPortError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2509,7 +3688,7 @@ export interface components {
         WaitProcessError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2518,7 +3697,7 @@ export interface components {
         WaitSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_STATE" | "INVALID_TIMEOUT" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "WAIT_TIMEOUT";
+                code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_STATE" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "WAIT_TIMEOUT";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2538,7 +3717,7 @@ export interface components {
         WatchFilesError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2547,7 +3726,7 @@ export interface components {
         WriteFileError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2556,7 +3735,7 @@ export interface components {
         WriteProcessStdinError: {
             error: {
                 /** @enum {string} */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2629,7 +3808,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2638,13 +3817,224 @@ export interface operations {
                     "application/json": components["schemas"]["GetMetricsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GetMetricsError"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description only entries with a higher seq */
+                after?: number;
+                /** @description at most this many (default 1000) */
+                limit?: number;
+                /** @description only this team's (root admin only) */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntry"][];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAuditError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAuditError"];
+                };
+            };
+        };
+    };
+    listBackups: {
+        parameters: {
+            query?: {
+                /** @description only backups of this sandbox (id or name) */
+                sandbox?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backup"][];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBackupsError"];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBackupsError"];
+                };
+            };
+        };
+    };
+    getBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                backup: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backup"];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, BACKUP_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetBackupError"];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, BACKUP_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetBackupError"];
+                };
+            };
+        };
+    };
+    deleteBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                backup: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, BACKUP_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteBackupError"];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, BACKUP_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteBackupError"];
+                };
+            };
+        };
+    };
+    restoreBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                backup: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreBackupRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backup"];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, BACKUP_CORRUPT, BACKUP_NOT_FOUND, BACKUP_TARGET_NOT_EMPTY, BLOB_STORE_UNAVAILABLE, BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_PATH, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreBackupError"];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, BACKUP_CORRUPT, BACKUP_NOT_FOUND, BACKUP_TARGET_NOT_EMPTY, BLOB_STORE_UNAVAILABLE, BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_PATH, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreBackupError"];
                 };
             };
         };
@@ -2675,7 +4065,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2684,7 +4074,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListEventsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2713,7 +4103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Image"][];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2722,13 +4112,108 @@ export interface operations {
                     "application/json": components["schemas"]["ListImagesError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ListImagesError"];
+                };
+            };
+        };
+    };
+    buildImage: {
+        parameters: {
+            query?: {
+                /** @description the image to make (replaced if it exists) */
+                name?: string;
+                /** @description path of the Dockerfile in the context (default Dockerfile) */
+                dockerfile?: string;
+                /** @description NAME=VALUE for an ARG; repeat for several */
+                buildArg?: string;
+                /** @description run every step even when the cache has it */
+                noCache?: boolean;
+                /** @description the whole build (default 1800) */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, BUILD_CONTEXT_INVALID, BUILD_FAILED, DOCKERFILE_INVALID, DOCKERFILE_UNSUPPORTED, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_NAME, INVALID_PARAMETER, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, TAR_INVALID, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildImageError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, BUILD_CONTEXT_INVALID, BUILD_FAILED, DOCKERFILE_INVALID, DOCKERFILE_UNSUPPORTED, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_NAME, INVALID_PARAMETER, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, TAR_INVALID, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildImageError"];
+                };
+            };
+        };
+    };
+    buildImageFromSteps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BuildRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, BUILD_CONTEXT_INVALID, BUILD_FAILED, DOCKERFILE_INVALID, DOCKERFILE_UNSUPPORTED, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_NAME, INVALID_JSON, INVALID_PARAMETER, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildImageFromStepsError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, BUILD_CONTEXT_INVALID, BUILD_FAILED, DOCKERFILE_INVALID, DOCKERFILE_UNSUPPORTED, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_NAME, INVALID_JSON, INVALID_PARAMETER, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildImageFromStepsError"];
                 };
             };
         };
@@ -2758,7 +4243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Image"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_IMAGE, INVALID_IMAGE_NAME, NAME_TAKEN, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_IMAGE, INVALID_IMAGE_NAME, MISSING_SCOPE, NAME_TAKEN, RATE_LIMITED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2767,7 +4252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportImageError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_IMAGE, INVALID_IMAGE_NAME, NAME_TAKEN, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_IMAGE, INVALID_IMAGE_NAME, MISSING_SCOPE, NAME_TAKEN, RATE_LIMITED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2800,7 +4285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Image"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_REF, INVALID_JSON, REGISTRY_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_REF, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, REGISTRY_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2809,7 +4294,7 @@ export interface operations {
                     "application/json": components["schemas"]["PullImageError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_REF, INVALID_JSON, REGISTRY_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, IMAGE_NOT_FOUND, INTERNAL, INVALID_IMAGE_REF, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, REGISTRY_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2841,7 +4326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Image"];
                 };
             };
-            /** @description an error; error.code is one of IMAGE_NOT_FOUND, INTERNAL, UNAUTHORIZED */
+            /** @description an error; error.code is one of IMAGE_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2850,7 +4335,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetImageError"];
                 };
             };
-            /** @description an error; error.code is one of IMAGE_NOT_FOUND, INTERNAL, UNAUTHORIZED */
+            /** @description an error; error.code is one of IMAGE_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2880,7 +4365,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of IMAGE_IN_USE, IMAGE_NOT_FOUND, INTERNAL, UNAUTHORIZED */
+            /** @description an error; error.code is one of IMAGE_IN_USE, IMAGE_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2889,13 +4374,137 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteImageError"];
                 };
             };
-            /** @description an error; error.code is one of IMAGE_IN_USE, IMAGE_NOT_FOUND, INTERNAL, UNAUTHORIZED */
+            /** @description an error; error.code is one of IMAGE_IN_USE, IMAGE_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeleteImageError"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                /** @description only this team's keys (root admin only) */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKey"][];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListKeysError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListKeysError"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedKey"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_KEY, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateKeyError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_KEY, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateKeyError"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKey"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, KEY_NOT_FOUND, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeKeyError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, KEY_NOT_FOUND, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeKeyError"];
                 };
             };
         };
@@ -2920,7 +4529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description an error; error.code is one of INTERNAL */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2929,7 +4538,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetOpenAPIDocumentError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2963,7 +4572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"][];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_LABEL, INVALID_STATE, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_LABEL, INVALID_STATE, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -2972,7 +4581,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSandboxesError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_LABEL, INVALID_STATE, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_LABEL, INVALID_STATE, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3005,7 +4614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, NAME_TAKEN, NETWORK_FULL, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_TAKEN, NETWORK_FULL, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3014,7 +4623,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, NAME_TAKEN, NETWORK_FULL, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_TAKEN, NETWORK_FULL, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3046,7 +4655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3055,7 +4664,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3100,7 +4709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3109,7 +4718,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnsureSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3153,7 +4762,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_HAS_FORKS, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_HAS_FORKS, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3162,7 +4771,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_HAS_FORKS, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_HAS_FORKS, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3198,7 +4807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_CPU, INVALID_ENV, INVALID_JSON, INVALID_LABEL, INVALID_MEMORY, INVALID_PIDS_LIMIT, INVALID_POLICY, MEMORY_BELOW_USAGE, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_CPU, INVALID_ENV, INVALID_JSON, INVALID_LABEL, INVALID_MEMORY, INVALID_PIDS_LIMIT, INVALID_POLICY, MEMORY_BELOW_USAGE, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3207,7 +4816,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_CPU, INVALID_ENV, INVALID_JSON, INVALID_LABEL, INVALID_MEMORY, INVALID_PIDS_LIMIT, INVALID_POLICY, MEMORY_BELOW_USAGE, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_CPU, INVALID_ENV, INVALID_JSON, INVALID_LABEL, INVALID_MEMORY, INVALID_PIDS_LIMIT, INVALID_POLICY, MEMORY_BELOW_USAGE, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3239,7 +4848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"][];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +4857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListAncestorsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3280,7 +4889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, INTERNAL, SANDBOX_NOT_FOUND, SANDBOX_NOT_STOPPED, UNAUTHORIZED */
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SANDBOX_NOT_STOPPED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3289,13 +4898,58 @@ export interface operations {
                     "application/json": components["schemas"]["ArchiveSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, INTERNAL, SANDBOX_NOT_FOUND, SANDBOX_NOT_STOPPED, UNAUTHORIZED */
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SANDBOX_NOT_STOPPED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ArchiveSandboxError"];
+                };
+            };
+        };
+    };
+    createBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBackupRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backup"];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, BLOB_STORE_UNAVAILABLE, BODY_TOO_LARGE, INTERNAL, INVALID_BACKUP, INVALID_JSON, INVALID_PATH, MISSING_SCOPE, PATH_NOT_FOUND, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateBackupError"];
+                };
+            };
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, BLOB_STORE_UNAVAILABLE, BODY_TOO_LARGE, INTERNAL, INVALID_BACKUP, INVALID_JSON, INVALID_PATH, MISSING_SCOPE, PATH_NOT_FOUND, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateBackupError"];
                 };
             };
         };
@@ -3321,7 +4975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Context"][];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3330,7 +4984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListContextsError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3366,7 +5020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Context"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, LANGUAGE_NOT_AVAILABLE, LANGUAGE_STATELESS_ONLY, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, LANGUAGE_NOT_AVAILABLE, LANGUAGE_STATELESS_ONLY, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3375,7 +5029,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateContextError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, LANGUAGE_NOT_AVAILABLE, LANGUAGE_STATELESS_ONLY, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, LANGUAGE_NOT_AVAILABLE, LANGUAGE_STATELESS_ONLY, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3409,7 +5063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Context"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3418,7 +5072,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetContextError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3450,7 +5104,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3459,7 +5113,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteContextError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3501,7 +5155,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3510,7 +5164,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunCodeInContextError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, CONTEXT_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3546,7 +5200,7 @@ export interface operations {
                     "application/json": components["schemas"]["NetworkInfo"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EGRESS, INVALID_JSON, NO_NETWORK, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EGRESS, INVALID_JSON, MISSING_SCOPE, NO_NETWORK, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3555,7 +5209,7 @@ export interface operations {
                     "application/json": components["schemas"]["SetEgressError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EGRESS, INVALID_JSON, NO_NETWORK, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EGRESS, INVALID_JSON, MISSING_SCOPE, NO_NETWORK, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3595,7 +5249,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3604,7 +5258,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSandboxEventsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +5298,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_PARAMETER, INVALID_TIMEOUT, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_PARAMETER, INVALID_TIMEOUT, MISSING_SCOPE, PROCESS_LIMIT, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3653,7 +5307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExecCommandError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_PARAMETER, INVALID_TIMEOUT, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_PARAMETER, INVALID_TIMEOUT, MISSING_SCOPE, PROCESS_LIMIT, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3688,7 +5342,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3697,7 +5351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadFileError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3740,7 +5394,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3749,7 +5403,7 @@ export interface operations {
                     "application/json": components["schemas"]["WriteFileError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3784,7 +5438,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3793,7 +5447,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteFileError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3830,7 +5484,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileInfo"][];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3839,7 +5493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListFilesError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3875,7 +5529,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3884,7 +5538,7 @@ export interface operations {
                     "application/json": components["schemas"]["MakeDirectoryError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3920,7 +5574,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3929,7 +5583,7 @@ export interface operations {
                     "application/json": components["schemas"]["MoveFileError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3964,7 +5618,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3973,7 +5627,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatFileError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4008,7 +5662,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4017,7 +5671,7 @@ export interface operations {
                     "application/json": components["schemas"]["DownloadTarError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4058,7 +5712,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4067,7 +5721,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadTarError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4103,7 +5757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForkResult"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_COUNT, INVALID_JSON, MEMORY_UNSUPPORTED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_COUNT, INVALID_JSON, MEMORY_UNSUPPORTED, MISSING_SCOPE, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, SANDBOX_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4112,7 +5766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForkSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_COUNT, INVALID_JSON, MEMORY_UNSUPPORTED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_COUNT, INVALID_JSON, MEMORY_UNSUPPORTED, MISSING_SCOPE, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, SANDBOX_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4144,7 +5798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"][];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4153,13 +5807,418 @@ export interface operations {
                     "application/json": components["schemas"]["ListForksError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ListForksError"];
+                };
+            };
+        };
+    };
+    gitAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitAddRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitAddError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitAddError"];
+                };
+            };
+        };
+    };
+    gitBranches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitRepoRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitBranches"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitBranchesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitBranchesError"];
+                };
+            };
+        };
+    };
+    gitCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitCheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCheckoutError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCheckoutError"];
+                };
+            };
+        };
+    };
+    gitClone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitCloneRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCloneError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCloneError"];
+                };
+            };
+        };
+    };
+    gitCommit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitCommitRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCommit"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCommitError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCommitError"];
+                };
+            };
+        };
+    };
+    gitLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitLogRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCommit"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitLogError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitLogError"];
+                };
+            };
+        };
+    };
+    gitPull: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitSyncRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitSyncResult"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitPullError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitPullError"];
+                };
+            };
+        };
+    };
+    gitPush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitSyncRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitSyncResult"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitPushError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitPushError"];
+                };
+            };
+        };
+    };
+    gitStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitRepoRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitStatusError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitStatusError"];
                 };
             };
         };
@@ -4188,7 +6247,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4197,7 +6256,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetSandboxLogsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4229,7 +6288,7 @@ export interface operations {
                     "application/json": components["schemas"]["NetworkInfo"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4238,7 +6297,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetNetworkError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4270,7 +6329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, NO_PARENT, PARENT_GONE, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, NO_PARENT, PARENT_GONE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4279,7 +6338,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetParentError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, NO_PARENT, PARENT_GONE, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, NO_PARENT, PARENT_GONE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4311,7 +6370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of CHECKPOINT_REFUSED, INTERNAL, PAUSE_UNSUPPORTED, SANDBOX_NOT_FOUND, SANDBOX_NOT_STARTED, UNAUTHORIZED */
+            /** @description an error; error.code is one of CHECKPOINT_REFUSED, INTERNAL, MISSING_SCOPE, PAUSE_UNSUPPORTED, RATE_LIMITED, SANDBOX_NOT_FOUND, SANDBOX_NOT_STARTED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4320,7 +6379,7 @@ export interface operations {
                     "application/json": components["schemas"]["PauseSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of CHECKPOINT_REFUSED, INTERNAL, PAUSE_UNSUPPORTED, SANDBOX_NOT_FOUND, SANDBOX_NOT_STARTED, UNAUTHORIZED */
+            /** @description an error; error.code is one of CHECKPOINT_REFUSED, INTERNAL, MISSING_SCOPE, PAUSE_UNSUPPORTED, RATE_LIMITED, SANDBOX_NOT_FOUND, SANDBOX_NOT_STARTED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4352,7 +6411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Port"][];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, NETWORK_UNAVAILABLE, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, NETWORK_UNAVAILABLE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4361,7 +6420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListPortsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, NETWORK_UNAVAILABLE, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, NETWORK_UNAVAILABLE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4406,7 +6465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Port"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_PORT, NETWORK_UNAVAILABLE, NO_NETWORK, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_PORT, MISSING_SCOPE, NETWORK_UNAVAILABLE, NO_NETWORK, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4415,7 +6474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExposePortError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_PORT, NETWORK_UNAVAILABLE, NO_NETWORK, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_PORT, MISSING_SCOPE, NETWORK_UNAVAILABLE, NO_NETWORK, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4447,7 +6506,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PORT, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PORT, MISSING_SCOPE, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4456,7 +6515,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnexposePortError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PORT, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PORT, MISSING_SCOPE, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4499,7 +6558,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4508,7 +6567,7 @@ export interface operations {
                     "application/json": components["schemas"]["PreviewGetError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_PORT, NETWORK_UNAVAILABLE, PREVIEW_NOT_FOUND, PREVIEW_UNAUTHORIZED, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4748,7 +6807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Process"][];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_TIMEOUT, NOT_IN_CURRENT_INSTANCE, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_TIMEOUT, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PROCESS_LIMIT, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4757,7 +6816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListProcessesError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_TIMEOUT, NOT_IN_CURRENT_INSTANCE, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_TIMEOUT, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PROCESS_LIMIT, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4793,7 +6852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Process"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_TIMEOUT, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_TIMEOUT, MISSING_SCOPE, PROCESS_LIMIT, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4802,7 +6861,7 @@ export interface operations {
                     "application/json": components["schemas"]["StartProcessError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_TIMEOUT, PROCESS_LIMIT, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_TIMEOUT, MISSING_SCOPE, PROCESS_LIMIT, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4836,7 +6895,7 @@ export interface operations {
                     "application/json": components["schemas"]["Process"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4845,7 +6904,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetProcessError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4877,7 +6936,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4886,7 +6945,7 @@ export interface operations {
                     "application/json": components["schemas"]["KillProcessError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4925,7 +6984,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4934,7 +6993,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetProcessLogsError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4972,7 +7031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Process"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4981,7 +7040,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignalProcessError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5017,7 +7076,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5026,7 +7085,7 @@ export interface operations {
                     "application/json": components["schemas"]["WriteProcessStdinError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5058,7 +7117,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5067,7 +7126,7 @@ export interface operations {
                     "application/json": components["schemas"]["CloseProcessStdinError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5104,7 +7163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Process"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5113,7 +7172,7 @@ export interface operations {
                     "application/json": components["schemas"]["WaitProcessError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5151,7 +7210,7 @@ export interface operations {
                     "application/json": components["schemas"]["LogMatch"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5160,7 +7219,7 @@ export interface operations {
                     "application/json": components["schemas"]["WaitForProcessLogError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5198,7 +7257,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortReady"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5207,7 +7266,7 @@ export interface operations {
                     "application/json": components["schemas"]["WaitForProcessPortError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PROCESS_EXITED, PROCESS_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, PROCESS_EXITED, PROCESS_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5239,7 +7298,7 @@ export interface operations {
                     "application/json": components["schemas"]["PTY"][];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5248,7 +7307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListPTYsError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5284,7 +7343,7 @@ export interface operations {
                     "application/json": components["schemas"]["PTY"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5293,7 +7352,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatePTYError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5327,7 +7386,7 @@ export interface operations {
                     "application/json": components["schemas"]["PTY"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5336,7 +7395,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetPTYError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5368,7 +7427,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, PTY_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5377,7 +7436,7 @@ export interface operations {
                     "application/json": components["schemas"]["KillPTYError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, PTY_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5412,7 +7471,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5421,7 +7480,7 @@ export interface operations {
                     "application/json": components["schemas"]["AttachPTYError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, PTY_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5459,7 +7518,7 @@ export interface operations {
                     "application/json": components["schemas"]["PTY"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, PTY_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5468,7 +7527,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResizePTYError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, PTY_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, PTY_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5500,7 +7559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, MEMORY_IMAGE_GONE, SANDBOX_NOT_FOUND, SANDBOX_NOT_PAUSED, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MEMORY_IMAGE_GONE, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SANDBOX_NOT_PAUSED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5509,7 +7568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResumeSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, MEMORY_IMAGE_GONE, SANDBOX_NOT_FOUND, SANDBOX_NOT_PAUSED, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MEMORY_IMAGE_GONE, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SANDBOX_NOT_PAUSED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5549,7 +7608,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, INVALID_PARAMETER, INVALID_RUN, INVALID_TIMEOUT, LANGUAGE_NOT_AVAILABLE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, INVALID_PARAMETER, INVALID_RUN, INVALID_TIMEOUT, LANGUAGE_NOT_AVAILABLE, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5558,7 +7617,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunCodeError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, INVALID_PARAMETER, INVALID_RUN, INVALID_TIMEOUT, LANGUAGE_NOT_AVAILABLE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INTERPRETER_FAILED, INVALID_JSON, INVALID_PARAMETER, INVALID_RUN, INVALID_TIMEOUT, LANGUAGE_NOT_AVAILABLE, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5590,7 +7649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"][];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5599,7 +7658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSessionsError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5635,7 +7694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5644,7 +7703,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSessionError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5678,7 +7737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5687,7 +7746,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetSessionError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, NOT_IN_CURRENT_INSTANCE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5719,7 +7778,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5728,7 +7787,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteSessionError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5770,7 +7829,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5779,7 +7838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExecInSessionError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INSTANCE_LOST, INTERNAL, INVALID_JSON, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5815,7 +7874,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignedURL"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, INVALID_PORT, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, INVALID_PORT, MISSING_SCOPE, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5824,7 +7883,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignPreviewURLError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, INVALID_PORT, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, INVALID_PORT, MISSING_SCOPE, NETWORK_UNAVAILABLE, PORT_NOT_FOUND, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5860,7 +7919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Snapshot"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_JSON, INVALID_SNAPSHOT_NAME, MEMORY_UNSUPPORTED, SANDBOX_NOT_FOUND, SNAPSHOT_EXISTS, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_JSON, INVALID_SNAPSHOT_NAME, MEMORY_UNSUPPORTED, MISSING_SCOPE, QUOTA_SNAPSHOTS, RATE_LIMITED, SANDBOX_NOT_FOUND, SNAPSHOT_EXISTS, UNAUTHORIZED, UNKNOWN_FIELD */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5869,13 +7928,140 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSnapshotError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_JSON, INVALID_SNAPSHOT_NAME, MEMORY_UNSUPPORTED, SANDBOX_NOT_FOUND, SNAPSHOT_EXISTS, UNAUTHORIZED, UNKNOWN_FIELD */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CHECKPOINT_REFUSED, INTERNAL, INVALID_JSON, INVALID_SNAPSHOT_NAME, MEMORY_UNSUPPORTED, MISSING_SCOPE, QUOTA_SNAPSHOTS, RATE_LIMITED, SANDBOX_NOT_FOUND, SNAPSHOT_EXISTS, UNAUTHORIZED, UNKNOWN_FIELD */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreateSnapshotError"];
+                };
+            };
+        };
+    };
+    listSSHAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SSHAccess"][];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SSH_DISABLED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSSHAccessError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SSH_DISABLED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSSHAccessError"];
+                };
+            };
+        };
+    };
+    createSSHAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSSHAccessRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SSHAccess"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, INVALID_KEY, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SSH_DISABLED, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSSHAccessError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, INVALID_KEY, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SSH_DISABLED, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSSHAccessError"];
+                };
+            };
+        };
+    };
+    revokeSSHAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description SSH access id (ssh-…) */
+                access: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SSH_ACCESS_NOT_FOUND, SSH_DISABLED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeSSHAccessError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SSH_ACCESS_NOT_FOUND, SSH_DISABLED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeSSHAccessError"];
                 };
             };
         };
@@ -5901,7 +8087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, IMAGE_NOT_FOUND, INTERNAL, NETWORK_FULL, RUNTIME_UNAVAILABLE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, UNAUTHORIZED */
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, IMAGE_NOT_FOUND, INTERNAL, MISSING_SCOPE, NETWORK_FULL, QUOTA_RUNNING, RATE_LIMITED, RUNTIME_UNAVAILABLE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5910,7 +8096,7 @@ export interface operations {
                     "application/json": components["schemas"]["StartSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, IMAGE_NOT_FOUND, INTERNAL, NETWORK_FULL, RUNTIME_UNAVAILABLE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, UNAUTHORIZED */
+            /** @description an error; error.code is one of ARCHIVE_UNAVAILABLE, IMAGE_NOT_FOUND, INTERNAL, MISSING_SCOPE, NETWORK_FULL, QUOTA_RUNNING, RATE_LIMITED, RUNTIME_UNAVAILABLE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5942,7 +8128,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxStats"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5951,7 +8137,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetSandboxStatsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5988,7 +8174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_GRACE, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_GRACE, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5997,7 +8183,7 @@ export interface operations {
                     "application/json": components["schemas"]["StopSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_GRACE, INVALID_PARAMETER, SANDBOX_BUSY, SANDBOX_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, INVALID_GRACE, INVALID_PARAMETER, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6034,7 +8220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_STATE, INVALID_TIMEOUT, SANDBOX_NOT_FOUND, UNAUTHORIZED, WAIT_TIMEOUT */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_STATE, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, WAIT_TIMEOUT */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6043,7 +8229,7 @@ export interface operations {
                     "application/json": components["schemas"]["WaitSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_STATE, INVALID_TIMEOUT, SANDBOX_NOT_FOUND, UNAUTHORIZED, WAIT_TIMEOUT */
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_STATE, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, WAIT_TIMEOUT */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6084,7 +8270,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6093,7 +8279,7 @@ export interface operations {
                     "application/json": components["schemas"]["WatchFilesError"];
                 };
             };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INSTANCE_LOST, INTERNAL, INVALID_PARAMETER, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, STREAM_LINE_TOO_LONG, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6122,7 +8308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Snapshot"][];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6131,7 +8317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSnapshotsError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6163,7 +8349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Snapshot"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6172,7 +8358,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetSnapshotError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6202,7 +8388,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description an error; error.code is one of INTERNAL, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -6211,13 +8397,506 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteSnapshotError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SNAPSHOT_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeleteSnapshotError"];
+                };
+            };
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"][];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTeamsError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTeamsError"];
+                };
+            };
+        };
+    };
+    createTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTeamRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_EXISTS, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTeamError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_EXISTS, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTeamError"];
+                };
+            };
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                team: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTeamError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTeamError"];
+                };
+            };
+        };
+    };
+    deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                team: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_EMPTY, TEAM_NOT_FOUND, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteTeamError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_EMPTY, TEAM_NOT_FOUND, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteTeamError"];
+                };
+            };
+        };
+    };
+    setTeamQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                team: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Quotas"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetTeamQuotasError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetTeamQuotasError"];
+                };
+            };
+        };
+    };
+    getTeamUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                team: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamUsage"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTeamUsageError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTeamUsageError"];
+                };
+            };
+        };
+    };
+    setTeamWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                team: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamWebhook"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamWebhook"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetTeamWebhookError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_TEAM, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetTeamWebhookError"];
+                };
+            };
+        };
+    };
+    deleteTeamWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                team: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED, WEBHOOK_NOT_FOUND */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteTeamWebhookError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, TEAMS_UNAVAILABLE, TEAM_NOT_FOUND, UNAUTHORIZED, WEBHOOK_NOT_FOUND */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteTeamWebhookError"];
+                };
+            };
+        };
+    };
+    listVolumes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Volume"][];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_VOLUME, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListVolumesError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_VOLUME, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListVolumesError"];
+                };
+            };
+        };
+    };
+    createVolume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVolumeRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Volume"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_VOLUME, MISSING_SCOPE, NO_SPACE, RATE_LIMITED, UNAUTHORIZED, UNKNOWN_FIELD, VOLUME_EXISTS */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateVolumeError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_VOLUME, MISSING_SCOPE, NO_SPACE, RATE_LIMITED, UNAUTHORIZED, UNKNOWN_FIELD, VOLUME_EXISTS */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateVolumeError"];
+                };
+            };
+        };
+    };
+    getVolume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description image name (may contain '/' and ':') */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Volume"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_VOLUME, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED, VOLUME_NOT_FOUND */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetVolumeError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_VOLUME, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED, VOLUME_NOT_FOUND */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetVolumeError"];
+                };
+            };
+        };
+    };
+    deleteVolume: {
+        parameters: {
+            query?: {
+                /** @description delete even if sandboxes mount it (they then fail to start) */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description image name (may contain '/' and ':') */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_VOLUME, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED, VOLUME_IN_USE, VOLUME_NOT_FOUND */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteVolumeError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_PARAMETER, INVALID_VOLUME, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED, VOLUME_IN_USE, VOLUME_NOT_FOUND */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteVolumeError"];
                 };
             };
         };

@@ -3,6 +3,17 @@
 from typing import Any, Dict, List, Literal, NotRequired, TypedDict
 
 
+class APIKey(TypedDict):
+    createdAt: str
+    expiresAt: NotRequired[str]
+    id: str
+    lastUsedAt: NotRequired[str]
+    name: NotRequired[str]
+    revokedAt: NotRequired[str]
+    scopes: List[str]
+    team: str
+
+
 class ArchiveSandboxError(TypedDict):
     error: Dict[str, Any]
 
@@ -11,12 +22,90 @@ class AttachPTYError(TypedDict):
     error: Dict[str, Any]
 
 
+class AuditEntry(TypedDict):
+    code: NotRequired[Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BACKUP_CORRUPT", "BACKUP_NOT_FOUND", "BACKUP_TARGET_NOT_EMPTY", "BLOB_CORRUPT", "BLOB_NOT_FOUND", "BLOB_STORE_UNAVAILABLE", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUILD_CONTEXT_INVALID", "BUILD_FAILED", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "DOCKERFILE_INVALID", "DOCKERFILE_UNSUPPORTED", "FEATURE_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "GIT_AUTH_FAILED", "GIT_BRANCH_NOT_FOUND", "GIT_CONFLICT", "GIT_FAILED", "GIT_NOT_A_REPOSITORY", "GIT_REMOTE_NOT_FOUND", "GIT_REMOTE_UNREACHABLE", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BACKUP", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BLOB_URL", "INVALID_BRIDGE", "INVALID_BUCKET_MOUNT", "INVALID_CPU", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_KEY", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PID", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_PUBLIC_KEY", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TEAM", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_VOLUME", "INVALID_WORKDIR", "IS_A_DIRECTORY", "KEY_NOT_FOUND", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "MISSING_SCOPE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PORT_NOT_LISTENING", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXECUTION_TIMEOUT", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "QUOTA_CPU", "QUOTA_DISK", "QUOTA_MEMORY", "QUOTA_RUNNING", "QUOTA_SANDBOXES", "QUOTA_SNAPSHOTS", "RATE_LIMITED", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUN_CANCELLED", "RUNTIME_UNAVAILABLE", "SSH_ACCESS_NOT_FOUND", "SSH_DISABLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "SNAPSHOTS_UNSUPPORTED", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "TEAM_EXISTS", "TEAM_NOT_EMPTY", "TEAM_NOT_FOUND", "TEAMS_UNAVAILABLE", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UNKNOWN_USER", "UPLOAD_INCOMPLETE", "VOLUME_EXISTS", "VOLUME_IN_USE", "VOLUME_NOT_FOUND", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE", "WEBHOOK_NOT_FOUND"]]
+    keyId: str
+    method: str
+    path: str
+    requestId: NotRequired[str]
+    seq: int
+    status: int
+    team: str
+    time: str
+
+
+class Backup(TypedDict):
+    createdAt: str
+    expiresAt: NotRequired[str]
+    id: str
+    name: NotRequired[str]
+    path: str
+    sandbox: str
+    sha256: str
+    sizeBytes: int
+
+
+class BucketMount(TypedDict):
+    accessKeyId: NotRequired[str]
+    bucket: str
+    endpoint: str
+    path: str
+    pathStyle: NotRequired[bool]
+    prefix: NotRequired[str]
+    readOnly: NotRequired[bool]
+    region: NotRequired[str]
+    secretAccessKey: NotRequired[str]
+
+
+class BuildCopy(TypedDict):
+    dest: str
+    src: List[str]
+
+
+class BuildEvent(TypedDict):
+    cached: NotRequired[bool]
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    image: NotRequired["Image"]
+    instruction: NotRequired[str]
+    layer: NotRequired[str]
+    line: NotRequired[int]
+    output: NotRequired[str]
+    step: NotRequired[int]
+    stream: NotRequired[str]
+    total: NotRequired[int]
+    type: str
+
+
+class BuildImageError(TypedDict):
+    error: Dict[str, Any]
+
+
+class BuildImageFromStepsError(TypedDict):
+    error: Dict[str, Any]
+
+
+BuildRequest = TypedDict("BuildRequest", {"buildArgs": NotRequired[Dict[str, str]], "files": NotRequired[Dict[str, str]], "from": str, "name": str, "noCache": NotRequired[bool], "steps": List["BuildStep"], "timeoutSeconds": NotRequired[int]})
+
+
+class BuildStep(TypedDict):
+    cmd: NotRequired[List[str]]
+    copy: NotRequired["BuildCopy"]
+    entrypoint: NotRequired[List[str]]
+    env: NotRequired[Dict[str, str]]
+    labels: NotRequired[Dict[str, str]]
+    run: NotRequired[str]
+    user: NotRequired[str]
+    workdir: NotRequired[str]
+
+
 class CloseProcessStdinError(TypedDict):
     error: Dict[str, Any]
 
 
 class CodeError(TypedDict):
-    code: NotRequired[Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BLOB_NOT_FOUND", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BRIDGE", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_CPU", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PID", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_WORKDIR", "IS_A_DIRECTORY", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUNTIME_UNAVAILABLE", "RUN_CANCELLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOTS_UNSUPPORTED", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UPLOAD_INCOMPLETE", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE"]]
+    code: NotRequired[Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BACKUP_CORRUPT", "BACKUP_NOT_FOUND", "BACKUP_TARGET_NOT_EMPTY", "BLOB_CORRUPT", "BLOB_NOT_FOUND", "BLOB_STORE_UNAVAILABLE", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUILD_CONTEXT_INVALID", "BUILD_FAILED", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "DOCKERFILE_INVALID", "DOCKERFILE_UNSUPPORTED", "FEATURE_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "GIT_AUTH_FAILED", "GIT_BRANCH_NOT_FOUND", "GIT_CONFLICT", "GIT_FAILED", "GIT_NOT_A_REPOSITORY", "GIT_REMOTE_NOT_FOUND", "GIT_REMOTE_UNREACHABLE", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BACKUP", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BLOB_URL", "INVALID_BRIDGE", "INVALID_BUCKET_MOUNT", "INVALID_CPU", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_KEY", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PID", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_PUBLIC_KEY", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TEAM", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_VOLUME", "INVALID_WORKDIR", "IS_A_DIRECTORY", "KEY_NOT_FOUND", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "MISSING_SCOPE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PORT_NOT_LISTENING", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXECUTION_TIMEOUT", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "QUOTA_CPU", "QUOTA_DISK", "QUOTA_MEMORY", "QUOTA_RUNNING", "QUOTA_SANDBOXES", "QUOTA_SNAPSHOTS", "RATE_LIMITED", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUN_CANCELLED", "RUNTIME_UNAVAILABLE", "SSH_ACCESS_NOT_FOUND", "SSH_DISABLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "SNAPSHOTS_UNSUPPORTED", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "TEAM_EXISTS", "TEAM_NOT_EMPTY", "TEAM_NOT_FOUND", "TEAMS_UNAVAILABLE", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UNKNOWN_USER", "UPLOAD_INCOMPLETE", "VOLUME_EXISTS", "VOLUME_IN_USE", "VOLUME_NOT_FOUND", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE", "WEBHOOK_NOT_FOUND"]]
     message: NotRequired[str]
     name: NotRequired[str]
     traceback: NotRequired[str]
@@ -38,6 +127,16 @@ class Context(TypedDict):
     pid: int
 
 
+class CreateBackupError(TypedDict):
+    error: Dict[str, Any]
+
+
+class CreateBackupRequest(TypedDict):
+    expiresInSeconds: NotRequired[int]
+    name: NotRequired[str]
+    path: str
+
+
 class CreateContextError(TypedDict):
     error: Dict[str, Any]
 
@@ -47,6 +146,17 @@ class CreateContextRequest(TypedDict):
     cwd: NotRequired[str]
     env: NotRequired[Dict[str, str]]
     language: str
+
+
+class CreateKeyError(TypedDict):
+    error: Dict[str, Any]
+
+
+class CreateKeyRequest(TypedDict):
+    name: NotRequired[str]
+    scopes: List[str]
+    team: NotRequired[str]
+    ttlSeconds: NotRequired[int]
 
 
 class CreatePTYError(TypedDict):
@@ -62,11 +172,20 @@ class CreatePTYRequest(TypedDict):
     rows: NotRequired[int]
 
 
+class CreateSSHAccessError(TypedDict):
+    error: Dict[str, Any]
+
+
+class CreateSSHAccessRequest(TypedDict):
+    expiresInSeconds: NotRequired[int]
+    publicKey: NotRequired[str]
+
+
 class CreateSandboxError(TypedDict):
     error: Dict[str, Any]
 
 
-CreateSandboxRequest = TypedDict("CreateSandboxRequest", {"autoArchiveSeconds": NotRequired[int], "autoDeleteSeconds": NotRequired[int], "autoPauseSeconds": NotRequired[int], "autoStopSeconds": NotRequired[int], "class": NotRequired[Literal["container", "gvisor"]], "cpu": NotRequired[float], "diskMiB": NotRequired[int], "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": NotRequired[bool], "image": NotRequired[str], "keepAlive": NotRequired[bool], "labels": NotRequired[Dict[str, str]], "memoryMiB": NotRequired[int], "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "pidsLimit": NotRequired[int], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "ttlSeconds": NotRequired[int], "workdir": NotRequired[str]})
+CreateSandboxRequest = TypedDict("CreateSandboxRequest", {"autoArchiveSeconds": NotRequired[int], "autoDeleteSeconds": NotRequired[int], "autoPauseSeconds": NotRequired[int], "autoStopSeconds": NotRequired[int], "buckets": NotRequired[List["BucketMount"]], "class": NotRequired[Literal["container", "gvisor"]], "cpu": NotRequired[float], "diskMiB": NotRequired[int], "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": NotRequired[bool], "image": NotRequired[str], "keepAlive": NotRequired[bool], "labels": NotRequired[Dict[str, str]], "memoryMiB": NotRequired[int], "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "pidsLimit": NotRequired[int], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "ttlSeconds": NotRequired[int], "volumes": NotRequired[List["VolumeMount"]], "workdir": NotRequired[str]})
 
 
 class CreateSessionError(TypedDict):
@@ -79,6 +198,7 @@ class CreateSessionRequest(TypedDict):
     id: NotRequired[str]
     shell: NotRequired[str]
     timeoutSeconds: NotRequired[float]
+    user: NotRequired[str]
 
 
 class CreateSnapshotError(TypedDict):
@@ -89,6 +209,40 @@ class CreateSnapshotRequest(TypedDict):
     expiresInSeconds: NotRequired[int]
     includeMemory: NotRequired[bool]
     name: str
+
+
+class CreateTeamError(TypedDict):
+    error: Dict[str, Any]
+
+
+class CreateTeamRequest(TypedDict):
+    id: str
+    quotas: "Quotas"
+
+
+class CreateVolumeError(TypedDict):
+    error: Dict[str, Any]
+
+
+class CreateVolumeRequest(TypedDict):
+    name: str
+    sizeMiB: NotRequired[int]
+
+
+class CreatedKey(TypedDict):
+    createdAt: str
+    expiresAt: NotRequired[str]
+    id: str
+    key: str
+    lastUsedAt: NotRequired[str]
+    name: NotRequired[str]
+    revokedAt: NotRequired[str]
+    scopes: List[str]
+    team: str
+
+
+class DeleteBackupError(TypedDict):
+    error: Dict[str, Any]
 
 
 class DeleteContextError(TypedDict):
@@ -115,6 +269,18 @@ class DeleteSnapshotError(TypedDict):
     error: Dict[str, Any]
 
 
+class DeleteTeamError(TypedDict):
+    error: Dict[str, Any]
+
+
+class DeleteTeamWebhookError(TypedDict):
+    error: Dict[str, Any]
+
+
+class DeleteVolumeError(TypedDict):
+    error: Dict[str, Any]
+
+
 class DownloadTarError(TypedDict):
     error: Dict[str, Any]
 
@@ -130,7 +296,7 @@ class EnsureSandboxError(TypedDict):
 
 
 class ErrorBody(TypedDict):
-    code: Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BLOB_NOT_FOUND", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BRIDGE", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_CPU", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PID", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_WORKDIR", "IS_A_DIRECTORY", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUNTIME_UNAVAILABLE", "RUN_CANCELLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOTS_UNSUPPORTED", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UPLOAD_INCOMPLETE", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE"]
+    code: Literal["ADDRESS_TAKEN", "AGENT_ERROR", "AGENT_NOT_READY", "AGENT_NOT_SUSPENDED", "AGENT_RESPONSE_TOO_LARGE", "AGENT_SOCKET_INVALID", "AGENT_UNAVAILABLE", "ARCHIVE_UNAVAILABLE", "BACKUP_CORRUPT", "BACKUP_NOT_FOUND", "BACKUP_TARGET_NOT_EMPTY", "BLOB_CORRUPT", "BLOB_NOT_FOUND", "BLOB_STORE_UNAVAILABLE", "BODY_TOO_LARGE", "BRIDGE_CONFLICT", "BRIDGE_IN_USE", "BUILD_CONTEXT_INVALID", "BUILD_FAILED", "BUSY", "BUSYBOX_MISSING", "CANCELLED", "CHECKPOINT_REFUSED", "CLASS_MISMATCH", "CLASS_UNAVAILABLE", "COMMAND_NOT_EXECUTABLE", "COMMAND_NOT_FOUND", "CONTEXT_NOT_FOUND", "CROSS_DEVICE", "CWD_NOT_FOUND", "DAEMON_STOPPING", "DIR_NOT_EMPTY", "DISK_BUSY", "DISK_UNSUPPORTED", "DOCKERFILE_INVALID", "DOCKERFILE_UNSUPPORTED", "FEATURE_UNSUPPORTED", "FILE_EXISTS", "FILE_NOT_FOUND", "GIT_AUTH_FAILED", "GIT_BRANCH_NOT_FOUND", "GIT_CONFLICT", "GIT_FAILED", "GIT_NOT_A_REPOSITORY", "GIT_REMOTE_NOT_FOUND", "GIT_REMOTE_UNREACHABLE", "ID_TAKEN", "IMAGE_AND_SNAPSHOT", "IMAGE_IN_USE", "IMAGE_NOT_FOUND", "INSTANCE_EXISTS", "INSTANCE_LOST", "INSTANCE_NOT_FOUND", "INSUFFICIENT_STORAGE", "INTERNAL", "INTERPRETER_FAILED", "INVALID_BACKUP", "INVALID_BLOB_DIR", "INVALID_BLOB_KEY", "INVALID_BLOB_URL", "INVALID_BRIDGE", "INVALID_BUCKET_MOUNT", "INVALID_CPU", "INVALID_CHECKPOINT", "INVALID_CLASS", "INVALID_COMMAND", "INVALID_COUNT", "INVALID_DB_PATH", "INVALID_DEPTH", "INVALID_DISK", "INVALID_EGRESS", "INVALID_ENTRYPOINT", "INVALID_ENV", "INVALID_EVENT", "INVALID_EXEC", "INVALID_EXPIRY", "INVALID_GLOB", "INVALID_GRACE", "INVALID_ID", "INVALID_IDLE", "INVALID_IMAGE", "INVALID_IMAGE_NAME", "INVALID_IMAGE_REF", "INVALID_INSTANCE", "INVALID_INSTANCE_ID", "INVALID_JSON", "INVALID_KEY", "INVALID_LABEL", "INVALID_LEASE", "INVALID_MATCH", "INVALID_MEMORY", "INVALID_MODE", "INVALID_MOVE", "INVALID_NAME", "INVALID_NETWORK", "INVALID_OFFSET", "INVALID_PID", "INVALID_PARAMETER", "INVALID_PATH", "INVALID_PIDS_LIMIT", "INVALID_POLICY", "INVALID_PORT", "INVALID_PREVIEW_DOMAIN", "INVALID_PROBE", "INVALID_PUBLIC_KEY", "INVALID_REGEX", "INVALID_RESTART_POLICY", "INVALID_RUN", "INVALID_RUNTIME_ROOT", "INVALID_SANDBOX", "INVALID_SIGNAL", "INVALID_SIZE", "INVALID_SNAPSHOT", "INVALID_SNAPSHOT_NAME", "INVALID_STATE", "INVALID_STREAM", "INVALID_SUBNET", "INVALID_TARGET", "INVALID_TEAM", "INVALID_TIME", "INVALID_TIMEOUT", "INVALID_VOLUME", "INVALID_WORKDIR", "IS_A_DIRECTORY", "KEY_NOT_FOUND", "LANGUAGE_NOT_AVAILABLE", "LANGUAGE_STATELESS_ONLY", "LEASE_NOT_FOUND", "LIST_TOO_LARGE", "MEMORY_BELOW_USAGE", "MEMORY_IMAGE_GONE", "MEMORY_SNAPSHOT_ENV", "MEMORY_SNAPSHOT_LIMITS", "MEMORY_UNSUPPORTED", "METRICS_UNAVAILABLE", "MISSING_SCOPE", "NAME_MISMATCH", "NAME_TAKEN", "NETWORK_FULL", "NETWORK_UNAVAILABLE", "NFT_UNAVAILABLE", "NO_EGRESS", "NO_MAIN_PROCESS", "NO_NETWORK", "NO_PARENT", "NO_SPACE", "NOT_A_DIRECTORY", "NOT_A_REGULAR_FILE", "NOT_IN_CURRENT_INSTANCE", "PTY_EXISTS", "PTY_NOT_FOUND", "PTY_UNAVAILABLE", "PARENT_GONE", "PARENT_NOT_FOUND", "PATH_NOT_FOUND", "PAUSE_UNSUPPORTED", "PERMISSION_DENIED", "PORT_EXISTS", "PORT_NOT_FOUND", "PORT_NOT_LISTENING", "PREVIEW_NOT_FOUND", "PREVIEW_UNAUTHORIZED", "PREVIEW_UNREACHABLE", "PROCESS_EXECUTION_TIMEOUT", "PROCESS_EXISTS", "PROCESS_EXITED", "PROCESS_LIMIT", "PROCESS_NOT_FOUND", "QUOTA_CPU", "QUOTA_DISK", "QUOTA_MEMORY", "QUOTA_RUNNING", "QUOTA_SANDBOXES", "QUOTA_SNAPSHOTS", "RATE_LIMITED", "READ_ONLY_FILESYSTEM", "REGISTRY_UNAVAILABLE", "ROUTE_NOT_FOUND", "RUN_CANCELLED", "RUNTIME_UNAVAILABLE", "SSH_ACCESS_NOT_FOUND", "SSH_DISABLED", "SANDBOX_BUSY", "SANDBOX_HAS_FORKS", "SANDBOX_NOT_FOUND", "SANDBOX_NOT_PAUSED", "SANDBOX_NOT_RUNNING", "SANDBOX_NOT_STARTED", "SANDBOX_NOT_STOPPED", "SANDBOX_PAUSED", "SANDBOX_UNAVAILABLE", "SCHEMA_TOO_NEW", "SESSION_BLOCKED", "SESSION_ENDED", "SESSION_EXISTS", "SESSION_NOT_FOUND", "SHUTTING_DOWN", "SNAPSHOT_EXISTS", "SNAPSHOT_GONE", "SNAPSHOT_NOT_FOUND", "SNAPSHOTS_UNSUPPORTED", "STALE_HANDLE", "STDIN_BLOCKED", "STDIN_CLOSED", "STDIN_WRITE", "STREAM_LINE_TOO_LONG", "SUBNET_CHANGED", "SUBNET_CONFLICT", "SUSPEND_UNSUPPORTED", "TAR_CONFLICT", "TAR_INVALID", "TAR_UNSAFE_PATH", "TAR_UNSUPPORTED_ENTRY", "TEAM_EXISTS", "TEAM_NOT_EMPTY", "TEAM_NOT_FOUND", "TEAMS_UNAVAILABLE", "UNAUTHORIZED", "UNKNOWN_FIELD", "UNKNOWN_LANGUAGE", "UNKNOWN_USER", "UPLOAD_INCOMPLETE", "VOLUME_EXISTS", "VOLUME_IN_USE", "VOLUME_NOT_FOUND", "WAIT_TIMEOUT", "WATCH_FAILED", "WATCH_LIMIT", "WATCH_ROOT_GONE", "WEBHOOK_NOT_FOUND"]
     message: str
     reason: NotRequired[str]
 
@@ -142,6 +308,7 @@ class Event(TypedDict):
     sandboxName: NotRequired[str]
     seq: int
     state: Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"]
+    team: NotRequired[str]
     time: str
 
 
@@ -154,6 +321,7 @@ class EventLine(TypedDict):
     sandboxName: NotRequired[str]
     seq: NotRequired[int]
     state: NotRequired[Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"]]
+    team: NotRequired[str]
     time: NotRequired[str]
     type: Literal["event", "heartbeat", "error"]
 
@@ -186,6 +354,7 @@ class ExecRequest(TypedDict):
     shell: NotRequired[str]
     stdin: NotRequired[str]
     timeoutSeconds: NotRequired[float]
+    user: NotRequired[str]
 
 
 class ExecResult(TypedDict):
@@ -229,6 +398,10 @@ class ForkResult(TypedDict):
 
 
 class ForkSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetBackupError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -292,13 +465,157 @@ class GetSnapshotError(TypedDict):
     error: Dict[str, Any]
 
 
+class GetTeamError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetTeamUsageError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetVolumeError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitAddError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitAddRequest(TypedDict):
+    files: List[str]
+    path: str
+
+
+class GitBranches(TypedDict):
+    current: str
+    local: List[str]
+    remote: List[str]
+
+
+class GitBranchesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitCheckoutError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitCheckoutRequest(TypedDict):
+    branch: str
+    create: NotRequired[bool]
+    force: NotRequired[bool]
+    path: str
+
+
+class GitCloneError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitCloneRequest(TypedDict):
+    branch: NotRequired[str]
+    depth: NotRequired[int]
+    path: NotRequired[str]
+    storeCredentials: NotRequired[bool]
+    timeoutSeconds: NotRequired[int]
+    token: NotRequired[str]
+    url: str
+    username: NotRequired[str]
+
+
+class GitCommit(TypedDict):
+    authorEmail: str
+    authorName: str
+    hash: str
+    message: str
+    time: str
+
+
+class GitCommitError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitCommitRequest(TypedDict):
+    all: NotRequired[bool]
+    allowEmpty: NotRequired[bool]
+    authorEmail: NotRequired[str]
+    authorName: NotRequired[str]
+    message: str
+    path: str
+
+
+class GitFileStatus(TypedDict):
+    path: str
+    staging: str
+    worktree: str
+
+
+class GitLogError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitLogRequest(TypedDict):
+    limit: NotRequired[int]
+    path: str
+
+
+class GitPullError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitPushError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitRepoRequest(TypedDict):
+    path: NotRequired[str]
+
+
+class GitStatus(TypedDict):
+    branch: str
+    clean: bool
+    files: List["GitFileStatus"]
+    head: str
+    path: str
+
+
+class GitStatusError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitSyncRequest(TypedDict):
+    branch: NotRequired[str]
+    force: NotRequired[bool]
+    path: str
+    remote: NotRequired[str]
+    timeoutSeconds: NotRequired[int]
+    token: NotRequired[str]
+    username: NotRequired[str]
+
+
+class GitSyncResult(TypedDict):
+    branch: str
+    head: str
+    upToDate: bool
+
+
 class Image(TypedDict):
+    config: NotRequired["ImageConfig"]
     createdAt: str
     id: str
     layers: int
     name: str
     sizeBytes: int
     source: str
+    team: NotRequired[str]
+
+
+class ImageConfig(TypedDict):
+    cmd: NotRequired[List[str]]
+    entrypoint: NotRequired[List[str]]
+    env: NotRequired[List[str]]
+    labels: NotRequired[Dict[str, str]]
+    user: NotRequired[str]
+    workingDir: NotRequired[str]
 
 
 class ImportImageError(TypedDict):
@@ -314,6 +631,14 @@ class KillProcessError(TypedDict):
 
 
 class ListAncestorsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListAuditError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListBackupsError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -337,6 +662,10 @@ class ListImagesError(TypedDict):
     error: Dict[str, Any]
 
 
+class ListKeysError(TypedDict):
+    error: Dict[str, Any]
+
+
 class ListPTYsError(TypedDict):
     error: Dict[str, Any]
 
@@ -346,6 +675,10 @@ class ListPortsError(TypedDict):
 
 
 class ListProcessesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListSSHAccessError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -362,6 +695,14 @@ class ListSessionsError(TypedDict):
 
 
 class ListSnapshotsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListTeamsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ListVolumesError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -421,6 +762,7 @@ class PTY(TypedDict):
 
 class PTYControl(TypedDict):
     cols: NotRequired[int]
+    error: NotRequired["ErrorBody"]
     exitCode: NotRequired[int]
     rows: NotRequired[int]
     signal: NotRequired[str]
@@ -492,6 +834,15 @@ class PullRequest(TypedDict):
     ref: str
 
 
+class Quotas(TypedDict):
+    cpu: NotRequired[float]
+    diskMiB: NotRequired[int]
+    maxRunning: NotRequired[int]
+    maxSandboxes: NotRequired[int]
+    maxSnapshots: NotRequired[int]
+    memoryMiB: NotRequired[int]
+
+
 class ReadFileError(TypedDict):
     error: Dict[str, Any]
 
@@ -505,7 +856,24 @@ class ResizeRequest(TypedDict):
     rows: int
 
 
+class RestoreBackupError(TypedDict):
+    error: Dict[str, Any]
+
+
+class RestoreBackupRequest(TypedDict):
+    path: NotRequired[str]
+    sandbox: str
+
+
 class ResumeSandboxError(TypedDict):
+    error: Dict[str, Any]
+
+
+class RevokeKeyError(TypedDict):
+    error: Dict[str, Any]
+
+
+class RevokeSSHAccessError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -552,7 +920,21 @@ class RunResult(TypedDict):
     truncated: bool
 
 
-Sandbox = TypedDict("Sandbox", {"autoArchiveSeconds": int, "autoDeleteSeconds": int, "autoPauseSeconds": int, "autoStopSeconds": int, "class": Literal["container", "gvisor"], "cpu": float, "createdAt": str, "diskMiB": int, "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": bool, "error": NotRequired[str], "expiresAction": NotRequired[Literal["stop", "pause", "archive", "delete"]], "expiresAt": NotRequired[str], "id": str, "image": str, "keepAlive": bool, "labels": Dict[str, str], "lastActivityAt": NotRequired[str], "memoryMiB": int, "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "parent": NotRequired[str], "pidsLimit": int, "reason": NotRequired[str], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "startedAt": NotRequired[str], "state": Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"], "stoppedAt": NotRequired[str], "ttlFrom": NotRequired[str], "ttlSeconds": int, "workdir": str})
+class SSHAccess(TypedDict):
+    command: NotRequired[str]
+    createdAt: str
+    expiresAt: NotRequired[str]
+    fingerprint: NotRequired[str]
+    host: NotRequired[str]
+    hostKey: NotRequired[str]
+    id: str
+    port: NotRequired[int]
+    publicKey: NotRequired[str]
+    sandboxId: str
+    token: NotRequired[str]
+
+
+Sandbox = TypedDict("Sandbox", {"autoArchiveSeconds": int, "autoDeleteSeconds": int, "autoPauseSeconds": int, "autoStopSeconds": int, "buckets": NotRequired[List["BucketMount"]], "class": Literal["container", "gvisor"], "cpu": float, "createdAt": str, "diskMiB": int, "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": bool, "error": NotRequired[str], "expiresAction": NotRequired[Literal["stop", "pause", "archive", "delete"]], "expiresAt": NotRequired[str], "id": str, "image": str, "keepAlive": bool, "labels": Dict[str, str], "lastActivityAt": NotRequired[str], "memoryMiB": int, "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "parent": NotRequired[str], "pidsLimit": int, "reason": NotRequired[str], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "startedAt": NotRequired[str], "state": Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"], "stoppedAt": NotRequired[str], "team": NotRequired[str], "ttlFrom": NotRequired[str], "ttlSeconds": int, "volumes": NotRequired[List["VolumeMount"]], "workdir": str})
 
 
 class SandboxStats(TypedDict):
@@ -620,6 +1002,14 @@ class SetEgressError(TypedDict):
     error: Dict[str, Any]
 
 
+class SetTeamQuotasError(TypedDict):
+    error: Dict[str, Any]
+
+
+class SetTeamWebhookError(TypedDict):
+    error: Dict[str, Any]
+
+
 class SignPortRequest(TypedDict):
     expiresInSeconds: NotRequired[int]
     port: int
@@ -656,6 +1046,7 @@ class StartProcessRequest(TypedDict):
     id: NotRequired[str]
     shell: NotRequired[str]
     timeoutSeconds: NotRequired[float]
+    user: NotRequired[str]
 
 
 class StartSandboxError(TypedDict):
@@ -668,6 +1059,28 @@ class StatFileError(TypedDict):
 
 class StopSandboxError(TypedDict):
     error: Dict[str, Any]
+
+
+class Team(TypedDict):
+    createdAt: str
+    id: str
+    quotas: "Quotas"
+
+
+class TeamUsage(TypedDict):
+    cpu: float
+    diskMiB: int
+    memoryMiB: int
+    quotas: "Quotas"
+    running: int
+    sandboxes: int
+    snapshots: int
+    team: str
+
+
+class TeamWebhook(TypedDict):
+    secret: NotRequired[str]
+    url: str
 
 
 class UnexposePortError(TypedDict):
@@ -695,6 +1108,21 @@ class UpdateSandboxRequest(TypedDict):
 
 class UploadTarError(TypedDict):
     error: Dict[str, Any]
+
+
+class Volume(TypedDict):
+    createdAt: str
+    name: str
+    sizeMiB: int
+    team: NotRequired[str]
+    usedBy: List[str]
+    usedMiB: int
+
+
+class VolumeMount(TypedDict):
+    name: str
+    path: str
+    readOnly: NotRequired[bool]
 
 
 class WaitForLogRequest(TypedDict):
