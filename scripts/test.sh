@@ -10,6 +10,17 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+
+# What the integration tests use, built or installed once per machine and
+# cached in /var/cache/sbx (minutes the first time, then nothing): the
+# python and debian images, the pinned npm packages of the SDK and compat
+# tests, and the S3 server of the storage tests. A variable already set
+# names an artefact to use instead.
+SBX_PYTHON_IMAGE=${SBX_PYTHON_IMAGE:-$(./scripts/build-python-image.sh)}
+SBX_DEBIAN_IMAGE=${SBX_DEBIAN_IMAGE:-$(./scripts/build-debian-image.sh)}
+SBX_VERSITYGW=${SBX_VERSITYGW:-$(./scripts/build-versitygw.sh)}
+export SBX_PYTHON_IMAGE SBX_DEBIAN_IMAGE SBX_VERSITYGW
+./scripts/npm-install.sh
 CGO_ENABLED=0 go build -o /dev/null ./cmd/sbx
 go test -race -count=1 -timeout 60m "$@" ./...
 # Every fuzz target briefly (FUZZTIME, default 10s each); longer by hand.
