@@ -3,7 +3,7 @@
 # bookworm root filesystem with mmdebstrap (variant apt: dpkg, apt and
 # essential packages only, less than any real install has), copies the
 # committed tree of this repository and the host's Go toolchain into it, and
-# inside it, in a chroot of its own mount namespace:
+# inside it, as the root of a mount namespace of its own (pivot_root):
 #
 #   1. scripts/setup.sh      installs the packages and builds /usr/local/bin/sbx
 #   2. sbx version, sbx doctor   every check must pass (doctor exits 1 otherwise)
@@ -102,7 +102,13 @@ in_root() { # in_root [unshare flags...] -- script
 		mount -t tmpfs tmpfs "$root/tmp"
 		mount --bind "$debs" "$root/var/cache/apt/archives"
 		mount --bind -o ro "$mods" "$root/root/go/pkg/mod"
-		exec chroot "$root" bash "$script"' _ "$root" "$debs" "$gomodcache" "$1"
+		# pivot_root, not chroot: the kernel refuses a chrooted process a
+		# user namespace, and sbx makes one per sandbox.
+		mount --bind "$root" "$root"
+		cd "$root"
+		mkdir -p .oldroot
+		pivot_root . .oldroot
+		exec /bin/bash -c "umount -l /.oldroot && rmdir /.oldroot && cd / && exec bash $script"' _ "$root" "$debs" "$gomodcache" "$1"
 }
 
 log "step 1+2: scripts/setup.sh, sbx version, sbx doctor"
