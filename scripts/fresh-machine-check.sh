@@ -95,6 +95,7 @@ in_root() { # in_root [unshare flags...] -- script
 		set -e
 		root=$1 debs=$2 mods=$3 script=$4
 		mount --make-rprivate /
+		mount --bind "$root" "$root" # a mount point, for pivot_root
 		mount -t proc proc "$root/proc"
 		mount --rbind /sys "$root/sys"
 		mount --rbind /dev "$root/dev"
@@ -104,7 +105,6 @@ in_root() { # in_root [unshare flags...] -- script
 		mount --bind -o ro "$mods" "$root/root/go/pkg/mod"
 		# pivot_root, not chroot: the kernel refuses a chrooted process a
 		# user namespace, and sbx makes one per sandbox.
-		mount --bind "$root" "$root"
 		cd "$root"
 		mkdir -p .oldroot
 		pivot_root . .oldroot
