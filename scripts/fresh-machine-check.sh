@@ -108,7 +108,8 @@ in_root() { # in_root [unshare flags...] -- script
 		cd "$root"
 		mkdir -p .oldroot
 		pivot_root . .oldroot
-		exec /bin/bash -c "umount -l /.oldroot && rmdir /.oldroot && cd / && exec bash $script"' _ "$root" "$debs" "$gomodcache" "$1"
+		# The host'"'"'s umount (the bare system has none before setup.sh).
+		exec /bin/bash -c "/.oldroot/usr/bin/umount -l /.oldroot || umount -l /.oldroot; cd / && exec bash $script"' _ "$root" "$debs" "$gomodcache" "$1"
 }
 
 log "step 1+2: scripts/setup.sh, sbx version, sbx doctor"
