@@ -57,6 +57,13 @@ func TestOperatorDefaults(t *testing.T) {
 			t.Errorf("%s inside lacks the operator's CA (%d bytes)", path, len(store))
 		}
 	}
+	// Class gvisor mounts the same trust store.
+	if _, err := exec.LookPath("runsc"); err == nil {
+		d.create(sdk.CreateSandboxRequest{Name: "gv", Class: "gvisor"})
+		if store := d.exec("gv", "cat /etc/ssl/certs/ca-certificates.crt"); !strings.Contains(store, ca) {
+			t.Errorf("class gvisor: the trust store lacks the operator's CA (%d bytes)", len(store))
+		}
+	}
 	if n, _ := d.client.GetNetwork(ctx, "plain"); n == nil || n.Egress == nil || n.Egress.Mode != sdk.EgressDenyList || !slices.Contains(n.Egress.CIDRs, "192.0.2.1/32") && !slices.Contains(n.Egress.CIDRs, "192.0.2.1") {
 		t.Errorf("egress %+v, want the default deny-list of 192.0.2.1", n)
 	}

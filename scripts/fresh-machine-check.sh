@@ -3,7 +3,7 @@
 # bookworm root filesystem with mmdebstrap (variant apt: dpkg, apt and
 # essential packages only, less than any real install has), copies the
 # committed tree of this repository and the host's Go toolchain into it, and
-# inside it, in a chroot of its own mount namespace:
+# inside it, as the root of a mount namespace of its own (pivot_root):
 #
 #   1. scripts/setup.sh      installs the packages and builds /usr/local/bin/sbx
 #   2. sbx version, sbx doctor   every check must pass (doctor exits 1 otherwise)
@@ -95,6 +95,7 @@ in_root() { # in_root [unshare flags...] -- script
 		set -e
 		root=$1 debs=$2 mods=$3 script=$4
 		mount --make-rprivate /
+		mount --bind "$root" "$root" # a mount point, for pivot_root
 		mount -t proc proc "$root/proc"
 		mount --rbind /sys "$root/sys"
 		mount --rbind /dev "$root/dev"
@@ -102,7 +103,13 @@ in_root() { # in_root [unshare flags...] -- script
 		mount -t tmpfs tmpfs "$root/tmp"
 		mount --bind "$debs" "$root/var/cache/apt/archives"
 		mount --bind -o ro "$mods" "$root/root/go/pkg/mod"
-		exec chroot "$root" bash "$script"' _ "$root" "$debs" "$gomodcache" "$1"
+		# pivot_root, not chroot: the kernel refuses a chrooted process a
+		# user namespace, and sbx makes one per sandbox.
+		cd "$root"
+		mkdir -p .oldroot
+		pivot_root . .oldroot
+		# The host'"'"'s umount (the bare system has none before setup.sh).
+		exec /bin/bash -c "/.oldroot/usr/bin/umount -l /.oldroot || umount -l /.oldroot; cd / && exec bash $script"' _ "$root" "$debs" "$gomodcache" "$1"
 }
 
 log "step 1+2: scripts/setup.sh, sbx version, sbx doctor"

@@ -94,10 +94,7 @@ func (m *Manager) recordImageAgent(id string) {
 // current one.
 func (m *Manager) imageAgent(dir, id string) string {
 	if b, err := os.ReadFile(filepath.Join(dir, agentRecord)); err == nil {
-		name := string(b)
-		if n := len(name); n > 0 && name[n-1] == '\n' {
-			name = name[:n-1]
-		}
+		name := string(trimNewline(b))
 		if path := m.agentFile(name); path != "" {
 			return path
 		}
