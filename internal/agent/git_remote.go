@@ -35,8 +35,12 @@ const (
 // most images do not have. Installed on first use (lazy: nothing at start).
 var inProcessFile sync.Once
 
-func remoteContext(ctx context.Context, seconds int) (context.Context, context.CancelFunc, error) {
+func useInProcessFileTransport() {
 	inProcessFile.Do(func() { client.InstallProtocol("file", gitserver.NewClient(gitserver.DefaultLoader)) })
+}
+
+func remoteContext(ctx context.Context, seconds int) (context.Context, context.CancelFunc, error) {
+	useInProcessFileTransport()
 	d := defaultGitTimeout
 	if seconds < 0 || time.Duration(seconds)*time.Second > maxGitTimeout {
 		return nil, nil, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be between 1 and %d", int(maxGitTimeout/time.Second))
