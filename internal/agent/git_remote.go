@@ -3,6 +3,7 @@ package agent
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitserver "github.com/go-git/go-git/v5/plumbing/transport/server"
+	"golang.org/x/crypto/x509roots/fallback/bundle"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
@@ -30,17 +32,34 @@ const (
 	maxGitTimeout     = 3600 * time.Second
 )
 
-// inProcessFile makes file:// remotes work without git-upload-pack and
-// git-receive-pack programs, which go-git's file transport would run and
-// most images do not have. Installed on first use (lazy: nothing at start).
-var inProcessFile sync.Once
+// gitSetup runs on the first remote operation (lazy: an idle agent pays
+// nothing). It makes file:// remotes work without the git-upload-pack and
+// git-receive-pack programs go-git's file transport would run, and gives
+// HTTPS the Mozilla roots for images without a CA bundle (Go uses them only
+// when the image has no roots of its own).
+var gitSetup sync.Once
 
-func useInProcessFileTransport() {
-	inProcessFile.Do(func() { client.InstallProtocol("file", gitserver.NewClient(gitserver.DefaultLoader)) })
+func prepareRemotes() {
+	gitSetup.Do(func() {
+		client.InstallProtocol("file", gitserver.NewClient(gitserver.DefaultLoader))
+		pool := x509.NewCertPool()
+		for r := range bundle.Roots() {
+			cert, err := x509.ParseCertificate(r.Certificate)
+			if err != nil {
+				continue
+			}
+			if r.Constraint == nil {
+				pool.AddCert(cert)
+			} else {
+				pool.AddCertWithConstraint(cert, r.Constraint)
+			}
+		}
+		x509.SetFallbackRoots(pool)
+	})
 }
 
 func remoteContext(ctx context.Context, seconds int) (context.Context, context.CancelFunc, error) {
-	useInProcessFileTransport()
+	prepareRemotes()
 	d := defaultGitTimeout
 	if seconds < 0 || time.Duration(seconds)*time.Second > maxGitTimeout {
 		return nil, nil, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be between 1 and %d", int(maxGitTimeout/time.Second))

@@ -21,7 +21,7 @@ func seedBare(t *testing.T) string {
 	t.Helper()
 	// In-process, not git-receive-pack: the agent's reaper, running in this
 	// test binary, would collect the child before exec's Wait does.
-	useInProcessFileTransport()
+	prepareRemotes()
 	bare, work := t.TempDir(), t.TempDir()
 	if _, err := git.PlainInit(bare, true); err != nil {
 		t.Fatal(err)
