@@ -104,16 +104,21 @@ func (s *server) gitClone(ctx context.Context, req sdk.GitCloneRequest) (sdk.Git
 	}
 	repo, err := git.PlainCloneContext(ctx, dir, false, opts)
 	if err != nil {
-		// Leave nothing half-cloned behind.
-		if existed {
-			clearDir(dir)
-		} else {
-			os.RemoveAll(dir)
-		}
+		clearOrRemove(dir, existed) // leave nothing half-cloned behind
 		if errors.Is(err, plumbing.ErrReferenceNotFound) && req.Branch != "" {
 			return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no branch %q", redact(req.URL), req.Branch)
 		}
 		return sdk.GitStatus{}, remoteError(ctx, err, req.URL)
+	}
+	if req.Commit != "" {
+		wt, err := repo.Worktree()
+		if err == nil {
+			err = wt.Checkout(&git.CheckoutOptions{Hash: plumbing.NewHash(req.Commit)})
+		}
+		if err != nil || !plumbing.IsHash(req.Commit) {
+			clearOrRemove(dir, existed)
+			return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no commit %q (a full 40-hex hash)", redact(req.URL), req.Commit)
+		}
 	}
 	if req.StoreCredentials && req.Token != "" {
 		if err := storeCredentials(repo, req.URL, opts.Auth.(*githttp.BasicAuth)); err != nil {
@@ -121,6 +126,14 @@ func (s *server) gitClone(ctx context.Context, req sdk.GitCloneRequest) (sdk.Git
 		}
 	}
 	return repoStatus(repo, dir)
+}
+
+func clearOrRemove(dir string, existed bool) {
+	if !existed {
+		os.RemoveAll(dir)
+		return
+	}
+	clearDir(dir)
 }
 
 func clearDir(dir string) {
