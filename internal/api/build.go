@@ -29,6 +29,8 @@ type Builds interface {
 	Build(ctx context.Context, req build.Request, plan *build.Plan, emit func(sdk.BuildEvent)) (*store.Image, error)
 }
 
+var _ Builds = (*build.Builder)(nil)
+
 // SetBuilder serves image builds with b.
 func (s *Server) SetBuilder(b Builds) { s.builds = b }
 
