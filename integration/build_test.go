@@ -109,6 +109,11 @@ LABEL team=sbx
 	if cached, ran := steps(events); len(cached) != 3 || len(ran) != 0 || again.ID != img.ID {
 		t.Fatalf("rebuild: cached %q, ran %q, id %s (was %s)", cached, ran, again.ID, img.ID)
 	}
+	// The CLI sends the same context and sees the cache too.
+	if out, stderr, code := d.sbx("", "image", "build", "app", dir, "--build-arg", "GREETING=hi"); code != 0 ||
+		strings.Count(stderr, "(cached)") != 3 || !strings.Contains(stderr, "step 1/9: ARG GREETING") || !strings.Contains(out, "app") {
+		t.Fatalf("sbx image build: %d\n%s\n%s", code, out, stderr)
+	}
 	// A changed file: the steps before its COPY stay cached.
 	write("data.txt", "v2\n", 0o644)
 	events, _, err = build("app", "")

@@ -100,6 +100,16 @@ func TestGit(t *testing.T) {
 	if err != nil || br.Current != "feature" || !slices.Equal(br.Local, []string{"feature", "master"}) {
 		t.Fatalf("branches: %+v %v", br, err)
 	}
+	// The CLI: the same operations.
+	if out, stderr, code := d.sbx("", "git", "log", "git", "-C", "app", "-n", "1"); code != 0 || !strings.HasPrefix(out, second.Hash[:10]+" Ann <ann@example.com>") {
+		t.Fatalf("sbx git log: %d %q %s", code, out, stderr)
+	}
+	if out, stderr, code := d.sbx("", "git", "branches", "git", "-C", "app"); code != 0 || out != "* feature\n  master\n  remotes/origin/master\n" {
+		t.Fatalf("sbx git branches: %d %q %s", code, out, stderr)
+	}
+	if _, stderr, code := d.sbx("", "git", "status", "git", "-C", "/srv"); code == 0 || !strings.Contains(stderr, "GIT_NOT_A_REPOSITORY") {
+		t.Fatalf("sbx git status of a plain directory: %d %s", code, stderr)
+	}
 	if _, err := c.GitStatus(ctx, "git", "/srv"); apiCode(err) != string(sdk.CodeGitNotARepository) {
 		t.Fatalf("status of a plain directory: %v", err)
 	}

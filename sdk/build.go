@@ -63,7 +63,8 @@ type BuildCopy struct {
 //   - "layer": the step made Layer;
 //   - "done": the image is stored (Image) — the last event of a success;
 //   - "error": the build failed (Error; for a failed RUN, ExitCode and the
-//     step's last Output) — the last event of a failure. No image is stored.
+//     step's last Output) — the last event of a failure. No image is stored;
+//   - "heartbeat": nothing happened for 15 s.
 type BuildEvent struct {
 	Type        string     `json:"type"`
 	Step        int        `json:"step,omitempty"`

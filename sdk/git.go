@@ -19,6 +19,7 @@ type GitCloneRequest struct {
 	Path   string `json:"path,omitempty"`   // where to clone to, absent or empty; default the repository's name
 	Branch string `json:"branch,omitempty"` // check this branch out (default: the remote's HEAD)
 	Depth  int    `json:"depth,omitempty"`  // a shallow clone of this many commits (0: full)
+	Commit string `json:"commit,omitempty"` // then check out this commit (detached HEAD)
 	// Username and Token authenticate over HTTP(S); Username defaults to
 	// "git" when only a token is given (GitHub, Gitea accept any name).
 	Username string `json:"username,omitempty"`

@@ -3,6 +3,7 @@ package agent
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitserver "github.com/go-git/go-git/v5/plumbing/transport/server"
+	"golang.org/x/crypto/x509roots/fallback/bundle"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
@@ -30,13 +32,34 @@ const (
 	maxGitTimeout     = 3600 * time.Second
 )
 
-// inProcessFile makes file:// remotes work without git-upload-pack and
-// git-receive-pack programs, which go-git's file transport would run and
-// most images do not have. Installed on first use (lazy: nothing at start).
-var inProcessFile sync.Once
+// gitSetup runs on the first remote operation (lazy: an idle agent pays
+// nothing). It makes file:// remotes work without the git-upload-pack and
+// git-receive-pack programs go-git's file transport would run, and gives
+// HTTPS the Mozilla roots for images without a CA bundle (Go uses them only
+// when the image has no roots of its own).
+var gitSetup sync.Once
+
+func prepareRemotes() {
+	gitSetup.Do(func() {
+		client.InstallProtocol("file", gitserver.NewClient(gitserver.DefaultLoader))
+		pool := x509.NewCertPool()
+		for r := range bundle.Roots() {
+			cert, err := x509.ParseCertificate(r.Certificate)
+			if err != nil {
+				continue
+			}
+			if r.Constraint == nil {
+				pool.AddCert(cert)
+			} else {
+				pool.AddCertWithConstraint(cert, r.Constraint)
+			}
+		}
+		x509.SetFallbackRoots(pool)
+	})
+}
 
 func remoteContext(ctx context.Context, seconds int) (context.Context, context.CancelFunc, error) {
-	inProcessFile.Do(func() { client.InstallProtocol("file", gitserver.NewClient(gitserver.DefaultLoader)) })
+	prepareRemotes()
 	d := defaultGitTimeout
 	if seconds < 0 || time.Duration(seconds)*time.Second > maxGitTimeout {
 		return nil, nil, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be between 1 and %d", int(maxGitTimeout/time.Second))
@@ -81,16 +104,21 @@ func (s *server) gitClone(ctx context.Context, req sdk.GitCloneRequest) (sdk.Git
 	}
 	repo, err := git.PlainCloneContext(ctx, dir, false, opts)
 	if err != nil {
-		// Leave nothing half-cloned behind.
-		if existed {
-			clearDir(dir)
-		} else {
-			os.RemoveAll(dir)
-		}
+		clearOrRemove(dir, existed) // leave nothing half-cloned behind
 		if errors.Is(err, plumbing.ErrReferenceNotFound) && req.Branch != "" {
 			return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no branch %q", redact(req.URL), req.Branch)
 		}
 		return sdk.GitStatus{}, remoteError(ctx, err, req.URL)
+	}
+	if req.Commit != "" {
+		wt, err := repo.Worktree()
+		if err == nil {
+			err = wt.Checkout(&git.CheckoutOptions{Hash: plumbing.NewHash(req.Commit)})
+		}
+		if err != nil || !plumbing.IsHash(req.Commit) {
+			clearOrRemove(dir, existed)
+			return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no commit %q (a full 40-hex hash)", redact(req.URL), req.Commit)
+		}
 	}
 	if req.StoreCredentials && req.Token != "" {
 		if err := storeCredentials(repo, req.URL, opts.Auth.(*githttp.BasicAuth)); err != nil {
@@ -98,6 +126,14 @@ func (s *server) gitClone(ctx context.Context, req sdk.GitCloneRequest) (sdk.Git
 		}
 	}
 	return repoStatus(repo, dir)
+}
+
+func clearOrRemove(dir string, existed bool) {
+	if !existed {
+		os.RemoveAll(dir)
+		return
+	}
+	clearDir(dir)
 }
 
 func clearDir(dir string) {

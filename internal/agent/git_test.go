@@ -19,6 +19,9 @@ import (
 // seedBare makes a bare repository with one commit (README) on master.
 func seedBare(t *testing.T) string {
 	t.Helper()
+	// In-process, not git-receive-pack: the agent's reaper, running in this
+	// test binary, would collect the child before exec's Wait does.
+	prepareRemotes()
 	bare, work := t.TempDir(), t.TempDir()
 	if _, err := git.PlainInit(bare, true); err != nil {
 		t.Fatal(err)
@@ -62,6 +65,15 @@ func TestGitRoundTripThroughAFileRemote(t *testing.T) {
 		t.Fatalf("clone: %+v", st)
 	}
 	a.callErr("POST", "/git/clone", sdk.GitCloneRequest{URL: url, Path: "one"}, 409, sdk.CodeGitConflict)
+	var pinned sdk.GitStatus
+	a.call("POST", "/git/clone", sdk.GitCloneRequest{URL: url, Path: "pinned", Commit: st.Head}, 200, &pinned)
+	if pinned.Head != st.Head || pinned.Branch != "" {
+		t.Fatalf("clone at a commit: %+v, want detached at %s", pinned, st.Head)
+	}
+	a.callErr("POST", "/git/clone", sdk.GitCloneRequest{URL: url, Path: "nocommit", Commit: "0123456789012345678901234567890123456789"}, 404, sdk.CodeGitBranchNotFound)
+	if _, err := os.Stat(filepath.Join(a.cwd, "nocommit")); !os.IsNotExist(err) {
+		t.Fatalf("a clone at a missing commit left its directory: %v", err)
+	}
 
 	os.WriteFile(filepath.Join(a.cwd, "one", "new.txt"), []byte("hello\n"), 0o644)
 	a.call("POST", "/git/status", sdk.GitRepoRequest{Path: "one"}, 200, &st)

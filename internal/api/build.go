@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
@@ -28,6 +29,8 @@ type Builds interface {
 	Build(ctx context.Context, req build.Request, plan *build.Plan, emit func(sdk.BuildEvent)) (*store.Image, error)
 }
 
+var _ Builds = (*build.Builder)(nil)
+
 // SetBuilder serves image builds with b.
 func (s *Server) SetBuilder(b Builds) { s.builds = b }
 
@@ -36,7 +39,10 @@ func (s *Server) SetBuilder(b Builds) { s.builds = b }
 var codesBuild = []sdk.Code{sdk.CodeInvalidImageName, sdk.CodeImageNotFound, sdk.CodeDockerfileInvalid, sdk.CodeDockerfileUnsupported,
 	sdk.CodeBuildContextInvalid, sdk.CodeBuildFailed, sdk.CodeInvalidParameter, sdk.CodeInvalidTimeout}
 
-const maxDockerfile = 1 << 20
+const (
+	maxDockerfile  = 1 << 20
+	buildHeartbeat = 15 * time.Second
+)
 
 // buildImage builds from a Dockerfile in a tar context (the body).
 func (s *Server) buildImage(w http.ResponseWriter, r *http.Request) error {
@@ -189,7 +195,30 @@ func (s *Server) runBuild(w http.ResponseWriter, r *http.Request, b Builds, req 
 		return err
 	}
 	out := agentapi.NewWriter(w)
-	img, err := b.Build(r.Context(), req, plan, func(ev sdk.BuildEvent) { out.Send(ev) })
+	// Events come from the build; heartbeats fill long silences (a quiet
+	// RUN) as in every stream of the API, so proxies keep the connection.
+	var mu sync.Mutex
+	send := func(ev sdk.BuildEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		out.Send(ev)
+	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	defer func() { close(stop); <-stopped }() // nothing writes after the handler returns
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(buildHeartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				send(sdk.BuildEvent{Type: "heartbeat"})
+			}
+		}
+	}()
+	img, err := b.Build(r.Context(), req, plan, send)
 	if err != nil {
 		ev := sdk.BuildEvent{Type: "error", Error: &sdk.ErrorBody{Code: errdefs.CodeOf(err), Message: err.Error()}}
 		var se *build.StepError
@@ -203,10 +232,10 @@ func (s *Server) runBuild(w http.ResponseWriter, r *http.Request, b Builds, req 
 		if ev.Error.Code == "" || errdefs.KindOf(err) == errdefs.KindInternal {
 			ev.Error.Code = sdk.CodeBuildFailed
 		}
-		out.Send(ev)
+		send(ev)
 		return nil
 	}
 	api := imageToAPI(img)
-	out.Send(sdk.BuildEvent{Type: "done", Image: &api})
+	send(sdk.BuildEvent{Type: "done", Image: &api})
 	return nil
 }

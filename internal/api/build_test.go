@@ -1,0 +1,85 @@
+package api
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sbxhq/sbx/internal/build"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// baseImages knows the image "base" only.
+type baseImages struct{ fakeImages }
+
+func (baseImages) Get(ctx context.Context, name string) (*store.Image, error) {
+	if name == "base" {
+		return &store.Image{Name: "base"}, nil
+	}
+	return fakeImages{}.Get(ctx, name)
+}
+
+func (baseImages) Record(context.Context, string, string, []string, store.ImageConfig) (*store.Image, error) {
+	panic("a refused build must not record an image")
+}
+
+func contextTar(t *testing.T, files map[string]string, links map[string]string) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for name, body := range files {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+	}
+	for name, target := range links {
+		tw.WriteHeader(&tar.Header{Name: name, Linkname: target, Typeflag: tar.TypeSymlink})
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &buf
+}
+
+// A build that cannot run is refused with a 400 before its stream starts,
+// runs no sandbox (the builder has none) and leaves no context behind.
+func TestBuildRefusedBeforeAnythingRuns(t *testing.T) {
+	s, _ := newTestServer(t)
+	tmp := t.TempDir()
+	s.SetBuilder(build.New(nil, baseImages{}, tmp))
+	for _, tc := range []struct {
+		query string
+		files map[string]string
+		links map[string]string
+		code  sdk.Code
+		msg   string
+	}{
+		{"name=x", map[string]string{"Dockerfile": "FROM base\nRUN true\nHEALTHCHECK CMD true\n"}, nil, sdk.CodeDockerfileUnsupported, "line 3: HEALTHCHECK"},
+		{"name=x", map[string]string{"Dockerfile": "FROM nothing\n"}, nil, sdk.CodeImageNotFound, "FROM nothing"},
+		{"name=x", map[string]string{"other": "x"}, nil, sdk.CodeDockerfileInvalid, "no Dockerfile"},
+		{"name=x", nil, map[string]string{"Dockerfile": "/etc/passwd"}, sdk.CodeDockerfileInvalid, "no Dockerfile"},
+		{"name=x&dockerfile=../../etc/passwd", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeDockerfileInvalid, "no Dockerfile"},
+		{"", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeInvalidImageName, "name is required"},
+		{"name=build-cache/abc", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeInvalidImageName, "build cache"},
+		{"name=x&buildArg=novalue", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeInvalidParameter, "NAME=VALUE"},
+		{"name=x&noCache=maybe", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeInvalidParameter, "noCache"},
+	} {
+		req := httptest.NewRequest("POST", "/v1/images/build?"+tc.query, contextTar(t, tc.files, tc.links))
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		var er sdk.ErrorResponse
+		json.Unmarshal(rec.Body.Bytes(), &er)
+		if rec.Code != 400 || er.Error.Code != tc.code || !strings.Contains(er.Error.Message, tc.msg) {
+			t.Errorf("%s %v: %d %s, want 400 %s naming %q", tc.query, tc.files, rec.Code, rec.Body, tc.code, tc.msg)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("contexts left behind: %v", left)
+	}
+}
