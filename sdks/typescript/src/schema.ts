@@ -2701,6 +2701,7 @@ export interface components {
         };
         GitCloneRequest: {
             branch?: string;
+            commit?: string;
             depth?: number;
             path?: string;
             storeCredentials?: boolean;

@@ -513,6 +513,7 @@ class GitCloneError(TypedDict):
 
 class GitCloneRequest(TypedDict):
     branch: NotRequired[str]
+    commit: NotRequired[str]
     depth: NotRequired[int]
     path: NotRequired[str]
     storeCredentials: NotRequired[bool]
