@@ -55,6 +55,7 @@ COPY app/ ./
 RUN echo "$GREETING from $(id -un) in $(pwd)" > built.txt && chown -R user:user /srv/app
 COPY data.txt /etc/app/data.txt
 USER user
+RUN id -un > ran-as
 ENTRYPOINT ["/srv/app/main.sh"]
 LABEL team=sbx
 `, 0o644)
@@ -96,8 +97,8 @@ LABEL team=sbx
 		t.Fatalf("built image: %+v config %+v", img, img.Config)
 	}
 	d.create(sdk.CreateSandboxRequest{Name: "fromapp", Image: "app"})
-	if got := d.exec("fromapp", "pwd; cat built.txt /etc/app/data.txt; echo $MODE $APP_HOME; stat -c %U built.txt; id -u user; ./main.sh; git --version | cut -d' ' -f1-2"); got !=
-		"/srv/app\nhi from root in /srv/app\nv1\ntest /srv/app\nuser\n1000\nmain\ngit version" {
+	if got := d.exec("fromapp", "pwd; cat built.txt ran-as /etc/app/data.txt; echo $MODE $APP_HOME; stat -c %U built.txt; id -u user; ./main.sh; git --version | cut -d' ' -f1-2"); got !=
+		"/srv/app\nhi from root in /srv/app\nuser\nv1\ntest /srv/app\nuser\n1000\nmain\ngit version" {
 		t.Fatalf("a sandbox from the built image sees:\n%s", got)
 	}
 

@@ -271,7 +271,9 @@ func (b *Builder) runStep(ctx context.Context, parent, cacheName string, st Step
 // runCommand runs a RUN step's command, streaming its output; a non-zero
 // exit is a BUILD_FAILED error carrying the exit code and output tail.
 func runCommand(ctx context.Context, client *agentapi.Client, st Step, n int, emit func(sdk.BuildEvent)) error {
-	req := sdk.ExecRequest{Cmd: st.Run, Env: st.RunEnv, Cwd: st.Config.WorkingDir}
+	// A RUN after USER runs as that account (the agent resolves it in the
+	// image's /etc/passwd).
+	req := sdk.ExecRequest{Cmd: st.Run, Env: st.RunEnv, Cwd: st.Config.WorkingDir, User: st.Config.User}
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutSeconds = time.Until(dl).Seconds()
 	}
