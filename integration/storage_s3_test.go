@@ -190,3 +190,53 @@ func bytesUnder(dir string) int64 {
 	})
 	return n
 }
+
+// A gvisor memory snapshot made on one daemon starts, with its processes
+// and their memory, on a second daemon with another data dir and the same
+// bucket: its memory image travels through S3, checked on the way in.
+func TestS3MemorySnapshotOnAnotherDaemon(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket()
+	ctx := context.Background()
+	d1 := gvisorDaemon(t, srv.Flags(bucket, "fleet")...)
+	d1.create(sdk.CreateSandboxRequest{Name: "src", Class: "gvisor", Network: "none"})
+	d1.startWorkload("src")
+	nonce := d1.verify("src").nonce
+	at := d1.count("src")
+	if _, err := d1.client.CreateSnapshot(ctx, "src", sdk.CreateSnapshotRequest{Name: "warm", IncludeMemory: true}); err != nil {
+		t.Fatal(err)
+	}
+	object := filepath.Join(srv.Root, bucket, "fleet", "snapshots", "warm", "memory.tar.zst")
+	if fi, err := os.Stat(object); err != nil || fi.Size() < 1<<20 {
+		t.Fatalf("memory image in the bucket: %v %v", fi, err)
+	}
+	if err := d1.client.DeleteSandbox(ctx, "src", true); err != nil {
+		t.Fatal(err)
+	}
+
+	// The second daemon has the first one's records and nothing else.
+	d1.stop()
+	dir2 := t.TempDir()
+	db, err := os.ReadFile(filepath.Join(d1.dataDir, "sbx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir2, "sbx.db"), db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d2 := startDaemonAt(t, dir2, srv.Flags(bucket, "fleet")...)
+	sb := d2.create(sdk.CreateSandboxRequest{Name: "warm-1", Snapshot: "warm"})
+	if sb.Class != "gvisor" {
+		t.Errorf("class %q, want gvisor", sb.Class)
+	}
+	d2.checkWorkload("warm-1", nonce, at)
+	if _, err := os.Stat(filepath.Join(dir2, "snapshots", "warm", "memory")); err != nil {
+		t.Errorf("the fetched memory image is not kept for the next sandbox: %v", err)
+	}
+	if err := d2.client.DeleteSnapshot(ctx, "warm"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(object); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the memory image object outlives its snapshot: %v", err)
+	}
+}

@@ -56,20 +56,7 @@ func (m *Manager) pushLayers(ctx context.Context, layers []string) error {
 			}
 			continue
 		}
-		pr, pw := io.Pipe()
-		go func(dir string) {
-			zw, err := zstd.NewWriter(pw, zstd.WithEncoderConcurrency(1))
-			if err == nil {
-				err = treetar.Pack(zw, dir)
-				if cerr := zw.Close(); err == nil {
-					err = cerr
-				}
-			}
-			pw.CloseWithError(err)
-		}(dirs[i])
-		_, err := bs.Put(ctx, layerKey(l), pr)
-		pr.CloseWithError(errors.New("blob store stopped reading"))
-		if err != nil {
+		if err := pushTree(ctx, bs, layerKey(l), dirs[i]); err != nil {
 			return err
 		}
 	}
@@ -97,6 +84,32 @@ func (m *Manager) pullLayers(ctx context.Context, layers []string) error {
 }
 
 func (m *Manager) pullLayer(ctx context.Context, bs blob.Store, layer, dir string) error {
+	return pullTree(ctx, bs, layerKey(layer), dir, "layer "+layer)
+}
+
+// pushTree stores the tree under dir at key, packed (treetar) and
+// compressed (zstd) as it streams: no copy on disk or in memory.
+func pushTree(ctx context.Context, bs blob.Store, key, dir string) error {
+	pr, pw := io.Pipe()
+	go func() {
+		zw, err := zstd.NewWriter(pw, zstd.WithEncoderConcurrency(1))
+		if err == nil {
+			err = treetar.Pack(zw, dir)
+			if cerr := zw.Close(); err == nil {
+				err = cerr
+			}
+		}
+		pw.CloseWithError(err)
+	}()
+	_, err := bs.Put(ctx, key, pr)
+	pr.CloseWithError(errors.New("blob store stopped reading"))
+	return err
+}
+
+// pullTree unpacks the object at key (made by pushTree) beside dir, then
+// renames it into place whole, so that dir exists only complete and
+// checked (the store verifies the object's digest at its end).
+func pullTree(ctx context.Context, bs blob.Store, key, dir, what string) error {
 	tmp := filepath.Join(filepath.Dir(dir), ".pull-"+filepath.Base(dir))
 	if err := os.RemoveAll(tmp); err != nil {
 		return errdefs.Internal(err, "clear %s", tmp)
@@ -104,7 +117,7 @@ func (m *Manager) pullLayer(ctx context.Context, bs blob.Store, layer, dir strin
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return errdefs.Internal(err, "create %s", tmp)
 	}
-	rc, err := bs.Get(ctx, layerKey(layer))
+	rc, err := bs.Get(ctx, key)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return err
@@ -113,7 +126,7 @@ func (m *Manager) pullLayer(ctx context.Context, bs blob.Store, layer, dir strin
 	zr, err := zstd.NewReader(rc, zstd.WithDecoderConcurrency(1))
 	if err != nil {
 		os.RemoveAll(tmp)
-		return errdefs.Internal(err, "read layer %s", layer)
+		return errdefs.Internal(err, "read %s", what)
 	}
 	defer zr.Close()
 	err = treetar.Unpack(zr, tmp)
@@ -125,11 +138,11 @@ func (m *Manager) pullLayer(ctx context.Context, bs blob.Store, layer, dir strin
 		if errdefs.CodeOf(err) != sdk.CodeInternal {
 			return err
 		}
-		return errdefs.Internal(err, "fetch layer %s from the blob store: %v", layer, err)
+		return errdefs.Internal(err, "fetch %s from the blob store: %v", what, err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		os.RemoveAll(tmp)
-		return errdefs.Internal(err, "install layer %s", layer)
+		return errdefs.Internal(err, "install %s", what)
 	}
 	return nil
 }

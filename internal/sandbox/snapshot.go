@@ -161,15 +161,20 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 	if err == nil {
 		var snap *store.Snapshot
 		if snap, err = m.recordSnapshot(ctx, ss, sb, req, layer, size, staging); err == nil {
-			// For other daemons on the same bucket (layerblobs.go).
+			release()
+			var rerr error
+			if resume { // before the uploads: the sandbox need not wait for them
+				rerr = m.resumeLocked(ctx, sb, "snapshot")
+			}
+			// For other daemons on the same bucket (layerblobs.go,
+			// memoryblobs.go).
 			if err := m.pushLayers(ctx, snap.Spec.Layers); err != nil {
 				m.log.Warn("copy snapshot layers to the blob store; other daemons cannot start from it", "snapshot", req.Name, "err", err)
+			} else if err := m.pushSnapshotMemory(ctx, snap); err != nil {
+				m.log.Warn("copy snapshot memory image to the blob store; other daemons cannot start from it", "snapshot", req.Name, "err", err)
 			}
-			release()
-			if resume {
-				if err := m.resumeLocked(ctx, sb, "snapshot"); err != nil {
-					return snap, errdefs.Internal(err, "snapshot %s was made, but sandbox %s could not be resumed; it stays paused", req.Name, refOf(sb))
-				}
+			if rerr != nil {
+				return snap, errdefs.Internal(rerr, "snapshot %s was made, but sandbox %s could not be resumed; it stays paused", req.Name, refOf(sb))
 			}
 			return snap, nil
 		}
@@ -372,6 +377,7 @@ func (m *Manager) deleteSnapshot(ctx context.Context, name string, expiredBy tim
 	if err := os.RemoveAll(m.snapshotDir(name)); err != nil {
 		m.log.Warn("remove snapshot files", "snapshot", name, "err", err)
 	}
+	m.dropSnapshotMemory(ctx, snap)
 	return lc.RemoveLayers(ctx, snap.Spec.Layers, m.layersInUse(ctx))
 }
 
@@ -490,6 +496,9 @@ func (m *Manager) linkSnapshotMemory(ctx context.Context, name, dst string) (boo
 		return false, errdefs.Conflict(sdk.CodeSnapshotGone, "snapshot %s was deleted while the sandbox was being made from it", name)
 	}
 	if err != nil || !snap.Memory {
+		return false, err
+	}
+	if err := m.pullSnapshotMemory(ctx, name); err != nil { // made on another daemon
 		return false, err
 	}
 	if err := linkDir(filepath.Join(m.snapshotDir(name), "memory"), dst); err != nil {

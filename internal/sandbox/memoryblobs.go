@@ -1,0 +1,62 @@
+package sandbox
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/sbxhq/sbx/internal/store"
+)
+
+// Memory images in a shared blob store (S3). A memory snapshot's image
+// (<data>/snapshots/<name>/memory) is copied to
+// snapshots/<name>/memory.tar.zst once the snapshot is made, so that another
+// daemon on the same bucket can start a sandbox from it with its processes
+// running: the first such start there fetches it (checked against the
+// digest the store recorded) into its own snapshots directory and keeps it
+// for the next ones. Deleting the snapshot deletes the object.
+//
+// A paused sandbox's memory image stays local: a paused sandbox cannot be
+// archived (only a stopped one can, and stopping drops its memory), so no
+// other daemon ever needs it.
+
+func snapshotMemoryKey(name string) string {
+	return "snapshots/" + name + "/memory.tar.zst"
+}
+
+// pushSnapshotMemory copies the memory image of snap, if it has one, to the
+// shared blob store.
+func (m *Manager) pushSnapshotMemory(ctx context.Context, snap *store.Snapshot) error {
+	bs := m.sharedBlobs()
+	if bs == nil || !snap.Memory {
+		return nil
+	}
+	return pushTree(ctx, bs, snapshotMemoryKey(snap.Name), filepath.Join(m.snapshotDir(snap.Name), "memory"))
+}
+
+// pullSnapshotMemory fetches the memory image of snapshot name into its
+// snapshot directory unless it is there already. The caller holds the
+// snapshot's name lock.
+func (m *Manager) pullSnapshotMemory(ctx context.Context, name string) error {
+	dir := filepath.Join(m.snapshotDir(name), "memory")
+	bs := m.sharedBlobs()
+	if bs == nil || exists(dir) {
+		return nil
+	}
+	if err := pullTree(ctx, bs, snapshotMemoryKey(name), dir, "memory image of snapshot "+name); err != nil {
+		return err
+	}
+	m.log.Info("fetched memory image from the blob store", "snapshot", name)
+	return nil
+}
+
+// dropSnapshotMemory deletes the shared copy of a deleted snapshot's memory
+// image.
+func (m *Manager) dropSnapshotMemory(ctx context.Context, snap *store.Snapshot) {
+	bs := m.sharedBlobs()
+	if bs == nil || !snap.Memory {
+		return
+	}
+	if err := bs.Delete(ctx, snapshotMemoryKey(snap.Name)); err != nil {
+		m.log.Warn("delete memory image of a deleted snapshot from the blob store", "snapshot", snap.Name, "err", err)
+	}
+}
