@@ -109,3 +109,93 @@ func s3fsUnder(dir string) []string {
 	}
 	return out
 }
+
+// A bucket mounted into a running sandbox: files go both ways, the keys
+// stay out, a path through a symlink is refused, unmount and delete leave
+// no mount and no s3fs.
+func TestBucketMountsLive(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket()
+	ctx := context.Background()
+	d := startDaemon(t)
+	sb := d.create(sdk.CreateSandboxRequest{Name: "live"})
+	run := func(shell string) sdk.ExecResult {
+		t.Helper()
+		res, err := d.client.Exec(ctx, "live", sdk.ExecRequest{Shell: shell})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *res
+	}
+	mount := sdk.BucketMount{Bucket: bucket, Prefix: "lv", Path: "/mnt/live", Endpoint: srv.Endpoint, PathStyle: true,
+		AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}
+	got, err := d.client.MountBucket(ctx, "live", mount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SecretAccessKey != "" || got.AccessKeyID != "" || got.Path != "/mnt/live" {
+		t.Errorf("answer: %+v", got)
+	}
+	if _, err := d.client.MountBucket(ctx, "live", mount); apiCode(err) != "BUCKET_MOUNT_EXISTS" {
+		t.Errorf("a second mount at the same path: %v", err)
+	}
+	if res := run("echo inside > /mnt/live/a.txt && cat /mnt/live/a.txt"); res.ExitCode != 0 || res.Stdout != "inside\n" {
+		t.Fatalf("write through the live mount: %+v", res)
+	}
+	obj, err := srv.Client().GetObject(ctx, bucket, "lv/a.txt", minio.GetObjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(obj)
+	obj.Close()
+	if err != nil || string(data) != "inside\n" {
+		t.Errorf("object of the file written inside: %q, %v", data, err)
+	}
+	if _, err := srv.Client().PutObject(ctx, bucket, "lv/b.txt", bytes.NewReader([]byte("outside\n")), 8, minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if res := run("cat /mnt/live/b.txt"); res.Stdout != "outside\n" {
+		t.Errorf("object read inside: %+v", res)
+	}
+	if res := run("cat /proc/self/mountinfo /proc/1/environ | grep -c -e '" + srv.SecretKey + "' -e passwd_file"); res.Stdout != "0\n" {
+		t.Errorf("the keys show inside the sandbox: %+v", res)
+	}
+	// A mount point reached through a symlink is refused, and leaves nothing.
+	run("ln -s /etc /mnt/link")
+	bad := mount
+	bad.Path = "/mnt/link/x"
+	if _, err := d.client.MountBucket(ctx, "live", bad); apiCode(err) != "INVALID_BUCKET_MOUNT" {
+		t.Errorf("a mount through a symlink: %v, want INVALID_BUCKET_MOUNT", err)
+	}
+	waitFor(t, 10*time.Second, "s3fs of the refused mount to exit", func() bool { return len(s3fsUnder(d.dataDir)) == 1 })
+	if res := run("test -e /etc/x; echo $?"); res.Stdout != "1\n" {
+		t.Errorf("the refused mount made /etc/x: %+v", res)
+	}
+
+	if err := d.client.UnmountBucket(ctx, "live", "/mnt/live"); err != nil {
+		t.Fatal(err)
+	}
+	if res := run("grep -c ' /mnt/live ' /proc/self/mountinfo"); res.Stdout != "0\n" {
+		t.Errorf("still mounted inside after unmount: %+v", res)
+	}
+	waitFor(t, 10*time.Second, "s3fs to exit after unmount", func() bool { return len(s3fsUnder(d.dataDir)) == 0 })
+	if m := mountsUnder(filepath.Join(d.dataDir, "sandboxes", sb.ID, "buckets")); len(m) > 0 {
+		t.Errorf("host mounts after unmount: %v", m)
+	}
+	if err := d.client.UnmountBucket(ctx, "live", "/mnt/live"); apiCode(err) != "BUCKET_MOUNT_NOT_FOUND" {
+		t.Errorf("a second unmount: %v", err)
+	}
+
+	// Mounted again, then the sandbox deleted: nothing stays.
+	if _, err := d.client.MountBucket(ctx, "live", mount); err != nil {
+		t.Fatal(err)
+	}
+	if res := run("cat /mnt/live/a.txt"); res.Stdout != "inside\n" {
+		t.Errorf("after mounting again: %+v", res)
+	}
+	if err := d.client.DeleteSandbox(ctx, "live", true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "s3fs to exit after delete", func() bool { return len(s3fsUnder(d.dataDir)) == 0 })
+	d.assertNoLeaks()
+}

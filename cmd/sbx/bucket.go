@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -29,30 +30,108 @@ func addBucketFlags(cmd *cobra.Command) *bucketFlags {
 }
 
 func (f *bucketFlags) applyCreate(req *sdk.CreateSandboxRequest) error {
-	if len(f.mounts) == 0 {
-		return nil
+	for _, v := range f.mounts {
+		b, err := f.parse(v)
+		if err != nil {
+			return err
+		}
+		req.Buckets = append(req.Buckets, b)
 	}
+	return nil
+}
+
+// parse makes a mount of BUCKET[/PREFIX]:/path[:ro|:rw], with the endpoint
+// of the flags (or SBX_BUCKET_ENDPOINT) and the keys of the environment.
+func (f *bucketFlags) parse(v string) (sdk.BucketMount, error) {
 	endpoint := f.endpoint
 	if endpoint == "" {
 		endpoint = os.Getenv("SBX_BUCKET_ENDPOINT")
 	}
 	if endpoint == "" {
-		return usagef("--bucket needs --bucket-endpoint (or SBX_BUCKET_ENDPOINT)")
+		return sdk.BucketMount{}, usagef("a bucket mount needs --bucket-endpoint (or SBX_BUCKET_ENDPOINT)")
 	}
 	access, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if access == "" || secret == "" {
-		return usagef("--bucket needs the keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+		return sdk.BucketMount{}, usagef("a bucket mount needs the keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 	}
-	for _, v := range f.mounts {
-		parts := strings.Split(v, ":")
-		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" || (len(parts) == 3 && parts[2] != "ro" && parts[2] != "rw") {
-			return usagef("--bucket must be BUCKET[/PREFIX]:/path or BUCKET[/PREFIX]:/path:ro, got %q", v)
+	parts := strings.Split(v, ":")
+	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" || (len(parts) == 3 && parts[2] != "ro" && parts[2] != "rw") {
+		return sdk.BucketMount{}, usagef("a bucket mount must be BUCKET[/PREFIX]:/path or BUCKET[/PREFIX]:/path:ro, got %q", v)
+	}
+	bucket, prefix, _ := strings.Cut(parts[0], "/")
+	return sdk.BucketMount{
+		Bucket: bucket, Prefix: prefix, Path: parts[1], ReadOnly: len(parts) == 3 && parts[2] == "ro",
+		Endpoint: endpoint, Region: f.region, PathStyle: f.pathStyle, AccessKeyID: access, SecretAccessKey: secret,
+	}, nil
+}
+
+func newBucketCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bucket COMMAND",
+		Short: "Mount S3 buckets into running sandboxes and unmount them",
+		Long: `Mount an S3 bucket (or a prefix of it) into a running sandbox of class container,
+as sbx create --bucket does at create. s3fs mounts it on the host with the keys
+(from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) in a host file: they never
+enter the sandbox. The mount lasts until the sandbox stops or is unmounted;
+give it at create to have it at every start. Class gvisor takes buckets only
+at create.`,
+		Example: `  AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… sbx bucket mount box data/team:/mnt/data --bucket-endpoint https://s3.example.com
+  sbx bucket unmount box /mnt/data`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newBucketMountCmd(g), newBucketUnmountCmd(g))
+	return cmd
+}
+
+func newBucketMountCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "mount SANDBOX BUCKET[/PREFIX]:/path[:ro]",
+		Short:   "Mount a bucket into a running sandbox",
+		Example: `  sbx bucket mount box data:/mnt/data:ro --bucket-endpoint http://127.0.0.1:7070 --bucket-path-style`,
+		Args:    exactArgs(2, "SANDBOX and BUCKET[/PREFIX]:/path[:ro]"),
+	}
+	f := &bucketFlags{}
+	fl := cmd.Flags()
+	fl.StringVar(&f.endpoint, "bucket-endpoint", "", "S3 endpoint, e.g. https://ACCOUNT.r2.cloudflarestorage.com (env SBX_BUCKET_ENDPOINT)")
+	fl.StringVar(&f.region, "bucket-region", "", "S3 region (default us-east-1)")
+	fl.BoolVar(&f.pathStyle, "bucket-path-style", false, "address the bucket in the URL path (most self-hosted S3 servers)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		b, err := f.parse(args[1])
+		if err != nil {
+			return err
 		}
-		bucket, prefix, _ := strings.Cut(parts[0], "/")
-		req.Buckets = append(req.Buckets, sdk.BucketMount{
-			Bucket: bucket, Prefix: prefix, Path: parts[1], ReadOnly: len(parts) == 3 && parts[2] == "ro",
-			Endpoint: endpoint, Region: f.region, PathStyle: f.pathStyle, AccessKeyID: access, SecretAccessKey: secret,
-		})
+		c, err := g.client()
+		if err != nil {
+			return err
+		}
+		if _, err := c.MountBucket(cmd.Context(), args[0], b); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "mounted bucket %s at %s\n", strings.TrimSuffix(b.Bucket+"/"+b.Prefix, "/"), b.Path)
+		return nil
 	}
-	return nil
+	return cmd
+}
+
+func newBucketUnmountCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "unmount SANDBOX PATH",
+		Aliases: []string{"umount"},
+		Short:   "Unmount a bucket mounted with sbx bucket mount",
+		Example: `  sbx bucket unmount box /mnt/data`,
+		Args:    exactArgs(2, "SANDBOX and PATH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			return c.UnmountBucket(cmd.Context(), args[0], args[1])
+		},
+	}
 }

@@ -74,6 +74,8 @@ var routeCodes = map[string][]sdk.Code{
 	"GET /v1/volumes":                               {sdk.CodeInvalidVolume},
 	"GET /v1/volumes/{name}":                        {sdk.CodeInvalidVolume, sdk.CodeVolumeNotFound},
 	"DELETE /v1/volumes/{name}":                     {sdk.CodeInvalidVolume, sdk.CodeVolumeNotFound, sdk.CodeVolumeInUse},
+	"POST /v1/sandboxes/{id}/buckets":               {sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeInvalidVolume, sdk.CodeBucketMountExists, sdk.CodeSandboxNotStarted},
+	"DELETE /v1/sandboxes/{id}/buckets":             {sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeBucketMountNotFound},
 	"POST /v1/sandboxes/{id}/backups":               {sdk.CodeArchiveUnavailable, sdk.CodeInvalidBackup, sdk.CodeInvalidPath, sdk.CodePathNotFound, sdk.CodeBlobStoreUnavailable},
 	"GET /v1/backups":                               {sdk.CodeArchiveUnavailable},
 	"GET /v1/backups/{backup}":                      {sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound},

@@ -23,7 +23,8 @@ type Storage struct {
 	Volumes Volumes
 	// VolumeUsers lists the sandboxes that mount a volume (the Manager's).
 	VolumeUsers func(ctx context.Context, name string) ([]string, error)
-	Backups     Backups // backups.go; nil: no backup routes
+	Backups     Backups     // backups.go; nil: no backup routes
+	Buckets     LiveBuckets // buckets.go; nil: no live bucket mounts
 }
 
 // SetStorage turns on the volume routes.

@@ -230,8 +230,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	backups.StartSweeper(ctx, 5*time.Second)                                                       // expired backups
-	handler.SetStorage(api.Storage{Volumes: vols, VolumeUsers: mgr.VolumeUsers, Backups: backups}) // volumes, backups
+	backups.StartSweeper(ctx, 5*time.Second)                                                                     // expired backups
+	handler.SetStorage(api.Storage{Volumes: vols, VolumeUsers: mgr.VolumeUsers, Backups: backups, Buckets: mgr}) // volumes, backups
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)

@@ -98,6 +98,7 @@ func (m *Manager) mountBuckets(sb *store.Sandbox) ([]runtime.VolumeMount, error)
 
 // unmountBuckets undoes mountBuckets; s3fs exits with its mount.
 func (m *Manager) unmountBuckets(id string) error {
+	m.removeLiveKeys(id) // livebuckets.go
 	return bucketmount.UnmountAll(m.bucketsDir(id))
 }
 

@@ -1,0 +1,55 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// LiveBuckets mounts buckets into running sandboxes (the Manager's).
+type LiveBuckets interface {
+	MountBucket(ctx context.Context, idOrName string, b sdk.BucketMount) (*sdk.BucketMount, error)
+	UnmountBucket(ctx context.Context, idOrName, path string) error
+}
+
+func (s *Server) liveBuckets() (LiveBuckets, error) {
+	if s.storage == nil || s.storage.Buckets == nil {
+		return nil, errdefs.Unavailable(sdk.CodeLiveMountUnsupported, "this daemon cannot mount buckets into running sandboxes")
+	}
+	return s.storage.Buckets, nil
+}
+
+func (s *Server) mountBucket(w http.ResponseWriter, r *http.Request) error {
+	lb, err := s.liveBuckets()
+	if err != nil {
+		return err
+	}
+	var req sdk.BucketMount
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	b, err := lb.MountBucket(r.Context(), r.PathValue("id"), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, b)
+	return nil
+}
+
+func (s *Server) unmountBucket(w http.ResponseWriter, r *http.Request) error {
+	lb, err := s.liveBuckets()
+	if err != nil {
+		return err
+	}
+	path := r.URL.Query().Get("path")
+	if path == "" {
+		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "give the mount's path: ?path=/mnt/bucket")
+	}
+	if err := lb.UnmountBucket(r.Context(), r.PathValue("id"), path); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
