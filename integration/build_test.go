@@ -45,7 +45,9 @@ func TestImageBuild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("app/main.sh", "#!/bin/sh\necho main\n", 0o755)
+	// As the image's ENTRYPOINT with CMD "serve" it stays up (the sandbox's
+	// main process); run by hand it just answers.
+	write("app/main.sh", "#!/bin/sh\necho main $*\n[ \"$1\" = serve ] && exec sleep 100000\nexit 0\n", 0o755)
 	write("data.txt", "v1\n", 0o644)
 	write("Dockerfile", `FROM debian
 ARG GREETING=hello
@@ -57,6 +59,7 @@ COPY data.txt /etc/app/data.txt
 USER user
 RUN id -un > ran-as
 ENTRYPOINT ["/srv/app/main.sh"]
+CMD ["serve"]
 LABEL team=sbx
 `, 0o644)
 
@@ -89,17 +92,33 @@ LABEL team=sbx
 	if err != nil {
 		t.Fatalf("build: %v\nevents: %+v", err, events)
 	}
-	if cached, ran := steps(events); len(cached) != 0 || len(ran) != 3 {
+	if cached, ran := steps(events); len(cached) != 0 || len(ran) != 4 {
 		t.Fatalf("first build: cached %q, ran %q", cached, ran)
 	}
 	if img.Source != "build" || img.Config == nil || img.Config.User != "user" || img.Config.WorkingDir != "/srv/app" ||
-		!slices.Equal(img.Config.Entrypoint, []string{"/srv/app/main.sh"}) || img.Config.Labels["team"] != "sbx" || !slices.Contains(img.Config.Env, "MODE=test") {
+		!slices.Equal(img.Config.Entrypoint, []string{"/srv/app/main.sh"}) || !slices.Equal(img.Config.Cmd, []string{"serve"}) || img.Config.Labels["team"] != "sbx" || !slices.Contains(img.Config.Env, "MODE=test") {
 		t.Fatalf("built image: %+v config %+v", img, img.Config)
 	}
 	d.create(sdk.CreateSandboxRequest{Name: "fromapp", Image: "app"})
-	if got := d.exec("fromapp", "pwd; cat built.txt ran-as /etc/app/data.txt; echo $MODE $APP_HOME; stat -c %U built.txt; id -u user; ./main.sh; git --version | cut -d' ' -f1-2"); got !=
-		"/srv/app\nhi from root in /srv/app\nuser\nv1\ntest /srv/app\nuser\n1000\nmain\ngit version" {
+	if got := d.exec("fromapp", "pwd; cat built.txt ran-as /etc/app/data.txt; echo $MODE $APP_HOME; stat -c %U built.txt; id -u user; ./main.sh check; git --version | cut -d' ' -f1-2"); got !=
+		"/srv/app\nhi from root in /srv/app\nuser\nv1\ntest /srv/app\nuser\n1000\nmain check\ngit version" {
 		t.Fatalf("a sandbox from the built image sees:\n%s", got)
+	}
+	// ENTRYPOINT + CMD are the main process of a sandbox from a built image;
+	// a create's own entrypoint replaces them, ignoreImageEntrypoint drops them.
+	mainLog := func(id string) string {
+		var b strings.Builder
+		if err := c.MainLogs(ctx, id, false, &b); err != nil {
+			t.Fatalf("logs of %s: %v", id, err)
+		}
+		return b.String()
+	}
+	waitFor(t, 30*time.Second, "the image's entrypoint in the main log", func() bool { return mainLog("fromapp") == "main serve\n" })
+	d.create(sdk.CreateSandboxRequest{Name: "ownmain", Image: "app", Entrypoint: []string{"/bin/sh", "-c", "echo own; exec sleep 100000"}})
+	waitFor(t, 30*time.Second, "the create's own entrypoint in the main log", func() bool { return mainLog("ownmain") == "own\n" })
+	d.create(sdk.CreateSandboxRequest{Name: "nomain", Image: "app", IgnoreImageEntrypoint: true})
+	if err := c.MainLogs(ctx, "nomain", false, io.Discard); apiCode(err) != string(sdk.CodeNoMainProcess) {
+		t.Fatalf("ignoreImageEntrypoint: logs answer %v, want %s", err, sdk.CodeNoMainProcess)
 	}
 
 	// Unchanged: every step from the cache, the same image.
@@ -107,12 +126,12 @@ LABEL team=sbx
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cached, ran := steps(events); len(cached) != 3 || len(ran) != 0 || again.ID != img.ID {
+	if cached, ran := steps(events); len(cached) != 4 || len(ran) != 0 || again.ID != img.ID {
 		t.Fatalf("rebuild: cached %q, ran %q, id %s (was %s)", cached, ran, again.ID, img.ID)
 	}
 	// The CLI sends the same context and sees the cache too.
 	if out, stderr, code := d.sbx("", "image", "build", "app", dir, "--build-arg", "GREETING=hi"); code != 0 ||
-		strings.Count(stderr, "(cached)") != 3 || !strings.Contains(stderr, "step 1/9: ARG GREETING") || !strings.Contains(out, "app") {
+		strings.Count(stderr, "(cached)") != 4 || !strings.Contains(stderr, "step 1/11: ARG GREETING") || !strings.Contains(out, "app") {
 		t.Fatalf("sbx image build: %d\n%s\n%s", code, out, stderr)
 	}
 	// A changed file: the steps before its COPY stay cached.
@@ -121,7 +140,7 @@ LABEL team=sbx
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cached, ran := steps(events); len(cached) != 2 || len(ran) != 1 || !strings.Contains(ran[0], "data.txt") {
+	if cached, ran := steps(events); len(cached) != 2 || len(ran) != 2 || !strings.Contains(ran[0], "data.txt") {
 		t.Fatalf("rebuild after a change: cached %q, ran %q", cached, ran)
 	}
 

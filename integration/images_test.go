@@ -97,4 +97,45 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	if err := d.client.RemoveImage(ctx, "bb"); err != nil {
 		t.Errorf("remove unused image: %v", err)
 	}
+
+	// A build FROM an image sbx does not have pulls it first, with the pull
+	// as progress events; a FROM the registry lacks fails naming it.
+	baseRef := strings.TrimPrefix(reg.URL, "http://") + "/test/base:1"
+	if err := remote.Write(must(name.ParseReference(baseRef)), img); err != nil {
+		t.Fatal(err)
+	}
+	var pulls []string
+	built, err := d.client.BuildImageSteps(ctx, sdk.BuildRequest{Name: "onpulled", From: baseRef, Steps: []sdk.BuildStep{{Run: "cat /etc/motd > /copied"}}},
+		func(ev sdk.BuildEvent) {
+			if ev.Type == "pull" {
+				pulls = append(pulls, ev.Data)
+			}
+		})
+	if err != nil || len(pulls) != 2 || !strings.HasPrefix(pulls[0], "pulling "+baseRef) || !strings.HasPrefix(pulls[1], "pulled "+baseRef) {
+		t.Fatalf("build from a registry image: %+v %v, pull events %q", built, err, pulls)
+	}
+	if _, err := d.client.GetImage(ctx, baseRef); err != nil {
+		t.Errorf("the pulled base is not kept as %s: %v", baseRef, err)
+	}
+	d.create(sdk.CreateSandboxRequest{Name: "onpulled", Image: "onpulled"})
+	if res, err := d.client.Exec(ctx, "onpulled", sdk.ExecRequest{Shell: "cat /copied; echo $FROM_IMAGE"}); err != nil || res.Stdout != "pulled image\nyes\n" {
+		t.Errorf("exec in the image built on a pulled one = %+v, %v", res, err)
+	}
+	missing := strings.TrimPrefix(reg.URL, "http://") + "/test/missing:1"
+	var last sdk.BuildEvent
+	_, err = d.client.BuildImageSteps(ctx, sdk.BuildRequest{Name: "onmissing", From: missing, Steps: []sdk.BuildStep{{Run: "true"}}},
+		func(ev sdk.BuildEvent) { last = ev })
+	if apiCode(err) != string(sdk.CodeImageNotFound) || last.Type != "error" || last.Error.Code != sdk.CodeImageNotFound || !strings.Contains(last.Error.Message, "FROM "+missing) {
+		t.Errorf("build from a missing registry image: %v, last event %+v", err, last)
+	}
+	if _, err := d.client.GetImage(ctx, "onmissing"); !sdk.IsNotFound(err) {
+		t.Errorf("a failed pull left an image: %v", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

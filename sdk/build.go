@@ -28,7 +28,7 @@ type BuildOptions struct {
 // POST /v1/images/build/steps.
 type BuildRequest struct {
 	Name  string      `json:"name"`  // the image to make (replaced if it exists)
-	From  string      `json:"from"`  // an image sbx has
+	From  string      `json:"from"`  // an image sbx has, else a registry reference it pulls
 	Steps []BuildStep `json:"steps"` // in order
 	// Files are the build context COPY takes from: path → content.
 	Files          map[string][]byte `json:"files,omitempty"`
@@ -57,6 +57,8 @@ type BuildCopy struct {
 }
 
 // BuildEvent is one line of a build's progress. Type is:
+//   - "pull": the FROM image (Instruction) is being pulled from its
+//     registry, or was (Data says which), as sbx had no image of that name;
 //   - "step": step Step of Total begins (Instruction, Line); Cached says the
 //     cache had its result and nothing runs;
 //   - "output": a chunk of a RUN step's output (Stream "stdout"/"stderr", Data);

@@ -101,6 +101,9 @@ type CreateSandboxRequest struct {
 	KeepAlive          bool     `json:"keepAlive,omitempty"`          // never stopped for being idle
 	Entrypoint         []string `json:"entrypoint,omitempty"`         // main process, supervised by the agent
 	RestartPolicy      string   `json:"restartPolicy,omitempty"`      // never (default), on-failure, always
+	// IgnoreImageEntrypoint starts no main process from the image: an image
+	// sbx built with ENTRYPOINT/CMD otherwise runs them when Entrypoint is empty.
+	IgnoreImageEntrypoint bool `json:"ignoreImageEntrypoint,omitempty"`
 
 	// Network is "bridge" (the default: own namespace, NAT, DNS) or "none"
 	// (loopback only). Egress limits what a bridge sandbox may connect to;

@@ -28,10 +28,12 @@ func newImageBuildCmd(g *globals) *cobra.Command {
 COPY and ADD take files from; it is sent to the daemon as a tar stream. The
 Dockerfile (-f, default CONTEXT/Dockerfile) must be inside CONTEXT.
 
-Supported: FROM (an image sbx has: sbx image ls), RUN (in a build sandbox with
-the default egress policy and limits), COPY and ADD from the context (ADD
-unpacks a local .tar/.tar.gz; no URLs), ENV, ARG, WORKDIR, USER, ENTRYPOINT,
-CMD, LABEL. Anything else (HEALTHCHECK, RUN --mount, multi-stage builds, …) is
+Supported: FROM (an image sbx has: sbx image ls; any other is pulled from its
+registry first), RUN (in a build sandbox with the default egress policy and
+limits), COPY and ADD from the context (ADD unpacks a local .tar/.tar.gz; no
+URLs), ENV, ARG, WORKDIR, USER, ENTRYPOINT, CMD, LABEL. ENTRYPOINT + CMD become
+the main process of sandboxes created from the image without --entrypoint (or
+--no-image-entrypoint). Anything else (HEALTHCHECK, RUN --mount, multi-stage builds, …) is
 refused with its line. Each RUN, COPY and ADD makes a layer, cached: a step
 whose inputs did not change is not run again ("cached" in the progress).
 A failed RUN prints its exit code and output; no image is stored.`,
@@ -110,6 +112,8 @@ func printBuildEvent(w io.Writer, ev sdk.BuildEvent) {
 		fmt.Fprintf(w, "step %d/%d: %s%s\n", ev.Step, ev.Total, ev.Instruction, cached)
 	case "output":
 		io.WriteString(w, ev.Data)
+	case "pull": // FROM an image sbx did not have
+		fmt.Fprintln(w, ev.Data)
 	case "error":
 		if ev.Output != "" {
 			fmt.Fprintf(w, "--- output of the failed step (exit code %d) ---\n%s", ev.ExitCode, ev.Output)

@@ -15,7 +15,7 @@ import (
 // policyFlags are the lifecycle flags of sbx create and sbx update.
 type policyFlags struct {
 	autoStop, autoPause, autoArchive, autoDelete, ttl string
-	ephemeral, keepAlive                              bool
+	ephemeral, keepAlive, noImageEntrypoint           bool
 	entrypoint, restart                               string
 }
 
@@ -34,7 +34,8 @@ func addPolicyFlags(cmd *cobra.Command, create bool) *policyFlags {
 	f.BoolVar(&p.ephemeral, "ephemeral", false, "delete when it stops (--auto-delete 0)")
 	f.BoolVar(&p.keepAlive, "keep-alive", false, "never stop for being idle")
 	if create {
-		f.StringVar(&p.entrypoint, "entrypoint", "", "main process, run with /bin/sh -c and supervised; the sandbox stops when it exits")
+		f.StringVar(&p.entrypoint, "entrypoint", "", "main process, run with /bin/sh -c and supervised; the sandbox stops when it exits (default: the ENTRYPOINT/CMD of an image sbx built)")
+		f.BoolVar(&p.noImageEntrypoint, "no-image-entrypoint", false, "run no main process even when the image (one sbx built) has an ENTRYPOINT/CMD")
 		f.StringVar(&p.restart, "restart", "", "restart policy of the main process: never (default), on-failure, always")
 	}
 	return p
@@ -56,6 +57,7 @@ func (p *policyFlags) applyCreate(cmd *cobra.Command, req *sdk.CreateSandboxRequ
 		req.Entrypoint = []string{"/bin/sh", "-c", p.entrypoint}
 	}
 	req.RestartPolicy = p.restart
+	req.IgnoreImageEntrypoint = p.noImageEntrypoint
 	return nil
 }
 

@@ -60,7 +60,7 @@ func TestBuildRefusedBeforeAnythingRuns(t *testing.T) {
 		msg   string
 	}{
 		{"name=x", map[string]string{"Dockerfile": "FROM base\nRUN true\nHEALTHCHECK CMD true\n"}, nil, sdk.CodeDockerfileUnsupported, "line 3: HEALTHCHECK"},
-		{"name=x", map[string]string{"Dockerfile": "FROM nothing\n"}, nil, sdk.CodeImageNotFound, "FROM nothing"},
+		{"name=x", map[string]string{"Dockerfile": "FROM NOT-A-REF\n"}, nil, sdk.CodeInvalidImageRef, "FROM NOT-A-REF"},
 		{"name=x", map[string]string{"other": "x"}, nil, sdk.CodeDockerfileInvalid, "no Dockerfile"},
 		{"name=x", nil, map[string]string{"Dockerfile": "/etc/passwd"}, sdk.CodeDockerfileInvalid, "no Dockerfile"},
 		{"name=x&dockerfile=../../etc/passwd", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeDockerfileInvalid, "no Dockerfile"},
@@ -81,5 +81,29 @@ func TestBuildRefusedBeforeAnythingRuns(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("contexts left behind: %v", left)
+	}
+}
+
+// A FROM image sbx does not have is pulled inside the stream; a failed
+// pull is the build's error event, naming the reference, and records nothing.
+func TestBuildPullFailureIsAnErrorEvent(t *testing.T) {
+	s, _ := newTestServer(t)
+	s.SetBuilder(build.New(nil, baseImages{}, t.TempDir()))
+	req := httptest.NewRequest("POST", "/v1/images/build?name=x", contextTar(t, map[string]string{"Dockerfile": "FROM registry.example/app:1\nRUN true\n"}, nil))
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	var types []string
+	var last sdk.BuildEvent
+	for _, line := range strings.Split(strings.TrimSpace(rec.Body.String()), "\n") {
+		last = sdk.BuildEvent{}
+		if err := json.Unmarshal([]byte(line), &last); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		types = append(types, last.Type)
+	}
+	if rec.Code != 200 || strings.Join(types, ",") != "pull,error" || last.Error.Code != sdk.CodeRegistryUnavailable ||
+		!strings.Contains(last.Error.Message, "FROM registry.example/app:1") {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	gcrname "github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/dirtar"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -40,6 +42,8 @@ type Sandboxes interface {
 type Images interface {
 	Get(ctx context.Context, name string) (*store.Image, error)
 	Record(ctx context.Context, name, source string, layers []string, cfg store.ImageConfig) (*store.Image, error)
+	// Pull fetches ref from its registry as the image name.
+	Pull(ctx context.Context, ref, name string) (*store.Image, error)
 }
 
 // Builder runs builds.
@@ -130,18 +134,49 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 }
 
 // Plan parses req's Dockerfile against the images sbx has; a bad or
-// unsupported Dockerfile is a 400 naming the line.
+// unsupported Dockerfile is a 400 naming the line. A FROM image sbx does
+// not have is planned over an empty config and marked for Build to pull.
 func (b *Builder) Plan(ctx context.Context, req Request) (*Plan, error) {
-	return ParseDockerfile(req.Dockerfile, req.BuildArgs, func(name string) (store.ImageConfig, error) {
+	pull := ""
+	plan, err := ParseDockerfile(req.Dockerfile, req.BuildArgs, func(name string) (store.ImageConfig, error) {
 		img, err := b.images.Get(ctx, name)
 		if errdefs.Is(err, errdefs.KindNotFound) {
-			return store.ImageConfig{}, errdefs.Invalid(sdk.CodeImageNotFound, "FROM %s: sbx has no such image (sbx image ls; get it with sbx image pull or import)", name)
+			if _, perr := gcrname.ParseReference(name); perr != nil {
+				return store.ImageConfig{}, errdefs.Invalid(sdk.CodeInvalidImageRef, "FROM %s: sbx has no such image (sbx image ls), and it is no registry reference to pull: %v", name, perr)
+			}
+			pull = name
+			return store.ImageConfig{}, nil
 		}
 		if err != nil {
 			return store.ImageConfig{}, err
 		}
 		return img.Config, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	plan.Pull = pull
+	return plan, nil
+}
+
+// pullBase pulls a FROM image sbx does not have (named by its reference,
+// as sbx image pull names it) and plans the build again over its config.
+func (b *Builder) pullBase(ctx context.Context, req Request, ref string, emit func(sdk.BuildEvent)) (*Plan, error) {
+	emit(sdk.BuildEvent{Type: "pull", Instruction: "FROM " + ref, Data: "pulling " + ref + " from its registry"})
+	img, err := b.images.Pull(ctx, ref, ref)
+	if err != nil {
+		var e *errdefs.Error
+		if errors.As(err, &e) {
+			return nil, &errdefs.Error{Kind: e.Kind, Code: e.Code, Message: "FROM " + ref + ": " + e.Message, Err: e.Err}
+		}
+		return nil, fmt.Errorf("FROM %s: pull: %w", ref, err)
+	}
+	emit(sdk.BuildEvent{Type: "pull", Instruction: "FROM " + ref, Data: fmt.Sprintf("pulled %s (%s, %d layers)", ref, img.ID, len(img.Layers))})
+	plan, err := b.Plan(ctx, req)
+	if err == nil && plan.Pull != "" { // removed between the pull and now
+		return nil, errdefs.Conflict(sdk.CodeImageNotFound, "FROM %s: the pulled image was removed during the build", ref)
+	}
+	return plan, err
 }
 
 // Build runs plan and stores the image req.Name, sending progress to emit
@@ -154,9 +189,18 @@ func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if plan.Pull != "" {
+		var err error
+		if plan, err = b.pullBase(ctx, req, plan.Pull, emit); err != nil {
+			return nil, err
+		}
+	}
 	base, err := b.images.Get(ctx, plan.From)
 	if err != nil {
 		return nil, err
+	}
+	if err := os.MkdirAll(b.tmpDir, 0o700); err != nil { // a build without a context made none yet
+		return nil, errdefs.Internal(err, "build: make %s", b.tmpDir)
 	}
 	work, err := os.MkdirTemp(b.tmpDir, "build-work-")
 	if err != nil {
@@ -206,7 +250,13 @@ func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(
 	if total > 0 {
 		cfg = plan.Steps[total-1].Config
 	}
-	return b.images.Record(ctx, req.Name, "build", layers, cfg)
+	if !plan.SetsMain && base.Source != store.SourceBuild {
+		// A sandbox runs a built image's ENTRYPOINT/CMD as its main process;
+		// a pulled base's (often an interactive shell, which would exit and
+		// stop the sandbox) is not run from the base, so not from this either.
+		cfg.Entrypoint, cfg.Cmd = nil, nil
+	}
+	return b.images.Record(ctx, req.Name, store.SourceBuild, layers, cfg)
 }
 
 // stepKey chains the cache key: the parent's key, the step as expanded, the
@@ -238,7 +288,7 @@ func (b *Builder) runStep(ctx context.Context, parent, cacheName string, st Step
 	// and snapshot must still be removed.
 	cleanupCtx := context.WithoutCancel(ctx)
 	sb, err := b.sandboxes.Create(ctx, sdk.CreateSandboxRequest{Image: parent, Workdir: st.Config.WorkingDir,
-		Labels: map[string]string{"sbx.build": "true"}})
+		Labels: map[string]string{"sbx.build": "true"}, IgnoreImageEntrypoint: true})
 	if err != nil {
 		return nil, fmt.Errorf("build step %d: start a build sandbox: %w", n, err)
 	}

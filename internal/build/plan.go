@@ -35,6 +35,11 @@ import (
 type Plan struct {
 	From  string
 	Steps []Step
+	// SetsMain: the Dockerfile has an ENTRYPOINT or CMD of its own.
+	SetsMain bool
+	// Pull is set (to From) when sbx does not have the FROM image: Build
+	// pulls it from its registry, then plans again over its config.
+	Pull string
 }
 
 // Step is one instruction after FROM.
@@ -121,6 +126,7 @@ func ParseDockerfile(dockerfile []byte, buildArgs map[string]string, base func(n
 		cfg.WorkingDir = "/"
 	}
 	args = map[string]string{} // a stage starts without the global ARGs
+	cmdSet := false            // a CMD in this Dockerfile so far
 	for _, cmd := range st.Commands {
 		ln := line(cmd.Location())
 		env := func() shell.EnvGetter {
@@ -192,8 +198,13 @@ func ParseDockerfile(dockerfile []byte, buildArgs map[string]string, base func(n
 			cfg.User = c.User
 		case *instructions.EntrypointCommand:
 			cfg.Entrypoint = cmdLine(c.ShellDependantCmdLine)
+			if !cmdSet { // as docker: a new ENTRYPOINT drops the base image's CMD
+				cfg.Cmd = nil
+			}
+			p.SetsMain = true
 		case *instructions.CmdCommand:
 			cfg.Cmd = cmdLine(c.ShellDependantCmdLine)
+			cmdSet, p.SetsMain = true, true
 		case *instructions.LabelCommand:
 			cfg.Labels = cloneMap(cfg.Labels)
 			for _, kv := range c.Labels {

@@ -112,3 +112,27 @@ func TestJSONFormIsTheSameSteps(t *testing.T) {
 		t.Errorf("a step with two fields: %v", err)
 	}
 }
+
+func TestPlanEntrypointDropsTheBaseCmd(t *testing.T) {
+	base := func(string) (store.ImageConfig, error) {
+		return store.ImageConfig{Cmd: []string{"bash"}}, nil
+	}
+	for _, tc := range []struct {
+		df       string
+		setsMain bool
+		ep, cmd  []string
+	}{
+		{"FROM debian\nRUN true\n", false, nil, []string{"bash"}},
+		{"FROM debian\nENTRYPOINT [\"/app\"]\n", true, []string{"/app"}, nil},
+		{"FROM debian\nCMD [\"-v\"]\nENTRYPOINT [\"/app\"]\n", true, []string{"/app"}, []string{"-v"}},
+	} {
+		p, err := ParseDockerfile([]byte(tc.df), nil, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := p.Steps[len(p.Steps)-1].Config
+		if p.SetsMain != tc.setsMain || !slices.Equal(cfg.Entrypoint, tc.ep) || !slices.Equal(cfg.Cmd, tc.cmd) {
+			t.Errorf("%q: setsMain %v, entrypoint %q, cmd %q", tc.df, p.SetsMain, cfg.Entrypoint, cfg.Cmd)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -250,6 +251,9 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 		CPU: req.CPU, MemoryMiB: req.MemoryMiB, PidsLimit: req.PidsLimit, Workdir: req.Workdir,
 		DiskMiB: req.DiskMiB,
 	}
+	if len(req.Entrypoint) == 0 && req.Snapshot == "" && !req.IgnoreImageEntrypoint {
+		spec.Entrypoint = imageMain(img) // resolveLifecycle makes it the main process
+	}
 	if spec.CPU == 0 {
 		spec.CPU = d.CPU
 	}
@@ -275,6 +279,17 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 		return store.Spec{}, err
 	}
 	return spec, nil
+}
+
+// imageMain is the main process an image brings: ENTRYPOINT then CMD, for
+// images sbx built only. A pulled or imported image's CMD is mostly an
+// interactive shell that would exit at once and stop the sandbox, so it
+// is recorded but never run.
+func imageMain(img *store.Image) []string {
+	if img.Source != store.SourceBuild {
+		return nil
+	}
+	return append(slices.Clone(img.Config.Entrypoint), img.Config.Cmd...)
 }
 
 // transition records a state change with its reason.

@@ -320,6 +320,9 @@ func (m *Manager) Update(ctx context.Context, idOrName string, req sdk.UpdateSan
 
 // resolveLifecycle puts a create request's policy and main process into spec.
 func resolveLifecycle(spec *store.Spec, req sdk.CreateSandboxRequest, now time.Time) error {
+	if len(req.Entrypoint) == 0 {
+		req.Entrypoint = spec.Entrypoint // the image's ENTRYPOINT/CMD (resolveSpec), if any
+	}
 	if err := validateMain(&req); err != nil {
 		return err
 	}

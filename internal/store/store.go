@@ -127,6 +127,11 @@ type Image struct {
 }
 
 // ImageConfig is the part of an image's configuration sbx uses.
+// SourceBuild is the Source of an image an sbx build made: the only kind
+// whose ENTRYPOINT/CMD a sandbox runs as its main process (see
+// internal/sandbox resolveSpec).
+const SourceBuild = "build"
+
 type ImageConfig struct {
 	Env        []string `json:"env,omitempty"` // KEY=VALUE
 	Entrypoint []string `json:"entrypoint,omitempty"`

@@ -179,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * Build an image from a Dockerfile in a build context
-         * @description Build an image from a Dockerfile in a build context (a tar stream, plain or gzip): FROM (an image sbx has), RUN (in a build sandbox with the default egress policy and limits), COPY/ADD from the context, ENV, ARG, WORKDIR, USER, ENTRYPOINT, CMD, LABEL; each RUN/COPY/ADD a cached layer. The answer streams NDJSON BuildEvents ending with "done" or "error"; a bad or unsupported Dockerfile is a 400 naming the line
+         * @description Build an image from a Dockerfile in a build context (a tar stream, plain or gzip): FROM (an image sbx has, else pulled from its registry with "pull" events), RUN (in a build sandbox with the default egress policy and limits), COPY/ADD from the context, ENV, ARG, WORKDIR, USER, ENTRYPOINT, CMD (the main process of sandboxes created from the image without an entrypoint of their own), LABEL; each RUN/COPY/ADD a cached layer. The answer streams NDJSON BuildEvents ending with "done" or "error"; a bad or unsupported Dockerfile is a 400 naming the line
          */
         post: operations["buildImage"];
         delete?: never;
@@ -2169,6 +2169,7 @@ export interface components {
                 [key: string]: string;
             };
             ephemeral?: boolean;
+            ignoreImageEntrypoint?: boolean;
             image?: string;
             keepAlive?: boolean;
             labels?: {
