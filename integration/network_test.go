@@ -845,8 +845,9 @@ func testWebSocket(t *testing.T, d *daemon, url, token string) {
 	}
 }
 
-// TestPreviewLifecycle: preview requests count as activity, and one to a
-// stopped sandbox starts it.
+// TestPreviewLifecycle: preview requests count as activity; a path-based
+// preview GET of a stopped sandbox answers 409 without starting it, and
+// after a start the preview serves again.
 func TestPreviewLifecycle(t *testing.T) {
 	d := startDaemon(t)
 	ctx := context.Background()
@@ -879,12 +880,21 @@ func TestPreviewLifecycle(t *testing.T) {
 	if sb, _ := d.client.GetSandbox(ctx, "lazy"); sb.State != sdk.StateStopped {
 		t.Fatalf("an unauthorised preview request started the sandbox: %s", sb.State)
 	}
-	if status, body, _ := d.get(p.PathURL, "", tok); status != 200 || body != "lazy\n" {
-		t.Fatalf("preview of a stopped sandbox: %d %q", status, body)
+	// A path-based preview GET reads the running instance only (issue 27:
+	// a GET never starts one): 409 naming the state, and it stays stopped.
+	if status, body, _ := d.get(p.PathURL, "", tok); status != 409 || !strings.Contains(body, string(sdk.CodeSandboxNotRunning)) {
+		t.Fatalf("preview GET of a stopped sandbox: %d %q, want 409 SANDBOX_NOT_RUNNING", status, body)
 	}
-	if sb, _ := d.client.GetSandbox(ctx, "lazy"); sb.State != sdk.StateStarted {
-		t.Fatalf("after the preview request the sandbox is %s", sb.State)
+	if sb, _ := d.client.GetSandbox(ctx, "lazy"); sb.State != sdk.StateStopped {
+		t.Fatalf("a preview GET started the sandbox: %s", sb.State)
 	}
+	if _, err := d.client.StartSandbox(ctx, "lazy"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the preview after a start", func() bool {
+		status, body, _ := d.get(p.PathURL, "", tok)
+		return status == 200 && body == "lazy\n"
+	})
 }
 
 // TestAPIConnectionLimits: idle connections cannot exhaust the daemon. One

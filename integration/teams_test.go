@@ -113,8 +113,9 @@ func TestTeamIsolationOnEveryRoute(t *testing.T) {
 		keys, _ := d.client.ListKeys(ctx, "team-a")
 		imgs, _ := clientA.ListImages(ctx)
 		teams, _ := d.client.ListTeams(ctx)
-		return fmt.Sprintf("%s %s %s %v %v files=%v snaps=%d ports=%d keys=%d teams=%d images=%v",
-			got.ID, got.Name, got.State, got.Labels, got.Env, files, len(snaps), len(ports), len(keys), len(teams), imgs)
+		images, _ := json.Marshal(imgs) // by value: an image's config is a pointer
+		return fmt.Sprintf("%s %s %s %v %v files=%v snaps=%d ports=%d keys=%d teams=%d images=%s",
+			got.ID, got.Name, got.State, got.Labels, got.Env, files, len(snaps), len(ports), len(keys), len(teams), images)
 	}
 	before := state()
 

@@ -68,7 +68,6 @@ var routeCodes = map[string][]sdk.Code{
 	"POST /v1/images/build":                         append([]sdk.Code{sdk.CodeBodyTooLarge, sdk.CodeTarInvalid}, codesBuild...), // build.go
 	"POST /v1/images/build/steps":                   codesBuild,
 	"POST /v1/sandboxes/{id}/ssh-access":            {sdk.CodeSSHDisabled, sdk.CodeInvalidExpiry, sdk.CodeInvalidKey},
-	"GET /v1/sandboxes/{id}/ssh-access":             {sdk.CodeSSHDisabled},
 	"DELETE /v1/sandboxes/{id}/ssh-access/{access}": {sdk.CodeSSHDisabled, sdk.CodeSSHAccessNotFound},
 	"POST /v1/volumes":                              {sdk.CodeInvalidVolume, sdk.CodeVolumeExists, sdk.CodeNoSpace},
 	"GET /v1/volumes":                               {sdk.CodeInvalidVolume},

@@ -1549,7 +1549,7 @@ export interface paths {
         };
         /**
          * List a sandbox's SSH access tokens and keys
-         * @description List a sandbox's SSH access tokens and keys (without the tokens)
+         * @description List a sandbox's SSH access tokens and keys (without the tokens); empty without --ssh-listen
          */
         get: operations["listSSHAccess"];
         put?: never;
@@ -2988,7 +2988,7 @@ export interface components {
         ListSSHAccessError: {
             error: {
                 /** @enum {string} */
-                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SSH_DISABLED" | "UNAUTHORIZED";
+                code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -8091,7 +8091,7 @@ export interface operations {
                     "application/json": components["schemas"]["SSHAccess"][];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SSH_DISABLED, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -8100,7 +8100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSSHAccessError"];
                 };
             };
-            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, SSH_DISABLED, UNAUTHORIZED */
+            /** @description an error; error.code is one of INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
