@@ -43,6 +43,10 @@ func (s *Server) unmountBucket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The sandbox first: another team's is not found, whatever the query.
+	if _, err := s.sandboxes.Get(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
 	path := r.URL.Query().Get("path")
 	if path == "" {
 		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "give the mount's path: ?path=/mnt/bucket")
