@@ -1,6 +1,7 @@
 package bucketmount
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -22,6 +23,10 @@ func TestCheck(t *testing.T) {
 		"no secret":    func(b *sdk.BucketMount) { b.SecretAccessKey = "" },
 		"colon in key": func(b *sdk.BucketMount) { b.AccessKeyID = "a:b" },
 		"region":       func(b *sdk.BucketMount) { b.Region = "us,allow_root" },
+		"short bucket": func(b *sdk.BucketMount) { b.Bucket = "ab" },
+		"long bucket":  func(b *sdk.BucketMount) { b.Bucket = strings.Repeat("a", 64) },
+		"long prefix":  func(b *sdk.BucketMount) { b.Prefix = strings.Repeat("p", 513) },
+		"long region":  func(b *sdk.BucketMount) { b.Region = strings.Repeat("r", 33) },
 	} {
 		b := good
 		change(&b)
