@@ -128,18 +128,9 @@ func newGitStatusCmd(g *globals) *cobra.Command {
 	out := addOutputFlag(cmd)
 	path := addGitPath(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		st, err := c.GitStatus(cmd.Context(), args[0], *path)
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), st, func(w io.Writer) error { return printGitStatus(w, st) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) (*sdk.GitStatus, error) {
+			return c.GitStatus(cmd.Context(), args[0], *path)
+		}, printGitStatus)
 	}
 	return cmd
 }
@@ -222,18 +213,9 @@ func newGitAddCmd(g *globals) *cobra.Command {
 	out := addOutputFlag(cmd)
 	path := addGitPath(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		st, err := c.GitAdd(cmd.Context(), args[0], sdk.GitAddRequest{Path: *path, Files: args[1:]})
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), st, func(w io.Writer) error { return printGitStatus(w, st) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) (*sdk.GitStatus, error) {
+			return c.GitAdd(cmd.Context(), args[0], sdk.GitAddRequest{Path: *path, Files: args[1:]})
+		}, printGitStatus)
 	}
 	return cmd
 }

@@ -146,6 +146,23 @@ func (o *outputFlag) print(w io.Writer, v any, text func(io.Writer) error) error
 	return text(w)
 }
 
+// callPrint checks the output flag, makes a client, runs one request and
+// prints its result as JSON or with text.
+func callPrint[T any](g *globals, out *outputFlag, cmd *cobra.Command, call func(*sdk.Client) (T, error), text func(io.Writer, T) error) error {
+	if err := out.check(); err != nil {
+		return err
+	}
+	c, err := g.client()
+	if err != nil {
+		return err
+	}
+	v, err := call(c)
+	if err != nil {
+		return err
+	}
+	return out.print(cmd.OutOrStdout(), v, func(w io.Writer) error { return text(w, v) })
+}
+
 // exactArgs is cobra.ExactArgs with a message that names what is missing.
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {

@@ -249,18 +249,7 @@ Without --no-wait sbx waits until each sandbox is gone.`,
 
 // sandboxCall runs one request that returns a sandbox and prints the result.
 func sandboxCall(g *globals, out *outputFlag, cmd *cobra.Command, call func(*sdk.Client) (*sdk.Sandbox, error)) error {
-	if err := out.check(); err != nil {
-		return err
-	}
-	c, err := g.client()
-	if err != nil {
-		return err
-	}
-	sb, err := call(c)
-	if err != nil {
-		return err
-	}
-	return printOne(out, cmd, sb)
+	return callPrint(g, out, cmd, call, printSandbox)
 }
 
 func printOne(out *outputFlag, cmd *cobra.Command, sb *sdk.Sandbox) error {
