@@ -187,19 +187,10 @@ checkout (GIT_CONFLICT) unless --force, which throws them away.`,
 	cmd.Flags().BoolVar(&req.Create, "create", false, "make the branch at HEAD")
 	cmd.Flags().BoolVar(&req.Force, "force", false, "throw away uncommitted changes")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		req.Path, req.Branch = *path, args[1]
-		st, err := c.GitCheckout(cmd.Context(), args[0], req)
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), st, func(w io.Writer) error { return printGitStatus(w, st) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) (*sdk.GitStatus, error) {
+			req.Path, req.Branch = *path, args[1]
+			return c.GitCheckout(cmd.Context(), args[0], req)
+		}, printGitStatus)
 	}
 	return cmd
 }
@@ -320,19 +311,10 @@ func newGitLogCmd(g *globals) *cobra.Command {
 	path := addGitPath(cmd)
 	cmd.Flags().IntVarP(&req.Limit, "max-count", "n", 0, "at most this many commits (default 50, at most 1000)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		req.Path = *path
-		log, err := c.GitLog(cmd.Context(), args[0], req)
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), log, func(w io.Writer) error { return printGitLog(w, log) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) ([]sdk.GitCommit, error) {
+			req.Path = *path
+			return c.GitLog(cmd.Context(), args[0], req)
+		}, printGitLog)
 	}
 	return cmd
 }

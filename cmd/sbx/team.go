@@ -63,18 +63,9 @@ func newTeamCreateCmd(g *globals) *cobra.Command {
 	out := addOutputFlag(cmd)
 	quotaFlags(cmd, &q)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		t, err := c.CreateTeam(cmd.Context(), sdk.CreateTeamRequest{ID: args[0], Quotas: q})
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), t, func(w io.Writer) error { return printTeams(w, []sdk.Team{*t}) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) (*sdk.Team, error) {
+			return c.CreateTeam(cmd.Context(), sdk.CreateTeamRequest{ID: args[0], Quotas: q})
+		}, func(w io.Writer, t *sdk.Team) error { return printTeams(w, []sdk.Team{*t}) })
 	}
 	return cmd
 }
@@ -88,18 +79,9 @@ func newTeamListCmd(g *globals) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		teams, err := c.ListTeams(cmd.Context())
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), teams, func(w io.Writer) error { return printTeams(w, teams) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) ([]sdk.Team, error) {
+			return c.ListTeams(cmd.Context())
+		}, printTeams)
 	}
 	return cmd
 }
@@ -115,18 +97,9 @@ func newTeamQuotaCmd(g *globals) *cobra.Command {
 	out := addOutputFlag(cmd)
 	quotaFlags(cmd, &q)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		t, err := c.SetQuotas(cmd.Context(), args[0], q)
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), t, func(w io.Writer) error { return printTeams(w, []sdk.Team{*t}) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) (*sdk.Team, error) {
+			return c.SetQuotas(cmd.Context(), args[0], q)
+		}, func(w io.Writer, t *sdk.Team) error { return printTeams(w, []sdk.Team{*t}) })
 	}
 	return cmd
 }

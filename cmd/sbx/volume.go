@@ -47,18 +47,9 @@ func newVolumeCreateCmd(g *globals) *cobra.Command {
 	out := addOutputFlag(cmd)
 	cmd.Flags().IntVar(&size, "size", 0, "size in MiB (default 1024)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		v, err := c.CreateVolume(cmd.Context(), sdk.CreateVolumeRequest{Name: args[0], SizeMiB: size})
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), v, func(w io.Writer) error { return printVolumes(w, []sdk.Volume{*v}) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) (*sdk.Volume, error) {
+			return c.CreateVolume(cmd.Context(), sdk.CreateVolumeRequest{Name: args[0], SizeMiB: size})
+		}, func(w io.Writer, v *sdk.Volume) error { return printVolumes(w, []sdk.Volume{*v}) })
 	}
 	return cmd
 }
@@ -101,18 +92,9 @@ func newVolumeGetCmd(g *globals) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		v, err := c.GetVolume(cmd.Context(), args[0])
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), v, func(w io.Writer) error { return printVolumes(w, []sdk.Volume{*v}) })
+		return callPrint(g, out, cmd, func(c *sdk.Client) (*sdk.Volume, error) {
+			return c.GetVolume(cmd.Context(), args[0])
+		}, func(w io.Writer, v *sdk.Volume) error { return printVolumes(w, []sdk.Volume{*v}) })
 	}
 	return cmd
 }
