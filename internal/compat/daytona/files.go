@@ -182,8 +182,7 @@ func getFile(r *http.Request, c *agentapi.Client, path string) (io.ReadCloser, e
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return nil, agentError(resp.StatusCode, b)
+		return nil, agentapi.ResponseError(resp)
 	}
 	return resp.Body, nil
 }
@@ -197,10 +196,10 @@ func putFile(r *http.Request, c *agentapi.Client, path string, body io.Reader, s
 		return agentLost(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode >= 300 {
-		return agentError(resp.StatusCode, b)
+		return agentapi.ResponseError(resp)
 	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return nil
 }
 
