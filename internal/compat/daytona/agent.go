@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -45,6 +43,9 @@ func call(ctx context.Context, c *agentapi.Client, route agentapi.Route, path st
 		return agentLost(err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return agentapi.ResponseError(resp)
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAgentAnswer+1))
 	if err != nil {
 		return agentLost(err)
@@ -52,24 +53,12 @@ func call(ctx context.Context, c *agentapi.Client, route agentapi.Route, path st
 	if len(body) > maxAgentAnswer {
 		return errdefs.Unavailable(sdk.CodeAgentResponseTooLarge, "the agent's answer to %s is larger than %d bytes", route.Pattern(), maxAgentAnswer)
 	}
-	if resp.StatusCode >= 300 {
-		return agentError(resp.StatusCode, body)
-	}
 	if out != nil && len(body) > 0 {
 		if err := json.Unmarshal(body, out); err != nil {
 			return errdefs.Internal(err, "decode the agent's answer to %s", route.Pattern())
 		}
 	}
 	return nil
-}
-
-// agentError rebuilds the error behind an agent's error answer.
-func agentError(status int, body []byte) error {
-	var er sdk.ErrorResponse
-	if json.Unmarshal(body, &er) != nil || er.Error.Code == "" {
-		er.Error = sdk.ErrorBody{Code: sdk.CodeAgentError, Message: fmt.Sprintf("agent answered %d: %.200s", status, body)}
-	}
-	return &errdefs.Error{Kind: httpjson.KindOf(status), Code: er.Error.Code, Message: er.Error.Message}
 }
 
 // agentLost is the error of a toolbox call whose agent did not answer.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -17,19 +18,16 @@ import (
 
 // The control plane: Daytona's /sandbox routes onto the Manager.
 
-// maxBody bounds a control-plane JSON body.
-const maxBody = 1 << 20
-
 // decode reads a JSON body into v: Daytona's clients send fields sbx does
 // not know, so unknown fields pass; malformed JSON is a 400.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(v)
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, httpjson.MaxBody)).Decode(v)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case err == nil, errors.Is(err, io.EOF):
 		return nil
 	case errors.As(err, &tooLarge):
-		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", maxBody)
+		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
 	}
 	return invalid(sdk.CodeInvalidJSON, "the request body is not valid JSON: %v", err)
 }

@@ -54,6 +54,17 @@ func pathParam(r *http.Request) (string, error) {
 	return p, nil
 }
 
+// pathAgent returns the required path query parameter and the agent of the
+// request's sandbox, the path checked first.
+func (h *Handler) pathAgent(r *http.Request) (string, *agentapi.Client, error) {
+	p, err := pathParam(r)
+	if err != nil {
+		return "", nil, err
+	}
+	c, _, err := h.agentFor(r)
+	return p, c, err
+}
+
 func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request) error {
 	q := url.Values{"path": {r.URL.Query().Get("path")}}
 	if q.Get("path") == "" {
@@ -79,11 +90,7 @@ func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) fileInfo(w http.ResponseWriter, r *http.Request) error {
-	p, err := pathParam(r)
-	if err != nil {
-		return err
-	}
-	c, _, err := h.agentFor(r)
+	p, c, err := h.pathAgent(r)
 	if err != nil {
 		return err
 	}
@@ -119,17 +126,13 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) deleteFile(w http.ResponseWriter, r *http.Request) error {
-	p, err := pathParam(r)
+	p, c, err := h.pathAgent(r)
 	if err != nil {
 		return err
 	}
 	q := url.Values{"path": {p}}
 	if r.URL.Query().Get("recursive") == "true" {
 		q.Set("recursive", "true")
-	}
-	c, _, err := h.agentFor(r)
-	if err != nil {
-		return err
 	}
 	if err := call(r.Context(), c, agentapi.DeleteFile, agentapi.DeleteFile.Path, q, nil, nil); err != nil {
 		return err
@@ -157,11 +160,7 @@ func (h *Handler) moveFile(w http.ResponseWriter, r *http.Request) error {
 
 // downloadFile serves GET /files/download?path: the file's bytes.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request) error {
-	p, err := pathParam(r)
-	if err != nil {
-		return err
-	}
-	c, _, err := h.agentFor(r)
+	p, c, err := h.pathAgent(r)
 	if err != nil {
 		return err
 	}
@@ -183,8 +182,7 @@ func getFile(r *http.Request, c *agentapi.Client, path string) (io.ReadCloser, e
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return nil, agentError(resp.StatusCode, b)
+		return nil, agentapi.ResponseError(resp)
 	}
 	return resp.Body, nil
 }
@@ -198,10 +196,10 @@ func putFile(r *http.Request, c *agentapi.Client, path string, body io.Reader, s
 		return agentLost(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode >= 300 {
-		return agentError(resp.StatusCode, b)
+		return agentapi.ResponseError(resp)
 	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"sync"
@@ -170,8 +169,7 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		ws.c.Close(websocket.StatusInternalError, truncate(agentError(resp.StatusCode, b).Error()))
+		ws.c.Close(websocket.StatusInternalError, truncate(agentapi.ResponseError(resp).Error()))
 		return nil
 	}
 	send := func(v any) bool {

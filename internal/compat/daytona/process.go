@@ -36,15 +36,9 @@ func (h *Handler) execute(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	if in.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(in.Timeout*float64(time.Second))+execMargin)
-		defer cancel()
-	}
 	var res sdk.ExecResult
 	req := sdk.ExecRequest{Shell: in.Command, Cwd: in.Cwd, Env: in.Envs, TimeoutSeconds: in.Timeout}
-	if err := call(ctx, c, agentapi.Exec, agentapi.Exec.Path, nil, req, &res); err != nil {
+	if err := callWithin(r.Context(), in.Timeout, c, agentapi.Exec, req, &res); err != nil {
 		return err
 	}
 	if res.TimedOut { // the SDK raises DaytonaProcessExecutionTimeoutError
@@ -81,15 +75,9 @@ func (h *Handler) codeRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	if in.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(in.Timeout*float64(time.Second))+execMargin)
-		defer cancel()
-	}
 	var res sdk.RunResult
 	req := sdk.RunRequest{Language: lang, Code: in.Code, Env: in.Envs, TimeoutSeconds: in.Timeout}
-	if err := call(ctx, c, agentapi.Run, agentapi.Run.Path, nil, req, &res); err != nil {
+	if err := callWithin(r.Context(), in.Timeout, c, agentapi.Run, req, &res); err != nil {
 		return err
 	}
 	exit, out := 0, res.Stdout+res.Stderr
@@ -125,4 +113,15 @@ func (h *Handler) homeDir(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"dir": "/root"}) // the toolbox runs as root
 	return nil
+}
+
+// callWithin calls route with in, as call does, giving up timeout seconds
+// (plus execMargin for the agent to answer) later when timeout is above 0.
+func callWithin(ctx context.Context, timeout float64, c *agentapi.Client, route agentapi.Route, in, out any) error {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second))+execMargin)
+		defer cancel()
+	}
+	return call(ctx, c, route, route.Path, nil, in, out)
 }

@@ -268,8 +268,7 @@ func (h *Handler) sessionExec(w http.ResponseWriter, r *http.Request) error {
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return agentError(resp.StatusCode, b)
+		return agentapi.ResponseError(resp)
 	}
 	cmd := newCommand("cmd-"+strconv.FormatInt(h.sessions.seq.Add(1), 10), in.Command)
 	h.sessions.add(sessionKey(sb.ID, session), cmd)
