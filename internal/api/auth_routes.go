@@ -179,6 +179,20 @@ func (s *Server) ownTeam(r *http.Request) (*Tenancy, string, error) {
 	return t, id, nil
 }
 
+// rootTeam is ownTeam for what only a root admin key may do: the tenancy
+// and the {team} of the path, once rootOnly lets the caller through.
+func (s *Server) rootTeam(r *http.Request) (*Tenancy, string, error) {
+	t, err := s.tenancyOn()
+	if err != nil {
+		return nil, "", err
+	}
+	id := r.PathValue("team")
+	if err := rootOnly(r, id); err != nil {
+		return nil, "", err
+	}
+	return t, id, nil
+}
+
 func (s *Server) getTeam(w http.ResponseWriter, r *http.Request) error {
 	t, id, err := s.ownTeam(r)
 	if err != nil {
@@ -206,12 +220,8 @@ func (s *Server) teamUsage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) setQuotas(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.tenancyOn()
+	t, id, err := s.rootTeam(r)
 	if err != nil {
-		return err
-	}
-	id := r.PathValue("team")
-	if err := rootOnly(r, id); err != nil {
 		return err
 	}
 	var q sdk.Quotas
@@ -233,12 +243,8 @@ func (s *Server) setQuotas(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.tenancyOn()
+	t, id, err := s.rootTeam(r)
 	if err != nil {
-		return err
-	}
-	id := r.PathValue("team")
-	if err := rootOnly(r, id); err != nil {
 		return err
 	}
 	if id == auth.DefaultTeam {
@@ -277,12 +283,8 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) setTeamWebhook(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.tenancyOn()
+	t, id, err := s.rootTeam(r)
 	if err != nil {
-		return err
-	}
-	id := r.PathValue("team")
-	if err := rootOnly(r, id); err != nil {
 		return err
 	}
 	var req sdk.TeamWebhook
@@ -300,12 +302,8 @@ func (s *Server) setTeamWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteTeamWebhook(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.tenancyOn()
+	t, id, err := s.rootTeam(r)
 	if err != nil {
-		return err
-	}
-	id := r.PathValue("team")
-	if err := rootOnly(r, id); err != nil {
 		return err
 	}
 	if t.Webhooks == nil {

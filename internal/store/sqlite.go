@@ -122,6 +122,24 @@ func (s *SQLite) Close() error {
 // recorded even on a full disk; without a ballast to release, the error is
 // 507 INSUFFICIENT_STORAGE. After a write succeeds the ballast is made again
 // if the disk has room.
+// execOne runs one statement, in its own transaction, that must touch a
+// row: none touched gives notFound; a failure is an internal error while
+// doing what.
+func (s *SQLite) execOne(ctx context.Context, what string, notFound error, query string, args ...any) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return errdefs.Internal(err, "%s", what)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return errdefs.Internal(err, "%s", what)
+		} else if n == 0 {
+			return notFound
+		}
+		return nil
+	})
+}
+
 func (s *SQLite) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	err := s.tryTx(ctx, fn)
 	if isDiskFull(err) && s.disk.Release() {

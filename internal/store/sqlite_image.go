@@ -108,19 +108,8 @@ func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
 
 // DeleteImage removes the image called name. Missing gives a NotFound error.
 func (s *SQLite) DeleteImage(ctx context.Context, name string) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		team, args := teamClause(ctx, "team")
-		res, err := tx.ExecContext(ctx, "DELETE FROM images WHERE name = ?"+team, append([]any{name}, args...)...)
-		if err != nil {
-			return errdefs.Internal(err, "delete image %s", name)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return errdefs.Internal(err, "delete image %s", name)
-		} else if n == 0 {
-			return imageNotFound(name)
-		}
-		return nil
-	})
+	team, args := teamClause(ctx, "team")
+	return s.execOne(ctx, "delete image "+name, imageNotFound(name), "DELETE FROM images WHERE name = ?"+team, append([]any{name}, args...)...)
 }
 
 func scanImage(sc scanner) (*Image, error) {

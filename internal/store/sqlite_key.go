@@ -102,16 +102,8 @@ func (s *SQLite) RevokeKey(ctx context.Context, id string, t time.Time) error {
 	if err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", at, id)
-		if err != nil {
-			return errdefs.Internal(err, "revoke key %s", id)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errdefs.NotFound(sdk.CodeKeyNotFound, "key %q not found", id)
-		}
-		return nil
-	})
+	return s.execOne(ctx, "revoke key "+id, errdefs.NotFound(sdk.CodeKeyNotFound, "key %q not found", id),
+		"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", at, id)
 }
 
 func (s *SQLite) SetKeysUsed(ctx context.Context, used map[string]time.Time) error {

@@ -109,18 +109,7 @@ func (s *SQLite) DeleteSnapshot(ctx context.Context, name string) error {
 
 // changeSnapshot runs one statement that must touch the snapshot name.
 func (s *SQLite) changeSnapshot(ctx context.Context, name, query string, args ...any) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, query, args...)
-		if err != nil {
-			return errdefs.Internal(err, "write snapshot %s", name)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return errdefs.Internal(err, "write snapshot %s", name)
-		} else if n == 0 {
-			return snapshotNotFound(name)
-		}
-		return nil
-	})
+	return s.execOne(ctx, "write snapshot "+name, snapshotNotFound(name), query, args...)
 }
 
 func scanSnapshot(sc scanner) (*Snapshot, error) {

@@ -99,16 +99,8 @@ func (s *SQLite) SetQuotas(ctx context.Context, id string, q sdk.Quotas) error {
 	if err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "UPDATE teams SET quotas = ? WHERE id = ?", b, id)
-		if err != nil {
-			return errdefs.Internal(err, "set quotas of team %s", id)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
-		}
-		return nil
-	})
+	return s.execOne(ctx, "set quotas of team "+id, errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id),
+		"UPDATE teams SET quotas = ? WHERE id = ?", b, id)
 }
 
 func (s *SQLite) DeleteTeam(ctx context.Context, id string) error {
@@ -284,16 +276,8 @@ func (s *SQLite) SetTeamWebhook(ctx context.Context, h TeamWebhook) error {
 }
 
 func (s *SQLite) DeleteTeamWebhook(ctx context.Context, team string) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "DELETE FROM team_webhooks WHERE team = ?", team)
-		if err != nil {
-			return errdefs.Internal(err, "delete the webhook of team %s", team)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errdefs.NotFound(sdk.CodeWebhookNotFound, "team %q has no webhook", team)
-		}
-		return nil
-	})
+	return s.execOne(ctx, "delete the webhook of team "+team, errdefs.NotFound(sdk.CodeWebhookNotFound, "team %q has no webhook", team),
+		"DELETE FROM team_webhooks WHERE team = ?", team)
 }
 
 func (s *SQLite) ListTeamWebhooks(ctx context.Context) ([]TeamWebhook, error) {

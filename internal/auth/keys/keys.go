@@ -59,8 +59,9 @@ type Service struct {
 
 type entry struct {
 	rec      store.Key
-	lastUsed atomic.Int64 // unix nanoseconds; 0: never
-	flushed  atomic.Int64 // lastUsed as last written
+	p        auth.Principal // made once here, not per request
+	lastUsed atomic.Int64   // unix nanoseconds; 0: never
+	flushed  atomic.Int64   // lastUsed as last written
 }
 
 var _ auth.Authenticator = (*Service)(nil)
@@ -81,7 +82,7 @@ func New(ctx context.Context, st store.KeyStore, admin auth.AdminToken) (*Servic
 }
 
 func newEntry(r store.Key) *entry {
-	e := &entry{rec: r}
+	e := &entry{rec: r, p: principal(r)}
 	if !r.LastUsedAt.IsZero() {
 		e.lastUsed.Store(r.LastUsedAt.UnixNano())
 		e.flushed.Store(r.LastUsedAt.UnixNano())
@@ -116,7 +117,7 @@ func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal,
 		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "API key %s expired at %s", id, e.rec.ExpiresAt.Format(time.RFC3339))
 	}
 	e.lastUsed.Store(now.UnixNano())
-	return principal(e.rec), nil
+	return e.p, nil
 }
 
 func wrongKey() error { return errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key") }
@@ -126,6 +127,7 @@ func principal(r store.Key) auth.Principal {
 	for _, sc := range r.Scopes {
 		p.Scopes = append(p.Scopes, auth.Scope(sc))
 	}
+	p.Scopes = slices.Clip(p.Scopes) // shared by every request: an append copies
 	return p
 }
 
