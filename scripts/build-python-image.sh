@@ -48,46 +48,8 @@ recipe="v2 $suite $variant ${packages[*]} ${dpkgopts[*]} $stub_control"
 user_hook='echo "user:x:1000:1000::/home/user:/bin/bash" >>"$1/etc/passwd" && echo "user:x:1000:" >>"$1/etc/group" && echo "user:*:19000:0:99999:7:::" >>"$1/etc/shadow" && mkdir -p "$1/home/user" && chown 1000:1000 "$1/home/user" && chmod 0755 "$1/home/user"'
 recipe="$recipe $user_hook"
 
-cache=${SBX_IMAGE_CACHE:-/var/cache/sbx}
-key=$(printf '%s' "$recipe" | sha256sum | cut -c1-12)
-out="$cache/python-image-$key.tar"
-log() { echo "build-python-image: $*" >&2; }
-
-import_image() {
-	if [ "${do_import:-}" = 1 ]; then
-		log "importing $out as image \"python\""
-		sbx image import python "$out" >&2
-	fi
-}
-[ "${1:-}" = "--import" ] && do_import=1
-
-if [ -s "$out" ]; then
-	log "cached: $out"
-	import_image
-	echo "$out"
-	exit 0
-fi
-
-if [ "$(id -u)" -ne 0 ]; then
-	log "run as root (mmdebstrap needs it to build a rootfs with correct owners): sudo $0 $*"
-	exit 1
-fi
-if ! command -v mmdebstrap >/dev/null; then
-	log "mmdebstrap is missing: apt-get install mmdebstrap (or ./scripts/setup.sh --deps)"
-	exit 1
-fi
-
-# The first Debian archive URI this machine's apt uses (deb822 or one-line format).
-apt_mirror() {
-	{
-		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{for (i = 2; i <= NF; i++) print $i}'
-		grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | sed 's/\[[^]]*\]//' | awk '{print $2}'
-	} | grep -E '/debian/?$' | head -n1 || true
-}
-mirror=${SBX_DEBIAN_MIRROR:-$(apt_mirror)}
-mirror=${mirror:-http://deb.debian.org/debian}
-mirror=${mirror%/}
-security=${SBX_DEBIAN_SECURITY_MIRROR:-${mirror%/debian}/debian-security}
+image=python
+. scripts/image-common.sh
 
 mkdir -p "$cache"
 tmp="$out.tmp.$$"

@@ -21,25 +21,7 @@ import (
 // after the stream started aborts the connection: the daemon sees a cut
 // stream, never a complete-looking one.
 func (s *server) handlePackDir(w http.ResponseWriter, r *http.Request) {
-	path, err := s.path(r.URL.Query().Get("path"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		writeError(w, fsError(err, path))
-		return
-	}
-	if !fi.IsDir() {
-		writeError(w, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory; a backup is of a directory", path))
-		return
-	}
-	w.Header().Set("Content-Type", "application/x-tar")
-	w.WriteHeader(http.StatusOK)
-	if err := treetar.Pack(w, path); err != nil {
-		panic(http.ErrAbortHandler)
-	}
+	s.streamDir(w, r, "a backup is of a directory", treetar.Pack)
 }
 
 // unpackDir restores a treetar stream into a staging directory beside path

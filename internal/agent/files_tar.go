@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -18,6 +19,14 @@ import (
 // stream started aborts the connection, so the client sees a cut stream
 // rather than a complete-looking tar.
 func (s *server) handleGetTar(w http.ResponseWriter, r *http.Request) {
+	s.streamDir(w, r, "download a file with GET /files", dirtar.Write)
+}
+
+// streamDir streams the directory named by the path query parameter with
+// write; notDir finishes the message when path is not a directory. An error
+// after the stream started aborts the connection, so the client sees a cut
+// stream rather than a complete-looking one.
+func (s *server) streamDir(w http.ResponseWriter, r *http.Request, notDir string, write func(io.Writer, string) error) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err != nil {
 		writeError(w, err)
@@ -29,12 +38,12 @@ func (s *server) handleGetTar(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !fi.IsDir() {
-		writeError(w, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory; download a file with GET /files", path))
+		writeError(w, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory; "+notDir, path))
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-tar")
 	w.WriteHeader(http.StatusOK)
-	if err := dirtar.Write(w, path); err != nil {
+	if err := write(w, path); err != nil {
 		panic(http.ErrAbortHandler)
 	}
 }

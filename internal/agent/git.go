@@ -58,6 +58,19 @@ func (s *server) openRepo(path string) (*git.Repository, string, error) {
 	return repo, dir, nil
 }
 
+// openWorktree is openRepo and the repository's worktree.
+func (s *server) openWorktree(path string) (*git.Repository, *git.Worktree, string, error) {
+	repo, dir, err := s.openRepo(path)
+	if err != nil {
+		return nil, nil, dir, err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, nil, dir, gitError(err, dir)
+	}
+	return repo, wt, dir, nil
+}
+
 func (s *server) gitStatus(_ context.Context, req sdk.GitRepoRequest) (sdk.GitStatus, error) {
 	repo, dir, err := s.openRepo(req.Path)
 	if err != nil {
@@ -166,13 +179,9 @@ func (s *server) gitCheckout(_ context.Context, req sdk.GitCheckoutRequest) (sdk
 	if req.Branch == "" {
 		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "branch is required")
 	}
-	repo, dir, err := s.openRepo(req.Path)
+	repo, wt, dir, err := s.openWorktree(req.Path)
 	if err != nil {
 		return sdk.GitStatus{}, err
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return sdk.GitStatus{}, gitError(err, dir)
 	}
 	name := plumbing.NewBranchReferenceName(req.Branch)
 	opts := &git.CheckoutOptions{Branch: name, Create: req.Create, Force: req.Force}
@@ -217,13 +226,9 @@ func (s *server) gitAdd(_ context.Context, req sdk.GitAddRequest) (sdk.GitStatus
 	if len(req.Files) == 0 {
 		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "files is required (\".\" stages every change)")
 	}
-	repo, dir, err := s.openRepo(req.Path)
+	repo, wt, dir, err := s.openWorktree(req.Path)
 	if err != nil {
 		return sdk.GitStatus{}, err
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return sdk.GitStatus{}, gitError(err, dir)
 	}
 	for _, f := range req.Files {
 		if f == "." || f == "" {
@@ -242,13 +247,9 @@ func (s *server) gitCommit(_ context.Context, req sdk.GitCommitRequest) (sdk.Git
 	if strings.TrimSpace(req.Message) == "" {
 		return sdk.GitCommit{}, errdefs.Invalid(sdk.CodeInvalidParameter, "message is required")
 	}
-	repo, dir, err := s.openRepo(req.Path)
+	repo, wt, dir, err := s.openWorktree(req.Path)
 	if err != nil {
 		return sdk.GitCommit{}, err
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return sdk.GitCommit{}, gitError(err, dir)
 	}
 	author, err := commitAuthor(repo, req.AuthorName, req.AuthorEmail)
 	if err != nil {

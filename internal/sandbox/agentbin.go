@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/runtime"
@@ -94,7 +95,7 @@ func (m *Manager) recordImageAgent(id string) {
 // current one.
 func (m *Manager) imageAgent(dir, id string) string {
 	if b, err := os.ReadFile(filepath.Join(dir, agentRecord)); err == nil {
-		name := string(trimNewline(b))
+		name := strings.TrimSuffix(string(b), "\n")
 		if path := m.agentFile(name); path != "" {
 			return path
 		}
@@ -193,7 +194,7 @@ func (m *Manager) sweepAgents(ctx context.Context) {
 	snaps, _ := filepath.Glob(filepath.Join(m.cfg.DataDir, "snapshots", "*", "memory", agentRecord))
 	for _, rec := range append(images, snaps...) {
 		if b, err := os.ReadFile(rec); err == nil {
-			keep[string(trimNewline(b))] = true
+			keep[strings.TrimSuffix(string(b), "\n")] = true
 		}
 	}
 	entries, err := os.ReadDir(m.agentDir())
@@ -208,11 +209,4 @@ func (m *Manager) sweepAgents(ctx context.Context) {
 			m.log.Info("deleted an agent binary no sandbox uses", "agent", e.Name())
 		}
 	}
-}
-
-func trimNewline(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		return b[:n-1]
-	}
-	return b
 }

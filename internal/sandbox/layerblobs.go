@@ -50,10 +50,11 @@ func (m *Manager) pushLayers(ctx context.Context, layers []string) error {
 	}
 	dirs := m.cfg.Images.LayerDirs(layers)
 	for i, l := range layers {
-		if ok, err := bs.Exists(ctx, layerKey(l)); err != nil || ok {
-			if err != nil {
-				return err
-			}
+		ok, err := bs.Exists(ctx, layerKey(l))
+		if err != nil {
+			return err
+		}
+		if ok {
 			continue
 		}
 		if err := pushTree(ctx, bs, layerKey(l), dirs[i]); err != nil {
@@ -75,16 +76,12 @@ func (m *Manager) pullLayers(ctx context.Context, layers []string) error {
 		if _, err := os.Stat(dirs[i]); !errors.Is(err, os.ErrNotExist) {
 			continue // here (or unreadable: the mount will say)
 		}
-		if err := m.pullLayer(ctx, bs, l, dirs[i]); err != nil {
+		if err := pullTree(ctx, bs, layerKey(l), dirs[i], "layer "+l); err != nil {
 			return err
 		}
 		m.log.Info("fetched layer from the blob store", "layer", l)
 	}
 	return nil
-}
-
-func (m *Manager) pullLayer(ctx context.Context, bs blob.Store, layer, dir string) error {
-	return pullTree(ctx, bs, layerKey(layer), dir, "layer "+layer)
 }
 
 // pushTree stores the tree under dir at key, packed (treetar) and
