@@ -29,6 +29,8 @@ packages=(
 	openssh-client     # ssh, scp, sftp: sbx ssh and the SSH gateway tests
 	s3fs               # bucket mounts
 	python3 python3-httpx python3-websockets python3-pytest # the Python SDK, sdks/python, and its suite
+	chromium           # headless browser tests of the dashboard and the desktop's noVNC page
+	etcd-server        # the Kubernetes control plane of the cluster tests, scripts/build-kube.sh
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -48,6 +48,11 @@ var Programs = map[string]Program{
 	"ssh":  {Package: "openssh-client"},
 	"scp":  {Package: "openssh-client"},
 	"sftp": {Package: "openssh-client"},
+	// Headless browser tests (dashboard, desktop noVNC page).
+	"chromium": {Package: "chromium"},
+	// The cluster tests' control plane; kube-apiserver and friends are built
+	// from the Go module proxy by scripts/build-kube.sh.
+	"etcd": {Package: "etcd-server"},
 }
 
 // basePackages are in every Debian installation (priority required, what
