@@ -29,6 +29,9 @@ type EgressPolicy struct {
 	Mode    string   `json:"mode"`
 	CIDRs   []string `json:"cidrs,omitempty"`
 	Domains []string `json:"domains,omitempty"`
+	// HTTP, when set, sends the sandbox's HTTP and HTTPS through the
+	// daemon's egress proxy under these rules (egresshttp.go).
+	HTTP *HTTPEgress `json:"http,omitempty"`
 }
 
 // NetworkInfo is a sandbox's network: GET /v1/sandboxes/{id}/network.

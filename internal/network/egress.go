@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpegress"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -43,6 +44,10 @@ func ParseEgress(p *sdk.EgressPolicy) (*store.Egress, error) {
 	out := &store.Egress{Mode: p.Mode}
 	if out.Mode == "" {
 		out.Mode = AllowAll
+	}
+	var err error
+	if out.HTTP, err = httpegress.ParseRules(p.HTTP); err != nil {
+		return nil, err
 	}
 	switch out.Mode {
 	case AllowAll, BlockAll:
@@ -86,7 +91,7 @@ func EgressToAPI(e *store.Egress) *sdk.EgressPolicy {
 	if e == nil {
 		return &sdk.EgressPolicy{Mode: AllowAll}
 	}
-	return &sdk.EgressPolicy{Mode: e.Mode, CIDRs: slices.Clone(e.CIDRs), Domains: slices.Clone(e.Domains)}
+	return &sdk.EgressPolicy{Mode: e.Mode, CIDRs: slices.Clone(e.CIDRs), Domains: slices.Clone(e.Domains), HTTP: e.HTTP}
 }
 
 func parseCIDR(s string) (netip.Prefix, error) {

@@ -39,6 +39,7 @@ type firewall struct {
 	gw        netip.Addr
 	subnet    netip.Prefix
 	connLimit int // tracked connections per sandbox; 0 for no limit
+	httpPort  int // the HTTP egress proxy's port; 0 for none (httpredirect.go)
 }
 
 func newFirewall(bridge string, gw netip.Addr, subnet netip.Prefix, connLimit int) (*firewall, error) {
@@ -98,6 +99,7 @@ func (f *firewall) ensureBase(ctx context.Context) error {
 	line("add rule %s forward iifname %s reject with icmpx admin-prohibited", t, br)
 	line("add rule %s input iifname %s ct state established,related accept", t, br)
 	line("add rule %s input iifname %s ip daddr %s meta l4proto { tcp, udp } th dport 53 accept", t, br, f.gw)
+	f.httpRedirectBase(line)
 	line("add rule %s input iifname %s meta l4proto tcp reject with tcp reset", t, br)
 	line("add rule %s input iifname %s reject with icmpx admin-prohibited", t, br)
 	line("add rule %s postrouting ip saddr %s oifname != %s masquerade", t, f.subnet, br)
@@ -158,6 +160,7 @@ func (f *firewall) applySandbox(ctx context.Context, id string, ip netip.Addr, e
 		return errdefs.Internal(nil, "unknown egress mode %q", e.mode)
 	}
 	line("add element %s egress { %s : jump %s }", t, ip, chain)
+	f.httpRedirectSandbox(line, ip, e.http)
 	return f.run(ctx, s.String())
 }
 
@@ -166,6 +169,7 @@ type policyRules struct {
 	mode              string
 	cidrs             []string
 	dnsOnlyViaGateway bool
+	http              bool // redirect its HTTP(S) to the egress proxy
 }
 
 // timeoutElements formats set elements with their remaining lifetimes;
@@ -195,6 +199,9 @@ func (f *firewall) removeSandbox(ctx context.Context, id string) error {
 	for ip, target := range ips {
 		if target == chain {
 			line("delete element %s egress { %s }", t, ip)
+			if a, err := netip.ParseAddr(ip); err == nil {
+				f.httpRedirectSandbox(line, a, false)
+			}
 		}
 	}
 	// "add" first makes each delete valid whether or not the object exists.

@@ -45,8 +45,11 @@ type Config struct {
 	// at once (outgoing and to the gateway); 0 is DefaultConnLimit, a
 	// negative value is no limit.
 	ConnLimit int
-	Store     store.NetworkStore
-	Logger    *slog.Logger
+	// HTTPProxyPort is the port of the HTTP egress proxy on the gateway
+	// (package httpegress); 0 turns the redirect off (httpredirect.go).
+	HTTPProxyPort int
+	Store         store.NetworkStore
+	Logger        *slog.Logger
 }
 
 // Manager wires sandboxes into the bridge network and enforces their egress
@@ -74,8 +77,9 @@ type Manager struct {
 
 // member is the network state of one running bridge sandbox.
 type member struct {
-	id string
-	ip netip.Addr
+	id   string
+	ip   netip.Addr
+	team string // for the egress proxy's secrets
 
 	learn *learner // its DNS answers waiting to be learned (learn.go)
 
@@ -142,6 +146,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if m.fw, err = newFirewall(cfg.Bridge, m.gw, subnet, cfg.ConnLimit); err != nil {
 		return nil, err
 	}
+	m.fw.httpPort = cfg.HTTPProxyPort
 	if m.bridge, err = ensureBridge(cfg.Bridge, netip.PrefixFrom(m.gw, subnet.Bits())); err != nil {
 		return nil, err
 	}
@@ -257,6 +262,7 @@ func (m *Manager) Setup(ctx context.Context, sb *store.Sandbox, inst *runtime.In
 		return errdefs.Internal(err, "connect %s to bridge %s", id, m.cfg.Bridge)
 	}
 	mem := newMember(id, ip, sb.Spec.Egress)
+	mem.team = sb.Team
 	if err := m.fw.applySandbox(ctx, id, ip, rulesOf(sb.Spec.Egress), []learnedAddr{}); err != nil {
 		return errdefs.Internal(err, "install egress rules of %s", id)
 	}
@@ -295,7 +301,9 @@ func (m *Manager) Restore(ctx context.Context, sb *store.Sandbox) error {
 	if err := m.fw.applySandbox(ctx, sb.ID, ip, rulesOf(sb.Spec.Egress), nil); err != nil {
 		return errdefs.Internal(err, "install egress rules of %s", sb.ID)
 	}
-	m.register(newMember(sb.ID, ip, sb.Spec.Egress))
+	mem := newMember(sb.ID, ip, sb.Spec.Egress)
+	mem.team = sb.Team
+	m.register(mem)
 	return nil
 }
 
@@ -472,7 +480,7 @@ func rulesOf(e *store.Egress) *policyRules {
 	if e == nil {
 		return &policyRules{mode: AllowAll}
 	}
-	return &policyRules{mode: e.Mode, cidrs: e.CIDRs, dnsOnlyViaGateway: compile(e).hasDomains()}
+	return &policyRules{mode: e.Mode, cidrs: e.CIDRs, dnsOnlyViaGateway: compile(e).hasDomains(), http: e.HTTP != nil}
 }
 
 // maxLearnedNames bounds the names remembered per sandbox.

@@ -169,6 +169,16 @@ var migrations = []string{
 		expires_at  TEXT
 	);
 	CREATE INDEX ssh_access_sandbox ON ssh_access (sandbox_id);`,
+	// 7: secrets of the HTTP egress proxy (see SecretStore): per team, the
+	// value sealed with AES-GCM by package secret (the key is not here).
+	`CREATE TABLE secrets (
+		team       TEXT NOT NULL,
+		name       TEXT NOT NULL,
+		sealed     BLOB NOT NULL,
+		size       INTEGER NOT NULL,
+		created_at TEXT,
+		PRIMARY KEY (team, name)
+	);`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

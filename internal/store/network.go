@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Lease is an address of the sandbox network held by the running instance
@@ -54,4 +56,6 @@ type Egress struct {
 	Mode    string   `json:"mode"`
 	CIDRs   []string `json:"cidrs,omitempty"`
 	Domains []string `json:"domains,omitempty"`
+	// HTTP is the policy's http section, checked (see package network).
+	HTTP *sdk.HTTPEgress `json:"http,omitempty"`
 }

@@ -1,0 +1,341 @@
+// Package httpegress is the daemon's transparent HTTP(S) egress proxy.
+//
+// The firewall (package network) redirects the outbound TCP 80 and 443 of
+// every bridge sandbox whose egress policy has an http section to one
+// listener on the bridge's gateway. The proxy finds the connection's
+// original destination (SO_ORIGINAL_DST) and the sandbox (its source
+// address), then:
+//
+//   - HTTPS: reads the ClientHello's server name. A host that one of the
+//     sandbox's rules names is decrypted with a leaf certificate the
+//     daemon's CA mints for it (the CA is in every sandbox's trust store),
+//     and its requests go through the rules; any other HTTPS is spliced to
+//     its destination untouched, logged as one "TLS" entry.
+//   - HTTP: every request goes through the rules.
+//
+// Rules (see sdk.HTTPRule) allow, deny, inject headers from secrets,
+// rewrite, or forward to an operator's handler. Secrets are added here,
+// on the way out: they never enter the sandbox. Every request is logged
+// (Log) and counted (Collector).
+package httpegress
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Sandbox is what the proxy needs to know of the sandbox behind a source
+// address, read again for every request so that rule changes apply at once.
+type Sandbox struct {
+	ID, Team string
+	HTTP     *sdk.HTTPEgress // nil: the sandbox's HTTP is no longer proxied
+}
+
+// Sandboxes finds sandboxes by address and applies their egress policy
+// (package network implements it).
+type Sandboxes interface {
+	HTTPSandbox(src netip.Addr) (Sandbox, bool)
+	// EgressAllows reports whether src's egress policy lets it connect to
+	// dst, reached under the name host ("" when unknown): the checks of the
+	// firewall, which redirected connections no longer pass through.
+	EgressAllows(src, dst netip.Addr, host string) bool
+}
+
+// Secrets reads a team's secret values (package secret implements it).
+type Secrets interface {
+	Value(ctx context.Context, team, name string) (string, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxHeaderBytes = 64 << 10
+	headerTimeout         = 30 * time.Second
+	idleTimeout           = 2 * time.Minute
+	dialTimeout           = 10 * time.Second
+)
+
+// Config configures a Proxy.
+type Config struct {
+	CA        *CA
+	Sandboxes Sandboxes
+	Secrets   Secrets
+	Log       *Log
+	// HandlerSecret signs requests to forward rules' handlers (the
+	// daemon's webhook secret); "" sends them unsigned.
+	HandlerSecret string
+	// UpstreamCAs verify the servers of decrypted HTTPS; nil: the host's.
+	UpstreamCAs *x509.CertPool
+	// Resolver resolves names the proxy dials itself (rewritten hosts,
+	// hosts of inject rules); nil: the host's.
+	Resolver       *net.Resolver
+	MaxHeaderBytes int // of a request from a sandbox; default DefaultMaxHeaderBytes
+	Logger         *slog.Logger
+}
+
+// Proxy serves redirected connections. Its zero value is not usable; see New.
+type Proxy struct {
+	cfg      Config
+	requests *prometheus.CounterVec
+	handler  *http.Client
+	wg       sync.WaitGroup
+}
+
+// New returns a proxy; Serve runs it.
+func New(cfg Config) *Proxy {
+	if cfg.MaxHeaderBytes <= 0 {
+		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = net.DefaultResolver
+	}
+	if cfg.Log == nil {
+		cfg.Log = NewLog()
+	}
+	return &Proxy{
+		cfg: cfg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sbx_egress_http_requests_total",
+			Help: "Requests (and passed-through TLS connections) of sandboxes seen by the HTTP egress proxy, by action applied.",
+		}, []string{"action"}),
+		handler: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16}},
+	}
+}
+
+// Collector is the proxy's metrics.
+func (p *Proxy) Collector() prometheus.Collector { return p.requests }
+
+// Log is the proxy's request log.
+func (p *Proxy) Log() *Log { return p.cfg.Log }
+
+// Serve accepts redirected connections on ln until it is closed.
+func (p *Proxy) Serve(ln net.Listener) error {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.serveConn(c)
+		}()
+	}
+}
+
+func (p *Proxy) record(sandbox string, e sdk.EgressLogEntry) {
+	p.cfg.Log.Add(sandbox, e)
+	p.requests.WithLabelValues(e.Action).Inc()
+}
+
+// conn is one redirected connection from a sandbox.
+type conn struct {
+	p      *Proxy
+	src    netip.Addr
+	dst    netip.AddrPort // where the sandbox meant to go
+	scheme string
+	sni    string
+	tr     *http.Transport
+}
+
+func (p *Proxy) serveConn(c net.Conn) {
+	defer c.Close()
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return
+	}
+	dst, err := originalDst(tc)
+	if err != nil {
+		p.cfg.Logger.Warn("egress proxy: no original destination", "err", err)
+		return
+	}
+	src := netip.MustParseAddrPort(c.RemoteAddr().String()).Addr().Unmap()
+	sb, ok := p.cfg.Sandboxes.HTTPSandbox(src)
+	if !ok {
+		return
+	}
+	br := bufio.NewReaderSize(c, maxHello+5)
+	c.SetReadDeadline(time.Now().Add(headerTimeout))
+	first, err := br.Peek(1)
+	if err != nil {
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	cn := &conn{p: p, src: src, dst: dst, scheme: "http"}
+	in := net.Conn(&bufConn{Conn: c, br: br})
+	if first[0] == 0x16 { // a TLS handshake
+		cn.scheme = "https"
+		cn.sni, err = peekSNI(br)
+		if err != nil {
+			p.record(sb.ID, sdk.EgressLogEntry{Time: time.Now(), Scheme: "https", Method: "TLS", Rule: -1, Action: "error", Error: err.Error()})
+			return
+		}
+		if !p.cfg.Sandboxes.EgressAllows(src, dst.Addr(), cn.sni) {
+			p.record(sb.ID, sdk.EgressLogEntry{Time: time.Now(), Scheme: "https", Method: "TLS", Host: cn.sni, Rule: -1, Action: "deny", Error: "the egress policy refuses this host"})
+			return
+		}
+		if !namesHost(sb.HTTP, cn.sni) {
+			p.splice(sb.ID, in, cn)
+			return
+		}
+		in = tls.Server(in, &tls.Config{
+			NextProtos: []string{"http/1.1"},
+			GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
+				return p.cfg.CA.Leaf(strings.ToLower(cn.sni))
+			},
+		})
+	} else if !p.cfg.Sandboxes.EgressAllows(src, dst.Addr(), "") {
+		return // as the firewall would: the sandbox may not reach dst at all
+	}
+	cn.tr = p.transport(cn)
+	defer cn.tr.CloseIdleConnections()
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(cn.serveHTTP),
+		MaxHeaderBytes:    p.cfg.MaxHeaderBytes,
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelDebug),
+	}
+	ln := newOneConnListener(in)
+	srv.Serve(ln)
+	ln.wait()
+}
+
+// splice passes a TLS connection to its destination untouched.
+func (p *Proxy) splice(sandbox string, in net.Conn, cn *conn) {
+	start := time.Now()
+	e := sdk.EgressLogEntry{Time: start, Scheme: "https", Method: "TLS", Host: cn.sni, Rule: -1, Action: "passthrough"}
+	out, err := net.DialTimeout("tcp", cn.dst.String(), dialTimeout)
+	if err != nil {
+		e.Action, e.Error = "error", err.Error()
+		p.record(sandbox, e)
+		return
+	}
+	defer out.Close()
+	done := make(chan int64, 1)
+	go func() {
+		io.Copy(out, in)
+		out.(*net.TCPConn).CloseWrite()
+		done <- 0
+	}()
+	n, _ := io.Copy(in, out)
+	if tc, ok := in.(*bufConn); ok {
+		tc.Conn.(*net.TCPConn).CloseWrite()
+	}
+	<-done
+	e.Bytes, e.DurationMs = n, ms(time.Since(start))
+	p.record(sandbox, e)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// dialKey carries, in a request's context, the address to dial for it:
+// the sandbox's original destination, or "" to resolve the URL's host.
+type dialKey struct{}
+
+// transport is a connection's own pool of upstream connections: they are
+// keyed by the URL's host, which within one sandbox connection always
+// leads to the same address.
+func (p *Proxy) transport(cn *conn) *http.Transport {
+	d := &net.Dialer{Timeout: dialTimeout, Resolver: p.cfg.Resolver}
+	return &http.Transport{
+		Proxy: nil,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if to, _ := ctx.Value(dialKey{}).(string); to != "" {
+				addr = to
+			}
+			return d.DialContext(ctx, network, addr)
+		},
+		TLSClientConfig:       &tls.Config{RootCAs: p.cfg.UpstreamCAs},
+		ForceAttemptHTTP2:     false, // requests keep their HTTP/1.1 semantics (upgrades)
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       idleTimeout,
+		TLSHandshakeTimeout:   dialTimeout,
+		ResponseHeaderTimeout: 0, // long polls and slow APIs are the sandbox's business
+	}
+}
+
+// oneConnListener hands out one connection, then blocks until it closes,
+// so that http.Server.Serve returns when the connection is done.
+type oneConnListener struct {
+	c      net.Conn
+	once   sync.Once
+	closed chan struct{}
+	given  bool
+	mu     sync.Mutex
+}
+
+func newOneConnListener(c net.Conn) *oneConnListener {
+	l := &oneConnListener{closed: make(chan struct{})}
+	l.c = &notifyConn{Conn: c, l: l}
+	return l
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	given := l.given
+	l.given = true
+	l.mu.Unlock()
+	if !given {
+		return l.c, nil
+	}
+	<-l.closed
+	return nil, net.ErrClosed
+}
+
+func (l *oneConnListener) wait()          { <-l.closed }
+func (l *oneConnListener) Close() error   { return nil }
+func (l *oneConnListener) Addr() net.Addr { return l.c.LocalAddr() }
+
+type notifyConn struct {
+	net.Conn
+	l *oneConnListener
+}
+
+func (c *notifyConn) Close() error {
+	err := c.Conn.Close()
+	c.l.once.Do(func() { close(c.l.closed) })
+	return err
+}
+
+// upstreamProxy passes a request on, streaming both ways; upgrades
+// (WebSocket) are spliced by httputil.ReverseProxy.
+func (cn *conn) upstreamProxy(onErr func(error)) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite:       func(*httputil.ProxyRequest) {}, // the outbound request is ready
+		Transport:     cn.tr,
+		FlushInterval: -1,
+		ErrorLog:      nil,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			onErr(err)
+			http.Error(w, fmt.Sprintf("sbx egress: %s: %v", r.URL.Host, err), http.StatusBadGateway)
+		},
+	}
+}

@@ -1,0 +1,145 @@
+// Package secret keeps the teams' secrets: values the HTTP egress proxy
+// adds to a sandbox's requests (inject rules) without the sandbox ever
+// seeing them.
+//
+// Values are sealed with AES-256-GCM before they reach the store, with
+// the team and name as additional data (a sealed value copied to another
+// row does not open). The key is a file of its own, 0600 in the data
+// dir, never in the store: a copy of the database alone reveals nothing.
+// Values are never logged and never returned by the API; only the proxy
+// opens them (Value).
+package secret
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpegress"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// MaxValue bounds a secret's value.
+const MaxValue = 16 << 10
+
+// KeyFile is the key's file name in the data dir.
+const KeyFile = "secrets.key"
+
+// Keeper seals, stores and opens secrets.
+type Keeper struct {
+	store store.SecretStore
+	aead  cipher.AEAD
+}
+
+// Open returns a Keeper over st with the key in dataDir, made on first use.
+func Open(dataDir string, st store.SecretStore) (*Keeper, error) {
+	key, err := loadKey(filepath.Join(dataDir, KeyFile))
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &Keeper{store: st, aead: aead}, nil
+}
+
+func loadKey(path string) ([]byte, error) {
+	key, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		key = make([]byte, 32)
+		rand.Read(key)
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, key, 0o600); err != nil {
+			return nil, fmt.Errorf("write the secrets key: %w", err)
+		}
+		return key, os.Rename(tmp, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the secrets key: %w", err)
+	}
+	if len(key) != 32 {
+		return nil, fmt.Errorf("the secrets key %s is %d bytes, want 32", path, len(key))
+	}
+	return key, nil
+}
+
+func additional(team, name string) []byte { return []byte(team + "\x00" + name) }
+
+// Create seals value and stores it as name in ctx's team, replacing one of
+// the same name.
+func (k *Keeper) Create(ctx context.Context, name, value string) (*sdk.SecretInfo, error) {
+	if err := httpegress.CheckSecretName(name); err != nil {
+		return nil, err
+	}
+	if value == "" || len(value) > MaxValue {
+		return nil, errdefs.Invalid(sdk.CodeInvalidSecret, "secret %q: the value must be 1 to %d bytes", name, MaxValue)
+	}
+	sec := &store.Secret{Name: name, Size: len(value)}
+	// The team is fixed before sealing: it is part of what is sealed.
+	sec.Team = auth.TeamOf(ctx)
+	nonce := make([]byte, k.aead.NonceSize())
+	rand.Read(nonce)
+	sec.Sealed = k.aead.Seal(nonce, nonce, []byte(value), additional(sec.Team, name))
+	if err := k.store.PutSecret(ctx, sec); err != nil {
+		return nil, err
+	}
+	return info(*sec), nil
+}
+
+// List returns the metadata of ctx's team's secrets.
+func (k *Keeper) List(ctx context.Context) ([]sdk.SecretInfo, error) {
+	all, err := k.store.ListSecrets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sdk.SecretInfo, 0, len(all))
+	for _, s := range all {
+		out = append(out, *info(s))
+	}
+	return out, nil
+}
+
+// Exists reports whether team has a secret name; NotFound when not.
+func (k *Keeper) Exists(ctx context.Context, team, name string) error {
+	_, err := k.store.GetSecret(ctx, team, name)
+	return err
+}
+
+// Delete removes a secret of ctx's team.
+func (k *Keeper) Delete(ctx context.Context, name string) error {
+	return k.store.DeleteSecret(ctx, name)
+}
+
+// Value opens team's secret name: for the egress proxy only.
+func (k *Keeper) Value(ctx context.Context, team, name string) (string, error) {
+	sec, err := k.store.GetSecret(ctx, team, name)
+	if err != nil {
+		return "", err
+	}
+	ns := k.aead.NonceSize()
+	if len(sec.Sealed) < ns {
+		return "", errdefs.Internal(nil, "secret %q of team %s is damaged", name, team)
+	}
+	plain, err := k.aead.Open(nil, sec.Sealed[:ns], sec.Sealed[ns:], additional(team, name))
+	if err != nil {
+		return "", errdefs.Internal(nil, "secret %q of team %s does not open with this daemon's key", name, team)
+	}
+	return string(plain), nil
+}
+
+func info(s store.Secret) *sdk.SecretInfo {
+	return &sdk.SecretInfo{Name: s.Name, Team: s.Team, Size: s.Size, CreatedAt: s.CreatedAt}
+}

@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Secret is a team's secret as stored: its value sealed (encrypted and
+// authenticated) by package secret, which alone holds the key.
+type Secret struct {
+	Team      string
+	Name      string
+	Sealed    []byte
+	Size      int // of the plain value
+	CreatedAt time.Time
+}
+
+// SecretStore persists secrets. Lookups are scoped to the team of ctx.
+type SecretStore interface {
+	// PutSecret inserts or replaces s (team from ctx when s.Team is "").
+	PutSecret(ctx context.Context, s *Secret) error
+	// GetSecret finds a secret of team by name; NotFound when missing.
+	GetSecret(ctx context.Context, team, name string) (*Secret, error)
+	// ListSecrets lists the secrets of ctx's team (all for an internal caller), by name.
+	ListSecrets(ctx context.Context) ([]Secret, error)
+	// DeleteSecret removes one of ctx's team; NotFound when missing.
+	DeleteSecret(ctx context.Context, name string) error
+}
+
+var _ SecretStore = (*SQLite)(nil)
+
+func secretMissing(name string) error {
+	return errdefs.NotFound(sdk.CodeSecretNotFound, "secret %q not found", name)
+}
+
+// PutSecret implements SecretStore.
+func (s *SQLite) PutSecret(ctx context.Context, sec *Secret) error {
+	sec.Team = teamFor(ctx, sec.Team)
+	if sec.CreatedAt.IsZero() {
+		sec.CreatedAt = now()
+	}
+	at, err := encodeTime(sec.CreatedAt)
+	if err != nil {
+		return err
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO secrets (team, name, sealed, size, created_at) VALUES (?, ?, ?, ?, ?)",
+			sec.Team, sec.Name, sec.Sealed, sec.Size, at)
+		if err != nil {
+			return errdefs.Internal(err, "write secret %s", sec.Name)
+		}
+		return nil
+	})
+}
+
+// GetSecret implements SecretStore. The team is explicit: the proxy reads
+// a sandbox's team's secrets with no principal in its context.
+func (s *SQLite) GetSecret(ctx context.Context, team, name string) (*Secret, error) {
+	clause, args := teamClause(ctx, "team")
+	row := s.r.QueryRowContext(ctx, "SELECT team, name, sealed, size, created_at FROM secrets WHERE team = ? AND name = ?"+clause,
+		append([]any{team, name}, args...)...)
+	sec, err := scanSecret(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, secretMissing(name)
+	}
+	return sec, err
+}
+
+// ListSecrets implements SecretStore.
+func (s *SQLite) ListSecrets(ctx context.Context) ([]Secret, error) {
+	clause, args := teamClause(ctx, "team")
+	rows, err := s.r.QueryContext(ctx, "SELECT team, name, sealed, size, created_at FROM secrets WHERE 1 = 1"+clause+" ORDER BY team, name", args...)
+	if err != nil {
+		return nil, errdefs.Internal(err, "list secrets")
+	}
+	defer rows.Close()
+	out := []Secret{}
+	for rows.Next() {
+		sec, err := scanSecret(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *sec)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errdefs.Internal(err, "list secrets")
+	}
+	return out, nil
+}
+
+// DeleteSecret implements SecretStore.
+func (s *SQLite) DeleteSecret(ctx context.Context, name string) error {
+	clause, args := teamClause(ctx, "team")
+	if clause == "" {
+		clause, args = " AND team = ?", []any{teamFor(ctx, "")}
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM secrets WHERE name = ?"+clause, append([]any{name}, args...)...)
+		if err != nil {
+			return errdefs.Internal(err, "delete secret %s", name)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return secretMissing(name)
+		}
+		return nil
+	})
+}
+
+func scanSecret(row interface{ Scan(...any) error }) (*Secret, error) {
+	var sec Secret
+	var at sql.NullString
+	if err := row.Scan(&sec.Team, &sec.Name, &sec.Sealed, &sec.Size, &at); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, errdefs.Internal(err, "read secret")
+	}
+	var err error
+	sec.CreatedAt, err = decodeTime(at)
+	return &sec, err
+}
