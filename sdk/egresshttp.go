@@ -2,7 +2,12 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -138,4 +143,34 @@ func (c *Client) EgressLog(ctx context.Context, idOrName string) ([]EgressLogEnt
 		return nil, err
 	}
 	return out, nil
+}
+
+// FollowEgressLog calls fn with each of a sandbox's kept HTTP egress log
+// entries, then with each new one as it happens, until ctx is done or fn
+// returns an error (which it returns).
+func (c *Client) FollowEgressLog(ctx context.Context, idOrName string, fn func(EgressLogEntry) error) error {
+	if err := checkName("sandbox id or name", idOrName); err != nil {
+		return err
+	}
+	resp, err := c.send(ctx, request{method: http.MethodGet, path: sandboxPath(idOrName, "/egress/log"), query: url.Values{"follow": {"true"}}})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var e EgressLogEntry
+		if err := dec.Decode(&e); err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("decode egress log stream: %w", err)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
 }

@@ -88,7 +88,9 @@ the addresses each time the sandbox resolves the name.`,
   sbx egress set box --egress block-all
   sbx egress set box --allow 10.0.0.0/8 --allow pypi.org --allow '*.pythonhosted.org'
   sbx egress set box --deny 169.254.169.254
-  sbx egress set box --egress allow-all`,
+  sbx egress set box --egress allow-all
+  sbx egress set box --http rules.json
+  sbx egress log box --follow`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	get := &cobra.Command{Use: "get SANDBOX", Short: "Show a sandbox's network and egress policy", Args: exactArgs(1, "SANDBOX")}
@@ -104,18 +106,27 @@ the addresses each time the sandbox resolves the name.`,
 		}
 		return out.print(cmd.OutOrStdout(), info, func(w io.Writer) error { return printNetwork(w, info) })
 	}
-	set := &cobra.Command{Use: "set SANDBOX (--egress MODE | --allow X... | --deny X...)", Short: "Replace a sandbox's egress policy", Args: exactArgs(1, "SANDBOX")}
+	set := &cobra.Command{Use: "set SANDBOX (--egress MODE | --allow X... | --deny X...) [--http FILE]", Short: "Replace a sandbox's egress policy", Args: exactArgs(1, "SANDBOX")}
 	var e egressFlags
 	e.register(set)
+	httpRules := addHTTPRulesFlag(set) // egress_http.go
 	setOut := addOutputFlag(set)
 	set.RunE = func(cmd *cobra.Command, args []string) error {
 		p, err := e.policy()
 		if err != nil {
 			return err
 		}
-		if p == nil {
-			return usagef("give --egress, --allow or --deny")
+		h, err := httpRules.rules(cmd.InOrStdin())
+		if err != nil {
+			return err
 		}
+		if p == nil && h != nil {
+			p = &sdk.EgressPolicy{}
+		}
+		if p == nil {
+			return usagef("give --egress, --allow, --deny or --http")
+		}
+		p.HTTP = h
 		c, err := g.client()
 		if err != nil {
 			return err
@@ -126,7 +137,7 @@ the addresses each time the sandbox resolves the name.`,
 		}
 		return setOut.print(cmd.OutOrStdout(), info, func(w io.Writer) error { return printNetwork(w, info) })
 	}
-	cmd.AddCommand(get, set)
+	cmd.AddCommand(get, set, newEgressLogCmd(g)) // egress_http.go
 	return cmd
 }
 
@@ -141,6 +152,9 @@ func printNetwork(w io.Writer, info *sdk.NetworkInfo) error {
 		fmt.Fprintf(w, "Egress:   %s\n", e.Mode)
 		for _, s := range append(append([]string(nil), e.CIDRs...), e.Domains...) {
 			fmt.Fprintf(w, "          %s\n", s)
+		}
+		if e.HTTP != nil {
+			fmt.Fprintf(w, "HTTP:     %d rules (sbx egress get -o json shows them)\n", len(e.HTTP.Rules))
 		}
 	}
 	return nil

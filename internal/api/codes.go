@@ -32,7 +32,7 @@ var (
 		sdk.CodeCommandNotFound, sdk.CodeCommandNotExecutable, sdk.CodeCwdNotFound, sdk.CodeProcessLimit, sdk.CodeShuttingDown}
 	codesCreate = []sdk.Code{sdk.CodeInvalidName, sdk.CodeNameTaken, sdk.CodeInvalidImage, sdk.CodeImageNotFound, sdk.CodeInvalidCPU,
 		sdk.CodeInvalidMemory, sdk.CodeInvalidDisk, sdk.CodeInvalidPidsLimit, sdk.CodeInvalidEnv, sdk.CodeInvalidWorkdir, sdk.CodeInvalidClass,
-		sdk.CodeClassUnavailable, sdk.CodeInvalidNetwork, sdk.CodeInvalidEgress, sdk.CodeInvalidPolicy, sdk.CodeInvalidEntrypoint,
+		sdk.CodeClassUnavailable, sdk.CodeInvalidNetwork, sdk.CodeInvalidEgress, sdk.CodeInvalidHTTPRule, sdk.CodeUnknownSecret, sdk.CodeInvalidPolicy, sdk.CodeInvalidEntrypoint,
 		sdk.CodeInvalidRestartPolicy, sdk.CodeSnapshotNotFound, sdk.CodeImageAndSnapshot, sdk.CodeNetworkFull, sdk.CodeRuntimeUnavailable}
 )
 
@@ -56,7 +56,11 @@ var routeCodes = map[string][]sdk.Code{
 	"POST /v1/sandboxes/{id}/snapshots":             {sdk.CodeInvalidSnapshotName, sdk.CodeSnapshotExists, sdk.CodeMemoryUnsupported, sdk.CodeCheckpointRefused},
 	"POST /v1/sandboxes/{id}/fork":                  {sdk.CodeInvalidCount, sdk.CodeMemoryUnsupported, sdk.CodeCheckpointRefused},
 	"GET /v1/sandboxes/{id}/parent":                 {sdk.CodeNoParent, sdk.CodeParentGone},
-	"PUT /v1/sandboxes/{id}/egress":                 {sdk.CodeInvalidEgress, sdk.CodeNoNetwork},
+	"PUT /v1/sandboxes/{id}/egress":                 {sdk.CodeInvalidEgress, sdk.CodeNoNetwork, sdk.CodeInvalidHTTPRule, sdk.CodeUnknownSecret},
+	"GET /v1/sandboxes/{id}/egress/log":             {sdk.CodeNetworkUnavailable},
+	"POST /v1/secrets":                              {sdk.CodeInvalidSecret, sdk.CodeNetworkUnavailable},
+	"GET /v1/secrets":                               {sdk.CodeNetworkUnavailable},
+	"DELETE /v1/secrets/{name}":                     {sdk.CodeSecretNotFound, sdk.CodeNetworkUnavailable},
 	"POST /v1/sandboxes/{id}/ports":                 {sdk.CodeInvalidPort, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable},
 	"DELETE /v1/sandboxes/{id}/ports/{port}":        {sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeNetworkUnavailable},
 	"POST /v1/sandboxes/{id}/signed-urls":           {sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeInvalidExpiry, sdk.CodeNetworkUnavailable},

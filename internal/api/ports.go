@@ -65,6 +65,15 @@ func (s *Server) setEgress(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &p); err != nil {
 		return err
 	}
+	if p.HTTP != nil { // secret.go: inject rules must name existing secrets
+		sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if err := s.checkSecrets(r.Context(), sb.Team, &p); err != nil {
+			return err
+		}
+	}
 	sb, err := s.sandboxes.SetEgress(r.Context(), r.PathValue("id"), p)
 	if err != nil {
 		return err

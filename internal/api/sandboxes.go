@@ -36,6 +36,9 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
+	if err := s.checkCreateSecrets(r.Context(), req.Egress); err != nil { // secret.go
+		return err
+	}
 	sb, err := s.sandboxes.Create(r.Context(), req)
 	if err != nil {
 		return err
@@ -47,6 +50,9 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) ensureSandbox(w http.ResponseWriter, r *http.Request) error {
 	var req sdk.CreateSandboxRequest
 	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := s.checkCreateSecrets(r.Context(), req.Egress); err != nil { // secret.go
 		return err
 	}
 	sb, created, err := s.sandboxes.Ensure(r.Context(), r.PathValue("id"), req)

@@ -87,7 +87,8 @@ type Config struct {
 	Teams           TeamsConfig     // teams.go: API keys, rate limits, audit log
 	SandboxDefaults SandboxDefaults // the operator's sandbox defaults (config.go)
 	// SSHListen is the SSH gateway's address (ssh.go); "" for none.
-	SSHListen string
+	SSHListen  string
+	EgressHTTP EgressHTTPConfig // the HTTP egress proxy (egresshttp.go)
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -147,13 +148,19 @@ func Run(ctx context.Context, cfg Config) error {
 	if nw != nil {
 		defer nw.Close()
 	}
+	egress, err := startEgressHTTP(cfg, st, nw, &defaults) // egresshttp.go
+	if err != nil {
+		return err
+	}
+	defer egress.Close()
 	life, err := startLifecycle(cfg) // lifecycle.go
 	if err != nil {
 		return err
 	}
 	defer life.Close()
 	mx := newMetrics(cfg, st, life.hooks) // metrics.go
-	vols, err := volume.New(cfg.DataDir)  // named volumes, mounted again after a reboot
+	egress.registerMetrics(mx.metrics)
+	vols, err := volume.New(cfg.DataDir) // named volumes, mounted again after a reboot
 	if err != nil {
 		return err
 	}
@@ -216,6 +223,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
+	handler.SetEgressHTTP(egress.api())
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
 	// The compat layers have no per-route scopes: their keys need the
 	// scopes of a sandbox's whole control.

@@ -21,6 +21,7 @@ func startNetwork(ctx context.Context, cfg Config, st *store.SQLite) (*network.M
 	nw, err := network.New(ctx, network.Config{
 		DataDir: cfg.DataDir, Bridge: cfg.Bridge, Subnet: cfg.Subnet,
 		DNSUpstreams: cfg.DNSUpstreams, ConnLimit: cfg.ConnLimit, Store: st,
+		HTTPProxyPort: egressProxyPort(cfg), // egresshttp.go
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("set up sandbox networking (or run with --network none): %w", err)

@@ -96,6 +96,13 @@ func New(opt Options) *Metrics {
 	return m
 }
 
+// Register adds collectors of other packages (the HTTP egress proxy's).
+func (m *Metrics) Register(cs ...prometheus.Collector) {
+	if m != nil {
+		m.reg.MustRegister(cs...)
+	}
+}
+
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: nil, ErrorHandling: promhttp.ContinueOnError})

@@ -126,3 +126,6 @@ func inCIDRs(e *store.Egress, dst netip.Addr) bool {
 	}
 	return false
 }
+
+// DNSUpstreams are the resolvers the sandboxes' DNS server asks.
+func (m *Manager) DNSUpstreams() []string { return m.cfg.DNSUpstreams }

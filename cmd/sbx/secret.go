@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+func newSecretCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "secret COMMAND",
+		Short: "Secrets that sandboxes' HTTP requests carry without the sandboxes seeing them",
+		Long: `A secret is a value of your team (an API key, a token) that the daemon's HTTP
+egress proxy adds to a sandbox's outbound requests, by an inject rule of the
+sandbox's egress policy (sbx egress set SANDBOX --http rules.json). The value
+is stored encrypted (AES-GCM, with a key in the daemon's data dir), never
+logged and never shown again after create: only its name and size are.`,
+		Example: `  printf %s "$OPENAI_API_KEY" | sbx secret create openai
+  sbx secret ls
+  sbx secret rm openai`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newSecretCreateCmd(g), newSecretListCmd(g), newSecretRemoveCmd(g))
+	return cmd
+}
+
+func newSecretCreateCmd(g *globals) *cobra.Command {
+	var fromValue string
+	cmd := &cobra.Command{
+		Use:   "create NAME [--value VALUE]",
+		Short: "Create or replace a secret; the value is read from stdin",
+		Long: `Create the secret NAME (1 to 64 letters, digits, '_', '-', '.') of your team,
+replacing one of the same name. The value (1 byte to 16 KiB) is read from
+standard input, up to its end, with one trailing newline removed; --value
+gives it on the command line instead (where other users may see it: prefer
+stdin).`,
+		Example: `  printf %s "$OPENAI_API_KEY" | sbx secret create openai
+  sbx secret create github < token.txt`,
+		Args: exactArgs(1, "exactly one NAME"),
+	}
+	cmd.Flags().StringVar(&fromValue, "value", "", "the value (instead of stdin)")
+	out := addOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		value := fromValue
+		if !cmd.Flags().Changed("value") {
+			b, err := io.ReadAll(io.LimitReader(bufio.NewReader(cmd.InOrStdin()), 1<<20))
+			if err != nil {
+				return err
+			}
+			value = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+		}
+		return callPrint(g, out, cmd, func(c *sdk.Client) (*sdk.SecretInfo, error) {
+			return c.CreateSecret(cmd.Context(), args[0], value)
+		}, func(w io.Writer, s *sdk.SecretInfo) error { return printSecrets(w, []sdk.SecretInfo{*s}) })
+	}
+	return cmd
+}
+
+func newSecretListCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "ls",
+		Aliases: []string{"list"},
+		Short:   "List your team's secrets (names and sizes, never values)",
+		Example: `  sbx secret ls -o json`,
+		Args:    exactArgs(0, "no arguments"),
+	}
+	out := addOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := out.check(); err != nil {
+			return err
+		}
+		c, err := g.client()
+		if err != nil {
+			return err
+		}
+		list, err := c.ListSecrets(cmd.Context())
+		if err != nil {
+			return err
+		}
+		return out.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return printSecrets(w, list) })
+	}
+	return cmd
+}
+
+func newSecretRemoveCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "rm NAME…",
+		Aliases: []string{"delete"},
+		Short:   "Delete secrets; requests of rules that inject them then fail (502)",
+		Example: `  sbx secret rm openai`,
+		Args:    minArgs(1, "at least one NAME"),
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := g.client()
+		if err != nil {
+			return err
+		}
+		failed := 0
+		for _, name := range args {
+			if err := c.DeleteSecret(cmd.Context(), name); err != nil {
+				if cmd.Context().Err() != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "sbx: %s: %s\n", name, err)
+				failed++
+				continue
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), name)
+		}
+		if failed > 0 {
+			return &exitError{code: 1}
+		}
+		return nil
+	}
+	return cmd
+}
+
+func printSecrets(w io.Writer, list []sdk.SecretInfo) error {
+	tw := newTable(w)
+	fmt.Fprintln(tw, "NAME\tTEAM\tSIZE\tCREATED")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%dB\t%s\n", s.Name, s.Team, s.Size, ago(s.CreatedAt))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,144 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpegress"
+	"github.com/sbxhq/sbx/internal/httpjson"
+	"github.com/sbxhq/sbx/internal/secret"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// EgressHTTP is the HTTP egress proxy's side of the API: the teams'
+// secrets and the sandboxes' request logs.
+type EgressHTTP struct {
+	Secrets *secret.Keeper
+	Log     *httpegress.Log
+}
+
+// SetEgressHTTP enables the secret and egress log routes. Call it before
+// serving.
+func (s *Server) SetEgressHTTP(e EgressHTTP) { s.egressHTTP = &e }
+
+func (s *Server) keeper() (*secret.Keeper, error) {
+	if s.egressHTTP == nil || s.egressHTTP.Secrets == nil {
+		return nil, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without the HTTP egress proxy (no networking)")
+	}
+	return s.egressHTTP.Secrets, nil
+}
+
+func (s *Server) createSecret(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.keeper()
+	if err != nil {
+		return err
+	}
+	var req sdk.CreateSecretRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	info, err := k.Create(r.Context(), req.Name, req.Value)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, info)
+	return nil
+}
+
+func (s *Server) listSecrets(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.keeper()
+	if err != nil {
+		return err
+	}
+	out, err := k.List(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) deleteSecret(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.keeper()
+	if err != nil {
+		return err
+	}
+	if err := k.Delete(r.Context(), r.PathValue("name")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// checkSecrets makes sure every secret the http rules of p name exists in
+// team: a rule naming a missing secret is a 400, not a broken request later.
+func (s *Server) checkSecrets(ctx context.Context, team string, p *sdk.EgressPolicy) error {
+	if p == nil || p.HTTP == nil {
+		return nil
+	}
+	names := httpegress.SecretNames(p.HTTP)
+	if len(names) == 0 {
+		return nil
+	}
+	k, err := s.keeper()
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := k.Exists(ctx, team, name); errdefs.Is(err, errdefs.KindNotFound) {
+			return errdefs.Invalid(sdk.CodeUnknownSecret, "an inject rule names secret %q, which team %s does not have; create it with `sbx secret create %s`", name, team, name)
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkCreateSecrets is checkSecrets for a new sandbox of the caller's team.
+func (s *Server) checkCreateSecrets(ctx context.Context, p *sdk.EgressPolicy) error {
+	return s.checkSecrets(ctx, auth.TeamOf(ctx), p)
+}
+
+// egressLog answers a sandbox's HTTP egress log, or with follow=true
+// streams it as NDJSON: the kept entries, then each new one.
+func (s *Server) egressLog(w http.ResponseWriter, r *http.Request) error {
+	if s.egressHTTP == nil || s.egressHTTP.Log == nil {
+		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without the HTTP egress proxy (no networking)")
+	}
+	follow, err := httpjson.BoolParam(r, "follow")
+	if err != nil {
+		return err
+	}
+	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	log := s.egressHTTP.Log
+	if !follow {
+		writeJSON(w, http.StatusOK, log.Recent(sb.ID))
+		return nil
+	}
+	recent, next, stop := log.Follow(sb.ID)
+	defer stop()
+	ns := agentapi.NewWriter(w)
+	for _, e := range recent {
+		if !ns.Send(e) {
+			return nil
+		}
+	}
+	for {
+		select {
+		case e := <-next:
+			if !ns.Send(e) {
+				return nil
+			}
+		case <-r.Context().Done():
+			return nil
+		case <-s.sandboxes.Closed():
+			return nil
+		}
+	}
+}
