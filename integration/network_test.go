@@ -152,6 +152,7 @@ func (d *daemon) assertNoNetworkLeaks() {
 // serves its own letter ("A" or "B").
 type outsideNet struct {
 	a, b netip.Addr
+	ns   string // the namespace's name (ip netns)
 }
 
 func newOutside(t *testing.T) *outsideNet {
@@ -160,6 +161,7 @@ func newOutside(t *testing.T) *outsideNet {
 	host := subnet.Addr().Next()
 	o := &outsideNet{a: host.Next(), b: host.Next().Next()}
 	ns := fmt.Sprintf("sbxt-out-%06x", rand.IntN(1<<24))
+	o.ns = ns
 	veth := fmt.Sprintf("sbxo%06x", rand.IntN(1<<24))
 	run := func(args ...string) {
 		t.Helper()
