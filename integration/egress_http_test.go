@@ -398,3 +398,33 @@ func isCode(err error, code sdk.Code) bool {
 	var ae *sdk.APIError
 	return asAPIError(err, &ae) && ae.Code == code
 }
+
+// TestEgressHTTPGVisor: a class gvisor sandbox's HTTP goes through the
+// proxy too (gVisor's network stack sends from the sandbox's veth, where
+// the redirect applies), and an inject rule reaches the server.
+func TestEgressHTTPGVisor(t *testing.T) {
+	ctx := context.Background()
+	out := newOutside(t)
+	names := newTestDNS(t)
+	names.set("api.test", out.a)
+	var s seen
+	srv := &http.Server{Handler: http.HandlerFunc(s.handler)}
+	go srv.Serve(outsideListener(t, out, out.a.String()+":80"))
+	t.Cleanup(func() { srv.Close() })
+
+	d := gvisorDaemon(t, "--dns-upstream", names.addr)
+	if _, err := d.client.CreateSecret(ctx, "apikey", "gvisor-secret-value"); err != nil {
+		t.Fatal(err)
+	}
+	d.create(sdk.CreateSandboxRequest{Name: "gv", Class: "gvisor", Egress: &sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{
+		{Host: "api.test", Action: sdk.HTTPActionInject, Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "apikey"}}},
+	}}}})
+	d.mustFetch("gv", "http://api.test/gv", "outside saw /gv")
+	if r, _ := s.last("/gv"); r.auth != "gvisor-secret-value" {
+		t.Fatalf("the server saw %+v, want the injected secret", r)
+	}
+	entries, err := d.client.EgressLog(ctx, "gv")
+	if err != nil || len(entries) != 1 || entries[0].Rule != 0 || entries[0].Action != sdk.HTTPActionInject || entries[0].Status != 200 {
+		t.Fatalf("log: %+v %v", entries, err)
+	}
+}
