@@ -345,6 +345,24 @@ print("hits:", hits)
 		}
 	}
 
+	// The same entries follow as NDJSON, and the counters are in /metrics.
+	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	var followed int
+	err = d.client.FollowEgressLog(fctx, "web", func(e sdk.EgressLogEntry) error {
+		if followed++; followed == len(entries) {
+			cancel()
+		}
+		return nil
+	})
+	cancel()
+	if followed != len(entries) {
+		t.Fatalf("follow gave %d entries, want %d: %v", followed, len(entries), err)
+	}
+	fams := scrapeMetrics(t, "http://"+d.addr+"/metrics", d.token)
+	if v, ok := series(fams, "sbx_egress_http_requests_total", map[string]string{"action": "inject"}); !ok || v < 2 {
+		t.Errorf("sbx_egress_http_requests_total{action=inject} = %v (%t), want at least 2", v, ok)
+	}
+
 	// Rules change live: api.test denied outright, on the running sandbox.
 	if _, err := d.client.SetEgress(ctx, "web", sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "api.test", Action: sdk.HTTPActionDeny}}}}); err != nil {
 		t.Fatal(err)
