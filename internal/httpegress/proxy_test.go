@@ -1,0 +1,143 @@
+package httpegress
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+type fakeSandboxes struct{ sb Sandbox }
+
+func (f fakeSandboxes) HTTPSandbox(netip.Addr) (Sandbox, bool)             { return f.sb, true }
+func (f fakeSandboxes) EgressAllows(src, dst netip.Addr, host string) bool { return true }
+
+// front serves requests as the proxy would for one sandbox connection to
+// the upstream server up (its original destination).
+func front(t *testing.T, up *httptest.Server, rules *sdk.HTTPEgress) (*httptest.Server, *Log) {
+	t.Helper()
+	log := NewLog()
+	p := New(Config{Sandboxes: fakeSandboxes{Sandbox{ID: "sb", HTTP: rules}}, Log: log})
+	cn := &conn{p: p, src: netip.MustParseAddr("10.0.0.2"), dst: netip.MustParseAddrPort(up.Listener.Addr().String()), scheme: "http"}
+	cn.tr = p.transport(cn)
+	t.Cleanup(cn.tr.CloseIdleConnections)
+	f := httptest.NewServer(http.HandlerFunc(cn.serveHTTP))
+	t.Cleanup(f.Close)
+	return f, log
+}
+
+// TestStreamsPassThrough: a response body reaches the sandbox as the
+// server sends it, not once it ends.
+func TestStreamsPassThrough(t *testing.T) {
+	next := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "first\n")
+		w.(http.Flusher).Flush()
+		<-next
+		io.WriteString(w, "second\n")
+	}))
+	defer up.Close()
+	f, log := front(t, up, &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "api.test", Action: "allow"}}})
+	req, _ := http.NewRequest("GET", f.URL+"/stream", nil)
+	req.Host = "api.test"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); err != nil || line != "first\n" {
+		t.Fatalf("first chunk: %q %v", line, err) // would block forever if buffered
+	}
+	close(next)
+	if rest, _ := io.ReadAll(br); string(rest) != "second\n" {
+		t.Fatalf("rest: %q", rest)
+	}
+	resp.Body.Close()
+	waitLog(t, log, func(es []sdk.EgressLogEntry) bool {
+		return len(es) == 1 && es[0].Rule == 0 && es[0].Status == 200 && es[0].Bytes == int64(len("first\nsecond\n")) && es[0].Host == "api.test"
+	})
+}
+
+// TestWebSocketPassesThrough: an upgrade is spliced both ways.
+func TestWebSocketPassesThrough(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "websocket" {
+			http.Error(w, "want an upgrade", 400)
+			return
+		}
+		c, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+		brw.Flush()
+		buf := make([]byte, 4)
+		io.ReadFull(brw, buf)
+		c.Write([]byte(strings.ToUpper(string(buf))))
+	}))
+	defer up.Close()
+	f, _ := front(t, up, nil)
+	c, err := net.Dial("tcp", f.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: api.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != 101 {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	io.WriteString(c, "ping")
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(br, buf); err != nil || string(buf) != "PING" {
+		t.Fatalf("echo: %q %v", buf, err)
+	}
+}
+
+// TestDenyAnswers403: a deny rule answers without going out.
+func TestDenyAnswers403(t *testing.T) {
+	hits := 0
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	defer up.Close()
+	f, log := front(t, up, &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "*", PathPrefix: "/admin", Action: "deny"}}})
+	req, _ := http.NewRequest("POST", f.URL+"/admin/x", strings.NewReader("body"))
+	req.Host = "api.test"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 403 || !strings.Contains(string(body), "rule 0") || hits != 0 {
+		t.Fatalf("deny: %d %q, upstream hits %d", resp.StatusCode, body, hits)
+	}
+	waitLog(t, log, func(es []sdk.EgressLogEntry) bool {
+		return len(es) == 1 && es[0].Action == "deny" && es[0].Status == 403 && es[0].Method == "POST"
+	})
+}
+
+// waitLog waits for the log entry written when a request's handler returns.
+func waitLog(t *testing.T, l *Log, ok func([]sdk.EgressLogEntry) bool) {
+	t.Helper()
+	recent, next, stop := l.Follow("sb")
+	defer stop()
+	deadline := time.After(10 * time.Second)
+	for !ok(recent) {
+		select {
+		case e := <-next:
+			recent = append(recent, e)
+		case <-deadline:
+			t.Fatalf("the log has %+v", recent)
+		}
+	}
+}
