@@ -4,11 +4,11 @@
 // test can rebuild and compare (internal/ui TestAssetsAreFresh).
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync } from "node:fs";
-import { join, dirname } from "node:path";
+import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = process.argv[2];
+const out = process.argv[2] && resolve(process.argv[2]);
 if (!out) {
   console.error("usage: node build.mjs OUTDIR");
   process.exit(2);
