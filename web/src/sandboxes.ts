@@ -83,18 +83,20 @@ export async function sandboxesPage(main: HTMLElement, signal: AbortSignal) {
   // Events move a row at once; a debounced list refresh fills in the rest
   // (a new sandbox's details, deadlines, labels).
   let timer = 0;
+  let frame = 0;
   let after = 0;
   followForever(() => `/v1/events?follow=true&after=${after}`, (line) => {
     if (line.type !== "event") return;
     after = line.seq;
     const sb = byId.get(line.sandboxId);
     if (sb) { sb.state = line.state; sb.reason = line.reason; }
-    render();
+    // The stream starts with the kept history: draw once per frame, not per event.
+    if (!frame) frame = requestAnimationFrame(() => { frame = 0; render(); });
     clearTimeout(timer);
     timer = window.setTimeout(() => refresh().catch(() => {}), 300);
   }, signal, (on) => live.classList.toggle("on", on));
   const poll = window.setInterval(() => ui<Record<string, Sample>>("/ui/stats").then((s) => { stats = s; render(); }).catch(() => {}), 10000);
-  signal.addEventListener("abort", () => { clearInterval(poll); clearTimeout(timer); document.removeEventListener("keydown", keys); });
+  signal.addEventListener("abort", () => { clearInterval(poll); clearTimeout(timer); cancelAnimationFrame(frame); document.removeEventListener("keydown", keys); });
 
   const keys = (e: KeyboardEvent) => {
     if ((e.target as HTMLElement).closest("input, textarea, select, dialog")) return;
