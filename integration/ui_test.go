@@ -173,6 +173,13 @@ func TestDashboard(t *testing.T) {
 			return err == nil && len(ptys) == 1 && ptys[0].Cols > 0 && ptys[0].Cols < 120
 		})
 		run(t, chromedp.EmulateViewport(1280, 800))
+		// A reload attaches to the same shell again, its output replayed.
+		eval(t, `window.__sbxBefore = 1`)
+		run(t, chromedp.Reload(), poll(`!window.__sbxBefore && document.querySelector("#term-status")?.textContent === "connected" &&
+			[...document.querySelectorAll(".xterm-rows > div")].some(r => r.textContent.trim() === "42")`))
+		if ptys, err := d.client.ListPTYs(context.Background(), sb.ID); err != nil || len(ptys) != 1 {
+			t.Fatalf("after the reload: %d terminals (%v), want the one shell", len(ptys), err)
+		}
 	})
 
 	step("Upload", func(t *testing.T) {

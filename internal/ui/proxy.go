@@ -24,6 +24,10 @@ func (u *UI) proxy(w http.ResponseWriter, r *http.Request, sess *session, _ auth
 		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "the dashboard reaches only /v1 through %s", apiPrefix))
 		return
 	}
+	if isPreview(path) {
+		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "previews are not served through the dashboard: open the port's own URL"))
+		return
+	}
 	in := r.Clone(r.Context())
 	in.URL.Path = path
 	in.URL.RawPath = strings.TrimPrefix(r.URL.RawPath, apiPrefix)
@@ -32,4 +36,12 @@ func (u *UI) proxy(w http.ResponseWriter, r *http.Request, sess *session, _ auth
 	in.Header.Del(CSRFHeader)
 	in.Header.Set("Authorization", "Bearer "+sess.key)
 	u.cfg.API.ServeHTTP(w, in)
+}
+
+// isPreview reports whether path is a preview's
+// (/v1/sandboxes/{id}/ports/{port}/...): a sandbox's own pages must never be
+// served under the dashboard's paths.
+func isPreview(path string) bool {
+	parts := strings.Split(path, "/") // "", "v1", "sandboxes", id, "ports", port, rest...
+	return len(parts) > 6 && parts[2] == "sandboxes" && parts[4] == "ports"
 }

@@ -127,6 +127,17 @@ func TestLoginRefusesWrongKeyAndForeignOrigin(t *testing.T) {
 	}
 }
 
+func TestCookieIsSecureOverTLS(t *testing.T) {
+	f := newFixture(t)
+	r := httptest.NewRequest("POST", "https://dash.test/ui/login", strings.NewReader(`{"key":"`+goodKey+`"}`))
+	r.Header.Set("Origin", "https://dash.test")
+	w := httptest.NewRecorder()
+	f.ui.ServeHTTP(w, r)
+	if c := w.Result().Cookies(); w.Code != 200 || len(c) != 1 || !c[0].Secure {
+		t.Fatalf("login over TLS: %d %+v", w.Code, c)
+	}
+}
+
 func TestFormLoginRedirectsWithoutKeyInURL(t *testing.T) {
 	f := newFixture(t)
 	w := f.do("POST", "/ui/login", "key="+goodKey, map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
@@ -193,7 +204,7 @@ func TestProxyNeedsCSRFAndPassesTheKey(t *testing.T) {
 	if ws.Code != 200 || len(f.api.got) != 2 {
 		t.Fatalf("same-origin WebSocket: %d", ws.Code)
 	}
-	for _, p := range []string{"/ui/api/metrics", "/ui/api/healthz", "/ui/api/ui/session", "/ui/api/v1x"} {
+	for _, p := range []string{"/ui/api/metrics", "/ui/api/healthz", "/ui/api/ui/session", "/ui/api/v1x", "/ui/api/v1/sandboxes/x/ports/8080/", "/ui/api/v1/sandboxes/x/ports/8080/a/b"} {
 		if w := f.do("GET", p, "", map[string]string{"Cookie": cookie, CSRFHeader: csrf}); w.Code != 404 {
 			t.Errorf("GET %s: %d, want 404", p, w.Code)
 		}
