@@ -29,6 +29,7 @@ func newServeCmd() *cobra.Command {
 	var sdf defaultsFlags // serve_defaults.go
 	var dy daytonaFlags   // serve_daytona.go
 	var sf sshFlags       // serve_ssh.go
+	var uf uiFlags        // serve_ui.go
 	var bf blobFlags
 	var egf egressHTTPFlags // serve_egress.go
 	cmd := &cobra.Command{
@@ -82,6 +83,9 @@ picked up again by the next sbx serve.`,
 			}
 			dy.apply(cmd, &cfg)
 			sf.apply(cmd, &cfg)
+			if err := uf.apply(cmd, &cfg); err != nil { // serve_ui.go
+				return err
+			}
 			if err := bf.apply(cmd, &cfg); err != nil {
 				return err
 			}
@@ -106,6 +110,7 @@ picked up again by the next sbx serve.`,
 	sdf.register(cmd)
 	dy.register(cmd)
 	sf.register(cmd)
+	uf.register(cmd)
 	bf.register(cmd)
 	egf.register(cmd)
 	return cmd

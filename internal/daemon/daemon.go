@@ -89,6 +89,11 @@ type Config struct {
 	// SSHListen is the SSH gateway's address (ssh.go); "" for none.
 	SSHListen  string
 	EgressHTTP EgressHTTPConfig // the HTTP egress proxy (egresshttp.go)
+	SSHListen  string
+	// NoUI turns off the dashboard at /ui; UISampleEvery is its stats
+	// history's resolution, default 10 s (ui.go).
+	NoUI          bool
+	UISampleEvery time.Duration
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -231,6 +236,7 @@ func Run(ctx context.Context, cfg Config) error {
 	e2b.New(mgr, compatKeys, e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}).Attach(handler)
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	mountDaytona(cfg, handler, mgr, images, previews, compatKeys)                          // daytona.go
+	mountUI(ctx, cfg, handler, mgr, keySvc, life.hooks)                                    // ui.go: the dashboard
 	if err := startSSH(ctx, cfg, st, mgr, handler); err != nil {                           // ssh.go
 		return err
 	}

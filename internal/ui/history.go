@@ -1,0 +1,176 @@
+package ui
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// UsageReader reads a sandbox's cumulative CPU time and its memory in use
+// now (without reclaimable cache).
+type UsageReader func(id string) (cpuNanos, memoryBytes uint64)
+
+func cgroupUsage(id string) (uint64, uint64) {
+	st := runtime.ReadCgroupStats(id)
+	return st.CPUNanos, st.MemoryBytes
+}
+
+// History keeps each running sandbox's CPU and memory over the last window
+// in memory, one sample every `every`: the dashboard's charts. No database:
+// a restart starts the charts afresh.
+//
+// Cost: per round one store query for the started sandboxes and, for each,
+// the reads of its cgroup files (no disk walk); per sandbox a ring of
+// window/every samples of 12 bytes (360 samples, 4 KiB, at the defaults).
+// A sandbox not started for a whole window is forgotten.
+type History struct {
+	sandboxes Sandboxes
+	read      UsageReader
+	every     time.Duration
+	size      int // samples per ring
+
+	mu    sync.Mutex
+	rings map[string]*ring
+}
+
+// Sample is one point of a chart.
+type Sample struct {
+	Time        int64   `json:"t"`   // Unix seconds
+	CPUPercent  float32 `json:"cpu"` // since the previous sample (100 = one core)
+	MemoryBytes uint64  `json:"mem"`
+}
+
+// sample is Sample as stored: 12 bytes.
+type sample struct {
+	t      uint32 // Unix seconds (good until 2106)
+	cpu    float32
+	memKiB uint32
+}
+
+type ring struct {
+	buf      []sample
+	next     int // where the next sample goes
+	full     bool
+	lastCPU  uint64 // cumulative CPU time at the last sample
+	lastAt   time.Time
+	lastSeen time.Time
+}
+
+// NewHistory returns a history over sandboxes; nil read reads the cgroups,
+// every <= 0 is 10 s, window <= 0 is one hour.
+func NewHistory(sandboxes Sandboxes, read UsageReader, every, window time.Duration) *History {
+	if read == nil {
+		read = cgroupUsage
+	}
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	if window <= 0 {
+		window = time.Hour
+	}
+	return &History{sandboxes: sandboxes, read: read, every: every, size: max(int(window/every), 2), rings: map[string]*ring{}}
+}
+
+// Run samples every `every` until ctx ends.
+func (h *History) Run(ctx context.Context) {
+	t := time.NewTicker(h.every)
+	defer t.Stop()
+	for {
+		h.SampleOnce(ctx, time.Now())
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// SampleOnce takes one sample of every started sandbox at now.
+func (h *History) SampleOnce(ctx context.Context, now time.Time) {
+	// No principal in ctx: the internal caller sees every team's sandboxes.
+	list, err := h.sandboxes.List(ctx, store.Filter{State: string(sdk.StateStarted)})
+	if err != nil {
+		if ctx.Err() == nil {
+			slog.Warn("dashboard stats: list sandboxes", "err", err)
+		}
+		return
+	}
+	type reading struct {
+		id       string
+		cpu, mem uint64
+	}
+	readings := make([]reading, len(list))
+	for i, sb := range list { // the file reads, outside the lock
+		cpu, mem := h.read(sb.ID)
+		readings[i] = reading{sb.ID, cpu, mem}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, rd := range readings {
+		r := h.rings[rd.id]
+		if r == nil {
+			r = &ring{buf: make([]sample, h.size)}
+			h.rings[rd.id] = r
+		}
+		r.add(now, rd.cpu, rd.mem)
+	}
+	window := time.Duration(h.size) * h.every
+	for id, r := range h.rings {
+		if now.Sub(r.lastSeen) > window {
+			delete(h.rings, id)
+		}
+	}
+}
+
+func (r *ring) add(now time.Time, cpuNanos, mem uint64) {
+	var pct float32
+	// The first sample of an instance, or one after a restart (its CPU
+	// time starts again at 0), has no rate yet.
+	if !r.lastAt.IsZero() && cpuNanos >= r.lastCPU && now.After(r.lastAt) && now.Sub(r.lastSeen) < 3*time.Minute {
+		pct = float32(float64(cpuNanos-r.lastCPU) / float64(now.Sub(r.lastAt).Nanoseconds()) * 100)
+	}
+	r.buf[r.next] = sample{t: uint32(now.Unix()), cpu: pct, memKiB: uint32(min(mem>>10, 1<<32-1))}
+	r.next = (r.next + 1) % len(r.buf)
+	r.full = r.full || r.next == 0
+	r.lastCPU, r.lastAt, r.lastSeen = cpuNanos, now, now
+}
+
+// Samples returns id's samples, oldest first (none: nil).
+func (h *History) Samples(id string) []Sample {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rings[id]
+	if r == nil {
+		return nil
+	}
+	n, start := r.next, 0
+	if r.full {
+		n, start = len(r.buf), r.next
+	}
+	out := make([]Sample, 0, n)
+	for i := range n {
+		s := r.buf[(start+i)%len(r.buf)]
+		out = append(out, Sample{Time: int64(s.t), CPUPercent: s.cpu, MemoryBytes: uint64(s.memKiB) << 10})
+	}
+	return out
+}
+
+// Latest returns id's newest sample.
+func (h *History) Latest(id string) (Sample, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rings[id]
+	if r == nil || (r.next == 0 && !r.full) {
+		return Sample{}, false
+	}
+	s := r.buf[(r.next-1+len(r.buf))%len(r.buf)]
+	return Sample{Time: int64(s.t), CPUPercent: s.cpu, MemoryBytes: uint64(s.memKiB) << 10}, true
+}
+
+// Every is the sampling interval.
+func (h *History) Every() time.Duration { return h.every }

@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/store"
+)
+
+type listed []*store.Sandbox
+
+func (l *listed) List(context.Context, store.Filter) ([]*store.Sandbox, error) { return *l, nil }
+func (l *listed) Get(context.Context, string) (*store.Sandbox, error)          { return nil, nil }
+
+func TestHistoryRingAndRate(t *testing.T) {
+	sbs := &listed{{ID: "s1", State: "started"}}
+	cpu := uint64(0)
+	h := NewHistory(sbs, func(string) (uint64, uint64) { return cpu, 64 << 20 }, 10*time.Second, time.Minute)
+	start := time.Unix(1_700_000_000, 0)
+	for i := range 10 {
+		h.SampleOnce(context.Background(), start.Add(time.Duration(i)*10*time.Second))
+		cpu += uint64(5 * time.Second) // half a core
+	}
+	got := h.Samples("s1")
+	if len(got) != 6 { // a minute of 10 s samples
+		t.Fatalf("%d samples, want 6", len(got))
+	}
+	for i, s := range got {
+		if want := start.Add(time.Duration(4+i) * 10 * time.Second).Unix(); s.Time != want {
+			t.Fatalf("sample %d at %d, want %d (oldest first)", i, s.Time, want)
+		}
+		if s.CPUPercent < 49.9 || s.CPUPercent > 50.1 || s.MemoryBytes != 64<<20 {
+			t.Fatalf("sample %d: %+v", i, s)
+		}
+	}
+	// Gone from the started list: kept for a window, then forgotten.
+	*sbs = nil
+	h.SampleOnce(context.Background(), start.Add(100*time.Second))
+	if h.Samples("s1") == nil {
+		t.Fatal("a just-stopped sandbox's history is gone")
+	}
+	h.SampleOnce(context.Background(), start.Add(200*time.Second))
+	if h.Samples("s1") != nil {
+		t.Fatal("a sandbox stopped for a whole window is still kept")
+	}
+}
+
+// BenchmarkSampleRound is one sampling round's bookkeeping over 1000
+// started sandboxes (the cgroup reads are BenchmarkCgroupRead).
+func BenchmarkSampleRound(b *testing.B) {
+	var sbs listed
+	for i := range 1000 {
+		sbs = append(sbs, &store.Sandbox{ID: fmt.Sprintf("sbx-%d", i), State: "started"})
+	}
+	h := NewHistory(&sbs, func(string) (uint64, uint64) { return 1, 1 }, 10*time.Second, time.Hour)
+	now := time.Unix(1_700_000_000, 0)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		h.SampleOnce(context.Background(), now.Add(time.Duration(i)*10*time.Second))
+	}
+}
+
+// BenchmarkCgroupRead is the file reads of one sandbox's sample: the files
+// runtime.ReadCgroupStats reads (cgroup v1), of this host's root cgroup,
+// whose memory.stat is no shorter than a sandbox's.
+func BenchmarkCgroupRead(b *testing.B) {
+	files := []string{"cpuacct/cpuacct.usage", "memory/memory.usage_in_bytes", "memory/memory.stat", "memory/memory.limit_in_bytes", "pids/pids.current", "pids/pids.max"}
+	for _, f := range files[:3] {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", f)); err != nil {
+			b.Skip("no cgroup v1 here:", err)
+		}
+	}
+	for b.Loop() {
+		for _, f := range files {
+			os.ReadFile(filepath.Join("/sys/fs/cgroup", f))
+		}
+	}
+}
