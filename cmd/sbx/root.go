@@ -74,6 +74,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newGitCmd(g), // git.go
 		newSSHCmd(g), newSSHAccessCmd(g),
 		newVolumeCmd(g), // volume.go
+		newPoolCmd(g),   // pool.go
 		newBackupCmd(g), // backup.go
 		newBucketCmd(g), // bucket.go
 	)

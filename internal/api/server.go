@@ -44,6 +44,7 @@ type Server struct {
 	tenancy      *Tenancy                                        // keys, teams, rate limits, audit (auth.go)
 	ssh          *sshState                                       // sshaccess.go; nil without the SSH gateway
 	storage      *Storage                                        // volumes and backups; nil without (volumes.go)
+	pools        Pools                                           // warm pools; nil without (pool.go)
 	hostHandlers []func(http.ResponseWriter, *http.Request) bool // MountHost
 }
 

@@ -185,7 +185,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	// Agents of an older sbx: talk to them or restart; sweep unused agent binaries.
 	mgr.SettleAgents(ctx)
-	mgr.StartSnapshotSweeper(time.Second) // expired snapshots; clears interrupted work
+	mgr.StartSnapshotSweeper(time.Second)       // expired snapshots; clears interrupted work
+	if err := mgr.StartPools(ctx); err != nil { // warm pools: keep what survived, refill
+		return fmt.Errorf("start pools: %w", err)
+	}
 	if err := settleNetwork(ctx, nw, st); err != nil {
 		slog.Error("settle sandbox networks", "err", err)
 	}
@@ -231,6 +234,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	backups.StartSweeper(ctx, 5*time.Second)                                                                     // expired backups
+	handler.SetPools(mgr)                                                                                        // warm pools
+	mx.metrics.ObservePools(mgr.PoolStats)                                                                       // sbx_pool_ready
 	handler.SetStorage(api.Storage{Volumes: vols, VolumeUsers: mgr.VolumeUsers, Backups: backups, Buckets: mgr}) // volumes, backups
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)

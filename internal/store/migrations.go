@@ -169,6 +169,18 @@ var migrations = []string{
 		expires_at  TEXT
 	);
 	CREATE INDEX ssh_access_sandbox ON ssh_access (sandbox_id);`,
+	// 7: warm pools (internal/sandbox/pool.go): a pool's template and size,
+	// and on sandboxes the pool an instance waits in (NULL: a user's sandbox).
+	`CREATE TABLE pools (
+		team       TEXT NOT NULL,
+		name       TEXT NOT NULL,
+		template   TEXT NOT NULL, -- JSON of sdk.CreatePoolRequest
+		created_at TEXT,
+		updated_at TEXT,
+		PRIMARY KEY (team, name)
+	);
+	ALTER TABLE sandboxes ADD COLUMN pool TEXT;
+	CREATE INDEX sandboxes_pool ON sandboxes (pool);`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a
