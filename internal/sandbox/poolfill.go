@@ -37,7 +37,13 @@ func (m *Manager) StartPools(ctx context.Context) error {
 	}
 	m.pools.mu.Lock()
 	for _, rec := range recs {
-		m.pools.byKey[poolKey{rec.Team, rec.Name}] = &warmPool{rec: *rec}
+		// What creates match; a template that no longer resolves (its image
+		// deleted) matches nothing until a fill resolves it again.
+		spec, err := m.resolvePoolSpec(poolTeamCtx(ctx, rec.Team), rec.Spec.Template)
+		if err != nil {
+			m.log.Warn("pool template does not resolve", "team", rec.Team, "pool", rec.Name, "err", err)
+		}
+		m.pools.byKey[poolKey{rec.Team, rec.Name}] = &warmPool{rec: *rec, spec: spec}
 	}
 	var stale []string
 	for _, sb := range all {
@@ -143,9 +149,7 @@ func (m *Manager) fillRound(slots chan struct{}) {
 func (m *Manager) startPoolInstance(rec store.PoolRecord) (id string, err error) {
 	defer m.observe("pool-fill", "pool", time.Now(), &err)
 	ctx := context.Background()
-	// The template's image is looked up as its team sees images.
-	teamCtx := auth.WithPrincipal(ctx, auth.Principal{KeyID: "pool", Team: rec.Team})
-	spec, err := m.resolvePoolSpec(teamCtx, rec.Spec.Template)
+	spec, err := m.resolvePoolSpec(poolTeamCtx(ctx, rec.Team), rec.Spec.Template)
 	if err != nil {
 		return "", err
 	}
@@ -169,4 +173,10 @@ func (m *Manager) startPoolInstance(rec store.PoolRecord) (id string, err error)
 		return "", err
 	}
 	return sb.ID, nil
+}
+
+// poolTeamCtx is ctx as the pool's team sees images: a template's image
+// is looked up as a create of that team would.
+func poolTeamCtx(ctx context.Context, team string) context.Context {
+	return auth.WithPrincipal(ctx, auth.Principal{KeyID: "pool", Team: team})
 }
