@@ -1,8 +1,16 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/sbxhq/sbx/sdk"
 )
 
 func init() {
@@ -75,4 +83,73 @@ func sumRSS(pids []int) int64 {
 		}
 	}
 	return total
+}
+
+// The thousand (sbx only): -density-many idle sandboxes held at once, and
+// what they cost: memory per sandbox (cgroup), the daemon's RSS, exec
+// round trips to random ones of them while they sit, and the time to list
+// them. Created by 8 clients; deleted afterwards, untimed.
+
+var densityMany = flag.Int("density-many", 1000, "idle sandboxes of the sbx-only density rows")
+
+func init() {
+	registerScenario(Scenario{Order: 51, Name: "idle density: many sandboxes", Run: runDensityMany})
+}
+
+func runDensityMany(env *Env, sys System) ([]result, error) {
+	sx, ok := sys.(*sbxSystem)
+	if !ok {
+		return nil, fmt.Errorf("%w: sbx only", errSkip)
+	}
+	n := env.n(*densityMany, 10)
+	boxes := make([]Box, n)
+	var (
+		wg    sync.WaitGroup
+		next  atomic.Int64
+		first atomic.Value
+	)
+	for range 8 {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n && first.Load() == nil; i = int(next.Add(1)) - 1 {
+				b, err := sys.Create()
+				if err != nil {
+					first.CompareAndSwap(nil, err)
+					return
+				}
+				boxes[i] = b
+			}
+		})
+	}
+	wg.Wait()
+	defer deleteAll(slices.DeleteFunc(boxes, func(b Box) bool { return b == nil })) // scenario_throughput.go
+	if err, _ := first.Load().(error); err != nil {
+		return nil, err
+	}
+	time.Sleep(densitySettle)
+	label := func(what string) string { return fmt.Sprintf("%d idle sandboxes: %s", n, what) }
+	var per []float64
+	for _, b := range boxes {
+		init, _, err := b.Pids()
+		if err != nil {
+			return nil, err
+		}
+		mem, err := cgroupMemory(init)
+		if err != nil {
+			return nil, err
+		}
+		per = append(per, float64(mem)/(1<<20))
+	}
+	daemon := float64(sumRSS(sx.DaemonPids())) / (1 << 20)
+	execs := measure(label("exec round trip (random sandbox)"), sys.Name(), env.n(200, 10), func() error {
+		return boxes[rand.IntN(n)].Exec("true")
+	})
+	list := measure(label("list them all"), sys.Name(), env.n(20, 3), func() error {
+		_, err := sx.client.ListSandboxes(context.Background(), sdk.ListOptions{})
+		return err
+	})
+	return []result{
+		summarize(label("memory per sandbox"), sys.Name(), "MiB", per),
+		summarize(label("daemon RSS"), sys.Name(), "MiB", []float64{daemon}),
+		execs, list,
+	}, nil
 }

@@ -114,6 +114,10 @@ type CreateSandboxRequest struct {
 	Volumes []VolumeMount `json:"volumes,omitempty"`
 	// Buckets mounts S3 buckets at paths inside (s3fs on the host).
 	Buckets []BucketMount `json:"buckets,omitempty"`
+	// Pool takes an instance from the team's warm pool of that name; the
+	// pool's template fills the fields left out. Without it a create still
+	// takes from any pool whose template its spec matches (see sdk/pool.go).
+	Pool string `json:"pool,omitempty"`
 }
 
 // ExecRequest runs one command. Exactly one of Cmd and Shell is set; Shell runs

@@ -75,6 +75,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newSSHCmd(g), newSSHAccessCmd(g),
 		newVolumeCmd(g), // volume.go
 		newSecretCmd(g), // secret.go
+		newPoolCmd(g),   // pool.go
 		newBackupCmd(g), // backup.go
 		newBucketCmd(g), // bucket.go
 	)

@@ -45,6 +45,7 @@ Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
 	f.StringVar(&req.Workdir, "workdir", "", "directory commands run in (default /workspace)")
 	f.StringVar(&req.Class, "class", "", "isolation: container (runc, default) or gvisor (runsc: pause with memory, memory snapshots, fork)")
 	f.StringVar(&req.Snapshot, "snapshot", "", "start from this snapshot instead of an image (see sbx snapshot)")
+	f.StringVar(&req.Pool, "pool", "", "take a started instance from this warm pool; its template fills the flags left out (see sbx pool)")
 	policy := addPolicyFlags(cmd, true) // lifecycle.go
 	netFlags := addNetworkFlags(cmd)    // ports.go
 	var volumes []string

@@ -30,7 +30,7 @@ var (
 	codesContext = []sdk.Code{sdk.CodeContextNotFound, sdk.CodeStaleHandle}
 	codesExec    = []sdk.Code{sdk.CodeInvalidExec, sdk.CodeInvalidCommand, sdk.CodeInvalidEnv, sdk.CodeInvalidTimeout,
 		sdk.CodeCommandNotFound, sdk.CodeCommandNotExecutable, sdk.CodeCwdNotFound, sdk.CodeProcessLimit, sdk.CodeShuttingDown}
-	codesCreate = []sdk.Code{sdk.CodeInvalidName, sdk.CodeNameTaken, sdk.CodeInvalidImage, sdk.CodeImageNotFound, sdk.CodeInvalidCPU,
+	codesCreate = []sdk.Code{sdk.CodePoolNotFound, sdk.CodeInvalidPool, sdk.CodeInvalidName, sdk.CodeNameTaken, sdk.CodeInvalidImage, sdk.CodeImageNotFound, sdk.CodeInvalidCPU,
 		sdk.CodeInvalidMemory, sdk.CodeInvalidDisk, sdk.CodeInvalidPidsLimit, sdk.CodeInvalidEnv, sdk.CodeInvalidWorkdir, sdk.CodeInvalidClass,
 		sdk.CodeClassUnavailable, sdk.CodeInvalidNetwork, sdk.CodeInvalidEgress, sdk.CodeInvalidHTTPRule, sdk.CodeUnknownSecret, sdk.CodeInvalidPolicy, sdk.CodeInvalidEntrypoint,
 		sdk.CodeInvalidRestartPolicy, sdk.CodeSnapshotNotFound, sdk.CodeImageAndSnapshot, sdk.CodeNetworkFull, sdk.CodeRuntimeUnavailable}
@@ -77,6 +77,11 @@ var routeCodes = map[string][]sdk.Code{
 	"GET /v1/volumes":                               {sdk.CodeInvalidVolume},
 	"GET /v1/volumes/{name}":                        {sdk.CodeInvalidVolume, sdk.CodeVolumeNotFound},
 	"DELETE /v1/volumes/{name}":                     {sdk.CodeInvalidVolume, sdk.CodeVolumeNotFound, sdk.CodeVolumeInUse},
+	"POST /v1/pools":                                append([]sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolExists}, codesCreate...),
+	"GET /v1/pools":                                 {sdk.CodeInvalidPool},
+	"GET /v1/pools/{name}":                          {sdk.CodeInvalidPool, sdk.CodePoolNotFound},
+	"PATCH /v1/pools/{name}":                        {sdk.CodeInvalidPool, sdk.CodePoolNotFound},
+	"DELETE /v1/pools/{name}":                       {sdk.CodeInvalidPool, sdk.CodePoolNotFound},
 	"POST /v1/sandboxes/{id}/buckets":               {sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeInvalidVolume, sdk.CodeBucketMountExists, sdk.CodeSandboxNotStarted},
 	"DELETE /v1/sandboxes/{id}/buckets":             {sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeBucketMountNotFound},
 	"POST /v1/sandboxes/{id}/backups":               {sdk.CodeArchiveUnavailable, sdk.CodeInvalidBackup, sdk.CodeInvalidPath, sdk.CodePathNotFound, sdk.CodeBlobStoreUnavailable},

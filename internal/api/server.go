@@ -45,6 +45,7 @@ type Server struct {
 	ssh          *sshState                                       // sshaccess.go; nil without the SSH gateway
 	storage      *Storage                                        // volumes and backups; nil without (volumes.go)
 	egressHTTP   *EgressHTTP                                     // secrets, egress log (secret.go); nil without
+	pools        Pools                                           // warm pools; nil without (pool.go)
 	hostHandlers []func(http.ResponseWriter, *http.Request) bool // MountHost
 }
 

@@ -89,7 +89,6 @@ type Config struct {
 	// SSHListen is the SSH gateway's address (ssh.go); "" for none.
 	SSHListen  string
 	EgressHTTP EgressHTTPConfig // the HTTP egress proxy (egresshttp.go)
-	SSHListen  string
 	// NoUI turns off the dashboard at /ui; UISampleEvery is its stats
 	// history's resolution, default 10 s (ui.go).
 	NoUI          bool
@@ -197,7 +196,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	// Agents of an older sbx: talk to them or restart; sweep unused agent binaries.
 	mgr.SettleAgents(ctx)
-	mgr.StartSnapshotSweeper(time.Second) // expired snapshots; clears interrupted work
+	mgr.StartSnapshotSweeper(time.Second)       // expired snapshots; clears interrupted work
+	if err := mgr.StartPools(ctx); err != nil { // warm pools: keep what survived, refill
+		return fmt.Errorf("start pools: %w", err)
+	}
 	if err := settleNetwork(ctx, nw, st); err != nil {
 		slog.Error("settle sandbox networks", "err", err)
 	}
@@ -245,6 +247,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	backups.StartSweeper(ctx, 5*time.Second)                                                                     // expired backups
+	handler.SetPools(mgr)                                                                                        // warm pools
+	mx.metrics.ObservePools(mgr.PoolStats)                                                                       // sbx_pool_ready
 	handler.SetStorage(api.Storage{Volumes: vols, VolumeUsers: mgr.VolumeUsers, Backups: backups, Buckets: mgr}) // volumes, backups
 	srv := newHTTPServer(handler, cfg.HTTP)
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)

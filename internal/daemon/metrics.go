@@ -39,9 +39,11 @@ type daemonMetrics struct {
 func newMetrics(cfg Config, st store.Store, hooks *webhook.Sender) *daemonMetrics {
 	usage := metrics.NewSampler(cfg.DataDir)
 	opt := metrics.Options{
-		Sandboxes: func(ctx context.Context) ([]*store.Sandbox, error) { return st.ListSandboxes(ctx, store.Filter{}) },
-		Usage:     usage,
-		Webhooks:  hooks.Queues,
+		Sandboxes: func(ctx context.Context) ([]*store.Sandbox, error) {
+			return st.ListSandboxes(ctx, store.Filter{UserSandboxes: true})
+		},
+		Usage:    usage,
+		Webhooks: hooks.Queues,
 	}
 	opt.Teams = teamUsages(st) // teams.go
 	if cfg.Metrics.NoPerSandbox {

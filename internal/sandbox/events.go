@@ -57,6 +57,9 @@ func (m *Manager) published(ev store.Event) {
 // gone, with the reason of its deletion, and forgets its activity.
 func (m *Manager) recordDeleted(ctx context.Context, sb *store.Sandbox) {
 	m.life.forget(sb.ID)
+	if sb.Pool != "" {
+		return // a warm pool's instance records no events (pool.go)
+	}
 	ev := &store.Event{SandboxID: sb.ID, SandboxName: sb.Name, Team: sb.Team, State: sdk.StateDeleted, Reason: sb.Reason}
 	if err := m.cfg.Store.AppendEvent(ctx, ev); err != nil {
 		m.log.Error("record deletion", "id", sb.ID, "err", err)

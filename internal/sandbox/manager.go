@@ -106,6 +106,8 @@ type Manager struct {
 	wg        sync.WaitGroup // monitors
 
 	life lifecycle // activity, lazy starts, deadlines, event notifier
+
+	pools pools // warm pools (pool.go)
 }
 
 // instance is one running container behind a sandbox.
@@ -142,7 +144,9 @@ func New(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "sandboxes"), 0o700); err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, graceful: map[string]*gracefulStop{}, closed: make(chan struct{})}, nil
+	m := &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, graceful: map[string]*gracefulStop{}, closed: make(chan struct{})}
+	m.pools.byKey, m.pools.wake = map[poolKey]*warmPool{}, make(chan struct{}, 1)
+	return m, nil
 }
 
 // Close stops watching instances. Instances keep running (DESIGN invariant 5).
@@ -160,8 +164,10 @@ func (m *Manager) Get(ctx context.Context, idOrName string) (*store.Sandbox, err
 	return m.withActivity(sb), nil
 }
 
-// List returns the sandboxes that match f, with their latest activity and deadlines.
+// List returns the sandboxes that match f, with their latest activity and
+// deadlines; never the instances waiting in warm pools.
 func (m *Manager) List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error) {
+	f.UserSandboxes = true
 	list, err := m.cfg.Store.ListSandboxes(ctx, f)
 	for _, sb := range list {
 		m.withActivity(sb)
@@ -203,9 +209,13 @@ func (m *Manager) Ensure(ctx context.Context, name string, req sdk.CreateSandbox
 }
 
 func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (_ *store.Sandbox, err error) {
-	defer m.observe("create", "user", time.Now(), &err)
 	// The caller going away must not leave a half-made sandbox behind.
 	ctx = context.WithoutCancel(ctx)
+	if req.Pool != "" {
+		if req, err = m.withPoolTemplate(ctx, req); err != nil { // adopt.go
+			return nil, err
+		}
+	}
 	if err := validateCreate(&req); err != nil {
 		return nil, err
 	}
@@ -217,6 +227,10 @@ func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (_ *
 	if err := resolveLifecycle(&spec, req, now); err != nil {
 		return nil, err
 	}
+	if sb, handled, err := m.adopt(ctx, req, spec); handled { // a warm pool's instance, if one matches
+		return sb, err
+	}
+	defer m.observe("create", "user", time.Now(), &err)
 	sb := &store.Sandbox{ID: newID(), Name: req.Name, State: sdk.StateCreating, Reason: "create", Spec: spec, CreatedAt: now}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
@@ -305,6 +319,15 @@ func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state sdk.S
 		sb.StoppedAt = now
 	case sdk.StateError:
 		sb.Error = msg
+	}
+	if sb.Pool != "" {
+		// A warm pool's instance is nobody's sandbox yet: no activity, no
+		// deadline, no event (pool.go).
+		if err := m.cfg.Store.UpdateSandbox(ctx, sb, nil); err != nil {
+			*sb = prev
+			return fmt.Errorf("record state %s of %s: %w", state, sb.ID, err)
+		}
+		return nil
 	}
 	m.beforeWrite(sb, now) // the next deadline is written with the state
 	ev := &store.Event{SandboxID: sb.ID, Time: now, State: state, Reason: reason, Message: msg}

@@ -39,6 +39,7 @@ const (
 	opSetEgress      op = "change the egress policy of"
 	opSetEnv         op = "change the environment of"
 	opResize         op = "change the limits of" // cpu, memory, pids (resize.go)
+	opAdopt          op = "adopt"                // a create takes a warm pool's instance (adopt.go)
 )
 
 // outcome is what an operation does in a state.
@@ -198,6 +199,13 @@ var table = map[op][]row{
 	opResize: {
 		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
 		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(refuseWith(refuseBusy), busyStates...),
+	},
+	// Only a started pool instance, whose agent answers, is adopted; one
+	// in any other state is deleted and the next one tried.
+	opAdopt: {
+		on(act, sdk.StateStarted),
+		on(refuseWith(refuseNotStarted), sdk.StateStopped, sdk.StateError, sdk.StateArchived, sdk.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 }

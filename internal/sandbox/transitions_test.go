@@ -39,6 +39,7 @@ var want = map[op]string{
 	opSetEnv:         "run      run      run    PAUSED  run       BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 	opSetEgress:      "run      run      run    run     run       run      run      run      run      run     run      run       run",
 	opResize:         "run      run      run    PAUSED  run       BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
+	opAdopt:          "run      NOTSTA   NOTSTA NOTSTA  NOTSTA    BUSY     BUSY     BUSY     BUSY     BUSY    BUSY     BUSY      BUSY",
 }
 
 var wantRefusals = map[string]struct {

@@ -179,6 +179,18 @@ var migrations = []string{
 		created_at TEXT,
 		PRIMARY KEY (team, name)
 	);`,
+	// 8: warm pools (internal/sandbox/pool.go): a pool's template and size,
+	// and on sandboxes the pool an instance waits in (NULL: a user's sandbox).
+	`CREATE TABLE pools (
+		team       TEXT NOT NULL,
+		name       TEXT NOT NULL,
+		template   TEXT NOT NULL, -- JSON of sdk.CreatePoolRequest
+		created_at TEXT,
+		updated_at TEXT,
+		PRIMARY KEY (team, name)
+	);
+	ALTER TABLE sandboxes ADD COLUMN pool TEXT;
+	CREATE INDEX sandboxes_pool ON sandboxes (pool);`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

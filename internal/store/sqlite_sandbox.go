@@ -6,11 +6,12 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
 
-const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at, last_activity_at, expires_at, expires_action, team"
+const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at, last_activity_at, expires_at, expires_action, team, pool"
 
 // defaultEventLimit is how many events ListEvents returns when limit <= 0.
 const defaultEventLimit = 1000
@@ -46,9 +47,9 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx,
-			"INSERT INTO sandboxes ("+sandboxColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"INSERT INTO sandboxes ("+sandboxColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			sb.ID, nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec, times[0], times[1], times[2], times[3],
-			times[4], times[5], sb.ExpiresAction, team)
+			times[4], times[5], sb.ExpiresAction, team, nullIfEmpty(sb.Pool))
 		return sandboxWriteError(err, sb)
 	})
 	if err != nil {
@@ -79,6 +80,9 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 	// Unscoped (the bootstrap admin), a name several teams use finds the
 	// caller's own team's sandbox first.
 	team, args := teamClause(ctx, "team")
+	if _, request := auth.FromContext(ctx); request {
+		team += " AND pool IS NULL" // a warm pool's instance is nobody's sandbox yet
+	}
 	row := s.r.QueryRowContext(ctx,
 		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC, team = ? DESC LIMIT 1",
 		append(append([]any{idOrName, idOrName}, args...), idOrName, teamFor(ctx, ""))...)
@@ -96,6 +100,9 @@ func (s *SQLite) ListSandboxes(ctx context.Context, f Filter) ([]*Sandbox, error
 	if f.State != "" {
 		q += " AND state = ?"
 		args = append(args, f.State)
+	}
+	if f.UserSandboxes {
+		q += " AND pool IS NULL"
 	}
 	rows, err := s.r.QueryContext(ctx, q+" ORDER BY created_at, id", args...)
 	if err != nil {
@@ -171,10 +178,10 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		res, err := tx.ExecContext(ctx,
 			`UPDATE sandboxes SET name = ?, state = ?, reason = ?, error = ?, spec = ?,
 				created_at = ?, updated_at = ?, started_at = ?, stopped_at = ?,
-				last_activity_at = ?, expires_at = ?, expires_action = ?
+				last_activity_at = ?, expires_at = ?, expires_action = ?, pool = ?
 			WHERE id = ?`+team,
 			append([]any{nullIfEmpty(sb.Name), sb.State, sb.Reason, sb.Error, spec,
-				times[0], times[1], times[2], times[3], times[4], times[5], sb.ExpiresAction, sb.ID}, teamArgs...)...)
+				times[0], times[1], times[2], times[3], times[4], times[5], sb.ExpiresAction, nullIfEmpty(sb.Pool), sb.ID}, teamArgs...)...)
 		if err != nil {
 			return sandboxWriteError(err, sb)
 		}
@@ -255,18 +262,18 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 
 func scanSandbox(sc scanner) (*Sandbox, error) {
 	var sb Sandbox
-	var name sql.NullString
+	var name, pool sql.NullString
 	var spec string
 	var created, updated, started, stopped, active, expires sql.NullString
 	err := sc.Scan(&sb.ID, &name, &sb.State, &sb.Reason, &sb.Error, &spec, &created, &updated, &started, &stopped,
-		&active, &expires, &sb.ExpiresAction, &sb.Team)
+		&active, &expires, &sb.ExpiresAction, &sb.Team, &pool)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, errdefs.Internal(err, "read sandbox")
 	}
-	sb.Name = name.String
+	sb.Name, sb.Pool = name.String, pool.String
 	if err := decodeJSON(spec, &sb.Spec); err != nil {
 		return nil, err
 	}

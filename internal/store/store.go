@@ -21,6 +21,10 @@ type Sandbox struct {
 	ID   string
 	Name string // "" when the caller gave none; unique in its team otherwise
 	Team string // owner; CreateSandbox stamps the caller's team when ""
+	// Pool names the warm pool (of Team) this started instance waits in
+	// until a create adopts it; "" for every user's sandbox. A lookup made
+	// for a request (a principal in ctx) never finds a pool's instance.
+	Pool string
 
 	State  sdk.State // stored as its string; sandbox/transitions.go says what each allows
 	Reason string    // why it entered State
@@ -146,6 +150,8 @@ type ImageConfig struct {
 type Filter struct {
 	State  string
 	Labels map[string]string // every pair must match
+	// UserSandboxes leaves out the instances waiting in warm pools.
+	UserSandboxes bool
 }
 
 // Store persists sbx state.

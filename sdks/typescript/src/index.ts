@@ -5,6 +5,7 @@
  *   const r = await sb.commands.run("echo $((6*7))");
  */
 export { Sandbox, type CreateOptions } from "./sandbox.js";
+export { Pools } from "./pools.js";
 export { ApiClient, type ConnectionOptions, type CallOptions } from "./client.js";
 export { Commands, type RunOptions, type CommandResult, type CommandEvent } from "./commands.js";
 export { Files, type WatchHandle, type WatchOptions } from "./files.js";

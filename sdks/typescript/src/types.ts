@@ -31,3 +31,7 @@ export type PortReady = S["PortReady"];
 export type LogMatch = S["LogMatch"];
 export type ErrorCode = S["ErrorBody"]["code"];
 export type { components, paths, operations } from "./schema.js";
+export type Pool = S["Pool"];
+export type PoolTemplate = S["PoolTemplate"];
+export type CreatePoolRequest = S["CreatePoolRequest"];
+export type UpdatePoolRequest = S["UpdatePoolRequest"];

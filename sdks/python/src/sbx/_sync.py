@@ -7,7 +7,7 @@ import inspect
 import threading
 from typing import Any, Dict, Iterator, List, Optional
 
-from . import _async
+from . import _async, _pools
 from . import types as t
 
 
@@ -95,3 +95,11 @@ class Sandbox(_Sync):
     @property
     def info(self) -> Dict[str, Any]:
         return self._target.info
+
+
+class Pools(_Sync):
+    """The team's warm pools, blocking: `Pools().create("py", min=5, image="python")`.
+    Its methods are those of AsyncPools."""
+
+    def __init__(self, **kw: Any):
+        super().__init__(_pools.AsyncPools(**kw))

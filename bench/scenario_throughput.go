@@ -1,0 +1,92 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Sustained cold creates (sbx only): workers create sandboxes back to back
+// for -throughput-for (default 60 s) and keep them; the row is creates per
+// second over that time, with the latency of each create under that load.
+// The sandboxes are deleted afterwards, untimed.
+
+var (
+	throughputFor     = flag.Duration("throughput-for", time.Minute, "how long the sustained-creates row creates")
+	throughputWorkers = flag.Int("throughput-workers", 8, "concurrent clients of the sustained-creates row")
+)
+
+func init() {
+	registerScenario(Scenario{Order: 45, Name: "sustained cold creates", Run: runThroughput})
+}
+
+func runThroughput(env *Env, sys System) ([]result, error) {
+	if _, ok := sys.(*sbxSystem); !ok {
+		return nil, fmt.Errorf("%w: sbx only", errSkip)
+	}
+	span := *throughputFor
+	if env.Quick {
+		span = 3 * time.Second
+	}
+	var (
+		mu    sync.Mutex
+		boxes []Box
+		ms    []float64
+		first error
+		done  atomic.Bool
+		wg    sync.WaitGroup
+	)
+	start := time.Now()
+	time.AfterFunc(span, func() { done.Store(true) })
+	for range *throughputWorkers {
+		wg.Go(func() {
+			for !done.Load() {
+				t0 := time.Now()
+				b, err := sys.Create()
+				mu.Lock()
+				if err != nil {
+					if first == nil {
+						first = err
+					}
+					done.Store(true)
+				} else {
+					boxes = append(boxes, b)
+					ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	deleteAll(boxes)
+	if first != nil {
+		return nil, first
+	}
+	rate := float64(len(ms)) / elapsed.Seconds()
+	name := fmt.Sprintf("sustained cold creates, %d clients for %s", *throughputWorkers, span)
+	return []result{
+		{Scenario: name + ": creates/s", System: sys.Name(), N: len(ms), Unit: "creates/s", Better: "higher", P50: rate, P95: rate, P99: rate},
+		summarize(name+": each create", sys.Name(), "ms", ms),
+	}, nil
+}
+
+// deleteAll deletes boxes with a few workers.
+func deleteAll(boxes []Box) {
+	ch := make(chan Box)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for b := range ch {
+				b.Delete()
+			}
+		})
+	}
+	for _, b := range boxes {
+		ch <- b
+	}
+	close(ch)
+	wg.Wait()
+}

@@ -1,0 +1,116 @@
+package sdk
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// A warm pool keeps started sandboxes of one template ready, so that a
+// create whose spec matches (or that names the pool) takes one at once
+// instead of starting an instance. The taken instance gets the create's
+// name, labels, environment, egress and lifecycle policy without a
+// restart, and the pool starts a replacement in the background.
+
+// PoolTemplate is what every instance of a pool is made from: the fields
+// of CreateSandboxRequest that shape an instance. A create matches it when
+// its own resolved values of these fields are the same (env may differ:
+// it is applied at adoption; egress too).
+type PoolTemplate struct {
+	Image     string            `json:"image,omitempty"`
+	Class     string            `json:"class,omitempty"`
+	CPU       float64           `json:"cpu,omitempty"`
+	MemoryMiB int               `json:"memoryMiB,omitempty"`
+	PidsLimit int               `json:"pidsLimit,omitempty"`
+	DiskMiB   int               `json:"diskMiB,omitempty"`
+	Workdir   string            `json:"workdir,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	Network   string            `json:"network,omitempty"`
+	Egress    *EgressPolicy     `json:"egress,omitempty"`
+}
+
+// CreatePoolRequest makes a warm pool. Min instances are kept ready; after
+// a burst of creates the pool grows towards Max (see Pool.Target).
+type CreatePoolRequest struct {
+	Name     string       `json:"name"`
+	Template PoolTemplate `json:"template"`
+	Min      int          `json:"min"`           // instances kept ready, 0 to 100
+	Max      int          `json:"max,omitempty"` // at least Min; default Min
+}
+
+// UpdatePoolRequest resizes a pool; nil fields are left as they are.
+type UpdatePoolRequest struct {
+	Min *int `json:"min,omitempty"`
+	Max *int `json:"max,omitempty"`
+}
+
+// Pool is a warm pool and how full it is.
+type Pool struct {
+	Name     string       `json:"name"`
+	Template PoolTemplate `json:"template"`
+	Min      int          `json:"min"`
+	Max      int          `json:"max"`
+	// Target is how many instances the pool fills to now: Min plus the
+	// creates it served in the last minute, at most Max.
+	Target   int `json:"target"`
+	Ready    int `json:"ready"`    // started, waiting to be adopted
+	Starting int `json:"starting"` // being started by the refill
+	// Adopted and Missed count, since the daemon started, the creates
+	// that took an instance and those that matched the pool but found it
+	// empty (and started cold).
+	Adopted   int64     `json:"adopted"`
+	Missed    int64     `json:"missed"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// CreatePool makes a warm pool and starts filling it.
+func (c *Client) CreatePool(ctx context.Context, req CreatePoolRequest) (*Pool, error) {
+	var out Pool
+	if err := c.call(ctx, request{method: http.MethodPost, path: "/v1/pools", in: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListPools returns the team's pools, by name.
+func (c *Client) ListPools(ctx context.Context) ([]Pool, error) {
+	var out []Pool
+	if err := c.call(ctx, request{method: http.MethodGet, path: "/v1/pools"}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetPool returns the pool called name.
+func (c *Client) GetPool(ctx context.Context, name string) (*Pool, error) {
+	if err := checkName("pool name", name); err != nil {
+		return nil, err
+	}
+	var out Pool
+	if err := c.call(ctx, request{method: http.MethodGet, path: "/v1/pools/" + url.PathEscape(name)}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UpdatePool resizes a pool.
+func (c *Client) UpdatePool(ctx context.Context, name string, req UpdatePoolRequest) (*Pool, error) {
+	if err := checkName("pool name", name); err != nil {
+		return nil, err
+	}
+	var out Pool
+	if err := c.call(ctx, request{method: http.MethodPatch, path: "/v1/pools/" + url.PathEscape(name), in: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeletePool deletes a pool and the instances waiting in it. Sandboxes
+// already adopted from it are not touched.
+func (c *Client) DeletePool(ctx context.Context, name string) error {
+	if err := checkName("pool name", name); err != nil {
+		return err
+	}
+	return c.call(ctx, request{method: http.MethodDelete, path: "/v1/pools/" + url.PathEscape(name)}, nil)
+}
