@@ -142,13 +142,10 @@ func previewGVisor(t *testing.T, d *daemon, sb string) {
 	})
 }
 
-// runscDropsConns reports whether the runsc the daemon runs (SBX_RUNSC or
-// runsc on PATH) drops open connections at a checkpoint.
+// runscDropsConns reports whether the runsc the daemon runs (SBX_RUNSC,
+// else sbx's own, else runsc on PATH) drops open connections at a
+// checkpoint.
 func runscDropsConns() bool {
-	bin := "runsc"
-	if b := os.Getenv("SBX_RUNSC"); b != "" {
-		bin = b
-	}
-	out, _ := exec.Command(bin, "flags").CombinedOutput()
+	out, _ := exec.Command(daemonRunsc(nil), "flags").CombinedOutput()
 	return strings.Contains(string(out), "-net-disconnect-ok")
 }

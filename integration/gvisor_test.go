@@ -35,10 +35,7 @@ func gvisorDaemon(t *testing.T, args ...string) *daemon {
 		if d == nil {
 			return
 		}
-		root, bin := filepath.Join(d.dataDir, "runsc"), "runsc"
-		if b := os.Getenv("SBX_RUNSC"); b != "" { // the daemon inherits it too
-			bin = b
-		}
+		root, bin := filepath.Join(d.dataDir, "runsc"), daemonRunsc(d.args) // gvisor_runsc_test.go
 		out, _ := exec.Command(bin, "--root", root, "list", "--quiet").Output()
 		for _, id := range strings.Fields(string(out)) {
 			t.Errorf("leaked runsc instance %s", id)

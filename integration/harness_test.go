@@ -36,11 +36,12 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// sbx and, next to it where the daemon looks, the agent binary.
 	sbxBin = filepath.Join(dir, "sbx")
-	build := exec.Command("go", "build", "-o", sbxBin, "github.com/sbxhq/sbx/cmd/sbx")
+	build := exec.Command("go", "build", "-o", dir, "github.com/sbxhq/sbx/cmd/sbx", "github.com/sbxhq/sbx/cmd/sbx-agent")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Printf("build sbx: %v\n%s", err, out)
+		fmt.Printf("build sbx and sbx-agent: %v\n%s", err, out)
 		os.Exit(1)
 	}
 	code := m.Run()

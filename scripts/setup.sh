@@ -3,7 +3,7 @@
 # Every program the code runs must have its package here:
 # internal/doctor TestSetupInstallsEveryProgram checks it.
 #
-#   sudo ./scripts/setup.sh            # packages + /usr/local/bin/sbx
+#   sudo ./scripts/setup.sh            # packages + /usr/local/bin/sbx, sbx-agent + /usr/local/lib/sbx/runsc
 #   sudo ./scripts/setup.sh --deps     # packages only (what CI needs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +57,13 @@ fi
 [ "${1:-}" = "--deps" ] && exit 0
 
 # -buildvcs=auto: sbx version shows the commit even where GOFLAGS turns stamping off.
-CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o /usr/local/bin/sbx ./cmd/sbx
-echo "setup.sh: installed /usr/local/bin/sbx"
+# sbx-agent, the small agent every sandbox runs, goes next to sbx, where sbx serve looks.
+CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o /usr/local/bin/ ./cmd/sbx ./cmd/sbx-agent
+echo "setup.sh: installed /usr/local/bin/sbx and /usr/local/bin/sbx-agent"
+# The runsc sbx prefers to Debian's (systrap; see internal/runtime/runsc_find.go).
+runsc=$(./scripts/build-runsc.sh)
+install -D -m 0755 "$runsc" /usr/local/lib/sbx/runsc.new
+mv /usr/local/lib/sbx/runsc.new /usr/local/lib/sbx/runsc
+echo "setup.sh: installed /usr/local/lib/sbx/runsc ($(/usr/local/lib/sbx/runsc --version | head -1))"
 /usr/local/bin/sbx --version
 echo "setup.sh: check the host with: sudo sbx doctor"

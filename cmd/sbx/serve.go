@@ -32,6 +32,7 @@ func newServeCmd() *cobra.Command {
 	var uf uiFlags        // serve_ui.go
 	var bf blobFlags
 	var egf egressHTTPFlags // serve_egress.go
+	var af agentFlags       // serve_agent.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -82,6 +83,7 @@ picked up again by the next sbx serve.`,
 				return err
 			}
 			dy.apply(cmd, &cfg)
+			af.apply(cmd, &cfg)
 			sf.apply(cmd, &cfg)
 			if err := uf.apply(cmd, &cfg); err != nil { // serve_ui.go
 				return err
@@ -97,8 +99,8 @@ picked up again by the next sbx serve.`,
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", defaultDataDir, "directory for the store, images and sandboxes (env SBX_DATA_DIR)")
 	cmd.Flags().StringVar(&listen, "listen", defaultListen, "address the HTTP API listens on (env SBX_LISTEN)")
-	cmd.Flags().StringVar(&runsc, "runsc", "", "runsc binary of class gvisor (env SBX_RUNSC; default: runsc on PATH)")
-	cmd.Flags().StringVar(&runscPlatform, "runsc-platform", "", `gVisor platform: "ptrace" (default; all Debian 12's runsc has), "systrap" (newer runsc builds, much faster) or "kvm" (env SBX_RUNSC_PLATFORM)`)
+	cmd.Flags().StringVar(&runsc, "runsc", "", "runsc binary of class gvisor (env SBX_RUNSC; default: "+runtime.BundledRunsc+", installed by scripts/setup.sh, else Debian's runsc on PATH with a warning)")
+	cmd.Flags().StringVar(&runscPlatform, "runsc-platform", "", `gVisor platform: "systrap" (default where runsc has it: much faster), "ptrace" (default for Debian 12's runsc, which has nothing else) or "kvm" (env SBX_RUNSC_PLATFORM)`)
 	nf.register(cmd)
 	lf.register(cmd)
 	df.register(cmd)
@@ -113,6 +115,7 @@ picked up again by the next sbx serve.`,
 	uf.register(cmd)
 	bf.register(cmd)
 	egf.register(cmd)
+	af.register(cmd)
 	return cmd
 }
 

@@ -68,6 +68,7 @@ type server struct {
 // SIGTERM or SIGINT, or ctx cancelled, which kills processes at once). It
 // stops every process before returning nil.
 func Run(ctx context.Context, cfg Config) error {
+	dropAgentOnlyEnv()                    // tune.go: GOMAXPROCS=1 is the agent's, not the sandbox's
 	if err := protectSelf(); err != nil { // before anything inside can run
 		return err
 	}

@@ -5,12 +5,9 @@ package daemon
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"debug/elf"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -61,6 +58,10 @@ type Config struct {
 	NoDaytona bool
 	// HTTP: the API server's timeouts and connection caps (httpserver.go).
 	HTTP HTTPLimits
+
+	// AgentBinary is what instances run as PID 1 (agent.go; default:
+	// sbx-agent next to this executable, else this executable).
+	AgentBinary string
 
 	// Class gvisor: the runsc binary (default: runsc on PATH) and gVisor
 	// platform (default ptrace).
@@ -137,7 +138,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	agentBin, err := installAgent(cfg.DataDir)
+	agentBin, err := installAgent(cfg) // agent.go: sbx-agent, else this binary
 	if err != nil {
 		return err
 	}
@@ -308,70 +309,4 @@ func adminToken(path string) (string, error) {
 		return "", err
 	}
 	return token, os.Rename(tmp, path)
-}
-
-// installAgent copies the running binary into the data dir under its content
-// hash. Instances bind-mount that copy, so replacing or deleting the sbx binary
-// on disk never changes what a running instance sees.
-func installAgent(dataDir string) (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	if err := requireStatic(self); err != nil {
-		return "", err
-	}
-	src, err := os.Open(self)
-	if err != nil {
-		return "", err
-	}
-	defer src.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, src); err != nil {
-		return "", err
-	}
-	dir := filepath.Join(dataDir, "agent")
-	dst := filepath.Join(dir, "sbx-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if _, err := os.Stat(dst); err == nil {
-		return dst, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := src.Seek(0, 0); err != nil {
-		return "", err
-	}
-	if _, err := io.Copy(tmp, src); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Chmod(0o755); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	return dst, os.Rename(tmp.Name(), dst)
-}
-
-// requireStatic refuses a dynamically linked sbx: inside a sandbox the agent
-// cannot count on the image having the host's C library.
-func requireStatic(path string) error {
-	f, err := elf.Open(path)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("%s is dynamically linked, but it also runs inside sandboxes as their agent; rebuild it with CGO_ENABLED=0 go build ./cmd/sbx", path)
-		}
-	}
-	return nil
 }

@@ -32,8 +32,26 @@ func checkRunc(ctx context.Context, h Host, _ Config) Result {
 	return programCheck(ctx, h, "runc", true, "it runs every sandbox of class container", "--version")
 }
 
+// checkRunsc says which runsc sbx serve runs: sbx's own (scripts/setup.sh)
+// if installed, else Debian's on PATH, which it falls back to with a
+// warning (runtime.FindRunsc).
 func checkRunsc(ctx context.Context, h Host, _ Config) Result {
-	return programCheck(ctx, h, "runsc", false, "without it sandboxes of class gvisor cannot be created", "--version")
+	if h.BundledRunsc == "" {
+		return programCheck(ctx, h, "runsc", false, "without it sandboxes of class gvisor cannot be created", "--version")
+	}
+	if path, err := h.LookPath(h.BundledRunsc); err == nil {
+		out, err := h.Output(ctx, path, "--version")
+		if err != nil {
+			return warn("runsc", path+" does not run: "+err.Error()+": "+firstLine(out), "rebuild and reinstall it: sudo scripts/setup.sh")
+		}
+		return ok("runsc", path+": "+firstLine(out))
+	}
+	r := programCheck(ctx, h, "runsc", false, "without it sandboxes of class gvisor cannot be created; sbx's own runsc is not installed at "+h.BundledRunsc+" either", "--version")
+	if r.Status == OK {
+		return warn("runsc", r.Detail+": sbx falls back to this runsc, as "+h.BundledRunsc+" is missing (Debian 12's is a 2022 gVisor on the slow ptrace platform)",
+			"install sbx's runsc: sudo scripts/setup.sh")
+	}
+	return r
 }
 
 func checkNft(ctx context.Context, h Host, _ Config) Result {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/network"
+	"github.com/sbxhq/sbx/internal/runtime"
 )
 
 // Status is a check's verdict.
@@ -58,6 +59,9 @@ type Host struct {
 	Now          func() time.Time
 	// ClockSynced reports whether the kernel says the clock is NTP-synced.
 	ClockSynced func() (bool, error)
+	// BundledRunsc is where sbx's own runsc is installed
+	// (runtime.BundledRunsc); "" checks runsc on PATH alone.
+	BundledRunsc string
 }
 
 // LocalHost is this machine.
@@ -73,6 +77,7 @@ func LocalHost() Host {
 		SubnetFree:   network.CheckSubnetFree,
 		Now:          time.Now,
 		ClockSynced:  clockSynced,
+		BundledRunsc: runtime.BundledRunsc,
 	}
 }
 

@@ -44,6 +44,17 @@ func fakeHost(t *testing.T) Host {
 	return h
 }
 
+// TestRunscPrefersSbxOwn: doctor names sbx's own runsc when installed.
+func TestRunscPrefersSbxOwn(t *testing.T) {
+	h := fakeHost(t)
+	h.BundledRunsc = filepath.Join(t.TempDir(), "runsc")
+	writeExec(t, h.BundledRunsc, "#!/bin/sh\necho 'runsc version release-20260905'\n")
+	r := checkRunsc(context.Background(), h, fakeConfig(t))
+	if r.Status != OK || !strings.Contains(r.Detail, h.BundledRunsc) || !strings.Contains(r.Detail, "release-20260905") {
+		t.Errorf("runsc check with sbx's own installed: %+v", r)
+	}
+}
+
 func fakeConfig(t *testing.T) Config {
 	dir := t.TempDir()
 	return Config{DataDir: dir, StorePath: filepath.Join(dir, "sbx.db"), Bridge: "sbx0", Subnet: "10.88.0.0/16", DiskReserveBytes: 1 << 20}
@@ -120,6 +131,9 @@ func TestEachMissFailsWithAFix(t *testing.T) {
 		{"no runsc", "runsc", Warn, "apt-get install runsc", func(t *testing.T, h *Host, _ *Config) { removeFromPath(t, "runsc") }},
 		{"runsc does not run", "runsc", Warn, "reinstall", func(t *testing.T, h *Host, _ *Config) {
 			writeExec(t, filepath.Join(os.Getenv("PATH"), "runsc"), "#!/bin/sh\necho broken >&2\nexit 2\n")
+		}},
+		{"only Debian's runsc", "runsc", Warn, "scripts/setup.sh", func(t *testing.T, h *Host, _ *Config) {
+			h.BundledRunsc = filepath.Join(t.TempDir(), "missing-runsc")
 		}},
 		{"no nft", "nft", Fail, "apt-get install nftables", func(t *testing.T, h *Host, _ *Config) { removeFromPath(t, "nft") }},
 		{"no busybox", "busybox", Fail, "apt-get install busybox-static", func(t *testing.T, h *Host, _ *Config) {

@@ -33,16 +33,24 @@ func WatchExit(pid int) (<-chan struct{}, error) {
 	if err != nil {
 		return nil, errdefs.Internal(err, "pidfd_open %d", pid)
 	}
+	// The child subreaper must not take this pidfd for os/exec's
+	// (subreaper.go): it is listed right after it is opened and unlisted
+	// right before it is closed.
+	ownPidfds.Store(fd, struct{}{})
 	// A nonblocking fd handed to os.NewFile is registered with the poller.
 	f := os.NewFile(uintptr(fd), fmt.Sprintf("pidfd:%d", pid))
+	closeFd := func() {
+		ownPidfds.Delete(fd)
+		f.Close()
+	}
 	rc, err := f.SyscallConn()
 	if err != nil {
-		f.Close()
+		closeFd()
 		return nil, errdefs.Internal(err, "pidfd %d", pid)
 	}
 	go func() {
 		defer close(done)
-		defer f.Close()
+		defer closeFd()
 		// A pidfd becomes readable when the process exits. Returning false
 		// parks this goroutine until the poller sees it readable.
 		_ = rc.Read(func(fd uintptr) bool {

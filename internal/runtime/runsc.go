@@ -23,8 +23,9 @@ import (
 //
 // Flags every runsc command gets (they must match between run, checkpoint
 // and restore):
-//   - --platform=ptrace: Debian 12's runsc (2022) has no systrap, and KVM is
-//     not available in most VMs.
+//   - --platform: systrap where the runsc build has it (2023 on; the one
+//     scripts/setup.sh installs), else ptrace: Debian 12's runsc (2022) has
+//     no systrap, and KVM is not available in most VMs.
 //   - --network: "sandbox" when the instance joins a network namespace
 //     (Instance.NetNSPath, made and wired by the network package): gVisor's
 //     own network stack takes over the namespace's interfaces, addresses
@@ -67,19 +68,15 @@ var (
 	_ Freezer      = (*Runsc)(nil)
 )
 
-// NewRunsc returns a runtime that drives the runsc binary found on PATH (or
-// WithBinary's), with its state in root (created if missing).
+// NewRunsc returns a runtime that drives WithBinary's runsc, else the one
+// FindRunsc finds, with its state in root (created if missing).
 func NewRunsc(root string, opts ...Option) (*Runsc, error) {
 	o := applyOptions(opts)
-	r := &Runsc{root: root, platform: "ptrace", binary: o.binary, args: o.args, shim: o.shim}
-	if o.platform != "" {
-		r.platform = o.platform
-	}
+	r := &Runsc{root: root, binary: o.binary, args: o.args, shim: o.shim}
 	if r.binary == "" {
-		bin, err := exec.LookPath("runsc")
+		bin, _, err := FindRunsc()
 		if err != nil {
-			return nil, errdefs.Unavailable(sdk.CodeRuntimeUnavailable,
-				"runsc (gVisor) is not installed or not on PATH; install it with `apt-get install runsc`")
+			return nil, err
 		}
 		r.binary = bin
 	}
@@ -92,10 +89,24 @@ func NewRunsc(root string, opts ...Option) (*Runsc, error) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create runsc root %s", root)
 	}
-	r.drops = dropsConnections(r.binary)
+	features := probeRunsc(r.binary)
+	r.drops = features.dropsConnections
+	r.platform = o.platform
+	if r.platform == "" {
+		r.platform = "ptrace"
+		if features.systrap {
+			r.platform = "systrap"
+		}
+	}
 	r.tool = ociTool{name: "runsc", binary: r.binary, flags: r.globalFlags("none")}
 	return r, nil
 }
+
+// Platform is the gVisor platform the instances run on.
+func (r *Runsc) Platform() string { return r.platform }
+
+// Binary is the runsc binary the runtime drives.
+func (r *Runsc) Binary() string { return r.binary }
 
 // stateFile is where runsc (the 2022 release and later) keeps the state of
 // the single-container sandbox id.

@@ -17,11 +17,19 @@ import (
 // TCP connections on its network succeeds, the connections being dropped.
 func (r *Runsc) DropsConnections() bool { return r.drops }
 
-// dropsConnections asks the runsc binary whether it has
-// --net-disconnect-ok.
-func dropsConnections(binary string) bool {
+// runscFeatures is what a runsc binary can do, read from `runsc flags`.
+type runscFeatures struct {
+	dropsConnections bool // --net-disconnect-ok
+	systrap          bool // the systrap platform (2023 on)
+}
+
+// probeRunsc asks the runsc binary which flags it has.
+func probeRunsc(binary string) runscFeatures {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, _ := exec.CommandContext(ctx, binary, "flags").CombinedOutput()
-	return bytes.Contains(out, []byte("-net-disconnect-ok"))
+	return runscFeatures{
+		dropsConnections: bytes.Contains(out, []byte("-net-disconnect-ok")),
+		systrap:          bytes.Contains(out, []byte("systrap")),
+	}
 }

@@ -32,7 +32,7 @@ func TestSpecProcess(t *testing.T) {
 	if !slices.Equal(p.Args, want) {
 		t.Errorf("args = %q, want %q", p.Args, want)
 	}
-	if !slices.Equal(p.Env, []string{"A=1", defaultPath}) {
+	if !slices.Equal(p.Env, []string{"A=1", defaultPath, "GOMAXPROCS=1", "SBX_AGENT_ONLY_ENV=GOMAXPROCS"}) {
 		t.Errorf("env = %q", p.Env)
 	}
 	if p.Cwd != "/" || p.User.UID != 0 || p.User.GID != 0 || !p.NoNewPrivileges || p.Terminal {
@@ -46,9 +46,10 @@ func TestSpecProcess(t *testing.T) {
 		t.Errorf("hostname %q root %+v", s.Hostname, s.Root)
 	}
 
-	// A caller's PATH is kept, not doubled.
+	// A caller's PATH and GOMAXPROCS are kept, not doubled (the agent
+	// then runs on the caller's GOMAXPROCS and leaves it to its processes).
 	inst := testInstance()
-	inst.Env = []string{"PATH=/x", "PATHOLOGY=1"}
+	inst.Env = []string{"PATH=/x", "PATHOLOGY=1", "GOMAXPROCS=4"}
 	if env := Spec(inst).Process.Env; !slices.Equal(env, inst.Env) {
 		t.Errorf("env with PATH = %q", env)
 	}

@@ -1,0 +1,32 @@
+package runtime
+
+import (
+	"os/exec"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// BundledRunsc is where scripts/setup.sh installs the runsc sbx is built
+// and tested with (scripts/build-runsc.sh: a current gVisor from the Go
+// module proxy, with the systrap platform). sbx prefers it to Debian 12's
+// runsc, a 2022 release on the ptrace platform that is several times
+// slower to pause, resume and fork.
+const BundledRunsc = "/usr/local/lib/sbx/runsc"
+
+// FindRunsc returns the runsc binary sbx uses by default: BundledRunsc if it
+// is installed, else runsc on PATH (Debian's), with fallback true so the
+// caller can warn.
+func FindRunsc() (path string, fallback bool, err error) { return findRunsc(BundledRunsc) }
+
+func findRunsc(bundled string) (path string, fallback bool, err error) {
+	if p, err := exec.LookPath(bundled); err == nil {
+		return p, false, nil
+	}
+	p, err := exec.LookPath("runsc")
+	if err != nil {
+		return "", false, errdefs.Unavailable(sdk.CodeRuntimeUnavailable,
+			"runsc (gVisor) is not installed: install it with scripts/setup.sh (to %s), or Debian's with `apt-get install runsc`", bundled)
+	}
+	return p, true, nil
+}
