@@ -26,8 +26,7 @@ cd "$(dirname "$0")/.."
 suite=bookworm
 variant=minbase
 packages=(
-	xvfb xkb-data x11-xkb-utils            # display; Xvfb needs xkbcomp for its keyboard
-	x11vnc novnc python3-websockify        # VNC server, browser view
+	xvfb x11vnc novnc python3-websockify   # display, VNC server, browser view
 	openbox tint2 xdotool xterm            # window manager, panel, input, terminal
 	chromium fonts-dejavu-core fonts-liberation2
 	ca-certificates procps

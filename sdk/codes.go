@@ -175,6 +175,7 @@ const (
 	CodePortExists            Code = "PORT_EXISTS"
 	CodePortNotListening      Code = "PORT_NOT_LISTENING"
 	CodePortNotFound          Code = "PORT_NOT_FOUND"
+	CodePreviewDomainRequired Code = "PREVIEW_DOMAIN_REQUIRED"
 	CodePreviewNotFound       Code = "PREVIEW_NOT_FOUND"
 	CodePreviewUnauthorized   Code = "PREVIEW_UNAUTHORIZED"
 	CodePreviewUnreachable    Code = "PREVIEW_UNREACHABLE"

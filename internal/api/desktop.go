@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -46,10 +45,11 @@ func desktopCodes(agentPath string) []sdk.Code {
 }
 
 // desktopView exposes the noVNC port and answers the page's URL. The URL
-// tells noVNC to connect at once and where its WebSocket is: behind the
-// same preview, with the same credential in the query, because a
-// path-based preview page runs in a sandboxed (opaque) origin whose
-// WebSocket does not carry the access cookie.
+// tells noVNC to connect at once, and carries the credential for its
+// WebSocket too (an embedding page may block the access cookie as a
+// third-party cookie). It needs host-based previews (--preview-domain): a
+// path-based preview page runs in a sandboxed, opaque origin (CSP
+// sandbox), where noVNC's module scripts and settings storage fail.
 func (s *Server) desktopView(w http.ResponseWriter, r *http.Request) error {
 	pv, err := s.previews()
 	if err != nil {
@@ -66,6 +66,9 @@ func (s *Server) desktopView(w http.ResponseWriter, r *http.Request) error {
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
+	}
+	if pv.HostURL(sb.ID, sdk.DesktopNoVNCPort) == "" {
+		return errdefs.Conflict(sdk.CodePreviewDomainRequired, "the desktop view needs host-based previews: start the daemon with --preview-domain (a wildcard domain pointing at it); or expose port %d and use a VNC client through the preview", sdk.DesktopNoVNCPort)
 	}
 	if sb.Spec.Network != sdk.NetworkBridge {
 		return errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has network %q; the desktop view needs a bridge sandbox", r.PathValue("id"), sb.Spec.Network)
@@ -87,12 +90,8 @@ func (s *Server) desktopView(w http.ResponseWriter, r *http.Request) error {
 	default:
 		cred.Set(network.TokenParam, rec.Token)
 	}
-	base := view.Port.URL // host-based when the daemon has a preview domain
-	u, err := url.Parse(base)
-	if err != nil {
-		return errdefs.Internal(err, "parse preview URL %q", base)
-	}
-	ws := strings.TrimPrefix(u.Path, "/") + "websockify"
+	base := view.Port.HostURL
+	ws := "websockify"
 	if len(cred) > 0 {
 		ws += "?" + cred.Encode()
 	}

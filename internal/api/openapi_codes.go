@@ -175,6 +175,7 @@ var allCodes = []sdk.Code{
 	sdk.CodePortExists,
 	sdk.CodePortNotFound,
 	sdk.CodePortNotListening,
+	sdk.CodePreviewDomainRequired,
 	sdk.CodePreviewNotFound,
 	sdk.CodePreviewUnauthorized,
 	sdk.CodePreviewUnreachable,
