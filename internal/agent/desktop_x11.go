@@ -41,6 +41,11 @@ func dialX11(n int, timeout time.Duration) (*x11Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newX11Conn(c, timeout)
+}
+
+// newX11Conn performs the handshake on c.
+func newX11Conn(c net.Conn, timeout time.Duration) (*x11Conn, error) {
 	x := &x11Conn{c: c, r: bufio.NewReaderSize(c, 64<<10), atoms: map[string]uint32{}}
 	c.SetDeadline(time.Now().Add(timeout))
 	if err := x.setup(); err != nil {
