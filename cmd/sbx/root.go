@@ -73,6 +73,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newKeyCmd(g), newTeamCmd(g), newAuditCmd(g),
 		newGitCmd(g), // git.go
 		newSSHCmd(g), newSSHAccessCmd(g),
+		newDesktopCmd(g),
 		newVolumeCmd(g), // volume.go
 		newSecretCmd(g), // secret.go
 		newPoolCmd(g),   // pool.go

@@ -62,6 +62,8 @@ type server struct {
 	quit     chan struct{} // closed at shutdown to end endless streams (stream.go)
 
 	main mainState // the sandbox's main process (mainproc.go)
+
+	desktop desktop // the virtual display (desktop.go)
 }
 
 // Run serves the agent on cfg.Socket until it is shut down (POST /shutdown,
@@ -227,6 +229,22 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 
 		agentapi.PackDir:   s.handlePackDir,         // backup.go
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go
+
+		// desktop (desktop*.go)
+		agentapi.DesktopStart:      s.handleDesktopStart,
+		agentapi.DesktopStop:       s.handleDesktopStop,
+		agentapi.DesktopStatus:     s.handleDesktopStatus,
+		agentapi.DesktopScreenshot: s.handleScreenshot,
+		agentapi.DesktopCursor:     s.handleDesktopCursor,
+		agentapi.DesktopMouseMove:  s.handleMouseMove(),
+		agentapi.DesktopClick:      s.handleMouseClick(),
+		agentapi.DesktopDrag:       s.handleMouseDrag(),
+		agentapi.DesktopScroll:     s.handleMouseScroll(),
+		agentapi.DesktopType:       s.handleTypeText(),
+		agentapi.DesktopPress:      s.handlePressKey(),
+		agentapi.DesktopWindows:    s.handleListWindows,
+		agentapi.DesktopFocus:      s.handleFocusWindow,
+		agentapi.DesktopLaunch:     s.handleLaunch,
 	}
 }
 

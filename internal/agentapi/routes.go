@@ -76,6 +76,22 @@ var (
 	PackDir    = Route{"GET", "/backup"}       // ?path=DIR → treetar stream
 	UnpackDir  = Route{"PUT", "/backup"}       // treetar stream → ?path=DIR, which must be missing or empty → sdk.FileInfo
 	ExecAttach = Route{"POST", "/exec/attach"} // one line of JSON sdk.ExecRequest, then stdin as it comes → NDJSON sdk.ExecEvent (execattach.go)
+
+	// The desktop (internal/agent/desktop*.go): sdk.Desktop* bodies.
+	DesktopStart      = Route{"POST", "/desktop/start"}                  // sdk.DesktopStartRequest → sdk.DesktopStatus
+	DesktopStop       = Route{"POST", "/desktop/stop"}                   // → sdk.DesktopStatus
+	DesktopStatus     = Route{"GET", "/desktop/status"}                  // → sdk.DesktopStatus
+	DesktopScreenshot = Route{"GET", "/desktop/screenshot"}              // ?format=png|jpeg&quality=&cursor=&x=&y=&width=&height= → image
+	DesktopCursor     = Route{"GET", "/desktop/mouse"}                   // → sdk.DesktopPoint
+	DesktopMouseMove  = Route{"POST", "/desktop/mouse/move"}             // sdk.MouseMoveRequest → sdk.DesktopPoint
+	DesktopClick      = Route{"POST", "/desktop/mouse/click"}            // sdk.MouseClickRequest → sdk.DesktopPoint
+	DesktopDrag       = Route{"POST", "/desktop/mouse/drag"}             // sdk.MouseDragRequest → sdk.DesktopPoint
+	DesktopScroll     = Route{"POST", "/desktop/mouse/scroll"}           // sdk.MouseScrollRequest → sdk.DesktopPoint
+	DesktopType       = Route{"POST", "/desktop/keyboard/type"}          // sdk.TypeTextRequest → 204
+	DesktopPress      = Route{"POST", "/desktop/keyboard/press"}         // sdk.PressKeyRequest → 204
+	DesktopWindows    = Route{"GET", "/desktop/windows"}                 // → []sdk.DesktopWindow
+	DesktopFocus      = Route{"POST", "/desktop/windows/{window}/focus"} // → 204
+	DesktopLaunch     = Route{"POST", "/desktop/launch"}                 // sdk.LaunchRequest → 201 sdk.Process
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -92,6 +108,8 @@ var Routes = []Route{
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
 	PackDir, UnpackDir,
 	ExecAttach,
+	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,
+	DesktopDrag, DesktopScroll, DesktopType, DesktopPress, DesktopWindows, DesktopFocus, DesktopLaunch,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

@@ -89,6 +89,7 @@ var routeCodes = map[string][]sdk.Code{
 	"GET /v1/backups/{backup}":                      {sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound},
 	"DELETE /v1/backups/{backup}":                   {sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound},
 	"POST /v1/backups/{backup}/restore":             {sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound, sdk.CodeBackupCorrupt, sdk.CodeBackupTargetNotEmpty, sdk.CodeSandboxNotFound, sdk.CodeInvalidPath, sdk.CodeBlobStoreUnavailable},
+	"POST /v1/sandboxes/{id}/desktop/view":          {sdk.CodeInvalidExpiry, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable, sdk.CodePreviewDomainRequired},
 	"GET /v1/images/{name...}":                      {sdk.CodeImageNotFound},
 	"DELETE /v1/images/{name...}":                   {sdk.CodeImageNotFound, sdk.CodeImageInUse},
 }
@@ -155,6 +156,8 @@ func toolboxCodes(agentPath string) []sdk.Code {
 		return codesContext
 	case strings.HasPrefix(agentPath, "/git/"):
 		return codesGit // git.go
+	case strings.HasPrefix(agentPath, "/desktop/"):
+		return desktopCodes(agentPath) // desktop.go
 	}
 	return nil
 }

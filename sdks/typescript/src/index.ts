@@ -11,6 +11,7 @@ export { Commands, type RunOptions, type CommandResult, type CommandEvent } from
 export { Files, type WatchHandle, type WatchOptions } from "./files.js";
 export { Processes, type StartOptions } from "./process.js";
 export { Pty, PtyHandle, type PtyOptions } from "./pty.js";
+export { Desktop, type ScreenshotOptions, type DesktopStatus, type DesktopPoint, type DesktopWindow, type DesktopView, type MouseButton } from "./desktop.js";
 export { Execution, Result, type RunCodeOptions } from "./code.js";
 export * from "./errors.js";
 export type * from "./types.js";

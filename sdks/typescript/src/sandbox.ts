@@ -1,6 +1,7 @@
 import { ApiClient, type CallOptions, type ConnectionOptions } from "./client.js";
 import { runCode, type Execution, type RunCodeOptions } from "./code.js";
 import { Commands } from "./commands.js";
+import { Desktop } from "./desktop.js";
 import { Files } from "./files.js";
 import { Processes } from "./process.js";
 import { Pty } from "./pty.js";
@@ -25,6 +26,7 @@ export class Sandbox {
   readonly files: Files;
   readonly process: Processes;
   readonly pty: Pty;
+  readonly desktop: Desktop;
   private readonly path: string;
 
   private constructor(
@@ -36,6 +38,7 @@ export class Sandbox {
     this.files = new Files(api, this.path);
     this.process = new Processes(api, this.path);
     this.pty = new Pty(api, this.path);
+    this.desktop = new Desktop(api, this.path);
   }
 
   get id(): string {

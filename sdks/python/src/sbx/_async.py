@@ -10,6 +10,7 @@ from urllib.parse import quote
 import websockets
 
 from . import types as t
+from ._desktop import Desktop
 from ._http import ApiClient
 from .errors import SbxError, TimeoutError, error_from
 
@@ -324,6 +325,7 @@ class AsyncSandbox:
         self.files = Files(api, self._path)
         self.process = Processes(api, self._path)
         self.pty = Pty(api, self._path)
+        self.desktop = Desktop(api, self._path)
 
     @property
     def id(self) -> str:

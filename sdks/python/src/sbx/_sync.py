@@ -39,7 +39,7 @@ class _Portal:
             cls.call(agen.aclose())
 
 
-_PARTS = (_async.Commands, _async.Files, _async.Processes, _async.Pty, _async.PtyHandle)
+_PARTS = (_async.Commands, _async.Files, _async.Processes, _async.Pty, _async.PtyHandle, _async.Desktop)
 
 
 def _wrap(v: Any) -> Any:
