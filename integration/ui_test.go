@@ -74,7 +74,7 @@ func TestDashboard(t *testing.T) {
 		if shot, serr := chromedp.Run(ctx, chromedp.CaptureScreenshot()); serr == nil {
 			os.WriteFile(filepath.Join(shots, "failure-"+strings.ReplaceAll(t.Name(), "/", "_")+".png"), shot, 0o644)
 		}
-		if text, serr := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText.slice(0, 2000)`)); serr == nil {
+		if text, serr := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("main").innerText.slice(0, 2000)`)); serr == nil {
 			t.Logf("the page shows:\n%s", text)
 		}
 		t.Fatal(err)
@@ -199,6 +199,24 @@ func TestDashboard(t *testing.T) {
 		if b, _ := io.ReadAll(rc); string(b) != "uploaded from the dashboard\n" {
 			t.Fatalf("the uploaded file holds %q", b)
 		}
+	})
+
+	step("ProcessLogsFollow", func(t *testing.T) {
+		_, err := d.client.StartProcess(context.Background(), sb.ID, sdk.StartProcessRequest{ID: "ticker", Shell: "echo first-line; read x; echo after-$x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, goTo(page+"/logs"), chromedp.WaitReady(chromedp.CSS(`select option[value="ticker"]`)),
+			chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := chromedp.Evaluate[any](`const s = document.querySelector("main select"); s.value = "ticker"; s.dispatchEvent(new Event("change"))`)(ctx, tg)
+				return err
+			}),
+			chromedp.WaitVisible(`//pre[@id="logs" and contains(., "first-line")]`))
+		// Output written after the page opened arrives without a reload.
+		if err := d.client.WriteStdin(context.Background(), sb.ID, "ticker", []byte("stdin\n")); err != nil {
+			t.Fatal(err)
+		}
+		run(t, chromedp.WaitVisible(`//pre[@id="logs" and contains(., "after-stdin")]`), screenshot("logs.png"))
 	})
 
 	step("Overview", func(t *testing.T) {

@@ -8,11 +8,14 @@ function s(tag: string, attrs: Record<string, string | number>) {
   return el;
 }
 
-// lineChart draws points (t in Unix seconds) over [now-window, now];
-// fmt labels the top of the scale.
-export function lineChart(title: string, points: { t: number; v: number }[], fmt: (v: number) => string, windowSec = 3600, minMax = 1) {
+// lineChart draws points (t in Unix seconds) over the last hour, or over
+// the last 5, 10, 15 … minutes while the samples cover less; fmt formats
+// values; minMax is the least top of the scale.
+export function lineChart(title: string, points: { t: number; v: number }[], fmt: (v: number) => string, maxWindowSec = 3600, minMax = 1) {
   const W = 600, H = 140, pad = 4;
   const now = Date.now() / 1000;
+  const span = points.length ? now - points[0].t : 0;
+  const windowSec = Math.min(maxWindowSec, Math.max(300, Math.ceil(span / 300) * 300));
   const maxV = Math.max(minMax, ...points.map((p) => p.v)) * 1.1;
   const x = (t: number) => pad + ((t - (now - windowSec)) / windowSec) * (W - 2 * pad);
   const y = (v: number) => H - pad - (v / maxV) * (H - 2 * pad);
@@ -25,8 +28,10 @@ export function lineChart(title: string, points: { t: number; v: number }[], fmt
     svg.appendChild(s("path", { d, class: "line" }));
   }
   const last = pts.length ? fmt(pts[pts.length - 1].v) : "no samples yet";
+  const peak = pts.length ? fmt(Math.max(...pts.map((p) => p.v))) : "–";
+  const minutes = Math.round(windowSec / 60);
   return h("figure", { class: "chartbox" },
-    h("figcaption", {}, h("span", {}, title), h("span", { class: "muted small" }, `now ${last} · max ${fmt(maxV / 1.1)}`)),
+    h("figcaption", {}, h("span", {}, title), h("span", { class: "muted small" }, `now ${last} · peak ${peak}`)),
     svg,
-    h("div", { class: "axis muted small" }, h("span", {}, "-60 min"), h("span", {}, "-30"), h("span", {}, "now")));
+    h("div", { class: "axis muted small" }, h("span", {}, `-${minutes} min`), h("span", {}, `-${minutes / 2}`), h("span", {}, "now")));
 }

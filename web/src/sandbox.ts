@@ -94,7 +94,7 @@ async function overview(body: HTMLElement, sb: () => Sandbox, timeline: HTMLElem
   replace(body,
     h("div", { class: "cols" },
       h("div", {}, h("h3", {}, "Details"), details, h("h3", {}, "Lineage"), lineage, h("h3", {}, "Ports"), ports),
-      h("div", {}, h("h3", {}, "Usage, last hour"), charts, h("h3", {}, "Timeline"), timeline)));
+      h("div", {}, h("h3", {}, "Usage, up to the last hour"), charts, h("h3", {}, "Timeline"), timeline)));
 
   const drawCharts = async () => {
     const st = await ui<{ samples: Sample[]; everySeconds: number }>(`/ui/stats/${enc(s.id)}`).catch(() => ({ samples: [] as Sample[], everySeconds: 10 }));
