@@ -281,6 +281,16 @@ func TestEgressHTTP(t *testing.T) {
 		t.Fatal("a request with a huge header reached the server")
 	}
 
+	// Through the proxy the host's own services and other sandboxes stay
+	// out of reach, as for the sandbox's own packets.
+	gw, err := d.client.GetNetwork(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := get("http://" + gw.Gateway + "/"); strings.HasPrefix(got, "200 ") {
+		t.Fatalf("the gateway answered through the proxy: %q", got)
+	}
+
 	// The secret is nowhere inside: env, files, /proc, what it printed.
 	finder := `
 import base64, os, sys

@@ -83,7 +83,11 @@ reaches a running sandbox at once: new connections follow it, open ones stay.
 A blocked connection is refused at once.
 
 Domain entries hold as the name's addresses change: sbx's DNS server learns
-the addresses each time the sandbox resolves the name.`,
+the addresses each time the sandbox resolves the name.
+
+--http FILE adds an http section: the sandbox's HTTP and HTTPS then go through
+the daemon's egress proxy, whose rules allow, deny, inject secrets (sbx secret),
+rewrite or forward requests to a handler; sbx egress log shows what it saw.`,
 		Example: `  sbx egress get box
   sbx egress set box --egress block-all
   sbx egress set box --allow 10.0.0.0/8 --allow pypi.org --allow '*.pythonhosted.org'

@@ -34,6 +34,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,6 +57,9 @@ type Sandboxes interface {
 	// dst, reached under the name host ("" when unknown): the checks of the
 	// firewall, which redirected connections no longer pass through.
 	EgressAllows(src, dst netip.Addr, host string) bool
+	// DialAllows reports whether the proxy may connect to dst, an address
+	// it resolved itself for the name host, on behalf of src.
+	DialAllows(src, dst netip.Addr, host string) bool
 }
 
 // Secrets reads a team's secret values (package secret implements it).
@@ -269,9 +273,20 @@ func (p *Proxy) transport(cn *conn) *http.Transport {
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if to, _ := ctx.Value(dialKey{}).(string); to != "" {
-				addr = to
+				return d.DialContext(ctx, network, to) // checked when the sandbox connected
 			}
-			return d.DialContext(ctx, network, addr)
+			// A name the proxy resolves itself: every address it would
+			// connect to must be one the sandbox's policy allows.
+			host, _, _ := net.SplitHostPort(addr)
+			byName := *d
+			byName.Control = func(_, address string, _ syscall.RawConn) error {
+				ap, err := netip.ParseAddrPort(address)
+				if err != nil || !p.cfg.Sandboxes.DialAllows(cn.src, ap.Addr().Unmap(), host) {
+					return fmt.Errorf("the egress policy of this sandbox refuses %s (%s)", host, address)
+				}
+				return nil
+			}
+			return byName.DialContext(ctx, network, addr)
 		},
 		TLSClientConfig:       &tls.Config{RootCAs: p.cfg.UpstreamCAs},
 		ForceAttemptHTTP2:     false, // requests keep their HTTP/1.1 semantics (upgrades)

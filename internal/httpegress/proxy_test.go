@@ -18,6 +18,7 @@ type fakeSandboxes struct{ sb Sandbox }
 
 func (f fakeSandboxes) HTTPSandbox(netip.Addr) (Sandbox, bool)             { return f.sb, true }
 func (f fakeSandboxes) EgressAllows(src, dst netip.Addr, host string) bool { return true }
+func (f fakeSandboxes) DialAllows(src, dst netip.Addr, host string) bool   { return true }
 
 // front serves requests as the proxy would for one sandbox connection to
 // the upstream server up (its original destination).

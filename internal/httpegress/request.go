@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 	"time"
 
@@ -86,27 +85,8 @@ func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r.Host = r.URL.Host
-	if dialTo == "" && cn.scheme == "http" && r.URL.Scheme == "http" {
-		if err := cn.checkResolved(r.Context(), r.URL.Hostname()); err != nil {
-			fail(http.StatusBadGateway, "error", "%v", err)
-			return
-		}
-	}
 	ctx := context.WithValue(r.Context(), dialKey{}, dialTo)
 	cn.upstreamProxy(func(err error) { e.Error = err.Error() }).ServeHTTP(rw, r.WithContext(ctx))
-}
-
-// checkResolved makes sure a name the proxy dials itself is not an
-// address the sandbox could not reach: the operator's rule names a host,
-// the sandbox's own policy still bounds where it goes.
-func (cn *conn) checkResolved(ctx context.Context, name string) error {
-	if a, err := netip.ParseAddr(name); err == nil {
-		if !cn.p.cfg.Sandboxes.EgressAllows(cn.src, a, "") {
-			return fmt.Errorf("the egress policy refuses %s", name)
-		}
-		return nil
-	}
-	return nil
 }
 
 func rewrite(r *http.Request, rule sdk.HTTPRule) {

@@ -2,7 +2,9 @@ package network
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/httpegress"
@@ -75,6 +77,24 @@ func (m *Manager) HTTPSandbox(src netip.Addr) (httpegress.Sandbox, bool) {
 // makes for it, as its firewall chain would (plus the name, when known:
 // the server name or Host of the request, checked against the domains).
 func (m *Manager) EgressAllows(src, dst netip.Addr, host string) bool {
+	return m.proxyAllows(src, dst, host, false)
+}
+
+// DialAllows applies the sandbox's policy to an address the proxy
+// resolved itself for the name host (an inject rule's host, a rewrite's):
+// there the name is the daemon's word, so a name an allow-list lists
+// allows its addresses even before the sandbox's DNS learned them.
+func (m *Manager) DialAllows(src, dst netip.Addr, host string) bool {
+	return m.proxyAllows(src, dst, host, true)
+}
+
+func (m *Manager) proxyAllows(src, dst netip.Addr, host string, resolvedHere bool) bool {
+	// The proxy dials from the host, where the firewall's isolation does
+	// not hold: other sandboxes and the host's own services stay out of
+	// reach as they are for a sandbox's own packets.
+	if m.subnet.Contains(dst) || dst.IsLoopback() || dst.IsUnspecified() || dst.IsMulticast() || localAddrs.has(dst) {
+		return false
+	}
 	m.mu.Lock()
 	mem := m.byAddr[src]
 	m.mu.Unlock()
@@ -90,8 +110,13 @@ func (m *Manager) EgressAllows(src, dst netip.Addr, host string) bool {
 	case AllowAll:
 		return true
 	case AllowList:
-		// An allowed address under a name the list does not allow is
-		// refused too: the name says where the request really goes.
+		if resolvedHere {
+			return listed || named
+		}
+		// The sandbox chose the address: an allowed address under a name
+		// the list does not allow is refused too (the name says where the
+		// request really goes), and a listed name never lets it reach an
+		// address the list does not hold (domain fronting).
 		return listed && (host == "" || named || inCIDRs(mem.egress, dst))
 	case DenyList:
 		return !listed && !named
@@ -129,3 +154,30 @@ func inCIDRs(e *store.Egress, dst netip.Addr) bool {
 
 // DNSUpstreams are the resolvers the sandboxes' DNS server asks.
 func (m *Manager) DNSUpstreams() []string { return m.cfg.DNSUpstreams }
+
+// localAddrs are the host's own addresses, read again at most every few
+// seconds (interfaces come and go: veths, the bridge).
+var localAddrs = &addrCache{}
+
+type addrCache struct {
+	mu    sync.Mutex
+	at    time.Time
+	addrs map[netip.Addr]bool
+}
+
+func (c *addrCache) has(a netip.Addr) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) > 5*time.Second {
+		c.addrs = map[netip.Addr]bool{}
+		if list, err := net.InterfaceAddrs(); err == nil {
+			for _, ia := range list {
+				if pfx, err := netip.ParsePrefix(ia.String()); err == nil {
+					c.addrs[pfx.Addr().Unmap()] = true
+				}
+			}
+		}
+		c.at = time.Now()
+	}
+	return c.addrs[a.Unmap()]
+}
