@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,7 +27,8 @@ func init() {
 }
 
 func runThroughput(env *Env, sys System) ([]result, error) {
-	if _, ok := sys.(*sbxSystem); !ok {
+	sx, ok := sys.(*sbxSystem)
+	if !ok {
 		return nil, fmt.Errorf("%w: sbx only", errSkip)
 	}
 	span := *throughputFor
@@ -38,6 +43,7 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 		done  atomic.Bool
 		wg    sync.WaitGroup
 	)
+	cpu0 := cpuTime(sx.DaemonPids()[0])
 	start := time.Now()
 	time.AfterFunc(span, func() { done.Store(true) })
 	for range *throughputWorkers {
@@ -61,6 +67,7 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	daemonCPU := float64((cpuTime(sx.DaemonPids()[0]) - cpu0).Microseconds()) / 1000 / float64(max(len(ms), 1))
 	deleteAll(boxes)
 	if first != nil {
 		return nil, first
@@ -70,7 +77,26 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 	return []result{
 		{Scenario: name + ": creates/s", System: sys.Name(), N: len(ms), Unit: "creates/s", Better: "higher", P50: rate, P95: rate, P99: rate},
 		summarize(name+": each create", sys.Name(), "ms", ms),
+		// CPU, unlike latency, hardly depends on what else the machine runs.
+		summarize(name+": daemon CPU per create", sys.Name(), "ms", []float64{daemonCPU}),
 	}, nil
+}
+
+// cpuTime is the user and system CPU time process pid has used.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command (in parentheses, which may hold spaces):
+	// utime and stime are the 12th and 13th, in clock ticks (100 Hz).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	s, _ := strconv.Atoi(f[12])
+	return time.Duration(u+s) * 10 * time.Millisecond
 }
 
 // deleteAll deletes boxes with a few workers.
