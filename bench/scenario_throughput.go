@@ -43,7 +43,7 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 		done  atomic.Bool
 		wg    sync.WaitGroup
 	)
-	cpu0 := cpuTime(sx.DaemonPids()[0])
+	cpu0, child0 := cpuTime(sx.DaemonPids()[0])
 	start := time.Now()
 	time.AfterFunc(span, func() { done.Store(true) })
 	for range *throughputWorkers {
@@ -67,7 +67,8 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	daemonCPU := float64((cpuTime(sx.DaemonPids()[0]) - cpu0).Microseconds()) / 1000 / float64(max(len(ms), 1))
+	cpu1, child1 := cpuTime(sx.DaemonPids()[0])
+	perCreate := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(max(len(ms), 1)) }
 	deleteAll(boxes)
 	if first != nil {
 		return nil, first
@@ -78,25 +79,27 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 		{Scenario: name + ": creates/s", System: sys.Name(), N: len(ms), Unit: "creates/s", Better: "higher", P50: rate, P95: rate, P99: rate},
 		summarize(name+": each create", sys.Name(), "ms", ms),
 		// CPU, unlike latency, hardly depends on what else the machine runs.
-		summarize(name+": daemon CPU per create", sys.Name(), "ms", []float64{daemonCPU}),
+		summarize(name+": daemon CPU per create", sys.Name(), "ms", []float64{perCreate(cpu1 - cpu0)}),
+		summarize(name+": CPU of the daemon's children (runc, nft) per create", sys.Name(), "ms", []float64{perCreate(child1 - child0)}),
 	}, nil
 }
 
-// cpuTime is the user and system CPU time process pid has used.
-func cpuTime(pid int) time.Duration {
+// cpuTime is the user and system CPU time process pid has used, and that
+// of its children it has waited for.
+func cpuTime(pid int) (own, children time.Duration) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	// Fields after the command (in parentheses, which may hold spaces):
-	// utime and stime are the 12th and 13th, in clock ticks (100 Hz).
+	// utime, stime, cutime and cstime are the 12th to 15th, in clock
+	// ticks (100 Hz).
 	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
+	if len(f) < 15 {
+		return 0, 0
 	}
-	u, _ := strconv.Atoi(f[11])
-	s, _ := strconv.Atoi(f[12])
-	return time.Duration(u+s) * 10 * time.Millisecond
+	tick := func(i int) time.Duration { n, _ := strconv.Atoi(f[i]); return time.Duration(n) * 10 * time.Millisecond }
+	return tick(11) + tick(12), tick(13) + tick(14)
 }
 
 // deleteAll deletes boxes with a few workers.
