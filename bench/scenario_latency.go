@@ -8,8 +8,8 @@ func init() {
 }
 
 // runCreate times making a sandbox and running its first command; the delete
-// afterwards is not timed. There is no pool of warm instances (yet), so every
-// create is cold.
+// afterwards is not timed. No warm pool exists while this row runs, so every
+// create is cold (the warm row is scenario_pool.go's).
 func runCreate(env *Env, sys System) ([]result, error) {
 	name := "create → first exec (cold)"
 	n := env.n(*createN, 3)

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,7 +27,8 @@ func init() {
 }
 
 func runThroughput(env *Env, sys System) ([]result, error) {
-	if _, ok := sys.(*sbxSystem); !ok {
+	sx, ok := sys.(*sbxSystem)
+	if !ok {
 		return nil, fmt.Errorf("%w: sbx only", errSkip)
 	}
 	span := *throughputFor
@@ -38,6 +43,7 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 		done  atomic.Bool
 		wg    sync.WaitGroup
 	)
+	cpu0, child0 := cpuTime(sx.DaemonPids()[0])
 	start := time.Now()
 	time.AfterFunc(span, func() { done.Store(true) })
 	for range *throughputWorkers {
@@ -61,6 +67,8 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1, child1 := cpuTime(sx.DaemonPids()[0])
+	perCreate := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(max(len(ms), 1)) }
 	deleteAll(boxes)
 	if first != nil {
 		return nil, first
@@ -70,7 +78,28 @@ func runThroughput(env *Env, sys System) ([]result, error) {
 	return []result{
 		{Scenario: name + ": creates/s", System: sys.Name(), N: len(ms), Unit: "creates/s", Better: "higher", P50: rate, P95: rate, P99: rate},
 		summarize(name+": each create", sys.Name(), "ms", ms),
+		// CPU, unlike latency, hardly depends on what else the machine runs.
+		summarize(name+": daemon CPU per create", sys.Name(), "ms", []float64{perCreate(cpu1 - cpu0)}),
+		summarize(name+": CPU of the daemon's children (runc, nft) per create", sys.Name(), "ms", []float64{perCreate(child1 - child0)}),
 	}, nil
+}
+
+// cpuTime is the user and system CPU time process pid has used, and that
+// of its children it has waited for.
+func cpuTime(pid int) (own, children time.Duration) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0
+	}
+	// Fields after the command (in parentheses, which may hold spaces):
+	// utime, stime, cutime and cstime are the 12th to 15th, in clock
+	// ticks (100 Hz).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 15 {
+		return 0, 0
+	}
+	tick := func(i int) time.Duration { n, _ := strconv.Atoi(f[i]); return time.Duration(n) * 10 * time.Millisecond }
+	return tick(11) + tick(12), tick(13) + tick(14)
 }
 
 // deleteAll deletes boxes with a few workers.

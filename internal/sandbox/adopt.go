@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -21,6 +23,10 @@ import (
 // its env the agent's, its egress policy the firewall's, its labels and
 // lifecycle policy the record's. What a process inside then sees is what
 // it would see in a fresh sandbox of the same spec (integration/pool_test.go).
+
+// adoptingMarker, in a sandbox's directory, marks a pool instance under
+// adoption (adoptInstance).
+const adoptingMarker = "adopting"
 
 // errPoolInstanceUnfit is an instance that cannot be adopted after all
 // (crashed, made from an older image): it is deleted and the next one tried.
@@ -157,8 +163,8 @@ func (m *Manager) putBack(team, id string) {
 }
 
 // adoptInstance turns the pool instance id into the sandbox the create
-// asks for. On error the instance is either untouched (a conflict: it can
-// go back to its pool) or to be deleted.
+// asks for. On error the instance is either untouched (a taken name: it
+// goes back to its pool) or deleted.
 func (m *Manager) adoptInstance(ctx context.Context, id string, req sdk.CreateSandboxRequest, spec store.Spec) (_ *store.Sandbox, err error) {
 	defer m.observe("adopt", "user", time.Now(), &err)
 	ictx := auth.Unscoped(ctx) // a request's lookups never find pool instances
@@ -176,17 +182,25 @@ func (m *Manager) adoptInstance(ctx context.Context, id string, req sdk.CreateSa
 	if inst == nil {
 		return nil, fmt.Errorf("%w: %s has no instance attached", errPoolInstanceUnfit, id)
 	}
-	// Intent first, as a create writes its record first: a crash before
-	// "started" rolls the create back (reconcile.go). A taken name fails
-	// here with the record untouched.
-	was := *sb
-	old := sb.Spec
-	sb.Pool, sb.Name, sb.Spec = "", req.Name, spec
-	sb.State, sb.Reason, sb.CreatedAt = sdk.StateCreating, "create", time.Now().UTC()
-	if err := m.cfg.Store.UpdateSandbox(ictx, sb, nil); err != nil {
-		*sb = was
-		return nil, err
+	// A taken name is refused before the instance is touched (Create holds
+	// the name's lock, so no other create takes it meanwhile).
+	if req.Name != "" {
+		if other, err := m.cfg.Store.GetSandbox(ictx, req.Name); err == nil && other.Name == req.Name && other.Team == sb.Team {
+			return nil, errdefs.Conflict(sdk.CodeNameTaken, "a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", req.Name)
+		}
 	}
+	// One write makes it the new sandbox, after the instance has become
+	// it: a second, earlier write of the intent would cost a synced commit
+	// on the warm path. The marker file stands in for the intent: a daemon
+	// that crashed while it exists finds an instance that may no longer
+	// look like its pool's, and deletes it (StartPools).
+	marker := filepath.Join(m.dirsOf(id).root, adoptingMarker)
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		return nil, fmt.Errorf("%w: %v", errPoolInstanceUnfit, err)
+	}
+	defer os.Remove(marker)
+	old := sb.Spec
+	sb.Pool, sb.Name, sb.Spec, sb.Reason, sb.CreatedAt = "", req.Name, spec, "create", time.Now().UTC()
 	if err := m.becomeFresh(ictx, sb, inst, old); err != nil {
 		m.removeAll(ictx, sb)
 		return nil, err

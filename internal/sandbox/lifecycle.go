@@ -236,6 +236,7 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 	client := agent.NewClient(d.run)
 	readyCtx, cancel := context.WithTimeout(ctx, m.cfg.ReadyTimeout)
 	defer cancel()
+	waitForSocket(readyCtx, d.run, min(m.cfg.ReadyTimeout/2, 5*time.Second)) // agentready.go
 	if err := client.WaitReady(readyCtx); err != nil {
 		return errdefs.Unavailable(sdk.CodeAgentNotReady, "the agent of sandbox %s did not answer within %s (see %s): %v", sb.ID, m.cfg.ReadyTimeout, d.log, err)
 	}

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
@@ -54,7 +56,8 @@ func (m *Manager) StartPools(ctx context.Context) error {
 		m.mu.Lock()
 		attached := m.instances[sb.ID] != nil
 		m.mu.Unlock()
-		if wp == nil || sb.State != sdk.StateStarted || !attached {
+		_, midAdoption := os.Lstat(filepath.Join(m.dirsOf(sb.ID).root, adoptingMarker))
+		if wp == nil || sb.State != sdk.StateStarted || !attached || midAdoption == nil {
 			stale = append(stale, sb.ID)
 			continue
 		}

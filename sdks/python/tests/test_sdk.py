@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from conftest import until
-from sbx import (AsyncSandbox, ConflictError, FileNotFoundError, InvalidRequestError, NotFoundError, Sandbox,
+from sbx import (AsyncSandbox, ConflictError, FileNotFoundError, InvalidRequestError, NotFoundError, Pools, Sandbox,
                  SandboxNotFoundError, TimeoutError)
 
 
@@ -176,3 +176,20 @@ def test_async_client(env):
             with pytest.raises(TimeoutError):
                 await asyncio.wait_for(a.commands.run("sleep 5", request_timeout=0.3), 10)
     asyncio.run(main())
+
+
+def test_pool_adoption(env):
+    pools = Pools()
+    pool = pools.create("py-pool", min=1, memoryMiB=200)
+    assert pool["min"] == 1
+    try:
+        until("the pool to fill", lambda: pools.get("py-pool")["ready"] == 1)
+        with Sandbox.create(pool="py-pool", name="py-pooled", env={"FROM": "py"}) as s:
+            assert s.commands.run("hostname; echo $FROM").stdout == "py-pooled\npy\n"
+        assert pools.get("py-pool")["adopted"] == 1
+        assert any(p["name"] == "py-pool" for p in pools.list())
+        assert pools.update("py-pool", max=2)["max"] == 2
+    finally:
+        pools.delete("py-pool")
+    with pytest.raises(NotFoundError):
+        pools.get("py-pool")

@@ -8,6 +8,7 @@ import {
   FileNotFoundError,
   InvalidRequestError,
   NotFoundError,
+  Pools,
   Sandbox,
   SandboxNotFoundError,
   TimeoutError,
@@ -189,5 +190,25 @@ describe("code", () => {
     assert.ok(streamed.some((x) => x.png), "onResult saw the PNG");
     const err = await sb.runCode("1/0", { context: ctx });
     assert.equal(err.error?.name, "ZeroDivisionError");
+  });
+});
+
+describe("pools", () => {
+  test("a create naming the pool adopts its ready instance", async () => {
+    const pool = await Pools.create({ name: "ts-pool", template: { memoryMiB: 200 }, min: 1 });
+    assert.equal(pool.min, 1);
+    try {
+      await until("the pool to fill", async () => (await Pools.get("ts-pool")).ready === 1);
+      const sb = await Sandbox.create({ pool: "ts-pool", name: "ts-pooled", env: { FROM: "ts" } });
+      made.push(sb);
+      assert.equal((await sb.commands.run("hostname; echo $FROM")).stdout, "ts-pooled\nts\n");
+      const after = await Pools.get("ts-pool");
+      assert.equal(after.adopted, 1);
+      assert.ok((await Pools.list()).some((p) => p.name === "ts-pool"));
+      assert.equal((await Pools.update("ts-pool", { max: 2 })).max, 2);
+    } finally {
+      await Pools.delete("ts-pool");
+    }
+    await assert.rejects(Pools.get("ts-pool"), NotFoundError);
   });
 });
