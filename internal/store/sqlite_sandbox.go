@@ -79,7 +79,7 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 	// Unscoped (the bootstrap admin), a name several teams use finds the
 	// caller's own team's sandbox first.
 	team, args := teamClause(ctx, "team")
-	row := s.r.QueryRowContext(ctx,
+	row := s.rs.queryRow(ctx, s.r,
 		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC, team = ? DESC LIMIT 1",
 		append(append([]any{idOrName, idOrName}, args...), idOrName, teamFor(ctx, ""))...)
 	sb, err := scanSandbox(row)
