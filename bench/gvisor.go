@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -17,12 +17,14 @@ import (
 // sandbox's tmpfs /tmp, which lives in gVisor's memory and so in every
 // checkpoint), and the container class's freezer pause for comparison.
 //
-// With -runsc the gvisor rows are measured a second time, in the same run,
-// on a second sbx daemon that drives that runsc binary (system
-// "sbx (runsc PLATFORM)"), so two gVisor builds can be compared side by side:
+// The sbx daemon runs the runsc it finds by default (sbx's own from
+// scripts/setup.sh, on systrap, else Debian's). With -runsc the gvisor rows
+// are measured a second time, in the same run, on a second sbx daemon that
+// drives that runsc binary (system "sbx (runsc PLATFORM)"), so two gVisor
+// builds can be compared side by side, e.g. against Debian's:
 //
 //	go run ./bench -sbx /tmp/sbx -systems sbx -scenarios gvisor \
-//		-runsc /opt/gvisor/runsc -runsc-platform systrap
+//		-runsc /usr/bin/runsc -runsc-platform ptrace
 
 var (
 	gvisorN       = flag.Int("gvisor-n", 5, "runs of each pause/resume/fork/snapshot measurement")
@@ -38,7 +40,7 @@ func runGVisor(env *Env, sys System) ([]result, error) {
 	if sys.Name() != "sbx" {
 		return nil, fmt.Errorf("%w: sbx only", errSkip)
 	}
-	if _, err := exec.LookPath("runsc"); err != nil {
+	if _, _, err := runtime.FindRunsc(); err != nil {
 		return nil, fmt.Errorf("%w: runsc is not installed", errSkip)
 	}
 	n := env.n(*gvisorN, 1)

@@ -39,7 +39,9 @@ func newInstallServiceCmd() *cobra.Command {
 ExecStart runs this sbx binary (or --binary) as "sbx serve" with --data-dir,
 --listen and any flags of sbx serve given after "--". Settings can also go
 into the environment file (--env-file, default ` + defaultEnvFile + `) as SBX_*
-variables; flags in ExecStart win over them.
+variables; flags in ExecStart win over them. Sandboxes run the sbx-agent
+binary next to that sbx: install both there, as scripts/setup.sh does (a
+warning says when it is missing).
 
 The unit stops only the daemon (KillMode=process): stopping or restarting
 the service leaves every sandbox running, and the next daemon reattaches.
@@ -68,6 +70,7 @@ writes the unit to standard output instead.`,
 				_, err := fmt.Fprint(cmd.OutOrStdout(), unit)
 				return err
 			}
+			warnNoAgent(cmd, o) // install_service_agent.go
 			return installUnit(cmd, filepath.Join(root, unitPath), unit, force)
 		},
 	}

@@ -319,12 +319,23 @@ func startError(name string, err error) error {
 	return errdefs.Internal(err, "start %q", name)
 }
 
+// Output buffers start small and grow when a read fills them: most
+// commands write little, and a background process or terminal that sits
+// idle holds its buffers as long as it lives (tune.go).
+const (
+	pumpMinBuf = 4 << 10
+	pumpMaxBuf = 32 << 10
+)
+
 func pump(r *os.File, stream string, out execOutput) {
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, pumpMinBuf)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			out.write(stream, buf[:n])
+		}
+		if n == len(buf) && len(buf) < pumpMaxBuf {
+			buf = make([]byte, 2*len(buf))
 		}
 		if err != nil {
 			return

@@ -34,10 +34,18 @@ func needsRunsc(t *testing.T) {
 
 func newTestRunsc(t *testing.T, args []string) *Runsc {
 	t.Helper()
-	r, err := NewRunsc(filepath.Join(t.TempDir(), "runsc"), WithArgs(args))
+	root := filepath.Join(t.TempDir(), "runsc")
+	r, err := NewRunsc(root, WithArgs(args))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Current runsc releases pin an empty network namespace for their
+	// gofers at <root>/null-netns (bind mounts, possibly stacked), which
+	// must go before the root can be removed.
+	t.Cleanup(func() {
+		for syscall.Unmount(filepath.Join(root, "null-netns"), syscall.MNT_DETACH) == nil {
+		}
+	})
 	return r
 }
 

@@ -46,6 +46,15 @@ import (
 // sweep cannot account for (os.FindProcess, a WatchExit being opened) only
 // delays a reap: skipped zombies are swept again shortly.
 
+// One more consequence of adopting orphans: an adopted process becomes the
+// child of one of the daemon's threads, and when that thread exits (Go ends
+// a thread whose goroutine ends locked to it, as network namespace set-up
+// does), the kernel moves the child to another thread and sends it its
+// parent-death signal, if it has one. runsc's detached sandbox and gofer
+// (`runsc run --detach`, no --attached) and runc's container init have
+// none; a program that sets one and then orphans itself under the daemon
+// would be killed at such a moment.
+
 // ownPidfds are the pidfds this package holds for other reasons than
 // os/exec (WatchExit, the sweep itself). An fd is added right after it is
 // opened and removed right before it is closed, so a listed fd number is

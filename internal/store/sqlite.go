@@ -31,6 +31,7 @@ type SQLite struct {
 	w    *sql.DB // exactly one connection; all writes and migrations
 	r    *sql.DB // read-only connections
 	disk *diskspace.Guard
+	rs   stmtCache // prepared reads on r (stmtcache.go)
 }
 
 // An Option configures OpenSQLite.

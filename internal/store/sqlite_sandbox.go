@@ -83,7 +83,7 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 	if _, request := auth.FromContext(ctx); request {
 		team += " AND pool IS NULL" // a warm pool's instance is nobody's sandbox yet
 	}
-	row := s.r.QueryRowContext(ctx,
+	row := s.rs.queryRow(ctx, s.r,
 		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC, team = ? DESC LIMIT 1",
 		append(append([]any{idOrName, idOrName}, args...), idOrName, teamFor(ctx, ""))...)
 	sb, err := scanSandbox(row)
