@@ -221,6 +221,60 @@ func TestDesktop(t *testing.T) {
 		}
 	})
 
+	// Class gvisor runs the desktop too, and a paused desktop comes back
+	// with the same programs, windows and pointer. (This host's runsc of
+	// 2022 does not open an xterm: its child spins before the shell.)
+	t.Run("GVisorPauseResume", func(t *testing.T) {
+		if _, err := exec.LookPath("runsc"); err != nil {
+			t.Skip("needs runsc (apt-get install runsc)")
+		}
+		g := d.create(sdk.CreateSandboxRequest{Name: "gdesk", Image: "desktop", Class: "gvisor", MemoryMiB: 1024})
+		before, err := c.StartDesktop(ctx, g.ID, sdk.DesktopStartRequest{Width: 640, Height: 480})
+		if err != nil {
+			t.Fatalf("start a gvisor desktop: %v", err)
+		}
+		if _, err := c.MoveMouse(ctx, g.ID, 10, 20); err != nil {
+			t.Fatalf("move: %v", err)
+		}
+		var panel sdk.DesktopWindow
+		waitFor(t, 30*time.Second, "the panel's window", func() bool {
+			list, err := c.ListWindows(ctx, g.ID)
+			if err == nil && len(list) > 0 {
+				panel = list[0]
+			}
+			return err == nil && len(list) > 0
+		})
+		if _, err := c.PauseSandbox(ctx, g.ID); err != nil {
+			t.Fatalf("pause: %v", err)
+		}
+		if _, err := c.ResumeSandbox(ctx, g.ID); err != nil {
+			t.Fatalf("resume: %v", err)
+		}
+		after, err := c.DesktopStatus(ctx, g.ID)
+		if err != nil || !after.Running || len(after.Programs) != len(before.Programs) {
+			t.Fatalf("status after resume: %+v, %v", after, err)
+		}
+		for i, p := range after.Programs {
+			if p.Pid != before.Programs[i].Pid || p.Restarts != 0 || !p.Running {
+				t.Errorf("%s after resume: %+v, before %+v", p.Name, p, before.Programs[i])
+			}
+		}
+		list, err := c.ListWindows(ctx, g.ID)
+		if err != nil || len(list) == 0 || list[0].ID != panel.ID {
+			t.Errorf("windows after resume: %+v, %v; want %+v", list, err, panel)
+		}
+		if p, err := c.CursorPosition(ctx, g.ID); err != nil || p.X != 10 || p.Y != 20 {
+			t.Errorf("pointer after resume: %+v, %v", p, err)
+		}
+		b, err := c.Screenshot(ctx, g.ID, sdk.ScreenshotOptions{})
+		if err != nil {
+			t.Fatalf("screenshot after resume: %v", err)
+		}
+		if img, err := png.Decode(bytes.NewReader(b)); err != nil || img.Bounds() != image.Rect(0, 0, 640, 480) {
+			t.Fatalf("screenshot after resume: %v", err)
+		}
+	})
+
 	t.Run("Stop", func(t *testing.T) {
 		st, err := c.StopDesktop(ctx, sb.ID)
 		if err != nil || st.Running {

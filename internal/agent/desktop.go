@@ -356,27 +356,29 @@ func (run *desktopRun) status() sdk.DesktopStatus {
 	return st
 }
 
-// withX runs f on the desktop's X connection, dialing it when needed and
-// dropping it after an I/O error (Xvfb restarted), so the next call redials.
+// withX runs f on the desktop's X connection, dialing it when needed. A
+// connection that fails (Xvfb was restarted) is dropped and f retried once
+// on a fresh one.
 func (run *desktopRun) withX(f func(*x11Conn) error) error {
 	run.xmu.Lock()
 	defer run.xmu.Unlock()
-	if run.x == nil {
-		x, err := dialX11(desktopDisplayNum, 2*time.Second)
-		if err != nil {
-			return errdefs.Unavailable(sdk.CodeDesktopUnavailable, "the desktop's X server does not answer (restarting?): %v", err)
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		if run.x == nil {
+			x, derr := dialX11(desktopDisplayNum, 2*time.Second)
+			if derr != nil {
+				return errdefs.Unavailable(sdk.CodeDesktopUnavailable, "the desktop's X server does not answer (restarting?): %v", derr)
+			}
+			run.x = x
 		}
-		run.x = x
-	}
-	run.x.mu.Lock()
-	err := f(run.x)
-	run.x.mu.Unlock()
-	if err != nil {
-		if _, isX := err.(*x11Error); !isX {
-			run.x.Close()
-			run.x = nil
-			return errdefs.Unavailable(sdk.CodeDesktopUnavailable, "the desktop's X server connection failed: %v", err)
+		run.x.mu.Lock()
+		err = f(run.x)
+		run.x.mu.Unlock()
+		if _, isX := err.(*x11Error); err == nil || isX {
+			return err
 		}
+		run.x.Close()
+		run.x = nil
 	}
-	return err
+	return errdefs.Unavailable(sdk.CodeDesktopUnavailable, "the desktop's X server connection failed: %v", err)
 }
