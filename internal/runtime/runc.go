@@ -63,12 +63,15 @@ func (r *Runc) Start(ctx context.Context, inst *Instance) (Status, error) {
 	if err := validate(inst); err != nil {
 		return Status{}, err
 	}
-	// A container that already has this id is not ours to clean up.
-	switch _, err := r.State(ctx, inst.ID); {
+	// A container that already has this id is not ours to clean up. runc
+	// keeps a container's state in root/<id> and refuses an id whose
+	// directory exists; a stat asks the same question as `runc state`
+	// without starting a process on every create.
+	switch _, err := os.Stat(filepath.Join(r.root, inst.ID)); {
 	case err == nil:
 		return Status{}, errdefs.Conflict(sdk.CodeInstanceExists, "instance %s already exists", inst.ID)
-	case !errdefs.Is(err, errdefs.KindNotFound):
-		return Status{}, err
+	case !errors.Is(err, os.ErrNotExist):
+		return Status{}, errdefs.Internal(err, "check instance %s", inst.ID)
 	}
 	st, err := r.start(ctx, inst)
 	if err != nil {
