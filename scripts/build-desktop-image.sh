@@ -44,21 +44,40 @@ user_hook='chroot "$1" useradd --create-home --uid 1000 --user-group --shell /bi
 # Chromium's own sandbox needs namespaces a container does not hand out; the
 # sandbox is the isolation boundary here. /dev/shm is small in containers.
 chromium_hook='mkdir -p "$1/etc/chromium.d" && printf "%s\n" "export CHROMIUM_FLAGS=\"\$CHROMIUM_FLAGS --no-sandbox --disable-dev-shm-usage --no-first-run --disable-gpu\"" >"$1/etc/chromium.d/sbx"'
-recipe="v1 $suite $variant ${packages[*]} ${dpkgopts[*]} $user_hook $chromium_hook"
+# Empty stand-ins for two dependencies nothing here uses, a quarter of the
+# image: noVNC's package depends on nodejs (for its build tools, not the page
+# it serves), and Xvfb's GLX pulls in the Mesa drivers with LLVM (Xvfb runs
+# without GLX; chromium renders in software with its own SwiftShader).
+stub() {
+	printf '%s\n' "Package: $1" "Version: 99:0.sbx1" "Architecture: amd64" "Multi-Arch: $2" \
+		"Maintainer: sbx <sbx@localhost>" "Description: empty stand-in for $1 (sbx desktop image)" \
+		" Nothing in the desktop image uses it; see scripts/build-desktop-image.sh."
+}
+stubs=(nodejs:allowed libgl1-mesa-dri:same)
+recipe="v2 $suite $variant ${packages[*]} ${dpkgopts[*]} $user_hook $chromium_hook ${stubs[*]} $(stub x y)"
 
 image=desktop
 . scripts/image-common.sh
 
 mkdir -p "$cache"
 tmp="$out.tmp.$$"
-trap 'rm -f "$tmp"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$tmp" "$work"' EXIT
+stub_debs=()
+for s in "${stubs[@]}"; do
+	mkdir -p "$work/${s%%:*}/DEBIAN"
+	stub "${s%%:*}" "${s#*:}" >"$work/${s%%:*}/DEBIAN/control"
+	dpkg-deb --root-owner-group --build "$work/${s%%:*}" "$work/${s%%:*}.deb" >/dev/null
+	stub_debs+=("$work/${s%%:*}.deb")
+done
 
 log "building $out from $mirror (suite $suite, packages: ${packages[*]})"
 start=$(date +%s)
 mkdir -p "$cache/debs"
 debs=$(printf '%q' "$cache/debs") # for the hooks' shell
 mmdebstrap --quiet --variant="$variant" --format=tar \
-	--include="$(IFS=,; echo "${packages[*]}")" \
+	--include="$(IFS=,; echo "${packages[*]} ${stub_debs[*]}" | tr ' ' ,)" \
+	--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
 	--skip=essential/unlink \
 	--setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" && find $debs -maxdepth 1 -name '*.deb' -exec cp -t \"\$1/var/cache/apt/archives\" {} +" \
 	--customize-hook="find \"\$1/var/cache/apt/archives\" -maxdepth 1 -name '*.deb' -exec cp -u -t $debs {} +" \
@@ -70,6 +89,7 @@ mmdebstrap --quiet --variant="$variant" --format=tar \
 	"deb $mirror $suite-updates main" \
 	"deb $security $suite-security main" >&2
 mv "$tmp" "$out"
+rm -rf "$work"
 trap - EXIT
 ln -sfn "$(basename "$out")" "$cache/desktop-image.tar"
 # Older builds of this recipe are superseded.
