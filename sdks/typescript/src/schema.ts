@@ -336,6 +336,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's warm pools with how many instances are ready
+         * @description List the team's warm pools with how many instances are ready
+         */
+        get: operations["listPools"];
+        put?: never;
+        /**
+         * Create a warm pool
+         * @description Create a warm pool: min (up to max) started instances of a template, kept ready; a create whose spec matches the template, or that names the pool, takes one in milliseconds and gets its own name, labels, env, egress and lifecycle policy. Pool instances count against the team's quotas
+         */
+        post: operations["createPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pools/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a warm pool
+         * @description Get a warm pool
+         */
+        get: operations["getPool"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a warm pool and the instances waiting in it
+         * @description Delete a warm pool and the instances waiting in it; sandboxes adopted from it stay
+         */
+        delete: operations["deletePool"];
+        options?: never;
+        head?: never;
+        /**
+         * Resize a warm pool
+         * @description Resize a warm pool (min, max); ready instances past the new max are deleted
+         */
+        patch: operations["updatePool"];
+        trace?: never;
+    };
     "/v1/sandboxes": {
         parameters: {
             query?: never;
@@ -538,6 +590,306 @@ export interface paths {
          * @description Run code in a context; with stream=true the answer is NDJSON RunEvents
          */
         post: operations["runCodeInContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/keyboard/press": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Press a key or chord
+         * @description Press a key or chord: "Return", "ctrl+c", "alt+tab"; an unknown key name is 400 UNKNOWN_KEY
+         */
+        post: operations["pressKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/keyboard/type": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Type Unicode text on the focused window
+         * @description Type Unicode text on the focused window (\n presses Return)
+         */
+        post: operations["typeText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/launch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an application on the desktop as a background process
+         * @description Start an application on the desktop as a background process (DISPLAY set); it is listed with the processes
+         */
+        post: operations["launchApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/mouse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the pointer is
+         * @description Where the pointer is
+         */
+        get: operations["getCursorPosition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/mouse/click": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Click
+         * @description Click (or double-click) a button, at x,y or where the pointer is
+         */
+        post: operations["clickMouse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/mouse/drag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Press a button at from, move to to, release
+         * @description Press a button at from, move to to, release
+         */
+        post: operations["dragMouse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/mouse/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move the pointer
+         * @description Move the pointer; answers its new position
+         */
+        post: operations["moveMouse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/mouse/scroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn the mouse wheel up, down, left or right
+         * @description Turn the mouse wheel up, down, left or right
+         */
+        post: operations["scrollMouse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The screen as PNG
+         * @description The screen as PNG (default) or JPEG, whole or a region, optionally with the pointer drawn
+         */
+        get: operations["takeScreenshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the desktop
+         * @description Start the desktop (Xvfb, window manager, panel, VNC, noVNC) supervised by the agent; answers once the display accepts connections. A running desktop of the same size answers as it is; another size is 409 DESKTOP_RUNNING
+         */
+        post: operations["startDesktop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the desktop runs, its screen size and its programs
+         * @description Whether the desktop runs, its screen size and its programs (pids, restarts)
+         */
+        get: operations["getDesktopStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop the desktop's programs
+         * @description Stop the desktop's programs (apps on it lose their display)
+         */
+        post: operations["stopDesktop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expose the desktop's noVNC page
+         * @description Expose the desktop's noVNC page (private unless public) and answer its URL, with the port's token or, with expiresInSeconds, a signature
+         */
+        post: operations["getDesktopView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the desktop's windows
+         * @description List the desktop's windows: id, title, geometry, focus
+         */
+        get: operations["listWindows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/windows/{window}/focus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Raise and focus a window
+         * @description Raise and focus a window
+         */
+        post: operations["focusWindow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1990,7 +2342,7 @@ export interface components {
         };
         AuditEntry: {
             /** @enum {string} */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND";
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             keyId: string;
             method: string;
             path: string;
@@ -2088,6 +2440,15 @@ export interface components {
             user?: string;
             workdir?: string;
         };
+        ClickMouseError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         CloseProcessStdinError: {
             error: {
                 /** @enum {string} */
@@ -2099,7 +2460,7 @@ export interface components {
         };
         CodeError: {
             /** @enum {string} */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND";
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             message?: string;
             name?: string;
             traceback?: string;
@@ -2195,6 +2556,21 @@ export interface components {
             id?: string;
             rows?: number;
         };
+        CreatePoolError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        CreatePoolRequest: {
+            max?: number;
+            min: number;
+            name: string;
+            template: components["schemas"]["PoolTemplate"];
+        };
         CreateSSHAccessError: {
             error: {
                 /** @enum {string} */
@@ -2211,7 +2587,7 @@ export interface components {
         CreateSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_TAKEN" | "NETWORK_FULL" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2244,6 +2620,7 @@ export interface components {
             /** @enum {string} */
             network?: "bridge" | "none";
             pidsLimit?: number;
+            pool?: string;
             /** @enum {string} */
             restartPolicy?: "never" | "on-failure" | "always";
             snapshot?: string;
@@ -2374,6 +2751,15 @@ export interface components {
                 reason?: string;
             };
         };
+        DeletePoolError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         DeleteSandboxError: {
             error: {
                 /** @enum {string} */
@@ -2437,10 +2823,64 @@ export interface components {
                 reason?: string;
             };
         };
+        DesktopPoint: {
+            x: number;
+            y: number;
+        };
+        DesktopProgram: {
+            name: string;
+            pid?: number;
+            restarts: number;
+            running: boolean;
+        };
+        DesktopStartRequest: {
+            depth?: number;
+            height?: number;
+            width?: number;
+        };
+        DesktopStatus: {
+            depth?: number;
+            display?: string;
+            height?: number;
+            novncPort?: number;
+            programs?: components["schemas"]["DesktopProgram"][];
+            running: boolean;
+            /** Format: date-time */
+            startedAt?: string;
+            width?: number;
+        };
+        DesktopView: {
+            /** Format: date-time */
+            expiresAt?: string;
+            port: components["schemas"]["Port"];
+            url: string;
+        };
+        DesktopViewRequest: {
+            expiresInSeconds?: number;
+            public?: boolean;
+        };
+        DesktopWindow: {
+            focused: boolean;
+            height: number;
+            id: string;
+            title: string;
+            width: number;
+            x: number;
+            y: number;
+        };
         DownloadTarError: {
             error: {
                 /** @enum {string} */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        DragMouseError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2470,7 +2910,7 @@ export interface components {
         EnsureSandboxError: {
             error: {
                 /** @enum {string} */
-                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2478,7 +2918,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND";
+            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             message: string;
             reason?: string;
         };
@@ -2585,6 +3025,15 @@ export interface components {
             /** @enum {string} */
             type: "file" | "dir" | "symlink" | "other";
         };
+        FocusWindowError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "WINDOW_NOT_FOUND";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         ForkRequest: {
             count?: number;
             name?: string;
@@ -2616,6 +3065,33 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetCursorPositionError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetDesktopStatusError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetDesktopViewError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "NO_NETWORK" | "PREVIEW_DOMAIN_REQUIRED" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -2688,6 +3164,15 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NO_PARENT" | "PARENT_GONE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetPoolError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -3015,6 +3500,23 @@ export interface components {
                 reason?: string;
             };
         };
+        LaunchApplicationError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        LaunchRequest: {
+            cmd?: string[];
+            env?: {
+                [key: string]: string;
+            };
+            shell?: string;
+            user?: string;
+        };
         ListAncestorsError: {
             error: {
                 /** @enum {string} */
@@ -3100,6 +3602,15 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListPoolsError: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -3195,6 +3706,15 @@ export interface components {
                 reason?: string;
             };
         };
+        ListWindowsError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         /** @description One line of an NDJSON stream. A stream ends after an event of type end or error. */
         LogLine: {
             data?: string;
@@ -3232,10 +3752,40 @@ export interface components {
                 reason?: string;
             };
         };
+        MouseClickRequest: {
+            button?: string;
+            double?: boolean;
+            x?: number;
+            y?: number;
+        };
+        MouseDragRequest: {
+            button?: string;
+            from: components["schemas"]["DesktopPoint"];
+            to: components["schemas"]["DesktopPoint"];
+        };
+        MouseMoveRequest: {
+            x: number;
+            y: number;
+        };
+        MouseScrollRequest: {
+            amount?: number;
+            direction: string;
+            x?: number;
+            y?: number;
+        };
         MoveFileError: {
             error: {
                 /** @enum {string} */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        MoveMouseError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -3289,6 +3839,33 @@ export interface components {
                 reason?: string;
             };
         };
+        Pool: {
+            adopted: number;
+            /** Format: date-time */
+            createdAt: string;
+            max: number;
+            min: number;
+            missed: number;
+            name: string;
+            ready: number;
+            starting: number;
+            target: number;
+            template: components["schemas"]["PoolTemplate"];
+        };
+        PoolTemplate: {
+            class?: string;
+            cpu?: number;
+            diskMiB?: number;
+            egress?: components["schemas"]["EgressPolicy"];
+            env?: {
+                [key: string]: string;
+            };
+            image?: string;
+            memoryMiB?: number;
+            network?: string;
+            pidsLimit?: number;
+            workdir?: string;
+        };
         Port: {
             /** Format: date-time */
             createdAt: string;
@@ -3303,6 +3880,18 @@ export interface components {
             elapsedMs: number;
             port: number;
             status?: number;
+        };
+        PressKeyError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        PressKeyRequest: {
+            key: string;
         };
         PreviewDeleteError: {
             error: {
@@ -3591,6 +4180,15 @@ export interface components {
             /** Format: date-time */
             time: string;
         };
+        ScrollMouseError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         SecretInfo: {
             /** Format: date-time */
             createdAt: string;
@@ -3715,6 +4313,15 @@ export interface components {
             sandbox: string;
             sizeBytes: number;
         };
+        StartDesktopError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_SCREEN_SIZE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         StartProcessError: {
             error: {
                 /** @enum {string} */
@@ -3753,10 +4360,28 @@ export interface components {
                 reason?: string;
             };
         };
+        StopDesktopError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         StopSandboxError: {
             error: {
                 /** @enum {string} */
                 code: "INTERNAL" | "INVALID_GRACE" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        TakeScreenshotError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -3782,6 +4407,19 @@ export interface components {
             secret?: string;
             url: string;
         };
+        TypeTextError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        TypeTextRequest: {
+            delayMs?: number;
+            text: string;
+        };
         UnexposePortError: {
             error: {
                 /** @enum {string} */
@@ -3799,6 +4437,19 @@ export interface components {
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
+        };
+        UpdatePoolError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        UpdatePoolRequest: {
+            max?: number;
+            min?: number;
         };
         UpdateSandboxError: {
             error: {
@@ -4747,6 +5398,211 @@ export interface operations {
             };
         };
     };
+    listPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pool"][];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_POOL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPoolsError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_POOL, MISSING_SCOPE, RATE_LIMITED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPoolsError"];
+                };
+            };
+        };
+    };
+    createPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePoolRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_POOL, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_TAKEN, NETWORK_FULL, POOL_EXISTS, POOL_NOT_FOUND, RATE_LIMITED, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePoolError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_POOL, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_TAKEN, NETWORK_FULL, POOL_EXISTS, POOL_NOT_FOUND, RATE_LIMITED, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePoolError"];
+                };
+            };
+        };
+    };
+    getPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description image name (may contain '/' and ':') */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_POOL, MISSING_SCOPE, POOL_NOT_FOUND, RATE_LIMITED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPoolError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_POOL, MISSING_SCOPE, POOL_NOT_FOUND, RATE_LIMITED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPoolError"];
+                };
+            };
+        };
+    };
+    deletePool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description image name (may contain '/' and ':') */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_POOL, MISSING_SCOPE, POOL_NOT_FOUND, RATE_LIMITED, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletePoolError"];
+                };
+            };
+            /** @description an error; error.code is one of INTERNAL, INVALID_POOL, MISSING_SCOPE, POOL_NOT_FOUND, RATE_LIMITED, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletePoolError"];
+                };
+            };
+        };
+    };
+    updatePool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description image name (may contain '/' and ':') */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePoolRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_POOL, MISSING_SCOPE, POOL_NOT_FOUND, RATE_LIMITED, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatePoolError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_POOL, MISSING_SCOPE, POOL_NOT_FOUND, RATE_LIMITED, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatePoolError"];
+                };
+            };
+        };
+    };
     listSandboxes: {
         parameters: {
             query?: {
@@ -4812,7 +5668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_TAKEN, NETWORK_FULL, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_POOL, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_TAKEN, NETWORK_FULL, POOL_NOT_FOUND, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4821,7 +5677,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_TAKEN, NETWORK_FULL, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_POOL, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_TAKEN, NETWORK_FULL, POOL_NOT_FOUND, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4907,7 +5763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sandbox"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_POOL, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, POOL_NOT_FOUND, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4916,7 +5772,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnsureSandboxError"];
                 };
             };
-            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
+            /** @description an error; error.code is one of BODY_TOO_LARGE, CLASS_UNAVAILABLE, IMAGE_AND_SNAPSHOT, IMAGE_NOT_FOUND, INTERNAL, INVALID_CLASS, INVALID_CPU, INVALID_DISK, INVALID_EGRESS, INVALID_ENTRYPOINT, INVALID_ENV, INVALID_HTTP_RULE, INVALID_IMAGE, INVALID_JSON, INVALID_MEMORY, INVALID_NAME, INVALID_NETWORK, INVALID_PIDS_LIMIT, INVALID_POLICY, INVALID_POOL, INVALID_RESTART_POLICY, INVALID_WORKDIR, MISSING_SCOPE, NAME_MISMATCH, NAME_TAKEN, NETWORK_FULL, POOL_NOT_FOUND, QUOTA_CPU, QUOTA_DISK, QUOTA_MEMORY, QUOTA_RUNNING, QUOTA_SANDBOXES, RATE_LIMITED, RUNTIME_UNAVAILABLE, SANDBOX_NOT_FOUND, SNAPSHOT_NOT_FOUND, TEAM_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_SECRET */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5456,6 +6312,668 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunCodeInContextError"];
+                };
+            };
+        };
+    };
+    pressKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PressKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_KEY */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PressKeyError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_KEY */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PressKeyError"];
+                };
+            };
+        };
+    };
+    typeText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TypeTextRequest"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TypeTextError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TypeTextError"];
+                };
+            };
+        };
+    };
+    launchApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LaunchRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Process"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_TIMEOUT, MISSING_SCOPE, PROCESS_LIMIT, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LaunchApplicationError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_EXECUTABLE, COMMAND_NOT_FOUND, CWD_NOT_FOUND, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, INTERNAL, INVALID_COMMAND, INVALID_ENV, INVALID_EXEC, INVALID_JSON, INVALID_TIMEOUT, MISSING_SCOPE, PROCESS_LIMIT, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LaunchApplicationError"];
+                };
+            };
+        };
+    };
+    getCursorPosition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopPoint"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetCursorPositionError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetCursorPositionError"];
+                };
+            };
+        };
+    };
+    clickMouse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MouseClickRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopPoint"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClickMouseError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClickMouseError"];
+                };
+            };
+        };
+    };
+    dragMouse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MouseDragRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopPoint"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DragMouseError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DragMouseError"];
+                };
+            };
+        };
+    };
+    moveMouse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MouseMoveRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopPoint"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MoveMouseError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MoveMouseError"];
+                };
+            };
+        };
+    };
+    scrollMouse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MouseScrollRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopPoint"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScrollMouseError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_JSON, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScrollMouseError"];
+                };
+            };
+        };
+    };
+    takeScreenshot: {
+        parameters: {
+            query?: {
+                /** @description png (default) or jpeg */
+                format?: string;
+                /** @description jpeg quality, 1 to 100 (default 80) */
+                quality?: number;
+                /** @description draw the pointer */
+                cursor?: boolean;
+                /** @description region: left edge */
+                x?: number;
+                /** @description region: top edge */
+                y?: number;
+                /** @description region: width (with x, y, height) */
+                width?: number;
+                /** @description region: height */
+                height?: number;
+            };
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_PARAMETER, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TakeScreenshotError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, INVALID_PARAMETER, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TakeScreenshotError"];
+                };
+            };
+        };
+    };
+    startDesktop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopStartRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_JSON, INVALID_SCREEN_SIZE, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartDesktopError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, DESKTOP_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_JSON, INVALID_SCREEN_SIZE, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartDesktopError"];
+                };
+            };
+        };
+    };
+    getDesktopStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDesktopStatusError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDesktopStatusError"];
+                };
+            };
+        };
+    };
+    stopDesktop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StopDesktopError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StopDesktopError"];
+                };
+            };
+        };
+    };
+    getDesktopView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopViewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopView"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, MISSING_SCOPE, NETWORK_UNAVAILABLE, NO_NETWORK, PREVIEW_DOMAIN_REQUIRED, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDesktopViewError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_EXPIRY, INVALID_JSON, MISSING_SCOPE, NETWORK_UNAVAILABLE, NO_NETWORK, PREVIEW_DOMAIN_REQUIRED, RATE_LIMITED, SANDBOX_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDesktopViewError"];
+                };
+            };
+        };
+    };
+    listWindows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopWindow"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWindowsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWindowsError"];
+                };
+            };
+        };
+    };
+    focusWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                window: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, WINDOW_NOT_FOUND */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FocusWindowError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, WINDOW_NOT_FOUND */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FocusWindowError"];
                 };
             };
         };
