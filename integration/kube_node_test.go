@@ -213,6 +213,17 @@ func TestKubeNode(t *testing.T) {
 			exec.Command("runc", "--root", runcRoot, "kill", "--all", cid, "KILL").Run()
 		}
 	}
+	// A dead machine takes its network with it; here the two hosts share
+	// one kernel, so the dead host's veths (named after sandbox ids) go too.
+	if b := second.flag("--bridge"); b != "" {
+		links, _ := exec.Command("ip", "-o", "link", "show", "master", b).Output()
+		for _, line := range strings.Split(string(links), "\n") {
+			if f := strings.Fields(line); len(f) > 1 {
+				exec.Command("ip", "link", "del", strings.SplitN(strings.TrimSuffix(f[1], ":"), "@", 2)[0]).Run()
+			}
+		}
+	}
+	second.removeNetwork()
 	lost := time.Now()
 	waitFor(t, 90*time.Second, "the killed host to be NotReady", func() bool {
 		return c.jsonpath("node", second.node, `{.status.conditions[?(@.type=="Ready")].status}`) != "True"
