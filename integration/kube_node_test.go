@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -229,6 +230,9 @@ func TestKubeNode(t *testing.T) {
 		}
 	}
 	second.removeNetwork()
+	for _, m := range mountsUnder(second.dataDir) { // its sandboxes' netns and rootfs mounts
+		syscall.Unmount(m, syscall.MNT_DETACH)
+	}
 	lost := time.Now()
 	waitFor(t, 90*time.Second, "the killed host to be NotReady", func() bool {
 		return c.jsonpath("node", second.node, `{.status.conditions[?(@.type=="Ready")].status}`) != "True"
