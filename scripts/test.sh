@@ -22,6 +22,7 @@ SBX_VERSITYGW=${SBX_VERSITYGW:-$(./scripts/build-versitygw.sh)}
 export SBX_PYTHON_IMAGE SBX_DEBIAN_IMAGE SBX_VERSITYGW
 SBX_RUNSC=${SBX_RUNSC:-$(./scripts/build-runsc.sh)}; export SBX_RUNSC # the runsc every sbx serve of the tests runs
 SBX_DESKTOP_IMAGE=${SBX_DESKTOP_IMAGE:-$(./scripts/build-desktop-image.sh)}; export SBX_DESKTOP_IMAGE # integration/desktop_test.go
+SBX_KUBE_BIN=${SBX_KUBE_BIN:-$(./scripts/build-kube.sh)} && export SBX_KUBE_BIN # the cluster tests' control plane (integration/kube_harness_test.go)
 ./scripts/npm-install.sh
 CGO_ENABLED=0 go build -o /dev/null ./cmd/sbx
 go test -race -count=1 -timeout 60m "$@" ./...

@@ -33,6 +33,7 @@ func newServeCmd() *cobra.Command {
 	var bf blobFlags
 	var egf egressHTTPFlags // serve_egress.go
 	var af agentFlags       // serve_agent.go
+	var kf kubeNodeFlags    // serve_kube.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -94,6 +95,9 @@ picked up again by the next sbx serve.`,
 			if err := egf.apply(cmd, &cfg); err != nil {
 				return err
 			}
+			if err := kf.apply(cmd, &cfg); err != nil { // serve_kube.go
+				return err
+			}
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -116,6 +120,7 @@ picked up again by the next sbx serve.`,
 	bf.register(cmd)
 	egf.register(cmd)
 	af.register(cmd)
+	kf.register(cmd)
 	return cmd
 }
 

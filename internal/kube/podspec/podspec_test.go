@@ -1,0 +1,130 @@
+package podspec
+
+import (
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// podOf is the pod agent-sandbox's controller makes from a Sandbox: the
+// template's metadata and spec under the Sandbox's name.
+func podOf(id string, tpl *corev1.PodSpec, labels, annotations map[string]string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: "sbx", Labels: labels, Annotations: annotations}, Spec: *tpl}
+}
+
+func TestSandboxForRoundTrips(t *testing.T) {
+	stop := 60
+	req := sdk.CreateSandboxRequest{Name: "grader-1", Image: "python", CPU: 0.5, MemoryMiB: 256,
+		Env: map[string]string{"A": "1"}, AutoStopSeconds: &stop, Entrypoint: []string{"sleep", "1"}}
+	sb := SandboxFor("sbx-abcdefghijklmnop", req, "blue")
+	if sb.Name != "sbx-abcdefghijklmnop" || sb.Spec.OperatingMode != "Running" {
+		t.Fatalf("object: %s %s", sb.Name, sb.Spec.OperatingMode)
+	}
+	if sb.Labels[LabelName] != "grader-1" || sb.Labels[LabelTeam] != "blue" {
+		t.Fatalf("labels: %v", sb.Labels)
+	}
+	tpl := sb.Spec.PodTemplate
+	c := tpl.Spec.Containers[0]
+	if c.Name != ContainerName || c.Image != "python" {
+		t.Fatalf("container: %+v", c)
+	}
+	if got := c.Resources.Requests.Cpu().MilliValue(); got != 500 {
+		t.Fatalf("cpu request %dm, want 500m", got)
+	}
+	if got := c.Resources.Limits.Memory().Value(); got != 256<<20 {
+		t.Fatalf("memory limit %d", got)
+	}
+	if tpl.Spec.NodeSelector[LabelHost] != "true" {
+		t.Fatalf("nodeSelector: %v", tpl.Spec.NodeSelector)
+	}
+	id, back, team, err := RequestFromPod(podOf(sb.Name, &tpl.Spec, tpl.ObjectMeta.Labels, tpl.ObjectMeta.Annotations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != sb.Name || team != "blue" || !reflect.DeepEqual(back, req) {
+		t.Fatalf("round trip: id %s team %s req %+v", id, team, back)
+	}
+}
+
+func TestSandboxForDefaultsLetTheSchedulerPlaceIt(t *testing.T) {
+	sb := SandboxFor("sbx-abcdefghijklmnop", sdk.CreateSandboxRequest{}, "")
+	c := sb.Spec.PodTemplate.Spec.Containers[0]
+	if c.Image != DefaultImage || sb.Labels[LabelTeam] != DefaultTeam {
+		t.Fatalf("image %q team %q", c.Image, sb.Labels[LabelTeam])
+	}
+	if _, ok := sb.Labels[LabelName]; ok {
+		t.Fatal("an unnamed sandbox has a name label")
+	}
+	if c.Resources.Requests.Cpu().MilliValue() != 1000 || c.Resources.Requests.Memory().Value() != DefaultMemoryMiB<<20 {
+		t.Fatalf("default requests: %v", c.Resources.Requests)
+	}
+	var unreachable *corev1.Toleration
+	for i, tol := range sb.Spec.PodTemplate.Spec.Tolerations {
+		if tol.Key == corev1.TaintNodeUnreachable {
+			unreachable = &sb.Spec.PodTemplate.Spec.Tolerations[i]
+		}
+	}
+	if unreachable == nil || unreachable.TolerationSeconds == nil || *unreachable.TolerationSeconds != EvictAfterSeconds {
+		t.Fatalf("unreachable toleration: %+v", unreachable)
+	}
+	// The object name must be a DNS-1123 subdomain, the pod name too.
+	if errs := validation.IsDNS1123Subdomain(sb.Name); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+}
+
+func TestRequestFromPlainPod(t *testing.T) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "my-sandbox", Namespace: "default", Labels: map[string]string{LabelName: "mine"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "main", Image: "python", Command: []string{"python3"}, Args: []string{"-m", "http.server"},
+			WorkingDir: "/srv", Env: []corev1.EnvVar{{Name: "X", Value: "y"}},
+			Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")},
+				Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")},
+			},
+		}}},
+	}
+	id, req, team, err := RequestFromPod(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sdk.CreateSandboxRequest{Name: "mine", Image: "python", Workdir: "/srv", Env: map[string]string{"X": "y"},
+		Entrypoint: []string{"python3", "-m", "http.server"}, CPU: 0.25, MemoryMiB: 512}
+	if !reflect.DeepEqual(req, want) || team != DefaultTeam {
+		t.Fatalf("req %+v team %s", req, team)
+	}
+	if !IsID(id) || id != IDForPod("default", "my-sandbox") || id == IDForPod("other", "my-sandbox") {
+		t.Fatalf("id %q is not stable per namespace/name", id)
+	}
+}
+
+func TestRequestFromPodRefusesWhatItCannotRun(t *testing.T) {
+	two := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a"}, {Name: "b"}}}}
+	if _, _, _, err := RequestFromPod(two); err == nil {
+		t.Fatal("two containers accepted")
+	}
+	secret := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		Name: "a", Env: []corev1.EnvVar{{Name: "K", ValueFrom: &corev1.EnvVarSource{}}}}}}}
+	if _, _, _, err := RequestFromPod(secret); err == nil {
+		t.Fatal("valueFrom accepted")
+	}
+	bad := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{AnnotationSpec: "{"}}}
+	if _, _, _, err := RequestFromPod(bad); err == nil {
+		t.Fatal("broken annotation accepted")
+	}
+}
+
+func TestValidLabelValue(t *testing.T) {
+	for s, ok := range map[string]bool{"grader-1": true, "": true, "a.b_c": true, "-x": false, "with space": false, string(make([]byte, 64)): false} {
+		if ValidLabelValue(s) != ok {
+			t.Errorf("ValidLabelValue(%q) = %v", s, !ok)
+		}
+	}
+}
