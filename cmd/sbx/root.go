@@ -76,6 +76,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newVolumeCmd(g), // volume.go
 		newBackupCmd(g), // backup.go
 		newBucketCmd(g), // bucket.go
+		newGatewayCmd(), // gateway.go
 	)
 	setVersionFlag(root) // version.go
 	return root
