@@ -48,6 +48,14 @@ type fixture struct {
 
 func newFixture(t *testing.T, nodes ...string) *fixture {
 	t.Helper()
+	return newFixtureWithTimeout(t, 10*time.Second, nodes...)
+}
+
+// unschedulable is an image the fake scheduler never places.
+const unschedulable = "unschedulable"
+
+func newFixtureWithTimeout(t *testing.T, readyTimeout time.Duration, nodes ...string) *fixture {
+	t.Helper()
 	if len(nodes) == 0 {
 		nodes = []string{"host-a"}
 	}
@@ -69,7 +77,7 @@ func newFixture(t *testing.T, nodes ...string) *fixture {
 		t.Fatal(err)
 	}
 	go f.fakeController(ctx, c, nodes)
-	f.gw = httptest.NewServer(New(Config{Cluster: c, Auth: auth.AdminToken(userKey), HostToken: hostToken, ReadyTimeout: 10 * time.Second}))
+	f.gw = httptest.NewServer(New(Config{Cluster: c, Auth: auth.AdminToken(userKey), HostToken: hostToken, ReadyTimeout: readyTimeout}))
 	t.Cleanup(f.gw.Close)
 	return f
 }
@@ -86,7 +94,7 @@ func (f *fixture) fakeController(ctx context.Context, c *Cluster, nodes []string
 		sbs, _ := c.sandboxes.List(labels.Everything())
 		want := map[string]bool{}
 		for _, sb := range sbs {
-			if sb.Spec.OperatingMode != asv1.SandboxOperatingModeRunning {
+			if sb.Spec.OperatingMode != asv1.SandboxOperatingModeRunning || sb.Spec.PodTemplate.Spec.Containers[0].Image == unschedulable {
 				continue
 			}
 			want[sb.Name] = true

@@ -304,3 +304,17 @@ func TestEverySandboxRouteIsServed(t *testing.T) {
 		}
 	}
 }
+
+func TestACreateThatNeverRunsIsUnavailableAndStaysAsked(t *testing.T) {
+	f := newFixtureWithTimeout(t, 300*time.Millisecond)
+	resp, b := f.call("POST", "/v1/sandboxes", `{"name":"stuck","image":"`+unschedulable+`"}`)
+	wantError(t, resp, b, 503, sdk.CodeSandboxUnavailable)
+	if !strings.Contains(string(b), "kube-scheduler") {
+		t.Fatalf("the message does not say why: %s", b)
+	}
+	resp, b = f.call("GET", "/v1/sandboxes/stuck", "")
+	var sb sdk.Sandbox
+	if resp.StatusCode != 200 || json.Unmarshal(b, &sb) != nil || sb.State != sdk.StateStarting || sb.Image != unschedulable {
+		t.Fatalf("get of a sandbox waiting for a host: %d %s", resp.StatusCode, b)
+	}
+}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httputil"
@@ -157,8 +158,9 @@ func (s *Server) waitReady(ctx context.Context, e entry, seen bool) (placement, 
 		}
 		return p.ready, nil
 	})
-	if err != nil && errdefs.CodeOf(err) == "" {
-		if ctx.Err() != nil && context.Cause(ctx) == context.DeadlineExceeded {
+	var apiErr *errdefs.Error
+	if err != nil && !errors.As(err, &apiErr) {
+		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			return p, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "sandbox %s did not become ready within %s (%s); it stays asked to run", e.ref(), s.cfg.ReadyTimeout, why)
 		}
 		return p, errdefs.Unavailable(sdk.CodeCancelled, "gave up waiting for sandbox %s to start: %v", e.ref(), err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,16 +38,17 @@ func (s *Server) view(ctx context.Context, e entry) sdk.Sandbox {
 // views is view for many sandboxes, with one list call per host.
 func (s *Server) views(ctx context.Context, all []entry) []sdk.Sandbox {
 	places := make([]placement, len(all))
-	hosts := map[string]map[string]sdk.Sandbox{}
+	var apis []string
 	for i, e := range all {
 		places[i] = s.cluster.placementOf(e)
-		if places[i].ready {
-			hosts[places[i].api] = nil
+		if places[i].ready && !slices.Contains(apis, places[i].api) {
+			apis = append(apis, places[i].api)
 		}
 	}
+	hosts := map[string]map[string]sdk.Sandbox{} // host -> its records by id
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for api := range hosts {
+	for _, api := range apis {
 		wg.Go(func() {
 			var list []sdk.Sandbox
 			if err := s.hostGet(ctx, api, "/v1/sandboxes", &list); err != nil {
