@@ -20,6 +20,7 @@ SBX_PYTHON_IMAGE=${SBX_PYTHON_IMAGE:-$(./scripts/build-python-image.sh)}
 SBX_DEBIAN_IMAGE=${SBX_DEBIAN_IMAGE:-$(./scripts/build-debian-image.sh)}
 SBX_VERSITYGW=${SBX_VERSITYGW:-$(./scripts/build-versitygw.sh)}
 export SBX_PYTHON_IMAGE SBX_DEBIAN_IMAGE SBX_VERSITYGW
+SBX_KUBE_BIN=${SBX_KUBE_BIN:-$(./scripts/build-kube.sh)} && export SBX_KUBE_BIN # the cluster tests' control plane (integration/kube_harness_test.go)
 ./scripts/npm-install.sh
 CGO_ENABLED=0 go build -o /dev/null ./cmd/sbx
 go test -race -count=1 -timeout 60m "$@" ./...
