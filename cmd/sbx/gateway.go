@@ -106,10 +106,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cluster := gateway.NewCluster(kube, agents, namespace)
-			syncCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-			err = cluster.Start(syncCtx)
-			cancel()
-			if err != nil {
+			if err := cluster.Start(ctx, 2*time.Minute); err != nil { // the informers run until ctx ends
 				return err
 			}
 			gw := gateway.New(gateway.Config{Cluster: cluster, Auth: auth.AdminToken(token), HostToken: hostToken, ReadyTimeout: readyTimeout})

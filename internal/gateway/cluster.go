@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,12 +69,15 @@ func NewCluster(kube kubernetes.Interface, agents asclient.Interface, namespace 
 	return c
 }
 
-// Start runs the informers until ctx ends and waits for their first list.
-func (c *Cluster) Start(ctx context.Context) error {
+// Start runs the informers until ctx ends and waits up to syncTimeout for
+// their first list.
+func (c *Cluster) Start(ctx context.Context, syncTimeout time.Duration) error {
 	c.kubeInf.Start(ctx.Done())
 	c.agentsInf.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return fmt.Errorf("gateway: the watch caches of namespace %s did not fill: %w", c.Namespace, context.Cause(ctx))
+	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), c.synced...) {
+		return fmt.Errorf("gateway: the watch caches of namespace %s did not fill: %w", c.Namespace, context.Cause(syncCtx))
 	}
 	return nil
 }

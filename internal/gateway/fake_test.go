@@ -73,7 +73,7 @@ func newFixtureWithTimeout(t *testing.T, readyTimeout time.Duration, nodes ...st
 		}
 	}
 	c := NewCluster(f.kube, f.agents, ns)
-	if err := c.Start(ctx); err != nil {
+	if err := c.Start(ctx, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	go f.fakeController(ctx, c, nodes)

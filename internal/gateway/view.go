@@ -110,6 +110,9 @@ func objectView(e entry, p placement) sdk.Sandbox {
 	if p.pod != nil && p.pod.Status.Phase == corev1.PodFailed {
 		sb.Error = p.pod.Status.Message
 	}
+	if sb.Image == "" && len(tpl.Spec.Containers) > 0 {
+		sb.Image = tpl.Spec.Containers[0].Image // the host's default, as podspec wrote it
+	}
 	if sb.Labels == nil {
 		sb.Labels = map[string]string{}
 	}
