@@ -30,6 +30,7 @@ func newServeCmd() *cobra.Command {
 	var dy daytonaFlags   // serve_daytona.go
 	var sf sshFlags       // serve_ssh.go
 	var bf blobFlags
+	var kf kubeNodeFlags // serve_kube.go
 	cmd := &cobra.Command{
 		Use:   "serve [--data-dir DIR] [--listen ADDR]",
 		Short: "Run the sbx daemon",
@@ -84,6 +85,9 @@ picked up again by the next sbx serve.`,
 			if err := bf.apply(cmd, &cfg); err != nil {
 				return err
 			}
+			if err := kf.apply(cmd, &cfg); err != nil { // serve_kube.go
+				return err
+			}
 			return daemon.Run(cmd.Context(), cfg)
 		},
 	}
@@ -103,6 +107,7 @@ picked up again by the next sbx serve.`,
 	dy.register(cmd)
 	sf.register(cmd)
 	bf.register(cmd)
+	kf.register(cmd)
 	return cmd
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/sbxhq/sbx/internal/compat/e2b"
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/image"
+	kubenode "github.com/sbxhq/sbx/internal/kube/node"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/sandbox"
@@ -88,6 +89,7 @@ type Config struct {
 	SandboxDefaults SandboxDefaults // the operator's sandbox defaults (config.go)
 	// SSHListen is the SSH gateway's address (ssh.go); "" for none.
 	SSHListen string
+	KubeNode  kubenode.Config // kubenode.go: join a Kubernetes cluster as a node
 }
 
 // Run serves until ctx is cancelled. Instances keep running after it returns.
@@ -236,6 +238,7 @@ func Run(ctx context.Context, cfg Config) error {
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	startKubeNode(ctx, cfg.KubeNode, mgr, nw, errc) // kubenode.go
 	select {
 	case err := <-errc:
 		return err

@@ -202,7 +202,12 @@ func (m *Manager) Ensure(ctx context.Context, name string, req sdk.CreateSandbox
 	return sb, err == nil, err
 }
 
-func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (_ *store.Sandbox, err error) {
+func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+	return m.createAs(ctx, newID(), req)
+}
+
+// createAs is create with the id chosen by the caller (import.go).
+func (m *Manager) createAs(ctx context.Context, id string, req sdk.CreateSandboxRequest) (_ *store.Sandbox, err error) {
 	defer m.observe("create", "user", time.Now(), &err)
 	// The caller going away must not leave a half-made sandbox behind.
 	ctx = context.WithoutCancel(ctx)
@@ -217,7 +222,7 @@ func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (_ *
 	if err := resolveLifecycle(&spec, req, now); err != nil {
 		return nil, err
 	}
-	sb := &store.Sandbox{ID: newID(), Name: req.Name, State: sdk.StateCreating, Reason: "create", Spec: spec, CreatedAt: now}
+	sb := &store.Sandbox{ID: id, Name: req.Name, State: sdk.StateCreating, Reason: "create", Spec: spec, CreatedAt: now}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
 	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"net"
+	"net/netip"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sbxhq/sbx/internal/daemon"
+)
+
+// kubeNodeFlags are the flags of sbx serve that make this host a
+// Kubernetes node (package internal/kube/node; README "Run on Kubernetes").
+type kubeNodeFlags struct {
+	enabled                      bool
+	kubeconfig, name, advertise  string
+	address, clientCA, cert, key string
+	cpu, memory                  string
+	port, pods                   int
+}
+
+func (f *kubeNodeFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVar(&f.enabled, "kube-node", false, "join a Kubernetes cluster as a node (virtual-kubelet): pods kube-scheduler binds here run as sandboxes; needs --blob-url so stopped sandboxes can move between hosts (env SBX_KUBE_NODE=true)")
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (env SBX_KUBECONFIG; default: the pod's service account)")
+	fl.StringVar(&f.name, "kube-node-name", "", "name of this host's Node object (env SBX_KUBE_NODE_NAME; default: the host name)")
+	fl.StringVar(&f.advertise, "kube-advertise-url", "", "URL of this host's sbx API as the gateway reaches it, e.g. http://10.0.0.5:7423: the node's annotation sbx.dev/api (env SBX_KUBE_ADVERTISE_URL; default: --listen when it names one address)")
+	fl.StringVar(&f.address, "kube-node-address", "", "the node's InternalIP, where kube-apiserver reaches the kubelet API for logs and exec (env SBX_KUBE_NODE_ADDRESS; default: --kube-advertise-url's host)")
+	fl.IntVar(&f.port, "kube-node-port", 10250, "port of the kubelet API (kubectl logs/exec)")
+	fl.StringVar(&f.clientCA, "kube-node-client-ca", "", "CA that signed kube-apiserver's --kubelet-client-certificate; without it kubectl logs/exec are not served (env SBX_KUBE_NODE_CLIENT_CA)")
+	fl.StringVar(&f.cert, "kube-node-tls-cert", "", "certificate of the kubelet API (default: self-signed)")
+	fl.StringVar(&f.key, "kube-node-tls-key", "", "key of --kube-node-tls-cert")
+	fl.StringVar(&f.cpu, "kube-node-cpu", "", "CPU capacity offered to kube-scheduler, e.g. 16 or 15500m (default: the host's cores)")
+	fl.StringVar(&f.memory, "kube-node-memory", "", "memory capacity offered to kube-scheduler, e.g. 60Gi (default: the host's memory)")
+	fl.IntVar(&f.pods, "kube-node-pods", 110, "most sandboxes (pods) kube-scheduler places here")
+}
+
+func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
+	on := f.enabled
+	if !cmd.Flags().Changed("kube-node") {
+		on = envTrue("SBX_KUBE_NODE")
+	}
+	if !on {
+		return nil
+	}
+	if cfg.BlobS3.URL == "" {
+		return usagef("--kube-node needs --blob-url: a stopped sandbox is archived to the shared bucket so any host can start it again")
+	}
+	c := &cfg.KubeNode
+	c.Enabled = true
+	c.Kubeconfig = setting(cmd, "kubeconfig", f.kubeconfig, "SBX_KUBECONFIG")
+	c.NodeName = setting(cmd, "kube-node-name", f.name, "SBX_KUBE_NODE_NAME")
+	c.AdvertiseURL = setting(cmd, "kube-advertise-url", f.advertise, "SBX_KUBE_ADVERTISE_URL")
+	c.Address = setting(cmd, "kube-node-address", f.address, "SBX_KUBE_NODE_ADDRESS")
+	c.ClientCA = setting(cmd, "kube-node-client-ca", f.clientCA, "SBX_KUBE_NODE_CLIENT_CA")
+	c.Port, c.Pods = f.port, f.pods
+	c.TLSCert, c.TLSKey = f.cert, f.key
+	c.CPU, c.Memory = f.cpu, f.memory
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return usagef("--kube-node-tls-cert and --kube-node-tls-key go together")
+	}
+	if c.AdvertiseURL == "" {
+		c.AdvertiseURL = listenURL(cfg)
+	}
+	if c.AdvertiseURL == "" {
+		return usagef("--kube-node needs --kube-advertise-url: the URL of this host's sbx API as the gateway reaches it (--listen %s names no one address)", cfg.Listen)
+	}
+	return nil
+}
+
+// listenURL is the API's URL when --listen names one address, else "".
+func listenURL(cfg *daemon.Config) string {
+	host, _, err := net.SplitHostPort(cfg.Listen)
+	if ip, perr := netip.ParseAddr(host); err != nil || perr != nil || ip.IsUnspecified() {
+		return ""
+	}
+	if cfg.TLSCert != "" {
+		return "https://" + cfg.Listen
+	}
+	return "http://" + cfg.Listen
+}
+
+func envTrue(name string) bool {
+	switch os.Getenv(name) {
+	case "1", "true", "TRUE", "True", "yes":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,385 @@
+// Package node makes an sbx host a Kubernetes node through virtual-kubelet:
+// pods that kube-scheduler binds to it run as sbx sandboxes (one pod = one
+// sandbox, id derived from the pod, see package podspec), kubectl logs and
+// exec reach them through the Manager, and a sandbox whose pod goes away
+// while its agent-sandbox Sandbox object stays (suspend, eviction, a
+// cordoned host's pods re-placed) is handed off to the shared blob store,
+// from where whichever host gets its next pod takes it over.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	vkerrdefs "github.com/virtual-kubelet/virtual-kubelet/errdefs"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/kube/podspec"
+	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Sandboxes is what the provider needs of the sandbox Manager.
+type Sandboxes interface {
+	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
+	CreateWithID(ctx context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
+	Handoff(ctx context.Context, id string, opt sandbox.StopOptions) error
+	Forget(ctx context.Context, id string) error
+	HasTransfer(ctx context.Context, id string) (bool, error)
+	TakeOver(ctx context.Context, id string, labels map[string]string) (*store.Sandbox, error)
+	DropTransfer(ctx context.Context, id string) error
+	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+	MainLogPath(sb *store.Sandbox) (string, error)
+	EventsChanged() <-chan struct{}
+}
+
+// Owners answers whether a pod's agent-sandbox Sandbox object still exists
+// (and is not being deleted): then the sandbox must survive its pod.
+type Owners interface {
+	SandboxExists(ctx context.Context, namespace, name string) (bool, error)
+}
+
+// Addresses gives a running sandbox's IP (the network package), if any.
+type Addresses interface {
+	AddressOf(id string) (string, bool)
+}
+
+// Labels the host puts on the sandboxes it runs for pods, so that after a
+// restart it knows which local sandboxes stand for which pods.
+const (
+	LabelPodNamespace = "sbx.dev/pod-namespace"
+	LabelPodName      = "sbx.dev/pod-name"
+	// annotationLocal marks a pod the provider made up from a local
+	// sandbox (after a restart): Kubernetes has no such pod any more.
+	annotationLocal = "sbx.dev/local"
+)
+
+// Provider implements virtual-kubelet's PodLifecycleHandler and
+// PodNotifier over the sandbox Manager.
+type Provider struct {
+	m      Sandboxes
+	owners Owners
+	addrs  Addresses
+	node   string
+	hostIP string
+	grace  time.Duration
+	log    *slog.Logger
+
+	mu     sync.Mutex
+	pods   map[string]*corev1.Pod // namespace/name → the pod as Kubernetes gave it
+	failed map[string]string      // namespace/name → why its sandbox could not be made
+	last   map[string]string      // namespace/name → fingerprint of the last status sent
+	notify func(*corev1.Pod)
+}
+
+// NewProvider returns a provider for node (its name) at hostIP.
+func NewProvider(m Sandboxes, owners Owners, addrs Addresses, node, hostIP string, log *slog.Logger) *Provider {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Provider{m: m, owners: owners, addrs: addrs, node: node, hostIP: hostIP, grace: 5 * time.Second, log: log,
+		pods: map[string]*corev1.Pod{}, failed: map[string]string{}, last: map[string]string{}}
+}
+
+func key(namespace, name string) string { return namespace + "/" + name }
+
+// CreatePod runs the pod's sandbox: the local one if this host has it
+// (a restart), else the handed-off one from the blob store, else a new one.
+func (p *Provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
+	k := key(pod.Namespace, pod.Name)
+	p.mu.Lock()
+	p.pods[k] = pod.DeepCopy()
+	delete(p.failed, k)
+	p.mu.Unlock()
+	err := p.ensure(ctx, pod)
+	if err != nil {
+		p.log.Error("kube: run pod", "pod", k, "err", err)
+		if errdefs.KindOf(err) == errdefs.KindInvalid || errdefs.KindOf(err) == errdefs.KindNotFound {
+			p.mu.Lock()
+			p.failed[k] = err.Error() // will not get better by retrying: the pod fails
+			p.mu.Unlock()
+			err = nil
+		}
+	}
+	p.sendStatus(ctx, k)
+	return err
+}
+
+func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
+	id, req, team, err := podspec.RequestFromPod(pod)
+	if err != nil {
+		return errdefs.Invalid(sdk.CodeInvalidSandbox, "%v", err)
+	}
+	if _, err := p.m.Get(ctx, id); err == nil {
+		_, err = p.m.Start(ctx, id) // a no-op when started
+		return err
+	} else if errdefs.KindOf(err) != errdefs.KindNotFound {
+		return err
+	}
+	labels := map[string]string{LabelPodNamespace: pod.Namespace, LabelPodName: pod.Name}
+	handedOff, err := p.m.HasTransfer(ctx, id)
+	if err != nil {
+		return err
+	}
+	if handedOff {
+		_, err := p.m.TakeOver(ctx, id, labels)
+		return err
+	}
+	if req.Labels == nil {
+		req.Labels = map[string]string{}
+	}
+	for k, v := range labels {
+		req.Labels[k] = v
+	}
+	tctx := auth.WithPrincipal(ctx, auth.Principal{KeyID: "kube-node", Team: team})
+	_, err = p.m.CreateWithID(tctx, id, req)
+	return err
+}
+
+// UpdatePod keeps the newest copy of the pod (labels change when a warm
+// pool's sandbox is claimed); the sandbox itself does not change. A pod
+// not seen since a restart (virtual-kubelet found the local stand-in) is
+// run as at its creation: its sandbox may have died with the host.
+func (p *Provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
+	k := key(pod.Namespace, pod.Name)
+	p.mu.Lock()
+	_, known := p.pods[k]
+	if known {
+		p.pods[k] = pod.DeepCopy()
+	}
+	p.mu.Unlock()
+	if !known {
+		return p.CreatePod(ctx, pod)
+	}
+	return nil
+}
+
+// DeletePod ends the pod's sandbox here. While its Sandbox object stays,
+// the sandbox is handed off (stopped, archived with a manifest, removed
+// locally) so its next pod, on any host, takes it over; when the object
+// is gone, the sandbox and its archive are deleted. A pod this provider
+// made up after a restart (Kubernetes deleted the real one while this
+// host was away) is only forgotten: another host may have its newer copy.
+func (p *Provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
+	k := key(pod.Namespace, pod.Name)
+	id := podspec.IDForPod(pod.Namespace, pod.Name)
+	err := p.end(ctx, pod, id)
+	if err != nil && errdefs.KindOf(err) != errdefs.KindNotFound {
+		p.log.Error("kube: end pod", "pod", k, "err", err)
+		return err
+	}
+	p.mu.Lock()
+	known := p.pods[k]
+	delete(p.pods, k)
+	delete(p.failed, k)
+	delete(p.last, k)
+	notify := p.notify
+	p.mu.Unlock()
+	if known == nil {
+		known = pod
+	}
+	if notify != nil && pod.Annotations[annotationLocal] == "" {
+		notify(terminated(known))
+	}
+	if errdefs.KindOf(err) == errdefs.KindNotFound {
+		return vkerrdefs.NotFound(err.Error())
+	}
+	return nil
+}
+
+func (p *Provider) end(ctx context.Context, pod *corev1.Pod, id string) error {
+	if pod.Annotations[annotationLocal] != "" {
+		p.log.Info("kube: forget a sandbox whose pod is gone", "id", id)
+		return p.m.Forget(ctx, id)
+	}
+	keep, err := p.sandboxSurvives(ctx, pod)
+	if err != nil {
+		return err
+	}
+	if keep {
+		p.log.Info("kube: hand off sandbox", "id", id, "pod", key(pod.Namespace, pod.Name))
+		return p.m.Handoff(ctx, id, sandbox.StopOptions{Grace: p.grace})
+	}
+	p.log.Info("kube: delete sandbox", "id", id, "pod", key(pod.Namespace, pod.Name))
+	_, derr := p.m.Delete(ctx, id, true)
+	if derr != nil && errdefs.KindOf(derr) != errdefs.KindNotFound {
+		return derr
+	}
+	if err := p.m.DropTransfer(ctx, id); err != nil {
+		return err
+	}
+	return derr
+}
+
+// sandboxSurvives reports whether the pod's owning Sandbox object exists
+// and is not being deleted. A pod no Sandbox owns dies with its sandbox.
+func (p *Provider) sandboxSurvives(ctx context.Context, pod *corev1.Pod) (bool, error) {
+	for _, ref := range pod.OwnerReferences {
+		if ref.Kind == "Sandbox" && p.owners != nil {
+			return p.owners.SandboxExists(ctx, pod.Namespace, ref.Name)
+		}
+	}
+	return false, nil
+}
+
+// GetPod returns the pod as Kubernetes gave it, with its current status.
+func (p *Provider) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	p.mu.Lock()
+	pod := p.pods[key(namespace, name)]
+	p.mu.Unlock()
+	if pod == nil {
+		// After a restart: the local sandbox stands for the pod.
+		pods, err := p.localPods(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, lp := range pods {
+			if lp.Namespace == namespace && lp.Name == name {
+				return lp, nil
+			}
+		}
+		return nil, vkerrdefs.NotFoundf("pod %s/%s is not on this host", namespace, name)
+	}
+	pod = pod.DeepCopy()
+	pod.Status = *p.status(ctx, pod)
+	return pod, nil
+}
+
+// GetPodStatus is GetPod's status.
+func (p *Provider) GetPodStatus(ctx context.Context, namespace, name string) (*corev1.PodStatus, error) {
+	pod, err := p.GetPod(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return &pod.Status, nil
+}
+
+// GetPods lists the pods this host runs: those Kubernetes gave it, and
+// local sandboxes made for pods it has not heard of since a restart
+// (virtual-kubelet deletes those Kubernetes no longer has).
+func (p *Provider) GetPods(ctx context.Context) ([]*corev1.Pod, error) {
+	p.mu.Lock()
+	seen := map[string]bool{}
+	var out []*corev1.Pod
+	for k, pod := range p.pods {
+		seen[k] = true
+		out = append(out, pod.DeepCopy())
+	}
+	p.mu.Unlock()
+	local, err := p.localPods(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, lp := range local {
+		if !seen[key(lp.Namespace, lp.Name)] {
+			out = append(out, lp)
+		}
+	}
+	for _, pod := range out {
+		pod.Status = *p.status(ctx, pod)
+	}
+	return out, nil
+}
+
+// localPods are stand-in pods for the local sandboxes made for pods.
+func (p *Provider) localPods(ctx context.Context) ([]*corev1.Pod, error) {
+	sbs, err := p.m.List(ctx, store.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	var out []*corev1.Pod
+	for _, sb := range sbs {
+		ns, name := sb.Spec.Labels[LabelPodNamespace], sb.Spec.Labels[LabelPodName]
+		if ns == "" || name == "" || podspec.IDForPod(ns, name) != sb.ID {
+			continue
+		}
+		out = append(out, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{annotationLocal: "true"}},
+			Spec:       corev1.PodSpec{NodeName: p.node, Containers: []corev1.Container{{Name: podspec.ContainerName, Image: sb.Spec.Image}}},
+		})
+	}
+	return out, nil
+}
+
+// NotifyPods registers virtual-kubelet's status callback and starts
+// sending statuses: at once after a create or delete, whenever the
+// Manager records an event, and every few seconds.
+func (p *Provider) NotifyPods(ctx context.Context, notify func(*corev1.Pod)) {
+	p.mu.Lock()
+	p.notify = notify
+	p.mu.Unlock()
+	go p.statusLoop(ctx)
+}
+
+func (p *Provider) statusLoop(ctx context.Context) {
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-p.m.EventsChanged():
+		}
+		p.mu.Lock()
+		keys := make([]string, 0, len(p.pods))
+		for k := range p.pods {
+			keys = append(keys, k)
+		}
+		p.mu.Unlock()
+		for _, k := range keys {
+			p.sendStatus(ctx, k)
+		}
+	}
+}
+
+// sendStatus notifies the pod's status when it changed since the last.
+func (p *Provider) sendStatus(ctx context.Context, k string) {
+	p.mu.Lock()
+	pod, notify := p.pods[k], p.notify
+	p.mu.Unlock()
+	if pod == nil || notify == nil {
+		return
+	}
+	pod = pod.DeepCopy()
+	pod.Status = *p.status(ctx, pod)
+	fp := fingerprint(&pod.Status)
+	p.mu.Lock()
+	if p.last[k] == fp || p.pods[k] == nil {
+		p.mu.Unlock()
+		return
+	}
+	p.last[k] = fp
+	p.mu.Unlock()
+	notify(pod)
+}
+
+func fingerprint(s *corev1.PodStatus) string {
+	fp := fmt.Sprintf("%s|%s|%s|%s", s.Phase, s.Reason, s.PodIP, s.Message)
+	for _, c := range s.Conditions {
+		fp += "|" + string(c.Type) + "=" + string(c.Status)
+	}
+	return fp
+}
+
+// isNotFound reports a Kubernetes or sbx not-found error.
+func isNotFound(err error) bool {
+	var se *apierrors.StatusError
+	if errors.As(err, &se) {
+		return apierrors.IsNotFound(err)
+	}
+	return errdefs.KindOf(err) == errdefs.KindNotFound
+}

@@ -1,0 +1,269 @@
+package node
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/kube/podspec"
+	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// fakeSandboxes records what the provider asks of the Manager.
+type fakeSandboxes struct {
+	mu        sync.Mutex
+	local     map[string]*store.Sandbox
+	transfers map[string]bool
+	calls     []string
+	changed   chan struct{}
+}
+
+func newFake() *fakeSandboxes {
+	return &fakeSandboxes{local: map[string]*store.Sandbox{}, transfers: map[string]bool{}, changed: make(chan struct{})}
+}
+
+func (f *fakeSandboxes) record(s string) { f.calls = append(f.calls, s) }
+
+func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if sb, ok := f.local[id]; ok {
+		c := *sb
+		return &c, nil
+	}
+	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "no %s", id)
+}
+
+func (f *fakeSandboxes) List(context.Context, store.Filter) ([]*store.Sandbox, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*store.Sandbox
+	for _, sb := range f.local {
+		out = append(out, sb)
+	}
+	return out, nil
+}
+
+func (f *fakeSandboxes) CreateWithID(_ context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("create " + id + " " + req.Image)
+	sb := &store.Sandbox{ID: id, State: sdk.StateStarted, Spec: store.Spec{Image: req.Image, Labels: req.Labels}}
+	f.local[id] = sb
+	return sb, nil
+}
+
+func (f *fakeSandboxes) Start(_ context.Context, id string) (*store.Sandbox, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("start " + id)
+	return f.local[id], nil
+}
+
+func (f *fakeSandboxes) Delete(_ context.Context, id string, _ bool) (*store.Sandbox, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("delete " + id)
+	delete(f.local, id)
+	return nil, nil
+}
+
+func (f *fakeSandboxes) Handoff(_ context.Context, id string, _ sandbox.StopOptions) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("handoff " + id)
+	delete(f.local, id)
+	f.transfers[id] = true
+	return nil
+}
+
+func (f *fakeSandboxes) Forget(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("forget " + id)
+	delete(f.local, id)
+	return nil
+}
+
+func (f *fakeSandboxes) HasTransfer(_ context.Context, id string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.transfers[id], nil
+}
+
+func (f *fakeSandboxes) TakeOver(_ context.Context, id string, labels map[string]string) (*store.Sandbox, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("takeover " + id)
+	sb := &store.Sandbox{ID: id, State: sdk.StateStarted, Spec: store.Spec{Labels: labels}}
+	f.local[id] = sb
+	return sb, nil
+}
+
+func (f *fakeSandboxes) DropTransfer(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("drop " + id)
+	delete(f.transfers, id)
+	return nil
+}
+
+func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store.Sandbox, error) {
+	return nil, nil, errdefs.Unavailable(sdk.CodeAgentError, "no agent in this fake")
+}
+
+func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error) { return "", nil }
+func (f *fakeSandboxes) EventsChanged() <-chan struct{}             { return f.changed }
+
+func (f *fakeSandboxes) history() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.Join(f.calls, "; ")
+}
+
+type fakeOwners map[string]bool
+
+func (o fakeOwners) SandboxExists(_ context.Context, ns, name string) (bool, error) {
+	return o[ns+"/"+name], nil
+}
+
+func sandboxPod(name string, owned bool) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "sbx"},
+		Spec:       corev1.PodSpec{NodeName: "h1", Containers: []corev1.Container{{Name: "main", Image: "base"}}},
+	}
+	if owned {
+		pod.OwnerReferences = []metav1.OwnerReference{{Kind: "Sandbox", Name: name}}
+	}
+	return pod
+}
+
+func TestCreatePodMakesTheSandboxAndReportsReady(t *testing.T) {
+	f := newFake()
+	p := NewProvider(f, fakeOwners{}, nil, "h1", "10.0.0.1", nil)
+	var sent []*corev1.Pod
+	p.NotifyPods(t.Context(), func(pod *corev1.Pod) { sent = append(sent, pod) })
+	pod := sandboxPod("box", true)
+	if err := p.CreatePod(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+	id := podspec.IDForPod("sbx", "box")
+	if got := f.history(); got != "create "+id+" base" {
+		t.Fatalf("calls: %s", got)
+	}
+	sb, _ := f.Get(t.Context(), id)
+	if sb.Spec.Labels[LabelPodName] != "box" || sb.Spec.Labels[LabelPodNamespace] != "sbx" {
+		t.Fatalf("labels: %v", sb.Spec.Labels)
+	}
+	if len(sent) != 1 || sent[0].Status.Phase != corev1.PodRunning || !podReady(sent[0]) || sent[0].Status.HostIP != "10.0.0.1" {
+		t.Fatalf("status sent: %+v", sent)
+	}
+	// The same status again is not sent again.
+	p.sendStatus(t.Context(), key("sbx", "box"))
+	if len(sent) != 1 {
+		t.Fatalf("%d statuses sent, want 1", len(sent))
+	}
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func TestCreatePodTakesOverAHandedOffSandbox(t *testing.T) {
+	f := newFake()
+	id := podspec.IDForPod("sbx", "box")
+	f.transfers[id] = true
+	p := NewProvider(f, fakeOwners{}, nil, "h1", "10.0.0.1", nil)
+	if err := p.CreatePod(t.Context(), sandboxPod("box", true)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.history(); got != "takeover "+id {
+		t.Fatalf("calls: %s", got)
+	}
+}
+
+func TestDeletePodHandsOffOrDeletes(t *testing.T) {
+	f := newFake()
+	p := NewProvider(f, fakeOwners{"sbx/kept": true}, nil, "h1", "10.0.0.1", nil)
+	var sent []*corev1.Pod
+	p.NotifyPods(t.Context(), func(pod *corev1.Pod) { sent = append(sent, pod) })
+	for _, name := range []string{"kept", "gone"} {
+		if err := p.CreatePod(t.Context(), sandboxPod(name, true)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"kept", "gone"} {
+		if err := p.DeletePod(t.Context(), sandboxPod(name, true)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, gone := podspec.IDForPod("sbx", "kept"), podspec.IDForPod("sbx", "gone")
+	if got := f.history(); !strings.Contains(got, "handoff "+kept) || !strings.Contains(got, "delete "+gone+"; drop "+gone) {
+		t.Fatalf("calls: %s", got)
+	}
+	last := sent[len(sent)-1]
+	if last.Status.Phase != corev1.PodSucceeded || last.Name != "gone" {
+		t.Fatalf("last status: %s %s", last.Name, last.Status.Phase)
+	}
+	if pods, _ := p.GetPods(t.Context()); len(pods) != 0 {
+		t.Fatalf("pods left: %d", len(pods))
+	}
+}
+
+func TestAfterARestartStaleSandboxesAreForgottenNotArchived(t *testing.T) {
+	f := newFake()
+	id := podspec.IDForPod("sbx", "old")
+	f.local[id] = &store.Sandbox{ID: id, State: sdk.StateStopped, Spec: store.Spec{Labels: map[string]string{LabelPodNamespace: "sbx", LabelPodName: "old"}}}
+	f.local["sbx-aaaaaaaaaaaaaaaa"] = &store.Sandbox{ID: "sbx-aaaaaaaaaaaaaaaa", State: sdk.StateStarted} // made through the API: no pod
+	p := NewProvider(f, fakeOwners{"sbx/old": true}, nil, "h1", "10.0.0.1", nil)
+	pods, err := p.GetPods(t.Context())
+	if err != nil || len(pods) != 1 || pods[0].Name != "old" {
+		t.Fatalf("pods after a restart: %v %v", pods, err)
+	}
+	// virtual-kubelet deletes a pod Kubernetes no longer has with the
+	// provider's own copy of it.
+	if err := p.DeletePod(t.Context(), pods[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.history(); got != "forget "+id {
+		t.Fatalf("calls: %s (a stale copy must not overwrite the newer archive)", got)
+	}
+}
+
+func TestAPodThatCannotBeASandboxFails(t *testing.T) {
+	f := newFake()
+	p := NewProvider(f, nil, nil, "h1", "10.0.0.1", nil)
+	pod := sandboxPod("two", false)
+	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "sidecar"})
+	if err := p.CreatePod(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.GetPodStatus(t.Context(), "sbx", "two")
+	if err != nil || st.Phase != corev1.PodFailed || !strings.Contains(st.Message, "2 containers") {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	if got := f.history(); got != "" {
+		t.Fatalf("calls: %s", got)
+	}
+}
+
+func TestTailLines(t *testing.T) {
+	for in, want := range map[string]string{"a\nb\nc\n": "b\nc\n", "a\nb\nc": "b\nc", "c\n": "c\n", "": ""} {
+		if got := string(tailLines([]byte(in), 2)); got != want {
+			t.Errorf("tailLines(%q, 2) = %q, want %q", in, got, want)
+		}
+	}
+}

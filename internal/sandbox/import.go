@@ -1,0 +1,222 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Moving sandboxes between hosts that share one blob store (S3): the entry
+// points a Kubernetes host (package internal/kube/node) uses, where a
+// sandbox's id is chosen by the cluster (the pod name) and a sandbox
+// stopped on one host may start on another.
+//
+//	host A: Handoff  = stop, archive, write sandboxes/<id>/sandbox.json, forget locally
+//	host B: TakeOver = read sandbox.json, fetch missing layers, restore, start
+//
+// The manifest is the record another host needs (name, team, spec with
+// the archive's key and digest); the image's layers travel too (pushLayers
+// on archive, pullLayers on start: layerblobs.go), so host B needs no copy
+// of the image. Unlike a single-host restore, TakeOver keeps the archive:
+// it is the copy a lost host's sandbox comes back from, until the next
+// Handoff replaces it. Files written after it are lost with the host.
+
+// transferKey is where a handed-off sandbox's manifest lives.
+func transferKey(id string) string { return "sandboxes/" + id + "/sandbox.json" }
+
+// Transfer is the manifest of a handed-off sandbox.
+type Transfer struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name,omitempty"`
+	Team      string     `json:"team,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	Spec      store.Spec `json:"spec"` // Spec.Archive locates its files
+}
+
+var idRe = regexp.MustCompile(`^sbx-[a-z2-7]{16}$`)
+
+// CreateWithID is Create for a sandbox whose id was chosen elsewhere (a
+// Kubernetes host: the pod's). The id must look like one sbx makes.
+func (m *Manager) CreateWithID(ctx context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+	if !idRe.MatchString(id) {
+		return nil, errdefs.Invalid(sdk.CodeInvalidSandbox, "invalid sandbox id %q: want sbx- and 16 characters of a-z, 2-7", id)
+	}
+	if req.Name != "" {
+		unlock := m.names.Lock(req.Name)
+		defer unlock()
+	}
+	if _, err := m.cfg.Store.GetSandbox(ctx, id); err == nil {
+		return nil, errdefs.Conflict(sdk.CodeIDTaken, "sandbox %s exists on this host already", id)
+	}
+	return m.createAs(ctx, id, req)
+}
+
+// HasTransfer reports whether the blob store holds a handed-off sandbox id.
+func (m *Manager) HasTransfer(ctx context.Context, id string) (bool, error) {
+	if m.cfg.Blobs == nil || !idRe.MatchString(id) {
+		return false, nil
+	}
+	return m.cfg.Blobs.Exists(ctx, transferKey(id))
+}
+
+// Handoff stops a sandbox (a started one gets opt's grace), archives it
+// with its layers and manifest, and removes it from this host, keeping
+// nothing local: the next start, here or on another host, is a TakeOver.
+func (m *Manager) Handoff(ctx context.Context, id string, opt StopOptions) error {
+	ctx = context.WithoutCancel(ctx)
+	if m.cfg.Blobs == nil {
+		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot hand sandbox %s off", id)
+	}
+	sb, err := m.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if sb.State != sdk.StateArchived {
+		if _, err := m.Stop(ctx, id, opt); err != nil {
+			return err
+		}
+	}
+	if sb, err = m.Archive(ctx, id); err != nil {
+		return err
+	}
+	tr := Transfer{ID: sb.ID, Name: sb.Name, Team: sb.Team, CreatedAt: sb.CreatedAt, Spec: sb.Spec}
+	b, err := json.Marshal(tr)
+	if err != nil {
+		return errdefs.Internal(err, "encode the manifest of %s", id)
+	}
+	if _, err := m.cfg.Blobs.Put(ctx, transferKey(id), bytes.NewReader(b)); err != nil {
+		return err
+	}
+	return m.Forget(ctx, id)
+}
+
+// Forget removes a sandbox from this host - instance, files, record -
+// without touching its archive or manifest in the blob store: after a
+// Handoff, or for a stale copy on a host that was given up for lost while
+// another host took the sandbox over.
+func (m *Manager) Forget(ctx context.Context, id string) error {
+	ctx = context.WithoutCancel(ctx)
+	m.cutGracefulStop(ctx, id)
+	sb, unlock, err := m.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
+		return err
+	}
+	if err := runtime.UnmountRunDir(m.dirsOf(sb.ID).run); err != nil {
+		return errdefs.Internal(err, "remove files of sandbox %s", sb.ID)
+	}
+	if err := os.RemoveAll(m.dirsOf(sb.ID).root); err != nil {
+		return errdefs.Internal(err, "remove files of sandbox %s", sb.ID)
+	}
+	if err := m.cfg.Store.DeleteSandbox(ctx, sb.ID); err != nil {
+		return err
+	}
+	m.life.forget(sb.ID)
+	return nil
+}
+
+// TakeOver makes a handed-off sandbox this host's and starts it: its
+// record from the manifest (labels merged in), its files from the archive,
+// missing image layers from the blob store. NotFound when there is no
+// manifest; Conflict when the sandbox is on this host already.
+func (m *Manager) TakeOver(ctx context.Context, id string, labels map[string]string) (_ *store.Sandbox, err error) {
+	ctx = context.WithoutCancel(ctx)
+	defer m.observe("takeover", "cluster", time.Now(), &err)
+	tr, err := m.readTransfer(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if tr.Spec.Archive == nil {
+		return nil, errdefs.Internal(nil, "the manifest of %s names no archive", id)
+	}
+	if tr.Name != "" {
+		unlock := m.names.Lock(tr.Name)
+		defer unlock()
+	}
+	unlock := m.locks.Lock(id)
+	defer unlock()
+	if _, err := m.cfg.Store.GetSandbox(ctx, id); err == nil {
+		return nil, errdefs.Conflict(sdk.CodeIDTaken, "sandbox %s exists on this host already", id)
+	}
+	spec := tr.Spec
+	if len(labels) > 0 {
+		spec.Labels = maps.Clone(spec.Labels)
+		if spec.Labels == nil {
+			spec.Labels = map[string]string{}
+		}
+		maps.Copy(spec.Labels, labels)
+	}
+	info := spec.Archive
+	sb := &store.Sandbox{ID: id, Name: tr.Name, Team: tr.Team, State: sdk.StateRestoring, Reason: "takeover", Spec: spec, CreatedAt: tr.CreatedAt}
+	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {
+		return nil, err
+	}
+	// The archive stays in the blob store (see the top of this file).
+	if err := m.unpack(ctx, sb, info); err != nil {
+		m.removeAll(ctx, sb)
+		return nil, err
+	}
+	sb.Spec.Archive = nil
+	if err := m.transition(ctx, sb, sdk.StateStopped, "takeover", "restored from the archive"); err != nil {
+		m.removeAll(ctx, sb)
+		return nil, err
+	}
+	if err := m.startLocked(ctx, sb, "takeover"); err != nil { // lazy.go: pulls missing layers
+		return sb, err
+	}
+	return sb, nil
+}
+
+// DropTransfer deletes a sandbox's manifest and archive from the blob
+// store: the sandbox is gone for good (its Kubernetes object deleted).
+func (m *Manager) DropTransfer(ctx context.Context, id string) error {
+	if m.cfg.Blobs == nil || !idRe.MatchString(id) {
+		return nil
+	}
+	if err := m.cfg.Blobs.Delete(ctx, transferKey(id)); err != nil {
+		return err
+	}
+	return m.cfg.Blobs.Delete(ctx, archiveKey(id))
+}
+
+func (m *Manager) readTransfer(ctx context.Context, id string) (*Transfer, error) {
+	if m.cfg.Blobs == nil {
+		return nil, errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot take sandbox %s over", id)
+	}
+	if !idRe.MatchString(id) {
+		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "no handed-off sandbox %s", id)
+	}
+	ok, err := m.cfg.Blobs.Exists(ctx, transferKey(id))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "no handed-off sandbox %s", id)
+	}
+	rc, err := m.cfg.Blobs.Get(ctx, transferKey(id))
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	var tr Transfer
+	if err := json.NewDecoder(io.LimitReader(rc, 1<<20)).Decode(&tr); err != nil {
+		return nil, errdefs.Internal(err, "read the manifest of %s", id)
+	}
+	if tr.ID != id {
+		return nil, errdefs.Internal(nil, "the manifest at %s names sandbox %q", transferKey(id), tr.ID)
+	}
+	return &tr, nil
+}
