@@ -79,6 +79,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newPoolCmd(g),   // pool.go
 		newBackupCmd(g), // backup.go
 		newBucketCmd(g), // bucket.go
+		newGatewayCmd(), // gateway.go
 	)
 	setVersionFlag(root) // version.go
 	return root

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	asclient "sigs.k8s.io/agent-sandbox/clients/k8s/clientset/versioned"
+
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/gateway"
+)
+
+func newGatewayCmd() *cobra.Command {
+	var kubeconfig, namespace, listen, tokenFile, hostTokenFile, tlsCert, tlsKey string
+	var readyTimeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
+		Short: "Serve the sbx API for a Kubernetes cluster of sbx hosts",
+		Long: `Serve sbx's own HTTP API (/v1, the same as one host's) for a whole Kubernetes
+cluster whose sbx hosts run "sbx serve --kube-node" (see README, "Run on
+Kubernetes").
+
+The gateway is stateless: run as many replicas as you like behind one Service.
+Each keeps watch caches of the namespace's agent-sandbox Sandbox objects, its
+Pods and the Nodes; the Kubernetes API is the only state they share.
+
+  create, list, get, stop, start, delete   become Sandbox objects
+                                           (agents.x-k8s.io/v1beta1): create
+                                           makes one and answers once its pod
+                                           runs and answers; stop sets
+                                           operatingMode Suspended (the host
+                                           archives the sandbox to S3); start
+                                           sets Running (kube-scheduler places
+                                           it, maybe on another host); delete
+                                           deletes it. get and list merge the
+                                           object with the host's live record.
+  everything else under /v1/sandboxes/ID   is reverse-proxied to the host that
+                                           runs the sandbox (the node's
+                                           sbx.dev/api annotation): exec and its
+                                           streams, files, processes, terminals
+                                           (WebSocket), previews. A call that
+                                           needs a running sandbox starts a
+                                           stopped one first.
+
+Callers authenticate with the gateway's admin key (--admin-token-file); the
+gateway calls the hosts with the hosts' admin key (--host-token-file, by
+default the same file). Images, snapshots, volumes, backups, keys and teams
+are kept by each host and are not served here (404 ROUTE_NOT_FOUND); nor are
+fork and archive.
+
+Sandbox names must also be Kubernetes label values (end with a letter or a
+digit): other names are refused with 400 INVALID_NAME.
+
+Kubernetes credentials: --kubeconfig, else $KUBECONFIG, else the in-cluster
+service account. The gateway needs get/list/watch on pods and nodes and
+get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
+--kube-namespace (deploy/kubernetes/gateway.yaml).`,
+		Example: `  sbx gateway --kubeconfig ~/.kube/config --admin-token-file /etc/sbx/admin.token
+  SBX_HOST=http://127.0.0.1:7480 SBX_TOKEN=$(cat /etc/sbx/admin.token) sbx create box`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tokenFile == "" {
+				return usagef("--admin-token-file is required: the key callers of the gateway present")
+			}
+			if (tlsCert == "") != (tlsKey == "") {
+				return usagef("--tls-cert and --tls-key go together: give both or neither")
+			}
+			token, err := readKeyFile(tokenFile)
+			if err != nil {
+				return err
+			}
+			hostToken := token
+			if hostTokenFile != "" {
+				if hostToken, err = readKeyFile(hostTokenFile); err != nil {
+					return err
+				}
+			}
+			if kubeconfig == "" {
+				kubeconfig = os.Getenv("KUBECONFIG")
+			}
+			rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+			if err != nil {
+				return fmt.Errorf("kubernetes credentials: %w", err)
+			}
+			rc.UserAgent = "sbx-gateway"
+			kube, err := kubernetes.NewForConfig(rc)
+			if err != nil {
+				return err
+			}
+			agents, err := asclient.NewForConfig(rc)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cluster := gateway.NewCluster(kube, agents, namespace)
+			if err := cluster.Start(ctx, 2*time.Minute); err != nil { // the informers run until ctx ends
+				return err
+			}
+			gw := gateway.New(gateway.Config{Cluster: cluster, Auth: auth.AdminToken(token), HostToken: hostToken, ReadyTimeout: readyTimeout})
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: gw, ReadHeaderTimeout: 30 * time.Second}
+			go func() {
+				<-ctx.Done()
+				shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				srv.Shutdown(shutdown)
+			}()
+			slog.Info("sbx gateway serving", "listen", ln.Addr().String(), "namespace", namespace)
+			if tlsCert != "" {
+				err = srv.ServeTLS(ln, tlsCert, tlsKey)
+			} else {
+				err = srv.Serve(ln)
+			}
+			if errors.Is(err, http.ErrServerClosed) {
+				return nil
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default $KUBECONFIG, else the in-cluster service account)")
+	fl.StringVar(&namespace, "kube-namespace", "sbx", "namespace of the Sandbox objects and their pods")
+	fl.StringVar(&listen, "listen", "127.0.0.1:7480", "address to serve the API on")
+	fl.StringVar(&tokenFile, "admin-token-file", "", "file holding the admin key callers present (required)")
+	fl.StringVar(&hostTokenFile, "host-token-file", "", "file holding the sbx hosts' admin key, the cluster's shared secret (default: --admin-token-file)")
+	fl.DurationVar(&readyTimeout, "ready-timeout", 5*time.Minute, "how long create, start and a call on a stopped sandbox wait for it to run")
+	fl.StringVar(&tlsCert, "tls-cert", "", "PEM certificate (chain) to serve over https; needs --tls-key")
+	fl.StringVar(&tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	return cmd
+}
+
+func readKeyFile(file string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("read the key: %w", err)
+	}
+	t := strings.TrimSpace(string(b))
+	if t == "" {
+		return "", fmt.Errorf("the key file %s is empty", file)
+	}
+	return t, nil
+}

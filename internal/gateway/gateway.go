@@ -1,0 +1,181 @@
+// Package gateway serves sbx's own /v1 API for a whole Kubernetes cluster
+// of sbx hosts (`sbx gateway`). It is stateless: any number of replicas run
+// side by side, each with watch caches of the namespace's agent-sandbox
+// Sandbox objects, Pods and Nodes (Cluster).
+//
+// Lifecycle calls (create, list, get, stop, start, delete) become Sandbox
+// objects: create makes one (operatingMode Running) and waits until its pod
+// runs and answers, as a create on one host waits for the sandbox to start;
+// stop sets operatingMode Suspended (agent-sandbox deletes the pod, the host
+// archives the sandbox to S3); start sets Running again (kube-scheduler
+// places the pod, maybe on another host, which restores the archive); delete
+// deletes the object. get and list merge each object with the live view of
+// the host running it.
+//
+// Every other route under /v1/sandboxes/{id} is reverse-proxied to that
+// host (pod.spec.nodeName -> the node's sbx.dev/api annotation) with the
+// hosts' admin key: exec and its NDJSON streams, files, processes,
+// terminals over WebSockets, previews. Which routes exist, and what each
+// does on a sandbox that does not run, comes from internal/api's route
+// table: a route that starts the instance on one host starts the sandbox
+// here too (lazy start: set Running, wait until ready), a lookup answers []
+// or 404 NOT_IN_CURRENT_INSTANCE, a read of files or servers answers 409
+// SANDBOX_NOT_RUNNING. Errors have the codes and JSON shape of one host.
+package gateway
+
+import (
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/httpjson"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// Config is what a gateway needs.
+type Config struct {
+	Cluster *Cluster
+	// Auth says who may call the gateway (the admin token first).
+	Auth auth.Authenticator
+	// HostToken is the hosts' admin key (a secret the cluster shares): the
+	// gateway calls the hosts with it, on behalf of the caller it checked.
+	HostToken string
+	// Transport reaches the hosts; nil: http.DefaultTransport.
+	Transport http.RoundTripper
+	// ReadyTimeout bounds how long create, start and a lazy start wait for
+	// the sandbox's pod to run and answer; 0: 5 minutes.
+	ReadyTimeout time.Duration
+}
+
+// Server is the gateway's HTTP handler.
+type Server struct {
+	cfg     Config
+	cluster *Cluster
+	mux     *http.ServeMux
+	hosts   *http.Client // the hosts' API, for the merged views
+}
+
+// handler writes its answer or returns the error to answer with.
+type handler = func(w http.ResponseWriter, r *http.Request) error
+
+// New returns the gateway over cfg.Cluster (started by the caller).
+func New(cfg Config) *Server {
+	if cfg.Transport == nil {
+		cfg.Transport = http.DefaultTransport
+	}
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 5 * time.Minute
+	}
+	s := &Server{cfg: cfg, cluster: cfg.Cluster, mux: http.NewServeMux(),
+		hosts: &http.Client{Transport: cfg.Transport, Timeout: 30 * time.Second}}
+	own := map[string]handler{
+		"getHealth":          s.health,
+		"getOpenAPIDocument": s.openapi,
+		"createSandbox":      s.create,
+		"ensureSandbox":      s.ensure,
+		"listSandboxes":      s.list,
+		"getSandbox":         s.get,
+		"stopSandbox":        s.stop,
+		"startSandbox":       s.start,
+		"deleteSandbox":      s.delete,
+		"forkSandbox":        s.notInCluster("fork makes sandboxes on the host outside the cluster's desired state"),
+		"archiveSandbox":     s.notInCluster("a stopped sandbox is archived to the shared blob store by its host when it stops"),
+	}
+	for _, rt := range api.Routes() {
+		h, ok := own[rt.Name]
+		switch {
+		case ok:
+		case strings.HasPrefix(rt.Pattern, "/v1/sandboxes/{id}"):
+			h = s.proxyRoute(rt)
+		default:
+			h = s.notInCluster("it is served by each sbx host for its own objects")
+		}
+		hf := adapt(h)
+		if !rt.Public {
+			hf = s.authenticate(rt, hf)
+		}
+		s.mux.Handle(rt.Method+" "+rt.Pattern, hf)
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
+	})
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A panic is a bug; answer 500 instead of dropping the connection.
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			slog.Error("panic serving a gateway request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			httpjson.WriteError(w, errdefs.Internal(nil, "panic: %v", p))
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+func adapt(h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			if httpjson.WriteError(w, err) == errdefs.KindInternal {
+				slog.Error("gateway request failed", "method", r.Method, "route", r.Pattern, "err", err)
+			}
+		}
+	}
+}
+
+// authenticate admits a request whose key holds the route's scope, with
+// the key's principal in its context (team scoping reads it from there).
+func (s *Server) authenticate(rt api.RouteInfo, next http.HandlerFunc) http.HandlerFunc {
+	scope := rt.Scope
+	if scope == "" {
+		scope = auth.ScopeAdmin // fail closed, as the API does
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			httpjson.WriteError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with the gateway's admin key"))
+			return
+		}
+		p, err := s.cfg.Auth.Authenticate(r.Context(), key)
+		if err != nil {
+			httpjson.WriteError(w, err)
+			return
+		}
+		if !p.Has(scope) {
+			httpjson.WriteError(w, errdefs.Forbidden(sdk.CodeMissingScope, "this API key lacks the scope %q that this request needs; make a key with it (sbx key create --scope %s)", scope, scope))
+			return
+		}
+		next(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+	}
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	httpjson.Write(w, http.StatusOK, map[string]bool{"ok": true})
+	return nil
+}
+
+// openapi serves a host's document: the gateway serves the same API.
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
+	hosts := s.cluster.readyHosts()
+	if len(hosts) == 0 {
+		return errdefs.Unavailable(sdk.CodeSandboxUnavailable, "no sbx host is ready to serve the API document")
+	}
+	s.forward(w, r, hosts[0], r.URL.EscapedPath(), false)
+	return nil
+}
+
+// notInCluster answers routes the gateway does not serve, in the API's
+// unknown-route format, saying why.
+func (s *Server) notInCluster(why string) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return errdefs.NotFound(sdk.CodeRouteNotFound, "%s %s is not served by the cluster gateway: %s", r.Method, r.URL.Path, why)
+	}
+}

@@ -1,0 +1,320 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
+
+	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/kube/podspec"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+func TestCreateMakesASandboxObjectAndAnswersOnceItRuns(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"web","cpu":0.5,"memoryMiB":256}`)
+	if !podspec.IsID(sb.ID) || sb.Name != "web" || sb.Team != "default" {
+		t.Fatalf("created %+v", sb)
+	}
+	if sb.State != sdk.StateStarted || sb.Reason != "host" {
+		t.Fatalf("create answered %s/%s, want the host's view of a started sandbox", sb.State, sb.Reason)
+	}
+	o := f.object(sb.ID)
+	if o.Spec.OperatingMode != asv1.SandboxOperatingModeRunning || o.Labels[podspec.LabelName] != "web" || o.Labels[podspec.LabelTeam] != "default" {
+		t.Fatalf("object: mode %s labels %v", o.Spec.OperatingMode, o.Labels)
+	}
+	if got := o.Spec.PodTemplate.Spec.Containers[0].Resources.Requests.Cpu().MilliValue(); got != 500 {
+		t.Fatalf("cpu request %dm", got)
+	}
+}
+
+func TestCreateRefusesBadInputAndMakesNothing(t *testing.T) {
+	f := newFixture(t)
+	f.create(`{"name":"taken"}`)
+	for _, c := range []struct {
+		body   string
+		status int
+		code   sdk.Code
+	}{
+		{`{"name":"ends-with-dash-"}`, 400, sdk.CodeInvalidName},
+		{`{"name":"sbx-reserved"}`, 400, sdk.CodeInvalidName},
+		{`{"name":"taken"}`, 409, sdk.CodeNameTaken},
+		{`{"cpu":-1}`, 400, sdk.CodeInvalidCPU},
+		{`{"snapshot":"s1"}`, 400, sdk.CodeInvalidSnapshot},
+		{`{"volumes":[{"name":"v","path":"/data"}]}`, 400, sdk.CodeInvalidVolume},
+		{`{"nope":1}`, 400, sdk.CodeUnknownField},
+	} {
+		resp, b := f.call("POST", "/v1/sandboxes", c.body)
+		wantError(t, resp, b, c.status, c.code)
+	}
+	list, err := f.agents.AgentsV1beta1().Sandboxes(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("objects after refused creates: %d (%v), want 1", len(list.Items), err)
+	}
+}
+
+func TestAuthAndUnknownThingsAnswerLikeOneHost(t *testing.T) {
+	f := newFixture(t)
+	resp, b := f.callAs("", "GET", "/v1/sandboxes", "")
+	wantError(t, resp, b, 401, sdk.CodeUnauthorized)
+	resp, b = f.callAs("wrong", "GET", "/v1/sandboxes", "")
+	wantError(t, resp, b, 401, sdk.CodeUnauthorized)
+	resp, b = f.call("GET", "/v1/sandboxes/nosuch", "")
+	wantError(t, resp, b, 404, sdk.CodeSandboxNotFound)
+	resp, b = f.call("POST", "/v1/sandboxes/sbx-aaaaaaaaaaaaaaaa/exec", `{"cmd":["true"]}`)
+	wantError(t, resp, b, 404, sdk.CodeSandboxNotFound)
+	resp, b = f.call("GET", "/v1/nothing-here", "")
+	wantError(t, resp, b, 404, sdk.CodeRouteNotFound)
+	resp, b = f.call("GET", "/v1/images", "")
+	wantError(t, resp, b, 404, sdk.CodeRouteNotFound)
+	resp, _ = f.callAs("", "GET", "/healthz", "")
+	if resp.StatusCode != 200 {
+		t.Fatalf("healthz: %d", resp.StatusCode)
+	}
+}
+
+func TestToolboxCallsReachTheHostByIDWithTheHostsKey(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"runner"}`)
+	resp, b := f.call("POST", "/v1/sandboxes/runner/files/mkdir?x=1", `{"path":"/a"}`)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "/v1/sandboxes/"+sb.ID+"/files/mkdir") {
+		t.Fatalf("mkdir through the gateway: %d %s", resp.StatusCode, b)
+	}
+	seen := f.hosts["host-a"].requests()
+	last := seen[len(seen)-1]
+	if last.Auth != "Bearer "+hostToken || last.RawQuery != "x=1" || last.Method != "POST" {
+		t.Fatalf("the host saw %+v", last)
+	}
+}
+
+func TestNDJSONStreamsLineByLine(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{}`)
+	req, _ := http.NewRequest("POST", f.gw.URL+"/v1/sandboxes/"+sb.ID+"/exec?stream=true", strings.NewReader(`{"cmd":["x"]}`))
+	req.Header.Set("Authorization", "Bearer "+userKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	// The host holds its second line until the first has reached us: a
+	// buffering proxy would deadlock here.
+	if got := readLine(t, r); !strings.Contains(got, `"one"`) {
+		t.Fatalf("first line %q", got)
+	}
+	close(f.hosts["host-a"].release)
+	if got := readLine(t, r); !strings.Contains(got, `"exit"`) {
+		t.Fatalf("second line %q", got)
+	}
+}
+
+func TestTerminalWebSocketIsRelayed(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"term"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	u := "ws" + strings.TrimPrefix(f.gw.URL, "http") + "/v1/sandboxes/term/ptys/p1/attach"
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + userKey}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if err := c.Write(ctx, websocket.MessageBinary, []byte("ls\n")); err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := c.Read(ctx)
+	if err != nil || string(got) != "echo:ls\n" {
+		t.Fatalf("read %q %v", got, err)
+	}
+	seen := f.hosts["host-a"].requests()
+	if !slices.ContainsFunc(seen, func(s seenRequest) bool { return s.Path == "/v1/sandboxes/"+sb.ID+"/ptys/p1/attach" }) {
+		t.Fatalf("host saw %+v", seen)
+	}
+}
+
+func TestStopSuspendsAndAToolboxCallStartsItAgain(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"lazy"}`)
+	resp, b := f.call("POST", "/v1/sandboxes/lazy/stop", "")
+	var got sdk.Sandbox
+	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.State != sdk.StateStopped {
+		t.Fatalf("stop: %d %s", resp.StatusCode, b)
+	}
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
+		t.Fatal("stop left the object Running")
+	}
+	// Calls that never start an instance answer as on one host, and leave it stopped.
+	resp, b = f.call("GET", "/v1/sandboxes/lazy/processes", "")
+	if resp.StatusCode != 200 || strings.TrimSpace(string(b)) != "[]" {
+		t.Fatalf("list processes of a stopped sandbox: %d %s", resp.StatusCode, b)
+	}
+	resp, b = f.call("GET", "/v1/sandboxes/lazy/processes/p1", "")
+	wantError(t, resp, b, 404, sdk.CodeNotInCurrentInstance)
+	resp, b = f.call("GET", "/v1/sandboxes/lazy/files?path=/a", "")
+	wantError(t, resp, b, 409, sdk.CodeSandboxNotRunning)
+	resp, b = f.call("GET", "/v1/sandboxes/lazy", "")
+	if json.Unmarshal(b, &got) != nil || got.State != sdk.StateStopped || got.Name != "lazy" {
+		t.Fatalf("get of a stopped sandbox: %s", b)
+	}
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
+		t.Fatal("a lookup started the sandbox")
+	}
+	// A call that needs it running starts it (lazy start).
+	resp, b = f.call("POST", "/v1/sandboxes/lazy/files/mkdir", `{"path":"/a"}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("mkdir on a stopped sandbox: %d %s", resp.StatusCode, b)
+	}
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeRunning {
+		t.Fatal("lazy start left the object Suspended")
+	}
+	// And stop + start through the API.
+	f.call("POST", "/v1/sandboxes/lazy/stop?graceSeconds=1", "")
+	resp, b = f.call("POST", "/v1/sandboxes/lazy/start", "")
+	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.State != sdk.StateStarted {
+		t.Fatalf("start: %d %s", resp.StatusCode, b)
+	}
+	resp, b = f.call("POST", "/v1/sandboxes/lazy/stop?graceSeconds=9999", "")
+	wantError(t, resp, b, 400, sdk.CodeInvalidGrace)
+}
+
+func TestListMergesObjectsWithTheHostsViews(t *testing.T) {
+	f := newFixture(t, "host-a", "host-b")
+	a := f.create(`{"name":"a","labels":{"k":"v"}}`)
+	b := f.create(`{"name":"b"}`)
+	c := f.create(`{"name":"c"}`)
+	f.call("POST", "/v1/sandboxes/c/stop", "")
+	resp, body := f.call("GET", "/v1/sandboxes", "")
+	var list []sdk.Sandbox
+	if resp.StatusCode != 200 || json.Unmarshal(body, &list) != nil || len(list) != 3 {
+		t.Fatalf("list: %d %s", resp.StatusCode, body)
+	}
+	byID := map[string]sdk.Sandbox{}
+	for _, sb := range list {
+		byID[sb.ID] = sb
+	}
+	if byID[a.ID].Reason != "host" || byID[b.ID].Reason != "host" || byID[a.ID].Name != "a" {
+		t.Fatalf("running sandboxes not from their hosts: %+v", list)
+	}
+	if byID[c.ID].State != sdk.StateStopped || byID[c.ID].Name != "c" {
+		t.Fatalf("stopped sandbox: %+v", byID[c.ID])
+	}
+	if len(f.hosts["host-a"].sandboxes) == 0 || len(f.hosts["host-b"].sandboxes) == 0 {
+		t.Fatal("the fake scheduler placed nothing on one host")
+	}
+	resp, body = f.call("GET", "/v1/sandboxes?state=stopped", "")
+	if json.Unmarshal(body, &list) != nil || len(list) != 1 || list[0].ID != c.ID {
+		t.Fatalf("state filter: %s", body)
+	}
+	resp, body = f.call("GET", "/v1/sandboxes?label=bad", "")
+	wantError(t, resp, body, 400, sdk.CodeInvalidLabel)
+}
+
+func TestDeleteRemovesTheObject(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"gone"}`)
+	resp, b := f.call("DELETE", "/v1/sandboxes/gone?wait=true", "")
+	if resp.StatusCode != 204 {
+		t.Fatalf("delete: %d %s", resp.StatusCode, b)
+	}
+	if _, err := f.agents.AgentsV1beta1().Sandboxes(ns).Get(context.Background(), sb.ID, metav1.GetOptions{}); err == nil {
+		t.Fatal("the object is still there")
+	}
+	resp, b = f.call("GET", "/v1/sandboxes/gone", "")
+	wantError(t, resp, b, 404, sdk.CodeSandboxNotFound)
+}
+
+func TestEnsureGetsOrCreatesByName(t *testing.T) {
+	f := newFixture(t)
+	resp, b := f.call("PUT", "/v1/sandboxes/once", `{}`)
+	if resp.StatusCode != 201 {
+		t.Fatalf("first PUT: %d %s", resp.StatusCode, b)
+	}
+	resp, b = f.call("PUT", "/v1/sandboxes/once", `{}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("second PUT: %d %s", resp.StatusCode, b)
+	}
+	resp, b = f.call("PUT", "/v1/sandboxes/once", `{"name":"other"}`)
+	wantError(t, resp, b, 400, sdk.CodeNameMismatch)
+}
+
+func TestAnUnreachableHostIsUnavailable(t *testing.T) {
+	f := newFixture(t)
+	f.create(`{"name":"far"}`)
+	f.hosts["host-a"].srv.Close()
+	resp, b := f.call("POST", "/v1/sandboxes/far/files/mkdir", `{"path":"/a"}`)
+	wantError(t, resp, b, 503, sdk.CodeSandboxUnavailable)
+}
+
+func TestPreviewsKeepTheirTokenAndSwapTheGatewayKey(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"site"}`)
+	resp, _ := f.callAs("", "GET", "/v1/sandboxes/site/ports/8080/index.html?sbx_token=tok", "")
+	if resp.StatusCode != 200 {
+		t.Fatalf("preview: %d", resp.StatusCode)
+	}
+	f.call("GET", "/v1/sandboxes/site/ports/8080/", "")
+	seen := f.hosts["host-a"].requests()
+	var previews []seenRequest
+	for _, s := range seen {
+		if strings.HasPrefix(s.Path, "/v1/sandboxes/"+sb.ID+"/ports/8080/") {
+			previews = append(previews, s)
+		}
+	}
+	if len(previews) != 2 || previews[0].Auth != "" || previews[0].RawQuery != "sbx_token=tok" || previews[1].Auth != "Bearer "+hostToken {
+		t.Fatalf("previews at the host: %+v", previews)
+	}
+}
+
+// The gateway serves every row of the API's route table: a sandbox-scoped
+// row is never answered ROUTE_NOT_FOUND (unless refused on purpose).
+func TestEverySandboxRouteIsServed(t *testing.T) {
+	refused := map[string]bool{"forkSandbox": true, "archiveSandbox": true}
+	n := 0
+	for _, rt := range api.Routes() {
+		if strings.HasPrefix(rt.Pattern, "/v1/sandboxes/{id}/") && !refused[rt.Name] {
+			n++
+		}
+		if rt.Name == "execCommand" && (!rt.StartsInstance || rt.Lookup) {
+			t.Fatalf("exec row: %+v", rt)
+		}
+	}
+	if n < 40 {
+		t.Fatalf("only %d sandbox-scoped routes in the table", n)
+	}
+	f := newFixture(t)
+	f.create(`{"name":"all"}`)
+	for _, rt := range api.Routes() {
+		if !strings.HasPrefix(rt.Pattern, "/v1/sandboxes/{id}/") || refused[rt.Name] || strings.HasSuffix(rt.Pattern, "/attach") {
+			continue
+		}
+		path := strings.NewReplacer("{id}", "all", "{path...}", "x", "{", "", "}", "").Replace(rt.Pattern)
+		resp, b := f.call(rt.Method, path, "")
+		if strings.Contains(string(b), string(sdk.CodeRouteNotFound)) {
+			t.Errorf("%s %s: %d %s", rt.Method, path, resp.StatusCode, b)
+		}
+	}
+}
+
+func TestACreateThatNeverRunsIsUnavailableAndStaysAsked(t *testing.T) {
+	f := newFixtureWithTimeout(t, 300*time.Millisecond)
+	resp, b := f.call("POST", "/v1/sandboxes", `{"name":"stuck","image":"`+unschedulable+`"}`)
+	wantError(t, resp, b, 503, sdk.CodeSandboxUnavailable)
+	if !strings.Contains(string(b), "kube-scheduler") {
+		t.Fatalf("the message does not say why: %s", b)
+	}
+	resp, b = f.call("GET", "/v1/sandboxes/stuck", "")
+	var sb sdk.Sandbox
+	if resp.StatusCode != 200 || json.Unmarshal(b, &sb) != nil || sb.State != sdk.StateStarting || sb.Image != unschedulable {
+		t.Fatalf("get of a sandbox waiting for a host: %d %s", resp.StatusCode, b)
+	}
+}

@@ -1,0 +1,170 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
+
+	"github.com/sbxhq/sbx/internal/kube/podspec"
+	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// What a user sees of a sandbox is the host's own record while a host runs
+// it (state, times, policy as the host applied it) and otherwise what the
+// Sandbox object says: the create request it carries and a state read from
+// its operating mode and pod.
+
+// view is e as a user sees it.
+func (s *Server) view(ctx context.Context, e entry) sdk.Sandbox {
+	p := s.cluster.placementOf(e)
+	if p.ready {
+		var sb sdk.Sandbox
+		if err := s.hostGet(ctx, p.api, "/v1/sandboxes/"+e.id, &sb); err == nil {
+			return merged(e, sb)
+		}
+	}
+	return objectView(e, p)
+}
+
+// views is view for many sandboxes, with one list call per host.
+func (s *Server) views(ctx context.Context, all []entry) []sdk.Sandbox {
+	places := make([]placement, len(all))
+	var apis []string
+	for i, e := range all {
+		places[i] = s.cluster.placementOf(e)
+		if places[i].ready && !slices.Contains(apis, places[i].api) {
+			apis = append(apis, places[i].api)
+		}
+	}
+	hosts := map[string]map[string]sdk.Sandbox{} // host -> its records by id
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, api := range apis {
+		wg.Go(func() {
+			var list []sdk.Sandbox
+			if err := s.hostGet(ctx, api, "/v1/sandboxes", &list); err != nil {
+				return // its sandboxes are shown from their objects
+			}
+			byID := make(map[string]sdk.Sandbox, len(list))
+			for _, sb := range list {
+				byID[sb.ID] = sb
+			}
+			mu.Lock()
+			hosts[api] = byID
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	out := make([]sdk.Sandbox, len(all))
+	for i, e := range all {
+		if sb, ok := hosts[places[i].api][e.id]; ok && places[i].ready {
+			out[i] = merged(e, sb)
+		} else {
+			out[i] = objectView(e, places[i])
+		}
+	}
+	return out
+}
+
+// merged is a host's record with the cluster-wide identity the object
+// holds (a host that restored the sandbox knows it by the same id).
+func merged(e entry, sb sdk.Sandbox) sdk.Sandbox {
+	sb.ID, sb.Team = e.id, e.team
+	if sb.Name == "" {
+		sb.Name = e.name
+	}
+	return sb
+}
+
+// objectView is e as its object describes it, for a sandbox no host runs.
+func objectView(e entry, p placement) sdk.Sandbox {
+	tpl := e.obj.Spec.PodTemplate
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: e.obj.Name, Namespace: e.obj.Namespace, Labels: tpl.ObjectMeta.Labels, Annotations: tpl.ObjectMeta.Annotations},
+		Spec:       tpl.Spec,
+	}
+	_, req, _, err := podspec.RequestFromPod(pod)
+	sb := sdk.Sandbox{
+		ID: e.id, Name: e.name, Team: e.team, State: stateOf(e, p), Reason: "cluster",
+		Image: req.Image, Env: req.Env, Labels: req.Labels, CPU: req.CPU, MemoryMiB: req.MemoryMiB,
+		PidsLimit: req.PidsLimit, DiskMiB: req.DiskMiB, Workdir: req.Workdir, Class: req.Class,
+		CreatedAt: e.obj.CreationTimestamp.Time, TTLSeconds: req.TTLSeconds, Ephemeral: req.Ephemeral,
+		KeepAlive: req.KeepAlive, Entrypoint: req.Entrypoint, RestartPolicy: req.RestartPolicy,
+		Network: req.Network, Egress: req.Egress, Buckets: req.Buckets,
+	}
+	for i := range sb.Buckets {
+		sb.Buckets[i].AccessKeyID, sb.Buckets[i].SecretAccessKey = "", "" // write-only, as on a host
+	}
+	if err != nil {
+		sb.Error = err.Error()
+	}
+	if p.pod != nil && p.pod.Status.Phase == corev1.PodFailed {
+		sb.Error = p.pod.Status.Message
+	}
+	if sb.Image == "" && len(tpl.Spec.Containers) > 0 {
+		sb.Image = tpl.Spec.Containers[0].Image // the host's default, as podspec wrote it
+	}
+	if sb.Labels == nil {
+		sb.Labels = map[string]string{}
+	}
+	if sb.Class == "" {
+		sb.Class = sandbox.ClassContainer
+	}
+	sb.AutoStopSeconds, sb.AutoPauseSeconds = deref(req.AutoStopSeconds), deref(req.AutoPauseSeconds)
+	sb.AutoArchiveSeconds, sb.AutoDeleteSeconds = deref(req.AutoArchiveSeconds), deref(req.AutoDeleteSeconds)
+	return sb
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// stateOf reads a sandbox's state from its object and pod.
+func stateOf(e entry, p placement) sdk.State {
+	switch {
+	case e.obj.DeletionTimestamp != nil:
+		return sdk.StateDeleting
+	case e.obj.Spec.OperatingMode == asv1.SandboxOperatingModeSuspended && p.pod != nil:
+		return sdk.StateStopping
+	case e.obj.Spec.OperatingMode == asv1.SandboxOperatingModeSuspended:
+		return sdk.StateStopped
+	case p.pod != nil && p.pod.Status.Phase == corev1.PodFailed:
+		return sdk.StateError
+	case p.ready:
+		return sdk.StateStarted
+	case p.pod != nil && p.pod.DeletionTimestamp != nil:
+		return sdk.StateStopping
+	}
+	return sdk.StateStarting
+}
+
+// hostGet GETs path from the host's API into v.
+func (s *Server) hostGet(ctx context.Context, base, path string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.cfg.HostToken)
+	resp, err := s.hosts.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return fmt.Errorf("GET %s%s: %s", base, path, resp.Status)
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(v)
+}
