@@ -287,9 +287,10 @@ func TestKubeGateway(t *testing.T) {
 		}
 	}
 
+	parent := t // the new gateway outlives this subtest
 	t.Run("gateway restart loses nothing", func(t *testing.T) {
 		gw.stop()
-		gw = startGateway(t, c, gwKC, keyFile, key, gwAddr)
+		gw = startGateway(parent, c, gwKC, keyFile, key, gwAddr)
 		allThere(t, gw.client)
 	})
 

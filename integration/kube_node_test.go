@@ -233,6 +233,13 @@ func TestKubeNode(t *testing.T) {
 	for _, m := range mountsUnder(second.dataDir) { // its sandboxes' netns and rootfs mounts
 		syscall.Unmount(m, syscall.MNT_DETACH)
 	}
+	// and its claims on user id ranges (/run is per machine).
+	claims, _ := filepath.Glob("/run/sbx/idranges/[0-9]*")
+	for _, claim := range claims {
+		if b, err := os.ReadFile(claim); err == nil && strings.HasPrefix(string(b), second.dataDir+"/") {
+			os.Remove(claim)
+		}
+	}
 	lost := time.Now()
 	waitFor(t, 90*time.Second, "the killed host to be NotReady", func() bool {
 		return c.jsonpath("node", second.node, `{.status.conditions[?(@.type=="Ready")].status}`) != "True"
