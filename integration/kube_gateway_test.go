@@ -307,9 +307,19 @@ func TestKubeGateway(t *testing.T) {
 	}
 
 	t.Run("delete through the gateway", func(t *testing.T) {
+		errs := make(chan error, len(ids))
 		for _, id := range ids {
-			if err := gw.client.DeleteSandbox(ctx, id, true); err != nil {
-				t.Fatalf("delete %s: %v", id, err)
+			go func() {
+				if err := gw.client.DeleteSandbox(ctx, id, true); err != nil {
+					errs <- fmt.Errorf("delete %s: %w", id, err)
+					return
+				}
+				errs <- nil
+			}()
+		}
+		for range ids {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
 			}
 		}
 		if out := c.kubectl("get", "sandboxes", "-n", "sbx", "-o", "name"); strings.TrimSpace(out) != "" {

@@ -114,6 +114,7 @@ func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sand
 		corev1.ResourceMemory: *resource.NewQuantity(int64(mem)<<20, resource.BinarySI),
 	}
 	noToken := false
+	stopGrace := int64(5)
 	sb := &asv1.Sandbox{
 		TypeMeta:   metav1.TypeMeta{APIVersion: asv1.GroupVersion.String(), Kind: asv1.SandboxKind},
 		ObjectMeta: metav1.ObjectMeta{Name: id, Labels: copyMap(labels)},
@@ -133,6 +134,10 @@ func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sand
 					NodeSelector:                 map[string]string{LabelHost: "true"},
 					Tolerations:                  Tolerations(),
 					AutomountServiceAccountToken: &noToken,
+					// The host stops the sandbox with its own grace (5 s) and
+					// archives it before it answers; Kubernetes' default 30 s
+					// only held every delete up.
+					TerminationGracePeriodSeconds: &stopGrace,
 				},
 			}},
 		},
