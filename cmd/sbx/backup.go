@@ -139,26 +139,9 @@ func newBackupRemoveCmd(g *globals) *cobra.Command {
 		Example: `  sbx backup rm bkp-…`,
 		Args:    minArgs(1, "at least one BACKUP"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			failed := 0
-			for _, id := range args {
-				if err := c.DeleteBackup(cmd.Context(), id); err != nil {
-					if cmd.Context().Err() != nil {
-						return err
-					}
-					fmt.Fprintf(cmd.ErrOrStderr(), "sbx: %s: %s\n", id, err)
-					failed++
-					continue
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), id)
-			}
-			if failed > 0 {
-				return &exitError{code: 1}
-			}
-			return nil
+			return deleteEach(g, cmd, args, func(c *sdk.Client, id string) error {
+				return c.DeleteBackup(cmd.Context(), id)
+			})
 		},
 	}
 }

@@ -167,6 +167,33 @@ func callPrint[T any](g *globals, out *outputFlag, cmd *cobra.Command, call func
 	return out.print(cmd.OutOrStdout(), v, func(w io.Writer) error { return text(w, v) })
 }
 
+// deleteEach runs del for each argument in turn, printing the argument when
+// it succeeds and the error (on stderr) when it fails; the rest still go.
+// It stops early only when the command's context ends, and exits 1 when
+// any failed.
+func deleteEach(g *globals, cmd *cobra.Command, args []string, del func(c *sdk.Client, arg string) error) error {
+	c, err := g.client()
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, arg := range args {
+		if err := del(c, arg); err != nil {
+			if cmd.Context().Err() != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "sbx: %s: %s\n", arg, err)
+			failed++
+			continue
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), arg)
+	}
+	if failed > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
 // exactArgs is cobra.ExactArgs with a message that names what is missing.
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/sbxhq/sbx/sdk"
@@ -217,30 +216,12 @@ Without --no-wait sbx waits until each sandbox is gone.`,
   sbx rm box1 box2 --no-wait`,
 		Args: minArgs(1, "at least one NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			failed := 0
-			for _, name := range args {
-				del := c.DeleteSandbox
+			return deleteEach(g, cmd, args, func(c *sdk.Client, name string) error {
 				if cascade {
-					del = c.DeleteSandboxCascade // with its forks
+					return c.DeleteSandboxCascade(cmd.Context(), name, !noWait) // with its forks
 				}
-				if err := del(cmd.Context(), name, !noWait); err != nil {
-					if cmd.Context().Err() != nil {
-						return err
-					}
-					fmt.Fprintf(cmd.ErrOrStderr(), "sbx: %s: %s\n", name, err)
-					failed++
-					continue
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), name)
-			}
-			if failed > 0 {
-				return &exitError{code: 1}
-			}
-			return nil
+				return c.DeleteSandbox(cmd.Context(), name, !noWait)
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "return once deletion has begun")

@@ -102,26 +102,9 @@ func newSecretRemoveCmd(g *globals) *cobra.Command {
 		Args:    minArgs(1, "at least one NAME"),
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		failed := 0
-		for _, name := range args {
-			if err := c.DeleteSecret(cmd.Context(), name); err != nil {
-				if cmd.Context().Err() != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "sbx: %s: %s\n", name, err)
-				failed++
-				continue
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), name)
-		}
-		if failed > 0 {
-			return &exitError{code: 1}
-		}
-		return nil
+		return deleteEach(g, cmd, args, func(c *sdk.Client, name string) error {
+			return c.DeleteSecret(cmd.Context(), name)
+		})
 	}
 	return cmd
 }

@@ -112,26 +112,9 @@ is refused (VOLUME_IN_USE) unless --force; such sandboxes then fail to start.`,
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "delete even while sandboxes mount it")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		failed := 0
-		for _, name := range args {
-			if err := c.DeleteVolume(cmd.Context(), name, force); err != nil {
-				if cmd.Context().Err() != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "sbx: %s: %s\n", name, err)
-				failed++
-				continue
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), name)
-		}
-		if failed > 0 {
-			return &exitError{code: 1}
-		}
-		return nil
+		return deleteEach(g, cmd, args, func(c *sdk.Client, name string) error {
+			return c.DeleteVolume(cmd.Context(), name, force)
+		})
 	}
 	return cmd
 }
