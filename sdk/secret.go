@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -46,5 +47,5 @@ func (c *Client) DeleteSecret(ctx context.Context, name string) error {
 	if err := checkName("secret name", name); err != nil {
 		return err
 	}
-	return c.call(ctx, request{method: http.MethodDelete, path: "/v1/secrets/" + name}, nil)
+	return c.call(ctx, request{method: http.MethodDelete, path: "/v1/secrets/" + url.PathEscape(name)}, nil)
 }
