@@ -23,12 +23,7 @@ missing or empty. With --expires it is deleted after that long.`,
   sbx backup ls --sandbox box
   sbx backup restore bkp-… other:/workspace/restored
   sbx backup rm bkp-…`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newBackupCreateCmd(g), newBackupListCmd(g), newBackupRestoreCmd(g), newBackupRemoveCmd(g))

@@ -77,12 +77,7 @@ give it at create to have it at every start. Class gvisor takes buckets only
 at create.`,
 		Example: `  AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… sbx bucket mount box data/team:/mnt/data --bucket-endpoint https://s3.example.com
   sbx bucket unmount box /mnt/data`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newBucketMountCmd(g), newBucketUnmountCmd(g))

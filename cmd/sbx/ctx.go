@@ -24,12 +24,7 @@ fail with CONTEXT_NOT_FOUND.`,
   sbx ctx run box $id -c 'x + 1'
   sbx ctx ls box
   sbx ctx rm box $id`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newCtxCreateCmd(g), newCtxListCmd(g), newCtxRemoveCmd(g), newCtxRunCmd(g))

@@ -35,12 +35,7 @@ GIT_AUTH_FAILED.`,
   sbx git commit box -C app -m "fix" --author-name Ann --author-email ann@example.com
   sbx git push box -C app
   sbx git log box -C app -n 5`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newGitCloneCmd(g), newGitStatusCmd(g), newGitBranchesCmd(g), newGitCheckoutCmd(g),

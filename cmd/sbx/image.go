@@ -22,12 +22,7 @@ directory or tarball on this machine, or pull one from a registry.`,
   sbx image import mybase ./rootfs
   sbx image ls
   sbx image rm mybase`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newImageImportCmd(g), newImagePullCmd(g), newImageListCmd(g), newImageRemoveCmd(g),

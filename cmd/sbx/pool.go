@@ -30,12 +30,7 @@ most once. A class gvisor pool serves only creates without a name.`,
   sbx pool ls
   sbx pool update py --min 10
   sbx pool rm py`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newPoolCreateCmd(g), newPoolListCmd(g), newPoolGetCmd(g), newPoolUpdateCmd(g), newPoolRemoveCmd(g))

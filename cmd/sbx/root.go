@@ -194,6 +194,15 @@ func deleteEach(g *globals, cmd *cobra.Command, args []string, del func(c *sdk.C
 	return nil
 }
 
+// noSubcommand is the Args of a command that only groups subcommands: an
+// argument there is a subcommand cobra did not know.
+func noSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+	}
+	return nil
+}
+
 // exactArgs is cobra.ExactArgs with a message that names what is missing.
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {

@@ -23,12 +23,7 @@ logged and never shown again after create: only its name and size are.`,
 		Example: `  printf %s "$OPENAI_API_KEY" | sbx secret create openai
   sbx secret ls
   sbx secret rm openai`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newSecretCreateCmd(g), newSecretListCmd(g), newSecretRemoveCmd(g))

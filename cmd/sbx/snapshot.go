@@ -21,12 +21,7 @@ process. Start new sandboxes from it with sbx create --snapshot NAME.`,
   sbx create child --snapshot warm
   sbx snapshot ls
   sbx snapshot rm warm`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newSnapshotCreateCmd(g), newSnapshotListCmd(g), newSnapshotGetCmd(g), newSnapshotRemoveCmd(g))

@@ -23,12 +23,7 @@ inside every sandbox that mounts it.`,
   sbx create b --volume data:/data:ro
   sbx volume ls
   sbx volume rm data`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newVolumeCreateCmd(g), newVolumeListCmd(g), newVolumeGetCmd(g), newVolumeRemoveCmd(g))
