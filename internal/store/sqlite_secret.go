@@ -111,7 +111,7 @@ func (s *SQLite) DeleteSecret(ctx context.Context, name string) error {
 	})
 }
 
-func scanSecret(row interface{ Scan(...any) error }) (*Secret, error) {
+func scanSecret(row scanner) (*Secret, error) {
 	var sec Secret
 	var at sql.NullString
 	if err := row.Scan(&sec.Team, &sec.Name, &sec.Sealed, &sec.Size, &at); err != nil {
