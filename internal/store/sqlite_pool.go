@@ -76,23 +76,7 @@ func (s *SQLite) GetPool(ctx context.Context, team, name string) (*PoolRecord, e
 // internal caller), by team and name.
 func (s *SQLite) ListPools(ctx context.Context) ([]*PoolRecord, error) {
 	team, args := teamClause(ctx, "team")
-	rows, err := s.r.QueryContext(ctx, "SELECT "+poolColumns+" FROM pools WHERE 1"+team+" ORDER BY team, name", args...)
-	if err != nil {
-		return nil, errdefs.Internal(err, "list pools")
-	}
-	defer rows.Close()
-	out := []*PoolRecord{}
-	for rows.Next() {
-		p, err := scanPool(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, errdefs.Internal(err, "list pools")
-	}
-	return out, nil
+	return queryAll(ctx, s.r, "list pools", scanPool, "SELECT "+poolColumns+" FROM pools WHERE 1"+team+" ORDER BY team, name", args...)
 }
 
 // DeletePool removes the pool record; its instances are the caller's to delete.
