@@ -43,7 +43,7 @@ func (m *Manager) withPoolTemplate(ctx context.Context, req sdk.CreateSandboxReq
 	}
 	m.pools.mu.Unlock()
 	if wp == nil {
-		return req, errdefs.NotFound(sdk.CodePoolNotFound, "pool %q not found; list pools with \"sbx pool ls\"", req.Pool)
+		return req, store.PoolNotFound(req.Pool)
 	}
 	var conflicts []string
 	fill := func(field string, have *string, want string) {
