@@ -43,35 +43,17 @@ func (m *Manager) withPoolTemplate(ctx context.Context, req sdk.CreateSandboxReq
 	}
 	m.pools.mu.Unlock()
 	if wp == nil {
-		return req, errdefs.NotFound(sdk.CodePoolNotFound, "pool %q not found; list pools with \"sbx pool ls\"", req.Pool)
+		return req, store.PoolNotFound(req.Pool)
 	}
 	var conflicts []string
-	fill := func(field string, have *string, want string) {
-		if *have == "" {
-			*have = want
-		} else if want != "" && *have != want {
-			conflicts = append(conflicts, field)
-		}
-	}
-	fillInt := func(field string, have *int, want int) {
-		if *have == 0 {
-			*have = want
-		} else if want != 0 && *have != want {
-			conflicts = append(conflicts, field)
-		}
-	}
-	fill("image", &req.Image, t.Image)
-	fill("class", &req.Class, t.Class)
-	fill("workdir", &req.Workdir, t.Workdir)
-	fill("network", &req.Network, t.Network)
-	fillInt("memoryMiB", &req.MemoryMiB, t.MemoryMiB)
-	fillInt("pidsLimit", &req.PidsLimit, t.PidsLimit)
-	fillInt("diskMiB", &req.DiskMiB, t.DiskMiB)
-	if req.CPU == 0 {
-		req.CPU = t.CPU
-	} else if t.CPU != 0 && req.CPU != t.CPU {
-		conflicts = append(conflicts, "cpu")
-	}
+	fillField(&conflicts, "image", &req.Image, t.Image)
+	fillField(&conflicts, "class", &req.Class, t.Class)
+	fillField(&conflicts, "workdir", &req.Workdir, t.Workdir)
+	fillField(&conflicts, "network", &req.Network, t.Network)
+	fillField(&conflicts, "memoryMiB", &req.MemoryMiB, t.MemoryMiB)
+	fillField(&conflicts, "pidsLimit", &req.PidsLimit, t.PidsLimit)
+	fillField(&conflicts, "diskMiB", &req.DiskMiB, t.DiskMiB)
+	fillField(&conflicts, "cpu", &req.CPU, t.CPU)
 	if req.Egress == nil {
 		req.Egress = t.Egress
 	}
@@ -85,6 +67,17 @@ func (m *Manager) withPoolTemplate(ctx context.Context, req sdk.CreateSandboxReq
 		return req, errdefs.Invalid(sdk.CodeInvalidPool, "the create names pool %q but sets %s otherwise than its template; leave them out", req.Pool, strings.Join(conflicts, ", "))
 	}
 	return req, nil
+}
+
+// fillField sets a create's field left out (zero) to the template's want,
+// and names it in conflicts when both are set and differ.
+func fillField[T comparable](conflicts *[]string, field string, have *T, want T) {
+	var zero T
+	if *have == zero {
+		*have = want
+	} else if want != zero && *have != want {
+		*conflicts = append(*conflicts, field)
+	}
 }
 
 // adopt makes the new sandbox from a pool instance if a pool of the

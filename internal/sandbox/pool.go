@@ -192,7 +192,7 @@ func (m *Manager) GetPool(ctx context.Context, name string) (*sdk.Pool, error) {
 	defer m.pools.mu.Unlock()
 	wp := m.pools.byKey[poolKey{callerTeam(ctx), name}]
 	if wp == nil {
-		return nil, errdefs.NotFound(sdk.CodePoolNotFound, "pool %q not found; list pools with \"sbx pool ls\"", name)
+		return nil, store.PoolNotFound(name)
 	}
 	return wp.view(time.Now()), nil
 }
@@ -233,7 +233,7 @@ func (m *Manager) UpdatePool(ctx context.Context, name string, req sdk.UpdatePoo
 	wp := m.pools.byKey[key]
 	if wp == nil {
 		m.pools.mu.Unlock()
-		return nil, errdefs.NotFound(sdk.CodePoolNotFound, "pool %q not found; list pools with \"sbx pool ls\"", name)
+		return nil, store.PoolNotFound(name)
 	}
 	rec := wp.rec
 	m.pools.mu.Unlock()

@@ -264,3 +264,25 @@ func nullIfEmpty(s string) any {
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
+
+// queryAll runs the read query q on db and scans each row with scan; what
+// names the list in errors ("list pools").
+func queryAll[T any](ctx context.Context, db *sql.DB, what string, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, errdefs.Internal(err, "%s", what)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errdefs.Internal(err, "%s", what)
+	}
+	return out, nil
+}

@@ -23,7 +23,9 @@ type PoolRecord struct {
 
 const poolColumns = "team, name, template, created_at, updated_at"
 
-func poolNotFound(name string) error {
+// PoolNotFound is the error for a missing pool, from the store or the
+// daemon's pools.
+func PoolNotFound(name string) error {
 	return errdefs.NotFound(sdk.CodePoolNotFound, "pool %q not found; list pools with \"sbx pool ls\"", name)
 }
 
@@ -67,7 +69,7 @@ func (s *SQLite) GetPool(ctx context.Context, team, name string) (*PoolRecord, e
 	row := s.r.QueryRowContext(ctx, "SELECT "+poolColumns+" FROM pools WHERE team = ? AND name = ?", teamFor(ctx, team), name)
 	p, err := scanPool(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, poolNotFound(name)
+		return nil, PoolNotFound(name)
 	}
 	return p, err
 }
@@ -76,28 +78,12 @@ func (s *SQLite) GetPool(ctx context.Context, team, name string) (*PoolRecord, e
 // internal caller), by team and name.
 func (s *SQLite) ListPools(ctx context.Context) ([]*PoolRecord, error) {
 	team, args := teamClause(ctx, "team")
-	rows, err := s.r.QueryContext(ctx, "SELECT "+poolColumns+" FROM pools WHERE 1"+team+" ORDER BY team, name", args...)
-	if err != nil {
-		return nil, errdefs.Internal(err, "list pools")
-	}
-	defer rows.Close()
-	out := []*PoolRecord{}
-	for rows.Next() {
-		p, err := scanPool(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, errdefs.Internal(err, "list pools")
-	}
-	return out, nil
+	return queryAll(ctx, s.r, "list pools", scanPool, "SELECT "+poolColumns+" FROM pools WHERE 1"+team+" ORDER BY team, name", args...)
 }
 
 // DeletePool removes the pool record; its instances are the caller's to delete.
 func (s *SQLite) DeletePool(ctx context.Context, team, name string) error {
-	return s.execOne(ctx, "delete pool "+name, poolNotFound(name), "DELETE FROM pools WHERE team = ? AND name = ?", teamFor(ctx, team), name)
+	return s.execOne(ctx, "delete pool "+name, PoolNotFound(name), "DELETE FROM pools WHERE team = ? AND name = ?", teamFor(ctx, team), name)
 }
 
 func scanPool(sc scanner) (*PoolRecord, error) {

@@ -74,23 +74,13 @@ func (s *SQLite) GetSecret(ctx context.Context, team, name string) (*Secret, err
 // ListSecrets implements SecretStore.
 func (s *SQLite) ListSecrets(ctx context.Context) ([]Secret, error) {
 	clause, args := teamClause(ctx, "team")
-	rows, err := s.r.QueryContext(ctx, "SELECT team, name, sealed, size, created_at FROM secrets WHERE 1 = 1"+clause+" ORDER BY team, name", args...)
-	if err != nil {
-		return nil, errdefs.Internal(err, "list secrets")
-	}
-	defer rows.Close()
-	out := []Secret{}
-	for rows.Next() {
-		sec, err := scanSecret(rows)
+	return queryAll(ctx, s.r, "list secrets", func(sc scanner) (Secret, error) {
+		sec, err := scanSecret(sc)
 		if err != nil {
-			return nil, err
+			return Secret{}, err
 		}
-		out = append(out, *sec)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, errdefs.Internal(err, "list secrets")
-	}
-	return out, nil
+		return *sec, nil
+	}, "SELECT team, name, sealed, size, created_at FROM secrets WHERE 1 = 1"+clause+" ORDER BY team, name", args...)
 }
 
 // DeleteSecret implements SecretStore.
@@ -111,7 +101,7 @@ func (s *SQLite) DeleteSecret(ctx context.Context, name string) error {
 	})
 }
 
-func scanSecret(row interface{ Scan(...any) error }) (*Secret, error) {
+func scanSecret(row scanner) (*Secret, error) {
 	var sec Secret
 	var at sql.NullString
 	if err := row.Scan(&sec.Team, &sec.Name, &sec.Sealed, &sec.Size, &at); err != nil {

@@ -72,23 +72,7 @@ func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error
 // ListSnapshots returns every snapshot, oldest first.
 func (s *SQLite) ListSnapshots(ctx context.Context) ([]*Snapshot, error) {
 	team, args := teamClause(ctx, "team")
-	rows, err := s.r.QueryContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
-	if err != nil {
-		return nil, errdefs.Internal(err, "list snapshots")
-	}
-	defer rows.Close()
-	out := []*Snapshot{}
-	for rows.Next() {
-		snap, err := scanSnapshot(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, snap)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, errdefs.Internal(err, "list snapshots")
-	}
-	return out, nil
+	return queryAll(ctx, s.r, "list snapshots", scanSnapshot, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
 }
 
 // SetSnapshotExpiry sets the snapshot's expiry; the zero time means never.

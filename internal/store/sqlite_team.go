@@ -75,23 +75,7 @@ func (s *SQLite) GetTeam(ctx context.Context, id string) (*Team, error) {
 }
 
 func (s *SQLite) ListTeams(ctx context.Context) ([]*Team, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT id, quotas, created_at FROM teams ORDER BY id")
-	if err != nil {
-		return nil, errdefs.Internal(err, "list teams")
-	}
-	defer rows.Close()
-	out := []*Team{}
-	for rows.Next() {
-		t, err := scanTeam(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, errdefs.Internal(err, "list teams")
-	}
-	return out, nil
+	return queryAll(ctx, s.r, "list teams", scanTeam, "SELECT id, quotas, created_at FROM teams ORDER BY id")
 }
 
 func (s *SQLite) SetQuotas(ctx context.Context, id string, q sdk.Quotas) error {
