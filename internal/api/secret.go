@@ -24,9 +24,15 @@ type EgressHTTP struct {
 // serving.
 func (s *Server) SetEgressHTTP(e EgressHTTP) { s.egressHTTP = &e }
 
+// errNoEgressProxy answers the secret and egress log routes of a daemon
+// without the proxy.
+func errNoEgressProxy() error {
+	return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without the HTTP egress proxy (no networking)")
+}
+
 func (s *Server) keeper() (*secret.Keeper, error) {
 	if s.egressHTTP == nil || s.egressHTTP.Secrets == nil {
-		return nil, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without the HTTP egress proxy (no networking)")
+		return nil, errNoEgressProxy()
 	}
 	return s.egressHTTP.Secrets, nil
 }
@@ -106,7 +112,7 @@ func (s *Server) checkCreateSecrets(ctx context.Context, p *sdk.EgressPolicy) er
 // streams it as NDJSON: the kept entries, then each new one.
 func (s *Server) egressLog(w http.ResponseWriter, r *http.Request) error {
 	if s.egressHTTP == nil || s.egressHTTP.Log == nil {
-		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without the HTTP egress proxy (no networking)")
+		return errNoEgressProxy()
 	}
 	follow, err := httpjson.BoolParam(r, "follow")
 	if err != nil {

@@ -82,6 +82,11 @@ func (l *Log) Recent(id string) []sdk.EgressLogEntry {
 	if b == nil {
 		return []sdk.EgressLogEntry{}
 	}
+	return b.ordered()
+}
+
+// ordered copies b's kept entries, oldest first.
+func (b *sandboxLog) ordered() []sdk.EgressLogEntry {
 	out := make([]sdk.EgressLogEntry, 0, len(b.entries))
 	out = append(out, b.entries[b.next:]...)
 	return append(out, b.entries[:b.next]...)
@@ -94,12 +99,9 @@ func (l *Log) Follow(id string) (recent []sdk.EgressLogEntry, next <-chan sdk.Eg
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.box(id)
-	recent = make([]sdk.EgressLogEntry, 0, len(b.entries))
-	recent = append(recent, b.entries[b.next:]...)
-	recent = append(recent, b.entries[:b.next]...)
 	ch := make(chan sdk.EgressLogEntry, 256)
 	b.subs[ch] = true
-	return recent, ch, func() {
+	return b.ordered(), ch, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		delete(b.subs, ch)

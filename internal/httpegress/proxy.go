@@ -34,6 +34,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -303,8 +304,7 @@ type oneConnListener struct {
 	c      net.Conn
 	once   sync.Once
 	closed chan struct{}
-	given  bool
-	mu     sync.Mutex
+	given  atomic.Bool
 }
 
 func newOneConnListener(c net.Conn) *oneConnListener {
@@ -314,11 +314,7 @@ func newOneConnListener(c net.Conn) *oneConnListener {
 }
 
 func (l *oneConnListener) Accept() (net.Conn, error) {
-	l.mu.Lock()
-	given := l.given
-	l.given = true
-	l.mu.Unlock()
-	if !given {
+	if l.given.CompareAndSwap(false, true) {
 		return l.c, nil
 	}
 	<-l.closed

@@ -58,9 +58,7 @@ func (f *firewall) httpRedirectSandbox(line func(string, ...any), ip netip.Addr,
 
 // HTTPSandbox is the sandbox at address src, for the egress proxy.
 func (m *Manager) HTTPSandbox(src netip.Addr) (httpegress.Sandbox, bool) {
-	m.mu.Lock()
-	mem := m.byAddr[src]
-	m.mu.Unlock()
+	mem := m.memberAt(src)
 	if mem == nil {
 		return httpegress.Sandbox{}, false
 	}
@@ -95,9 +93,7 @@ func (m *Manager) proxyAllows(src, dst netip.Addr, host string, resolvedHere boo
 	if m.subnet.Contains(dst) || dst.IsLoopback() || dst.IsUnspecified() || dst.IsMulticast() || localAddrs.has(dst) {
 		return false
 	}
-	m.mu.Lock()
-	mem := m.byAddr[src]
-	m.mu.Unlock()
+	mem := m.memberAt(src)
 	if mem == nil {
 		return false
 	}
