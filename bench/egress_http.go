@@ -57,7 +57,10 @@ func runEgressHTTPBench(env *Env, sys System) ([]result, error) {
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return dialIn(ctx, ns, network, addr)
+			return inNS(ns, func() (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, network, addr)
+			})
 		},
 	}}
 	url := "http://" + server.String() + "/"
@@ -85,25 +88,27 @@ func runEgressHTTPBench(env *Env, sys System) ([]result, error) {
 	return out, nil
 }
 
-// dialIn dials from inside the network namespace ns: the socket is made
-// there and keeps it after the thread switches back.
-func dialIn(ctx context.Context, ns netns.NsHandle, network, addr string) (net.Conn, error) {
+// inNS runs fn on this goroutine's thread switched into the network
+// namespace ns: a socket fn makes keeps that namespace after the thread
+// switches back.
+func inNS[T any](ns netns.NsHandle, fn func() (T, error)) (T, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	orig, err := netns.Get()
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	defer orig.Close()
 	if err := netns.Set(ns); err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	var d net.Dialer
-	c, derr := d.DialContext(ctx, network, addr)
+	v, ferr := fn()
 	if err := netns.Set(orig); err != nil {
 		panic(err) // this thread must not run on in the sandbox's namespace
 	}
-	return c, derr
+	return v, ferr
 }
 
 // outsideServer makes a network namespace with a veth to the host and an
@@ -148,7 +153,7 @@ func outsideServer() (netip.AddrPort, func(), error) {
 	}
 	defer ns.Close()
 	addr := netip.AddrPortFrom(inside, 80)
-	ln, err := listenInNS(ns, addr.String())
+	ln, err := inNS(ns, func() (net.Listener, error) { return net.Listen("tcp4", addr.String()) })
 	if err != nil {
 		cleanup()
 		return netip.AddrPort{}, nil, err
@@ -163,22 +168,4 @@ func outsideServer() (netip.AddrPort, func(), error) {
 	go srv.Serve(ln)
 	undo = append(undo, func() { srv.Close() })
 	return addr, cleanup, nil
-}
-
-func listenInNS(ns netns.NsHandle, addr string) (net.Listener, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		return nil, err
-	}
-	defer orig.Close()
-	if err := netns.Set(ns); err != nil {
-		return nil, err
-	}
-	ln, lerr := net.Listen("tcp4", addr)
-	if err := netns.Set(orig); err != nil {
-		panic(err)
-	}
-	return ln, lerr
 }

@@ -12,9 +12,23 @@ func init() {
 // create is cold (the warm row is scenario_pool.go's).
 func runCreate(env *Env, sys System) ([]result, error) {
 	name := "create → first exec (cold)"
-	n := env.n(*createN, 3)
+	ms, err := timeCreates(sys, env.n(*createN, 3), nil)
+	if err != nil {
+		return nil, err
+	}
+	return []result{summarize(name, sys.Name(), "ms", ms)}, nil
+}
+
+// timeCreates times n creates each up to its first exec, in ms; before,
+// if set, runs untimed ahead of each. The deletes are not timed.
+func timeCreates(sys System, n int, before func() error) ([]float64, error) {
 	var ms []float64
-	for i := 0; i < n; i++ {
+	for range n {
+		if before != nil {
+			if err := before(); err != nil {
+				return nil, err
+			}
+		}
 		start := time.Now()
 		box, err := sys.Create()
 		if err != nil {
@@ -30,7 +44,7 @@ func runCreate(env *Env, sys System) ([]result, error) {
 		}
 		ms = append(ms, float64(elapsed.Microseconds())/1000)
 	}
-	return []result{summarize(name, sys.Name(), "ms", ms)}, nil
+	return ms, nil
 }
 
 // runExec times `true` in one running sandbox: the cost of a command.

@@ -50,25 +50,9 @@ func runPoolCreate(env *Env, sys System) ([]result, error) {
 		}
 	}
 	n := env.n(*poolN, 3)
-	var ms []float64
-	for range n {
-		if err := ready(); err != nil {
-			return nil, err
-		}
-		start := time.Now()
-		box, err := sys.Create()
-		if err != nil {
-			return nil, err
-		}
-		err = box.Exec("true")
-		elapsed := time.Since(start)
-		if derr := box.Delete(); err == nil {
-			err = derr
-		}
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, float64(elapsed.Microseconds())/1000)
+	ms, err := timeCreates(sys, n, ready)
+	if err != nil {
+		return nil, err
 	}
 	p, err := c.GetPool(ctx, name)
 	if err != nil {

@@ -139,12 +139,7 @@ func (s *Server) authenticate(rt api.RouteInfo, next http.HandlerFunc) http.Hand
 		scope = auth.ScopeAdmin // fail closed, as the API does
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok {
-			httpjson.WriteError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with the gateway's admin key"))
-			return
-		}
-		p, err := s.cfg.Auth.Authenticate(r.Context(), key)
+		p, err := s.principal(r)
 		if err != nil {
 			httpjson.WriteError(w, err)
 			return
@@ -155,6 +150,15 @@ func (s *Server) authenticate(rt api.RouteInfo, next http.HandlerFunc) http.Hand
 		}
 		next(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 	}
+}
+
+// principal is who r's "Authorization: Bearer" key stands for.
+func (s *Server) principal(r *http.Request) (auth.Principal, error) {
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with the gateway's admin key")
+	}
+	return s.cfg.Auth.Authenticate(r.Context(), key)
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {

@@ -100,11 +100,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath s
 }
 
 func (s *Server) callerHoldsGatewayKey(r *http.Request) bool {
-	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return false
-	}
-	_, err := s.cfg.Auth.Authenticate(r.Context(), key)
+	_, err := s.principal(r)
 	return err == nil
 }
 

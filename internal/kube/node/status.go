@@ -36,7 +36,7 @@ func (p *Provider) status(ctx context.Context, pod *corev1.Pod) *corev1.PodStatu
 		if !errdefs.Is(err, errdefs.KindNotFound) {
 			st.Message = err.Error()
 		}
-		st.Conditions = conditions(false, true)
+		st.Conditions = conditions(false)
 		return st
 	}
 	started := metav1.NewTime(sb.CreatedAt)
@@ -65,7 +65,7 @@ func (p *Provider) status(ctx context.Context, pod *corev1.Pod) *corev1.PodStatu
 		}
 	}
 	st.ContainerStatuses = []corev1.ContainerStatus{cs}
-	st.Conditions = conditions(ready, true)
+	st.Conditions = conditions(ready)
 	if ready && p.addrs != nil {
 		if ip, ok := p.addrs.AddressOf(sb.ID); ok {
 			st.PodIP, st.PodIPs = ip, []corev1.PodIP{{IP: ip}}
@@ -82,19 +82,19 @@ func stateWord(s sdk.State) string {
 	return string(b)
 }
 
-func conditions(ready, scheduled bool) []corev1.PodCondition {
-	b := func(v bool) corev1.ConditionStatus {
-		if v {
-			return corev1.ConditionTrue
-		}
-		return corev1.ConditionFalse
+// conditions are a pod's conditions on this host: scheduled (it is here)
+// and initialized, ready or not.
+func conditions(ready bool) []corev1.PodCondition {
+	r := corev1.ConditionFalse
+	if ready {
+		r = corev1.ConditionTrue
 	}
 	now := metav1.Now()
 	return []corev1.PodCondition{
-		{Type: corev1.PodScheduled, Status: b(scheduled), LastTransitionTime: now},
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
 		{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: now},
-		{Type: corev1.ContainersReady, Status: b(ready), LastTransitionTime: now},
-		{Type: corev1.PodReady, Status: b(ready), LastTransitionTime: now},
+		{Type: corev1.ContainersReady, Status: r, LastTransitionTime: now},
+		{Type: corev1.PodReady, Status: r, LastTransitionTime: now},
 	}
 }
 
@@ -104,7 +104,7 @@ func terminated(pod *corev1.Pod) *corev1.Pod {
 	now := metav1.Now()
 	pod.Status.Phase = corev1.PodSucceeded
 	pod.Status.Reason = "SandboxLeftHost"
-	pod.Status.Conditions = conditions(false, true)
+	pod.Status.Conditions = conditions(false)
 	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
 		Name: podspec.ContainerName, Image: imageOf(pod),
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed", FinishedAt: now}},

@@ -15,6 +15,7 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
@@ -117,12 +118,12 @@ func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sand
 	stopGrace := int64(5)
 	sb := &asv1.Sandbox{
 		TypeMeta:   metav1.TypeMeta{APIVersion: asv1.GroupVersion.String(), Kind: asv1.SandboxKind},
-		ObjectMeta: metav1.ObjectMeta{Name: id, Labels: copyMap(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: id, Labels: maps.Clone(labels)},
 		Spec: asv1.SandboxSpec{
 			OperatingMode: asv1.SandboxOperatingModeRunning,
 			SandboxBlueprint: asv1.SandboxBlueprint{PodTemplate: asv1.PodTemplate{
 				ObjectMeta: asv1.PodMetadata{
-					Labels:      copyMap(labels),
+					Labels:      maps.Clone(labels),
 					Annotations: map[string]string{AnnotationSpec: string(spec)},
 				},
 				Spec: corev1.PodSpec{
@@ -216,12 +217,4 @@ func limitOrRequest(r corev1.ResourceRequirements, name corev1.ResourceName) (re
 	}
 	q, ok := r.Requests[name]
 	return q, ok && !q.IsZero()
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
