@@ -118,9 +118,9 @@ func (e *egressHTTP) Close() {
 	}
 }
 
-// trustEgressCA makes defaults' CA bundle the operator's bundle (or the
-// host's public CAs) plus the egress CA, written to
-// <dataDir>/egress-ca/ca-certificates.crt, which every instance mounts.
+// trustEgressCA writes the operator's CA bundle (or the host's public CAs)
+// plus the egress CA to <dataDir>/egress-ca/ca-certificates.crt, which
+// instances with HTTP egress rules mount (sandbox.Defaults).
 func trustEgressCA(dataDir string, ca *httpegress.CA, defaults *sandbox.Defaults) error {
 	base := defaults.CABundle
 	if base == "" {
@@ -142,7 +142,7 @@ func trustEgressCA(dataDir string, ca *httpegress.CA, defaults *sandbox.Defaults
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	defaults.CABundle = path
+	defaults.HTTPEgressCABundle = path
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -43,10 +44,23 @@ func (m *Manager) withOperatorDefaults(req sdk.CreateSandboxRequest) sdk.CreateS
 	return req
 }
 
+// caBundle is the trust store an instance of spec mounts: with HTTP egress
+// rules, the one that also trusts the egress proxy's CA; else the
+// operator's, if any. Only those instances mount the proxy's bundle, so
+// every other instance keeps its image's trust store, its mounts stay what
+// a memory snapshot taken elsewhere expects, and no mount names the data
+// directory.
+func (m *Manager) caBundle(spec store.Spec) string {
+	if e := spec.Egress; e != nil && e.HTTP != nil && m.cfg.Defaults.HTTPEgressCABundle != "" {
+		return m.cfg.Defaults.HTTPEgressCABundle
+	}
+	return m.cfg.Defaults.CABundle
+}
+
 // withCAEnv adds the variables that point programs at the mounted CA
 // bundle, unless the sandbox sets them itself.
-func (m *Manager) withCAEnv(env []string) []string {
-	if m.cfg.Defaults.CABundle == "" {
+func withCAEnv(env []string, bundle string) []string {
+	if bundle == "" {
 		return env
 	}
 	set := map[string]bool{}

@@ -211,8 +211,8 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 		RunDir:      d.run,
 		LogPath:     d.log,
 		Hostname:    hostname,
-		Env:         m.withCAEnv(instanceEnv(sb.Spec)), // defaults.go
-		CABundle:    m.cfg.Defaults.CABundle,
+		Env:         withCAEnv(instanceEnv(sb.Spec), m.caBundle(sb.Spec)), // defaults.go
+		CABundle:    m.caBundle(sb.Spec),
 		Workdir:     sb.Spec.Workdir,
 		CPU:         sb.Spec.CPU,
 		MemoryMiB:   sb.Spec.MemoryMiB,

@@ -49,10 +49,13 @@ type Defaults struct {
 	Workdir   string
 	// The operator's defaults (defaults.go): Env and Egress fill what a
 	// create request leaves out; CABundle, a host PEM file, is every
-	// instance's trust store.
-	Env      map[string]string
-	Egress   *sdk.EgressPolicy
-	CABundle string
+	// instance's trust store. HTTPEgressCABundle is CABundle (or the
+	// host's public CAs) plus the HTTP egress proxy's CA: the trust store
+	// of an instance whose egress policy has HTTP rules when it starts.
+	Env                map[string]string
+	Egress             *sdk.EgressPolicy
+	CABundle           string
+	HTTPEgressCABundle string
 }
 
 // Config holds the Manager's dependencies.
