@@ -225,7 +225,9 @@ func TestS3MemorySnapshotOnAnotherDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := startDaemonAt(t, dir2, srv.Flags(bucket, "fleet")...)
-	sb := d2.create(sdk.CreateSandboxRequest{Name: "warm-1", Snapshot: "warm"})
+	// The network of the snapshot's sandbox: a memory image restores only
+	// with the mounts it was taken with (sbx's runsc checks them).
+	sb := d2.create(sdk.CreateSandboxRequest{Name: "warm-1", Snapshot: "warm", Network: "none"})
 	if sb.Class != "gvisor" {
 		t.Errorf("class %q, want gvisor", sb.Class)
 	}
