@@ -146,21 +146,7 @@ func newImageListCmd(g *globals) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		list, err := c.ListImages(cmd.Context())
-		if err != nil {
-			return err
-		}
-		if list == nil {
-			list = []sdk.Image{}
-		}
-		return out.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return printImages(w, list) })
+		return listPrint(g, out, cmd, func(c *sdk.Client) ([]sdk.Image, error) { return c.ListImages(cmd.Context()) }, printImages)
 	}
 	return cmd
 }

@@ -94,21 +94,7 @@ func newPoolListCmd(g *globals) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		list, err := c.ListPools(cmd.Context())
-		if err != nil {
-			return err
-		}
-		if list == nil {
-			list = []sdk.Pool{}
-		}
-		return out.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return printPools(w, list) })
+		return listPrint(g, out, cmd, func(c *sdk.Client) ([]sdk.Pool, error) { return c.ListPools(cmd.Context()) }, printPools)
 	}
 	return cmd
 }

@@ -167,6 +167,18 @@ func callPrint[T any](g *globals, out *outputFlag, cmd *cobra.Command, call func
 	return out.print(cmd.OutOrStdout(), v, func(w io.Writer) error { return text(w, v) })
 }
 
+// listPrint is callPrint for a list call: an empty list prints as [] in
+// JSON, not null.
+func listPrint[T any](g *globals, out *outputFlag, cmd *cobra.Command, list func(*sdk.Client) ([]T, error), text func(io.Writer, []T) error) error {
+	return callPrint(g, out, cmd, func(c *sdk.Client) ([]T, error) {
+		items, err := list(c)
+		if err == nil && items == nil {
+			items = []T{}
+		}
+		return items, err
+	}, text)
+}
+
 // deleteEach runs del for each argument in turn, printing the argument when
 // it succeeds and the error (on stderr) when it fails; the rest still go.
 // It stops early only when the command's context ends, and exits 1 when

@@ -81,21 +81,7 @@ func newSnapshotListCmd(g *globals) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		list, err := c.ListSnapshots(cmd.Context())
-		if err != nil {
-			return err
-		}
-		if list == nil {
-			list = []sdk.Snapshot{}
-		}
-		return out.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return printSnapshots(w, list) })
+		return listPrint(g, out, cmd, func(c *sdk.Client) ([]sdk.Snapshot, error) { return c.ListSnapshots(cmd.Context()) }, printSnapshots)
 	}
 	return cmd
 }

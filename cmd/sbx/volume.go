@@ -59,21 +59,7 @@ func newVolumeListCmd(g *globals) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		list, err := c.ListVolumes(cmd.Context())
-		if err != nil {
-			return err
-		}
-		if list == nil {
-			list = []sdk.Volume{}
-		}
-		return out.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return printVolumes(w, list) })
+		return listPrint(g, out, cmd, func(c *sdk.Client) ([]sdk.Volume, error) { return c.ListVolumes(cmd.Context()) }, printVolumes)
 	}
 	return cmd
 }
