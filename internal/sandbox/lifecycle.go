@@ -203,6 +203,7 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 	if hostname == "" {
 		hostname = sb.ID
 	}
+	caBundle := m.caBundle(sb.Spec) // defaults.go
 	inst := &runtime.Instance{
 		ID:          sb.ID,
 		BundleDir:   d.bundle,
@@ -211,8 +212,8 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 		RunDir:      d.run,
 		LogPath:     d.log,
 		Hostname:    hostname,
-		Env:         withCAEnv(instanceEnv(sb.Spec), m.caBundle(sb.Spec)), // defaults.go
-		CABundle:    m.caBundle(sb.Spec),
+		Env:         withCAEnv(instanceEnv(sb.Spec), caBundle),
+		CABundle:    caBundle,
 		Workdir:     sb.Spec.Workdir,
 		CPU:         sb.Spec.CPU,
 		MemoryMiB:   sb.Spec.MemoryMiB,
