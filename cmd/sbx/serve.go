@@ -7,6 +7,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agent"
 	"github.com/sbxhq/sbx/internal/daemon"
 	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/runtime/runscshim"
 	"github.com/spf13/cobra"
 )
 
@@ -138,7 +139,7 @@ func setting(cmd *cobra.Command, flag, value, env string) string {
 
 func newRunscShimCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   runtime.RunscShimCommand + " RUNSC [ARG...]",
+		Use:   runscshim.Command + " RUNSC [ARG...]",
 		Short: "Run runsc with an empty /proc/sys/net (used by the daemon, not by hand)",
 		Long: `Run a runsc command in a private mount namespace whose /proc/sys/net is
 empty, so that Debian 12's runsc accepts a sandbox's network namespace on newer
@@ -146,7 +147,7 @@ kernels. The daemon starts it; see internal/runtime/runsc_netns.go.`,
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(_ *cobra.Command, args []string) error {
-			return runtime.RunscNetnsShim(args)
+			return runscshim.Run(args)
 		},
 	}
 }

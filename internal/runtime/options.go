@@ -33,7 +33,7 @@ func WithBinary(path string) Option {
 }
 
 // WithNetnsShim (runsc) runs the runsc commands that wire a sandbox's
-// network through `sbx runsc-shim` (RunscNetnsShim) with the sbx binary at
+// network through `sbx runsc-shim` (runscshim.Run) with the sbx binary at
 // path.
 func WithNetnsShim(path string) Option {
 	return func(o *options) { o.shim = path }

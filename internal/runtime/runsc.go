@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/runtime/runscshim"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -58,7 +59,7 @@ type Runsc struct {
 	root     string
 	platform string
 	args     []string
-	shim     string // sbx binary that runs RunscNetnsShim; "" for none
+	shim     string // binary that runs runscshim.Run; "" for none
 	drops    bool   // see DropsConnections
 }
 
@@ -197,7 +198,7 @@ func (r *Runsc) launchNew(ctx context.Context, inst *Instance, verb string, extr
 	args = append(append(args, extra...), inst.ID)
 	bin := r.binary
 	if network == "sandbox" && r.shim != "" {
-		bin, args = r.shim, append([]string{RunscShimCommand, r.binary}, args...)
+		bin, args = r.shim, append([]string{runscshim.Command, r.binary}, args...)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	// Stdin stays nil: exec gives the child /dev/null.
