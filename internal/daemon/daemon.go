@@ -178,10 +178,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer teamHooks.Close()
 	life.onEvent = teamHooks.wrap(life.onEvent)
+	runtimes := classRuntimes(cfg, rt, agentBin) // gvisor.go
+	defer closeRuntimes(runtimes)
 	mgr, err := sandbox.New(sandbox.Config{
 		DataDir: cfg.DataDir, AgentBinary: agentBin,
 		Store: st, Images: images, Rootfs: rootfs{},
-		Runtimes: classRuntimes(cfg, rt, agentBin), // gvisor.go
+		Runtimes: runtimes,
 		Blobs:    life.blobs,
 		OnEvent:  life.onEvent,
 		Network:  netw,

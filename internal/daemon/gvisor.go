@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"log/slog"
 	"path/filepath"
 
@@ -50,4 +51,16 @@ func classRuntimes(cfg Config, runc runtime.Runtime, agent string) map[string]ru
 	slog.Info("class gvisor", "runsc", runsc.Binary(), "platform", runsc.Platform())
 	out[sandbox.ClassGVisor] = runsc
 	return out
+}
+
+// closeRuntimes lets each runtime release what its instances share (runsc's
+// pinned null network namespace) when the daemon stops.
+func closeRuntimes(runtimes map[string]runtime.Runtime) {
+	for class, rt := range runtimes {
+		if c, ok := rt.(interface{ Close(context.Context) error }); ok {
+			if err := c.Close(context.Background()); err != nil {
+				slog.Warn("release shared runtime state", "class", class, "err", err)
+			}
+		}
+	}
 }

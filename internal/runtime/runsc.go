@@ -440,3 +440,24 @@ func (r *Runsc) Delete(ctx context.Context, id string) error {
 
 // List returns every instance under this runtime's root.
 func (r *Runsc) List(ctx context.Context) ([]string, error) { return r.tool.list(ctx) }
+
+// nullNetnsFile is where runsc pins the empty network namespace it shares
+// between gofers (specutils.NullNetNSFilename, relative to --root). Each
+// start it bind-mounts one if none is there; concurrent starts may stack
+// several.
+const nullNetnsFile = "null-netns"
+
+// Close lets go of what runsc shares between instances once none is left
+// under the root: the pinned null network namespace, which would otherwise
+// outlive the daemon as a mount in its data directory (and keep that from
+// being removed). Instances that outlive the daemon keep it; the next
+// start pins one again.
+func (r *Runsc) Close(ctx context.Context) error {
+	ids, err := r.List(ctx)
+	if err != nil || len(ids) > 0 {
+		return err
+	}
+	for syscall.Unmount(filepath.Join(r.root, nullNetnsFile), syscall.MNT_DETACH) == nil {
+	}
+	return nil
+}

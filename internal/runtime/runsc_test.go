@@ -40,10 +40,15 @@ func newTestRunsc(t *testing.T, args []string) *Runsc {
 		t.Fatal(err)
 	}
 	// Current runsc releases pin an empty network namespace for their
-	// gofers at <root>/null-netns (bind mounts, possibly stacked), which
-	// must go before the root can be removed.
+	// gofers at <root>/null-netns, which must go before the root can be
+	// removed: Close, once the test's instances are deleted, must leave no
+	// mount under the root.
 	t.Cleanup(func() {
-		for syscall.Unmount(filepath.Join(root, "null-netns"), syscall.MNT_DETACH) == nil {
+		if err := r.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if mi, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(mi), " "+root+"/") {
+			t.Errorf("a mount under %s remains after Close", root)
 		}
 	})
 	return r

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"strings"
 	"testing"
 )
 
@@ -60,22 +61,31 @@ func TestStaleClaimIsTakenOver(t *testing.T) {
 		t.Skip("needs root")
 	}
 	slotsDir = t.TempDir()
+	defer func(n int) { slots = n }(slots)
+	slots = 2
 	// A claim whose namespace is gone (its data directory was wiped).
 	if err := os.WriteFile(filepath.Join(slotsDir, "0"), []byte("/nonexistent/netns"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "ns")
-	if err := Create(p); err != nil {
-		t.Fatal(err)
+	// An unclaimed range goes first (no claim is checked then); once none
+	// is left, the stale claim's range is taken over.
+	for _, want := range []int{1, 0} {
+		p := filepath.Join(t.TempDir(), "ns")
+		if err := Create(p); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { Remove(p) })
+		ns, err := Open(p)
+		if err != nil || ns == nil {
+			t.Fatal(ns, err)
+		}
+		if ns.Base != Base(want) {
+			t.Errorf("base %d, want %d (slot %d)", ns.Base, Base(want), want)
+		}
+		ns.Close()
 	}
-	t.Cleanup(func() { Remove(p) })
-	ns, err := Open(p)
-	if err != nil || ns == nil {
-		t.Fatal(ns, err)
-	}
-	defer ns.Close()
-	if ns.Base != Base(0) {
-		t.Fatalf("base %d, want %d", ns.Base, Base(0))
+	if err := Create(filepath.Join(t.TempDir(), "ns")); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("a third namespace with two ranges: %v, want all in use", err)
 	}
 }
 
