@@ -151,6 +151,7 @@ const (
 	CodeLiveMountUnsupported  Code = "LIVE_MOUNT_UNSUPPORTED"
 	CodeMemoryBelowUsage      Code = "MEMORY_BELOW_USAGE"
 	CodeMemoryImageGone       Code = "MEMORY_IMAGE_GONE"
+	CodeMemoryImageRunsc      Code = "MEMORY_IMAGE_RUNSC"
 	CodeMemorySnapshotEnv     Code = "MEMORY_SNAPSHOT_ENV"
 	CodeMemorySnapshotLimits  Code = "MEMORY_SNAPSHOT_LIMITS"
 	CodeMemoryUnsupported     Code = "MEMORY_UNSUPPORTED"

@@ -148,6 +148,7 @@ var allCodes = []sdk.Code{
 	sdk.CodeLiveMountUnsupported,
 	sdk.CodeMemoryBelowUsage,
 	sdk.CodeMemoryImageGone,
+	sdk.CodeMemoryImageRunsc,
 	sdk.CodeMemorySnapshotEnv,
 	sdk.CodeMemorySnapshotLimits,
 	sdk.CodeMemoryUnsupported,

@@ -3,15 +3,18 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime/runscshim"
@@ -61,6 +64,7 @@ type Runsc struct {
 	args     []string
 	shim     string // binary that runs runscshim.Run; "" for none
 	drops    bool   // see DropsConnections
+	version  string // runscVersion: recorded in every image it saves
 }
 
 var (
@@ -92,6 +96,7 @@ func NewRunsc(root string, opts ...Option) (*Runsc, error) {
 	}
 	features := probeRunsc(r.binary)
 	r.drops = features.dropsConnections
+	r.version = runscVersion(r.binary)
 	r.platform = o.platform
 	if r.platform == "" {
 		r.platform = "ptrace"
@@ -108,6 +113,11 @@ func (r *Runsc) Platform() string { return r.platform }
 
 // Binary is the runsc binary the runtime drives.
 func (r *Runsc) Binary() string { return r.binary }
+
+// Version says which gVisor the binary is: its `--version` line, or, for a
+// build from the Go module proxy (which says VERSION_MISSING there), the
+// module version it was built from.
+func (r *Runsc) Version() string { return r.version }
 
 // stateFile is where runsc (the 2022 release and later) keeps the state of
 // the single-container sandbox id.
@@ -137,6 +147,9 @@ func (r *Runsc) Start(ctx context.Context, inst *Instance) (Status, error) {
 func (r *Runsc) Restore(ctx context.Context, inst *Instance, dir string) (Status, error) {
 	if _, err := os.Stat(filepath.Join(dir, "checkpoint.img")); err != nil {
 		return Status{}, errdefs.Invalid(sdk.CodeInvalidCheckpoint, "no checkpoint image in %s", dir)
+	}
+	if err := r.canRestore(dir); err != nil {
+		return Status{}, err
 	}
 	return r.launch(ctx, inst, "restore", []string{"--image-path", dir})
 }
@@ -252,6 +265,10 @@ func (r *Runsc) Checkpoint(ctx context.Context, id, dir string) error {
 	if _, err := r.tool.run(ctx, "checkpoint", "--image-path", tmp, id); err != nil {
 		os.RemoveAll(tmp)
 		return errdefs.Internal(err, "checkpoint instance %s", id)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, imageVersionFile), []byte(r.version+"\n"), 0o600); err != nil {
+		os.RemoveAll(tmp)
+		return errdefs.Internal(err, "record the runsc of checkpoint %s", id)
 	}
 	if err := syncDir(tmp); err != nil {
 		os.RemoveAll(tmp)
@@ -460,4 +477,51 @@ func (r *Runsc) Close(ctx context.Context) error {
 	for syscall.Unmount(filepath.Join(r.root, nullNetnsFile), syscall.MNT_DETACH) == nil {
 	}
 	return nil
+}
+
+// imageVersionFile, in a memory image, says which runsc saved it (Version).
+// gVisor restores only images of its own version, and one built from the
+// module proxy cannot tell (all say VERSION_MISSING), so without this
+// another build would try to load an image whose layout it does not know.
+const imageVersionFile = "runsc-version"
+
+// canRestore refuses an image another runsc saved, saying what to do. An
+// image without the record (saved by an sbx before it) is left to runsc.
+func (r *Runsc) canRestore(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, imageVersionFile))
+	if err != nil {
+		return nil
+	}
+	saved := strings.TrimSpace(string(b))
+	if saved == r.version {
+		return nil
+	}
+	return errdefs.Conflict(sdk.CodeMemoryImageRunsc,
+		"the memory image was saved by runsc %q and this daemon runs %q (%s), which cannot restore it: run sbx serve with that runsc (--runsc) to bring the processes back, or keep the files only (sbx snapshot create, then create a sandbox from the snapshot)",
+		saved, r.version, r.binary)
+}
+
+// runscVersion is the first line of `runsc --version` without its
+// "runsc version " prefix; for a binary that does not know its version,
+// the gVisor module version Go recorded in it.
+func runscVersion(binary string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, binary, "--version").Output()
+	line, _, _ := strings.Cut(string(out), "\n")
+	v := strings.TrimSpace(strings.TrimPrefix(line, "runsc version"))
+	if v != "" && v != "VERSION_MISSING" {
+		return v
+	}
+	if bi, err := buildinfo.ReadFile(binary); err == nil {
+		for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
+			if m.Path == "gvisor.dev/gvisor" && m.Version != "" && m.Version != "(devel)" {
+				return m.Path + "@" + m.Version
+			}
+		}
+	}
+	if v == "" {
+		return "unknown"
+	}
+	return v
 }

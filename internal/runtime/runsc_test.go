@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // counterInit counts in a shell variable and publishes the count in the run
@@ -219,6 +220,24 @@ func TestRunscCheckpointRestore(t *testing.T) {
 	if _, err := r.Restore(ctx, other, t.TempDir()); !errdefs.Is(err, errdefs.KindInvalid) {
 		t.Errorf("Restore from an empty dir: %v, want Invalid", err)
 	}
+
+	// The image names the runsc that saved it, and another runsc refuses
+	// it with a conflict that says what to do, before starting anything.
+	recorded, err := os.ReadFile(filepath.Join(image, imageVersionFile))
+	if err != nil || strings.TrimSpace(string(recorded)) != r.Version() {
+		t.Fatalf("recorded runsc %q (%v), want %q", recorded, err, r.Version())
+	}
+	if v := r.Version(); v == "" || strings.Contains(v, "VERSION_MISSING") || v == "unknown" {
+		t.Errorf("Version() = %q, want the gVisor version", v)
+	}
+	if err := os.WriteFile(filepath.Join(image, imageVersionFile), []byte("release-20200101.0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Restore(ctx, other, image)
+	if !errdefs.Is(err, errdefs.KindConflict) || errdefs.CodeOf(err) != sdk.CodeMemoryImageRunsc || !strings.Contains(err.Error(), "--runsc") {
+		t.Errorf("Restore of another runsc's image: %v, want conflict %s naming --runsc", err, sdk.CodeMemoryImageRunsc)
+	}
+	assertRunscGone(t, r, other.ID, 0)
 }
 
 func TestRunscStartFailureLeavesNothing(t *testing.T) {
