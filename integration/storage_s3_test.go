@@ -225,11 +225,19 @@ func TestS3MemorySnapshotOnAnotherDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := startDaemonAt(t, dir2, srv.Flags(bucket, "fleet")...)
-	// The network of the snapshot's sandbox: a memory image restores only
-	// with the mounts it was taken with (sbx's runsc checks them).
-	sb := d2.create(sdk.CreateSandboxRequest{Name: "warm-1", Snapshot: "warm", Network: "none"})
-	if sb.Class != "gvisor" {
-		t.Errorf("class %q, want gvisor", sb.Class)
+	// A memory image restores only onto the mounts it was saved with, which
+	// the network decides: another network is refused before anything is
+	// made, and none given takes the snapshot's.
+	_, err = d2.client.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "warm-bridge", Snapshot: "warm", Network: "bridge"})
+	if apiCode(err) != string(sdk.CodeMemorySnapshotNetwork) {
+		t.Errorf("create from a network-none memory snapshot with network bridge: %v, want %s", err, sdk.CodeMemorySnapshotNetwork)
+	}
+	if _, err := d2.client.GetSandbox(ctx, "warm-bridge"); apiCode(err) != string(sdk.CodeSandboxNotFound) {
+		t.Errorf("the refused create left a sandbox: %v", err)
+	}
+	sb := d2.create(sdk.CreateSandboxRequest{Name: "warm-1", Snapshot: "warm"})
+	if sb.Class != "gvisor" || sb.Network != sdk.NetworkNone {
+		t.Errorf("class %q network %q, want gvisor and the snapshot's none", sb.Class, sb.Network)
 	}
 	d2.checkWorkload("warm-1", nonce, at)
 	if _, err := os.Stat(filepath.Join(dir2, "snapshots", "warm", "memory")); err != nil {

@@ -154,6 +154,7 @@ const (
 	CodeMemoryImageRunsc      Code = "MEMORY_IMAGE_RUNSC"
 	CodeMemorySnapshotEnv     Code = "MEMORY_SNAPSHOT_ENV"
 	CodeMemorySnapshotLimits  Code = "MEMORY_SNAPSHOT_LIMITS"
+	CodeMemorySnapshotNetwork Code = "MEMORY_SNAPSHOT_NETWORK"
 	CodeMemoryUnsupported     Code = "MEMORY_UNSUPPORTED"
 	CodeMetricsUnavailable    Code = "METRICS_UNAVAILABLE"
 	CodeMissingScope          Code = "MISSING_SCOPE"

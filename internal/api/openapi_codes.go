@@ -151,6 +151,7 @@ var allCodes = []sdk.Code{
 	sdk.CodeMemoryImageRunsc,
 	sdk.CodeMemorySnapshotEnv,
 	sdk.CodeMemorySnapshotLimits,
+	sdk.CodeMemorySnapshotNetwork,
 	sdk.CodeMemoryUnsupported,
 	sdk.CodeMetricsUnavailable,
 	sdk.CodeMissingScope,

@@ -446,6 +446,11 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 	if _, err := m.runtimeFor(classOf(from)); err != nil {
 		return err
 	}
+	if snap.Memory {
+		if err := m.memorySnapshotNetwork(req, from, spec, snap.Name); err != nil {
+			return err
+		}
+	}
 	spec.Image, spec.ImageID, spec.Layers, spec.ImageConfig = from.Image, from.ImageID, from.Layers, from.ImageConfig
 	spec.Class, spec.Snapshot, spec.Parent = from.Class, snap.Name, ""
 	env := map[string]string{}
@@ -478,6 +483,28 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 		if err := ss.SetSnapshotExpiry(ctx, snap.Name, exp); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
 			return err
 		}
+	}
+	return nil
+}
+
+// memorySnapshotNetwork gives a sandbox made from memory snapshot name the
+// network its processes were saved with. The network decides the instance's
+// mounts (resolv.conf and hosts with a network; the egress CA's trust store
+// with HTTP rules), and gVisor restores only onto the mounts it saved.
+// Without a network or egress in the request the snapshot's are taken;
+// with ones that would change the mounts the create is refused.
+func (m *Manager) memorySnapshotNetwork(req sdk.CreateSandboxRequest, from store.Spec, spec *store.Spec, name string) error {
+	if req.Network == "" && req.Egress == nil {
+		spec.Network, spec.Egress = from.Network, from.Egress
+		return nil
+	}
+	if spec.Network != from.Network {
+		return errdefs.Invalid(sdk.CodeMemorySnapshotNetwork, "snapshot %s holds running processes saved with network %q; a sandbox made from it has that network too: leave network out or give %q", name, from.Network, from.Network)
+	}
+	usesEgressCA := func(s store.Spec) bool { return m.caBundle(s) != m.cfg.Defaults.CABundle }
+	if had := usesEgressCA(from); had != usesEgressCA(*spec) {
+		with := map[bool]string{true: "with", false: "without"}[had]
+		return errdefs.Invalid(sdk.CodeMemorySnapshotNetwork, "snapshot %s holds running processes saved %s HTTP egress rules, which decide their trust store; give an egress policy %s an http section, or leave egress out to keep the snapshot's", name, with, with)
 	}
 	return nil
 }
