@@ -140,8 +140,11 @@ func poolMatches(pool, want store.Spec) bool {
 		pool.PidsLimit == want.PidsLimit && pool.DiskMiB == want.DiskMiB && pool.Workdir == want.Workdir &&
 		pool.Network == want.Network && reflect.DeepEqual(pool.ImageConfig, want.ImageConfig) &&
 		len(want.Entrypoint) == 0 && want.Snapshot == "" && want.Parent == "" &&
-		len(want.Volumes) == 0 && len(want.Buckets) == 0
+		len(want.Volumes) == 0 && len(want.Buckets) == 0 &&
+		hasHTTPRules(pool) == hasHTTPRules(want) // they decide the trust store (caBundle)
 }
+
+func hasHTTPRules(s store.Spec) bool { return s.Egress != nil && s.Egress.HTTP != nil }
 
 func validatePoolRequest(req *sdk.CreatePoolRequest) error {
 	if err := ValidateName(req.Name); err != nil {

@@ -41,6 +41,8 @@ func TestPoolMatchesOnlyWhatShapesTheInstance(t *testing.T) {
 		"entrypoint": func(s *store.Spec) { s.Entrypoint = []string{"serve"} },
 		"snapshot":   func(s *store.Spec) { s.Snapshot = "snap" },
 		"volumes":    func(s *store.Spec) { s.Volumes = []sdk.VolumeMount{{Name: "v", Path: "/v"}} },
+		// HTTP rules mount the egress CA's trust store at start.
+		"http egress": func(s *store.Spec) { s.Egress = &store.Egress{HTTP: &sdk.HTTPEgress{}} },
 	} {
 		want := pool
 		edit(&want)
