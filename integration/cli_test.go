@@ -73,6 +73,12 @@ func TestCLI(t *testing.T) {
 	if out, _, _ := d.sbx("", "ls"); !strings.Contains(out, "cli") || !strings.Contains(out, "started") {
 		t.Errorf("ls table = %q", out)
 	}
+	// Every list prints an empty JSON array, not null, when it has nothing.
+	for _, list := range [][]string{{"secret", "ls"}, {"pool", "ls"}, {"volume", "ls"}} {
+		if out, stderr, code := d.sbx("", append(list, "-o", "json")...); code != 0 || strings.TrimSpace(out) != "[]" {
+			t.Errorf("%v -o json with none = %q (%s), want []", list, out, stderr)
+		}
+	}
 
 	// Import a rootfs directory and run a sandbox from it.
 	root := t.TempDir()

@@ -72,18 +72,7 @@ func newSecretListCmd(g *globals) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := out.check(); err != nil {
-			return err
-		}
-		c, err := g.client()
-		if err != nil {
-			return err
-		}
-		list, err := c.ListSecrets(cmd.Context())
-		if err != nil {
-			return err
-		}
-		return out.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return printSecrets(w, list) })
+		return listPrint(g, out, cmd, func(c *sdk.Client) ([]sdk.SecretInfo, error) { return c.ListSecrets(cmd.Context()) }, printSecrets)
 	}
 	return cmd
 }
