@@ -447,7 +447,7 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 		return err
 	}
 	if snap.Memory {
-		if err := m.memorySnapshotNetwork(req, from, spec, snap.Name); err != nil {
+		if err := memorySnapshotNetwork(req, from, spec, snap.Name); err != nil {
 			return err
 		}
 	}
@@ -490,10 +490,11 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 // memorySnapshotNetwork gives a sandbox made from memory snapshot name the
 // network its processes were saved with. The network decides the instance's
 // mounts (resolv.conf and hosts with a network; the egress CA's trust store
-// with HTTP rules), and gVisor restores only onto the mounts it saved.
+// with HTTP rules, see caBundle), and gVisor restores only onto the mounts
+// it saved.
 // Without a network or egress in the request the snapshot's are taken;
 // with ones that would change the mounts the create is refused.
-func (m *Manager) memorySnapshotNetwork(req sdk.CreateSandboxRequest, from store.Spec, spec *store.Spec, name string) error {
+func memorySnapshotNetwork(req sdk.CreateSandboxRequest, from store.Spec, spec *store.Spec, name string) error {
 	if req.Network == "" && req.Egress == nil {
 		spec.Network, spec.Egress = from.Network, from.Egress
 		return nil
@@ -501,8 +502,7 @@ func (m *Manager) memorySnapshotNetwork(req sdk.CreateSandboxRequest, from store
 	if spec.Network != from.Network {
 		return errdefs.Invalid(sdk.CodeMemorySnapshotNetwork, "snapshot %s holds running processes saved with network %q; a sandbox made from it has that network too: leave network out or give %q", name, from.Network, from.Network)
 	}
-	usesEgressCA := func(s store.Spec) bool { return m.caBundle(s) != m.cfg.Defaults.CABundle }
-	if had := usesEgressCA(from); had != usesEgressCA(*spec) {
+	if had := hasHTTPRules(from); had != hasHTTPRules(*spec) { // pool.go
 		with := map[bool]string{true: "with", false: "without"}[had]
 		return errdefs.Invalid(sdk.CodeMemorySnapshotNetwork, "snapshot %s holds running processes saved %s HTTP egress rules, which decide their trust store; give an egress policy %s an http section, or leave egress out to keep the snapshot's", name, with, with)
 	}
