@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/treetar"
 	"github.com/sbxhq/sbx/sdk"
@@ -45,7 +46,7 @@ func (s *server) unpackDir(r *http.Request) (sdk.FileInfo, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return sdk.FileInfo{}, fsError(err, filepath.Dir(path))
 	}
-	staging, err := os.MkdirTemp(filepath.Dir(path), ".sbx-restore-")
+	staging, err := os.MkdirTemp(filepath.Dir(path), agentapi.RestoreStaging)
 	if err != nil {
 		return sdk.FileInfo{}, fsError(err, filepath.Dir(path))
 	}

@@ -11,6 +11,10 @@ type Route struct {
 	Path   string
 }
 
+// RestoreStaging prefixes the directory UnpackDir unpacks into beside its
+// target before renaming it into place.
+const RestoreStaging = ".sbx-restore-"
+
 // Pattern is the route as a ServeMux pattern: "POST /exec".
 func (r Route) Pattern() string { return r.Method + " " + r.Path }
 

@@ -24,6 +24,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -289,6 +290,7 @@ func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir strin
 		if err == nil {
 			resp.Body.Close()
 		}
+		awaitStagingGone(ctx, a, dir)
 		return nil, checked.err // the damage, not how the agent took the cut stream
 	}
 	if err != nil {
@@ -299,6 +301,27 @@ func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir strin
 		return nil, agentapi.ResponseError(resp)
 	}
 	return b, nil
+}
+
+// awaitStagingGone waits, a few seconds at most, until no restore staging
+// directory is left beside dir. The agent removes its staging directory
+// when it sees the upload cut, which can be after the transport has given
+// the request up; a refused restore must have left nothing by the time it
+// is answered.
+func awaitStagingGone(ctx context.Context, a *agentapi.Client, dir string) {
+	query := url.Values{"path": {path.Dir(dir)}}.Encode()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := a.Forward(ctx, agentapi.Request{Method: agentapi.ListFiles.Method, Path: agentapi.ListFiles.Path, RawQuery: query})
+		if err != nil {
+			return
+		}
+		var list []sdk.FileInfo
+		err = json.NewDecoder(io.LimitReader(resp.Body, agentapi.MaxAnswer)).Decode(&list)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || !slices.ContainsFunc(list, func(f sdk.FileInfo) bool { return strings.HasPrefix(f.Name, agentapi.RestoreStaging) }) {
+			return
+		}
+	}
 }
 
 // digestReader hashes a blob as it is read and, at its end, fails instead

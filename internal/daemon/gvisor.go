@@ -48,7 +48,7 @@ func classRuntimes(cfg Config, runc runtime.Runtime, agent string) map[string]ru
 		slog.Warn("class gvisor is not available", "err", err)
 		return out
 	}
-	slog.Info("class gvisor", "runsc", runsc.Binary(), "version", runsc.Version(), "platform", runsc.Platform())
+	slog.Info("class gvisor", "runsc", runsc.Binary(), "platform", runsc.Platform(), "version", runsc.Version())
 	out[sandbox.ClassGVisor] = runsc
 	return out
 }
