@@ -106,9 +106,10 @@ func (d *daemon) agentBinaries() []string {
 	return out
 }
 
-// counter reads the in-memory counter the "counter" process writes out.
+// counter reads the in-memory counter the "counter" process writes out: 0
+// before its first write (the first poll can come before it).
 func (d *daemon) counter(sb string) int {
-	n, _ := strconv.Atoi(d.exec(sb, "cat /workspace/count"))
+	n, _ := strconv.Atoi(d.exec(sb, "cat /workspace/count 2>/dev/null || true"))
 	return n
 }
 
