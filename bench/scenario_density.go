@@ -2,14 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"net/http"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -88,7 +94,9 @@ func sumRSS(pids []int) int64 {
 // The thousand (sbx only): -density-many idle sandboxes held at once, and
 // what they cost: memory per sandbox (cgroup), the daemon's RSS, exec
 // round trips to random ones of them while they sit, and the time to list
-// them. Created by 8 clients; deleted afterwards, untimed.
+// them. Created by 8 clients; deleted afterwards, untimed. Two more exec rows
+// split where the time goes: straight to a random sandbox's agent socket
+// (no daemon), and through the API to one sandbox over and over (warm).
 
 var densityMany = flag.Int("density-many", 1000, "idle sandboxes of the sbx-only density rows")
 
@@ -143,6 +151,12 @@ func runDensityMany(env *Env, sys System) ([]result, error) {
 	execs := measure(label("exec round trip (random sandbox)"), sys.Name(), env.n(200, 10), func() error {
 		return boxes[rand.IntN(n)].Exec("true")
 	})
+	direct := measure(label("exec round trip straight to the agent socket (random sandbox)"), sys.Name(), env.n(200, 10), func() error {
+		return agentExecTrue(sx.dataDir, boxes[rand.IntN(n)].(*sbxBox).id)
+	})
+	same := measure(label("exec round trip (the same sandbox each time)"), sys.Name(), env.n(200, 10), func() error {
+		return boxes[0].Exec("true")
+	})
 	list := measure(label("list them all"), sys.Name(), env.n(20, 3), func() error {
 		_, err := sx.client.ListSandboxes(context.Background(), sdk.ListOptions{})
 		return err
@@ -150,6 +164,29 @@ func runDensityMany(env *Env, sys System) ([]result, error) {
 	return []result{
 		summarize(label("memory per sandbox"), sys.Name(), "MiB", per),
 		summarize(label("daemon RSS"), sys.Name(), "MiB", []float64{daemon}),
-		execs, list,
+		execs, direct, same, list,
 	}, nil
+}
+
+// agentExecTrue runs `true` through sandbox id's agent socket on the host,
+// on a new connection, as the daemon would.
+func agentExecTrue(dataDir, id string) error {
+	sock := filepath.Join(dataDir, "sandboxes", id, "run", agentapi.AgentSock)
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return agentapi.Dial(ctx, sock)
+	}}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Post("http://agent"+agentapi.Exec.Path, "application/json", strings.NewReader(`{"cmd":["true"]}`))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var res sdk.ExecResult
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+		return fmt.Errorf("agent %s: status %d: %w", id, resp.StatusCode, err)
+	}
+	if resp.StatusCode != http.StatusOK || res.ExitCode != 0 {
+		return fmt.Errorf("agent %s: status %d, exit %d", id, resp.StatusCode, res.ExitCode)
+	}
+	return nil
 }
