@@ -23,7 +23,8 @@ import (
 // Events go out in the order the kernel reports them; the only merging is
 // of back-to-back writes to one file. A directory that appears is watched
 // at once and scanned, so files created in it before its watch existed are
-// reported as created (possibly twice if the race is close).
+// reported as created; a create the scan reported is not reported again
+// when the kernel's own event for it, queued before the scan ended, is read.
 //
 // The file API's own temporary names (uploadPrefix) are never reported: an
 // upload, written to a temporary file and renamed into place, is reported
@@ -48,6 +49,12 @@ type watcher struct {
 	out       *ndjson
 	lastWrite string // path of the last write sent, to merge repeats
 
+	// scanned holds the paths a catch-up scan reported as created, until
+	// every event queued when that scan ended (scanWindow bytes) is read:
+	// a create among them for such a path is the same news twice.
+	scanned    map[string]bool
+	scanWindow int
+
 	mu      sync.Mutex
 	stopped bool // the client left or the agent is stopping
 }
@@ -64,7 +71,7 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	wt := &watcher{recursive: recursive, include: q["include"], exclude: q["exclude"], dirs: map[int]string{}}
+	wt := &watcher{recursive: recursive, include: q["include"], exclude: q["exclude"], dirs: map[int]string{}, scanned: map[string]bool{}}
 	for _, g := range append(q["include"], q["exclude"]...) {
 		if _, err := path.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil || g == "" {
 			writeError(w, errdefs.Invalid(sdk.CodeInvalidGlob, "bad glob pattern %q", g))
@@ -149,6 +156,7 @@ func (wt *watcher) addTree(dir string, report bool) error {
 			}
 			if report {
 				wt.emit("create", p, "", d.IsDir())
+				wt.scanned[p] = true
 			}
 		}
 		if !d.IsDir() {
@@ -216,7 +224,12 @@ func (wt *watcher) run() error {
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 			nameBytes := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
-			off += unix.SizeofInotifyEvent + int(ev.Len)
+			size := unix.SizeofInotifyEvent + int(ev.Len)
+			off += size
+			if wt.scanWindow <= 0 {
+				clear(wt.scanned)
+			}
+			wt.scanWindow -= size
 			name := strings.TrimRight(string(nameBytes), "\x00")
 			mask := ev.Mask
 			isDir := mask&unix.IN_ISDIR != 0
@@ -255,13 +268,17 @@ func (wt *watcher) run() error {
 			if pending != nil && !(mask&unix.IN_MOVED_TO != 0 && ev.Cookie == pending.Cookie) {
 				flushPending()
 			}
+			if mask&(unix.IN_CREATE|unix.IN_MOVED_TO) == 0 {
+				delete(wt.scanned, p) // gone or changed: a later create is new
+			}
 			switch {
 			case mask&unix.IN_MOVED_FROM != 0:
 				e := *ev
 				pending, pendingPath, pendingDir = &e, p, isDir
 			case mask&unix.IN_MOVED_TO != 0:
 				if pending != nil && isUploadTemp(pendingPath) { // an upload lands
-					wt.emitUpload(p, strings.HasPrefix(filepath.Base(pendingPath), uploadNewPrefix))
+					isNew := strings.HasPrefix(filepath.Base(pendingPath), uploadNewPrefix)
+					wt.emitUpload(p, isNew && !wt.seenByScan(p))
 					pending = nil
 				} else if pending != nil { // paired: a rename inside the tree
 					old := pendingPath
@@ -270,24 +287,20 @@ func (wt *watcher) run() error {
 					if isDir && !wt.renameTree(old, p) && wt.recursive && !wt.excluded(p) {
 						// It moved before its create was handled, so it
 						// was never watched: catch up under the new name.
-						if err := wt.addTree(p, true); err != nil {
+						if err := wt.scan(p, n-off); err != nil {
 							return err
 						}
 					}
-				} else {
-					wt.emit("create", p, "", isDir)
-					if isDir && wt.recursive && !wt.excluded(p) {
-						// Report what it holds too: a directory that
-						// arrives whole (a tar upload) is news throughout.
-						if err := wt.addTree(p, true); err != nil {
-							return err
-						}
+				} else if !wt.seenByScan(p) {
+					// Report what a directory holds too: one that arrives
+					// whole (a tar upload) is news throughout.
+					if err := wt.created(p, isDir, n-off); err != nil {
+						return err
 					}
 				}
 			case mask&unix.IN_CREATE != 0:
-				wt.emit("create", p, "", isDir)
-				if isDir && wt.recursive && !wt.excluded(p) {
-					if err := wt.addTree(p, true); err != nil {
+				if !wt.seenByScan(p) {
+					if err := wt.created(p, isDir, n-off); err != nil {
 						return err
 					}
 				}
@@ -298,6 +311,33 @@ func (wt *watcher) run() error {
 			}
 		}
 	}
+}
+
+// created reports p as created and, for a directory in a recursive watch,
+// watches and scans it. unread is how many bytes of the last read are
+// still to be handled.
+func (wt *watcher) created(p string, isDir bool, unread int) error {
+	wt.emit("create", p, "", isDir)
+	if isDir && wt.recursive && !wt.excluded(p) {
+		return wt.scan(p, unread)
+	}
+	return nil
+}
+
+// scan watches a directory that appeared and reports what it holds. Every
+// event queued when it ends may repeat one of its creates.
+func (wt *watcher) scan(dir string, unread int) error {
+	err := wt.addTree(dir, true)
+	queued, _ := unix.IoctlGetInt(wt.fd, unix.TIOCINQ) // FIONREAD: bytes queued
+	wt.scanWindow = unread + queued
+	return err
+}
+
+// seenByScan reports (once) whether a scan already reported p as created.
+func (wt *watcher) seenByScan(p string) bool {
+	seen := wt.scanned[p]
+	delete(wt.scanned, p)
+	return seen
 }
 
 // isUploadTemp reports whether the last element of p is a temporary name

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -183,8 +184,11 @@ func TestWatchUpload(t *testing.T) {
 	a.put(f, "two")
 	must(t, os.WriteFile(filepath.Join(root, "marker"), nil, 0o644))
 	expectEvents(t, next, "write "+f, "create "+root+"/marker")
-	// A tar upload: each new file and directory once, by its final path.
-	a.call("PUT", "/files/tar?"+q("w/t"), makeTar(t, entry{name: "d/", typ: tar.TypeDir, mode: 0o755}, entry{name: "d/f", body: "x"}), http.StatusOK, nil)
+	// A tar upload: each new file and directory once, by its final path,
+	// however its extraction races the watch of each new directory. (The
+	// file is empty: a write into a directory watched in time would be a
+	// true event of its own.)
+	a.call("PUT", "/files/tar?"+q("w/t"), makeTar(t, entry{name: "d/", typ: tar.TypeDir, mode: 0o755}, entry{name: "d/f"}), http.StatusOK, nil)
 	must(t, os.WriteFile(filepath.Join(root, "marker2"), nil, 0o644))
 	expectEvents(t, next, "create "+root+"/t/", "create "+root+"/t/d/", "create "+root+"/t/d/f", "create "+root+"/marker2")
 
@@ -193,4 +197,42 @@ func TestWatchUpload(t *testing.T) {
 	a.put(f, "three")
 	must(t, os.WriteFile(f, []byte("four"), 0o644))
 	expectEvents(t, next, "write "+f, "write "+f)
+}
+
+// TestWatchScanNoRepeats: directories made while the watch is catching up
+// with their parents are each reported created exactly once, however the
+// scan of a new directory and the kernel's events for it interleave.
+func TestWatchScanNoRepeats(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t)
+	root := filepath.Join(a.cwd, "w")
+	must(t, os.Mkdir(root, 0o755))
+	next := a.watch(url.Values{"path": {"w"}, "recursive": {"true"}})
+	want := map[string]bool{}
+	for i := range 40 {
+		d := filepath.Join(root, fmt.Sprint("i", i))
+		for _, p := range []string{d, d + "/a", d + "/a/b", d + "/a/b/c"} {
+			must(t, os.Mkdir(p, 0o755))
+			want["create "+p+"/"] = true
+			f := p + "/f"
+			must(t, os.WriteFile(f, nil, 0o644))
+			want["create "+f] = true
+		}
+	}
+	marker := filepath.Join(root, "marker")
+	must(t, os.WriteFile(marker, nil, 0o644))
+	seen := map[string]bool{}
+	for {
+		got := describe(next())
+		if got == "create "+marker {
+			break
+		}
+		if seen[got] || !want[got] {
+			t.Fatalf("unexpected or repeated event %q", got)
+		}
+		seen[got] = true
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("saw %d of %d creates", len(seen), len(want))
+	}
 }
