@@ -247,6 +247,9 @@ func (d *daemon) assertNoLeaks() {
 	if m := mountsUnder(filepath.Join(d.dataDir, "sandboxes")); len(m) > 0 {
 		t.Errorf("leaked mounts: %v", m)
 	}
+	if m := mountsShowing(filepath.Join(d.dataDir, "sandboxes")); len(m) > 0 {
+		t.Errorf("leaked mounts elsewhere of the sandboxes' directories: %v", m)
+	}
 	if out, err := exec.Command("runc", "--root", filepath.Join(d.dataDir, "runc"), "list", "-q").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
 		t.Errorf("leaked runc containers: %s", out)
 	}
@@ -325,6 +328,24 @@ func mountsUnder(dir string) []string {
 		fields := strings.Fields(sc.Text())
 		if len(fields) > 4 && strings.HasPrefix(fields[4], dir+"/") {
 			out = append(out, fields[4])
+		}
+	}
+	return out
+}
+
+// mountsShowing lists the mount points of bind mounts of dir or below it,
+// wherever they are (a staging mount in /run/sbx/stage). It relies on dir
+// lying on the root file system, where a mount's root is its host path.
+func mountsShowing(dir string) []string {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) > 4 && (fields[3] == dir || strings.HasPrefix(fields[3], dir+"/")) {
+			out = append(out, fields[4]+" ("+fields[3]+")")
 		}
 	}
 	return out

@@ -132,6 +132,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if err := image.CleanStaleStages(); err != nil {
+		slog.Warn("clean up the staging mounts of a daemon that died", "err", err)
+	}
 	images.GuardDisk(disk)
 	if err := images.EnsureBase(ctx); err != nil {
 		return fmt.Errorf("create the base image: %w", err)

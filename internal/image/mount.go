@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -74,8 +75,9 @@ func MountRootfs(layerDirs []string, upper, work, target string) error {
 // the short-lived staged paths it was mounted through.
 var mountedLayers sync.Map // string → *overlay
 
-// stageDir is where stageParents makes its short-lived mounts.
-const stageDir = "/run/sbx/stage"
+// stageDir is where stageParents makes its short-lived mounts, each set
+// in a directory named after the daemon's pid (see CleanStaleStages).
+var stageDir = "/run/sbx/stage"
 
 // stageParents bind-mounts the directory holding each of paths under a
 // fresh directory in stageDir and returns the paths through those mounts.
@@ -85,7 +87,7 @@ func stageParents(paths []string) (staged []string, unstage func(), err error) {
 	if err := os.MkdirAll(stageDir, 0o700); err != nil {
 		return nil, nil, err
 	}
-	dir, err := os.MkdirTemp(stageDir, "")
+	dir, err := os.MkdirTemp(stageDir, strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,6 +121,49 @@ func stageParents(paths []string) (staged []string, unstage func(), err error) {
 		staged = append(staged, filepath.Join(v, filepath.Base(p)))
 	}
 	return staged, unstage, nil
+}
+
+// CleanStaleStages removes the staging mounts of daemons that died before
+// undoing them (a kill -9 mid-create). stageDir is shared by every daemon
+// on the host, so a set is stale only when the pid in its name is not
+// running, or is this process's (which made none yet); a set named the old
+// way, without a pid, when it is older than a minute.
+func CleanStaleStages() error {
+	entries, err := os.ReadDir(stageDir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if !stageIsStale(e) {
+			continue
+		}
+		dir := filepath.Join(stageDir, e.Name())
+		if err := DetachUnder(dir); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		views, _ := os.ReadDir(dir)
+		for _, v := range views {
+			os.Remove(filepath.Join(dir, v.Name())) // empty once detached
+		}
+		if err := os.Remove(dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func stageIsStale(e os.DirEntry) bool {
+	pidText, _, hasPid := strings.Cut(e.Name(), "-")
+	if pid, err := strconv.Atoi(pidText); hasPid && err == nil && pid > 0 {
+		return pid == os.Getpid() || errors.Is(unix.Kill(pid, 0), unix.ESRCH)
+	}
+	info, err := e.Info()
+	return err == nil && time.Since(info.ModTime()) > time.Minute
 }
 
 // mountMany mounts an overlay whose options exceed the one page mount(2)

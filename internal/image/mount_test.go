@@ -7,8 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // mountDirs returns upper, work and target dirs under a fresh temp dir.
@@ -181,5 +185,57 @@ func TestIsMountedEscapedPath(t *testing.T) {
 	}
 	if ok, err := IsMounted(target); err != nil || !ok {
 		t.Fatalf("IsMounted: %v, %v", ok, err)
+	}
+}
+
+// TestCleanStaleStages: the staging mounts of a daemon that died are
+// detached and removed; those of a running one, and new ones made the old
+// way, are left alone.
+func TestCleanStaleStages(t *testing.T) {
+	needRoot(t)
+	stageDir = t.TempDir()
+	t.Cleanup(func() { stageDir = "/run/sbx/stage" })
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "keep"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stage := func(name string) string {
+		v := filepath.Join(stageDir, name, "0")
+		if err := os.MkdirAll(v, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mount(src, v, "", unix.MS_BIND, ""); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Unmount(v, unix.MNT_DETACH) })
+		return v
+	}
+	dead := stage("4194305-1")                       // above any pid_max
+	own := stage(strconv.Itoa(os.Getpid()) + "-2")   // a dead daemon whose pid this process now has
+	live := stage(strconv.Itoa(os.Getppid()) + "-3") // a running daemon's
+	legacy := stage("123")                           // the old naming, fresh
+	legacyOld := stage("456")                        // the old naming, left long ago
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(filepath.Dir(legacyOld), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := CleanStaleStages(); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{dead, own, legacyOld} {
+		if m, _ := IsMounted(v); m {
+			t.Errorf("%s is still mounted", v)
+		}
+		if _, err := os.Stat(filepath.Dir(v)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", filepath.Dir(v), err)
+		}
+	}
+	for _, v := range []string{live, legacy} {
+		if m, _ := IsMounted(v); !m {
+			t.Errorf("%s was unmounted", v)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(src, "keep")); err != nil {
+		t.Errorf("what the mounts showed is gone: %v", err)
 	}
 }
