@@ -316,7 +316,23 @@ func loopDevicesUnder(dir string) []string {
 	return out
 }
 
-func mountsUnder(dir string) []string {
+// mountsUnder lists the mount points below dir.
+func mountsUnder(dir string) []string { return mountPointsWhere(mountPointField, dir) }
+
+// mountsShowing lists the mount points, wherever they are (a staging mount
+// in /run/sbx/stage), of bind mounts of what lies below dir. It relies on
+// dir lying on the root file system, where a mount's root is its host path.
+func mountsShowing(dir string) []string { return mountPointsWhere(mountRootField, dir) }
+
+// Fields of a /proc/self/mountinfo line.
+const (
+	mountRootField  = 3 // the mounted directory, within its file system
+	mountPointField = 4
+)
+
+// mountPointsWhere lists the mount points of the mounts whose field lies
+// below dir.
+func mountPointsWhere(field int, dir string) []string {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return nil
@@ -326,26 +342,8 @@ func mountsUnder(dir string) []string {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) > 4 && strings.HasPrefix(fields[4], dir+"/") {
-			out = append(out, fields[4])
-		}
-	}
-	return out
-}
-
-// mountsShowing lists the mount points of bind mounts of dir or below it,
-// wherever they are (a staging mount in /run/sbx/stage). It relies on dir
-// lying on the root file system, where a mount's root is its host path.
-func mountsShowing(dir string) []string {
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) > 4 && (fields[3] == dir || strings.HasPrefix(fields[3], dir+"/")) {
-			out = append(out, fields[4]+" ("+fields[3]+")")
+		if len(fields) > mountPointField && strings.HasPrefix(fields[field], dir+"/") {
+			out = append(out, fields[mountPointField])
 		}
 	}
 	return out

@@ -51,7 +51,8 @@ type watcher struct {
 
 	// scanned holds the paths a catch-up scan reported as created, until
 	// every event queued when that scan ended (scanWindow bytes) is read:
-	// a create among them for such a path is the same news twice.
+	// a create among them for such a path is the same news twice. Nil
+	// outside that window.
 	scanned    map[string]bool
 	scanWindow int
 
@@ -71,7 +72,7 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	wt := &watcher{recursive: recursive, include: q["include"], exclude: q["exclude"], dirs: map[int]string{}, scanned: map[string]bool{}}
+	wt := &watcher{recursive: recursive, include: q["include"], exclude: q["exclude"], dirs: map[int]string{}}
 	for _, g := range append(q["include"], q["exclude"]...) {
 		if _, err := path.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil || g == "" {
 			writeError(w, errdefs.Invalid(sdk.CodeInvalidGlob, "bad glob pattern %q", g))
@@ -156,6 +157,9 @@ func (wt *watcher) addTree(dir string, report bool) error {
 			}
 			if report {
 				wt.emit("create", p, "", d.IsDir())
+				if wt.scanned == nil {
+					wt.scanned = map[string]bool{}
+				}
 				wt.scanned[p] = true
 			}
 		}
@@ -227,7 +231,7 @@ func (wt *watcher) run() error {
 			size := unix.SizeofInotifyEvent + int(ev.Len)
 			off += size
 			if wt.scanWindow <= 0 {
-				clear(wt.scanned)
+				wt.scanned = nil // drops a big scan's memory too
 			}
 			wt.scanWindow -= size
 			name := strings.TrimRight(string(nameBytes), "\x00")

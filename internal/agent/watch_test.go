@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -47,6 +48,17 @@ func (a *testAgent) watch(query url.Values) func() sdk.WatchEvent {
 	return next
 }
 
+// watchNewDir makes the directory w in the agent's working directory and
+// watches it recursively, with query's further parameters.
+func (a *testAgent) watchNewDir(query url.Values) (root string, next func() sdk.WatchEvent) {
+	a.t.Helper()
+	root = filepath.Join(a.cwd, "w")
+	must(a.t, os.Mkdir(root, 0o755))
+	q := url.Values{"path": {"w"}, "recursive": {"true"}}
+	maps.Copy(q, query)
+	return root, a.watch(q)
+}
+
 func describe(ev sdk.WatchEvent) string {
 	s := ev.Type + " " + ev.Path
 	if ev.IsDir {
@@ -70,9 +82,7 @@ func expectEvents(t *testing.T, next func() sdk.WatchEvent, want ...string) {
 func TestWatchOrder(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	root := filepath.Join(a.cwd, "w")
-	os.Mkdir(root, 0o755)
-	next := a.watch(url.Values{"path": {"w"}, "recursive": {"true"}, "exclude": {"*.tmp", "skip"}})
+	root, next := a.watchNewDir(url.Values{"exclude": {"*.tmp", "skip"}})
 	f := filepath.Join(root, "a.txt")
 	must(t, os.WriteFile(f, []byte("one"), 0o644))
 	fh, _ := os.OpenFile(f, os.O_WRONLY|os.O_APPEND, 0)
@@ -175,9 +185,7 @@ func must(t *testing.T, err error) {
 func TestWatchUpload(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	root := filepath.Join(a.cwd, "w")
-	must(t, os.Mkdir(root, 0o755))
-	next := a.watch(url.Values{"path": {"w"}, "recursive": {"true"}})
+	root, next := a.watchNewDir(nil)
 	f := filepath.Join(root, "up.txt")
 	a.put(f, "one")
 	expectEvents(t, next, "create "+f, "write "+f)
@@ -205,9 +213,7 @@ func TestWatchUpload(t *testing.T) {
 func TestWatchScanNoRepeats(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	root := filepath.Join(a.cwd, "w")
-	must(t, os.Mkdir(root, 0o755))
-	next := a.watch(url.Values{"path": {"w"}, "recursive": {"true"}})
+	root, next := a.watchNewDir(nil)
 	want := map[string]bool{}
 	for i := range 40 {
 		d := filepath.Join(root, fmt.Sprint("i", i))

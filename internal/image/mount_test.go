@@ -193,8 +193,9 @@ func TestIsMountedEscapedPath(t *testing.T) {
 // way, are left alone.
 func TestCleanStaleStages(t *testing.T) {
 	needRoot(t)
+	hostStageDir := stageDir
 	stageDir = t.TempDir()
-	t.Cleanup(func() { stageDir = "/run/sbx/stage" })
+	t.Cleanup(func() { stageDir = hostStageDir })
 	src := t.TempDir()
 	if err := os.WriteFile(filepath.Join(src, "keep"), nil, 0o644); err != nil {
 		t.Fatal(err)
