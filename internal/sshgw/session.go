@@ -3,6 +3,7 @@ package sshgw
 import (
 	"context"
 	"encoding/binary"
+	"strings"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
@@ -79,7 +80,7 @@ func (s *session) request(ctx context.Context, req *ssh.Request, started *bool, 
 	switch req.Type {
 	case "env":
 		var kv struct{ Name, Value string }
-		if ssh.Unmarshal(req.Payload, &kv) != nil || *started {
+		if ssh.Unmarshal(req.Payload, &kv) != nil || *started || !envOK(s.env, kv.Name, kv.Value) {
 			return false
 		}
 		s.env[kv.Name] = kv.Value
@@ -155,6 +156,30 @@ func (s *session) request(ctx context.Context, req *ssh.Request, started *bool, 
 		return r != nil
 	}
 	return false
+}
+
+// Bounds of a session's env requests: a client may not grow the daemon's
+// memory without limit, nor pass a name the agent could not set.
+const (
+	maxEnvVars  = 256
+	maxEnvBytes = 64 << 10 // names and values together
+)
+
+// envOK reports whether env may take name=value.
+func envOK(env map[string]string, name, value string) bool {
+	if name == "" || strings.ContainsAny(name, "=\x00") || strings.ContainsRune(value, 0) {
+		return false
+	}
+	if _, ok := env[name]; !ok && len(env) >= maxEnvVars {
+		return false
+	}
+	size := len(name) + len(value)
+	for k, v := range env {
+		if k != name {
+			size += len(k) + len(v)
+		}
+	}
+	return size <= maxEnvBytes
 }
 
 // exit reports the program's end to the client: exit-status, or
