@@ -3,7 +3,7 @@
 // The sbx binary runs as PID 1 inside every instance (`sbx agent`). It starts
 // every process itself, reaps zombies, and serves the toolbox (exec, files) as
 // HTTP on a unix socket in a directory bind-mounted from the host, so the
-// daemon can reach it and can reattach after a restart (DESIGN invariant 5).
+// daemon can reach it and can reattach after a restart (docs/architecture.md, invariant 5).
 //
 // Run is the agent. The routes it serves, and the client the daemon reaches
 // it with, are in internal/agentapi.

@@ -8,7 +8,7 @@
 // daemon forwards most toolbox calls as they are); this package only adds
 // what is private to the daemon–agent hop.
 //
-// The agent is hostile (DESIGN invariant 9): code in the sandbox can replace
+// The agent is hostile (docs/architecture.md, invariant 9): code in the sandbox can replace
 // it or its socket. Every Client call therefore has a deadline, and every
 // answer read into memory has a size limit.
 package agentapi

@@ -20,5 +20,5 @@
 // crash, and Prune can find what no sandbox owns.
 //
 // Kernel state (bridge, veths, namespaces, rules) outlives the daemon, so
-// running sandboxes keep their network while it restarts (DESIGN invariant 5).
+// running sandboxes keep their network while it restarts (docs/architecture.md, invariant 5).
 package network

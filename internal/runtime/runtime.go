@@ -1,7 +1,7 @@
 // Package runtime runs instances: OCI containers made by runc (class
 // "container"), and later runsc (class "gvisor").
 //
-// The runtime is the truth for what runs (DESIGN invariant 1). It knows nothing
+// The runtime is the truth for what runs (docs/architecture.md, invariant 1). It knows nothing
 // of the store; the sandbox Manager decides, the runtime does.
 package runtime
 

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Code inside a sandbox is hostile (DESIGN invariant 9): it can stop or
+// Code inside a sandbox is hostile (docs/architecture.md, invariant 9): it can stop or
 // ptrace its own agent, which then accepts connections (the kernel queues
 // them) and never answers. So every call the Manager makes to an agent has a
 // deadline, and what the Manager does when it passes never needs the agent:

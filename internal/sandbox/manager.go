@@ -152,7 +152,7 @@ func New(cfg Config) (*Manager, error) {
 	return m, nil
 }
 
-// Close stops watching instances. Instances keep running (DESIGN invariant 5).
+// Close stops watching instances. Instances keep running (docs/architecture.md, invariant 5).
 func (m *Manager) Close() {
 	close(m.closed)
 	m.wg.Wait()

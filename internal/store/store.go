@@ -1,6 +1,6 @@
 // Package store persists sandboxes, their events and images.
 //
-// The store is the truth for what a sandbox should be (DESIGN invariant 1). An
+// The store is the truth for what a sandbox should be (docs/architecture.md, invariant 1). An
 // implementation must be safe for concurrent use, keep every committed write
 // across a crash, and migrate its schema forward without losing data.
 //
