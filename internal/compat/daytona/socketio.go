@@ -88,17 +88,12 @@ func (h *Handler) socketReader(ctx context.Context, cancel context.CancelFunc, w
 		if typ != websocket.MessageText {
 			continue
 		}
-		msg := string(b)
-		switch {
-		case msg == "2":
+		pkt := parsePacket(string(b))
+		switch pkt.kind {
+		case packetPing:
 			ws.writeText(ctx, "3")
-		case msg == "3": // pong
-		case strings.HasPrefix(msg, "40"):
-			var a struct {
-				Token string `json:"token"`
-			}
-			json.Unmarshal([]byte(strings.TrimPrefix(msg, "40")), &a)
-			p, err := h.cfg.Auth.Authenticate(ctx, a.Token)
+		case packetConnect:
+			p, err := h.cfg.Auth.Authenticate(ctx, pkt.token)
 			if err != nil {
 				b, _ := json.Marshal(map[string]string{"message": "unauthorized: send an sbx API key as the token"})
 				ws.writeText(ctx, "44"+string(b))
@@ -116,11 +111,49 @@ func (h *Handler) socketReader(ctx context.Context, cancel context.CancelFunc, w
 			case connected <- connection{pctx, after}:
 			default:
 			}
-		case strings.HasPrefix(msg, "41"):
+		case packetDisconnect:
 			ws.closeNormal()
 			return
 		}
 	}
+}
+
+// packetKind is what a client's text frame asks for, as far as this
+// server reads it; everything else (pong, events, other namespaces) is
+// ignored.
+type packetKind int
+
+const (
+	packetIgnored packetKind = iota
+	packetPing
+	packetConnect
+	packetDisconnect
+)
+
+type packet struct {
+	kind  packetKind
+	token string // CONNECT's auth token
+}
+
+// parsePacket reads one text frame. A CONNECT to the default namespace
+// carries {"token": …}; one whose auth does not parse has no token, so it
+// is refused like a wrong key.
+func parsePacket(msg string) packet {
+	switch {
+	case msg == "2":
+		return packet{kind: packetPing}
+	case strings.HasPrefix(msg, "40"):
+		var a struct {
+			Token string `json:"token"`
+		}
+		if json.Unmarshal([]byte(msg[2:]), &a) != nil {
+			a.Token = ""
+		}
+		return packet{kind: packetConnect, token: a.Token}
+	case strings.HasPrefix(msg, "41"):
+		return packet{kind: packetDisconnect}
+	}
+	return packet{}
 }
 
 // sendStateEvents follows the event log after seq after, sending each
