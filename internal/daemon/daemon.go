@@ -229,7 +229,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	defer tenancy.Audit.Close()
+	defer tenancy.Gate.Audit.Close()
 	defer keySvc.Close()
 	handler := api.New(mgr, images, keySvc)
 	handler.SetTenancy(tenancy)
