@@ -35,17 +35,20 @@ type Op struct {
 	Write bool
 }
 
-// Read, Write and Exec are the three kinds of operation most surfaces
-// have: looking (sandboxes:read), changing sandboxes (sandboxes:write),
-// running code or touching files inside one (exec, audited).
-func Read(method, path string) Op {
-	return Op{Method: method, Path: path, Scope: auth.ScopeSandboxesRead}
-}
-func Write(method, path string) Op {
-	return Op{Method: method, Path: path, Scope: auth.ScopeSandboxesWrite, Write: true}
-}
-func Exec(method, path string) Op {
-	return Op{Method: method, Path: path, Scope: auth.ScopeExec, Write: true}
+// The decisions most operations take, one per route or event:
+var (
+	Read     = Op{Scope: auth.ScopeSandboxesRead}               // looks at sandboxes
+	Write    = Op{Scope: auth.ScopeSandboxesWrite, Write: true} // creates, changes or deletes them
+	Exec     = Op{Scope: auth.ScopeExec, Write: true}           // runs code or changes files inside one
+	ExecRead = Op{Scope: auth.ScopeExec}                        // reads files or processes inside one
+	Admin    = Op{Scope: auth.ScopeAdmin, Write: true}          // administers keys and teams
+	Metrics  = Op{Scope: auth.ScopeMetricsRead}                 // reads /metrics
+)
+
+// At is op performed as method on path (its name in the audit log).
+func (op Op) At(method, path string) Op {
+	op.Method, op.Path = method, path
+	return op
 }
 
 // Gate runs the steps. The zero parts turn a step off: nil Limits limits
@@ -120,7 +123,12 @@ func (g *Gate) recorder(ctx context.Context, p auth.Principal, op Op) func(statu
 // call once the handler has answered: a write's entry takes the answer's
 // status and error code. On a refusal it returns the error to answer with
 // and sets Retry-After for a rate limit; end records a refused write.
+//
+// op without Method and Path is named by r's.
 func (g *Gate) HTTP(w http.ResponseWriter, r *http.Request, p auth.Principal, op Op) (http.ResponseWriter, *http.Request, func(), error) {
+	if op.Method == "" && op.Path == "" {
+		op = op.At(r.Method, r.URL.Path)
+	}
 	record := g.recorder(r.Context(), p, op)
 	var aw *auditWriter
 	if op.Write && g.Audit != nil {

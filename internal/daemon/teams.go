@@ -6,8 +6,8 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/auth/keys"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
