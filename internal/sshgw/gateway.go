@@ -26,6 +26,8 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -45,7 +47,8 @@ type Sandboxes interface {
 type Config struct {
 	Sandboxes   Sandboxes
 	Access      *Access
-	HostKeyFile string // created on first use, 0600
+	Gate        *authz.Gate // every connection and channel's way in (channelOps)
+	HostKeyFile string      // created on first use, 0600
 	Log         *slog.Logger
 }
 
@@ -180,19 +183,10 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 		conn.Close()
 	}()
 	c := &client{gw: s, grant: g, ctx: cctx, conn: conn}
-	_, _, startErr := s.cfg.Sandboxes.Agent(cctx, g.SandboxID) // lazy start or resume
-	if startErr == nil {
-		release := s.cfg.Sandboxes.Hold(cctx, g.SandboxID)
-		defer release()
-		go c.closeWhenGone()
-	}
-	s.log.Info("ssh connection", "sandbox", g.SandboxID, "access", g.AccessID, "remote", nc.RemoteAddr().String(), "err", startErr)
+	defer c.release()
+	s.log.Info("ssh connection", "sandbox", g.SandboxID, "access", g.AccessID, "remote", nc.RemoteAddr().String())
 	var wg sync.WaitGroup
 	for nch := range chans {
-		if startErr != nil {
-			nch.Reject(ssh.ConnectionFailed, "sandbox unavailable: "+startErr.Error())
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -242,6 +236,29 @@ type client struct {
 	grant Grant
 	ctx   context.Context // carries the grant's principal
 	conn  *ssh.ServerConn
+
+	startOnce sync.Once
+	startErr  error
+	hold      func() // keeps the sandbox active while connected
+}
+
+// start starts or resumes the sandbox once, for the first channel the gate
+// admits: nothing wakes a sandbox before the gate.
+func (c *client) start() error {
+	c.startOnce.Do(func() {
+		if _, _, c.startErr = c.gw.cfg.Sandboxes.Agent(c.ctx, c.grant.SandboxID); c.startErr == nil {
+			c.hold = c.gw.cfg.Sandboxes.Hold(c.ctx, c.grant.SandboxID)
+			go c.closeWhenGone()
+		}
+	})
+	return c.startErr
+}
+
+func (c *client) release() {
+	c.startOnce.Do(func() {}) // no start after the end
+	if c.hold != nil {
+		c.hold()
+	}
 }
 
 // agent returns the sandbox's agent, starting it again if it stopped.
@@ -277,15 +294,39 @@ func (c *client) closeWhenGone() {
 	}
 }
 
-// serveChannel serves one channel the client opens.
+// What each channel type needs (internal/authz): a session runs a shell,
+// a command or sftp; direct-tcpip reaches a port inside the sandbox, as a
+// preview does. A type missing here is rejected.
+var channelOps = map[string]authz.Op{
+	"session":      authz.Exec,
+	"direct-tcpip": authz.Exec,
+}
+
+// sshPath names an SSH channel in the audit log.
+func sshPath(g Grant, channel string) string { return "/ssh/" + g.SandboxID + "/" + channel }
+
+// serveChannel serves one channel the client opens, through the gate.
 func (c *client) serveChannel(nch ssh.NewChannel) {
+	need, ok := channelOps[nch.ChannelType()]
+	if !ok {
+		nch.Reject(ssh.UnknownChannelType, "unsupported channel type "+nch.ChannelType())
+		return
+	}
+	done, err := c.gw.cfg.Gate.Admit(c.ctx, c.grant.Principal, need.At("SSH", sshPath(c.grant, nch.ChannelType())))
+	if err != nil {
+		nch.Reject(ssh.Prohibited, string(errdefs.CodeOf(err))+": "+err.Error())
+		return
+	}
+	defer done(nil)
+	if err := c.start(); err != nil {
+		nch.Reject(ssh.ConnectionFailed, "sandbox unavailable: "+err.Error())
+		return
+	}
 	switch nch.ChannelType() {
 	case "session":
 		c.serveSession(nch) // session.go
 	case "direct-tcpip":
 		c.serveForward(nch) // forward.go
-	default:
-		nch.Reject(ssh.UnknownChannelType, "unsupported channel type "+nch.ChannelType())
 	}
 }
 
