@@ -246,7 +246,7 @@ func Run(ctx context.Context, cfg Config) error {
 	e2b.New(mgr, gate, e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}).Attach(handler)
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	mountDaytona(cfg, handler, mgr, images, previews, gate)                                // daytona.go
-	mountUI(ctx, cfg, handler, mgr, keySvc, life.hooks)                                    // ui.go: the dashboard
+	mountUI(ctx, cfg, handler, mgr, gate, life.hooks)                                      // ui.go: the dashboard
 	if err := startSSH(ctx, cfg, st, mgr, handler, gate); err != nil {                     // ssh.go
 		return err
 	}
