@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/auth/keys"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
