@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	cws "github.com/coder/websocket"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -102,4 +105,70 @@ func TestGateSSHAndSocketIO(t *testing.T) {
 			t.Errorf("CONNECT without a key: %q", ans)
 		}
 	})
+}
+
+// TestGateOtherTeamNotFound walks every sandbox route of the API's route
+// table (and the compat layers' sandbox routes) with another team's key
+// that holds every scope: each answers 404, as for a sandbox that does not
+// exist, and nothing of the sandbox changes.
+func TestGateOtherTeamNotFound(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	for _, team := range []string{"acme", "rival"} {
+		if _, err := d.client.CreateTeam(ctx, sdk.CreateTeamRequest{ID: team}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := []string{sdk.ScopeSandboxesWrite, sdk.ScopeSandboxesRead, sdk.ScopeExec, sdk.ScopeImages, sdk.ScopeMetricsRead, sdk.ScopeTeamRead}
+	mine, err := d.client.CreateKey(ctx, sdk.CreateKeyRequest{Team: "acme", Scopes: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := d.client.CreateKey(ctx, sdk.CreateKeyRequest{Team: "rival", Scopes: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sdk.NewClient(d.baseURL(), mine.Key, d.clientOptions()...).CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "private"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`\{[a-z]+(\.\.\.)?\}`)
+	send := func(method, path string, header http.Header) int {
+		req, _ := http.NewRequest(method, d.baseURL()+path, strings.NewReader("{}"))
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	bearer := http.Header{"Authorization": {"Bearer " + theirs.Key}}
+	for _, rt := range api.Routes() {
+		if rt.Public || !strings.HasPrefix(rt.Pattern, "/v1/sandboxes/{id}") {
+			continue
+		}
+		for _, id := range []string{sb.ID, sb.Name} {
+			path := strings.Replace(rt.Pattern, "{id}", id, 1)
+			path = param.ReplaceAllString(path, "x")
+			if got := send(rt.Method, path, bearer); got != 404 {
+				t.Errorf("%s %s with another team's key: %d, want 404", rt.Method, path, got)
+			}
+		}
+	}
+	for _, p := range []string{"/sandbox/{id}", "/sandbox/{id}/start", "/sandbox/{id}/stop"} {
+		method := map[bool]string{true: "GET", false: "POST"}[p == "/sandbox/{id}"]
+		path := "/daytona/api" + strings.Replace(p, "{id}", sb.ID, 1)
+		if got := send(method, path, bearer); got != 404 {
+			t.Errorf("Daytona %s %s with another team's key: %d, want 404", method, path, got)
+		}
+	}
+	if got := send("GET", "/e2b/sandboxes/"+sb.ID, http.Header{"X-Api-Key": {theirs.Key}}); got != 404 {
+		t.Errorf("E2B GET /sandboxes/{id} with another team's key: %d, want 404", got)
+	}
+	if got, err := d.client.GetSandbox(ctx, sb.ID); err != nil || got.State != sdk.StateStarted || got.Team != "acme" {
+		t.Fatalf("after another team's calls: %+v %v", got, err)
+	}
 }

@@ -183,8 +183,19 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 		conn.Close()
 	}()
 	c := &client{gw: s, grant: g, ctx: cctx, conn: conn}
-	defer c.release()
-	s.log.Info("ssh connection", "sandbox", g.SandboxID, "access", g.AccessID, "remote", nc.RemoteAddr().String())
+	// A connection starts the sandbox and keeps it active: it takes the
+	// gate's steps first (connectOp); each channel then takes its own.
+	_, startErr := s.cfg.Gate.Admit(cctx, g.Principal, connectOp.At("SSH", "/ssh/"+g.SandboxID))
+	if startErr == nil {
+		_, _, startErr = s.cfg.Sandboxes.Agent(cctx, g.SandboxID) // lazy start or resume
+	}
+	c.startErr = startErr
+	if startErr == nil {
+		release := s.cfg.Sandboxes.Hold(cctx, g.SandboxID)
+		defer release()
+		go c.closeWhenGone()
+	}
+	s.log.Info("ssh connection", "sandbox", g.SandboxID, "access", g.AccessID, "remote", nc.RemoteAddr().String(), "err", startErr)
 	var wg sync.WaitGroup
 	for nch := range chans {
 		wg.Add(1)
@@ -237,28 +248,7 @@ type client struct {
 	ctx   context.Context // carries the grant's principal
 	conn  *ssh.ServerConn
 
-	startOnce sync.Once
-	startErr  error
-	hold      func() // keeps the sandbox active while connected
-}
-
-// start starts or resumes the sandbox once, for the first channel the gate
-// admits: nothing wakes a sandbox before the gate.
-func (c *client) start() error {
-	c.startOnce.Do(func() {
-		if _, _, c.startErr = c.gw.cfg.Sandboxes.Agent(c.ctx, c.grant.SandboxID); c.startErr == nil {
-			c.hold = c.gw.cfg.Sandboxes.Hold(c.ctx, c.grant.SandboxID)
-			go c.closeWhenGone()
-		}
-	})
-	return c.startErr
-}
-
-func (c *client) release() {
-	c.startOnce.Do(func() {}) // no start after the end
-	if c.hold != nil {
-		c.hold()
-	}
+	startErr error // why the sandbox could not be started at connect
 }
 
 // agent returns the sandbox's agent, starting it again if it stopped.
@@ -294,13 +284,17 @@ func (c *client) closeWhenGone() {
 	}
 }
 
-// What each channel type needs (internal/authz): a session runs a shell,
-// a command or sftp; direct-tcpip reaches a port inside the sandbox, as a
-// preview does. A type missing here is rejected.
-var channelOps = map[string]authz.Op{
-	"session":      authz.Exec,
-	"direct-tcpip": authz.Exec,
-}
+// What a connection and each channel type need (internal/authz): a
+// connection wakes the sandbox and keeps it active; a session runs a
+// shell, a command or sftp; direct-tcpip reaches a port inside the
+// sandbox, as a preview does. A channel type missing here is rejected.
+var (
+	connectOp  = authz.Op{Scope: auth.ScopeExec}
+	channelOps = map[string]authz.Op{
+		"session":      authz.Exec,
+		"direct-tcpip": authz.Exec,
+	}
+)
 
 // sshPath names an SSH channel in the audit log.
 func sshPath(g Grant, channel string) string { return "/ssh/" + g.SandboxID + "/" + channel }
@@ -318,8 +312,8 @@ func (c *client) serveChannel(nch ssh.NewChannel) {
 		return
 	}
 	defer done(nil)
-	if err := c.start(); err != nil {
-		nch.Reject(ssh.ConnectionFailed, "sandbox unavailable: "+err.Error())
+	if c.startErr != nil {
+		nch.Reject(ssh.ConnectionFailed, "sandbox unavailable: "+c.startErr.Error())
 		return
 	}
 	switch nch.ChannelType() {
