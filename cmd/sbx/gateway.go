@@ -17,6 +17,7 @@ import (
 	asclient "sigs.k8s.io/agent-sandbox/clients/k8s/clientset/versioned"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/gateway"
 )
 
@@ -106,7 +107,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			if err := cluster.Start(ctx, 2*time.Minute); err != nil { // the informers run until ctx ends
 				return err
 			}
-			gw := gateway.New(gateway.Config{Cluster: cluster, Auth: auth.AdminToken(token), HostToken: hostToken, ReadyTimeout: readyTimeout})
+			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: &authz.Gate{Keys: auth.AdminToken(token)}, HostToken: hostToken, ReadyTimeout: readyTimeout})
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err

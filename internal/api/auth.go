@@ -2,13 +2,11 @@ package api
 
 import (
 	"context"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -26,9 +24,8 @@ type Keys interface {
 type Tenancy struct {
 	Keys     Keys
 	Teams    store.TeamStore
-	Audit    *AuditLog        // nil: no audit log
-	Limits   *auth.RateLimits // nil: no rate limits
-	Webhooks TeamWebhooks     // nil: no webhooks per team
+	Gate     *authz.Gate  // the daemon's one gate: keys, rate limits, audit log
+	Webhooks TeamWebhooks // nil: no webhooks per team
 }
 
 // TeamWebhooks sets where a team's events go (internal/daemon/teamhooks.go).
@@ -38,11 +35,16 @@ type TeamWebhooks interface {
 }
 
 // SetTenancy turns tenancy on; call it before serving.
-func (s *Server) SetTenancy(t Tenancy) { s.tenancy = &t }
+func (s *Server) SetTenancy(t Tenancy) {
+	s.tenancy = &t
+	if t.Gate != nil {
+		s.gate = t.Gate
+	}
+}
 
-// authenticate lets a request of route rt through with its principal in
-// the context: the key must be valid, hold rt's scope and be within its
-// rate limit. A mutating request is written to the audit log.
+// authenticate lets a request of route rt through the gate (internal/authz)
+// with its principal in the context: the key must be valid, hold rt's
+// scope and be within its rate limit. A mutating request is audited.
 //
 // Per request this costs the key check (a map lookup and one SHA-256, see
 // internal/auth/keys), a token-bucket take, and for mutations one entry
@@ -56,44 +58,20 @@ func (s *Server) authenticate(rt route, next http.HandlerFunc) http.HandlerFunc 
 			writeError(w, r, err)
 			return
 		}
-		if s.tenancy != nil && p.KeyID != auth.Admin.KeyID {
-			if wait, err := s.tenancy.Limits.Allow(p.KeyID); err != nil {
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-				writeError(w, r, err)
-				return
-			}
-		}
-		if mutating && s.tenancy != nil && s.tenancy.Audit != nil {
-			aw := &auditWriter{ResponseWriter: w}
-			defer func() { s.tenancy.Audit.Record(r, p, aw) }()
-			w = aw
-		}
-		if !allowed(p, rt.scope) {
-			writeError(w, r, missingScope(rt.scope))
+		w, r, end, err := s.gate.HTTP(w, r, p, authz.Op{Method: r.Method, Path: r.URL.Path, Scope: rt.scope, Write: mutating})
+		defer end()
+		if err != nil {
+			writeError(w, r, err)
 			return
 		}
-		next(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+		next(w, r)
 	}
 }
 
 // isReadOnlyPost is a POST that changes nothing (it waits): not audited.
 func isReadOnlyPost(rt route) bool { return rt.scope == auth.ScopeSandboxesRead }
 
-// allowed reports whether p may use a route that needs scope. A route
-// without a scope (one added without deciding) needs admin: fail closed.
-func allowed(p auth.Principal, scope auth.Scope) bool {
-	if scope == "" {
-		scope = auth.ScopeAdmin
-	}
-	return p.Has(scope)
-}
-
-func missingScope(scope auth.Scope) error {
-	if scope == "" {
-		scope = auth.ScopeAdmin
-	}
-	return errdefs.Forbidden(sdk.CodeMissingScope, "this API key lacks the scope %q that this request needs; make a key with it (sbx key create --scope %s)", scope, scope)
-}
+func missingScope(scope auth.Scope) error { return authz.MissingScope(scope) }
 
 // isRoot reports whether p administers the whole installation: an admin
 // key of the default team. An admin key of another team administers only

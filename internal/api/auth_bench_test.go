@@ -12,6 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/auth/keys"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -43,9 +44,9 @@ func BenchmarkAuth(b *testing.B) {
 	}
 	f := newFake()
 	s := New(f, fakeImages{}, svc)
-	audit := NewAuditLog(st, time.Hour)
+	audit := authz.NewAuditLog(st, time.Hour)
 	defer audit.Close()
-	s.SetTenancy(Tenancy{Keys: svc, Teams: st, Audit: audit, Limits: auth.NewRateLimits(1e9, 1e9)})
+	s.SetTenancy(Tenancy{Keys: svc, Teams: st, Gate: &authz.Gate{Keys: svc, Audit: audit, Limits: auth.NewRateLimits(1e9, 1e9), RequestID: RequestID}})
 	rec := do(s, "POST", "/v1/sandboxes", testKey, `{"name":"a"}`)
 	var sb sdk.Sandbox
 	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &sb) != nil {

@@ -258,11 +258,11 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.tenancyOn()
+	_, err := s.tenancyOn()
 	if err != nil {
 		return err
 	}
-	if t.Audit == nil {
+	if s.gate.Audit == nil {
 		return errdefs.Unavailable(sdk.CodeTeamsUnavailable, "this daemon keeps no audit log")
 	}
 	after, err := intParam(r.URL.Query().Get("after"), "after", 0, 1<<62)
@@ -273,8 +273,7 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t.Audit.Flush(r.Context()) // what was done just before is in the answer
-	entries, err := t.Audit.store.ListAudit(r.Context(), s.visibleTeam(r), after, int(limit))
+	entries, err := s.gate.Audit.List(r.Context(), s.visibleTeam(r), after, int(limit))
 	if err != nil {
 		return err
 	}

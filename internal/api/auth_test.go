@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -113,9 +114,9 @@ func TestAuditRecordsMutations(t *testing.T) {
 	}
 	s := New(f, fakeImages{}, keys)
 	mem := &memAudit{}
-	audit := NewAuditLog(mem, 0)
+	audit := authz.NewAuditLog(mem, 0)
 	defer audit.Close()
-	s.SetTenancy(Tenancy{Audit: audit})
+	s.SetTenancy(Tenancy{Gate: &authz.Gate{Keys: keys, Audit: audit, RequestID: RequestID}})
 	do(s, "POST", "/v1/sandboxes", testKey, `{"name":"a"}`) // root, team default
 	do(s, "GET", "/v1/sandboxes", "ro", "")
 	do(s, "POST", "/v1/sandboxes", "ro", `{"name":"b"}`) // refused: 403

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -16,7 +16,8 @@ import (
 // (internal/metrics.Metrics).
 type Metrics interface {
 	ObserveRequest(method, route string, code int, took time.Duration)
-	Handler() http.Handler
+	Handler() http.Handler                // everything: the operator's
+	TeamHandler(team string) http.Handler // one team's series only
 }
 
 // Usage reads what a sandbox uses now (internal/metrics.Sampler). It only
@@ -85,22 +86,33 @@ func (w *statusWriter) Flush() { http.NewResponseController(w.ResponseWriter).Fl
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// serveMetrics serves /metrics to a caller with a key holding metrics:read
-// (or admin), or the metrics key.
+// serveMetrics serves /metrics through the gate to a key holding
+// metrics:read (or admin): a team's key sees its team's series only; the
+// bootstrap admin key and the metrics key (--metrics-token, the operator's)
+// see everything.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 	if s.metrics == nil || s.metrics.Metrics == nil {
 		return errdefs.Unavailable(sdk.CodeMetricsUnavailable, "this daemon serves no metrics")
 	}
-	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.metrics.Token != "" && keyIs(key, s.metrics.Token) {
+		s.metrics.Metrics.Handler().ServeHTTP(w, r)
+		return nil
+	}
 	p, err := s.principal(r)
-	if err == nil && !p.Has(auth.ScopeMetricsRead) {
-		return missingScope(auth.ScopeMetricsRead)
-	}
-	if !ok || !(err == nil || (s.metrics.Token != "" && keyIs(key, s.metrics.Token))) {
+	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sbx"`)
-		return errdefs.Unauthorized(sdk.CodeUnauthorized, "/metrics needs the admin key or the metrics key (--metrics-token): send \"Authorization: Bearer <key>\"")
+		return errdefs.Unauthorized(sdk.CodeUnauthorized, "/metrics needs a key with scope metrics:read or the metrics key (--metrics-token): send \"Authorization: Bearer <key>\"")
 	}
-	s.metrics.Metrics.Handler().ServeHTTP(w, r)
+	w, r, end, err := s.gate.HTTP(w, r, p, authz.Metrics)
+	defer end()
+	if err != nil {
+		return err
+	}
+	if p.AllTeams() {
+		s.metrics.Metrics.Handler().ServeHTTP(w, r)
+	} else {
+		s.metrics.Metrics.TeamHandler(p.Team).ServeHTTP(w, r)
+	}
 	return nil
 }
 

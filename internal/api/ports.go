@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
@@ -248,10 +249,33 @@ func (s *Server) servePreviewHost(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// servePreview checks access to port of a sandbox, starts the sandbox if it
+// servePreview serves a preview request. One with an API key goes through
+// the gate (internal/authz) as an exec: reaching a port talks to the
+// sandbox's own processes and may start it, as the toolbox routes do, so a
+// read-only key reaches no private port and wakes nothing; it is rate
+// limited, and audited unless its method only reads. Without a key the
+// port's token or signature decides (proxyPreview).
+func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName string, port int, path, cookiePath string) error {
+	p, err := s.principal(r)
+	if err != nil {
+		return s.proxyPreview(w, r, idOrName, port, path, cookiePath)
+	}
+	write := r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions
+	w, r, end, err := s.gate.HTTP(w, r, p, authz.Op{Method: r.Method, Path: r.URL.Path, Scope: auth.ScopeExec, Write: write})
+	defer end()
+	if err == nil {
+		err = s.proxyPreview(w, r, idOrName, port, path, cookiePath)
+	}
+	if err != nil {
+		writeError(w, r, err)
+	}
+	return nil
+}
+
+// proxyPreview checks access to port of a sandbox, starts the sandbox if it
 // is stopped, and proxies the request to the port. path is the escaped path
 // for the sandbox's server; cookiePath scopes the access cookie.
-func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName string, port int, path, cookiePath string) error {
+func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName string, port int, path, cookiePath string) error {
 	pv, err := s.previews()
 	if err != nil {
 		return err
@@ -260,11 +284,8 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking: previews are off")
 	}
 	unauthorized := errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
-	// A caller with an API key looks up as its team: another team's
-	// sandbox is not found, and its key opens no preview of it.
-	if p, err := s.principal(r); err == nil {
-		r = r.WithContext(auth.WithPrincipal(r.Context(), p))
-	}
+	// A caller with an API key (servePreview) looks up as its team:
+	// another team's sandbox is not found, and its key opens no preview of it.
 	sb, err := s.sandboxes.Get(r.Context(), idOrName)
 	var rec *store.Port
 	if err == nil {
@@ -367,10 +388,11 @@ func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *st
 	return nil, false
 }
 
-// hasAPIKey reports whether r carries a valid API key.
+// hasAPIKey reports whether r came through the gate with an API key
+// (servePreview).
 func (s *Server) hasAPIKey(r *http.Request) bool {
-	_, err := s.principal(r)
-	return err == nil
+	_, ok := auth.FromContext(r.Context())
+	return ok
 }
 
 // stripCredentials removes sbx's own credentials from a preview request, so
@@ -404,7 +426,7 @@ func (s *Server) stripCredentials(r *http.Request) string {
 }
 
 // previewDoc and previewQ document the path-based preview routes.
-const previewDoc = "Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs the API key, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public"
+const previewDoc = "Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs an API key with scope exec, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public"
 
 var previewQ = []param{
 	{"sbx_token", "string", "the port's preview token"},

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -33,6 +34,7 @@ type Server struct {
 	sandboxes Sandboxes
 	images    Images
 	auth      auth.Authenticator
+	gate      *authz.Gate // every route goes through it (auth.go)
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
 	builds    Builds      // image builds; nil without (build.go)
@@ -52,7 +54,7 @@ type Server struct {
 // New returns the API over the given managers. Every /v1 request must carry
 // "Authorization: Bearer <key>" with a key that keys accepts.
 func New(sandboxes Sandboxes, images Images, keys auth.Authenticator) *Server {
-	s := &Server{sandboxes: sandboxes, images: images, auth: keys, mux: http.NewServeMux()}
+	s := &Server{sandboxes: sandboxes, images: images, auth: keys, gate: &authz.Gate{Keys: keys, RequestID: RequestID}, mux: http.NewServeMux()}
 	for _, rt := range s.routes() {
 		// lookup.go: a lookup route never starts the sandbox.
 		h := adapt(s.withInstanceRule(rt))

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -43,7 +45,13 @@ func (s *Server) createdOnTouch(next handler) handler {
 			// One still being created by another first touch: Ensure waits
 			// for that creation (it holds the name) instead of answering busy.
 			sb, err := s.sandboxes.Get(r.Context(), name)
-			if errdefs.CodeOf(err) == sdk.CodeSandboxNotFound || err == nil && sb.State == sdk.StateCreating {
+			missing := errdefs.CodeOf(err) == sdk.CodeSandboxNotFound
+			// Creating is a write whatever route it rides on: an exec-only
+			// key gets the 404 it would get without creation on touch.
+			if p, _ := auth.FromContext(r.Context()); missing && !authz.Allowed(p, auth.ScopeSandboxesWrite) {
+				return authz.MissingScope(auth.ScopeSandboxesWrite)
+			}
+			if missing || err == nil && sb.State == sdk.StateCreating {
 				if _, _, err := s.sandboxes.Ensure(r.Context(), name, sdk.CreateSandboxRequest{}); err != nil {
 					return err
 				}

@@ -73,31 +73,6 @@ func FromContext(ctx context.Context) (Principal, bool) {
 	return p, ok
 }
 
-// RequireScopes accepts only keys that hold every one of scopes: for
-// surfaces (compatibility layers, the SSH gateway) that offer a whole
-// sandbox's control through one key and have no per-route scope table.
-func RequireScopes(keys Authenticator, scopes ...Scope) Authenticator {
-	return requireScopes{keys, scopes}
-}
-
-type requireScopes struct {
-	keys   Authenticator
-	scopes []Scope
-}
-
-func (r requireScopes) Authenticate(ctx context.Context, key string) (Principal, error) {
-	p, err := r.keys.Authenticate(ctx, key)
-	if err != nil {
-		return p, err
-	}
-	for _, s := range r.scopes {
-		if !p.Has(s) {
-			return Principal{}, errdefs.Forbidden(sdk.CodeMissingScope, "this key lacks scope %s, which this API needs", s)
-		}
-	}
-	return p, nil
-}
-
 // Sees reports whether the caller in ctx may see an object of team: a
 // context without a principal (an internal caller) and the bootstrap admin
 // see every team; a record without a team belongs to DefaultTeam.

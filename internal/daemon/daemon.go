@@ -229,7 +229,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	defer tenancy.Audit.Close()
+	defer tenancy.Gate.Audit.Close()
 	defer keySvc.Close()
 	handler := api.New(mgr, images, keySvc)
 	handler.SetTenancy(tenancy)
@@ -240,14 +240,14 @@ func Run(ctx context.Context, cfg Config) error {
 	handler.SetNetworking(api.Networking{Network: nw, Previews: previews, PreviewActivity: !cfg.PreviewNotActivity})
 	handler.SetEgressHTTP(egress.api())
 	handler.SetCreateOnTouch(cfg.CreateOnTouch)
-	// The compat layers have no per-route scopes: their keys need the
-	// scopes of a sandbox's whole control.
-	compatKeys := auth.RequireScopes(keySvc, auth.ScopeSandboxesWrite, auth.ScopeExec)
-	e2b.New(mgr, compatKeys, e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}).Attach(handler)
+	// Every surface goes through the one gate (internal/authz); each
+	// declares what its operations need.
+	gate := tenancy.Gate
+	e2b.New(mgr, gate, e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: cfg.PreviewDomain}).Attach(handler)
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
-	mountDaytona(cfg, handler, mgr, images, previews, compatKeys)                          // daytona.go
-	mountUI(ctx, cfg, handler, mgr, keySvc, life.hooks)                                    // ui.go: the dashboard
-	if err := startSSH(ctx, cfg, st, mgr, handler); err != nil {                           // ssh.go
+	mountDaytona(cfg, handler, mgr, images, previews, gate)                                // daytona.go
+	mountUI(ctx, cfg, handler, mgr, gate, life.hooks)                                      // ui.go: the dashboard
+	if err := startSSH(ctx, cfg, st, mgr, handler, gate); err != nil {                     // ssh.go
 		return err
 	}
 	backups, err := backup.New(cfg.DataDir, life.blobs)

@@ -2,7 +2,7 @@ package daemon
 
 import (
 	"github.com/sbxhq/sbx/internal/api"
-	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/compat/daytona"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/sandbox"
@@ -11,9 +11,9 @@ import (
 // mountDaytona serves Daytona's API at /daytona/ (package compat/daytona)
 // unless cfg.NoDaytona: Daytona's SDKs work against sbx with apiUrl
 // {sbx}/daytona/api and an sbx API key.
-func mountDaytona(cfg Config, handler *api.Server, mgr *sandbox.Manager, images daytona.Images, previews *network.Previews, keys auth.Authenticator) {
+func mountDaytona(cfg Config, handler *api.Server, mgr *sandbox.Manager, images daytona.Images, previews *network.Previews, gate *authz.Gate) {
 	if cfg.NoDaytona {
 		return
 	}
-	handler.Mount(daytona.Prefix, daytona.New(daytona.Config{Sandboxes: mgr, Images: images, Auth: keys, Previews: previews, API: handler}))
+	handler.Mount(daytona.Prefix, daytona.New(daytona.Config{Sandboxes: mgr, Images: images, Gate: gate, Previews: previews, API: handler}))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/auth/keys"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -25,13 +26,13 @@ func startTeams(ctx context.Context, cfg TeamsConfig, st *store.SQLite, admin au
 	if err != nil {
 		return nil, api.Tenancy{}, err
 	}
-	return svc, api.Tenancy{
-		Keys:     svc,
-		Teams:    st,
-		Audit:    api.NewAuditLog(st, cfg.AuditRetention),
-		Limits:   auth.NewRateLimits(cfg.RateLimit, cfg.RateBurst),
-		Webhooks: hooks,
-	}, nil
+	gate := &authz.Gate{ // every surface's way in (internal/authz)
+		Keys:      svc,
+		Limits:    auth.NewRateLimits(cfg.RateLimit, cfg.RateBurst),
+		Audit:     authz.NewAuditLog(st, cfg.AuditRetention),
+		RequestID: api.RequestID,
+	}
+	return svc, api.Tenancy{Keys: svc, Teams: st, Gate: gate, Webhooks: hooks}, nil
 }
 
 // teamUsages reads every team's usage for the metrics; nil for a store

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/sbxhq/sbx/internal/api"
-	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/doctor"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/ui"
@@ -14,12 +14,12 @@ import (
 
 // mountUI serves the dashboard at /ui (internal/ui) unless cfg.NoUI, and
 // samples its stats history until ctx ends.
-func mountUI(ctx context.Context, cfg Config, h *api.Server, mgr *sandbox.Manager, keys auth.Authenticator, hooks *webhook.Sender) {
+func mountUI(ctx context.Context, cfg Config, h *api.Server, mgr *sandbox.Manager, gate *authz.Gate, hooks *webhook.Sender) {
 	if cfg.NoUI {
 		return
 	}
 	d := ui.New(ui.Config{
-		API: h, Keys: keys, Sandboxes: mgr,
+		API: h, Gate: gate, Sandboxes: mgr,
 		System: &ui.SystemConfig{
 			DataDir: cfg.DataDir,
 			Doctor: doctor.Config{

@@ -22,6 +22,7 @@ import (
 	asfake "sigs.k8s.io/agent-sandbox/clients/k8s/clientset/versioned/fake"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -77,7 +78,7 @@ func newFixtureWithTimeout(t *testing.T, readyTimeout time.Duration, nodes ...st
 		t.Fatal(err)
 	}
 	go f.fakeController(ctx, c, nodes)
-	f.gw = httptest.NewServer(New(Config{Cluster: c, Auth: auth.AdminToken(userKey), HostToken: hostToken, ReadyTimeout: readyTimeout}))
+	f.gw = httptest.NewServer(New(Config{Cluster: c, Gate: &authz.Gate{Keys: auth.AdminToken(userKey)}, HostToken: hostToken, ReadyTimeout: readyTimeout}))
 	t.Cleanup(f.gw.Close)
 	return f
 }

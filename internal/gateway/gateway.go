@@ -32,6 +32,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
@@ -40,8 +41,9 @@ import (
 // Config is what a gateway needs.
 type Config struct {
 	Cluster *Cluster
-	// Auth says who may call the gateway (the admin token first).
-	Auth auth.Authenticator
+	// Gate says who may call the gateway (the admin token) and admits each
+	// route as the API's table says (internal/authz).
+	Gate *authz.Gate
 	// HostToken is the hosts' admin key (a secret the cluster shares): the
 	// gateway calls the hosts with it, on behalf of the caller it checked.
 	HostToken string
@@ -131,24 +133,24 @@ func adapt(h handler) http.HandlerFunc {
 	}
 }
 
-// authenticate admits a request whose key holds the route's scope, with
-// the key's principal in its context (team scoping reads it from there).
+// authenticate admits a request through the gate as the API's route
+// table says, with the key's principal in its context (team scoping reads
+// it from there).
 func (s *Server) authenticate(rt api.RouteInfo, next http.HandlerFunc) http.HandlerFunc {
-	scope := rt.Scope
-	if scope == "" {
-		scope = auth.ScopeAdmin // fail closed, as the API does
-	}
+	need := authz.Op{Scope: rt.Scope, Write: rt.Method != http.MethodGet && rt.Method != http.MethodHead && rt.Scope != auth.ScopeSandboxesRead}
 	return func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.principal(r)
 		if err != nil {
 			httpjson.WriteError(w, err)
 			return
 		}
-		if !p.Has(scope) {
-			httpjson.WriteError(w, errdefs.Forbidden(sdk.CodeMissingScope, "this API key lacks the scope %q that this request needs; make a key with it (sbx key create --scope %s)", scope, scope))
+		w, r, end, err := s.cfg.Gate.HTTP(w, r, p, need)
+		defer end()
+		if err != nil {
+			httpjson.WriteError(w, err)
 			return
 		}
-		next(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+		next(w, r)
 	}
 }
 
@@ -158,7 +160,7 @@ func (s *Server) principal(r *http.Request) (auth.Principal, error) {
 	if !ok {
 		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with the gateway's admin key")
 	}
-	return s.cfg.Auth.Authenticate(r.Context(), key)
+	return s.cfg.Gate.Key(r.Context(), key)
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {

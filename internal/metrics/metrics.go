@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -38,7 +39,9 @@ type Options struct {
 // Metrics holds the daemon's metrics. Its methods are safe for concurrent
 // use; a nil *Metrics ignores every observation.
 type Metrics struct {
-	reg *prometheus.Registry
+	reg   *prometheus.Registry
+	opt   Options
+	pools func() map[[2]string]int // ObservePools
 
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
@@ -56,6 +59,7 @@ var opBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 
 func New(opt Options) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
+		opt: opt,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sbx_api_requests_total", Help: "API requests by method, route pattern and status code.",
 		}, []string{"method", "route", "code"}),
@@ -103,9 +107,62 @@ func (m *Metrics) Register(cs ...prometheus.Collector) {
 	}
 }
 
-// Handler serves the metrics in the Prometheus text format.
+// Handler serves the metrics in the Prometheus text format: every team's
+// and the daemon's own, for the operator.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: nil, ErrorHandling: promhttp.ContinueOnError})
+}
+
+// TeamHandler serves what one team may see: its sandboxes (counts and
+// usage), its usage and quotas and its warm pools. The daemon's own series
+// (requests of every team, the process, webhooks) are the operator's.
+func (m *Metrics) TeamHandler(team string) http.Handler {
+	reg := prometheus.NewRegistry()
+	if m.opt.Sandboxes != nil {
+		list := func(ctx context.Context) ([]*store.Sandbox, error) {
+			all, err := m.opt.Sandboxes(ctx)
+			var mine []*store.Sandbox
+			for _, sb := range all {
+				if teamOf(sb.Team) == team {
+					mine = append(mine, sb)
+				}
+			}
+			return mine, err
+		}
+		reg.MustRegister(&sandboxCollector{list: list, usage: m.opt.Usage})
+	}
+	if m.opt.Teams != nil {
+		reg.MustRegister(teamCollector(func(ctx context.Context) ([]sdk.TeamUsage, error) {
+			all, err := m.opt.Teams(ctx)
+			var mine []sdk.TeamUsage
+			for _, u := range all {
+				if u.Team == team {
+					mine = append(mine, u)
+				}
+			}
+			return mine, err
+		}))
+	}
+	if m.pools != nil {
+		reg.MustRegister(poolCollector(func() map[[2]string]int {
+			mine := map[[2]string]int{}
+			for k, n := range m.pools() {
+				if teamOf(k[0]) == team {
+					mine[k] = n
+				}
+			}
+			return mine
+		}))
+	}
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// teamOf is the team of a record: one without a team is the default team's.
+func teamOf(team string) string {
+	if team == "" {
+		return auth.DefaultTeam
+	}
+	return team
 }
 
 // ObserveRequest counts one API request to route (a route table pattern).

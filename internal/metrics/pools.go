@@ -23,5 +23,6 @@ func (m *Metrics) ObservePools(ready func() map[[2]string]int) {
 	if m == nil {
 		return
 	}
+	m.pools = ready
 	m.reg.MustRegister(poolCollector(ready))
 }

@@ -26,6 +26,8 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -45,7 +47,8 @@ type Sandboxes interface {
 type Config struct {
 	Sandboxes   Sandboxes
 	Access      *Access
-	HostKeyFile string // created on first use, 0600
+	Gate        *authz.Gate // every connection and channel's way in (channelOps)
+	HostKeyFile string      // created on first use, 0600
 	Log         *slog.Logger
 }
 
@@ -180,7 +183,13 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 		conn.Close()
 	}()
 	c := &client{gw: s, grant: g, ctx: cctx, conn: conn}
-	_, _, startErr := s.cfg.Sandboxes.Agent(cctx, g.SandboxID) // lazy start or resume
+	// A connection starts the sandbox and keeps it active: it takes the
+	// gate's steps first (connectOp); each channel then takes its own.
+	_, startErr := s.cfg.Gate.Admit(cctx, g.Principal, connectOp.At("SSH", "/ssh/"+g.SandboxID))
+	if startErr == nil {
+		_, _, startErr = s.cfg.Sandboxes.Agent(cctx, g.SandboxID) // lazy start or resume
+	}
+	c.startErr = startErr
 	if startErr == nil {
 		release := s.cfg.Sandboxes.Hold(cctx, g.SandboxID)
 		defer release()
@@ -189,10 +198,6 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 	s.log.Info("ssh connection", "sandbox", g.SandboxID, "access", g.AccessID, "remote", nc.RemoteAddr().String(), "err", startErr)
 	var wg sync.WaitGroup
 	for nch := range chans {
-		if startErr != nil {
-			nch.Reject(ssh.ConnectionFailed, "sandbox unavailable: "+startErr.Error())
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -242,6 +247,8 @@ type client struct {
 	grant Grant
 	ctx   context.Context // carries the grant's principal
 	conn  *ssh.ServerConn
+
+	startErr error // why the sandbox could not be started at connect
 }
 
 // agent returns the sandbox's agent, starting it again if it stopped.
@@ -277,15 +284,43 @@ func (c *client) closeWhenGone() {
 	}
 }
 
-// serveChannel serves one channel the client opens.
+// What a connection and each channel type need (internal/authz): a
+// connection wakes the sandbox and keeps it active; a session runs a
+// shell, a command or sftp; direct-tcpip reaches a port inside the
+// sandbox, as a preview does. A channel type missing here is rejected.
+var (
+	connectOp  = authz.Op{Scope: auth.ScopeExec}
+	channelOps = map[string]authz.Op{
+		"session":      authz.Exec,
+		"direct-tcpip": authz.Exec,
+	}
+)
+
+// sshPath names an SSH channel in the audit log.
+func sshPath(g Grant, channel string) string { return "/ssh/" + g.SandboxID + "/" + channel }
+
+// serveChannel serves one channel the client opens, through the gate.
 func (c *client) serveChannel(nch ssh.NewChannel) {
+	need, ok := channelOps[nch.ChannelType()]
+	if !ok {
+		nch.Reject(ssh.UnknownChannelType, "unsupported channel type "+nch.ChannelType())
+		return
+	}
+	done, err := c.gw.cfg.Gate.Admit(c.ctx, c.grant.Principal, need.At("SSH", sshPath(c.grant, nch.ChannelType())))
+	if err != nil {
+		nch.Reject(ssh.Prohibited, string(errdefs.CodeOf(err))+": "+err.Error())
+		return
+	}
+	defer done(nil)
+	if c.startErr != nil {
+		nch.Reject(ssh.ConnectionFailed, "sandbox unavailable: "+c.startErr.Error())
+		return
+	}
 	switch nch.ChannelType() {
 	case "session":
 		c.serveSession(nch) // session.go
 	case "direct-tcpip":
 		c.serveForward(nch) // forward.go
-	default:
-		nch.Reject(ssh.UnknownChannelType, "unsupported channel type "+nch.ChannelType())
 	}
 }
 

@@ -47,13 +47,19 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		httpjson.WriteError(w, err)
 		return
 	}
-	p, err := u.cfg.Keys.Authenticate(r.Context(), req.Key)
+	p, err := u.cfg.Gate.Key(r.Context(), req.Key)
 	if err != nil {
 		if form {
 			http.Redirect(w, r, "/ui/#login-failed", http.StatusSeeOther)
 			return
 		}
 		httpjson.WriteError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key"))
+		return
+	}
+	w, r, end, err := u.cfg.Gate.HTTP(w, r, p, loginOp)
+	defer end()
+	if err != nil {
+		httpjson.WriteError(w, err)
 		return
 	}
 	id, sess := u.sessions.create(req.Key)

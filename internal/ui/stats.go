@@ -4,20 +4,9 @@ import (
 	"net/http"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
 )
-
-// needScope refuses a key without scope, as the API would.
-func needScope(w http.ResponseWriter, p auth.Principal, scope auth.Scope) bool {
-	if p.Has(scope) {
-		return true
-	}
-	httpjson.WriteError(w, errdefs.Forbidden(sdk.CodeMissingScope, "this API key lacks the scope %q that this page needs", scope))
-	return false
-}
 
 // StatsHistory answers GET /ui/stats/{id}.
 type StatsHistory struct {
@@ -29,9 +18,6 @@ type StatsHistory struct {
 // latestStats answers the newest sample of every sandbox the session's key
 // sees, by id: the sandboxes table's CPU and memory columns.
 func (u *UI) latestStats(w http.ResponseWriter, r *http.Request, _ *session, p auth.Principal) {
-	if !needScope(w, p, auth.ScopeSandboxesRead) {
-		return
-	}
 	list, err := u.cfg.Sandboxes.List(auth.WithPrincipal(r.Context(), p), store.Filter{})
 	if err != nil {
 		httpjson.WriteError(w, err)
@@ -49,9 +35,6 @@ func (u *UI) latestStats(w http.ResponseWriter, r *http.Request, _ *session, p a
 // statsHistory answers one sandbox's samples; the Manager's lookup under
 // the session's principal keeps other teams' sandboxes out (404).
 func (u *UI) statsHistory(w http.ResponseWriter, r *http.Request, _ *session, p auth.Principal) {
-	if !needScope(w, p, auth.ScopeSandboxesRead) {
-		return
-	}
 	sb, err := u.cfg.Sandboxes.Get(auth.WithPrincipal(r.Context(), p), r.PathValue("id"))
 	if err != nil {
 		httpjson.WriteError(w, err)

@@ -75,9 +75,6 @@ func (c *doctorCache) get(ctx context.Context, cfg doctor.Config) (doctor.Versio
 }
 
 func (u *UI) system(w http.ResponseWriter, r *http.Request, _ *session, p auth.Principal) {
-	if !needScope(w, p, auth.ScopeAdmin) {
-		return
-	}
 	sc := u.cfg.System
 	if sc == nil {
 		sc = &SystemConfig{}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/store"
@@ -46,8 +47,9 @@ type Sandboxes interface {
 type Config struct {
 	// API serves /v1 (the api.Server): the dashboard's data calls go there.
 	API http.Handler
-	// Keys checks the key given at login (the API's own authenticator).
-	Keys      auth.Authenticator
+	// Gate checks the key given at login and every session request
+	// (the daemon's one gate, internal/authz).
+	Gate      *authz.Gate
 	Sandboxes Sandboxes
 	// System is what the System page reads of the daemon; nil: only
 	// version, doctor and memory.
@@ -92,13 +94,9 @@ func New(cfg Config) *UI {
 	u.mux.HandleFunc("GET /ui/{$}", serveIndex)
 	u.mux.HandleFunc("GET /ui/assets/{file}", serveAsset)
 	u.mux.HandleFunc("POST /ui/login", u.login)
-	u.mux.HandleFunc("POST /ui/logout", u.withSession(u.logout))
-	// The token's only source: a page of another origin cannot read it.
-	u.mux.HandleFunc("GET /ui/session", u.withSessionNoCSRF(u.sessionInfo))
-	u.mux.HandleFunc("/ui/api/", u.withSession(u.proxy))
-	u.mux.HandleFunc("GET /ui/stats", u.withSession(u.latestStats))
-	u.mux.HandleFunc("GET /ui/stats/{id}", u.withSession(u.statsHistory))
-	u.mux.HandleFunc("GET /ui/system", u.withSession(u.system))
+	for _, rt := range u.sessionRoutes() {
+		u.mux.HandleFunc(rt.pattern, u.checkSession(rt, rt.csrf))
+	}
 	u.mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
 		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no dashboard route %s %s", r.Method, r.URL.Path))
 	})
@@ -121,20 +119,37 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // sessionHandler serves a request of a logged-in browser.
 type sessionHandler func(w http.ResponseWriter, r *http.Request, sess *session, p auth.Principal)
 
-// withSession lets through a request with a live session whose key the API
-// still accepts, from this origin, carrying the CSRF token (a WebSocket:
-// from this origin only).
-func (u *UI) withSession(next sessionHandler) http.HandlerFunc {
-	return u.checkSession(next, true)
+// sessionRoute is a route of a logged-in browser and what it needs
+// (internal/authz); need nil: the API's gate decides per call (the proxy).
+type sessionRoute struct {
+	pattern string
+	need    *authz.Op
+	csrf    bool // the request must carry the session's CSRF token
+	fn      sessionHandler
 }
 
-// withSessionNoCSRF is withSession without the CSRF token, for the one
-// request that hands it out.
-func (u *UI) withSessionNoCSRF(next sessionHandler) http.HandlerFunc {
-	return u.checkSession(next, false)
+// loginOp is what logging in needs: any key that can look at sandboxes;
+// a session is made, so it is audited.
+var loginOp = authz.Op{Scope: auth.ScopeSandboxesRead, Write: true}
+
+func (u *UI) sessionRoutes() []sessionRoute {
+	read, admin := authz.Read, authz.Op{Scope: auth.ScopeAdmin}
+	return []sessionRoute{
+		{"POST /ui/logout", &read, true, u.logout},
+		// The token's only source: a page of another origin cannot read it.
+		{"GET /ui/session", &read, false, u.sessionInfo},
+		{"/ui/api/", nil, true, u.proxy},
+		{"GET /ui/stats", &read, true, u.latestStats},
+		{"GET /ui/stats/{id}", &read, true, u.statsHistory},
+		{"GET /ui/system", &admin, true, u.system},
+	}
 }
 
-func (u *UI) checkSession(next sessionHandler, needCSRF bool) http.HandlerFunc {
+// checkSession lets through a request with a live session whose key the
+// gate still accepts for rt, from this origin, carrying the CSRF token
+// when needCSRF (a WebSocket: from this origin only).
+func (u *UI) checkSession(rt sessionRoute, needCSRF bool) http.HandlerFunc {
+	next := rt.fn
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess, ok := u.sessions.get(r)
 		if !ok {
@@ -149,11 +164,21 @@ func (u *UI) checkSession(next sessionHandler, needCSRF bool) http.HandlerFunc {
 			httpjson.WriteError(w, errdefs.Forbidden(sdk.CodeUnauthorized, "a dashboard request must carry the session's %s header (GET /ui/session)", CSRFHeader))
 			return
 		}
-		p, err := u.cfg.Keys.Authenticate(r.Context(), sess.key)
+		p, err := u.cfg.Gate.Key(r.Context(), sess.key)
 		if err != nil { // revoked or expired since login
 			u.sessions.endKey(sess.key)
 			clearCookie(w, r)
 			httpjson.WriteError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "the session's API key is no longer valid; log in again"))
+			return
+		}
+		if rt.need == nil {
+			next(w, r, sess, p)
+			return
+		}
+		w, r, end, err := u.cfg.Gate.HTTP(w, r, p, *rt.need)
+		defer end()
+		if err != nil {
+			httpjson.WriteError(w, err)
 			return
 		}
 		next(w, r, sess, p)

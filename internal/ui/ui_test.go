@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -78,7 +79,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{api: &apiRecorder{}, keys: &keys{revoked: map[string]bool{}}}
-	f.ui = New(Config{API: f.api, Keys: f.keys, Sandboxes: sandboxes{}, Usage: func(string) (uint64, uint64) { return 0, 1 << 20 }})
+	f.ui = New(Config{API: f.api, Gate: &authz.Gate{Keys: f.keys}, Sandboxes: sandboxes{}, Usage: func(string) (uint64, uint64) { return 0, 1 << 20 }})
 	return f
 }
 

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
@@ -79,7 +79,7 @@ type Previews interface {
 type Config struct {
 	Sandboxes Sandboxes
 	Images    Images
-	Auth      auth.Authenticator
+	Gate      *authz.Gate // every request's way in
 	// Previews and API serve preview links: a request to
 	// /daytona/preview/{id}/{port}/… is handed to API as sbx's own preview
 	// route. Both nil: preview links answer 503.
@@ -101,7 +101,7 @@ func New(cfg Config) *Handler {
 	for _, rt := range h.routes() {
 		fn := rt.fn
 		if !rt.public {
-			fn = h.authenticate(fn)
+			fn = h.authenticate(rt.need, fn)
 		}
 		h.mux.Handle(rt.pattern, fn)
 	}
@@ -116,7 +116,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 type route struct {
 	pattern string
 	fn      handlerFunc
-	public  bool
+	public  bool     // authenticates itself (socket.io) or is a preview
+	need    authz.Op // scope and audit (routes.go)
 }
 
 // handlerFunc writes its answer or returns the error to answer with.
@@ -128,19 +129,28 @@ func (f handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authenticate checks "Authorization: Bearer <sbx key>" and puts the
-// principal into the context, so the Manager scopes by its team.
-func (h *Handler) authenticate(next handlerFunc) handlerFunc {
+// authenticate lets a request through the gate as need: "Authorization:
+// Bearer <sbx key>", the scope, the key's rate limit, the audit log; the
+// principal goes into the context, so the Manager scopes by its team.
+func (h *Handler) authenticate(need authz.Op, next handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok {
 			return errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: set apiKey (DAYTONA_API_KEY) to an sbx API key")
 		}
-		p, err := h.cfg.Auth.Authenticate(r.Context(), key)
+		p, err := h.cfg.Gate.Key(r.Context(), key)
 		if err != nil {
 			return err
 		}
-		return next(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+		w, r, end, err := h.cfg.Gate.HTTP(w, r, p, need)
+		defer end()
+		if err == nil {
+			err = next(w, r)
+		}
+		if err != nil {
+			writeError(w, r, err) // through the gate's writer: the audit sees the answer
+		}
+		return nil
 	}
 }
 

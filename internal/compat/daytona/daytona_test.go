@@ -15,6 +15,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
@@ -143,7 +144,7 @@ const testKey = "k3y"
 
 func newTest() (*Handler, *fakeSandboxes) {
 	f := &fakeSandboxes{}
-	return New(Config{Sandboxes: f, Images: fakeImages{"python": true}, Auth: auth.AdminToken(testKey)}), f
+	return New(Config{Sandboxes: f, Images: fakeImages{"python": true}, Gate: &authz.Gate{Keys: auth.AdminToken(testKey)}}), f
 }
 
 func do(h http.Handler, method, path, body string) (*httptest.ResponseRecorder, map[string]any) {

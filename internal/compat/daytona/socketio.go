@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -31,6 +32,13 @@ const (
 	// eventPage is how many events one read of the log takes.
 	eventPage = 1000
 )
+
+// socketOps is what each socket.io packet a client may send needs
+// (internal/authz); "connect" subscribes to the state events of the key's
+// team. Pings and disconnects need nothing: they follow a connect.
+var socketOps = map[string]authz.Op{
+	"connect": authz.Read,
+}
 
 func randomID() string {
 	b := make([]byte, 10)
@@ -93,9 +101,12 @@ func (h *Handler) socketReader(ctx context.Context, cancel context.CancelFunc, w
 		case packetPing:
 			ws.writeText(ctx, "3")
 		case packetConnect:
-			p, err := h.cfg.Auth.Authenticate(ctx, pkt.token)
+			p, err := h.cfg.Gate.Key(ctx, pkt.token)
+			if err == nil {
+				_, err = h.cfg.Gate.Admit(ctx, p, socketOps["connect"].At("SOCKETIO", apiPrefix+"/socket.io#connect"))
+			}
 			if err != nil {
-				b, _ := json.Marshal(map[string]string{"message": "unauthorized: send an sbx API key as the token"})
+				b, _ := json.Marshal(map[string]string{"message": "unauthorized: send an sbx API key with scope sandboxes:read as the token: " + err.Error()})
 				ws.writeText(ctx, "44"+string(b))
 				continue
 			}

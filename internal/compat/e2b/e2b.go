@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -87,15 +87,16 @@ var DefaultTemplates = map[string]string{
 // Server serves the E2B APIs.
 type Server struct {
 	sandboxes Sandboxes
-	keys      auth.Authenticator
+	gate      *authz.Gate // every request's way in (ops.go)
 	cfg       Config
 	envd      http.Handler // Connect-RPC services (envd.go)
 	contexts  contextNames // interpreter.go
 	now       func() time.Time
 }
 
-// New returns the E2B layer over the Manager; keys checks X-API-KEY.
-func New(sandboxes Sandboxes, keys auth.Authenticator, cfg Config) *Server {
+// New returns the E2B layer over the Manager; gate checks X-API-KEY and
+// every operation's scope.
+func New(sandboxes Sandboxes, gate *authz.Gate, cfg Config) *Server {
 	templates := map[string]string{}
 	for k, v := range DefaultTemplates {
 		templates[k] = v
@@ -104,7 +105,7 @@ func New(sandboxes Sandboxes, keys auth.Authenticator, cfg Config) *Server {
 		templates[k] = v
 	}
 	cfg.Templates = templates
-	s := &Server{sandboxes: sandboxes, keys: keys, cfg: cfg, now: time.Now}
+	s := &Server{sandboxes: sandboxes, gate: gate, cfg: cfg, now: time.Now}
 	s.envd = s.envdHandler()
 	return s
 }
@@ -169,7 +170,15 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 		writeEnvdError(w, http.StatusUnauthorized, err.Error())
 		return
 	}
-	r = r.WithContext(withSandbox(auth.WithPrincipal(r.Context(), p), id))
+	// The token stands for its key's principal; the operation still
+	// takes every step of the gate.
+	w, r, end, err := s.gate.HTTP(w, r, p, sandboxOp(port, r.Method, path).At(r.Method, "/e2b/sandbox/"+id+":"+port+path))
+	defer end()
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	r = r.WithContext(withSandbox(r.Context(), id))
 	r.URL.Path = path
 	if r.URL.RawPath != "" {
 		r.URL.RawPath = ""

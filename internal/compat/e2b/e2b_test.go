@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/filesystempb"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -59,7 +60,7 @@ func (f *fakeSandboxes) Update(_ context.Context, id string, req sdk.UpdateSandb
 }
 
 func newTestServer(f *fakeSandboxes) *Server {
-	return New(f, auth.AdminToken("secret-key"), Config{Templates: map[string]string{"mine": "debian"}, TokenSecret: []byte("s")})
+	return New(f, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{Templates: map[string]string{"mine": "debian"}, TokenSecret: []byte("s")})
 }
 
 func call(s *Server, method, path, key, body string) *httptest.ResponseRecorder {

@@ -59,6 +59,8 @@ type createBody struct {
 	Secure     *bool             `json:"secure"`
 }
 
+// serveAPI serves the control plane: each request goes through the gate
+// (internal/authz) as its route needs (ops.go).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 	key := r.Header.Get("X-API-KEY")
 	if key == "" {
@@ -66,53 +68,36 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 			key = k
 		}
 	}
-	p, err := s.keys.Authenticate(r.Context(), key)
+	p, err := s.gate.Key(r.Context(), key)
 	if err != nil {
 		writeAPIError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "invalid API key: set E2B_API_KEY to an sbx API key"))
 		return
 	}
-	r = r.WithContext(auth.WithPrincipal(r.Context(), p))
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	if len(parts) > 0 && parts[0] == "v2" {
-		parts = parts[1:]
-	}
-	if len(parts) == 0 || parts[0] != "sandboxes" {
-		writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (templates, volumes, secrets and snapshots are not implemented)", r.Method, path))
+	path = strings.TrimPrefix(path, "/v2")
+	for _, rt := range s.restRoutes() {
+		id, ok := rt.match(r.Method, path)
+		if !ok {
+			continue
+		}
+		w, r, end, err := s.gate.HTTP(w, r, p, rt.need)
+		defer end()
+		if err == nil {
+			err = rt.fn(w, r, id)
+		}
+		if err != nil {
+			writeAPIError(w, err)
+		}
 		return
 	}
-	err = s.routeSandboxes(w, r, parts[1:], p)
-	if err != nil {
-		writeAPIError(w, err)
-	}
+	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (templates, volumes, secrets and snapshots are not implemented)", r.Method, path))
 }
 
-func (s *Server) routeSandboxes(w http.ResponseWriter, r *http.Request, parts []string, p auth.Principal) error {
-	switch {
-	case len(parts) == 0 && r.Method == http.MethodPost:
-		return s.create(w, r, p)
-	case len(parts) == 0 && r.Method == http.MethodGet:
-		return s.list(w, r)
-	case len(parts) == 1 && r.Method == http.MethodGet:
-		return s.get(w, r, parts[0])
-	case len(parts) == 1 && r.Method == http.MethodDelete:
-		if _, err := s.sandboxes.Delete(r.Context(), parts[0], false); err != nil {
-			return err
-		}
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	case len(parts) == 2 && r.Method == http.MethodPost:
-		switch parts[1] {
-		case "timeout":
-			return s.setTimeout(w, r, parts[0])
-		case "pause":
-			return s.pause(w, r, parts[0])
-		case "resume", "connect":
-			return s.connect(w, r, parts[0], p)
-		case "refreshes":
-			return s.refresh(w, r, parts[0])
-		}
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, id string) error {
+	if _, err := s.sandboxes.Delete(r.Context(), id, false); err != nil {
+		return err
 	}
-	return errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s", r.Method, r.URL.Path)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, p auth.Principal) error {

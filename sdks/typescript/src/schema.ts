@@ -1461,29 +1461,29 @@ export interface paths {
         };
         /**
          * Preview
-         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs the API key, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
+         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs an API key with scope exec, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
          */
         get: operations["previewGet"];
         /**
          * Preview
-         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs the API key, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
+         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs an API key with scope exec, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
          */
         put: operations["previewPut"];
         /**
          * Preview
-         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs the API key, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
+         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs an API key with scope exec, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
          */
         post: operations["previewPost"];
         /**
          * Preview
-         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs the API key, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
+         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs an API key with scope exec, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
          */
         delete: operations["previewDelete"];
         options?: never;
         head?: never;
         /**
          * Preview
-         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs the API key, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
+         * @description Preview: proxy to an exposed port (HTTP, streams, WebSocket). Needs an API key with scope exec, the port's token (header X-Sbx-Preview-Token, query sbx_token, or the cookie that sets) or a signed URL, unless the port is public
          */
         patch: operations["previewPatch"];
         trace?: never;

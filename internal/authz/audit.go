@@ -1,4 +1,4 @@
-package api
+package authz
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -39,18 +38,8 @@ func NewAuditLog(st store.AuditStore, retention time.Duration) *AuditLog {
 	return a
 }
 
-// Record queues the entry of request r, answered through w.
-func (a *AuditLog) Record(r *http.Request, p auth.Principal, w *auditWriter) {
-	e := sdk.AuditEntry{Time: time.Now().UTC(), KeyID: p.KeyID, Team: p.Team, Method: r.Method, Path: r.URL.Path,
-		Status: w.status(), RequestID: RequestID(r.Context())}
-	if e.Status >= 400 {
-		var body struct {
-			Error struct{ Code sdk.Code } `json:"error"`
-		}
-		if json.Unmarshal(w.head.Bytes(), &body) == nil {
-			e.Code = body.Error.Code
-		}
-	}
+// Append queues an entry.
+func (a *AuditLog) Append(e sdk.AuditEntry) {
 	a.mu.Lock()
 	a.pending = append(a.pending, e)
 	a.mu.Unlock()
@@ -58,6 +47,13 @@ func (a *AuditLog) Record(r *http.Request, p auth.Principal, w *auditWriter) {
 	case a.kick <- struct{}{}:
 	default:
 	}
+}
+
+// List writes what is queued, then returns team's entries after seq (every
+// team's for team "").
+func (a *AuditLog) List(ctx context.Context, team string, after int64, limit int) ([]sdk.AuditEntry, error) {
+	a.Flush(ctx) // what was done just before is in the answer
+	return a.store.ListAudit(ctx, team, after, limit)
 }
 
 // Flush writes what is queued.
@@ -132,6 +128,20 @@ func (w *auditWriter) Write(b []byte) (int, error) {
 		w.head.Write(b[:min(len(b), 1024-w.head.Len())])
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// errCode is the error code of an error answer in the API's JSON form.
+func (w *auditWriter) errCode() sdk.Code {
+	if w.status() < 400 {
+		return ""
+	}
+	var body struct {
+		Error struct{ Code sdk.Code } `json:"error"`
+	}
+	if json.Unmarshal(w.head.Bytes(), &body) != nil {
+		return ""
+	}
+	return body.Error.Code
 }
 
 func (w *auditWriter) status() int {
