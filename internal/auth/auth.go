@@ -90,6 +90,10 @@ func (r requireScopes) Authenticate(ctx context.Context, key string) (Principal,
 	if err != nil {
 		return p, err
 	}
+	return r.check(p)
+}
+
+func (r requireScopes) check(p Principal) (Principal, error) {
 	for _, s := range r.scopes {
 		if !p.Has(s) {
 			return Principal{}, errdefs.Forbidden(sdk.CodeMissingScope, "this key lacks scope %s, which this API needs", s)
