@@ -247,7 +247,7 @@ func Run(ctx context.Context, cfg Config) error {
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	mountDaytona(cfg, handler, mgr, images, previews, compatKeys)                          // daytona.go
 	mountUI(ctx, cfg, handler, mgr, keySvc, life.hooks)                                    // ui.go: the dashboard
-	if err := startSSH(ctx, cfg, st, mgr, handler); err != nil {                           // ssh.go
+	if err := startSSH(ctx, cfg, st, mgr, handler, keySvc); err != nil {                   // ssh.go
 		return err
 	}
 	backups, err := backup.New(cfg.DataDir, life.blobs)
