@@ -318,3 +318,31 @@ func TestACreateThatNeverRunsIsUnavailableAndStaysAsked(t *testing.T) {
 		t.Fatalf("get of a sandbox waiting for a host: %d %s", resp.StatusCode, b)
 	}
 }
+
+// A preview without the gateway's key never wakes a suspended sandbox: the
+// token is checked on the host, which cannot check it for a sandbox that
+// does not run. Unknown and stopped sandboxes answer alike.
+func TestAnonymousPreviewDoesNotWakeASandbox(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"site"}`)
+	f.call("POST", "/v1/sandboxes/site/stop", "")
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
+		t.Fatal("stop left the object Running")
+	}
+	for _, method := range []string{"GET", "POST"} {
+		for _, name := range []string{"site", "nosuch"} {
+			resp, b := f.callAs("", method, "/v1/sandboxes/"+name+"/ports/8080/?sbx_token=guess", "")
+			wantError(t, resp, b, 401, sdk.CodePreviewUnauthorized)
+		}
+	}
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
+		t.Fatal("an anonymous preview woke the sandbox")
+	}
+	// With the gateway's key a preview starts it (lazy start).
+	if resp, b := f.call("POST", "/v1/sandboxes/site/ports/8080/", ""); resp.StatusCode != 200 {
+		t.Fatalf("preview with the key: %d %s", resp.StatusCode, b)
+	}
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeRunning {
+		t.Fatal("a preview with the key left the sandbox Suspended")
+	}
+}

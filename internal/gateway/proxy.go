@@ -14,6 +14,7 @@ import (
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 
 	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
@@ -27,11 +28,17 @@ func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 		ctx := r.Context()
 		e, err := s.cluster.find(ctx, r.PathValue("id")) // a public route has no principal: previews are found in every team
 		if err != nil {
-			return err
+			return s.publicRefusal(rt, r, err)
 		}
 		p := s.cluster.placementOf(e)
 		if !p.ready {
 			switch {
+			case rt.StartsInstance && rt.Public && !s.mayWake(r):
+				// The preview's token and the port's publicity live on the
+				// host, which cannot check them for a sandbox that does not
+				// run: without the gateway's key, a preview never wakes one.
+				return s.publicRefusal(rt, r, errdefs.Unauthorized(sdk.CodePreviewUnauthorized,
+					"sandbox %s is not running: a preview starts it only for an API key with scope %s", e.ref(), auth.ScopeSandboxesWrite))
 			case rt.StartsInstance:
 				if p, err = s.run(ctx, e); err != nil {
 					return err
@@ -43,7 +50,7 @@ func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 				return errdefs.NotFound(sdk.CodeNotInCurrentInstance, "sandbox %s has no running instance: processes, sessions, terminals and contexts live only as long as the instance that made them", e.ref())
 			default:
 				state := stateOf(e, p)
-				return errdefs.Conflict(sdk.CodeSandboxNotRunning, "sandbox %s is %s: this call needs a running instance and does not start one; start it with \"sbx start %s\"", e.ref(), state, e.ref())
+				return s.publicRefusal(rt, r, errdefs.Conflict(sdk.CodeSandboxNotRunning, "sandbox %s is %s: this call needs a running instance and does not start one; start it with \"sbx start %s\"", e.ref(), state, e.ref()))
 			}
 		}
 		s.forward(w, r, p.api, hostPath(r, e.id), rt.Public)
@@ -97,6 +104,23 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath s
 		},
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// mayWake reports whether r's key may start a sandbox through a public
+// route.
+func (s *Server) mayWake(r *http.Request) bool {
+	p, err := s.principal(r)
+	return err == nil && p.Has(auth.ScopeSandboxesWrite)
+}
+
+// publicRefusal is err, except that a public route's caller without the
+// gateway's key learns nothing of which sandboxes exist or run: one
+// answer, as a private port of one host gives (internal/api/ports.go).
+func (s *Server) publicRefusal(rt api.RouteInfo, r *http.Request, err error) error {
+	if !rt.Public || s.callerHoldsGatewayKey(r) {
+		return err
+	}
+	return errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %s of sandbox %s is private or the sandbox is not running: send the port's token (a stopped sandbox needs the API key to start)", r.PathValue("port"), r.PathValue("id"))
 }
 
 func (s *Server) callerHoldsGatewayKey(r *http.Request) bool {
