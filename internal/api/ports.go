@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httputil"
@@ -265,7 +266,7 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 	if p, err := s.principal(r); err == nil {
 		r = r.WithContext(auth.WithPrincipal(r.Context(), p))
 	}
-	sb, err := s.sandboxes.Get(r.Context(), idOrName)
+	sb, err := previewSandbox(r.Context(), s.sandboxes.Get, idOrName)
 	var rec *store.Port
 	if err == nil {
 		rec, err = pv.Get(r.Context(), sb.ID, port)
@@ -329,6 +330,45 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 	}
 	rp.ServeHTTP(w, r)
 	return nil
+}
+
+// previewSandbox finds the sandbox a preview URL names (see
+// network.PreviewTarget) with get (the Manager's Get). Without an API key
+// in ctx a bare name is looked up in team default only, never across
+// teams: another team's sandbox of the same name cannot take its URL.
+func previewSandbox(ctx context.Context, get func(context.Context, string) (*store.Sandbox, error), ref string) (*store.Sandbox, error) {
+	notFound := errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", ref)
+	id, name, team := network.PreviewTarget(ref)
+	if id != "" {
+		sb, err := get(ctx, id)
+		if err != nil || sb.ID != id {
+			return nil, notFound
+		}
+		return sb, nil
+	}
+	if _, keyed := auth.FromContext(ctx); keyed && team == "" {
+		return get(ctx, name) // the key's own team
+	}
+	if team == "" {
+		team = auth.DefaultTeam
+	}
+	if !auth.Sees(ctx, team) {
+		return nil, notFound
+	}
+	// Looked up as a member of team: the store's team scoping (auth.Sees)
+	// then finds that team's sandbox only.
+	sb, err := get(auth.WithPrincipal(ctx, auth.Principal{Team: team}), name)
+	if err != nil || sb.Name != name || !sameTeam(sb.Team, team) {
+		return nil, notFound
+	}
+	return sb, nil
+}
+
+func sameTeam(a, b string) bool {
+	if a == "" {
+		a = auth.DefaultTeam
+	}
+	return a == b
 }
 
 // authorizePreview decides whether r may open the port. When access came

@@ -17,6 +17,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
+	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -26,7 +27,7 @@ import (
 func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
-		e, err := s.cluster.find(ctx, r.PathValue("id")) // a public route has no principal: previews are found in every team
+		e, err := s.findFor(rt, r)
 		if err != nil {
 			return s.publicRefusal(rt, r, err)
 		}
@@ -104,6 +105,29 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath s
 		},
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// findFor finds the sandbox of r's path. A public route (a preview) has
+// no principal: with the gateway's key it finds in every team, without it
+// only by id, "<name>--<team>" or a bare name of team default, as one host
+// does (network.PreviewTarget).
+func (s *Server) findFor(rt api.RouteInfo, r *http.Request) (entry, error) {
+	ref := r.PathValue("id")
+	if !rt.Public || s.callerHoldsGatewayKey(r) {
+		return s.cluster.find(r.Context(), ref)
+	}
+	id, name, team := network.PreviewTarget(ref)
+	if id != "" {
+		e, err := s.cluster.find(r.Context(), id)
+		if err == nil && e.id != id {
+			err = errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", ref)
+		}
+		return e, err
+	}
+	if team == "" {
+		team = auth.DefaultTeam
+	}
+	return s.cluster.find(auth.WithPrincipal(r.Context(), auth.Principal{Team: team}), name)
 }
 
 // mayWake reports whether r's key may start a sandbox through a public

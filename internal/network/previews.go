@@ -173,6 +173,27 @@ func (p *Previews) HostURL(id string, port int) string {
 	return fmt.Sprintf("%s://%d-%s.%s/", p.scheme, port, id, p.domain)
 }
 
+// TeamSep joins a sandbox's name and its team in a preview URL:
+// "<name>--<team>", in a path (/v1/sandboxes/app--blue/ports/8080/) or a
+// host (8080-app--blue.<domain>).
+const TeamSep = "--"
+
+// PreviewTarget reads the sandbox part of a preview URL. Names are unique
+// only within a team, so a URL names its sandbox unambiguously: by id
+// ("sbx-…", unique everywhere), by "<name>--<team>" (split at the last
+// "--", so a name may hold "--" and a team id that does cannot be named
+// this way: use the id), or by a bare name, which a caller without an API
+// key reaches only in team default and a key's caller in the key's team.
+func PreviewTarget(ref string) (id, name, team string) {
+	if strings.HasPrefix(ref, "sbx-") { // sandbox names may not start so (internal/sandbox/validate.go)
+		return ref, "", ""
+	}
+	if i := strings.LastIndex(ref, TeamSep); i > 0 && i+len(TeamSep) < len(ref) {
+		return "", ref[:i], ref[i+len(TeamSep):]
+	}
+	return "", ref, ""
+}
+
 // ParseHost splits a request's Host into port and sandbox id or name when it
 // is a host-based preview name, "{port}-{sandbox}.{domain}".
 func (p *Previews) ParseHost(host string) (port int, sandbox string, ok bool) {
