@@ -381,6 +381,14 @@ func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *st
 	if s.hasAPIKey(r) {
 		return nil, true
 	}
+	// Tokens, signed URLs and their cookies are derived from the key that
+	// exposed the port: they die with it. A port exposed before sbx
+	// recorded that key (CreatedBy "") keeps its token.
+	if rec.CreatedBy != "" {
+		if _, err := auth.LookupKey(r.Context(), s.auth, rec.CreatedBy); err != nil {
+			return nil, false
+		}
+	}
 	if network.CheckToken(rec, r.Header.Get(network.TokenHeader)) {
 		return nil, true
 	}

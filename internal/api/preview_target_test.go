@@ -2,10 +2,16 @@ package api
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/auth/keys/keystest"
+	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -60,6 +66,64 @@ func TestPreviewNamesCannotBeHijackedAcrossTeams(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("preview of %q (key: %t): %q %v, want %q", c.ref, c.ctx != ctx, got, err, c.want)
+		}
+	}
+}
+
+// A port's token, its signed URLs and the cookies they set die with the
+// API key that exposed the port.
+func TestPreviewTokenDiesWithItsKey(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.OpenSQLite(filepath.Join(dir, "sbx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-1", State: sdk.StateStarted}); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := network.NewPreviews(st, dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := keystest.New(t)
+	p, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite)
+	rec, err := pv.Expose(auth.WithPrincipal(ctx, p), "sbx-1", 8080, false)
+	if err != nil || rec.CreatedBy != p.KeyID {
+		t.Fatalf("expose: %+v %v, want it made by key %s", rec, err, p.KeyID)
+	}
+	if rec, err = pv.Get(ctx, "sbx-1", 8080); err != nil || rec.CreatedBy != p.KeyID {
+		t.Fatalf("stored port: %+v %v", rec, err)
+	}
+	s := New(&fakeSandboxes{}, fakeImages{}, svc)
+	exp := time.Now().Add(time.Hour).Unix()
+	sig := pv.Sign(rec, time.Unix(exp, 0))
+	requests := map[string]func() *http.Request{
+		"token header": func() *http.Request {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Header.Set(network.TokenHeader, rec.Token)
+			return r
+		},
+		"token query": func() *http.Request { return httptest.NewRequest("GET", "/?"+network.TokenParam+"="+rec.Token, nil) },
+		"signed URL": func() *http.Request {
+			return httptest.NewRequest("GET", fmt.Sprintf("/?%s=%d&%s=%s", network.ExpiresParam, exp, network.SigParam, sig), nil)
+		},
+		"cookie": func() *http.Request {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.AddCookie(&http.Cookie{Name: network.CookieName, Value: rec.Token})
+			return r
+		},
+	}
+	for what, req := range requests {
+		if _, ok := s.authorizePreview(req(), pv, rec); !ok {
+			t.Fatalf("%s of a live key refused", what)
+		}
+	}
+	keystest.Revoke(t, svc, p)
+	for what, req := range requests {
+		if _, ok := s.authorizePreview(req(), pv, rec); ok {
+			t.Errorf("%s of a revoked key still opens the port", what)
 		}
 	}
 }

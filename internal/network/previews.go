@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -107,7 +108,9 @@ func (p *Previews) Expose(ctx context.Context, id string, port int, public bool)
 		}
 		return old, nil
 	}
-	rec := &store.Port{SandboxID: id, Port: port, Public: public, Token: newToken()}
+	// The token is derived from the caller's key: it dies with it.
+	p0, _ := auth.FromContext(ctx)
+	rec := &store.Port{SandboxID: id, Port: port, Public: public, Token: newToken(), CreatedBy: p0.KeyID}
 	if err := p.store.CreatePort(ctx, rec); err != nil {
 		if errdefs.Is(err, errdefs.KindConflict) { // a concurrent expose won
 			return p.store.GetPort(ctx, id, port)
