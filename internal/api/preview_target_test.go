@@ -88,6 +88,7 @@ func TestPreviewTokenDiesWithItsKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := keystest.New(t)
+	pv.SetKeys(svc)
 	p, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite)
 	rec, err := pv.Expose(auth.WithPrincipal(ctx, p), "sbx-1", 8080, false)
 	if err != nil || rec.CreatedBy != p.KeyID {
@@ -125,5 +126,19 @@ func TestPreviewTokenDiesWithItsKey(t *testing.T) {
 		if _, ok := s.authorizePreview(req(), pv, rec); ok {
 			t.Errorf("%s of a revoked key still opens the port", what)
 		}
+	}
+	// Exposing it again with a live key gives a new token, of that key.
+	q, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite)
+	again, err := pv.Expose(auth.WithPrincipal(ctx, q), "sbx-1", 8080, false)
+	if err != nil || again.CreatedBy != q.KeyID || again.Token == rec.Token {
+		t.Fatalf("expose again: %+v %v, want a new token of key %s", again, err, q.KeyID)
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set(network.TokenHeader, again.Token)
+	if _, ok := s.authorizePreview(r, pv, again); !ok {
+		t.Fatal("the new token is refused")
+	}
+	if link, err := pv.Link(auth.WithPrincipal(ctx, q), "sbx-1", 8080); err != nil || link.Token != again.Token {
+		t.Fatalf("link: %+v %v, want the live token", link, err)
 	}
 }

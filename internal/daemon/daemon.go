@@ -231,6 +231,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer tenancy.Audit.Close()
 	defer keySvc.Close()
+	previews.SetKeys(keySvc) // a port's token dies with the key that exposed it
 	handler := api.New(mgr, images, keySvc)
 	handler.SetTenancy(tenancy)
 	handler.SetMetrics(mx.api())

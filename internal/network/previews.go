@@ -31,6 +31,7 @@ import (
 // and expiry; the key lives in <data-dir>/preview.key).
 type Previews struct {
 	store  store.NetworkStore
+	keys   auth.KeyLookup // checks the key a port's token came from; nil: none
 	key    []byte
 	scheme string // of host-based URLs: "http" or "https"
 	domain string // wildcard preview domain, maybe with ":port"; "" for none
@@ -95,9 +96,14 @@ func loadKey(path string) ([]byte, error) {
 // Domain is the preview domain without scheme; "" when there is none.
 func (p *Previews) Domain() string { return p.domain }
 
+// SetKeys lets Expose check the API key an exposed port's token came from.
+func (p *Previews) SetKeys(keys auth.KeyLookup) { p.keys = keys }
+
 // Expose records port of sandbox id as exposed and returns it. Exposing an
 // exposed port again returns it as it is, unless public differs: that is a
-// Conflict (unexpose it first, which also retires its token).
+// Conflict (unexpose it first, which also retires its token). A port whose
+// token died with the key that exposed it gets a new token, of the caller's
+// key.
 func (p *Previews) Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error) {
 	if port < 1 || port > 65535 {
 		return nil, errdefs.Invalid(sdk.CodeInvalidPort, "port must be from 1 to 65535, got %d", port)
@@ -106,7 +112,12 @@ func (p *Previews) Expose(ctx context.Context, id string, port int, public bool)
 		if old.Public != public {
 			return nil, errdefs.Conflict(sdk.CodePortExists, "port %d is already exposed with public=%t; unexpose it first", port, old.Public)
 		}
-		return old, nil
+		if !p.keyGone(ctx, old) {
+			return old, nil
+		}
+		if err := p.store.DeletePort(ctx, id, port); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
+			return nil, err
+		}
 	}
 	// The token is derived from the caller's key: it dies with it.
 	p0, _ := auth.FromContext(ctx)
@@ -118,6 +129,25 @@ func (p *Previews) Expose(ctx context.Context, id string, port int, public bool)
 		return nil, err
 	}
 	return rec, nil
+}
+
+// Link is the port as a preview link needs it: the exposed port, or the
+// port newly exposed private.
+func (p *Previews) Link(ctx context.Context, id string, port int) (*store.Port, error) {
+	if old, err := p.store.GetPort(ctx, id, port); err == nil {
+		return p.Expose(ctx, id, port, old.Public)
+	}
+	return p.Expose(ctx, id, port, false)
+}
+
+// keyGone reports whether the key rec's token came from is revoked or
+// expired (so its token opens nothing).
+func (p *Previews) keyGone(ctx context.Context, rec *store.Port) bool {
+	if p.keys == nil || rec.CreatedBy == "" {
+		return false
+	}
+	_, err := p.keys.LookupKey(ctx, rec.CreatedBy)
+	return err != nil
 }
 
 // newToken returns 128 random bits, URL-safe.
