@@ -989,3 +989,67 @@ func TestAPIConnectionLimits(t *testing.T) {
 		t.Fatalf("a long request: %+v %v", res, err)
 	}
 }
+
+// Two teams each have a sandbox "app" with a public port: a preview URL
+// names one of them unambiguously (id, or "app--<team>"); a bare name
+// without a key is team default's only, so another team's "app" never takes
+// it. A private port's token dies with the key that exposed it.
+func TestPreviewNamesAreTeamScoped(t *testing.T) {
+	d := startDaemon(t, "--preview-domain", "preview.test")
+	ctx := context.Background()
+	blue, k := d.teamKey("blue", sdk.Quotas{}, sdk.ScopeSandboxesWrite, sdk.ScopeSandboxesRead, sdk.ScopeExec)
+	serve := func(c *sdk.Client, page string) {
+		t.Helper()
+		sb, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "app"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := c.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "mkdir -p /www && echo " + page + " > /www/index.html && busybox httpd -p 8080 -h /www"}); err != nil || res.ExitCode != 0 {
+			t.Fatalf("start httpd: %+v %v", res, err)
+		}
+		if _, err := c.ExposePort(ctx, sb.ID, sdk.ExposePortRequest{Port: 8080, Public: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := "http://" + d.addr
+	page := func(url, host string) string {
+		status, body, _ := d.get(url, host, nil)
+		return fmt.Sprintf("%d %s", status, strings.TrimSpace(body))
+	}
+	serve(blue, "blue")
+	waitFor(t, 10*time.Second, "httpd of blue", func() bool { return page(base+"/v1/sandboxes/app--blue/ports/8080/", "") == "200 blue" })
+	if got := page(base+"/v1/sandboxes/app/ports/8080/", ""); got == "200 blue" {
+		t.Fatal("a bare name reached team blue's sandbox without a key")
+	}
+	serve(d.client, "default")
+	waitFor(t, 10*time.Second, "httpd of default", func() bool { return page(base+"/v1/sandboxes/app/ports/8080/", "") == "200 default" })
+	for url, want := range map[string]string{
+		base + "/v1/sandboxes/app--blue/ports/8080/":    "200 blue",
+		base + "/v1/sandboxes/app--default/ports/8080/": "200 default",
+	} {
+		if got := page(url, ""); got != want {
+			t.Errorf("%s: %q, want %q", url, got, want)
+		}
+	}
+	for host, want := range map[string]string{"8080-app--blue.preview.test": "200 blue", "8080-app.preview.test": "200 default"} {
+		if got := page(base+"/", host); got != want {
+			t.Errorf("host %s: %q, want %q", host, got, want)
+		}
+	}
+
+	// A private port's token opens it until the key that exposed it is revoked.
+	priv, err := blue.ExposePort(ctx, "app", sdk.ExposePortRequest{Port: 8081})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := map[string]string{"X-Sbx-Preview-Token": priv.Token}
+	if status, _, _ := d.get(base+"/v1/sandboxes/app--blue/ports/8081/", "", tok); status == 401 {
+		t.Fatal("the token of a live key was refused")
+	}
+	if _, err := d.client.RevokeKey(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := d.get(base+"/v1/sandboxes/app--blue/ports/8081/", "", tok); status != 401 {
+		t.Fatalf("the token of a revoked key: %d, want 401", status)
+	}
+}

@@ -514,3 +514,33 @@ func TestSSHBadInput(t *testing.T) {
 		t.Fatalf("after a restart: %q %d", out, code)
 	}
 }
+
+// An SSH access dies with the API key that made it: revoking the key
+// refuses the token at the next login.
+func TestSSHAccessDiesWithItsKey(t *testing.T) {
+	g := startSSHGateway(t)
+	ctx := context.Background()
+	c, k := g.d.teamKey("sshkeys", sdk.Quotas{}, sdk.ScopeSandboxesWrite, sdk.ScopeSandboxesRead, sdk.ScopeExec)
+	sb, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "ssh-keyed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.d.client.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: "echo keyed > /marker"})
+	acc, err := c.CreateSSHAccess(ctx, sb.ID, sdk.CreateSSHAccessRequest{ExpiresInSeconds: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := fmt.Sprintf("[%s]:%d %s\n", acc.Host, acc.Port, acc.HostKey)
+	if err := os.WriteFile(g.knownHost, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := g.ssh(t, acc.Token, "", "cat /marker"); out != "keyed\n" || code != 0 {
+		t.Fatalf("token of a live key: %q %d", out, code)
+	}
+	if _, err := g.d.client.RevokeKey(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code := g.ssh(t, acc.Token, "", "true"); code != 255 || !strings.Contains(e, "Permission denied") {
+		t.Fatalf("token of a revoked key: %d %q", code, e)
+	}
+}

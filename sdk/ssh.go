@@ -11,8 +11,9 @@ import (
 // a token that expires (the SSH user name), or, with PublicKey, a key that
 // logs in as the sandbox's id.
 type CreateSSHAccessRequest struct {
-	// ExpiresInSeconds is how long the access lasts: default 3600 (an
-	// hour), at most 30 days. A public key without it never expires.
+	// ExpiresInSeconds is how long the access lasts: at most 30 days;
+	// default 3600 (an hour) for a token, 30 days for a public key. Either
+	// ends sooner when the API key that made it is revoked or expires.
 	ExpiresInSeconds int64 `json:"expiresInSeconds,omitempty"`
 	// PublicKey, in authorized_keys form ("ssh-ed25519 AAAA… comment"),
 	// grants that key instead of making a token.

@@ -98,8 +98,9 @@ func newSSHAccessCmd(g *globals) *cobra.Command {
 		Long: `SSH access to a sandbox goes through the daemon's SSH gateway
 (sbx serve --ssh-listen). A token is the SSH user name: ssh -p PORT TOKEN@HOST.
 It expires (default one hour, at most 30 days); only its hash is kept, so it
-is shown once. With --public-key, a key is registered instead and logs in as
-the sandbox's id. Revoking closes the connections it opened.`,
+is shown once. With --public-key, a key is registered instead (default 30
+days) and logs in as the sandbox's id. Revoking closes the connections it
+opened; revoking the API key that made it ends it too.`,
 		Example: `  sbx ssh-access create box --expires 8h
   sbx ssh-access create box --public-key ~/.ssh/id_ed25519.pub
   sbx ssh-access ls box
@@ -109,7 +110,7 @@ the sandbox's id. Revoking closes the connections it opened.`,
 	create := &cobra.Command{Use: "create SANDBOX [--expires DURATION] [--public-key FILE]", Short: "Make a token (printed once, with the ssh command) or register a public key", Args: exactArgs(1, "SANDBOX")}
 	var expires time.Duration
 	var keyFile string
-	create.Flags().DurationVar(&expires, "expires", 0, "how long the access lasts, e.g. 30m or 8h (tokens: default 1h, at most 720h; keys: default never)")
+	create.Flags().DurationVar(&expires, "expires", 0, "how long the access lasts, e.g. 30m or 8h (tokens: default 1h, keys: default 720h; at most 720h)")
 	create.Flags().StringVar(&keyFile, "public-key", "", "register this public key file (authorized_keys form) instead of making a token")
 	createOut := addOutputFlag(create)
 	create.RunE = func(cmd *cobra.Command, args []string) error {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httputil"
@@ -286,7 +287,7 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 	unauthorized := errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
 	// A caller with an API key (servePreview) looks up as its team:
 	// another team's sandbox is not found, and its key opens no preview of it.
-	sb, err := s.sandboxes.Get(r.Context(), idOrName)
+	sb, err := previewSandbox(r.Context(), s.sandboxes.Get, idOrName)
 	var rec *store.Port
 	if err == nil {
 		rec, err = pv.Get(r.Context(), sb.ID, port)
@@ -352,6 +353,45 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 	return nil
 }
 
+// previewSandbox finds the sandbox a preview URL names (see
+// network.PreviewTarget) with get (the Manager's Get). Without an API key
+// in ctx a bare name is looked up in team default only, never across
+// teams: another team's sandbox of the same name cannot take its URL.
+func previewSandbox(ctx context.Context, get func(context.Context, string) (*store.Sandbox, error), ref string) (*store.Sandbox, error) {
+	notFound := errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", ref)
+	id, name, team := network.PreviewTarget(ref)
+	if id != "" {
+		sb, err := get(ctx, id)
+		if err != nil || sb.ID != id {
+			return nil, notFound
+		}
+		return sb, nil
+	}
+	if _, keyed := auth.FromContext(ctx); keyed && team == "" {
+		return get(ctx, name) // the key's own team
+	}
+	if team == "" {
+		team = auth.DefaultTeam
+	}
+	if !auth.Sees(ctx, team) {
+		return nil, notFound
+	}
+	// Looked up as a member of team: the store's team scoping (auth.Sees)
+	// then finds that team's sandbox only.
+	sb, err := get(auth.WithPrincipal(ctx, auth.Principal{Team: team}), name)
+	if err != nil || sb.Name != name || !sameTeam(sb.Team, team) {
+		return nil, notFound
+	}
+	return sb, nil
+}
+
+func sameTeam(a, b string) bool {
+	if a == "" {
+		a = auth.DefaultTeam
+	}
+	return a == b
+}
+
 // authorizePreview decides whether r may open the port. When access came
 // through a token or signature in the URL it returns the cookie that keeps
 // access for the browser's next requests.
@@ -361,6 +401,14 @@ func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *st
 	}
 	if s.hasAPIKey(r) {
 		return nil, true
+	}
+	// Tokens, signed URLs and their cookies are derived from the key that
+	// exposed the port: they die with it. A port exposed before sbx
+	// recorded that key (CreatedBy "") keeps its token.
+	if rec.CreatedBy != "" {
+		if _, err := auth.LookupKey(r.Context(), s.auth, rec.CreatedBy); err != nil {
+			return nil, false
+		}
 	}
 	if network.CheckToken(rec, r.Header.Get(network.TokenHeader)) {
 		return nil, true

@@ -231,6 +231,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer tenancy.Gate.Audit.Close()
 	defer keySvc.Close()
+	previews.SetKeys(keySvc) // a port's token dies with the key that exposed it
 	handler := api.New(mgr, images, keySvc)
 	handler.SetTenancy(tenancy)
 	handler.SetMetrics(mx.api())
@@ -247,7 +248,7 @@ func Run(ctx context.Context, cfg Config) error {
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	mountDaytona(cfg, handler, mgr, images, previews, gate)                                // daytona.go
 	mountUI(ctx, cfg, handler, mgr, gate, life.hooks)                                      // ui.go: the dashboard
-	if err := startSSH(ctx, cfg, st, mgr, handler, gate); err != nil {                     // ssh.go
+	if err := startSSH(ctx, cfg, st, mgr, handler, gate, keySvc); err != nil {             // ssh.go
 		return err
 	}
 	backups, err := backup.New(cfg.DataDir, life.blobs)

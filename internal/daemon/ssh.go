@@ -11,6 +11,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/sshgw"
@@ -22,11 +23,11 @@ const SSHHostKeyFile = "ssh_host_ed25519_key"
 
 // startSSH runs the SSH gateway on cfg.SSHListen until ctx is done, and
 // enables the API's ssh-access routes. Without SSHListen it does nothing.
-func startSSH(ctx context.Context, cfg Config, st *store.SQLite, mgr *sandbox.Manager, handler *api.Server, gate *authz.Gate) error {
+func startSSH(ctx context.Context, cfg Config, st *store.SQLite, mgr *sandbox.Manager, handler *api.Server, gate *authz.Gate, keys auth.KeyLookup) error {
 	if cfg.SSHListen == "" {
 		return nil
 	}
-	access := sshgw.NewAccess(st)
+	access := sshgw.NewAccess(st, keys)
 	gw, err := sshgw.New(sshgw.Config{Sandboxes: mgr, Access: access, Gate: gate, HostKeyFile: filepath.Join(cfg.DataDir, SSHHostKeyFile)})
 	if err != nil {
 		return err

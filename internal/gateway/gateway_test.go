@@ -318,3 +318,62 @@ func TestACreateThatNeverRunsIsUnavailableAndStaysAsked(t *testing.T) {
 		t.Fatalf("get of a sandbox waiting for a host: %d %s", resp.StatusCode, b)
 	}
 }
+
+// A preview without the gateway's key never wakes a suspended sandbox: the
+// token is checked on the host, which cannot check it for a sandbox that
+// does not run. Unknown and stopped sandboxes answer alike.
+func TestAnonymousPreviewDoesNotWakeASandbox(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"site"}`)
+	f.call("POST", "/v1/sandboxes/site/stop", "")
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
+		t.Fatal("stop left the object Running")
+	}
+	for _, method := range []string{"GET", "POST"} {
+		for _, name := range []string{"site", "nosuch"} {
+			resp, b := f.callAs("", method, "/v1/sandboxes/"+name+"/ports/8080/?sbx_token=guess", "")
+			wantError(t, resp, b, 401, sdk.CodePreviewUnauthorized)
+		}
+	}
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
+		t.Fatal("an anonymous preview woke the sandbox")
+	}
+	// With the gateway's key a preview starts it (lazy start).
+	if resp, b := f.call("POST", "/v1/sandboxes/site/ports/8080/", ""); resp.StatusCode != 200 {
+		t.Fatalf("preview with the key: %d %s", resp.StatusCode, b)
+	}
+	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeRunning {
+		t.Fatal("a preview with the key left the sandbox Suspended")
+	}
+}
+
+// Two teams have a sandbox named "app": a preview without the gateway's
+// key reaches each unambiguously (by id, "app--blue", or a bare name in
+// team default only), never the other team's.
+func TestAnonymousPreviewNamesOneTeamsSandbox(t *testing.T) {
+	f := newFixture(t)
+	blue := f.create(`{"name":"blueapp"}`)
+	o := f.object(blue.ID)
+	o.Labels[podspec.LabelTeam], o.Labels[podspec.LabelName] = "blue", "app"
+	if _, err := f.agents.AgentsV1beta1().Sandboxes(ns).Update(context.Background(), o, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The watch cache shows blue's sandbox by its new name before going on.
+	for got := (sdk.Sandbox{}); got.Name != "app"; time.Sleep(10 * time.Millisecond) {
+		_, b := f.call("GET", "/v1/sandboxes/"+blue.ID, "")
+		json.Unmarshal(b, &got)
+	}
+	def := f.create(`{"name":"app"}`)
+	for ref, want := range map[string]string{"app--blue": blue.ID, blue.ID: blue.ID, "app": def.ID, "app--default": def.ID} {
+		resp, b := f.callAs("", "GET", "/v1/sandboxes/"+ref+"/ports/8080/?sbx_token=tok", "")
+		if resp.StatusCode != 200 {
+			t.Fatalf("preview of %s: %d %s", ref, resp.StatusCode, b)
+		}
+		seen := f.hosts["host-a"].requests()
+		if last := seen[len(seen)-1]; !strings.HasPrefix(last.Path, "/v1/sandboxes/"+want+"/ports/8080/") {
+			t.Fatalf("preview of %s reached %s, want sandbox %s", ref, last.Path, want)
+		}
+	}
+	resp, b := f.callAs("", "GET", "/v1/sandboxes/blueapp--blue/ports/8080/", "")
+	wantError(t, resp, b, 401, sdk.CodePreviewUnauthorized)
+}

@@ -14,8 +14,10 @@ import (
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 
 	"github.com/sbxhq/sbx/internal/api"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
+	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -25,13 +27,19 @@ import (
 func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
-		e, err := s.cluster.find(ctx, r.PathValue("id")) // a public route has no principal: previews are found in every team
+		e, err := s.findFor(rt, r)
 		if err != nil {
-			return err
+			return s.publicRefusal(rt, r, err)
 		}
 		p := s.cluster.placementOf(e)
 		if !p.ready {
 			switch {
+			case rt.StartsInstance && rt.Public && !s.mayWake(r):
+				// The preview's token and the port's publicity live on the
+				// host, which cannot check them for a sandbox that does not
+				// run: without the gateway's key, a preview never wakes one.
+				return s.publicRefusal(rt, r, errdefs.Unauthorized(sdk.CodePreviewUnauthorized,
+					"sandbox %s is not running: a preview starts it only for an API key with scope %s", e.ref(), auth.ScopeSandboxesWrite))
 			case rt.StartsInstance:
 				if p, err = s.run(ctx, e); err != nil {
 					return err
@@ -43,7 +51,7 @@ func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 				return errdefs.NotFound(sdk.CodeNotInCurrentInstance, "sandbox %s has no running instance: processes, sessions, terminals and contexts live only as long as the instance that made them", e.ref())
 			default:
 				state := stateOf(e, p)
-				return errdefs.Conflict(sdk.CodeSandboxNotRunning, "sandbox %s is %s: this call needs a running instance and does not start one; start it with \"sbx start %s\"", e.ref(), state, e.ref())
+				return s.publicRefusal(rt, r, errdefs.Conflict(sdk.CodeSandboxNotRunning, "sandbox %s is %s: this call needs a running instance and does not start one; start it with \"sbx start %s\"", e.ref(), state, e.ref()))
 			}
 		}
 		s.forward(w, r, p.api, hostPath(r, e.id), rt.Public)
@@ -97,6 +105,46 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath s
 		},
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// findFor finds the sandbox of r's path. A public route (a preview) has
+// no principal: with the gateway's key it finds in every team, without it
+// only by id, "<name>--<team>" or a bare name of team default, as one host
+// does (network.PreviewTarget).
+func (s *Server) findFor(rt api.RouteInfo, r *http.Request) (entry, error) {
+	ref := r.PathValue("id")
+	if !rt.Public || s.callerHoldsGatewayKey(r) {
+		return s.cluster.find(r.Context(), ref)
+	}
+	id, name, team := network.PreviewTarget(ref)
+	if id != "" {
+		e, err := s.cluster.find(r.Context(), id)
+		if err == nil && e.id != id {
+			err = errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", ref)
+		}
+		return e, err
+	}
+	if team == "" {
+		team = auth.DefaultTeam
+	}
+	return s.cluster.find(auth.WithPrincipal(r.Context(), auth.Principal{Team: team}), name)
+}
+
+// mayWake reports whether r's key may start a sandbox through a public
+// route.
+func (s *Server) mayWake(r *http.Request) bool {
+	p, err := s.principal(r)
+	return err == nil && p.Has(auth.ScopeSandboxesWrite)
+}
+
+// publicRefusal is err, except that a public route's caller without the
+// gateway's key learns nothing of which sandboxes exist or run: one
+// answer, as a private port of one host gives (internal/api/ports.go).
+func (s *Server) publicRefusal(rt api.RouteInfo, r *http.Request, err error) error {
+	if !rt.Public || s.callerHoldsGatewayKey(r) {
+		return err
+	}
+	return errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %s of sandbox %s is private or the sandbox is not running: send the port's token (a stopped sandbox needs the API key to start)", r.PathValue("port"), r.PathValue("id"))
 }
 
 func (s *Server) callerHoldsGatewayKey(r *http.Request) bool {

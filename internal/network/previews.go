@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -30,6 +31,7 @@ import (
 // and expiry; the key lives in <data-dir>/preview.key).
 type Previews struct {
 	store  store.NetworkStore
+	keys   auth.KeyLookup // checks the key a port's token came from; nil: none
 	key    []byte
 	scheme string // of host-based URLs: "http" or "https"
 	domain string // wildcard preview domain, maybe with ":port"; "" for none
@@ -94,9 +96,14 @@ func loadKey(path string) ([]byte, error) {
 // Domain is the preview domain without scheme; "" when there is none.
 func (p *Previews) Domain() string { return p.domain }
 
+// SetKeys lets Expose check the API key an exposed port's token came from.
+func (p *Previews) SetKeys(keys auth.KeyLookup) { p.keys = keys }
+
 // Expose records port of sandbox id as exposed and returns it. Exposing an
 // exposed port again returns it as it is, unless public differs: that is a
-// Conflict (unexpose it first, which also retires its token).
+// Conflict (unexpose it first, which also retires its token). A port whose
+// token died with the key that exposed it gets a new token, of the caller's
+// key.
 func (p *Previews) Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error) {
 	if port < 1 || port > 65535 {
 		return nil, errdefs.Invalid(sdk.CodeInvalidPort, "port must be from 1 to 65535, got %d", port)
@@ -105,9 +112,16 @@ func (p *Previews) Expose(ctx context.Context, id string, port int, public bool)
 		if old.Public != public {
 			return nil, errdefs.Conflict(sdk.CodePortExists, "port %d is already exposed with public=%t; unexpose it first", port, old.Public)
 		}
-		return old, nil
+		if !p.keyGone(ctx, old) {
+			return old, nil
+		}
+		if err := p.store.DeletePort(ctx, id, port); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
+			return nil, err
+		}
 	}
-	rec := &store.Port{SandboxID: id, Port: port, Public: public, Token: newToken()}
+	// The token is derived from the caller's key: it dies with it.
+	p0, _ := auth.FromContext(ctx)
+	rec := &store.Port{SandboxID: id, Port: port, Public: public, Token: newToken(), CreatedBy: p0.KeyID}
 	if err := p.store.CreatePort(ctx, rec); err != nil {
 		if errdefs.Is(err, errdefs.KindConflict) { // a concurrent expose won
 			return p.store.GetPort(ctx, id, port)
@@ -115,6 +129,25 @@ func (p *Previews) Expose(ctx context.Context, id string, port int, public bool)
 		return nil, err
 	}
 	return rec, nil
+}
+
+// Link is the port as a preview link needs it: the exposed port, or the
+// port newly exposed private.
+func (p *Previews) Link(ctx context.Context, id string, port int) (*store.Port, error) {
+	if old, err := p.store.GetPort(ctx, id, port); err == nil {
+		return p.Expose(ctx, id, port, old.Public)
+	}
+	return p.Expose(ctx, id, port, false)
+}
+
+// keyGone reports whether the key rec's token came from is revoked or
+// expired (so its token opens nothing).
+func (p *Previews) keyGone(ctx context.Context, rec *store.Port) bool {
+	if p.keys == nil || rec.CreatedBy == "" {
+		return false
+	}
+	_, err := p.keys.LookupKey(ctx, rec.CreatedBy)
+	return err != nil
 }
 
 // newToken returns 128 random bits, URL-safe.
@@ -171,6 +204,27 @@ func (p *Previews) HostURL(id string, port int) string {
 		return ""
 	}
 	return fmt.Sprintf("%s://%d-%s.%s/", p.scheme, port, id, p.domain)
+}
+
+// TeamSep joins a sandbox's name and its team in a preview URL:
+// "<name>--<team>", in a path (/v1/sandboxes/app--blue/ports/8080/) or a
+// host (8080-app--blue.<domain>).
+const TeamSep = "--"
+
+// PreviewTarget reads the sandbox part of a preview URL. Names are unique
+// only within a team, so a URL names its sandbox unambiguously: by id
+// ("sbx-…", unique everywhere), by "<name>--<team>" (split at the last
+// "--", so a name may hold "--" and a team id that does cannot be named
+// this way: use the id), or by a bare name, which a caller without an API
+// key reaches only in team default and a key's caller in the key's team.
+func PreviewTarget(ref string) (id, name, team string) {
+	if strings.HasPrefix(ref, "sbx-") { // sandbox names may not start so (internal/sandbox/validate.go)
+		return ref, "", ""
+	}
+	if i := strings.LastIndex(ref, TeamSep); i > 0 && i+len(TeamSep) < len(ref) {
+		return "", ref[:i], ref[i+len(TeamSep):]
+	}
+	return "", ref, ""
 }
 
 // ParseHost splits a request's Host into port and sandbox id or name when it

@@ -25,28 +25,34 @@ import (
 // the hash is compared again in constant time, so neither the index nor the
 // comparison leaks how close a guess was.
 
-// Token lifetimes.
+// Access lifetimes: a token lasts an hour unless asked otherwise, a public
+// key the longest allowed (it has no secret to rotate, so it must still end).
 const (
-	DefaultTTL = time.Hour
-	MaxTTL     = 30 * 24 * time.Hour
+	DefaultTTL    = time.Hour
+	MaxTTL        = 30 * 24 * time.Hour
+	DefaultKeyTTL = MaxTTL
 )
 
 // tokenPrefix marks an sbx SSH token (as "sbx_" marks an API key), so a
 // user name that is not one is refused without a store lookup.
 const tokenPrefix = "sbxssh"
 
-// Access manages SSH access records: tokens and public keys.
+// Access manages SSH access records: tokens and public keys. Each names
+// the API key that made it; a login asks keys whether that key still
+// stands, so revoking or expiring the key ends its accesses at once.
 type Access struct {
 	store store.SSHAccessStore
+	keys  auth.KeyLookup
 	now   func() time.Time
 
 	mu      sync.Mutex
 	revoked chan struct{} // closed and replaced at each revocation
 }
 
-// NewAccess returns the token logic over st.
-func NewAccess(st store.SSHAccessStore) *Access {
-	return &Access{store: st, now: func() time.Time { return time.Now().UTC() }, revoked: make(chan struct{})}
+// NewAccess returns the token logic over st, checking the API keys that
+// made accesses with keys.
+func NewAccess(st store.SSHAccessStore, keys auth.KeyLookup) *Access {
+	return &Access{store: st, keys: keys, now: func() time.Time { return time.Now().UTC() }, revoked: make(chan struct{})}
 }
 
 // Changed is closed at the next revocation; open connections then check
@@ -84,6 +90,9 @@ func (a *Access) Create(ctx context.Context, sandboxID string, p auth.Principal,
 			return nil, "", errdefs.Invalid(sdk.CodeInvalidPublicKey, "publicKey must be one line of authorized_keys form, such as \"ssh-ed25519 AAAA… me@laptop\": %v", err)
 		}
 		rec.PublicKey = strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key)))
+		if ttl == 0 {
+			ttl = DefaultKeyTTL
+		}
 	} else {
 		token = tokenPrefix + randomHex(32)
 		rec.TokenHash = hashToken(token)
@@ -118,7 +127,7 @@ func (a *Access) CheckToken(ctx context.Context, token string) (Grant, error) {
 	if subtle.ConstantTimeCompare([]byte(rec.TokenHash), []byte(h)) != 1 || a.expired(rec) {
 		return Grant{}, errDenied
 	}
-	return grantOf(rec), nil
+	return a.grantOf(ctx, rec)
 }
 
 // CheckKey returns the grant of a public key registered on sandboxID.
@@ -134,16 +143,20 @@ func (a *Access) CheckKey(ctx context.Context, sandboxID string, key ssh.PublicK
 		}
 		k, _, _, _, err := ssh.ParseAuthorizedKey([]byte(rec.PublicKey))
 		if err == nil && subtle.ConstantTimeCompare(k.Marshal(), want) == 1 {
-			return grantOf(&rec), nil
+			return a.grantOf(ctx, &rec)
 		}
 	}
 	return Grant{}, errDenied
 }
 
-// Still reports whether the access behind g still exists; open
-// connections are closed once it is revoked. Expiry ends logins, not the
-// sessions they opened (as a password change does not end an sshd session).
+// Still reports whether the access behind g and its API key still stand;
+// open connections are closed once either is revoked. Expiry ends logins,
+// not the sessions they opened (as a password change does not end an sshd
+// session).
 func (a *Access) Still(ctx context.Context, g Grant) bool {
+	if _, err := a.keys.LookupKey(ctx, g.Principal.KeyID); errdefs.Is(err, errdefs.KindUnauthorized) {
+		return false
+	}
 	recs, err := a.store.ListSSHAccess(ctx, g.SandboxID)
 	if err != nil {
 		return true // a store hiccup does not cut sessions
@@ -160,12 +173,14 @@ func (a *Access) expired(rec *store.SSHAccess) bool {
 	return !rec.ExpiresAt.IsZero() && !a.now().Before(rec.ExpiresAt)
 }
 
-func grantOf(rec *store.SSHAccess) Grant {
-	p := auth.Principal{KeyID: rec.CreatedBy, Team: rec.Team}
-	for _, s := range rec.Scopes {
-		p.Scopes = append(p.Scopes, auth.Scope(s))
+// grantOf is what rec lets in: its creating key's principal, while that
+// key is neither revoked nor expired and still of rec's team.
+func (a *Access) grantOf(ctx context.Context, rec *store.SSHAccess) (Grant, error) {
+	p, err := a.keys.LookupKey(ctx, rec.CreatedBy)
+	if err != nil || p.Team != rec.Team {
+		return Grant{}, errDenied
 	}
-	return Grant{AccessID: rec.ID, SandboxID: rec.SandboxID, Principal: p}
+	return Grant{AccessID: rec.ID, SandboxID: rec.SandboxID, Principal: p}, nil
 }
 
 // List returns a sandbox's accesses, expired ones included (for a day).

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/auth/keys/keystest"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -71,13 +72,23 @@ func (m *memStore) DeleteExpiredSSHAccess(_ context.Context, t time.Time) (int64
 
 func newTestAccess() (*Access, *memStore, *time.Time) {
 	st := &memStore{}
-	a := NewAccess(st)
+	a := NewAccess(st, aliceKeys{})
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	a.now = func() time.Time { return now }
 	return a, st, &now
 }
 
 var alice = auth.Principal{KeyID: "key-alice", Team: "team-a", Scopes: []auth.Scope{"sandboxes:write"}}
+
+// aliceKeys knows alice's key only.
+type aliceKeys struct{}
+
+func (aliceKeys) LookupKey(_ context.Context, id string) (auth.Principal, error) {
+	if id != alice.KeyID {
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown key")
+	}
+	return alice, nil
+}
 
 func TestTokenGrantsItsSandboxForItsCreator(t *testing.T) {
 	a, st, _ := newTestAccess()
@@ -132,7 +143,7 @@ func TestTokensRefused(t *testing.T) {
 		t.Fatal("an expired token was let in")
 	}
 	// Expiry ends logins, not open sessions; revoking ends both.
-	g := grantOf(rec)
+	g, _ := a.grantOf(ctx, rec)
 	if !a.Still(ctx, g) {
 		t.Fatal("an expired but unrevoked access should keep its open sessions")
 	}
@@ -181,8 +192,8 @@ func TestPublicKeyGrantsOnlyItsSandbox(t *testing.T) {
 	}
 	mine, theirs := key(), key()
 	rec, token, err := a.Create(ctx, "sbx-1", alice, sdk.CreateSSHAccessRequest{PublicKey: string(ssh.MarshalAuthorizedKey(mine)) + " me@laptop"})
-	if err != nil || token != "" || !rec.ExpiresAt.IsZero() {
-		t.Fatalf("register key: %+v %q %v", rec, token, err)
+	if err != nil || token != "" || !rec.ExpiresAt.Equal(rec.CreatedAt.Add(DefaultKeyTTL)) {
+		t.Fatalf("register key: %+v %q %v, want it to expire after DefaultKeyTTL", rec, token, err)
 	}
 	if g, err := a.CheckKey(ctx, "sbx-1", mine); err != nil || g.Principal.Team != "team-a" {
 		t.Fatalf("registered key: %+v %v", g, err)
@@ -193,7 +204,7 @@ func TestPublicKeyGrantsOnlyItsSandbox(t *testing.T) {
 	if _, err := a.CheckKey(ctx, "sbx-2", mine); err == nil {
 		t.Fatal("a key of sbx-1 opened sbx-2")
 	}
-	if api := ToAPI(rec); api.Fingerprint != ssh.FingerprintSHA256(mine) || api.ExpiresAt != nil {
+	if api := ToAPI(rec); api.Fingerprint != ssh.FingerprintSHA256(mine) || api.ExpiresAt == nil {
 		t.Fatalf("API view %+v", api)
 	}
 }
@@ -234,5 +245,40 @@ func TestFailureLimiter(t *testing.T) {
 	l.sweep()
 	if len(l.peers) != 0 {
 		t.Fatalf("sweep kept %d refilled peers", len(l.peers))
+	}
+}
+
+// Tokens, public keys and the sessions they opened die with the API key
+// that made them.
+func TestAccessDiesWithItsKey(t *testing.T) {
+	svc := keystest.New(t)
+	a := NewAccess(&memStore{}, svc)
+	ctx := context.Background()
+	p, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite, sdk.ScopeExec)
+	_, token, err := a.Create(ctx, "sbx-1", p, sdk.CreateSSHAccessRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	key, _ := ssh.NewPublicKey(pub)
+	if _, _, err := a.Create(ctx, "sbx-1", p, sdk.CreateSSHAccessRequest{PublicKey: string(ssh.MarshalAuthorizedKey(key))}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.CheckToken(ctx, token)
+	if err != nil || g.Principal.KeyID != p.KeyID {
+		t.Fatalf("token of a live key: %+v %v", g, err)
+	}
+	if _, err := a.CheckKey(ctx, "sbx-1", key); err != nil {
+		t.Fatalf("public key of a live key: %v", err)
+	}
+	keystest.Revoke(t, svc, p)
+	if _, err := a.CheckToken(ctx, token); errdefs.KindOf(err) != errdefs.KindUnauthorized {
+		t.Fatalf("token of a revoked key: %v", err)
+	}
+	if _, err := a.CheckKey(ctx, "sbx-1", key); errdefs.KindOf(err) != errdefs.KindUnauthorized {
+		t.Fatalf("public key of a revoked key: %v", err)
+	}
+	if a.Still(ctx, g) {
+		t.Fatal("a session of a revoked key may stay")
 	}
 }

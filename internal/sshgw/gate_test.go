@@ -38,7 +38,7 @@ func (asleep) EventsChanged() <-chan struct{}      { return nil }
 // rate limit.
 func TestEveryChannelGated(t *testing.T) {
 	h := authztest.New(t)
-	access := NewAccess(&memStore{})
+	access := NewAccess(&memStore{}, h.Gate.Keys.(auth.KeyLookup))
 	started := 0
 	gw, err := New(Config{Sandboxes: asleep{&started}, Access: access, Gate: h.Gate, HostKeyFile: filepath.Join(t.TempDir(), "host_key")})
 	if err != nil {

@@ -191,6 +191,9 @@ var migrations = []string{
 	);
 	ALTER TABLE sandboxes ADD COLUMN pool TEXT;
 	CREATE INDEX sandboxes_pool ON sandboxes (pool);`,
+	// 9: the API key that exposed a port: its preview token dies with the
+	// key (internal/api/ports.go). '' for ports exposed before.
+	`ALTER TABLE ports ADD COLUMN created_by TEXT NOT NULL DEFAULT '';`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

@@ -23,6 +23,7 @@ type Port struct {
 	Port      int
 	Public    bool   // reachable without a key or token
 	Token     string // the preview token that grants access to this port
+	CreatedBy string // id of the API key that exposed it; "" before schema 9
 	CreatedAt time.Time
 }
 

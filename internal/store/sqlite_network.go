@@ -127,8 +127,8 @@ func (s *SQLite) CreatePort(ctx context.Context, p *Port) error {
 		return err
 	}
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "INSERT INTO ports (sandbox_id, port, public, token, created_at) VALUES (?, ?, ?, ?, ?)",
-			p.SandboxID, p.Port, p.Public, p.Token, at)
+		_, err := tx.ExecContext(ctx, "INSERT INTO ports (sandbox_id, port, public, token, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+			p.SandboxID, p.Port, p.Public, p.Token, p.CreatedBy, at)
 		switch {
 		case isPrimaryKeyViolation(err):
 			return errdefs.Conflict(sdk.CodePortExists, "port %d of sandbox %s is already exposed", p.Port, p.SandboxID)
@@ -146,7 +146,7 @@ func (s *SQLite) CreatePort(ctx context.Context, p *Port) error {
 	return nil
 }
 
-const portColumns = "sandbox_id, port, public, token, created_at"
+const portColumns = "sandbox_id, port, public, token, created_by, created_at"
 
 // GetPort returns one exposed port of a sandbox.
 func (s *SQLite) GetPort(ctx context.Context, sandboxID string, port int) (*Port, error) {
@@ -192,7 +192,7 @@ func (s *SQLite) ListPorts(ctx context.Context, sandboxID string) ([]Port, error
 func scanPort(sc scanner) (*Port, error) {
 	var p Port
 	var at sql.NullString
-	if err := sc.Scan(&p.SandboxID, &p.Port, &p.Public, &p.Token, &at); err != nil {
+	if err := sc.Scan(&p.SandboxID, &p.Port, &p.Public, &p.Token, &p.CreatedBy, &at); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/auth/keys/keystest"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -280,5 +281,26 @@ func TestStatsAreScopedToTheTeam(t *testing.T) {
 	}
 	if w := f.do("GET", "/ui/system", "", h); w.Code != 403 {
 		t.Fatalf("system for a non-admin key: %d", w.Code)
+	}
+}
+
+// A dashboard session dies with its API key, checked against the real key
+// service at every request.
+func TestSessionDiesWithItsKey(t *testing.T) {
+	svc := keystest.New(t)
+	f := &fixture{api: &apiRecorder{}}
+	f.ui = New(Config{API: f.api, Gate: &authz.Gate{Keys: svc}, Sandboxes: sandboxes{}, Usage: func(string) (uint64, uint64) { return 0, 1 << 20 }})
+	p, key := keystest.Key(t, svc, sdk.ScopeSandboxesRead)
+	cookie, csrf := f.login(t, key)
+	h := map[string]string{"Cookie": cookie, CSRFHeader: csrf}
+	if w := f.do("GET", "/ui/api/v1/sandboxes", "", h); w.Code != 200 {
+		t.Fatalf("live key: %d %s", w.Code, w.Body)
+	}
+	keystest.Revoke(t, svc, p)
+	if w := f.do("GET", "/ui/api/v1/sandboxes", "", h); w.Code != 401 {
+		t.Fatalf("after revocation: %d", w.Code)
+	}
+	if w := f.do("GET", "/ui/session", "", map[string]string{"Cookie": cookie}); w.Code != 401 {
+		t.Fatalf("session after revocation: %d", w.Code)
 	}
 }

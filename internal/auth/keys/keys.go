@@ -64,7 +64,10 @@ type entry struct {
 	flushed  atomic.Int64   // lastUsed as last written
 }
 
-var _ auth.Authenticator = (*Service)(nil)
+var (
+	_ auth.Authenticator = (*Service)(nil)
+	_ auth.KeyLookup     = (*Service)(nil)
+)
 
 // New loads the keys of st and starts writing last-used times back.
 // Close stops it.
@@ -109,15 +112,35 @@ func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal,
 	if subtle.ConstantTimeCompare(sum[:], e.rec.SecretSHA256) != 1 {
 		return auth.Principal{}, wrongKey()
 	}
-	now := time.Now()
+	return e.use(time.Now())
+}
+
+// use returns e's principal if the key is neither revoked nor expired at
+// now, and marks it used.
+func (e *entry) use(now time.Time) (auth.Principal, error) {
 	if !e.rec.RevokedAt.IsZero() {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "API key %s was revoked", id)
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "API key %s was revoked", e.rec.ID)
 	}
 	if !e.rec.ExpiresAt.IsZero() && !now.Before(e.rec.ExpiresAt) {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "API key %s expired at %s", id, e.rec.ExpiresAt.Format(time.RFC3339))
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "API key %s expired at %s", e.rec.ID, e.rec.ExpiresAt.Format(time.RFC3339))
 	}
 	e.lastUsed.Store(now.UnixNano())
 	return e.p, nil
+}
+
+// LookupKey returns the principal of key id for a credential derived from
+// it (auth.KeyLookup): refused once the key is revoked or expired.
+func (s *Service) LookupKey(ctx context.Context, id string) (auth.Principal, error) {
+	if id == auth.Admin.KeyID {
+		return s.admin.LookupKey(ctx, id)
+	}
+	s.mu.RLock()
+	e := s.byID[id]
+	s.mu.RUnlock()
+	if e == nil {
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown API key %s", id)
+	}
+	return e.use(time.Now())
 }
 
 func wrongKey() error { return errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key") }

@@ -157,3 +157,39 @@ func TestSecretNotInDatabase(t *testing.T) {
 		}
 	}
 }
+
+// A credential derived from a key looks the key up by id at each use:
+// refused once the key is revoked or expired, and for an unknown id.
+func TestLookupKeyFollowsRevocationAndExpiry(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	if p, err := svc.LookupKey(ctx, auth.Admin.KeyID); err != nil || !p.AllTeams() {
+		t.Fatalf("admin: %+v %v", p, err)
+	}
+	k, err := svc.Create(ctx, sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeExec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := svc.LookupKey(ctx, k.ID); err != nil || p.KeyID != k.ID || !p.Has(auth.ScopeExec) {
+		t.Fatalf("live key: %+v %v", p, err)
+	}
+	if _, err := svc.Revoke(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.LookupKey(ctx, k.ID); !errdefs.Is(err, errdefs.KindUnauthorized) {
+		t.Fatalf("revoked key: %v", err)
+	}
+	e, err := svc.Create(ctx, sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeExec}, TTLSeconds: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.mu.Lock()
+	svc.byID[e.ID].rec.ExpiresAt = time.Now().Add(-time.Second)
+	svc.mu.Unlock()
+	if _, err := svc.LookupKey(ctx, e.ID); !errdefs.Is(err, errdefs.KindUnauthorized) {
+		t.Fatalf("expired key: %v", err)
+	}
+	if _, err := svc.LookupKey(ctx, "0123456789abcdef"); !errdefs.Is(err, errdefs.KindUnauthorized) {
+		t.Fatalf("unknown key: %v", err)
+	}
+}

@@ -123,3 +123,14 @@ func (k keyTable) Authenticate(_ context.Context, key string) (auth.Principal, e
 	}
 	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key")
 }
+
+// LookupKey finds a key by id, as the key service does for derived
+// credentials (auth.KeyLookup).
+func (k keyTable) LookupKey(_ context.Context, id string) (auth.Principal, error) {
+	for _, p := range k {
+		if p.KeyID == id {
+			return p, nil
+		}
+	}
+	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown API key")
+}

@@ -70,8 +70,8 @@ type Images interface {
 
 // Previews is the preview proxy's port registry (network.Previews).
 type Previews interface {
-	Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error)
-	Get(ctx context.Context, id string, port int) (*store.Port, error)
+	// Link returns the exposed port, exposing it private if it is not.
+	Link(ctx context.Context, id string, port int) (*store.Port, error)
 	Sign(rec *store.Port, expires time.Time) string
 }
 

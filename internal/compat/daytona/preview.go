@@ -39,10 +39,7 @@ func (h *Handler) exposed(r *http.Request) (*store.Sandbox, *store.Port, error) 
 	if sb.Spec.Network != sdk.NetworkBridge {
 		return nil, nil, errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has no network (networkBlockAll); preview links need one", sb.ID)
 	}
-	if rec, err := h.cfg.Previews.Get(r.Context(), sb.ID, port); err == nil {
-		return sb, rec, nil
-	}
-	rec, err := h.cfg.Previews.Expose(r.Context(), sb.ID, port, false)
+	rec, err := h.cfg.Previews.Link(r.Context(), sb.ID, port)
 	return sb, rec, err
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/auth/keys/keystest"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/filesystempb"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -169,19 +170,20 @@ func TestSetTimeoutSetsTTL(t *testing.T) {
 }
 
 func TestAccessTokens(t *testing.T) {
-	s := newTestServer(&fakeSandboxes{})
-	p := auth.Principal{KeyID: "k1", Team: "blue", Scopes: []auth.Scope{"sandboxes"}}
+	svc := keystest.New(t)
+	s := New(&fakeSandboxes{}, &authz.Gate{Keys: svc}, Config{TokenSecret: []byte("s")})
+	p, _ := keystest.Key(t, svc, sdk.ScopeExec)
 	tok := s.accessToken(p, "sbx-1")
 	r := httptest.NewRequest("GET", "/", nil)
 	r.Header.Set("X-Access-Token", tok)
 	got, err := s.checkAccessToken(r, "sbx-1")
-	if err != nil || got.Team != "blue" || got.KeyID != "k1" || len(got.Scopes) != 1 {
+	if err != nil || got.Team != p.Team || got.KeyID != p.KeyID || !got.Has(auth.ScopeExec) {
 		t.Fatalf("token: %+v %v", got, err)
 	}
 	if _, err := s.checkAccessToken(r, "sbx-2"); err == nil {
 		t.Fatal("a token worked for another sandbox")
 	}
-	claims, _ := json.Marshal(tokenClaims{KeyID: "k1", Team: "red"})
+	claims, _ := json.Marshal(tokenClaims{KeyID: p.KeyID, Team: "red"})
 	forged := base64.RawURLEncoding.EncodeToString(claims) + tok[strings.IndexByte(tok, '.'):]
 	r.Header.Set("X-Access-Token", forged)
 	if _, err := s.checkAccessToken(r, "sbx-1"); err == nil {
@@ -275,5 +277,29 @@ func TestHostRouting(t *testing.T) {
 	}
 	if s.ServeHost(httptest.NewRecorder(), httptest.NewRequest("GET", "http://49983-x.e2b.test/", nil), "") {
 		t.Error("served a host without a configured domain")
+	}
+}
+
+// An envd token dies with the API key it was made with.
+func TestAccessTokenDiesWithItsKey(t *testing.T) {
+	svc := keystest.New(t)
+	f := &fakeSandboxes{}
+	s := New(f, &authz.Gate{Keys: svc}, Config{TokenSecret: []byte("s")})
+	p, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite, sdk.ScopeExec)
+	tok := s.accessToken(p, "sbx-1")
+	envd := func() int {
+		w := httptest.NewRecorder()
+		req := httptest.NewRequest("POST", "/e2b/sandbox/filesystem.Filesystem/Stat", strings.NewReader(`{}`))
+		req.Header.Set("E2b-Sandbox-Id", "sbx-1")
+		req.Header.Set("X-Access-Token", tok)
+		s.ServeHTTP(w, req)
+		return w.Code
+	}
+	if c := envd(); c == http.StatusUnauthorized {
+		t.Fatalf("live key's token refused: %d", c)
+	}
+	keystest.Revoke(t, svc, p)
+	if c := envd(); c != http.StatusUnauthorized {
+		t.Fatalf("revoked key's token: %d, want 401", c)
 	}
 }

@@ -16,8 +16,10 @@ import (
 // at create and connect, which the SDK sends as X-Access-Token (envd,
 // /execute) or E2B-Traffic-Access-Token (the code interpreter's contexts).
 // sbx's token is the creating principal's team and scopes, signed with
-// HMAC-SHA256 over the sandbox id, so it is checked without any state and
-// the Manager still sees whose sandbox it is.
+// HMAC-SHA256 over the sandbox id, so the Manager still sees whose sandbox
+// it is. The token names the key it was made with; every use asks the key
+// service whether that key still stands (auth.LookupKey), so revoking or
+// expiring the key ends its tokens at once.
 
 type tokenClaims struct {
 	KeyID  string       `json:"k"`
@@ -55,5 +57,14 @@ func (s *Server) checkAccessToken(r *http.Request, id string) (auth.Principal, e
 	if err != nil || json.Unmarshal(raw, &claims) != nil {
 		return auth.Principal{}, errBadToken
 	}
-	return auth.Principal{KeyID: claims.KeyID, Team: claims.Team, Scopes: claims.Scopes}, nil
+	p, err := auth.LookupKey(r.Context(), s.gate.Keys, claims.KeyID)
+	if err != nil {
+		return auth.Principal{}, errKeyGone
+	}
+	if p.Team != claims.Team {
+		return auth.Principal{}, errBadToken
+	}
+	return p, nil
 }
+
+var errKeyGone = errors.New("the API key this access token was made with is revoked or expired: create or connect to the sandbox again with a valid key")
