@@ -194,7 +194,7 @@ func TestEgressHTTP(t *testing.T) {
 	t.Cleanup(func() { hookSrv.Close() })
 	hookURL := "http://" + hookLn.Addr().String()
 
-	d := startDaemon(t, "--dns-upstream", names.addr, "--egress-upstream-ca", caFile, "--webhook-secret", hookSecret)
+	d := startDaemon(t, "--egress-allow-private", out.subnet.String(), "--dns-upstream", names.addr, "--egress-upstream-ca", caFile, "--webhook-secret", hookSecret)
 	importPython(t, d)
 
 	secretValue := "sk-test-" + base64.RawURLEncoding.EncodeToString(big.NewInt(time.Now().UnixNano()).Bytes())
@@ -440,7 +440,7 @@ func TestEgressHTTPGVisor(t *testing.T) {
 	go srv.Serve(outsideListener(t, out, out.a.String()+":80"))
 	t.Cleanup(func() { srv.Close() })
 
-	d := gvisorDaemon(t, "--dns-upstream", names.addr)
+	d := gvisorDaemon(t, "--egress-allow-private", out.subnet.String(), "--dns-upstream", names.addr)
 	if _, err := d.client.CreateSecret(ctx, "apikey", "gvisor-secret-value"); err != nil {
 		t.Fatal(err)
 	}
