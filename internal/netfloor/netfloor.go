@@ -27,6 +27,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -153,6 +154,23 @@ func (f *Floor) Check(a netip.Addr) error {
 
 func refused(a netip.Addr, why string) error {
 	return fmt.Errorf("%s is below the operator's network floor (%s); the operator may allow it with sbx serve --egress-allow-private", a, why)
+}
+
+// CheckURL checks the host of an http(s) URL a tenant gave, when it is an
+// address or localhost: a name is checked where it is dialled (Control).
+func (f *Floor) CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	h := strings.ToLower(u.Hostname())
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return f.Check(netip.AddrFrom4([4]byte{127, 0, 0, 1}))
+	}
+	if a, err := netip.ParseAddr(h); err == nil {
+		return f.Check(a)
+	}
+	return nil
 }
 
 // CheckHost resolves host (a name or an address) and checks every address
