@@ -67,17 +67,31 @@ func linkLocalServer(t *testing.T, addr netip.Addr) string {
 // (the outside namespace) are refused with allow-all, with an allow-list
 // naming them, and through the HTTP egress proxy; the private one opens
 // only when the operator allows it (--egress-allow-private), the
-// link-local one stays shut.
+// link-local one stays shut. An SSH port forward obeys the floor too.
 func TestNetworkFloor(t *testing.T) {
 	meta := netip.MustParseAddr("169.254.77.77")
 	metaURL := linkLocalServer(t, meta)
 	out := newOutside(t)
 	urlA := "http://" + out.a.String() + ":8080/"
 
-	d := startDaemon(t)
+	sshAddr := freeAddr(t)
+	d := startDaemon(t, "--ssh-listen", sshAddr)
 	d.create(sdk.CreateSandboxRequest{Name: "floor"})
 	d.mustBeRefused("floor", metaURL)
 	d.mustBeRefused("floor", urlA)
+	// An SSH port forward is dialled inside the sandbox: the floor holds.
+	g := &sshGateway{d: d, addr: sshAddr, knownHost: filepath.Join(t.TempDir(), "known_hosts")}
+	c, err := g.goClient(g.token(t, "floor", 600).Token, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, target := range []string{netip.AddrPortFrom(meta, 8080).String(), netip.AddrPortFrom(out.a, 8080).String()} {
+		if conn, err := c.Dial("tcp", target); err == nil {
+			conn.Close()
+			t.Fatalf("an SSH port forward reached %s", target)
+		}
+	}
 	d.setEgress("floor", sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: []string{meta.String(), out.a.String()}})
 	d.mustBeRefused("floor", metaURL)
 	d.mustBeRefused("floor", urlA)
