@@ -136,6 +136,11 @@ func (f *Floor) Check(a netip.Addr) error {
 	if !a.IsValid() || f.Allowed(a) {
 		return nil
 	}
+	if v4, ok := embedded4(a); ok {
+		if err := f.Check(v4); err != nil {
+			return refused(a, "it leads to "+v4.String())
+		}
+	}
 	for _, p := range f.deny {
 		if p.Contains(a) {
 			return refused(a, p.String())
@@ -150,6 +155,21 @@ func (f *Floor) Check(a netip.Addr) error {
 		return refused(a, "a non-public range") // IPv4-compatible and other forms the list misses
 	}
 	return nil
+}
+
+// The IPv6 forms that carry an IPv4 address a host may translate to:
+// NAT64 (64:ff9b::/96, RFC 6052) and 6to4 (2002::/16, RFC 3056).
+var nat64, sixToFour = netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("2002::/16")
+
+func embedded4(a netip.Addr) (netip.Addr, bool) {
+	b := a.As16()
+	switch {
+	case nat64.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
 }
 
 func refused(a netip.Addr, why string) error {

@@ -15,13 +15,15 @@ func TestCheck(t *testing.T) {
 		"169.254.169.254", "fd00:ec2::254", "fe80::1", "::ffff:169.254.169.254",
 		"10.2.0.1", "172.16.0.1", "192.168.1.1", "100.100.100.200", "fc00::1",
 		"127.0.0.1", "::1", "::ffff:127.0.0.1", "0.0.0.0", "::", "224.0.0.1", "255.255.255.255",
-		"203.0.113.9", // added by the operator
+		"203.0.113.9",        // added by the operator
+		"64:ff9b::a9fe:a9fe", // NAT64 of 169.254.169.254
+		"2002:7f00:1::1",     // 6to4 of 127.0.0.1
 	} {
 		if err := f.Check(netip.MustParseAddr(s)); err == nil || !strings.Contains(err.Error(), "network floor") {
 			t.Errorf("Check(%s) = %v, want refused", s, err)
 		}
 	}
-	for _, s := range []string{"10.1.2.3", "8.8.8.8", "2606:4700::1111", "198.51.100.7"} {
+	for _, s := range []string{"10.1.2.3", "8.8.8.8", "2606:4700::1111", "198.51.100.7", "64:ff9b::808:808"} {
 		if err := f.Check(netip.MustParseAddr(s)); err != nil {
 			t.Errorf("Check(%s) = %v, want allowed", s, err)
 		}
