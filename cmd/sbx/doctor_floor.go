@@ -29,7 +29,7 @@ func checkFloor(allow, deny []string) doctor.Result {
 	for _, p := range netfloor.Ranges {
 		ranges = append(ranges, p.String())
 	}
-	r.Detail = fmt.Sprintf("sandboxes, the egress proxy, handlers, team webhooks and bucket endpoints cannot reach %s, the host's addresses and networks", strings.Join(ranges, " "))
+	r.Detail = fmt.Sprintf("sandboxes, the egress proxy, handlers, team webhooks, bucket endpoints and image pulls cannot reach %s, the host's addresses and networks", strings.Join(ranges, " "))
 	if len(deny) > 0 {
 		r.Detail += ", " + strings.Join(deny, " ")
 	}

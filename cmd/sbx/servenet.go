@@ -32,7 +32,7 @@ func (f *netFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.http.IdleTimeout, "http-idle-timeout", daemon.DefaultIdleTimeout, "API: an idle keep-alive connection is closed after this (streams and WebSockets are not idle)")
 	fl.IntVar(&f.http.MaxConns, "max-api-conns", daemon.DefaultMaxConns, "API: open connections in all; more are closed at once; 0 for no limit")
 	fl.IntVar(&f.http.MaxClientConn, "max-api-conns-per-client", daemon.DefaultMaxClientConn, "API: open connections per client address (raise it behind a proxy or gateway); 0 for no limit")
-	fl.StringSliceVar(&f.floorAllow, "egress-allow-private", nil, "CIDRs or addresses lifted out of the network floor: private, loopback, link-local or host ranges that sandboxes, the egress proxy, forward-rule handlers, team webhooks and bucket endpoints may reach (e.g. a LAN 10.1.0.0/16, a local S3 at 127.0.0.1); comma-separated or repeatable (env SBX_EGRESS_ALLOW_PRIVATE)")
+	fl.StringSliceVar(&f.floorAllow, "egress-allow-private", nil, "CIDRs or addresses lifted out of the network floor: private, loopback, link-local or host ranges that sandboxes, the egress proxy, forward-rule handlers, team webhooks, bucket endpoints and image pulls may reach (e.g. a LAN 10.1.0.0/16, a local S3 at 127.0.0.1); comma-separated or repeatable (env SBX_EGRESS_ALLOW_PRIVATE)")
 	fl.StringSliceVar(&f.floorDeny, "egress-deny", nil, "CIDRs added to the network floor no sandbox policy can lift, such as a cluster's pod and service CIDRs; comma-separated or repeatable (env SBX_EGRESS_DENY)")
 	fl.BoolVar(&f.previewActivity, "preview-activity", true, "preview requests count as sandbox activity (they keep it from being stopped for idleness)")
 }

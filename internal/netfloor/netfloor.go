@@ -8,7 +8,8 @@
 //     every egress mode, allow-all included;
 //   - Check and Control refuse the same addresses when the daemon dials
 //     from the host for a tenant: the HTTP egress proxy's upstreams,
-//     forward rules' handlers, team webhooks and bucket endpoints. Control
+//     forward rules' handlers, team webhooks, bucket endpoints and image
+//     registries. Control
 //     runs on the address actually dialled, so a name that resolves to a
 //     public address when checked and a private one when dialled (DNS
 //     rebinding) is refused too.
