@@ -168,7 +168,9 @@ func TestEgressHTTP(t *testing.T) {
 	hooks := http.NewServeMux()
 	hooks.HandleFunc("/modify", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		if webhook.Signature(hookSecret, r.Header.Get("X-Sbx-Timestamp"), body) != r.Header.Get("X-Sbx-Signature") {
+		// Signed with the sandbox's team's key (the operator's key makes
+		// sandboxes of team default), not the daemon's secret itself.
+		if webhook.Signature(webhook.TeamKey(hookSecret, "default"), r.Header.Get("X-Sbx-Timestamp"), body) != r.Header.Get("X-Sbx-Signature") {
 			hmu.Lock()
 			badSignatures++
 			hmu.Unlock()
@@ -194,7 +196,9 @@ func TestEgressHTTP(t *testing.T) {
 	t.Cleanup(func() { hookSrv.Close() })
 	hookURL := "http://" + hookLn.Addr().String()
 
-	d := startDaemon(t, "--dns-upstream", names.addr, "--egress-upstream-ca", caFile, "--webhook-secret", hookSecret)
+	// The outside namespace and the handler on loopback are below the
+	// network floor: the operator allows them.
+	d := startDaemon(t, "--egress-allow-private", out.subnet.String()+",127.0.0.1", "--dns-upstream", names.addr, "--egress-upstream-ca", caFile, "--webhook-secret", hookSecret)
 	importPython(t, d)
 
 	secretValue := "sk-test-" + base64.RawURLEncoding.EncodeToString(big.NewInt(time.Now().UnixNano()).Bytes())
@@ -440,7 +444,7 @@ func TestEgressHTTPGVisor(t *testing.T) {
 	go srv.Serve(outsideListener(t, out, out.a.String()+":80"))
 	t.Cleanup(func() { srv.Close() })
 
-	d := gvisorDaemon(t, "--dns-upstream", names.addr)
+	d := gvisorDaemon(t, "--egress-allow-private", out.subnet.String(), "--dns-upstream", names.addr)
 	if _, err := d.client.CreateSecret(ctx, "apikey", "gvisor-secret-value"); err != nil {
 		t.Fatal(err)
 	}

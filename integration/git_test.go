@@ -30,7 +30,10 @@ import (
 // the API: a bare repository inside the sandbox over file://, then one on
 // a smart-HTTP server with basic auth in a network namespace the test makes.
 func TestGit(t *testing.T) {
-	d := startDaemon(t)
+	// A namespace standing for a git forge, on a private address the
+	// operator lets sandboxes reach.
+	srv := newGitServer(t, "u", "right-token")
+	d := startDaemon(t, "--egress-allow-private", srv.addr.String())
 	ctx := context.Background()
 	d.create(sdk.CreateSandboxRequest{Name: "git"})
 	c := d.client
@@ -114,8 +117,7 @@ func TestGit(t *testing.T) {
 		t.Fatalf("status of a plain directory: %v", err)
 	}
 
-	// HTTP with basic auth, from a namespace standing for a git forge.
-	srv := newGitServer(t, "u", "right-token")
+	// HTTP with basic auth, from the namespace standing for a git forge.
 	url := srv.url + "/repo.git"
 	_, err = c.GitClone(ctx, "git", sdk.GitCloneRequest{URL: url, Path: "web", Username: "u", Token: "wrong-token"})
 	if apiCode(err) != string(sdk.CodeGitAuthFailed) || !strings.Contains(err.Error(), "credentials") {
@@ -202,9 +204,10 @@ func commitFile(t *testing.T, repo *git.Repository, work, name, content, msg str
 // gitServer is git's own smart-HTTP server (git http-backend, as CGI) with
 // basic auth, listening in a network namespace the test made.
 type gitServer struct {
-	url  string // http://ADDR:8080
-	root string // holds repo.git
-	seed string // the first commit
+	url  string     // http://ADDR:8080
+	addr netip.Addr // in a private namespace
+	root string     // holds repo.git
+	seed string     // the first commit
 }
 
 func newGitServer(t *testing.T, user, token string) *gitServer {
@@ -232,7 +235,7 @@ func newGitServer(t *testing.T, user, token string) *gitServer {
 	})}
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-	srv.url = "http://" + netip.AddrPortFrom(addr, 8080).String()
+	srv.addr, srv.url = addr, "http://"+netip.AddrPortFrom(addr, 8080).String()
 	return srv
 }
 

@@ -22,7 +22,7 @@ func TestGVisorNetwork(t *testing.T) {
 	names := newTestDNS(t)
 	names.set("allowed.test", out.a)
 	names.set("other.test", out.b)
-	d := gvisorDaemon(t, "--dns-upstream", names.addr)
+	d := gvisorDaemon(t, "--egress-allow-private", out.subnet.String(), "--dns-upstream", names.addr)
 	ctx := context.Background()
 	urlA := "http://" + out.a.String() + ":8080/"
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -45,10 +46,24 @@ func busyboxTar(t *testing.T, extra map[string]string) []byte {
 }
 
 func TestPullFromLoopbackRegistry(t *testing.T) {
-	d := startDaemon(t)
+	// A registry on the host's loopback is below the network floor: the
+	// operator allows 127.0.0.1 (and only it).
+	d := startDaemon(t, "--egress-allow-private", "127.0.0.1")
 	ctx := context.Background()
 	reg := httptest.NewServer(registry.New())
 	defer reg.Close()
+	other := httptest.NewUnstartedServer(registry.New())
+	other.Listener.Close()
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Listener = ln
+	other.Start()
+	defer other.Close()
+	if _, err := d.client.PullImage(ctx, strings.TrimPrefix(other.URL, "http://")+"/test/bb:1", "refused"); err == nil || !strings.Contains(err.Error(), "network floor") {
+		t.Errorf("pull from 127.0.0.2, below the floor: %v, want refused", err)
+	}
 
 	data := busyboxTar(t, map[string]string{"etc/motd": "pulled image\n"})
 	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {

@@ -150,16 +150,19 @@ func (d *daemon) assertNoNetworkLeaks() {
 // outsideNet is a namespace the test makes to stand for the world beyond
 // the host: addresses a and b, each with an HTTP server on port 8080 that
 // serves its own letter ("A" or "B").
+// Its subnet is private, below the daemon's network floor: a test daemon
+// whose sandboxes reach it gets --egress-allow-private <subnet>.
 type outsideNet struct {
-	a, b netip.Addr
-	ns   string // the namespace's name (ip netns)
+	a, b   netip.Addr
+	ns     string // the namespace's name (ip netns)
+	subnet netip.Prefix
 }
 
 func newOutside(t *testing.T) *outsideNet {
 	t.Helper()
 	subnet := freeSubnet(t)
 	host := subnet.Addr().Next()
-	o := &outsideNet{a: host.Next(), b: host.Next().Next()}
+	o := &outsideNet{a: host.Next(), b: host.Next().Next(), subnet: subnet}
 	ns := fmt.Sprintf("sbxt-out-%06x", rand.IntN(1<<24))
 	o.ns = ns
 	veth := fmt.Sprintf("sbxo%06x", rand.IntN(1<<24))
@@ -298,7 +301,7 @@ func TestNetworkEgress(t *testing.T) {
 	names := newTestDNS(t)
 	names.set("allowed.test", out.a)
 	names.set("other.test", out.b)
-	d := startDaemon(t, "--dns-upstream", names.addr)
+	d := startDaemon(t, "--egress-allow-private", out.subnet.String(), "--dns-upstream", names.addr)
 	ctx := context.Background()
 	urlA, urlB := "http://"+out.a.String()+":8080/", "http://"+out.b.String()+":8080/"
 
@@ -364,7 +367,7 @@ func TestNetworkDNSNoTunnel(t *testing.T) {
 	out := newOutside(t)
 	names := newTestDNS(t)
 	names.set("allowed.test", out.a)
-	d := startDaemon(t, "--dns-upstream", names.addr)
+	d := startDaemon(t, "--egress-allow-private", out.subnet.String(), "--dns-upstream", names.addr)
 	d.create(sdk.CreateSandboxRequest{Name: "cidrs", Egress: &sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: []string{out.a.String()}}})
 	lookup := func(name string) (string, bool) {
 		res, err := d.client.Exec(context.Background(), "cidrs", sdk.ExecRequest{Cmd: []string{"nslookup", name}, TimeoutSeconds: 30})
@@ -395,7 +398,7 @@ func TestNetworkDNSNoTunnel(t *testing.T) {
 func TestNetworkConnLimit(t *testing.T) {
 	const limit = 8
 	out := newOutside(t)
-	d := startDaemon(t, "--max-conns-per-sandbox", fmt.Sprint(limit))
+	d := startDaemon(t, "--egress-allow-private", out.subnet.String(), "--max-conns-per-sandbox", fmt.Sprint(limit))
 	ctx := context.Background()
 	a := d.create(sdk.CreateSandboxRequest{Name: "a"})
 	d.create(sdk.CreateSandboxRequest{Name: "b"})
@@ -572,7 +575,7 @@ func TestNetworkDNSFloodPolicyChange(t *testing.T) {
 
 func TestNetworkIsolation(t *testing.T) {
 	out := newOutside(t)
-	d := startDaemon(t)
+	d := startDaemon(t, "--egress-allow-private", out.subnet.String())
 	ctx := context.Background()
 	d.create(sdk.CreateSandboxRequest{Name: "a"})
 	d.create(sdk.CreateSandboxRequest{Name: "b"})

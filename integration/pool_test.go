@@ -90,7 +90,7 @@ const lookFresh = `hostname; echo ---; env | grep -v '^SHLVL=' | sort; echo ---;
 // instances survive a daemon restart; deleting the pool leaks nothing.
 func TestPool(t *testing.T) {
 	out := newOutside(t)
-	d := startDaemon(t)
+	d := startDaemon(t, "--egress-allow-private", out.subnet.String())
 	ctx := context.Background()
 	c := d.client
 	tmpl := sdk.PoolTemplate{MemoryMiB: 256, Env: map[string]string{"FROM_POOL": "1", "SHARED": "pool"}}

@@ -25,7 +25,7 @@ func TestBucketMounts(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.Bucket()
 	ctx := context.Background()
-	d := startDaemon(t)
+	d := startDaemon(t, "--egress-allow-private", "127.0.0.1") // versitygw on loopback: the operator allows it
 	mount := func(path, prefix string, ro bool) sdk.BucketMount {
 		return sdk.BucketMount{Bucket: bucket, Prefix: prefix, Path: path, ReadOnly: ro, Endpoint: srv.Endpoint, PathStyle: true,
 			AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}
@@ -117,7 +117,7 @@ func TestBucketMountsLive(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.Bucket()
 	ctx := context.Background()
-	d := startDaemon(t)
+	d := startDaemon(t, "--egress-allow-private", "127.0.0.1") // versitygw on loopback: the operator allows it
 	sb := d.create(sdk.CreateSandboxRequest{Name: "live"})
 	run := func(shell string) sdk.ExecResult {
 		t.Helper()

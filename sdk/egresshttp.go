@@ -65,8 +65,11 @@ type HTTPRewrite struct {
 
 // HTTPForwardTo sends each matching request's method, URL and headers (and
 // its body up to 1 MiB when Body) as an HTTPHandlerRequest to URL, POSTed
-// and signed like the daemon's webhooks (X-Sbx-Timestamp, X-Sbx-Signature
-// with --webhook-secret). The handler answers an HTTPHandlerAnswer within
+// and signed like the daemon's webhooks (X-Sbx-Timestamp, X-Sbx-Signature)
+// but with the sandbox's team's key, derived from --webhook-secret
+// (webhook.TeamKey; the team is in X-Sbx-Team). URL must be above the
+// operator's network floor, and a redirect it answers is not followed.
+// The handler answers an HTTPHandlerAnswer within
 // TimeoutSeconds (default 5, at most 60); if it does not, or answers
 // nonsense, the request is passed on when FailOpen, else answered 502.
 type HTTPForwardTo struct {

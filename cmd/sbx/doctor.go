@@ -14,6 +14,7 @@ import (
 
 func newDoctorCmd() *cobra.Command {
 	var dataDir, bridge, subnet, config string
+	var floorAllow, floorDeny []string
 	var df diskFlags
 	var out *outputFlag
 	cmd := &cobra.Command{
@@ -24,7 +25,10 @@ controllers and namespaces; runc, runsc (and that it runs), nft, ip, mkfs.ext4
 and the static busybox the base image is made from; IPv4 forwarding; that the
 sandbox subnet overlaps no host route; free space and inodes of the data dir's
 disk against the disk reserve; the store's schema version (read only: a
-database written by a newer sbx is an error); and the clock.
+database written by a newer sbx is an error); the clock; and the network
+floor no sandbox policy lifts (link-local and cloud metadata, private and
+loopback ranges, the host's networks), with the operator's
+--egress-allow-private and --egress-deny.
 
 Prints one line per check: ok, warn (sbx runs, a feature may not) or fail,
 with how to fix it. Exits 1 when a check fails, else 0. Run it as root, with
@@ -56,6 +60,7 @@ sbx serve's config file.`,
 			if path := setting(cmd, "config", config, "SBX_CONFIG"); path != "" {
 				results = append(results, checkConfigFile(path)) // serve_defaults.go
 			}
+			results = append(results, checkFloor(floorSettings(cmd, floorAllow, floorDeny))) // doctor_floor.go
 			if err := out.print(cmd.OutOrStdout(), results, func(w io.Writer) error { return printDoctor(w, results) }); err != nil {
 				return err
 			}
@@ -70,6 +75,8 @@ sbx serve's config file.`,
 	fl.StringVar(&subnet, "subnet", network.DefaultSubnet, "sbx serve's sandbox subnet (env SBX_SUBNET)")
 	fl.StringVar(&bridge, "bridge", network.DefaultBridge, "sbx serve's bridge (its own routes do not count as overlaps)")
 	fl.StringVar(&config, "config", "", "sbx serve's config file: checked as sbx serve would (env SBX_CONFIG)")
+	fl.StringSliceVar(&floorAllow, "egress-allow-private", nil, "sbx serve's ranges lifted out of the network floor (env SBX_EGRESS_ALLOW_PRIVATE)")
+	fl.StringSliceVar(&floorDeny, "egress-deny", nil, "sbx serve's ranges added to the network floor (env SBX_EGRESS_DENY)")
 	df.register(cmd)
 	out = addOutputFlag(cmd)
 	return cmd

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sbxhq/sbx/internal/daemon"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/network"
 )
 
@@ -11,6 +14,7 @@ import (
 type netFlags struct {
 	network, bridge, subnet, previewDomain string
 	dnsUpstreams                           []string
+	floorAllow, floorDeny                  []string
 	previewActivity                        bool
 	connLimit                              int
 	http                                   daemon.HTTPLimits
@@ -28,6 +32,8 @@ func (f *netFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.http.IdleTimeout, "http-idle-timeout", daemon.DefaultIdleTimeout, "API: an idle keep-alive connection is closed after this (streams and WebSockets are not idle)")
 	fl.IntVar(&f.http.MaxConns, "max-api-conns", daemon.DefaultMaxConns, "API: open connections in all; more are closed at once; 0 for no limit")
 	fl.IntVar(&f.http.MaxClientConn, "max-api-conns-per-client", daemon.DefaultMaxClientConn, "API: open connections per client address (raise it behind a proxy or gateway); 0 for no limit")
+	fl.StringSliceVar(&f.floorAllow, "egress-allow-private", nil, "CIDRs or addresses lifted out of the network floor: private, loopback, link-local or host ranges that sandboxes, the egress proxy, forward-rule handlers, team webhooks, bucket endpoints and image pulls may reach (e.g. a LAN 10.1.0.0/16, a local S3 at 127.0.0.1); comma-separated or repeatable (env SBX_EGRESS_ALLOW_PRIVATE)")
+	fl.StringSliceVar(&f.floorDeny, "egress-deny", nil, "CIDRs added to the network floor no sandbox policy can lift, such as a cluster's pod and service CIDRs; comma-separated or repeatable (env SBX_EGRESS_DENY)")
 	fl.BoolVar(&f.previewActivity, "preview-activity", true, "preview requests count as sandbox activity (they keep it from being stopped for idleness)")
 }
 
@@ -42,6 +48,13 @@ func (f *netFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
 	cfg.Bridge = f.bridge
 	cfg.Subnet = setting(cmd, "subnet", f.subnet, "SBX_SUBNET")
 	cfg.DNSUpstreams = f.dnsUpstreams
+	var err error
+	if cfg.Floor.Allow, err = netfloor.ParsePrefixes(strings.Split(setting(cmd, "egress-allow-private", strings.Join(f.floorAllow, ","), "SBX_EGRESS_ALLOW_PRIVATE"), ",")); err != nil {
+		return usagef("--egress-allow-private: %v", err)
+	}
+	if cfg.Floor.Deny, err = netfloor.ParsePrefixes(strings.Split(setting(cmd, "egress-deny", strings.Join(f.floorDeny, ","), "SBX_EGRESS_DENY"), ",")); err != nil {
+		return usagef("--egress-deny: %v", err)
+	}
 	if f.connLimit < 0 {
 		return usagef("--max-conns-per-sandbox must be 0 (no limit) or more, got %d", f.connLimit)
 	}

@@ -19,6 +19,7 @@
 package bucketmount
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -32,6 +33,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -59,6 +61,9 @@ func Check(b sdk.BucketMount) error {
 		u.User != nil || strings.ContainsAny(b.Endpoint, ", \t\n") {
 		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q must look like https://host[:port]", b.Endpoint)
 	}
+	if err := netfloor.Default().CheckURL(b.Endpoint); err != nil {
+		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q: %v", b.Endpoint, err)
+	}
 	if b.AccessKeyID == "" || b.SecretAccessKey == "" || strings.ContainsAny(b.AccessKeyID+b.SecretAccessKey, ":\n\r") {
 		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket %q needs accessKeyId and secretAccessKey (without ':' or newlines)", b.Bucket)
 	}
@@ -73,7 +78,15 @@ func Check(b sdk.BucketMount) error {
 
 // Mount mounts b at dir (made if missing), with its credentials in
 // credFile (host only, 0600), and waits until the mount is there.
+//
+// s3fs runs as root on the host's network, so every address the endpoint's
+// name has now must be above the operator's network floor (package
+// netfloor). s3fs resolves the name again itself: a name whose owner
+// changes its answers between the two (DNS rebinding) is not caught here.
 func Mount(b sdk.BucketMount, dir, credFile string) error {
+	if err := checkEndpoint(b.Endpoint); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -152,4 +165,19 @@ func mounted(path string) bool {
 		return false
 	}
 	return st.Dev != parent.Dev
+}
+
+// checkEndpoint resolves the endpoint's host and refuses it when an
+// address of it is below the network floor.
+func checkEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q: %v", endpoint, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := netfloor.Default().CheckHost(ctx, u.Hostname()); err != nil {
+		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q: %v", endpoint, err)
+	}
+	return nil
 }

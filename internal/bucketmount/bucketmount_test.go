@@ -23,6 +23,10 @@ func TestCheck(t *testing.T) {
 		"no secret":    func(b *sdk.BucketMount) { b.SecretAccessKey = "" },
 		"colon in key": func(b *sdk.BucketMount) { b.AccessKeyID = "a:b" },
 		"region":       func(b *sdk.BucketMount) { b.Region = "us,allow_root" },
+		"metadata":     func(b *sdk.BucketMount) { b.Endpoint = "http://169.254.169.254" },
+		"loopback":     func(b *sdk.BucketMount) { b.Endpoint = "http://127.0.0.1:7070" },
+		"localhost":    func(b *sdk.BucketMount) { b.Endpoint = "http://localhost:7070" },
+		"lan":          func(b *sdk.BucketMount) { b.Endpoint = "https://10.0.0.5" },
 		"short bucket": func(b *sdk.BucketMount) { b.Bucket = "ab" },
 		"long bucket":  func(b *sdk.BucketMount) { b.Bucket = strings.Repeat("a", 64) },
 		"long prefix":  func(b *sdk.BucketMount) { b.Prefix = strings.Repeat("p", 513) },
@@ -33,5 +37,17 @@ func TestCheck(t *testing.T) {
 		if err := Check(b); errdefs.CodeOf(err) != sdk.CodeInvalidBucketMount {
 			t.Errorf("%s: Check = %v, want INVALID_BUCKET_MOUNT", name, err)
 		}
+	}
+}
+
+// TestMountChecksResolvedEndpoint: Mount resolves the endpoint's name and
+// refuses it when it leads below the network floor (s3fs would reach it
+// as root on the host's network).
+func TestMountChecksResolvedEndpoint(t *testing.T) {
+	b := sdk.BucketMount{Bucket: "my-bucket", Endpoint: "http://localhost:7070", AccessKeyID: "ak", SecretAccessKey: "sk"}
+	dir := t.TempDir()
+	err := Mount(b, dir+"/mnt", dir+"/cred")
+	if errdefs.CodeOf(err) != sdk.CodeInvalidBucketMount || !strings.Contains(err.Error(), "network floor") {
+		t.Fatalf("Mount to localhost = %v, want INVALID_BUCKET_MOUNT below the floor", err)
 	}
 }

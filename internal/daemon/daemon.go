@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"log/slog"
 	"net"
 	"os"
@@ -53,6 +54,9 @@ type Config struct {
 	DNSUpstreams  []string // default: the host's resolvers
 	ConnLimit     int      // tracked connections per sandbox; 0 default, <0 none
 	PreviewDomain string   // wildcard domain of host-based previews; "" for none
+	// Floor is what nothing may reach on a tenant's behalf (package
+	// netfloor): sandboxes, the egress proxy, handlers, webhooks, buckets.
+	Floor netfloor.Config
 	// PreviewNotActivity stops preview requests from counting as activity.
 	PreviewNotActivity bool
 	// NoDaytona turns off Daytona's API at /daytona/ (daytona.go).
@@ -151,6 +155,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	netfloor.SetDefault(netfloor.New(cfg.Floor))
 	nw, netw, err := startNetwork(ctx, cfg, st)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
@@ -22,6 +23,7 @@ func startNetwork(ctx context.Context, cfg Config, st *store.SQLite) (*network.M
 		DataDir: cfg.DataDir, Bridge: cfg.Bridge, Subnet: cfg.Subnet,
 		DNSUpstreams: cfg.DNSUpstreams, ConnLimit: cfg.ConnLimit, Store: st,
 		HTTPProxyPort: egressProxyPort(cfg), // egresshttp.go
+		Floor:         netfloor.Default(),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("set up sandbox networking (or run with --network none): %w", err)

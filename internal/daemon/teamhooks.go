@@ -6,6 +6,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/webhook"
 	"github.com/sbxhq/sbx/sdk"
@@ -28,7 +29,7 @@ func newTeamHooks(ctx context.Context, st store.TeamStore) (*teamHooks, error) {
 		return nil, err
 	}
 	for _, wh := range hooks {
-		s, err := webhook.New(webhook.Config{URLs: []string{wh.URL}, Secret: wh.Secret})
+		s, err := newTeamSender(wh.URL, wh.Secret)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +56,10 @@ func (h *teamHooks) Set(ctx context.Context, team, url, secret string) error {
 	if err := webhook.CheckURL(url); err != nil {
 		return errdefs.Invalid(sdk.CodeInvalidTeam, "%v", err)
 	}
-	s, err := webhook.New(webhook.Config{URLs: []string{url}, Secret: secret})
+	if err := netfloor.Default().CheckURL(url); err != nil {
+		return errdefs.Invalid(sdk.CodeInvalidTeam, "webhook URL: %v", err)
+	}
+	s, err := newTeamSender(url, secret)
 	if err != nil {
 		return errdefs.Invalid(sdk.CodeInvalidTeam, "%v", err)
 	}
@@ -65,6 +69,13 @@ func (h *teamHooks) Set(ctx context.Context, team, url, secret string) error {
 	}
 	h.swap(team, s)
 	return nil
+}
+
+// newTeamSender sends to a team's webhook: a tenant chose the URL, so
+// nothing below the operator's network floor is dialled (checked on the
+// address each connection is made to) and no redirect is followed.
+func newTeamSender(url, secret string) (*webhook.Sender, error) {
+	return webhook.New(webhook.Config{URLs: []string{url}, Secret: secret, Client: netfloor.Default().Client(0)})
 }
 
 // Delete stops sending team's events.

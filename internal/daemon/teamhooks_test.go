@@ -6,10 +6,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/webhook"
 	"github.com/sbxhq/sbx/sdk"
@@ -47,6 +51,13 @@ func TestTeamWebhooks(t *testing.T) {
 	if err := h.Set(ctx, "a", "not a url", ""); err == nil {
 		t.Fatal("a bad URL was taken")
 	}
+	// A tenant's webhook on the host's loopback is below the network
+	// floor until the operator allows it.
+	defer netfloor.SetDefault(netfloor.Default())
+	if err := h.Set(ctx, "a", srv.URL, "s3cret"); errdefs.CodeOf(err) != sdk.CodeInvalidTeam || !strings.Contains(err.Error(), "network floor") {
+		t.Fatalf("a webhook on loopback: %v, want refused below the floor", err)
+	}
+	netfloor.SetDefault(netfloor.New(netfloor.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}))
 	if err := h.Set(ctx, "a", srv.URL, "s3cret"); err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,10 @@ func (cn *conn) forward(w http.ResponseWriter, r *http.Request, sb Sandbox, idx 
 }
 
 // askHandler POSTs the request's description to the handler, signed like
-// the daemon's webhooks, and checks its answer.
+// the daemon's webhooks but with the sandbox's team's key (webhook.TeamKey:
+// one team's handler cannot pass for another's), and checks its answer.
+// The handler client dials nothing below the network floor and follows no
+// redirect (netfloor.Floor.Client).
 func (cn *conn) askHandler(r *http.Request, sb Sandbox, f *sdk.HTTPForwardTo) (*sdk.HTTPHandlerAnswer, error) {
 	hr := sdk.HTTPHandlerRequest{Sandbox: sb.ID, Method: r.Method, URL: r.URL.String(), Headers: r.Header}
 	if f.Body && r.Body != nil {
@@ -103,7 +106,8 @@ func (cn *conn) askHandler(r *http.Request, sb Sandbox, f *sdk.HTTPForwardTo) (*
 	if s := cn.p.cfg.HandlerSecret; s != "" {
 		ts := strconv.FormatInt(time.Now().Unix(), 10)
 		req.Header.Set("X-Sbx-Timestamp", ts)
-		req.Header.Set("X-Sbx-Signature", webhook.Signature(s, ts, payload))
+		req.Header.Set("X-Sbx-Team", sb.Team)
+		req.Header.Set("X-Sbx-Signature", webhook.Signature(webhook.TeamKey(s, sb.Team), ts, payload))
 	}
 	resp, err := cn.p.handler.Do(req)
 	if err != nil {

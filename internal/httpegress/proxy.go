@@ -40,6 +40,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -82,8 +83,9 @@ type Config struct {
 	Sandboxes Sandboxes
 	Secrets   Secrets
 	Log       *Log
-	// HandlerSecret signs requests to forward rules' handlers (the
-	// daemon's webhook secret); "" sends them unsigned.
+	// HandlerSecret, the daemon's webhook secret, derives the per-team
+	// keys that sign requests to forward rules' handlers (webhook.TeamKey);
+	// "" sends them unsigned.
 	HandlerSecret string
 	// UpstreamCAs verify the servers of decrypted HTTPS; nil: the host's.
 	UpstreamCAs *x509.CertPool
@@ -122,7 +124,7 @@ func New(cfg Config) *Proxy {
 			Name: "sbx_egress_http_requests_total",
 			Help: "Requests (and passed-through TLS connections) of sandboxes seen by the HTTP egress proxy, by action applied.",
 		}, []string{"action"}),
-		handler: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16}},
+		handler: netfloor.Default().Client(0), // a tenant chose the handler's URL
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -105,6 +106,9 @@ func parseRule(r sdk.HTTPRule) (sdk.HTTPRule, error) {
 		u, err := url.Parse(f.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return r, invalid("forward url %q: give an http or https URL", f.URL)
+		}
+		if err := netfloor.Default().CheckURL(f.URL); err != nil {
+			return r, invalid("forward url %q: %v", f.URL, err)
 		}
 		if f.TimeoutSeconds < 0 || f.TimeoutSeconds > maxForwardTimeout {
 			return r, invalid("forward timeoutSeconds %d: from 1 to %d (0 for %d)", f.TimeoutSeconds, maxForwardTimeout, defaultTimeout)

@@ -4,9 +4,11 @@ import (
 	"archive/tar"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -14,6 +16,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -37,7 +40,7 @@ func (m *Manager) Pull(ctx context.Context, ref, imgName string) (*store.Image, 
 	}
 	readErr := func(err error) error { return remoteErr(ctx, ref, err) }
 	return m.save(ctx, imgName, "pull:"+ref, func() (*store.Image, error) {
-		img, err := remote.Image(r, remote.WithContext(ctx),
+		img, err := remote.Image(r, remote.WithContext(ctx), remote.WithTransport(pullTransport()),
 			remote.WithPlatform(v1.Platform{OS: "linux", Architecture: "amd64"}))
 		if err != nil {
 			return nil, readErr(err)
@@ -49,6 +52,16 @@ func (m *Manager) Pull(ctx context.Context, ref, imgName string) (*store.Image, 
 		defer os.RemoveAll(work)
 		return m.fromImage(ctx, img, work, readErr)
 	})
+}
+
+// pullTransport dials registries (and the blob stores they redirect to)
+// only above the operator's network floor: a caller names the registry,
+// and the daemon fetches from the host's network.
+func pullTransport() http.RoundTripper {
+	tr := remote.DefaultTransport.(*http.Transport).Clone()
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: netfloor.Default().Control}
+	tr.DialContext = d.DialContext
+	return tr
 }
 
 // remoteErr classifies an error from talking to a registry.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -19,6 +20,10 @@ import (
 //   - forward: sandbox-to-sandbox traffic is refused; traffic from outside
 //     may only answer connections a sandbox opened; traffic from a sandbox
 //     jumps, by its source address (map "egress"), to that sandbox's chain.
+//   - floor: the operator's floor (package netfloor), which every packet
+//     from a sandbox passes before its own chain: set "floor_allow" (the
+//     operator's allowances) returns, set "floor" (link-local, private,
+//     the host's networks, ...) is rejected. No egress policy reaches it.
 //   - sb_<key>: the sandbox's egress policy, ending in accept or reject.
 //     Rejects are TCP resets or ICMP admin-prohibited, so a blocked
 //     connection fails at once instead of hanging.
@@ -40,6 +45,7 @@ type firewall struct {
 	subnet    netip.Prefix
 	connLimit int // tracked connections per sandbox; 0 for no limit
 	httpPort  int // the HTTP egress proxy's port; 0 for none (httpredirect.go)
+	floor     *netfloor.Floor
 }
 
 func newFirewall(bridge string, gw netip.Addr, subnet netip.Prefix, connLimit int) (*firewall, error) {
@@ -93,6 +99,8 @@ func (f *firewall) ensureBase(ctx context.Context) error {
 	limit("input")
 	line("add rule %s forward oifname %s ct state established,related accept", t, br)
 	line("add rule %s forward oifname %s drop", t, br)
+	f.floorBase(line)
+	line("add rule %s forward iifname %s jump floor", t, br)
 	line("add rule %s forward iifname %s ct state established,related accept", t, br)
 	line("add rule %s forward iifname %s meta nfproto != ipv4 drop", t, br)
 	line("add rule %s forward iifname %s ip saddr vmap @egress", t, br)
@@ -104,6 +112,39 @@ func (f *firewall) ensureBase(ctx context.Context) error {
 	line("add rule %s input iifname %s reject with icmpx admin-prohibited", t, br)
 	line("add rule %s postrouting ip saddr %s oifname != %s masquerade", t, f.subnet, br)
 	return f.run(ctx, s.String())
+}
+
+// floorBase fills the floor chain and its sets (see firewall). The host's
+// networks are read now: the daemon's start fixes them (a restart picks up
+// new ones; the egress proxy's own check reads them live).
+func (f *firewall) floorBase(line func(string, ...any)) {
+	t := "inet " + f.table
+	deny := netfloor.Aggregate(append(f.floor.Deny(true), f.floor.HostPrefixes(f.subnet)...))
+	var allow []netip.Prefix
+	for _, p := range f.floor.Allow() {
+		if p.Addr().Is4() {
+			allow = append(allow, p)
+		}
+	}
+	allow = netfloor.Aggregate(allow)
+	for name, list := range map[string][]netip.Prefix{"floor": deny, "floor_allow": allow} {
+		line("add set %s %s { type ipv4_addr ; flags interval ; }", t, name)
+		line("flush set %s %s", t, name)
+		var el []string
+		for _, p := range list {
+			if p.Addr().Is4() {
+				el = append(el, p.String())
+			}
+		}
+		if len(el) > 0 {
+			line("add element %s %s { %s }", t, name, strings.Join(el, ", "))
+		}
+	}
+	line("add chain %s floor", t)
+	line("flush chain %s floor", t)
+	line("add rule %s floor ip daddr @floor_allow return", t)
+	line("add rule %s floor ip daddr @floor meta l4proto tcp reject with tcp reset", t)
+	line("add rule %s floor ip daddr @floor reject with icmpx admin-prohibited", t)
 }
 
 // learnedAddr is an address the DNS server handed out for a name a domain

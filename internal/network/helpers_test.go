@@ -47,17 +47,19 @@ func randName(prefix string) string { return fmt.Sprintf("%s%06x", prefix, rand.
 
 // outside is a namespace standing for the rest of the world: it has two
 // addresses, a and b, each with a TCP server on port 8080 that writes the
-// address it was reached at.
+// address it was reached at. Its subnet is private: below the network
+// floor unless a test's Config allows it.
 type outside struct {
-	ns   string
-	a, b netip.Addr
+	ns     string
+	a, b   netip.Addr
+	subnet netip.Prefix
 }
 
 func newOutside(t *testing.T) *outside {
 	t.Helper()
 	net24 := freeSubnet(t, 250)
 	hostAddr := net24.Addr().Next()
-	o := &outside{ns: filepath.Join(t.TempDir(), "outside"), a: hostAddr.Next(), b: hostAddr.Next().Next()}
+	o := &outside{ns: filepath.Join(t.TempDir(), "outside"), a: hostAddr.Next(), b: hostAddr.Next().Next(), subnet: net24}
 	if err := createNetns(o.ns, false); err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,11 @@ package network
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/httpegress"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -88,9 +87,10 @@ func (m *Manager) DialAllows(src, dst netip.Addr, host string) bool {
 
 func (m *Manager) proxyAllows(src, dst netip.Addr, host string, resolvedHere bool) bool {
 	// The proxy dials from the host, where the firewall's isolation does
-	// not hold: other sandboxes and the host's own services stay out of
-	// reach as they are for a sandbox's own packets.
-	if m.subnet.Contains(dst) || dst.IsLoopback() || dst.IsUnspecified() || dst.IsMulticast() || localAddrs.has(dst) {
+	// not hold: other sandboxes, the host's own services and the
+	// operator's floor stay out of reach as they are for a sandbox's own
+	// packets.
+	if m.subnet.Contains(dst) || dst.IsLoopback() || dst.IsUnspecified() || dst.IsMulticast() || netfloor.IsHostAddr(dst) || m.cfg.Floor.Check(dst) != nil {
 		return false
 	}
 	mem := m.memberAt(src)
@@ -150,30 +150,3 @@ func inCIDRs(e *store.Egress, dst netip.Addr) bool {
 
 // DNSUpstreams are the resolvers the sandboxes' DNS server asks.
 func (m *Manager) DNSUpstreams() []string { return m.cfg.DNSUpstreams }
-
-// localAddrs are the host's own addresses, read again at most every few
-// seconds (interfaces come and go: veths, the bridge).
-var localAddrs = &addrCache{}
-
-type addrCache struct {
-	mu    sync.Mutex
-	at    time.Time
-	addrs map[netip.Addr]bool
-}
-
-func (c *addrCache) has(a netip.Addr) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Since(c.at) > 5*time.Second {
-		c.addrs = map[netip.Addr]bool{}
-		if list, err := net.InterfaceAddrs(); err == nil {
-			for _, ia := range list {
-				if pfx, err := netip.ParsePrefix(ia.String()); err == nil {
-					c.addrs[pfx.Addr().Unmap()] = true
-				}
-			}
-		}
-		c.at = time.Now()
-	}
-	return c.addrs[a.Unmap()]
-}

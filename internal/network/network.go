@@ -19,6 +19,7 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -48,8 +49,11 @@ type Config struct {
 	// HTTPProxyPort is the port of the HTTP egress proxy on the gateway
 	// (package httpegress); 0 turns the redirect off (httpredirect.go).
 	HTTPProxyPort int
-	Store         store.NetworkStore
-	Logger        *slog.Logger
+	// Floor is what no sandbox may reach (package netfloor); nil is
+	// netfloor.Default().
+	Floor  *netfloor.Floor
+	Store  store.NetworkStore
+	Logger *slog.Logger
 }
 
 // Manager wires sandboxes into the bridge network and enforces their egress
@@ -108,6 +112,9 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Floor == nil {
+		cfg.Floor = netfloor.Default()
+	}
 	switch {
 	case cfg.ConnLimit == 0:
 		cfg.ConnLimit = DefaultConnLimit
@@ -146,7 +153,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if m.fw, err = newFirewall(cfg.Bridge, m.gw, subnet, cfg.ConnLimit); err != nil {
 		return nil, err
 	}
-	m.fw.httpPort = cfg.HTTPProxyPort
+	m.fw.httpPort, m.fw.floor = cfg.HTTPProxyPort, cfg.Floor
 	if m.bridge, err = ensureBridge(cfg.Bridge, netip.PrefixFrom(m.gw, subnet.Bits())); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
 )
@@ -34,6 +35,7 @@ func newTestNet(t *testing.T, ids ...string) *testNet {
 	tn.cfg = Config{
 		DataDir: t.TempDir(), Bridge: randName("sbxu"), Subnet: freeSubnet(t, 251).String(),
 		DNSUpstreams: []string{tn.upstream.addr}, Store: tn.st,
+		Floor: netfloor.New(netfloor.Config{Allow: []netip.Prefix{tn.out.subnet}}),
 	}
 	tn.start()
 	t.Cleanup(func() {
@@ -99,6 +101,24 @@ func (tn *testNet) mustBeRefused(ns string, addr netip.Addr) {
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		tn.t.Fatalf("connect to %s: %v; want connection refused", addr, err)
 	}
+}
+
+// TestFloor: the operator's floor holds under an allow-all policy; the
+// daemon's start re-reads it (the sandbox's own chain is left alone).
+func TestFloor(t *testing.T) {
+	tn := newTestNet(t, "sbx-a")
+	_, ns := tn.setup("sbx-a", nil)
+	tn.mustReach(ns, tn.out.a) // the outside's private subnet is allowed
+	restart := func(f *netfloor.Floor) {
+		tn.m.Close()
+		tn.cfg.Floor = f
+		tn.start()
+	}
+	restart(netfloor.New(netfloor.Config{}))
+	tn.mustBeRefused(ns, tn.out.a)
+	restart(netfloor.New(netfloor.Config{Allow: []netip.Prefix{netip.PrefixFrom(tn.out.a, 32)}}))
+	tn.mustReach(ns, tn.out.a)
+	tn.mustBeRefused(ns, tn.out.b)
 }
 
 func TestEgressPolicies(t *testing.T) {

@@ -24,7 +24,7 @@ func TestMountBucketRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := sdk.BucketMount{Bucket: "data", Path: "/mnt/data", Endpoint: "http://127.0.0.1:1", AccessKeyID: "a", SecretAccessKey: "s"}
+	b := sdk.BucketMount{Bucket: "data", Path: "/mnt/data", Endpoint: "https://s3.example.com", AccessKeyID: "a", SecretAccessKey: "s"}
 	withPath := func(p string) sdk.BucketMount { c := b; c.Path = p; return c }
 	cases := []struct {
 		sb   string
@@ -36,7 +36,7 @@ func TestMountBucketRefusals(t *testing.T) {
 		{"sbx-started", b, sdk.CodeSandboxNotStarted}, // a record, no instance
 		{"sbx-started", withPath("relative"), sdk.CodeInvalidVolume},
 		{"sbx-started", withPath("/proc/x"), sdk.CodeInvalidVolume},
-		{"sbx-started", sdk.BucketMount{Bucket: "data", Path: "/mnt/data", Endpoint: "http://127.0.0.1:1"}, sdk.CodeInvalidBucketMount},
+		{"sbx-started", sdk.BucketMount{Bucket: "data", Path: "/mnt/data", Endpoint: "https://s3.example.com"}, sdk.CodeInvalidBucketMount},
 	}
 	for _, c := range cases {
 		_, err := m.MountBucket(ctx, c.sb, c.b)

@@ -47,8 +47,10 @@ type Config struct {
 	FirstRetry time.Duration
 	MaxRetry   time.Duration
 	Timeout    time.Duration // per attempt; default 10 s
-	Client     *http.Client
-	Logger     *slog.Logger
+	// Client sends the requests; default: one that follows no redirects
+	// (a receiver's 3xx is a refusal, not a new destination).
+	Client *http.Client
+	Logger *slog.Logger
 }
 
 // Sender delivers events to the configured URLs.
@@ -77,6 +79,17 @@ func Signature(secret, ts string, body []byte) string {
 	mac.Write([]byte("."))
 	mac.Write(body)
 	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// TeamKey is the key that signs what the daemon sends for team (the
+// handlers of its egress forward rules): hex(HMAC-SHA256(secret,
+// "sbx-team:" + team)). The operator, who holds secret, gives each team its
+// key, e.g. `printf 'sbx-team:%s' TEAM | openssl dgst -sha256 -hmac "$SBX_WEBHOOK_SECRET"`;
+// a team's key verifies no other team's requests.
+func TeamKey(secret, team string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte("sbx-team:" + team))
+	return hex.EncodeToString(mac.Sum(nil))
 }
 
 // Verify reports whether sig is the signature of body at ts under secret.
@@ -111,7 +124,7 @@ func New(cfg Config) (*Sender, error) {
 		cfg.Timeout = 10 * time.Second
 	}
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
+		cfg.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

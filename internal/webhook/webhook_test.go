@@ -170,3 +170,40 @@ func TestRefusalIsFinal(t *testing.T) {
 		t.Error("an ftp URL was accepted")
 	}
 }
+
+// TestRedirectIsNotFollowed: a receiver's redirect is its answer (a final
+// refusal), never a new destination for the event.
+func TestRedirectIsNotFollowed(t *testing.T) {
+	var mu sync.Mutex
+	calls, moved := 0, 0
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		moved++
+		mu.Unlock()
+	}))
+	defer target.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	s, _ := New(Config{URLs: []string{srv.URL}, FirstRetry: time.Millisecond})
+	s.deliver(s.targets[0], delivery{seq: 1, body: []byte("{}")})
+	s.Close()
+	if calls != 1 || moved != 0 {
+		t.Errorf("receiver calls %d, redirect target calls %d; want 1 and 0", calls, moved)
+	}
+}
+
+func TestTeamKey(t *testing.T) {
+	a, b := TeamKey("s3cret", "a"), TeamKey("s3cret", "b")
+	if a == b || a == TeamKey("other", "a") {
+		t.Fatalf("team keys: %s %s", a, b)
+	}
+	// What the documented command prints: printf 'sbx-team:a' | openssl dgst -sha256 -hmac s3cret
+	if a != "6a68de34fa6779e725a2c5317de657c8362c473a958b2689b6c47c5440103bf2" {
+		t.Fatalf("TeamKey(s3cret, a) = %s", a)
+	}
+}
