@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/auth/keys/keystest"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/filesystempb"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb"
 	"github.com/sbxhq/sbx/internal/errdefs"
