@@ -2,6 +2,7 @@ package httpegress
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +17,10 @@ import (
 
 type fakeSandboxes struct{ sb Sandbox }
 
+type fakeSecrets struct{}
+
+func (fakeSecrets) Value(context.Context, string, string) (string, error) { return "the-secret", nil }
+
 func (f fakeSandboxes) HTTPSandbox(netip.Addr) (Sandbox, bool)             { return f.sb, true }
 func (f fakeSandboxes) EgressAllows(src, dst netip.Addr, host string) bool { return true }
 func (f fakeSandboxes) DialAllows(src, dst netip.Addr, host string) bool   { return true }
@@ -25,10 +30,9 @@ func (f fakeSandboxes) DialAllows(src, dst netip.Addr, host string) bool   { ret
 func front(t *testing.T, up *httptest.Server, rules *sdk.HTTPEgress) (*httptest.Server, *Log) {
 	t.Helper()
 	log := NewLog()
-	p := New(Config{Sandboxes: fakeSandboxes{Sandbox{ID: "sb", HTTP: rules}}, Log: log})
+	p := New(Config{Sandboxes: fakeSandboxes{Sandbox{ID: "sb", HTTP: rules}}, Secrets: fakeSecrets{}, Log: log})
 	cn := &conn{p: p, src: netip.MustParseAddr("10.0.0.2"), dst: netip.MustParseAddrPort(up.Listener.Addr().String()), scheme: "http"}
-	cn.tr = p.transport(cn)
-	t.Cleanup(cn.tr.CloseIdleConnections)
+	t.Cleanup(cn.closeIdle)
 	f := httptest.NewServer(http.HandlerFunc(cn.serveHTTP))
 	t.Cleanup(f.Close)
 	return f, log
@@ -139,6 +143,51 @@ func waitLog(t *testing.T, l *Log, ok func([]sdk.EgressLogEntry) bool) {
 			recent = append(recent, e)
 		case <-deadline:
 			t.Fatalf("the log has %+v", recent)
+		}
+	}
+}
+
+// TestInjectNeverReusesAnotherDecisionsConnection: over plain HTTP the
+// sandbox chooses the Host header. A first request with the inject rule's
+// host that no rule matches goes to the sandbox's own destination (an
+// attacker's server); a second one on the same connection that the inject
+// rule matches must not ride that upstream connection: the secret goes
+// only to the rule's host, dialled by name.
+func TestInjectNeverReusesAnotherDecisionsConnection(t *testing.T) {
+	got := func(who string, to chan<- string) *httptest.Server {
+		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			to <- who + " " + r.URL.Path + " " + r.Header.Get("Authorization")
+		}))
+	}
+	seen := make(chan string, 4)
+	real := got("real", seen)
+	defer real.Close()
+	attacker := got("attacker", seen)
+	defer attacker.Close()
+	_, port, _ := net.SplitHostPort(real.Listener.Addr().String())
+	host := "localhost:" + port // the rule's host: resolved by the proxy to the real server
+	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: host, PathPrefix: "/inject", Action: sdk.HTTPActionInject,
+		Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
+	f, _ := front(t, attacker, rules) // the sandbox connected to the attacker
+	c, err := net.Dial("tcp", f.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for _, path := range []string{"/open", "/inject"} {
+		io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: "+host+"\r\n\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	want := []string{"attacker /open ", "real /inject the-secret"}
+	for _, w := range want {
+		if g := <-seen; g != w {
+			t.Fatalf("upstream saw %q, want %q", g, w)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package httpegress
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -85,8 +84,8 @@ func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r.Host = r.URL.Host
-	ctx := context.WithValue(r.Context(), dialKey{}, dialTo)
-	cn.upstreamProxy(func(err error) { e.Error = err.Error() }).ServeHTTP(rw, r.WithContext(ctx))
+	tr := cn.transportFor(upstreamKey{dialTo: dialTo, scheme: r.URL.Scheme, host: strings.ToLower(r.URL.Host), rule: idx})
+	cn.upstreamProxy(tr, func(err error) { e.Error = err.Error() }).ServeHTTP(rw, r)
 }
 
 func rewrite(r *http.Request, rule sdk.HTTPRule) {
