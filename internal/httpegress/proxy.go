@@ -63,9 +63,9 @@ type Sandboxes interface {
 	DialAllows(src, dst netip.Addr, host string) bool
 }
 
-// Secrets reads a team's secret values (package secret implements it).
+// Secrets opens a team's secrets (package secret implements it).
 type Secrets interface {
-	Value(ctx context.Context, team, name string) (string, error)
+	Open(ctx context.Context, team, name string) (SecretValue, error)
 }
 
 // Defaults of Config.

@@ -17,9 +17,16 @@ import (
 
 type fakeSandboxes struct{ sb Sandbox }
 
-type fakeSecrets struct{}
+// fakeSecrets has one secret, "the-secret", that may go to hosts (over
+// HTTP too unless httpsOnly).
+type fakeSecrets struct {
+	hosts     []string
+	httpsOnly bool
+}
 
-func (fakeSecrets) Value(context.Context, string, string) (string, error) { return "the-secret", nil }
+func (f fakeSecrets) Open(context.Context, string, string) (SecretValue, error) {
+	return SecretValue{Value: "the-secret", Hosts: f.hosts, AllowHTTP: !f.httpsOnly}, nil
+}
 
 func (f fakeSandboxes) HTTPSandbox(netip.Addr) (Sandbox, bool)             { return f.sb, true }
 func (f fakeSandboxes) EgressAllows(src, dst netip.Addr, host string) bool { return true }
@@ -27,10 +34,15 @@ func (f fakeSandboxes) DialAllows(src, dst netip.Addr, host string) bool   { ret
 
 // front serves requests as the proxy would for one sandbox connection to
 // the upstream server up (its original destination).
-func front(t *testing.T, up *httptest.Server, rules *sdk.HTTPEgress) (*httptest.Server, *Log) {
+// Its secrets may go to secretHosts.
+func front(t *testing.T, up *httptest.Server, rules *sdk.HTTPEgress, secretHosts ...string) (*httptest.Server, *Log) {
+	return frontWith(t, up, rules, fakeSecrets{hosts: secretHosts})
+}
+
+func frontWith(t *testing.T, up *httptest.Server, rules *sdk.HTTPEgress, secrets Secrets) (*httptest.Server, *Log) {
 	t.Helper()
 	log := NewLog()
-	p := New(Config{Sandboxes: fakeSandboxes{Sandbox{ID: "sb", HTTP: rules}}, Secrets: fakeSecrets{}, Log: log})
+	p := New(Config{Sandboxes: fakeSandboxes{Sandbox{ID: "sb", HTTP: rules}}, Secrets: secrets, Log: log})
 	cn := &conn{p: p, src: netip.MustParseAddr("10.0.0.2"), dst: netip.MustParseAddrPort(up.Listener.Addr().String()), scheme: "http"}
 	t.Cleanup(cn.closeIdle)
 	f := httptest.NewServer(http.HandlerFunc(cn.serveHTTP))
@@ -168,7 +180,7 @@ func TestInjectNeverReusesAnotherDecisionsConnection(t *testing.T) {
 	host := "localhost:" + port // the rule's host: resolved by the proxy to the real server
 	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: host, PathPrefix: "/inject", Action: sdk.HTTPActionInject,
 		Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
-	f, _ := front(t, attacker, rules) // the sandbox connected to the attacker
+	f, _ := front(t, attacker, rules, host) // the sandbox connected to the attacker
 	c, err := net.Dial("tcp", f.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -189,5 +201,46 @@ func TestInjectNeverReusesAnotherDecisionsConnection(t *testing.T) {
 		if g := <-seen; g != w {
 			t.Fatalf("upstream saw %q, want %q", g, w)
 		}
+	}
+}
+
+// TestInjectOnlyWhereTheSecretMayGo: at request time the proxy adds a
+// secret only for a scheme, host and port the secret allows, whatever the
+// rule matched; otherwise 403 and nothing goes out.
+func TestInjectOnlyWhereTheSecretMayGo(t *testing.T) {
+	hits := make(chan string, 8)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- r.Header.Get("Authorization")
+	}))
+	defer up.Close()
+	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "*", Action: sdk.HTTPActionInject, // as stored before hosts existed
+		Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
+	for _, c := range []struct {
+		name    string
+		secrets fakeSecrets
+		host    string
+	}{
+		{"https only", fakeSecrets{hosts: []string{"api.test"}, httpsOnly: true}, "api.test"},
+		{"no hosts (made before hosts)", fakeSecrets{}, "api.test"},
+		{"another host", fakeSecrets{hosts: []string{"api.test"}}, "evil.test"},
+		{"another port", fakeSecrets{hosts: []string{"api.test"}}, "api.test:8080"},
+	} {
+		f, _ := frontWith(t, up, rules, c.secrets)
+		req, _ := http.NewRequest("GET", f.URL+"/x", nil)
+		req.Host = c.host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), `secret "apikey" may not be sent`) {
+			t.Errorf("%s: %d %q", c.name, resp.StatusCode, body)
+		}
+	}
+	select {
+	case h := <-hits:
+		t.Fatalf("the server got a request (Authorization %q)", h)
+	default:
 	}
 }

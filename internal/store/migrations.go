@@ -191,6 +191,11 @@ var migrations = []string{
 	);
 	ALTER TABLE sandboxes ADD COLUMN pool TEXT;
 	CREATE INDEX sandboxes_pool ON sandboxes (pool);`,
+	// 9: where a secret may be sent (package secret): a JSON list of host
+	// patterns and whether plain HTTP is allowed. A secret from before has
+	// none, so the proxy injects it nowhere until its hosts are set.
+	`ALTER TABLE secrets ADD COLUMN hosts TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE secrets ADD COLUMN allow_http INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a
