@@ -3,6 +3,7 @@ package httpegress
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -243,4 +244,34 @@ func TestInjectOnlyWhereTheSecretMayGo(t *testing.T) {
 		t.Fatalf("the server got a request (Authorization %q)", h)
 	default:
 	}
+}
+
+type brokenSecrets struct{}
+
+func (brokenSecrets) Open(context.Context, string, string) (SecretValue, error) {
+	return SecretValue{}, errors.New(`secret "apikey" of team red does not open with this daemon's key`)
+}
+
+// TestSecretThatDoesNotOpenSaysWhy: a 502 for a secret names why it did
+// not open, in the answer and the log entry.
+func TestSecretThatDoesNotOpenSaysWhy(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("the request went out") }))
+	defer up.Close()
+	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "api.test", Action: sdk.HTTPActionInject,
+		Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
+	f, log := frontWith(t, up, rules, brokenSecrets{})
+	req, _ := http.NewRequest("GET", f.URL+"/x", nil)
+	req.Host = "api.test"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "does not open with this daemon's key") {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	waitLog(t, log, func(es []sdk.EgressLogEntry) bool {
+		return len(es) == 1 && strings.Contains(es[0].Error, "does not open")
+	})
 }
