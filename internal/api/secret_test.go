@@ -60,6 +60,13 @@ func TestInjectRulesStayWithinTheSecretsHosts(t *testing.T) {
 			t.Errorf("rule for %s refused: %s", host, body)
 		}
 	}
+	// A pool's template is a create too.
+	s.SetPools(acceptPools{})
+	pool := `{"name": "p", "min": 1, "template": {"egress": {"mode": "allow-all", "http": {"rules": [
+		{"host": "*", "action": "inject", "inject": [{"header": "Authorization", "secret": "apikey"}]}]}}}}`
+	if rec := do(s, "POST", "/v1/pools", testKey, pool); rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `host \"*\"`) {
+		t.Errorf("a pool sending the secret anywhere: %d %s", rec.Code, rec.Body)
+	}
 	if code, body := create("legacy", "api.example.com"); code != http.StatusBadRequest || !strings.Contains(body, "no hosts") {
 		t.Errorf("a secret without hosts: %d %s", code, body)
 	}
@@ -72,4 +79,11 @@ func TestInjectRulesStayWithinTheSecretsHosts(t *testing.T) {
 	if rec := do(s, "PUT", "/v1/secrets/nope/hosts", testKey, `{"hosts": ["api.example.com"]}`); rec.Code != http.StatusNotFound {
 		t.Errorf("hosts of a missing secret: %d %s", rec.Code, rec.Body)
 	}
+}
+
+// acceptPools accepts every pool.
+type acceptPools struct{ Pools }
+
+func (acceptPools) CreatePool(_ context.Context, req sdk.CreatePoolRequest) (*sdk.Pool, error) {
+	return &sdk.Pool{Name: req.Name, Template: req.Template, Min: req.Min}, nil
 }
