@@ -40,7 +40,8 @@ func runEgressHTTPBench(env *Env, sys System) ([]result, error) {
 		return nil, err
 	}
 	defer cleanup()
-	if _, err := c.CreateSecret(ctx, "bench-key", "bench-secret-value"); err != nil {
+	if _, err := c.CreateSecret(ctx, sdk.CreateSecretRequest{Name: "bench-key", Value: "bench-secret-value",
+		SecretHosts: sdk.SecretHosts{Hosts: []string{server.Addr().String()}, AllowHTTP: true}}); err != nil {
 		return nil, err
 	}
 	defer c.DeleteSecret(ctx, "bench-key")

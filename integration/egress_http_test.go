@@ -202,7 +202,7 @@ func TestEgressHTTP(t *testing.T) {
 	importPython(t, d)
 
 	secretValue := "sk-test-" + base64.RawURLEncoding.EncodeToString(big.NewInt(time.Now().UnixNano()).Bytes())
-	if _, err := d.client.CreateSecret(ctx, "apikey", secretValue); err != nil {
+	if _, err := d.client.CreateSecret(ctx, sdk.CreateSecretRequest{Name: "apikey", Value: secretValue, SecretHosts: sdk.SecretHosts{Hosts: []string{"api.test"}, AllowHTTP: true}}); err != nil {
 		t.Fatal(err)
 	}
 	list, err := d.client.ListSecrets(ctx)
@@ -400,9 +400,10 @@ print("hits:", hits)
 		p    sdk.EgressPolicy
 		code sdk.Code
 	}{
-		"bad action":     {sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "a.test", Action: "explode"}}}}, sdk.CodeInvalidHTTPRule},
-		"bad host":       {sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "a.*.test", Action: "allow"}}}}, sdk.CodeInvalidHTTPRule},
-		"unknown secret": {sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "a.test", Action: "inject", Inject: []sdk.HTTPInject{{Header: "X-Key", Secret: "nope"}}}}}}, sdk.CodeUnknownSecret},
+		"bad action":             {sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "a.test", Action: "explode"}}}}, sdk.CodeInvalidHTTPRule},
+		"bad host":               {sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "a.*.test", Action: "allow"}}}}, sdk.CodeInvalidHTTPRule},
+		"secret to another host": {sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "*", Action: "inject", Inject: []sdk.HTTPInject{{Header: "X-Key", Secret: "apikey"}}}}}}, sdk.CodeInvalidHTTPRule},
+		"unknown secret":         {sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "a.test", Action: "inject", Inject: []sdk.HTTPInject{{Header: "X-Key", Secret: "nope"}}}}}}, sdk.CodeUnknownSecret},
 	} {
 		_, err := d.client.SetEgress(ctx, "web", c.p)
 		var ae *sdk.APIError
@@ -413,7 +414,7 @@ print("hits:", hits)
 	if info, err := d.client.GetNetwork(ctx, "web"); err != nil || info.Egress.HTTP != nil {
 		t.Fatalf("a refused change changed the policy: %+v %v", info, err)
 	}
-	if _, err := d.client.CreateSecret(ctx, "bad/name", "x"); !isCode(err, sdk.CodeInvalidSecret) {
+	if _, err := d.client.CreateSecret(ctx, sdk.CreateSecretRequest{Name: "bad/name", Value: "x", SecretHosts: sdk.SecretHosts{Hosts: []string{"api.test"}}}); !isCode(err, sdk.CodeInvalidSecret) {
 		t.Errorf("bad secret name: %v", err)
 	}
 }
@@ -445,7 +446,7 @@ func TestEgressHTTPGVisor(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 
 	d := gvisorDaemon(t, "--egress-allow-private", out.subnet.String(), "--dns-upstream", names.addr)
-	if _, err := d.client.CreateSecret(ctx, "apikey", "gvisor-secret-value"); err != nil {
+	if _, err := d.client.CreateSecret(ctx, sdk.CreateSecretRequest{Name: "apikey", Value: "gvisor-secret-value", SecretHosts: sdk.SecretHosts{Hosts: []string{"api.test"}, AllowHTTP: true}}); err != nil {
 		t.Fatal(err)
 	}
 	d.create(sdk.CreateSandboxRequest{Name: "gv", Class: "gvisor", Egress: &sdk.EgressPolicy{Mode: sdk.EgressAllowAll, HTTP: &sdk.HTTPEgress{Rules: []sdk.HTTPRule{

@@ -13,21 +13,47 @@ import (
 type CreateSecretRequest struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+	SecretHosts
+}
+
+// SecretHosts says where a secret may be sent: 1 to 32 hosts such as
+// "api.example.com" or "*.example.com", optionally with ":port" (without,
+// 443 for HTTPS and 80 for HTTP), never "*". HTTPS only unless AllowHTTP.
+// Inject rules for other hosts are refused, and the proxy checks every
+// request's scheme, host and port before it adds the value.
+type SecretHosts struct {
+	Hosts     []string `json:"hosts"`
+	AllowHTTP bool     `json:"allowHttp,omitempty"`
 }
 
 // SecretInfo is what the API tells about a secret: never its value.
+// Hosts is empty for a secret made before secrets had hosts: it is
+// injected nowhere until they are set (PUT /v1/secrets/{name}/hosts).
 type SecretInfo struct {
 	Name      string    `json:"name"`
 	Team      string    `json:"team"`
 	Size      int       `json:"size"` // of the value, in bytes
 	CreatedAt time.Time `json:"createdAt"`
+	SecretHosts
 }
 
 // CreateSecret stores a secret of the caller's team; an existing one of
 // the same name is replaced.
-func (c *Client) CreateSecret(ctx context.Context, name, value string) (*SecretInfo, error) {
+func (c *Client) CreateSecret(ctx context.Context, req CreateSecretRequest) (*SecretInfo, error) {
 	var out SecretInfo
-	if err := c.call(ctx, request{method: http.MethodPost, path: "/v1/secrets", in: CreateSecretRequest{Name: name, Value: value}}, &out); err != nil {
+	if err := c.call(ctx, request{method: http.MethodPost, path: "/v1/secrets", in: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetSecretHosts replaces where a secret of the caller's team may be sent.
+func (c *Client) SetSecretHosts(ctx context.Context, name string, h SecretHosts) (*SecretInfo, error) {
+	if err := checkName("secret name", name); err != nil {
+		return nil, err
+	}
+	var out SecretInfo
+	if err := c.call(ctx, request{method: http.MethodPut, path: "/v1/secrets/" + url.PathEscape(name) + "/hosts", in: h}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

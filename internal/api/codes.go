@@ -60,6 +60,7 @@ var routeCodes = map[string][]sdk.Code{
 	"GET /v1/sandboxes/{id}/egress/log":             {sdk.CodeNetworkUnavailable},
 	"POST /v1/secrets":                              {sdk.CodeInvalidSecret, sdk.CodeNetworkUnavailable},
 	"GET /v1/secrets":                               {sdk.CodeNetworkUnavailable},
+	"PUT /v1/secrets/{name}/hosts":                  {sdk.CodeInvalidSecret, sdk.CodeSecretNotFound, sdk.CodeNetworkUnavailable},
 	"DELETE /v1/secrets/{name}":                     {sdk.CodeSecretNotFound, sdk.CodeNetworkUnavailable},
 	"POST /v1/sandboxes/{id}/ports":                 {sdk.CodeInvalidPort, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable},
 	"DELETE /v1/sandboxes/{id}/ports/{port}":        {sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeNetworkUnavailable},

@@ -37,6 +37,9 @@ func (s *Server) createPool(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
+	if err := s.checkCreateSecrets(r.Context(), req.Template.Egress); err != nil { // secret.go
+		return err
+	}
 	p, err := ps.CreatePool(r.Context(), req)
 	if err != nil {
 		return err

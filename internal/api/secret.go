@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
@@ -46,11 +47,28 @@ func (s *Server) createSecret(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	info, err := k.Create(r.Context(), req.Name, req.Value)
+	info, err := k.Create(r.Context(), req)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, info)
+	return nil
+}
+
+func (s *Server) setSecretHosts(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.keeper()
+	if err != nil {
+		return err
+	}
+	var req sdk.SecretHosts
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	info, err := k.SetHosts(r.Context(), r.PathValue("name"), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, info)
 	return nil
 }
 
@@ -80,27 +98,44 @@ func (s *Server) deleteSecret(w http.ResponseWriter, r *http.Request) error {
 }
 
 // checkSecrets makes sure every secret the http rules of p name exists in
-// team: a rule naming a missing secret is a 400, not a broken request later.
+// team and may be sent to the rule's host: a rule naming a missing secret,
+// or one that would send it elsewhere, is a 400, not a leak or a broken
+// request later.
 func (s *Server) checkSecrets(ctx context.Context, team string, p *sdk.EgressPolicy) error {
-	if p == nil || p.HTTP == nil {
-		return nil
-	}
-	names := httpegress.SecretNames(p.HTTP)
-	if len(names) == 0 {
+	if p == nil || p.HTTP == nil || len(httpegress.SecretNames(p.HTTP)) == 0 {
 		return nil
 	}
 	k, err := s.keeper()
 	if err != nil {
 		return err
 	}
-	for _, name := range names {
-		if err := k.Exists(ctx, team, name); errdefs.Is(err, errdefs.KindNotFound) {
-			return errdefs.Invalid(sdk.CodeUnknownSecret, "an inject rule names secret %q, which team %s does not have; create it with `sbx secret create %s`", name, team, name)
-		} else if err != nil {
-			return err
+	rules, err := httpegress.ParseRules(p.HTTP) // hosts as the proxy matches them
+	if err != nil {
+		return err
+	}
+	for i, rule := range rules.Rules {
+		for _, in := range rule.Inject {
+			sec, err := k.Hosts(ctx, team, in.Secret)
+			if errdefs.Is(err, errdefs.KindNotFound) {
+				return errdefs.Invalid(sdk.CodeUnknownSecret, "an inject rule names secret %q, which team %s does not have; create it with `sbx secret create %s --host HOST`", in.Secret, team, in.Secret)
+			} else if err != nil {
+				return err
+			}
+			if !httpegress.SecretCoversRule(sec, rule.Host) {
+				return errdefs.Invalid(sdk.CodeInvalidHTTPRule, "http rule %d: secret %q may not be sent to host %q (%s); add the host with `sbx secret hosts %s --host HOST`",
+					i, in.Secret, rule.Host, secretHostsText(sec), in.Secret)
+			}
 		}
 	}
 	return nil
+}
+
+// secretHostsText names where a secret may go, for an error.
+func secretHostsText(sec httpegress.SecretValue) string {
+	if len(sec.Hosts) == 0 {
+		return "it has no hosts yet"
+	}
+	return "its hosts: " + strings.Join(sec.Hosts, ", ")
 }
 
 // checkCreateSecrets is checkSecrets for a new sandbox of the caller's team.

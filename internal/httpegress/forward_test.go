@@ -21,8 +21,7 @@ func forwardFront(t *testing.T, up *httptest.Server, handler string) *httptest.S
 	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "*", Action: sdk.HTTPActionForward, Forward: &sdk.HTTPForwardTo{URL: handler, TimeoutSeconds: 5}}}}
 	p := New(Config{Sandboxes: fakeSandboxes{Sandbox{ID: "sb", Team: "t1", HTTP: rules}}, HandlerSecret: "global"})
 	cn := &conn{p: p, src: netip.MustParseAddr("10.0.0.2"), dst: netip.MustParseAddrPort(up.Listener.Addr().String()), scheme: "http"}
-	cn.tr = p.transport(cn)
-	t.Cleanup(cn.tr.CloseIdleConnections)
+	t.Cleanup(cn.closeIdle)
 	f := httptest.NewServer(http.HandlerFunc(cn.serveHTTP))
 	t.Cleanup(f.Close)
 	return f

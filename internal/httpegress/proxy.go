@@ -64,9 +64,9 @@ type Sandboxes interface {
 	DialAllows(src, dst netip.Addr, host string) bool
 }
 
-// Secrets reads a team's secret values (package secret implements it).
+// Secrets opens a team's secrets (package secret implements it).
 type Secrets interface {
-	Value(ctx context.Context, team, name string) (string, error)
+	Open(ctx context.Context, team, name string) (SecretValue, error)
 }
 
 // Defaults of Config.
@@ -169,7 +169,9 @@ type conn struct {
 	dst    netip.AddrPort // where the sandbox meant to go
 	scheme string
 	sni    string
-	tr     *http.Transport
+
+	mu    sync.Mutex
+	pools map[upstreamKey]*http.Transport // see transportFor
 }
 
 func (p *Proxy) serveConn(c net.Conn) {
@@ -221,8 +223,7 @@ func (p *Proxy) serveConn(c net.Conn) {
 	} else if !p.cfg.Sandboxes.EgressAllows(src, dst.Addr(), "") {
 		return // as the firewall would: the sandbox may not reach dst at all
 	}
-	cn.tr = p.transport(cn)
-	defer cn.tr.CloseIdleConnections()
+	defer cn.closeIdle()
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(cn.serveHTTP),
 		MaxHeaderBytes:    p.cfg.MaxHeaderBytes,
@@ -263,20 +264,64 @@ func (p *Proxy) splice(sandbox string, in net.Conn, cn *conn) {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// dialKey carries, in a request's context, the address to dial for it:
-// the sandbox's original destination, or "" to resolve the URL's host.
-type dialKey struct{}
+// upstreamKey says which upstream connections a request may share: those
+// dialled the same way (to the sandbox's original destination, or to a
+// name the proxy resolved itself) for the same scheme and host (the TLS
+// name verified), under the same rule. A connection pooled for one
+// decision never carries a request of another (an inject must not ride a
+// connection the sandbox pointed at its own server).
+type upstreamKey struct {
+	dialTo       string // the original destination, or "" to dial the URL's host by name
+	scheme, host string
+	rule         int
+}
 
-// transport is a connection's own pool of upstream connections: they are
-// keyed by the URL's host, which within one sandbox connection always
-// leads to the same address.
-func (p *Proxy) transport(cn *conn) *http.Transport {
+// maxPools bounds a sandbox connection's upstream pools; past it the idle
+// connections of all are closed and the pools start over.
+const maxPools = 16
+
+// transportFor is the pool of upstream connections for k.
+func (cn *conn) transportFor(k upstreamKey) *http.Transport {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if tr := cn.pools[k]; tr != nil {
+		return tr
+	}
+	if len(cn.pools) >= maxPools {
+		cn.closeIdleLocked()
+	}
+	if cn.pools == nil {
+		cn.pools = map[upstreamKey]*http.Transport{}
+	}
+	tr := cn.p.transport(cn, k.dialTo)
+	cn.pools[k] = tr
+	return tr
+}
+
+// closeIdle closes the idle upstream connections of every pool.
+func (cn *conn) closeIdle() {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	cn.closeIdleLocked()
+}
+
+func (cn *conn) closeIdleLocked() {
+	for _, tr := range cn.pools {
+		tr.CloseIdleConnections()
+	}
+	cn.pools = nil
+}
+
+// transport is one pool of upstream connections, all dialled to dialTo
+// (the sandbox's original destination, checked when it connected) or, when
+// "", to the URL's host resolved by the proxy.
+func (p *Proxy) transport(cn *conn, dialTo string) *http.Transport {
 	d := &net.Dialer{Timeout: dialTimeout, Resolver: p.cfg.Resolver}
 	return &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if to, _ := ctx.Value(dialKey{}).(string); to != "" {
-				return d.DialContext(ctx, network, to) // checked when the sandbox connected
+			if dialTo != "" {
+				return d.DialContext(ctx, network, dialTo)
 			}
 			// A name the proxy resolves itself: every address it would
 			// connect to must be one the sandbox's policy allows.
@@ -340,10 +385,10 @@ func (c *notifyConn) Close() error {
 
 // upstreamProxy passes a request on, streaming both ways; upgrades
 // (WebSocket) are spliced by httputil.ReverseProxy.
-func (cn *conn) upstreamProxy(onErr func(error)) *httputil.ReverseProxy {
+func (cn *conn) upstreamProxy(tr *http.Transport, onErr func(error)) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite:       func(*httputil.ProxyRequest) {}, // the outbound request is ready
-		Transport:     cn.tr,
+		Transport:     tr,
 		FlushInterval: -1,
 		ErrorLog:      nil,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {

@@ -2,7 +2,6 @@ package httpegress
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -58,12 +57,20 @@ func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		case sdk.HTTPActionInject:
 			for _, in := range rule.Inject {
-				v, err := p.cfg.Secrets.Value(r.Context(), sb.Team, in.Secret)
+				sec, err := p.cfg.Secrets.Open(r.Context(), sb.Team, in.Secret)
 				if err != nil {
-					fail(http.StatusBadGateway, "error", "rule %d: secret %q is not available", idx, in.Secret)
+					p.cfg.Logger.Warn("egress proxy: a secret did not open", "sandbox", sb.ID, "team", sb.Team, "rule", idx, "secret", in.Secret, "err", err)
+					fail(http.StatusBadGateway, "error", "rule %d: secret %q is not available: %v", idx, in.Secret, err)
 					return
 				}
-				r.Header.Set(in.Header, in.Prefix+v)
+				// Checked here as well as when the rule was written: the
+				// secret's hosts may have changed since, and the rule's
+				// pattern leaves the scheme and port to the request.
+				if !SecretAllows(sec, cn.scheme, host) {
+					fail(http.StatusForbidden, "deny", "rule %d: secret %q may not be sent to %s://%s (%s)", idx, in.Secret, cn.scheme, host, hostsNote(sec))
+					return
+				}
+				r.Header.Set(in.Header, in.Prefix+sec.Value)
 			}
 			// Dial the name, not the address the sandbox chose: over plain
 			// HTTP the Host header is the sandbox's word alone, and a
@@ -85,8 +92,20 @@ func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r.Host = r.URL.Host
-	ctx := context.WithValue(r.Context(), dialKey{}, dialTo)
-	cn.upstreamProxy(func(err error) { e.Error = err.Error() }).ServeHTTP(rw, r.WithContext(ctx))
+	tr := cn.transportFor(upstreamKey{dialTo: dialTo, scheme: r.URL.Scheme, host: strings.ToLower(r.URL.Host), rule: idx})
+	cn.upstreamProxy(tr, func(err error) { e.Error = err.Error() }).ServeHTTP(rw, r)
+}
+
+// hostsNote says, in a refusal, where a secret may go.
+func hostsNote(sec SecretValue) string {
+	if len(sec.Hosts) == 0 {
+		return "it has no hosts yet: set them with sbx secret hosts"
+	}
+	note := "its hosts: " + strings.Join(sec.Hosts, ", ")
+	if !sec.AllowHTTP {
+		note += "; HTTPS only"
+	}
+	return note
 }
 
 func rewrite(r *http.Request, rule sdk.HTTPRule) {

@@ -78,18 +78,23 @@ func loadKey(path string) ([]byte, error) {
 
 func additional(team, name string) []byte { return []byte(team + "\x00" + name) }
 
-// Create seals value and stores it as name in ctx's team, replacing one of
-// the same name.
-func (k *Keeper) Create(ctx context.Context, name, value string) (*sdk.SecretInfo, error) {
+// Create seals req's value and stores it in ctx's team, replacing a secret
+// of the same name.
+func (k *Keeper) Create(ctx context.Context, req sdk.CreateSecretRequest) (*sdk.SecretInfo, error) {
+	name, value := req.Name, req.Value
 	if err := httpegress.CheckSecretName(name); err != nil {
 		return nil, err
 	}
 	if value == "" || len(value) > MaxValue {
 		return nil, errdefs.Invalid(sdk.CodeInvalidSecret, "secret %q: the value must be 1 to %d bytes", name, MaxValue)
 	}
-	sec := &store.Secret{Name: name, Size: len(value)}
-	// The team is fixed before sealing: it is part of what is sealed.
-	sec.Team = auth.TeamOf(ctx)
+	hosts, err := httpegress.ParseSecretHosts(name, req.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	// The team is decided here, once, and stored as sealed: the store does
+	// not derive it again, so the row and the sealing cannot disagree.
+	sec := &store.Secret{Team: auth.TeamOf(ctx), Name: name, Size: len(value), Hosts: hosts, AllowHTTP: req.AllowHTTP}
 	nonce := make([]byte, k.aead.NonceSize())
 	rand.Read(nonce)
 	sec.Sealed = k.aead.Seal(nonce, nonce, []byte(value), additional(sec.Team, name))
@@ -112,10 +117,33 @@ func (k *Keeper) List(ctx context.Context) ([]sdk.SecretInfo, error) {
 	return out, nil
 }
 
-// Exists reports whether team has a secret name; NotFound when not.
-func (k *Keeper) Exists(ctx context.Context, team, name string) error {
-	_, err := k.store.GetSecret(ctx, team, name)
-	return err
+// SetHosts replaces where a secret of ctx's team may be sent.
+func (k *Keeper) SetHosts(ctx context.Context, name string, h sdk.SecretHosts) (*sdk.SecretInfo, error) {
+	if err := httpegress.CheckSecretName(name); err != nil {
+		return nil, err
+	}
+	hosts, err := httpegress.ParseSecretHosts(name, h.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	team := auth.TeamOf(ctx)
+	if err := k.store.SetSecretHosts(ctx, team, name, hosts, h.AllowHTTP); err != nil {
+		return nil, err
+	}
+	sec, err := k.store.GetSecret(ctx, team, name)
+	if err != nil {
+		return nil, err
+	}
+	return info(*sec), nil
+}
+
+// Hosts is where team's secret name may be sent (for checking rules).
+func (k *Keeper) Hosts(ctx context.Context, team, name string) (httpegress.SecretValue, error) {
+	sec, err := k.store.GetSecret(ctx, team, name)
+	if err != nil {
+		return httpegress.SecretValue{}, err
+	}
+	return httpegress.SecretValue{Hosts: sec.Hosts, AllowHTTP: sec.AllowHTTP}, nil
 }
 
 // Delete removes a secret of ctx's team.
@@ -123,23 +151,31 @@ func (k *Keeper) Delete(ctx context.Context, name string) error {
 	return k.store.DeleteSecret(ctx, name)
 }
 
-// Value opens team's secret name: for the egress proxy only.
-func (k *Keeper) Value(ctx context.Context, team, name string) (string, error) {
+// Open opens team's secret name: for the egress proxy only. Its errors
+// say why (never with the value), for the proxy's log.
+func (k *Keeper) Open(ctx context.Context, team, name string) (httpegress.SecretValue, error) {
+	if team == "" {
+		team = auth.DefaultTeam // a sandbox record without a team belongs to it (auth.Sees)
+	}
 	sec, err := k.store.GetSecret(ctx, team, name)
 	if err != nil {
-		return "", err
+		return httpegress.SecretValue{}, err
 	}
 	ns := k.aead.NonceSize()
 	if len(sec.Sealed) < ns {
-		return "", errdefs.Internal(nil, "secret %q of team %s is damaged", name, team)
+		return httpegress.SecretValue{}, errdefs.Internal(nil, "secret %q of team %s is damaged", name, team)
 	}
-	plain, err := k.aead.Open(nil, sec.Sealed[:ns], sec.Sealed[ns:], additional(team, name))
+	plain, err := k.aead.Open(nil, sec.Sealed[:ns], sec.Sealed[ns:], additional(sec.Team, name))
 	if err != nil {
-		return "", errdefs.Internal(nil, "secret %q of team %s does not open with this daemon's key", name, team)
+		return httpegress.SecretValue{}, errdefs.Internal(nil, "secret %q of team %s does not open with this daemon's key (%s)", name, team, KeyFile)
 	}
-	return string(plain), nil
+	return httpegress.SecretValue{Value: string(plain), Hosts: sec.Hosts, AllowHTTP: sec.AllowHTTP}, nil
 }
 
 func info(s store.Secret) *sdk.SecretInfo {
-	return &sdk.SecretInfo{Name: s.Name, Team: s.Team, Size: s.Size, CreatedAt: s.CreatedAt}
+	hosts := s.Hosts
+	if hosts == nil {
+		hosts = []string{}
+	}
+	return &sdk.SecretInfo{Name: s.Name, Team: s.Team, Size: s.Size, CreatedAt: s.CreatedAt, SecretHosts: sdk.SecretHosts{Hosts: hosts, AllowHTTP: s.AllowHTTP}}
 }

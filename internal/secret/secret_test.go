@@ -10,6 +10,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 func TestSealedAtRestAndScopedByTeam(t *testing.T) {
@@ -30,11 +31,11 @@ func TestSealedAtRestAndScopedByTeam(t *testing.T) {
 	red := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "k1", Team: "red"})
 	blue := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "k2", Team: "blue"})
 	const value = "sk-very-secret-value"
-	info, err := k.Create(red, "api", value)
+	info, err := k.Create(red, sdk.CreateSecretRequest{Name: "api", Value: value, SecretHosts: sdk.SecretHosts{Hosts: []string{"API.example.com"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Team != "red" || info.Size != len(value) {
+	if info.Team != "red" || info.Size != len(value) || len(info.Hosts) != 1 || info.Hosts[0] != "api.example.com" || info.AllowHTTP {
 		t.Fatalf("info %+v", info)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "sbx.db"))
@@ -44,10 +45,10 @@ func TestSealedAtRestAndScopedByTeam(t *testing.T) {
 	if strings.Contains(string(raw), value) {
 		t.Fatal("the store holds the secret in the clear")
 	}
-	if v, err := k.Value(context.Background(), "red", "api"); err != nil || v != value {
-		t.Fatalf("Value = %q, %v", v, err)
+	if v, err := k.Open(context.Background(), "red", "api"); err != nil || v.Value != value || len(v.Hosts) != 1 {
+		t.Fatalf("Open = %+v, %v", v, err)
 	}
-	if _, err := k.Value(context.Background(), "blue", "api"); !errdefs.Is(err, errdefs.KindNotFound) {
+	if _, err := k.Open(context.Background(), "blue", "api"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("another team's secret: %v, want not found", err)
 	}
 	if l, _ := k.List(blue); len(l) != 0 {
@@ -62,12 +63,18 @@ func TestSealedAtRestAndScopedByTeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := k2.Value(context.Background(), "red", "api"); err == nil {
+	if _, err := k2.Open(context.Background(), "red", "api"); err == nil {
 		t.Fatal("opened with the wrong key")
 	}
-	for _, bad := range []struct{ name, value string }{{"", "x"}, {"a/b", "x"}, {"ok", ""}, {"ok", strings.Repeat("x", MaxValue+1)}} {
-		if _, err := k.Create(red, bad.name, bad.value); !errdefs.Is(err, errdefs.KindInvalid) {
-			t.Errorf("Create(%q, %d bytes) = %v, want invalid", bad.name, len(bad.value), err)
+	anywhere := sdk.SecretHosts{Hosts: []string{"a.example"}}
+	for _, bad := range []sdk.CreateSecretRequest{
+		{Name: "", Value: "x", SecretHosts: anywhere}, {Name: "a/b", Value: "x", SecretHosts: anywhere},
+		{Name: "ok", Value: "", SecretHosts: anywhere}, {Name: "ok", Value: strings.Repeat("x", MaxValue+1), SecretHosts: anywhere},
+		{Name: "ok", Value: "x"}, {Name: "ok", Value: "x", SecretHosts: sdk.SecretHosts{Hosts: []string{"*"}}},
+		{Name: "ok", Value: "x", SecretHosts: sdk.SecretHosts{Hosts: []string{"a b"}}},
+	} {
+		if _, err := k.Create(red, bad); !errdefs.Is(err, errdefs.KindInvalid) {
+			t.Errorf("Create(%q, %d bytes, hosts %q) = %v, want invalid", bad.Name, len(bad.Value), bad.Hosts, err)
 		}
 	}
 	if err := k.Delete(red, "api"); err != nil {

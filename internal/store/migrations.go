@@ -194,6 +194,11 @@ var migrations = []string{
 	// 9: the API key that exposed a port: its preview token dies with the
 	// key (internal/api/ports.go). '' for ports exposed before.
 	`ALTER TABLE ports ADD COLUMN created_by TEXT NOT NULL DEFAULT '';`,
+	// 10: where a secret may be sent (package secret): a JSON list of host
+	// patterns and whether plain HTTP is allowed. A secret from before has
+	// none, so the proxy injects it nowhere until its hosts are set.
+	`ALTER TABLE secrets ADD COLUMN hosts TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE secrets ADD COLUMN allow_http INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

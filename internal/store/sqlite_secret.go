@@ -18,6 +18,10 @@ type Secret struct {
 	Sealed    []byte
 	Size      int // of the plain value
 	CreatedAt time.Time
+	// Hosts the value may be sent to (httpegress.ParseSecretHosts); none:
+	// nowhere (a secret stored before hosts existed).
+	Hosts     []string
+	AllowHTTP bool // plain HTTP as well as HTTPS
 }
 
 // SecretStore persists secrets. Lookups are scoped to the team of ctx.
@@ -30,6 +34,8 @@ type SecretStore interface {
 	ListSecrets(ctx context.Context) ([]Secret, error)
 	// DeleteSecret removes one of ctx's team; NotFound when missing.
 	DeleteSecret(ctx context.Context, name string) error
+	// SetSecretHosts replaces where a secret of team may be sent; NotFound when missing.
+	SetSecretHosts(ctx context.Context, team, name string, hosts []string, allowHTTP bool) error
 }
 
 var _ SecretStore = (*SQLite)(nil)
@@ -48,9 +54,13 @@ func (s *SQLite) PutSecret(ctx context.Context, sec *Secret) error {
 	if err != nil {
 		return err
 	}
+	hosts, err := encodeJSON(nonNil(sec.Hosts))
+	if err != nil {
+		return err
+	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO secrets (team, name, sealed, size, created_at) VALUES (?, ?, ?, ?, ?)",
-			sec.Team, sec.Name, sec.Sealed, sec.Size, at)
+		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO secrets (team, name, sealed, size, created_at, hosts, allow_http) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			sec.Team, sec.Name, sec.Sealed, sec.Size, at, hosts, sec.AllowHTTP)
 		if err != nil {
 			return errdefs.Internal(err, "write secret %s", sec.Name)
 		}
@@ -62,7 +72,7 @@ func (s *SQLite) PutSecret(ctx context.Context, sec *Secret) error {
 // a sandbox's team's secrets with no principal in its context.
 func (s *SQLite) GetSecret(ctx context.Context, team, name string) (*Secret, error) {
 	clause, args := teamClause(ctx, "team")
-	row := s.r.QueryRowContext(ctx, "SELECT team, name, sealed, size, created_at FROM secrets WHERE team = ? AND name = ?"+clause,
+	row := s.r.QueryRowContext(ctx, "SELECT "+secretColumns+" FROM secrets WHERE team = ? AND name = ?"+clause,
 		append([]any{team, name}, args...)...)
 	sec, err := scanSecret(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -80,7 +90,25 @@ func (s *SQLite) ListSecrets(ctx context.Context) ([]Secret, error) {
 			return Secret{}, err
 		}
 		return *sec, nil
-	}, "SELECT team, name, sealed, size, created_at FROM secrets WHERE 1 = 1"+clause+" ORDER BY team, name", args...)
+	}, "SELECT "+secretColumns+" FROM secrets WHERE 1 = 1"+clause+" ORDER BY team, name", args...)
+}
+
+// SetSecretHosts implements SecretStore.
+func (s *SQLite) SetSecretHosts(ctx context.Context, team, name string, hosts []string, allowHTTP bool) error {
+	clause, args := teamClause(ctx, "team")
+	enc, err := encodeJSON(nonNil(hosts))
+	if err != nil {
+		return err
+	}
+	return s.execOne(ctx, "set the hosts of secret "+name, secretMissing(name),
+		"UPDATE secrets SET hosts = ?, allow_http = ? WHERE team = ? AND name = ?"+clause, append([]any{enc, allowHTTP, team, name}, args...)...)
+}
+
+func nonNil(hosts []string) []string {
+	if hosts == nil {
+		return []string{}
+	}
+	return hosts
 }
 
 // DeleteSecret implements SecretStore.
@@ -101,14 +129,20 @@ func (s *SQLite) DeleteSecret(ctx context.Context, name string) error {
 	})
 }
 
+const secretColumns = "team, name, sealed, size, created_at, hosts, allow_http"
+
 func scanSecret(row scanner) (*Secret, error) {
 	var sec Secret
 	var at sql.NullString
-	if err := row.Scan(&sec.Team, &sec.Name, &sec.Sealed, &sec.Size, &at); err != nil {
+	var hosts string
+	if err := row.Scan(&sec.Team, &sec.Name, &sec.Sealed, &sec.Size, &at, &hosts, &sec.AllowHTTP); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
 		return nil, errdefs.Internal(err, "read secret")
+	}
+	if err := decodeJSON(hosts, &sec.Hosts); err != nil {
+		return nil, err
 	}
 	var err error
 	sec.CreatedAt, err = decodeTime(at)

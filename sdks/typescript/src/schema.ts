@@ -2100,6 +2100,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/secrets/{name}/hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace where a secret of the team may be sent
+         * @description Replace where a secret of the team may be sent (its hosts, and whether plain HTTP is allowed); a secret made before hosts existed is injected nowhere until they are set
+         */
+        put: operations["setSecretHosts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/snapshots": {
         parameters: {
             query?: never;
@@ -2638,6 +2658,8 @@ export interface components {
             };
         };
         CreateSecretRequest: {
+            allowHttp?: boolean;
+            hosts: string[];
             name: string;
             value: string;
         };
@@ -4189,9 +4211,15 @@ export interface components {
                 reason?: string;
             };
         };
+        SecretHosts: {
+            allowHttp?: boolean;
+            hosts: string[];
+        };
         SecretInfo: {
+            allowHttp?: boolean;
             /** Format: date-time */
             createdAt: string;
+            hosts: string[];
             name: string;
             size: number;
             team: string;
@@ -4246,6 +4274,15 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EGRESS" | "INVALID_HTTP_RULE" | "INVALID_JSON" | "MISSING_SCOPE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        SetSecretHostsError: {
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_SECRET" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SECRET_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -10253,6 +10290,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeleteSecretError"];
+                };
+            };
+        };
+    };
+    setSecretHosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description image name (may contain '/' and ':') */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretHosts"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretInfo"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_SECRET, MISSING_SCOPE, NETWORK_UNAVAILABLE, RATE_LIMITED, SECRET_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetSecretHostsError"];
+                };
+            };
+            /** @description an error; error.code is one of BODY_TOO_LARGE, INTERNAL, INVALID_JSON, INVALID_SECRET, MISSING_SCOPE, NETWORK_UNAVAILABLE, RATE_LIMITED, SECRET_NOT_FOUND, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetSecretHostsError"];
                 };
             };
         };

@@ -208,6 +208,8 @@ class CreateSecretError(TypedDict):
 
 
 class CreateSecretRequest(TypedDict):
+    allowHttp: NotRequired[bool]
+    hosts: List[str]
     name: str
     value: str
 
@@ -1194,8 +1196,15 @@ class ScrollMouseError(TypedDict):
     error: Dict[str, Any]
 
 
+class SecretHosts(TypedDict):
+    allowHttp: NotRequired[bool]
+    hosts: List[str]
+
+
 class SecretInfo(TypedDict):
+    allowHttp: NotRequired[bool]
     createdAt: str
+    hosts: List[str]
     name: str
     size: int
     team: str
@@ -1246,6 +1255,10 @@ class SessionExecResult(TypedDict):
 
 
 class SetEgressError(TypedDict):
+    error: Dict[str, Any]
+
+
+class SetSecretHostsError(TypedDict):
     error: Dict[str, Any]
 
 
