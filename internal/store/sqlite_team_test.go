@@ -160,17 +160,28 @@ func TestTeamsScopeImages(t *testing.T) {
 	if l, _ := st.ListImages(b); len(l) != 1 || l[0].Name != "base" {
 		t.Fatalf("b lists %+v", l)
 	}
-	if err := st.PutImage(b, &Image{Name: "a-img", ID: "sha256:evil"}); errdefs.CodeOf(err) != sdk.CodeNameTaken {
-		t.Fatalf("b replaced a's image: %v", err)
-	}
-	if err := st.PutImage(b, &Image{Name: "base", ID: "sha256:evil"}); errdefs.CodeOf(err) != sdk.CodeNameTaken {
-		t.Fatalf("b replaced the default team's image: %v", err)
-	}
 	if err := st.DeleteImage(b, "base"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("b deleted the default team's image: %v", err)
 	}
+	// Names are per team: b's own a-img and base are b's, a's and the
+	// default team's stay as they were.
+	if err := st.PutImage(b, &Image{Name: "a-img", ID: "sha256:b1"}); err != nil {
+		t.Fatalf("b's own a-img: %v", err)
+	}
+	if err := st.PutImage(b, &Image{Name: "base", ID: "sha256:b2"}); err != nil {
+		t.Fatalf("b's own base: %v", err)
+	}
+	if img, err := st.GetImage(b, "base"); err != nil || img.ID != "sha256:b2" || img.Team != "b" {
+		t.Fatalf("b's base: %+v %v", img, err)
+	}
+	if img, err := st.GetImage(a, "base"); err != nil || img.ID != "sha256:1" {
+		t.Fatalf("a's view of base after b made its own: %+v %v", img, err)
+	}
+	if err := st.DeleteImage(b, "a-img"); err != nil {
+		t.Fatal(err)
+	}
 	if img, err := st.GetImage(a, "a-img"); err != nil || img.ID != "sha256:2" {
-		t.Fatalf("a's image after b's attempts: %+v %v", img, err)
+		t.Fatalf("a's image after b's: %+v %v", img, err)
 	}
 	if err := st.PutImage(a, &Image{Name: "a-img", ID: "sha256:3"}); err != nil {
 		t.Fatalf("a cannot replace its own image: %v", err)
