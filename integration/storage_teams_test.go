@@ -180,3 +180,85 @@ func TestDiskQuotaCountsVolumesAndBackups(t *testing.T) {
 	}
 	d.dropVolumes(c)
 }
+
+// Names are per team and say nothing of other teams: two teams build,
+// import and make volumes under one name each on their own; a
+// default-team key's build (whose images every team sees) never serves
+// team B's build from its cache; and a default-team key's delete of its
+// image that team A's sandbox uses answers "in use" without A's ids.
+func TestImageNamesAndBuildCachePerTeam(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	def, _ := d.teamKey("default", sdk.Quotas{}, allScopes...)
+	a, _ := d.teamKey("team-a", sdk.Quotas{}, allScopes...)
+	b, _ := d.teamKey("team-b", sdk.Quotas{}, allScopes...)
+
+	// The same build, by name "app", in team default then team B: B's step
+	// runs again (not served from default's cache) and B's image is B's.
+	req := sdk.BuildRequest{Name: "app", From: "base", Steps: []sdk.BuildStep{{Run: "head -c 16 /dev/urandom | od -An -tx1 > /stamp"}}}
+	build := func(c *sdk.Client, team string) (cached bool) {
+		t.Helper()
+		img, err := c.BuildImageSteps(ctx, req, func(ev sdk.BuildEvent) { cached = cached || ev.Cached })
+		if err != nil || img.Team != team {
+			t.Fatalf("%s's build of app: %+v, %v", team, img, err)
+		}
+		return cached
+	}
+	build(def, "default")
+	if build(b, "team-b") {
+		t.Errorf("team b's build was served from team default's cache")
+	}
+	if !build(b, "team-b") {
+		t.Errorf("team b's second build did not use its own cache")
+	}
+	stamp := func(c *sdk.Client, name string) string {
+		t.Helper()
+		sb, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: name, Image: "app"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.created[sb.ID] = true
+		res, err := c.Exec(ctx, name, sdk.ExecRequest{Shell: "cat /stamp"})
+		if err != nil || res.ExitCode != 0 || res.Stdout == "" {
+			t.Fatalf("%s: %+v, %v", name, res, err)
+		}
+		return res.Stdout
+	}
+	if sd, sb := stamp(def, "d-app"), stamp(b, "b-app"); sd == sb {
+		t.Errorf("team b's app holds team default's layer: %q", sb)
+	}
+
+	// Team A uses default's app (no app of its own); default's delete is
+	// refused without naming A's sandbox; B's delete of its own app is
+	// B's business only.
+	sbA, err := a.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "a-app", Image: "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.created[sbA.ID] = true
+	if err := def.DeleteSandbox(ctx, "d-app", true); err != nil {
+		t.Fatal(err)
+	}
+	err = def.RemoveImage(ctx, "app")
+	if errCode(err) != sdk.CodeImageInUse || strings.Contains(err.Error(), sbA.ID) || strings.Contains(err.Error(), "a-app") {
+		t.Errorf("default's delete of app that team a uses: %v, want IMAGE_IN_USE naming no sandbox", err)
+	}
+	if err := b.DeleteSandbox(ctx, "b-app", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.RemoveImage(ctx, "app"); err != nil {
+		t.Errorf("team b's delete of its own app (team a uses default's): %v", err)
+	}
+	if err := b.RemoveImage(ctx, "app"); errCode(err) != sdk.CodeImageNotFound {
+		t.Errorf("team b's delete of default's app: %v, want IMAGE_NOT_FOUND", err)
+	}
+
+	// Volumes: one name in two teams, each its own; neither create says
+	// the other exists.
+	for _, c := range []*sdk.Client{a, b} {
+		if _, err := c.CreateVolume(ctx, sdk.CreateVolumeRequest{Name: "cache", SizeMiB: 16}); err != nil {
+			t.Errorf("volume cache: %v", err)
+		}
+	}
+	d.dropVolumes(a, b, def)
+}
