@@ -67,7 +67,7 @@ func imageTeams(ctx context.Context) (string, []any) {
 // team default's.
 func (s *SQLite) GetImage(ctx context.Context, name string) (*Image, error) {
 	team, args := imageTeams(ctx)
-	args = append(append([]any{name}, args...), teamFor(ctx, ""))
+	args = append(append([]any{name}, args...), auth.TeamOf(ctx))
 	row := s.r.QueryRowContext(ctx, "SELECT "+imageColumns+" FROM images WHERE name = ?"+team+" ORDER BY team = ? DESC, team = 'default' DESC LIMIT 1", args...)
 	img, err := scanImage(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -101,7 +101,7 @@ func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
 // DeleteImage removes the caller's team's image called name (never
 // another team's of the same name). Missing gives a NotFound error.
 func (s *SQLite) DeleteImage(ctx context.Context, name string) error {
-	return s.execOne(ctx, "delete image "+name, imageNotFound(name), "DELETE FROM images WHERE name = ? AND team = ?", name, teamFor(ctx, ""))
+	return s.execOne(ctx, "delete image "+name, imageNotFound(name), "DELETE FROM images WHERE name = ? AND team = ?", name, auth.TeamOf(ctx))
 }
 
 func scanImage(sc scanner) (*Image, error) {
