@@ -217,13 +217,21 @@ func TestTeamIsolationOnEveryRoute(t *testing.T) {
 	if err := clientA.DeleteSnapshot(ctx, "snap-a"); err != nil {
 		t.Error(err)
 	}
-	// Image names are shared: team-b cannot take team-a's.
+	// Image names are per team: team-b's "a-image" is its own and team-a's
+	// stays as it was.
+	aImg, err := clientA.GetImage(ctx, "a-image")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tw = tar.NewWriter(&tarball)
 	tw.WriteHeader(&tar.Header{Name: "marker", Mode: 0o644, Size: 1, Typeflag: tar.TypeReg})
 	tw.Write([]byte("b"))
 	tw.Close()
-	if _, err := clientB.ImportImage(ctx, "a-image", &tarball); errCode(err) != sdk.CodeNameTaken {
-		t.Errorf("team-b imported over team-a's image: %v", err)
+	if img, err := clientB.ImportImage(ctx, "a-image", &tarball); err != nil || img.Team != "team-b" || img.ID == aImg.ID {
+		t.Errorf("team-b's own a-image: %+v, %v", img, err)
+	}
+	if img, err := clientA.GetImage(ctx, "a-image"); err != nil || img.ID != aImg.ID || img.Team != "team-a" {
+		t.Errorf("team-a's a-image after team-b's import: %+v, %v", img, err)
 	}
 }
 

@@ -32,7 +32,7 @@ type Quotas struct {
 	MaxRunning   int     `json:"maxRunning,omitempty"` // sandboxes with an instance (started, paused, …)
 	CPU          float64 `json:"cpu,omitempty"`        // sum of the sandboxes' cpu
 	MemoryMiB    int     `json:"memoryMiB,omitempty"`  // sum of the sandboxes' memoryMiB
-	DiskMiB      int     `json:"diskMiB,omitempty"`    // sum of the sandboxes' diskMiB
+	DiskMiB      int     `json:"diskMiB,omitempty"`    // sandboxes' diskMiB + volumes' sizes + backups' stored bytes
 	MaxSnapshots int     `json:"maxSnapshots,omitempty"`
 }
 

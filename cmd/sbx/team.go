@@ -31,7 +31,7 @@ func quotaFlags(cmd *cobra.Command, q *sdk.Quotas) {
 	f.IntVar(&q.MaxRunning, "max-running", 0, "sandboxes the team may run at once")
 	f.Float64Var(&q.CPU, "cpu", 0, "CPUs all its sandboxes may ask for together")
 	f.IntVar(&q.MemoryMiB, "memory-mib", 0, "memory (MiB) all its sandboxes may ask for together")
-	f.IntVar(&q.DiskMiB, "disk-mib", 0, "disk (MiB) all its sandboxes may ask for together")
+	f.IntVar(&q.DiskMiB, "disk-mib", 0, "disk (MiB) its sandboxes (each then needs --disk), volumes and backups may take together")
 	f.IntVar(&q.MaxSnapshots, "max-snapshots", 0, "snapshots the team may hold")
 }
 

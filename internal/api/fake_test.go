@@ -124,7 +124,7 @@ func (f *fakeSandboxes) Parent(ctx context.Context, id string) (*store.Sandbox, 
 func (f *fakeSandboxes) Ancestors(ctx context.Context, id string) ([]*store.Sandbox, error) {
 	return nil, f.err
 }
-func (f *fakeSandboxes) UsesImage(ctx context.Context, name string) (*store.Sandbox, error) {
+func (f *fakeSandboxes) UsesImage(ctx context.Context, team, name string) (*store.Sandbox, error) {
 	return nil, nil
 }
 func (f *fakeSandboxes) UsesLayers(ctx context.Context, layers []string) (bool, error) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -21,7 +22,7 @@ type Images interface {
 
 // imageUsers tells whether sandboxes still use an image or its layers.
 type imageUsers interface {
-	UsesImage(ctx context.Context, name string) (*store.Sandbox, error)
+	UsesImage(ctx context.Context, team, name string) (*store.Sandbox, error)
 	UsesLayers(ctx context.Context, layers []string) (bool, error)
 }
 
@@ -82,12 +83,25 @@ func (s *Server) pullImage(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	user, err := s.sandboxes.UsesImage(r.Context(), name)
+	// Only the owner deletes an image: another team's shared base image
+	// (team default's) is not found to it before any use is looked at.
+	img, err := s.images.Get(r.Context(), name)
 	if err != nil {
 		return err
 	}
-	if user != nil {
+	if !auth.Sees(r.Context(), img.Team) {
+		return errdefs.NotFound(sdk.CodeImageNotFound, "image %q not found", name)
+	}
+	user, err := s.sandboxes.UsesImage(r.Context(), img.Team, name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case user != nil && auth.Sees(r.Context(), user.Team):
 		return errdefs.Conflict(sdk.CodeImageInUse, "image %q is used by sandbox %s; delete that sandbox first", name, user.ID)
+	case user != nil:
+		// Another team's sandbox: say so without naming it.
+		return errdefs.Conflict(sdk.CodeImageInUse, "image %q is in use by sandboxes of other teams (it is a shared base image); it cannot be deleted while they use it", name)
 	}
 	inUse := func(layers []string) bool {
 		used, err := s.sandboxes.UsesLayers(r.Context(), layers)

@@ -51,6 +51,10 @@ type Manager struct {
 	log   *slog.Logger
 	mu    sync.Mutex // records
 	now   func() time.Time
+
+	// CheckDisk, if set, refuses addMiB more of disk in team past its disk
+	// quota (store.SQLite's): a backup counts its stored bytes.
+	CheckDisk func(ctx context.Context, team string, addMiB int) error
 }
 
 // New returns a Manager with records in dataDir/backups.
@@ -85,6 +89,12 @@ func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID stri
 	}
 	if req.ExpiresInSeconds < 0 || req.ExpiresInSeconds > MaxExpiresInSeconds {
 		return nil, errdefs.Invalid(sdk.CodeInvalidBackup, "expiresInSeconds must be 0 (never) to %d, got %d", MaxExpiresInSeconds, req.ExpiresInSeconds)
+	}
+	team := ownerOf(ctx)
+	// A team already at its disk quota makes no backup; one that the
+	// stored size takes past it is deleted below.
+	if err := m.checkDisk(ctx, team, 1); err != nil {
+		return nil, err
 	}
 	b := &sdk.Backup{ID: newID(), Name: req.Name, Sandbox: sandboxID, Path: path.Clean(req.Path), CreatedAt: m.now().UTC()}
 	if req.ExpiresInSeconds > 0 {
@@ -124,11 +134,62 @@ func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID stri
 		return nil, errdefs.Internal(err, "back up %s of %s: %v", b.Path, sandboxID, err)
 	}
 	b.SizeBytes, b.SHA256 = n, hex.EncodeToString(h.Sum(nil))
-	if err := m.write(record{Backup: *b, Team: teamOf(ctx)}); err != nil {
+	m.mu.Lock() // the check and the record, one backup at a time
+	err = m.checkDisk(ctx, team, mib(n))
+	if err == nil {
+		err = m.write(record{Backup: *b, Team: teamOf(ctx)})
+	}
+	m.mu.Unlock()
+	if err != nil {
 		m.blobs.Delete(context.WithoutCancel(ctx), blobKey(b.ID))
 		return nil, err
 	}
 	return b, nil
+}
+
+// mib is n bytes in MiB, rounded up.
+func mib(n int64) int { return int((n + 1<<20 - 1) >> 20) }
+
+func (m *Manager) checkDisk(ctx context.Context, team string, addMiB int) error {
+	if m.CheckDisk == nil {
+		return nil
+	}
+	return m.CheckDisk(ctx, team, addMiB)
+}
+
+// ownerOf is the team a backup made under ctx counts against.
+func ownerOf(ctx context.Context) string {
+	if t := teamOf(ctx); t != "" {
+		return t
+	}
+	return auth.DefaultTeam
+}
+
+// StoredMiB is the sum of team's backups' stored sizes, expired ones not
+// yet swept included (their bytes are still there).
+func (m *Manager) StoredMiB(team string) (int, error) {
+	entries, err := os.ReadDir(m.dir)
+	if err != nil {
+		return 0, errdefs.Internal(err, "list backups")
+	}
+	var sum int64
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		rec, err := m.get(context.Background(), id)
+		if errdefs.Is(err, errdefs.KindNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return 0, err
+		}
+		if owner := rec.Team; owner == team || owner == "" && team == auth.DefaultTeam {
+			sum += rec.SizeBytes
+		}
+	}
+	return mib(sum), nil
 }
 
 func (m *Manager) recordPath(id string) string { return filepath.Join(m.dir, id+".json") }

@@ -19,6 +19,7 @@ import (
 	gcrname "github.com/google/go-containerregistry/pkg/name"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/dirtar"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
@@ -210,7 +211,12 @@ func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(
 
 	parent := base.Name // the image a build sandbox starts from
 	layers := base.Layers
-	key := "from:" + base.ID
+	// The cache is per team: the team is the root of every key, so a step
+	// another team ran (even team default, whose images every team sees)
+	// never names the record this build looks up, and two teams' identical
+	// builds write records of different names.
+	team := auth.TeamOf(ctx)
+	key := "from:" + base.ID + " team:" + team
 	total := len(plan.Steps)
 	for i, st := range plan.Steps {
 		ev := sdk.BuildEvent{Type: "step", Step: i + 1, Total: total, Line: st.Line, Instruction: st.Text}
@@ -230,7 +236,7 @@ func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(
 		}
 		cacheName := CachePrefix + key[:32]
 		if !req.NoCache {
-			if img, err := b.images.Get(ctx, cacheName); err == nil {
+			if img, err := b.images.Get(ctx, cacheName); err == nil && img.Team == team {
 				ev.Cached = true
 				emit(ev)
 				parent, layers = img.Name, img.Layers

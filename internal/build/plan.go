@@ -9,9 +9,10 @@
 // with its shell-word expansion); this package only plans and runs.
 //
 // Cache: each filesystem step's result is an image record named
-// build-cache/<key>, where key hashes the parent's key, the step with its
-// words expanded, the config it runs under and, for COPY/ADD, the content
-// of its sources. A step whose record exists is not run again.
+// build-cache/<key>, where key hashes the building team (caches are per
+// team), the parent's key, the step with its words expanded, the config it
+// runs under and, for COPY/ADD, the content of its sources. A step whose
+// record, of the building team, exists is not run again.
 package build
 
 import (

@@ -260,6 +260,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	countDisk(st, vols, backups)                                                                                 // diskquota.go
 	backups.StartSweeper(ctx, 5*time.Second)                                                                     // expired backups
 	handler.SetPools(mgr)                                                                                        // warm pools
 	mx.metrics.ObservePools(mgr.PoolStats)                                                                       // sbx_pool_ready

@@ -389,16 +389,17 @@ func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error)
 	return false, nil
 }
 
-// UsesImage returns a sandbox, of any team, that was created from the
-// image name, if any.
-func (m *Manager) UsesImage(ctx context.Context, name string) (*store.Sandbox, error) {
+// UsesImage returns a sandbox, of any team, that was created from team's
+// image name, if any: one of team's own, or of any team when team is
+// default (whose images every team sees; image names are per team).
+func (m *Manager) UsesImage(ctx context.Context, team, name string) (*store.Sandbox, error) {
 	ctx = auth.Unscoped(ctx) // a team's sandbox may use the default team's image
 	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
 	if err != nil {
 		return nil, err
 	}
 	for _, sb := range all {
-		if sb.Spec.Image == name {
+		if sb.Spec.Image == name && (team == auth.DefaultTeam || teamOf(sb) == team) {
 			return sb, nil
 		}
 	}

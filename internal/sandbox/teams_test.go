@@ -31,7 +31,11 @@ func TestUsageChecksSeeEveryTeam(t *testing.T) {
 	if used, err := m.UsesLayers(ctxB, []string{"sha256:l"}); err != nil || !used {
 		t.Fatalf("UsesLayers for team b: %v, %v; want team a's use to count", used, err)
 	}
-	if sb, err := m.UsesImage(ctxB, "base"); err != nil || sb == nil {
-		t.Fatalf("UsesImage for team b: %v, %v; want team a's sandbox", sb, err)
+	if sb, err := m.UsesImage(ctxB, auth.DefaultTeam, "base"); err != nil || sb == nil {
+		t.Fatalf("UsesImage of default's base for team b: %v, %v; want team a's sandbox", sb, err)
+	}
+	// Image names are per team: b's own "base" is not what a's sandbox uses.
+	if sb, err := m.UsesImage(ctxB, "b", "base"); err != nil || sb != nil {
+		t.Fatalf("UsesImage of b's base: %v, %v; want none", sb, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/bucketmount"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
@@ -14,14 +15,19 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// Volumes finds named volumes (package volume) for sandboxes that mount them.
+// Volumes finds named volumes (package volume) for sandboxes that mount
+// them. A sandbox records its volumes' ids at create (Spec.VolumeIDs) and
+// mounts those at every start, checking the team each time: a volume
+// deleted and made again under its name, by any team, is never mounted.
 type Volumes interface {
-	// Path is the host directory of the volume's filesystem; a missing
-	// volume is a VOLUME_NOT_FOUND error.
-	Path(name string) (string, error)
-	// Get is the volume as the caller in ctx sees it: another team's
-	// volume is VOLUME_NOT_FOUND.
-	Get(ctx context.Context, name string) (*sdk.Volume, error)
+	// Resolve is the id of team's volume name; VOLUME_NOT_FOUND when team
+	// has none.
+	Resolve(team, name string) (string, error)
+	// Path is the host directory of volume id's filesystem if team owns
+	// it; else, or once it is deleted, VOLUME_NOT_FOUND.
+	Path(team, id string) (string, error)
+	// ID is the id of the volume name the caller in ctx sees.
+	ID(ctx context.Context, name string) (string, error)
 }
 
 // maxVolumesPerSandbox keeps a create request's mounts few.
@@ -55,13 +61,18 @@ func (m *Manager) resolveVolumes(ctx context.Context, req sdk.CreateSandboxReque
 		seen[p] = true
 		return nil
 	}
+	var ids []string
 	for _, v := range req.Volumes {
 		if err := checkPath("volume "+strconv.Quote(v.Name), v.Path); err != nil {
 			return err
 		}
-		if _, err := m.cfg.Volumes.Get(ctx, v.Name); err != nil {
+		// The new sandbox's team (the store's teamFor): its volumes are
+		// that team's, whoever the caller.
+		id, err := m.cfg.Volumes.Resolve(auth.TeamOf(ctx), v.Name)
+		if err != nil {
 			return err
 		}
+		ids = append(ids, id)
 	}
 	for _, b := range req.Buckets {
 		if err := checkPath("bucket "+strconv.Quote(b.Bucket), b.Path); err != nil {
@@ -72,6 +83,7 @@ func (m *Manager) resolveVolumes(ctx context.Context, req sdk.CreateSandboxReque
 		}
 	}
 	spec.Volumes = append([]sdk.VolumeMount(nil), req.Volumes...)
+	spec.VolumeIDs = ids
 	spec.Buckets = append([]sdk.BucketMount(nil), req.Buckets...)
 	return nil
 }
@@ -105,30 +117,60 @@ func (m *Manager) unmountBuckets(id string) error {
 // volumeMounts are the instance's bind mounts of sb's volumes.
 func (m *Manager) volumeMounts(sb *store.Sandbox) ([]runtime.VolumeMount, error) {
 	var out []runtime.VolumeMount
-	for _, v := range sb.Spec.Volumes {
+	for i, v := range sb.Spec.Volumes {
 		if m.cfg.Volumes == nil {
 			return nil, errdefs.Conflict(sdk.CodeVolumeNotFound, "sandbox %s mounts volume %q but this daemon has no volumes", refOf(sb), v.Name)
 		}
-		src, err := m.cfg.Volumes.Path(v.Name)
+		id, err := volumeID(sb, i)
 		if err != nil {
-			return nil, errdefs.Conflict(sdk.CodeVolumeNotFound, "sandbox %s mounts volume %q, which was deleted: create it again to start the sandbox", refOf(sb), v.Name)
+			return nil, err
+		}
+		src, err := m.cfg.Volumes.Path(teamOf(sb), id)
+		if err != nil {
+			return nil, errdefs.Conflict(sdk.CodeVolumeNotFound, "sandbox %s mounts volume %q (%s), which was deleted: a volume made again under that name is another volume; create a new sandbox to mount it", refOf(sb), v.Name, id)
 		}
 		out = append(out, runtime.VolumeMount{Source: src, Destination: v.Path, ReadOnly: v.ReadOnly})
 	}
 	return out, nil
 }
 
+// volumeID is the id of sb's i-th volume. A record made before ids has
+// none: it is the volume of that name in sb's own team at the time of the
+// upgrade (volumes made then have their names as ids).
+func volumeID(sb *store.Sandbox, i int) (string, error) {
+	if len(sb.Spec.VolumeIDs) == 0 {
+		return sb.Spec.Volumes[i].Name, nil
+	}
+	if i >= len(sb.Spec.VolumeIDs) {
+		return "", errdefs.Internal(nil, "sandbox %s records %d volume ids for %d volumes", sb.ID, len(sb.Spec.VolumeIDs), len(sb.Spec.Volumes))
+	}
+	return sb.Spec.VolumeIDs[i], nil
+}
+
+// teamOf is sb's team ("" in records made before teams: default).
+func teamOf(sb *store.Sandbox) string {
+	if sb.Team == "" {
+		return auth.DefaultTeam
+	}
+	return sb.Team
+}
+
 // VolumeUsers returns the ids of the sandboxes, in any state, that mount
-// volume name.
+// the volume name the caller in ctx sees. Only its own team's sandboxes
+// can mount it (Volumes.Path checks), so the list names no other team's.
 func (m *Manager) VolumeUsers(ctx context.Context, name string) ([]string, error) {
+	id, err := m.cfg.Volumes.ID(ctx, name)
+	if err != nil {
+		return nil, err
+	}
 	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
 	if err != nil {
 		return nil, err
 	}
 	users := []string{}
 	for _, sb := range all {
-		for _, v := range sb.Spec.Volumes {
-			if v.Name == name {
+		for i := range sb.Spec.Volumes {
+			if vid, _ := volumeID(sb, i); vid == id {
 				users = append(users, sb.ID)
 				break
 			}

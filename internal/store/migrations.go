@@ -199,6 +199,26 @@ var migrations = []string{
 	// none, so the proxy injects it nowhere until its hosts are set.
 	`ALTER TABLE secrets ADD COLUMN hosts TEXT NOT NULL DEFAULT '[]';
 	ALTER TABLE secrets ADD COLUMN allow_http INTEGER NOT NULL DEFAULT 0;`,
+	// 11: image names are unique per team, not across teams (two teams'
+	// builds of one name no longer collide, nor does a name tell that
+	// another team's image exists). No table references images, so it is
+	// copied into one keyed by (team, name).
+	`CREATE TABLE images_by_team (
+		name       TEXT NOT NULL,
+		id         TEXT NOT NULL,
+		layers     TEXT NOT NULL, -- JSON array of digests
+		config     TEXT NOT NULL, -- JSON of ImageConfig
+		source     TEXT NOT NULL DEFAULT '',
+		size_bytes INTEGER NOT NULL DEFAULT 0,
+		created_at TEXT,
+		team       TEXT NOT NULL DEFAULT 'default',
+		PRIMARY KEY (team, name)
+	);
+	INSERT INTO images_by_team (name, id, layers, config, source, size_bytes, created_at, team)
+		SELECT name, id, layers, config, source, size_bytes, created_at, team FROM images;
+	DROP TABLE images;
+	ALTER TABLE images_by_team RENAME TO images;
+	CREATE INDEX images_name ON images (name);`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

@@ -32,6 +32,10 @@ type SQLite struct {
 	r    *sql.DB // read-only connections
 	disk *diskspace.Guard
 	rs   stmtCache // prepared reads on r (stmtcache.go)
+
+	// diskOutside is what a team holds on disk outside this store (its
+	// volumes and backups), counted against its disk quota (sqlite_team.go).
+	diskOutside func(team string) (int, error)
 }
 
 // An Option configures OpenSQLite.

@@ -39,26 +39,16 @@ func (s *SQLite) PutImage(ctx context.Context, img *Image) error {
 		return err
 	}
 	team := teamFor(ctx, img.Team)
-	err = s.withTx(ctx, func(tx *sql.Tx) error {
-		// Image names are unique across teams (an image is addressed by
-		// name when a sandbox is created); only the owner replaces one.
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO images (`+imageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET id = excluded.id, layers = excluded.layers,
-				config = excluded.config, source = excluded.source,
-				size_bytes = excluded.size_bytes, created_at = excluded.created_at
-			WHERE images.team = excluded.team`,
-			img.Name, img.ID, layers, config, img.Source, img.SizeBytes, at, team)
-		if err != nil {
-			return errdefs.Internal(err, "write image %s", img.Name)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errdefs.Conflict(sdk.CodeNameTaken, "the image name %q is taken by another team; pick another name", img.Name)
-		}
-		return nil
-	})
+	// Image names are unique per team; a team's own image of a name
+	// shadows team default's for it (GetImage).
+	_, err = s.w.ExecContext(ctx,
+		`INSERT INTO images (`+imageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (team, name) DO UPDATE SET id = excluded.id, layers = excluded.layers,
+			config = excluded.config, source = excluded.source,
+			size_bytes = excluded.size_bytes, created_at = excluded.created_at`,
+		img.Name, img.ID, layers, config, img.Source, img.SizeBytes, at, team)
 	if err != nil {
-		return err
+		return errdefs.Internal(err, "write image %s", img.Name)
 	}
 	img.CreatedAt, img.Team = created, team
 	return nil
@@ -73,10 +63,12 @@ func imageTeams(ctx context.Context) (string, []any) {
 	return "", nil
 }
 
-// GetImage returns the image called name.
+// GetImage returns the image called name: the caller's team's own, else
+// team default's.
 func (s *SQLite) GetImage(ctx context.Context, name string) (*Image, error) {
 	team, args := imageTeams(ctx)
-	row := s.r.QueryRowContext(ctx, "SELECT "+imageColumns+" FROM images WHERE name = ?"+team, append([]any{name}, args...)...)
+	args = append(append([]any{name}, args...), auth.TeamOf(ctx))
+	row := s.r.QueryRowContext(ctx, "SELECT "+imageColumns+" FROM images WHERE name = ?"+team+" ORDER BY team = ? DESC, team = 'default' DESC LIMIT 1", args...)
 	img, err := scanImage(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, imageNotFound(name)
@@ -87,7 +79,7 @@ func (s *SQLite) GetImage(ctx context.Context, name string) (*Image, error) {
 // ListImages returns every image, by name.
 func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
 	team, args := imageTeams(ctx)
-	rows, err := s.r.QueryContext(ctx, "SELECT "+imageColumns+" FROM images WHERE 1"+team+" ORDER BY name", args...)
+	rows, err := s.r.QueryContext(ctx, "SELECT "+imageColumns+" FROM images WHERE 1"+team+" ORDER BY name, team", args...)
 	if err != nil {
 		return nil, errdefs.Internal(err, "list images")
 	}
@@ -106,10 +98,10 @@ func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
 	return out, nil
 }
 
-// DeleteImage removes the image called name. Missing gives a NotFound error.
+// DeleteImage removes the caller's team's image called name (never
+// another team's of the same name). Missing gives a NotFound error.
 func (s *SQLite) DeleteImage(ctx context.Context, name string) error {
-	team, args := teamClause(ctx, "team")
-	return s.execOne(ctx, "delete image "+name, imageNotFound(name), "DELETE FROM images WHERE name = ?"+team, append([]any{name}, args...)...)
+	return s.execOne(ctx, "delete image "+name, imageNotFound(name), "DELETE FROM images WHERE name = ? AND team = ?", name, auth.TeamOf(ctx))
 }
 
 func scanImage(sc scanner) (*Image, error) {

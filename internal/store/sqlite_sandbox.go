@@ -43,7 +43,7 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		// In the same transaction as the insert, and every write goes
 		// through one connection: concurrent creates cannot both pass.
-		if err := checkSandboxQuota(ctx, tx, team, sb.Spec); err != nil {
+		if err := s.checkSandboxQuota(ctx, tx, team, sb.Spec); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx,

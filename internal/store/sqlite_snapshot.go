@@ -37,7 +37,7 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	}
 	team := teamFor(ctx, snap.Team)
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := checkSnapshotQuota(ctx, tx, team); err != nil {
+		if err := s.checkSnapshotQuota(ctx, tx, team); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx,

@@ -118,7 +118,7 @@ func (s *SQLite) Usage(ctx context.Context, id string) (sdk.TeamUsage, error) {
 	if err != nil {
 		return sdk.TeamUsage{}, err
 	}
-	u, err := usage(ctx, s.r, id)
+	u, err := s.usage(ctx, s.r, id)
 	u.Quotas = t.Quotas
 	return u, err
 }
@@ -128,9 +128,14 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// usage sums a team's sandboxes and snapshots. A sandbox counts as running
-// while it has (or is getting, or is leaving) an instance.
-func usage(ctx context.Context, q querier, team string) (sdk.TeamUsage, error) {
+// SetDiskOutside makes every disk quota count what f says team holds on
+// disk outside the store (its volumes' sizes, its backups' stored bytes).
+func (s *SQLite) SetDiskOutside(f func(team string) (int, error)) { s.diskOutside = f }
+
+// usage sums a team's sandboxes and snapshots, and on disk what it holds
+// outside the store too. A sandbox counts as running while it has (or is
+// getting, or is leaving) an instance.
+func (s *SQLite) usage(ctx context.Context, q querier, team string) (sdk.TeamUsage, error) {
 	u := sdk.TeamUsage{Team: team}
 	err := q.QueryRowContext(ctx, `SELECT COUNT(*),
 			COALESCE(SUM(state IN ('creating', 'starting', 'started', 'stopping', 'pausing', 'paused', 'resuming')), 0),
@@ -143,13 +148,51 @@ func usage(ctx context.Context, q querier, team string) (sdk.TeamUsage, error) {
 	if err != nil {
 		return u, errdefs.Internal(err, "sum the usage of team %s", team)
 	}
+	if s.diskOutside != nil {
+		more, err := s.diskOutside(team)
+		if err != nil {
+			return u, err
+		}
+		u.DiskMiB += more
+	}
 	return u, nil
+}
+
+// quotas are team's quotas; none for a team without a record.
+func quotas(ctx context.Context, q querier, team string) (sdk.Quotas, error) {
+	var raw string
+	var out sdk.Quotas
+	err := q.QueryRowContext(ctx, "SELECT quotas FROM teams WHERE id = ?", team).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, nil
+	}
+	if err != nil {
+		return out, errdefs.Internal(err, "read quotas of team %s", team)
+	}
+	return out, decodeJSON(raw, &out)
+}
+
+// CheckDisk refuses addMiB more of disk in team (a volume, a backup) past
+// its disk quota.
+func (s *SQLite) CheckDisk(ctx context.Context, team string, addMiB int) error {
+	q, err := quotas(ctx, s.r, team)
+	if err != nil || q.DiskMiB == 0 {
+		return err
+	}
+	u, err := s.usage(ctx, s.r, team)
+	if err != nil {
+		return err
+	}
+	return OverQuota(q, u, sdk.TeamUsage{DiskMiB: addMiB})
 }
 
 // checkSandboxQuota refuses one more sandbox with spec in team when it
 // would pass one of the team's quotas. Run inside the inserting
 // transaction, it sees every earlier create.
-func checkSandboxQuota(ctx context.Context, tx *sql.Tx, team string, spec Spec) error {
+//
+// Under a disk quota every sandbox needs a diskMiB: one without has the
+// host's disk, unbounded, which no quota could count.
+func (s *SQLite) checkSandboxQuota(ctx context.Context, tx *sql.Tx, team string, spec Spec) error {
 	var raw string
 	err := tx.QueryRowContext(ctx, "SELECT quotas FROM teams WHERE id = ?", team).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -165,7 +208,10 @@ func checkSandboxQuota(ctx context.Context, tx *sql.Tx, team string, spec Spec) 
 	if q == (sdk.Quotas{}) {
 		return nil
 	}
-	u, err := usage(ctx, tx, team)
+	if q.DiskMiB > 0 && spec.DiskMiB == 0 {
+		return errdefs.Forbidden(sdk.CodeQuotaDisk, "team %q has a disk quota (quota diskMiB %d): give the sandbox a diskMiB, which counts against it", team, q.DiskMiB)
+	}
+	u, err := s.usage(ctx, tx, team)
 	if err != nil {
 		return err
 	}
@@ -181,7 +227,7 @@ func (s *SQLite) CheckStart(ctx context.Context, team string) error {
 	if err != nil || t.Quotas.MaxRunning == 0 {
 		return nil // no team record: no quotas
 	}
-	u, err := usage(ctx, s.r, team)
+	u, err := s.usage(ctx, s.r, team)
 	if err != nil {
 		return err
 	}
@@ -189,7 +235,7 @@ func (s *SQLite) CheckStart(ctx context.Context, team string) error {
 }
 
 // checkSnapshotQuota refuses one more snapshot in team past its quota.
-func checkSnapshotQuota(ctx context.Context, tx *sql.Tx, team string) error {
+func (s *SQLite) checkSnapshotQuota(ctx context.Context, tx *sql.Tx, team string) error {
 	var raw string
 	if err := tx.QueryRowContext(ctx, "SELECT quotas FROM teams WHERE id = ?", team).Scan(&raw); err != nil {
 		return nil // a team without a record has no quotas
@@ -198,7 +244,7 @@ func checkSnapshotQuota(ctx context.Context, tx *sql.Tx, team string) error {
 	if err := decodeJSON(raw, &q); err != nil || q.MaxSnapshots == 0 {
 		return err
 	}
-	u, err := usage(ctx, tx, team)
+	u, err := s.usage(ctx, tx, team)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -160,19 +161,71 @@ func TestTeamsScopeImages(t *testing.T) {
 	if l, _ := st.ListImages(b); len(l) != 1 || l[0].Name != "base" {
 		t.Fatalf("b lists %+v", l)
 	}
-	if err := st.PutImage(b, &Image{Name: "a-img", ID: "sha256:evil"}); errdefs.CodeOf(err) != sdk.CodeNameTaken {
-		t.Fatalf("b replaced a's image: %v", err)
-	}
-	if err := st.PutImage(b, &Image{Name: "base", ID: "sha256:evil"}); errdefs.CodeOf(err) != sdk.CodeNameTaken {
-		t.Fatalf("b replaced the default team's image: %v", err)
-	}
 	if err := st.DeleteImage(b, "base"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("b deleted the default team's image: %v", err)
 	}
+	// Names are per team: b's own a-img and base are b's, a's and the
+	// default team's stay as they were.
+	if err := st.PutImage(b, &Image{Name: "a-img", ID: "sha256:b1"}); err != nil {
+		t.Fatalf("b's own a-img: %v", err)
+	}
+	if err := st.PutImage(b, &Image{Name: "base", ID: "sha256:b2"}); err != nil {
+		t.Fatalf("b's own base: %v", err)
+	}
+	if img, err := st.GetImage(b, "base"); err != nil || img.ID != "sha256:b2" || img.Team != "b" {
+		t.Fatalf("b's base: %+v %v", img, err)
+	}
+	if img, err := st.GetImage(a, "base"); err != nil || img.ID != "sha256:1" {
+		t.Fatalf("a's view of base after b made its own: %+v %v", img, err)
+	}
+	if err := st.DeleteImage(b, "a-img"); err != nil {
+		t.Fatal(err)
+	}
 	if img, err := st.GetImage(a, "a-img"); err != nil || img.ID != "sha256:2" {
-		t.Fatalf("a's image after b's attempts: %+v %v", img, err)
+		t.Fatalf("a's image after b's: %+v %v", img, err)
 	}
 	if err := st.PutImage(a, &Image{Name: "a-img", ID: "sha256:3"}); err != nil {
 		t.Fatalf("a cannot replace its own image: %v", err)
+	}
+}
+
+// Under a disk quota every byte counts: a sandbox without diskMiB is
+// refused, and what the team holds outside the store (volumes, backups)
+// counts in the usage and in every check.
+func TestDiskQuotaCountsEverything(t *testing.T) {
+	st := openTeamStore(t)
+	ctx := context.Background()
+	if err := st.CreateTeam(ctx, &Team{ID: "d", Quotas: sdk.Quotas{DiskMiB: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	d := asTeam("d")
+	err := st.CreateSandbox(d, &Sandbox{ID: "sbx-unbounded", State: sdk.StateStopped, Spec: Spec{CPU: 1}})
+	if errdefs.CodeOf(err) != sdk.CodeQuotaDisk || !strings.Contains(err.Error(), "diskMiB") {
+		t.Fatalf("a sandbox without diskMiB: %v, want QUOTA_DISK naming diskMiB", err)
+	}
+	outside := 70
+	st.SetDiskOutside(func(team string) (int, error) {
+		if team != "d" {
+			return 0, nil
+		}
+		return outside, nil
+	})
+	if err := st.CreateSandbox(d, &Sandbox{ID: "sbx-big", State: sdk.StateStopped, Spec: Spec{DiskMiB: 40}}); errdefs.CodeOf(err) != sdk.CodeQuotaDisk {
+		t.Fatalf("40 MiB on top of 70 outside: %v, want QUOTA_DISK", err)
+	}
+	if err := st.CreateSandbox(d, &Sandbox{ID: "sbx-ok", State: sdk.StateStopped, Spec: Spec{DiskMiB: 20}}); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := st.Usage(ctx, "d"); err != nil || u.DiskMiB != 90 {
+		t.Fatalf("usage: %+v, %v, want diskMiB 90", u, err)
+	}
+	if err := st.CheckDisk(ctx, "d", 11); errdefs.CodeOf(err) != sdk.CodeQuotaDisk {
+		t.Errorf("CheckDisk 11 MiB more: %v", err)
+	}
+	if err := st.CheckDisk(ctx, "d", 10); err != nil {
+		t.Errorf("CheckDisk 10 MiB more: %v", err)
+	}
+	if err := st.CheckDisk(ctx, auth.DefaultTeam, 1<<20); err != nil {
+		t.Errorf("a team without a disk quota: %v", err)
 	}
 }

@@ -77,6 +77,9 @@ type Spec struct {
 
 	// Volumes are the named volumes it mounts (kept while archived).
 	Volumes []sdk.VolumeMount `json:"volumes,omitempty"`
+	// VolumeIDs are their ids (package volume), one per Volumes entry, bound
+	// at create; none in records made before ids (sandbox/volumes.go).
+	VolumeIDs []string `json:"volumeIds,omitempty"`
 	// Buckets are its bucket mounts, keys included (never answered).
 	Buckets []sdk.BucketMount `json:"buckets,omitempty"`
 }

@@ -2,12 +2,18 @@
 // sandbox, are mounted into several sandboxes at once (sandbox create's
 // volumes field) and survive their deletion (Daytona's volumes).
 //
-// A volume is a sparse ext4 image, volumes/<name>/disk.img, attached to a
-// loop device and mounted at volumes/<name>/mnt from its creation until its
+// A volume is a sparse ext4 image, volumes/<id>/disk.img, attached to a
+// loop device and mounted at volumes/<id>/mnt from its creation until its
 // deletion (and again at daemon start): its size limit holds because the
 // filesystem is no bigger, and writes past it fail with ENOSPC inside every
-// sandbox that mounts it. Its record is volumes/<name>/volume.json, so a
-// volume needs no store table. The filesystem's files keep the ids the
+// sandbox that mounts it. Its record is volumes/<id>/volume.json, so a
+// volume needs no store table.
+//
+// Names are per team: two teams may each have a volume "data". The id
+// ("vol_" and random characters; a volume made before ids existed has its
+// name as id, and no name holds "_") is what a sandbox records at create
+// and mounts at every start, so a volume deleted and made again under the
+// same name, by this team or another, is never the one it mounts. The filesystem's files keep the ids the
 // sandboxes see (root is 0): each class-container instance sees the volume
 // through an idmapped mount into its own id range (package runtime), so
 // root inside every sandbox owns what it writes.
@@ -15,6 +21,7 @@ package volume
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +29,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +54,10 @@ var nameRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 type Manager struct {
 	root string
 	mu   sync.Mutex // create, delete and mount one at a time
+
+	// CheckDisk, if set, refuses addMiB more of disk in team past its disk
+	// quota (store.SQLite's): a volume counts its whole size.
+	CheckDisk func(ctx context.Context, team string, addMiB int) error
 }
 
 // New returns the Manager of dataDir/volumes and mounts every volume there
@@ -55,27 +67,146 @@ func New(dataDir string) (*Manager, error) {
 	if err := os.MkdirAll(m.root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create %s", m.root)
 	}
-	vols, err := m.List(context.Background()) // every team's
+	entries, err := os.ReadDir(m.root)
 	if err != nil {
-		return nil, err
+		return nil, errdefs.Internal(err, "list volumes")
 	}
-	for _, v := range vols {
-		if err := m.ensureMounted(v.Name); err != nil {
+	for _, e := range entries {
+		_, err := m.read(e.Name())
+		if errdefs.Is(err, errdefs.KindNotFound) {
+			err = m.remove(e.Name()) // a create cut short by a crash
+		} else if err == nil {
+			err = m.ensureMounted(e.Name())
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
 }
 
-func (m *Manager) dir(name string) string { return filepath.Join(m.root, name) }
+func (m *Manager) dir(id string) string { return filepath.Join(m.root, id) }
 
-// Path is the host directory of volume name's filesystem (what sandboxes
-// mount). It is not scoped: the sandbox's create checked the team (Get).
-func (m *Manager) Path(name string) (string, error) {
-	if _, err := m.Get(context.Background(), name); err != nil {
+// record is a volume's volume.json: the answer plus its id.
+type record struct {
+	sdk.Volume
+	ID string `json:"id,omitempty"` // "": a volume made before ids, whose id is its name
+}
+
+// team is the record's owner ("" in records made before teams: default).
+func (r *record) team() string {
+	if r.Team == "" {
+		return auth.DefaultTeam
+	}
+	return r.Team
+}
+
+// records reads every volume's record, each team's.
+func (m *Manager) records() ([]*record, error) {
+	entries, err := os.ReadDir(m.root)
+	if err != nil {
+		return nil, errdefs.Internal(err, "list volumes")
+	}
+	var out []*record
+	for _, e := range entries {
+		r, err := m.read(e.Name())
+		if errdefs.Is(err, errdefs.KindNotFound) {
+			continue // a create cut short by a crash: no record yet
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// read is the record of volume id; VOLUME_NOT_FOUND when there is none.
+func (m *Manager) read(id string) (*record, error) {
+	if id == "" || strings.ContainsAny(id, "/.") {
+		return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %s not found", id)
+	}
+	b, err := os.ReadFile(filepath.Join(m.dir(id), "volume.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %s not found", id)
+	}
+	if err != nil {
+		return nil, errdefs.Internal(err, "read volume %s", id)
+	}
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, errdefs.Internal(err, "read volume %s", id)
+	}
+	if r.ID == "" {
+		r.ID = id
+	}
+	return &r, nil
+}
+
+// find is team's volume name, or nil.
+func (m *Manager) find(team, name string) (*record, error) {
+	recs, err := m.records()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.Name == name && r.team() == team {
+			return r, nil
+		}
+	}
+	return nil, nil
+}
+
+// Resolve is the id of team's volume name: what a sandbox records at
+// create (package sandbox). Another team's volume is VOLUME_NOT_FOUND.
+func (m *Manager) Resolve(team, name string) (string, error) {
+	if err := CheckName(name); err != nil {
 		return "", err
 	}
-	return filepath.Join(m.dir(name), "mnt"), nil
+	r, err := m.find(team, name)
+	if err != nil {
+		return "", err
+	}
+	if r == nil {
+		return "", errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
+	}
+	return r.ID, nil
+}
+
+// Path is the host directory of volume id's filesystem (what sandboxes
+// mount) if team owns it; else, or once it is deleted, VOLUME_NOT_FOUND.
+func (m *Manager) Path(team, id string) (string, error) {
+	r, err := m.read(id)
+	if err == nil && r.team() != team {
+		err = errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %s not found", id)
+	}
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(m.dir(id), "mnt"), nil
+}
+
+// SizeMiB is the sum of team's volumes' sizes (a team's disk quota counts
+// them, package sandbox).
+func (m *Manager) SizeMiB(team string) (int, error) {
+	recs, err := m.records()
+	sum := 0
+	for _, r := range recs {
+		if r.team() == team {
+			sum += r.SizeMiB
+		}
+	}
+	return sum, err
+}
+
+func newID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return "vol_" + string(b)
 }
 
 // CheckName returns an Invalid error for a name outside the rules.
@@ -89,7 +220,8 @@ func CheckName(name string) error {
 // Create makes and mounts a volume of sizeMiB (0: DefaultSizeMiB).
 //
 // The volume belongs to the caller's team (auth.TeamOf); names are unique
-// across teams.
+// within a team. Its size counts against the team's disk quota
+// (CheckDisk, under the lock that serialises creates).
 func (m *Manager) Create(ctx context.Context, name string, sizeMiB int) (*sdk.Volume, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
@@ -100,30 +232,40 @@ func (m *Manager) Create(ctx context.Context, name string, sizeMiB int) (*sdk.Vo
 	if sizeMiB < MinSizeMiB || sizeMiB > MaxSizeMiB {
 		return nil, errdefs.Invalid(sdk.CodeInvalidVolume, "volume sizeMiB must be %d to %d, got %d", MinSizeMiB, MaxSizeMiB, sizeMiB)
 	}
+	team := auth.TeamOf(ctx)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	dir := m.dir(name)
-	if err := os.Mkdir(dir, 0o700); errors.Is(err, os.ErrExist) {
+	if r, err := m.find(team, name); err != nil {
+		return nil, err
+	} else if r != nil {
 		return nil, errdefs.Conflict(sdk.CodeVolumeExists, "volume %q already exists", name)
-	} else if err != nil {
+	}
+	if m.CheckDisk != nil {
+		if err := m.CheckDisk(ctx, team, sizeMiB); err != nil {
+			return nil, err
+		}
+	}
+	id := newID()
+	dir := m.dir(id)
+	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create volume directory")
 	}
-	v := &sdk.Volume{Name: name, SizeMiB: sizeMiB, CreatedAt: time.Now().UTC(), Team: auth.TeamOf(ctx)}
+	r := &record{Volume: sdk.Volume{Name: name, SizeMiB: sizeMiB, CreatedAt: time.Now().UTC(), Team: team}, ID: id}
 	err := loopdisk.Make(filepath.Join(dir, "disk.img"), sizeMiB)
 	if err == nil {
-		err = m.mount(name)
+		err = m.mount(id)
 	}
 	if err == nil {
-		err = writeRecord(dir, v)
+		err = writeRecord(dir, r)
 	}
 	if err != nil {
-		m.remove(name)
+		m.remove(id)
 		return nil, err
 	}
-	return v, nil
+	return &r.Volume, nil
 }
 
-func writeRecord(dir string, v *sdk.Volume) error {
+func writeRecord(dir string, v *record) error {
 	b, _ := json.Marshal(v)
 	tmp := filepath.Join(dir, "volume.json.tmp")
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
@@ -135,50 +277,68 @@ func writeRecord(dir string, v *sdk.Volume) error {
 	return nil
 }
 
-// Get returns the volume's record; another team's volume is not found.
+// Get returns the caller's team's volume name; another team's is not
+// found. A caller that sees every team (the admin key, the daemon) gets
+// the volume of that name in its own team, else the only one of any team.
 func (m *Manager) Get(ctx context.Context, name string) (*sdk.Volume, error) {
+	r, err := m.lookup(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return m.answer(r), nil
+}
+
+func (m *Manager) lookup(ctx context.Context, name string) (*record, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(m.dir(name), "volume.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
-	}
+	recs, err := m.records()
 	if err != nil {
-		return nil, errdefs.Internal(err, "read volume %s", name)
+		return nil, err
 	}
-	var v sdk.Volume
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, errdefs.Internal(err, "read volume %s", name)
+	own := auth.TeamOf(ctx)
+	var found []*record
+	for _, r := range recs {
+		if r.Name != name || !auth.Sees(ctx, r.team()) {
+			continue
+		}
+		if r.team() == own {
+			return r, nil
+		}
+		found = append(found, r)
 	}
-	if !auth.Sees(ctx, v.Team) {
+	if len(found) != 1 {
+		// None, or several teams' and the caller in none of them.
 		return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
 	}
+	return found[0], nil
+}
+
+// answer is r as the API shows it, with its use of the disk.
+func (m *Manager) answer(r *record) *sdk.Volume {
+	v := r.Volume
 	var st unix.Statfs_t
-	if unix.Statfs(filepath.Join(m.dir(name), "mnt"), &st) == nil && st.Type == unix.EXT4_SUPER_MAGIC {
+	if unix.Statfs(filepath.Join(m.dir(r.ID), "mnt"), &st) == nil && st.Type == unix.EXT4_SUPER_MAGIC {
 		v.UsedMiB = int((st.Blocks - st.Bfree) * uint64(st.Bsize) >> 20)
 	}
-	return &v, nil
+	return &v
 }
 
 // List returns every volume the caller's team sees, by name.
 func (m *Manager) List(ctx context.Context) ([]sdk.Volume, error) {
-	entries, err := os.ReadDir(m.root)
+	recs, err := m.records()
 	if err != nil {
-		return nil, errdefs.Internal(err, "list volumes")
+		return nil, err
 	}
 	out := []sdk.Volume{}
-	for _, e := range entries {
-		v, err := m.Get(ctx, e.Name())
-		if errdefs.Is(err, errdefs.KindNotFound) || errdefs.Is(err, errdefs.KindInvalid) {
-			continue // a create cut short by a crash: Delete clears it
+	for _, r := range recs {
+		if auth.Sees(ctx, r.team()) {
+			out = append(out, *m.answer(r))
 		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *v)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].Team < out[j].Team
+	})
 	return out, nil
 }
 
@@ -187,55 +347,66 @@ func (m *Manager) List(ctx context.Context) ([]sdk.Volume, error) {
 // it keeps its own mount of the filesystem until it stops, then the loop
 // device detaches.
 func (m *Manager) Delete(ctx context.Context, name string) error {
-	if _, err := m.Get(ctx, name); err != nil {
+	r, err := m.lookup(ctx, name)
+	if err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, err := os.Stat(m.dir(name)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(m.dir(r.ID)); errors.Is(err, os.ErrNotExist) {
 		return errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
 	}
-	return m.remove(name)
+	return m.remove(r.ID)
 }
 
-func (m *Manager) remove(name string) error {
-	mnt := filepath.Join(m.dir(name), "mnt")
-	if err := unix.Unmount(mnt, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
-		return errdefs.Internal(err, "unmount volume %s", name)
+// ID is the id of the caller's volume name (Get's rules): which sandboxes
+// mount it (package sandbox) is decided by id, not name.
+func (m *Manager) ID(ctx context.Context, name string) (string, error) {
+	r, err := m.lookup(ctx, name)
+	if err != nil {
+		return "", err
 	}
-	if err := os.RemoveAll(m.dir(name)); err != nil {
-		return errdefs.Internal(err, "remove volume %s", name)
+	return r.ID, nil
+}
+
+func (m *Manager) remove(id string) error {
+	mnt := filepath.Join(m.dir(id), "mnt")
+	if err := unix.Unmount(mnt, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+		return errdefs.Internal(err, "unmount volume %s", id)
+	}
+	if err := os.RemoveAll(m.dir(id)); err != nil {
+		return errdefs.Internal(err, "remove volume %s", id)
 	}
 	return nil
 }
 
 // ensureMounted mounts the volume unless its mount is there.
-func (m *Manager) ensureMounted(name string) error {
+func (m *Manager) ensureMounted(id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if mounted(filepath.Join(m.dir(name), "mnt")) {
+	if mounted(filepath.Join(m.dir(id), "mnt")) {
 		return nil
 	}
-	return m.mount(name)
+	return m.mount(id)
 }
 
-func (m *Manager) mount(name string) error {
-	dir := m.dir(name)
+func (m *Manager) mount(id string) error {
+	dir := m.dir(id)
 	mnt := filepath.Join(dir, "mnt")
 	if err := os.MkdirAll(mnt, 0o755); err != nil {
 		return errdefs.Internal(err, "create volume mount point")
 	}
 	img := filepath.Join(dir, "disk.img")
 	if err := loopdisk.WaitDetached(img); err != nil {
-		return errdefs.Internal(err, "mount volume %s", name)
+		return errdefs.Internal(err, "mount volume %s", id)
 	}
 	if err := loopdisk.Mount(img, mnt); err != nil {
-		return errdefs.Internal(err, "mount volume %s", name)
+		return errdefs.Internal(err, "mount volume %s", id)
 	}
 	// The filesystem's root: writable by root of every sandbox (ids inside
 	// are the sandbox's own, see the package comment).
 	if err := os.Chmod(mnt, 0o755); err != nil {
-		return errdefs.Internal(err, "mount volume %s", name)
+		return errdefs.Internal(err, "mount volume %s", id)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package volume
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/auth"
@@ -50,7 +51,7 @@ func TestVolumesAreScopedByTeam(t *testing.T) {
 	if err := os.Mkdir(m.dir("data"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeRecord(m.dir("data"), &sdk.Volume{Name: "data", SizeMiB: 64, Team: "a"}); err != nil {
+	if err := writeRecord(m.dir("data"), &record{Volume: sdk.Volume{Name: "data", SizeMiB: 64, Team: "a"}}); err != nil {
 		t.Fatal(err)
 	}
 	teamA := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "ka", Team: "a"})
@@ -71,5 +72,67 @@ func TestVolumesAreScopedByTeam(t *testing.T) {
 	}
 	if _, err := os.Stat(m.dir("data")); err != nil {
 		t.Errorf("team b's delete removed team a's volume: %v", err)
+	}
+}
+
+// fakeVolume writes the record of team's volume name with id, as Create
+// would (without a filesystem).
+func fakeVolume(t *testing.T, m *Manager, id, team, name string, sizeMiB int) {
+	t.Helper()
+	if err := os.Mkdir(m.dir(id), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRecord(m.dir(id), &record{Volume: sdk.Volume{Name: name, SizeMiB: sizeMiB, Team: team}, ID: id}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Names are per team: each team's "data" is its own, found by name only
+// by its team and by id only for its team; a create of a name another
+// team has is no conflict and reveals nothing.
+func TestNamesArePerTeam(t *testing.T) {
+	m := &Manager{root: t.TempDir()}
+	fakeVolume(t, m, "vol_a", "a", "data", 64)
+	fakeVolume(t, m, "vol_b", "b", "data", 32)
+	teamA := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "ka", Team: "a"})
+	teamB := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "kb", Team: "b"})
+	teamC := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "kc", Team: "c"})
+	if v, err := m.Get(teamA, "data"); err != nil || v.SizeMiB != 64 {
+		t.Errorf("team a: Get = %+v, %v", v, err)
+	}
+	if v, err := m.Get(teamB, "data"); err != nil || v.SizeMiB != 32 {
+		t.Errorf("team b: Get = %+v, %v", v, err)
+	}
+	if id, err := m.Resolve("b", "data"); err != nil || id != "vol_b" {
+		t.Errorf("Resolve(b, data) = %q, %v", id, err)
+	}
+	if _, err := m.Resolve("c", "data"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+		t.Errorf("Resolve(c, data) = %v", err)
+	}
+	if _, err := m.Path("b", "vol_a"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound || strings.Contains(err.Error(), "data") {
+		t.Errorf("team b's Path of team a's id = %v", err)
+	}
+	if p, err := m.Path("a", "vol_a"); err != nil || p != m.dir("vol_a")+"/mnt" {
+		t.Errorf("Path(a, vol_a) = %q, %v", p, err)
+	}
+	if err := m.Delete(teamB, "data"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Get(teamA, "data"); err != nil {
+		t.Errorf("team b's delete of its data touched team a's: %v", err)
+	}
+	// Team c's create of "data" is checked against c's names only: the
+	// quota check runs (no VOLUME_EXISTS first).
+	m.CheckDisk = func(_ context.Context, team string, add int) error {
+		return errdefs.Forbidden(sdk.CodeQuotaDisk, "team %s: %d MiB more", team, add)
+	}
+	if _, err := m.Create(teamC, "data", 16); errdefs.CodeOf(err) != sdk.CodeQuotaDisk || !strings.Contains(err.Error(), "team c: 16 MiB") {
+		t.Errorf("team c's create of data = %v, want its quota checked", err)
+	}
+	if _, err := m.Create(teamA, "data", 16); errdefs.CodeOf(err) != sdk.CodeVolumeExists {
+		t.Errorf("team a's second data = %v", err)
+	}
+	if n, err := m.SizeMiB("a"); err != nil || n != 64 {
+		t.Errorf("SizeMiB(a) = %d, %v", n, err)
 	}
 }
