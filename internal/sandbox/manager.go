@@ -367,7 +367,7 @@ func (m *Manager) dirsOf(id string) dirs {
 // team, names one of layers.
 func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error) {
 	// Layers are shared by every team.
-	ctx = auth.Unscoped(ctx)
+	ctx = auth.System(ctx, "layers in use")
 	if used, err := m.snapshotsUseLayers(ctx, layers); err != nil || used { // snapshot.go
 		return used, err
 	}
@@ -392,7 +392,7 @@ func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error)
 // UsesImage returns a sandbox, of any team, that was created from the
 // image name, if any.
 func (m *Manager) UsesImage(ctx context.Context, name string) (*store.Sandbox, error) {
-	ctx = auth.Unscoped(ctx) // a team's sandbox may use the default team's image
+	ctx = auth.System(ctx, "image in use") // a team's sandbox may use the default team's image
 	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
 	if err != nil {
 		return nil, err

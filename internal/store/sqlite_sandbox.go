@@ -19,6 +19,9 @@ const defaultEventLimit = 1000
 // CreateSandbox inserts sb. It sets sb.UpdatedAt, and sb.CreatedAt if zero.
 // A taken id gives a Conflict with code ID_TAKEN, a taken name NAME_TAKEN.
 func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
+	if _, _, err := teamOf(ctx); err != nil {
+		return err
+	}
 	if sb == nil || sb.ID == "" {
 		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
@@ -39,7 +42,10 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	if err != nil {
 		return err
 	}
-	team := teamFor(ctx, sb.Team)
+	team, err := teamFor(ctx, sb.Team)
+	if err != nil {
+		return err
+	}
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		// In the same transaction as the insert, and every write goes
 		// through one connection: concurrent creates cannot both pass.
@@ -79,13 +85,17 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 	// One query, so the answer comes from one snapshot; an id match wins.
 	// Unscoped (the bootstrap admin), a name several teams use finds the
 	// caller's own team's sandbox first.
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
+	own := teamOrDefault(ctx)
 	if _, request := auth.FromContext(ctx); request {
 		team += " AND pool IS NULL" // a warm pool's instance is nobody's sandbox yet
 	}
 	row := s.rs.queryRow(ctx, s.r,
 		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC, team = ? DESC LIMIT 1",
-		append(append([]any{idOrName, idOrName}, args...), idOrName, teamFor(ctx, ""))...)
+		append(append([]any{idOrName, idOrName}, args...), idOrName, own)...)
 	sb, err := scanSandbox(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", idOrName)
@@ -95,7 +105,10 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 
 // ListSandboxes returns the sandboxes matching f, oldest first.
 func (s *SQLite) ListSandboxes(ctx context.Context, f Filter) ([]*Sandbox, error) {
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	q := "SELECT " + sandboxColumns + " FROM sandboxes WHERE 1" + team
 	if f.State != "" {
 		q += " AND state = ?"
@@ -141,6 +154,10 @@ func hasLabels(have, want map[string]string) bool {
 // now, ev.Seq, ev.SandboxID to sb.ID if empty and ev.Time to now if zero;
 // on failure it changes neither.
 func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) error {
+	team, teamArgs, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	if sb == nil || sb.ID == "" {
 		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
@@ -173,7 +190,6 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 			return err
 		}
 	}
-	team, teamArgs := teamClause(ctx, "team")
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE sandboxes SET name = ?, state = ?, reason = ?, error = ?, spec = ?,
@@ -213,11 +229,16 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 
 // DeleteSandbox removes the record and its events. Missing is not an error.
 func (s *SQLite) DeleteSandbox(ctx context.Context, id string) error {
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
+	args = append([]any{id}, args...)
 	return s.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE sandbox_id = ?", id); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE sandbox_id = ?"+team, args...); err != nil {
 			return errdefs.Internal(err, "delete events of sandbox %s", id)
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM sandboxes WHERE id = ?", id); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sandboxes WHERE id = ?"+team, args...); err != nil {
 			return errdefs.Internal(err, "delete sandbox %s", id)
 		}
 		return nil
@@ -230,7 +251,10 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 	if limit <= 0 {
 		limit = defaultEventLimit
 	}
-	team, teamArgs := teamClause(ctx, "team")
+	team, teamArgs, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	q := "SELECT seq, sandbox_id, sandbox_name, team, time, state, reason, message FROM events WHERE seq > ?" + team
 	args := append([]any{after}, teamArgs...)
 	if sandboxID != "" {

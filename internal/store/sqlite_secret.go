@@ -40,7 +40,10 @@ func secretMissing(name string) error {
 
 // PutSecret implements SecretStore.
 func (s *SQLite) PutSecret(ctx context.Context, sec *Secret) error {
-	sec.Team = teamFor(ctx, sec.Team)
+	var err error
+	if sec.Team, err = teamFor(ctx, sec.Team); err != nil {
+		return err
+	}
 	if sec.CreatedAt.IsZero() {
 		sec.CreatedAt = now()
 	}
@@ -61,7 +64,10 @@ func (s *SQLite) PutSecret(ctx context.Context, sec *Secret) error {
 // GetSecret implements SecretStore. The team is explicit: the proxy reads
 // a sandbox's team's secrets with no principal in its context.
 func (s *SQLite) GetSecret(ctx context.Context, team, name string) (*Secret, error) {
-	clause, args := teamClause(ctx, "team")
+	clause, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	row := s.r.QueryRowContext(ctx, "SELECT team, name, sealed, size, created_at FROM secrets WHERE team = ? AND name = ?"+clause,
 		append([]any{team, name}, args...)...)
 	sec, err := scanSecret(row)
@@ -73,7 +79,10 @@ func (s *SQLite) GetSecret(ctx context.Context, team, name string) (*Secret, err
 
 // ListSecrets implements SecretStore.
 func (s *SQLite) ListSecrets(ctx context.Context) ([]Secret, error) {
-	clause, args := teamClause(ctx, "team")
+	clause, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	return queryAll(ctx, s.r, "list secrets", func(sc scanner) (Secret, error) {
 		sec, err := scanSecret(sc)
 		if err != nil {
@@ -85,9 +94,12 @@ func (s *SQLite) ListSecrets(ctx context.Context) ([]Secret, error) {
 
 // DeleteSecret implements SecretStore.
 func (s *SQLite) DeleteSecret(ctx context.Context, name string) error {
-	clause, args := teamClause(ctx, "team")
+	clause, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	if clause == "" {
-		clause, args = " AND team = ?", []any{teamFor(ctx, "")}
+		clause, args = " AND team = ?", []any{teamOrDefault(ctx)}
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM secrets WHERE name = ?"+clause, append([]any{name}, args...)...)

@@ -20,6 +20,9 @@ func snapshotNotFound(name string) error {
 
 // CreateSnapshot inserts s. It sets s.CreatedAt to now if zero.
 func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
+	if _, _, err := teamOf(ctx); err != nil {
+		return err
+	}
 	if snap == nil || snap.Name == "" {
 		return errdefs.Invalid(sdk.CodeInvalidSnapshot, "a snapshot record needs a name")
 	}
@@ -35,7 +38,10 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	team := teamFor(ctx, snap.Team)
+	team, err := teamFor(ctx, snap.Team)
+	if err != nil {
+		return err
+	}
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		if err := checkSnapshotQuota(ctx, tx, team); err != nil {
 			return err
@@ -60,7 +66,10 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 
 // GetSnapshot returns the snapshot called name.
 func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error) {
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	row := s.r.QueryRowContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
 	snap, err := scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -71,7 +80,10 @@ func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error
 
 // ListSnapshots returns every snapshot, oldest first.
 func (s *SQLite) ListSnapshots(ctx context.Context) ([]*Snapshot, error) {
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	return queryAll(ctx, s.r, "list snapshots", scanSnapshot, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
 }
 
@@ -81,13 +93,19 @@ func (s *SQLite) SetSnapshotExpiry(ctx context.Context, name string, expiresAt t
 	if err != nil {
 		return err
 	}
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	return s.changeSnapshot(ctx, name, "UPDATE snapshots SET expires_at = ? WHERE name = ?"+team, append([]any{at, name}, args...)...)
 }
 
 // DeleteSnapshot removes the snapshot called name.
 func (s *SQLite) DeleteSnapshot(ctx context.Context, name string) error {
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	return s.changeSnapshot(ctx, name, "DELETE FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
 }
 
