@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -25,7 +26,13 @@ import (
 func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
-		e, err := s.cluster.find(ctx, r.PathValue("id")) // a public route has no principal: previews are found in every team
+		fctx := ctx
+		if _, ok := auth.FromContext(ctx); !ok && rt.Public {
+			// A public route (a preview) has no principal: its sandbox is
+			// found in every team, and its own token is checked on the host.
+			fctx = auth.System(ctx, "public preview lookup")
+		}
+		e, err := s.cluster.find(fctx, r.PathValue("id"))
 		if err != nil {
 			return err
 		}

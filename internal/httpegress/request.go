@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"net"
 	"net/http"
 	"strings"
@@ -58,7 +59,7 @@ func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		case sdk.HTTPActionInject:
 			for _, in := range rule.Inject {
-				v, err := p.cfg.Secrets.Value(r.Context(), sb.Team, in.Secret)
+				v, err := p.cfg.Secrets.Value(auth.System(r.Context(), "egress inject"), sb.Team, in.Secret) // the sandbox's own team, named
 				if err != nil {
 					fail(http.StatusBadGateway, "error", "rule %d: secret %q is not available", idx, in.Secret)
 					return

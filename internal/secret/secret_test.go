@@ -44,10 +44,10 @@ func TestSealedAtRestAndScopedByTeam(t *testing.T) {
 	if strings.Contains(string(raw), value) {
 		t.Fatal("the store holds the secret in the clear")
 	}
-	if v, err := k.Value(context.Background(), "red", "api"); err != nil || v != value {
+	if v, err := k.Value(auth.System(context.Background(), "test"), "red", "api"); err != nil || v != value {
 		t.Fatalf("Value = %q, %v", v, err)
 	}
-	if _, err := k.Value(context.Background(), "blue", "api"); !errdefs.Is(err, errdefs.KindNotFound) {
+	if _, err := k.Value(auth.System(context.Background(), "test"), "blue", "api"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("another team's secret: %v, want not found", err)
 	}
 	if l, _ := k.List(blue); len(l) != 0 {
