@@ -123,6 +123,25 @@ func TestUnpackRefusesSparse(t *testing.T) {
 	}
 }
 
+// TestUnpackRefusesDeviceNodes: a layer's character or block device (a
+// host disk, /dev/mem) is refused, and nothing of it is made.
+func TestUnpackRefusesDeviceNodes(t *testing.T) {
+	for _, typ := range []byte{tar.TypeChar, tar.TypeBlock} {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		tw.WriteHeader(&tar.Header{Typeflag: typ, Name: "disk", Mode: 0o666, Devmajor: 8, Devminor: 0})
+		tw.Close()
+		root := t.TempDir()
+		_, _, err := unpack(bytes.NewReader(buf.Bytes()), root)
+		if errdefs.CodeOf(err) != "INVALID_IMAGE" {
+			t.Errorf("type %q: want INVALID_IMAGE, got %v", typ, err)
+		}
+		if entries, _ := os.ReadDir(root); len(entries) != 0 {
+			t.Errorf("type %q: the refused entry left %d files", typ, len(entries))
+		}
+	}
+}
+
 // sparseTar returns a tar whose one entry is a 4 GiB sparse file holding a
 // single byte: PAX sparse format 0.1, or the old GNU 'S' entry. Go's tar
 // writer cannot write either, so the blocks are made by hand.
