@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/secret"
 	"log/slog"
 	"net"
 	"os"
@@ -123,7 +124,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	disk := diskspace.New(cfg.DataDir, uint64(cfg.DiskReserveMiB)<<20)
-	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, StoreFile), store.WithDiskGuard(disk))
+	sealer, err := secret.NewSealer(cfg.DataDir) // bucket keys are sealed at rest
+	if err != nil {
+		return err
+	}
+	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, StoreFile), store.WithDiskGuard(disk), store.WithSealer(sealer))
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}

@@ -32,6 +32,8 @@ type SQLite struct {
 	r    *sql.DB // read-only connections
 	disk *diskspace.Guard
 	rs   stmtCache // prepared reads on r (stmtcache.go)
+	// sealer seals bucket keys in stored specs (seal.go); nil: clear.
+	sealer Sealer
 }
 
 // An Option configures OpenSQLite.

@@ -55,7 +55,7 @@ func (s *SQLite) ListExpiring(ctx context.Context, limit int) ([]*Sandbox, error
 	defer rows.Close()
 	out := []*Sandbox{}
 	for rows.Next() {
-		sb, err := scanSandbox(rows)
+		sb, err := s.scanSandbox(rows)
 		if err != nil {
 			return nil, err
 		}

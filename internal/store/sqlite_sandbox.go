@@ -34,7 +34,7 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	if created.IsZero() {
 		created = t
 	}
-	spec, err := encodeJSON(sb.Spec)
+	spec, err := s.encodeSpec(sb.ID, sb.Spec)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 	row := s.rs.queryRow(ctx, s.r,
 		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC, team = ? DESC LIMIT 1",
 		append(append([]any{idOrName, idOrName}, args...), idOrName, own)...)
-	sb, err := scanSandbox(row)
+	sb, err := s.scanSandbox(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", idOrName)
 	}
@@ -124,7 +124,7 @@ func (s *SQLite) ListSandboxes(ctx context.Context, f Filter) ([]*Sandbox, error
 	defer rows.Close()
 	out := []*Sandbox{}
 	for rows.Next() {
-		sb, err := scanSandbox(rows)
+		sb, err := s.scanSandbox(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +162,7 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
 	t := now()
-	spec, err := encodeJSON(sb.Spec)
+	spec, err := s.encodeSpec(sb.ID, sb.Spec)
 	if err != nil {
 		return err
 	}
@@ -284,7 +284,7 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 	return out, nil
 }
 
-func scanSandbox(sc scanner) (*Sandbox, error) {
+func (s *SQLite) scanSandbox(sc scanner) (*Sandbox, error) {
 	var sb Sandbox
 	var name, pool sql.NullString
 	var spec string
@@ -298,7 +298,7 @@ func scanSandbox(sc scanner) (*Sandbox, error) {
 		return nil, errdefs.Internal(err, "read sandbox")
 	}
 	sb.Name, sb.Pool = name.String, pool.String
-	if err := decodeJSON(spec, &sb.Spec); err != nil {
+	if err := s.decodeSpec(sb.ID, spec, &sb.Spec); err != nil {
 		return nil, err
 	}
 	dst := []*time.Time{&sb.CreatedAt, &sb.UpdatedAt, &sb.StartedAt, &sb.StoppedAt, &sb.LastActivityAt, &sb.ExpiresAt}

@@ -30,7 +30,7 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if created.IsZero() {
 		created = now()
 	}
-	spec, err := encodeJSON(snap.Spec)
+	spec, err := s.encodeSpec("snapshot:"+snap.Name, snap.Spec)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error
 		return nil, err
 	}
 	row := s.r.QueryRowContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
-	snap, err := scanSnapshot(row)
+	snap, err := s.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, snapshotNotFound(name)
 	}
@@ -84,7 +84,7 @@ func (s *SQLite) ListSnapshots(ctx context.Context) ([]*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return queryAll(ctx, s.r, "list snapshots", scanSnapshot, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
+	return queryAll(ctx, s.r, "list snapshots", s.scanSnapshot, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
 }
 
 // SetSnapshotExpiry sets the snapshot's expiry; the zero time means never.
@@ -114,7 +114,7 @@ func (s *SQLite) changeSnapshot(ctx context.Context, name, query string, args ..
 	return s.execOne(ctx, "write snapshot "+name, snapshotNotFound(name), query, args...)
 }
 
-func scanSnapshot(sc scanner) (*Snapshot, error) {
+func (s *SQLite) scanSnapshot(sc scanner) (*Snapshot, error) {
 	var snap Snapshot
 	var spec string
 	var created, expires sql.NullString
@@ -125,7 +125,7 @@ func scanSnapshot(sc scanner) (*Snapshot, error) {
 	if err != nil {
 		return nil, errdefs.Internal(err, "read snapshot")
 	}
-	if err := decodeJSON(spec, &snap.Spec); err != nil {
+	if err := s.decodeSpec("snapshot:"+snap.Name, spec, &snap.Spec); err != nil {
 		return nil, err
 	}
 	if snap.CreatedAt, err = decodeTime(created); err != nil {

@@ -77,8 +77,11 @@ type Spec struct {
 
 	// Volumes are the named volumes it mounts (kept while archived).
 	Volumes []sdk.VolumeMount `json:"volumes,omitempty"`
-	// Buckets are its bucket mounts, keys included (never answered).
-	Buckets []sdk.BucketMount `json:"buckets,omitempty"`
+	// Buckets are its bucket mounts, keys included (never answered). On
+	// disk the keys are sealed into SealedBucketKeys (seal.go); a Spec the
+	// store returns has them back in Buckets and SealedBucketKeys nil.
+	Buckets          []sdk.BucketMount `json:"buckets,omitempty"`
+	SealedBucketKeys []byte            `json:"sealedBucketKeys,omitempty"`
 }
 
 // Policy is a sandbox's lifecycle policy; durations in seconds.
