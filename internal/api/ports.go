@@ -264,6 +264,10 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 	// sandbox is not found, and its key opens no preview of it.
 	if p, err := s.principal(r); err == nil {
 		r = r.WithContext(auth.WithPrincipal(r.Context(), p))
+	} else {
+		// No key: the port's own token (authorizePreview) decides, so the
+		// lookup runs in the system scope, named.
+		r = r.WithContext(auth.System(r.Context(), "preview by token"))
 	}
 	sb, err := s.sandboxes.Get(r.Context(), idOrName)
 	var rec *store.Port
