@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"reflect"
 	"testing"
 
@@ -82,4 +83,23 @@ func zeroArg(t reflect.Type) reflect.Value {
 		return reflect.New(t.Elem())
 	}
 	return reflect.Zero(t)
+}
+
+// TestTeamKeyCannotNameAnotherTeam: a record made, or a pool read, under a
+// team's key that names another team is refused; the system scope may.
+func TestTeamKeyCannotNameAnotherTeam(t *testing.T) {
+	s, _ := openTemp(t)
+	if err := s.CreateTeam(context.Background(), &store.Team{ID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	a := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "ka", Team: "a"})
+	if err := s.CreateSandbox(a, &store.Sandbox{ID: "sbx-x", State: "created", Team: "b"}); err == nil {
+		t.Fatal("team a's key made a sandbox of team b")
+	}
+	if _, err := s.GetPool(a, "b", "p"); errdefs.KindOf(err) != errdefs.KindInternal {
+		t.Fatalf("team a's key read team b's pool: %v", err)
+	}
+	if err := s.CreateSandbox(auth.System(context.Background(), "test"), &store.Sandbox{ID: "sbx-y", State: "created", Team: "b"}); err != nil {
+		t.Fatal(err)
+	}
 }

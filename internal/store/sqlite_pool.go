@@ -66,7 +66,7 @@ func (s *SQLite) PutPool(ctx context.Context, p *PoolRecord, replace bool) error
 }
 
 // GetPool returns the pool called name of ctx's team (of any team, oldest
-// first, for an internal caller).
+// first, for the system scope).
 func (s *SQLite) GetPool(ctx context.Context, team, name string) (*PoolRecord, error) {
 	team, err := teamFor(ctx, team)
 	if err != nil {
@@ -81,7 +81,7 @@ func (s *SQLite) GetPool(ctx context.Context, team, name string) (*PoolRecord, e
 }
 
 // ListPools returns every pool of ctx's team (of every team for an
-// internal caller), by team and name.
+// system scope), by team and name.
 func (s *SQLite) ListPools(ctx context.Context) ([]*PoolRecord, error) {
 	team, args, err := teamClause(ctx, "team")
 	if err != nil {

@@ -83,8 +83,8 @@ func sandboxWriteError(err error, sb *Sandbox) error {
 // GetSandbox finds a sandbox by id or, failing that, by name.
 func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, error) {
 	// One query, so the answer comes from one snapshot; an id match wins.
-	// Unscoped (the bootstrap admin), a name several teams use finds the
-	// caller's own team's sandbox first.
+	// Seeing every team (the bootstrap admin, system work), a name several
+	// teams use finds the caller's own team's sandbox first.
 	team, args, err := teamClause(ctx, "team")
 	if err != nil {
 		return nil, err

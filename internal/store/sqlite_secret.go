@@ -26,7 +26,7 @@ type SecretStore interface {
 	PutSecret(ctx context.Context, s *Secret) error
 	// GetSecret finds a secret of team by name; NotFound when missing.
 	GetSecret(ctx context.Context, team, name string) (*Secret, error)
-	// ListSecrets lists the secrets of ctx's team (all for an internal caller), by name.
+	// ListSecrets lists the secrets of ctx's team (all for the system scope), by name.
 	ListSecrets(ctx context.Context) ([]Secret, error)
 	// DeleteSecret removes one of ctx's team; NotFound when missing.
 	DeleteSecret(ctx context.Context, name string) error

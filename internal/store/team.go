@@ -36,10 +36,17 @@ func teamOf(ctx context.Context) (team string, scoped bool, err error) {
 
 // teamFor is the team a new record made under ctx belongs to: the given
 // one, else the caller's, else (the admin key, system work) the default
-// team. A context with neither a principal nor a system scope is refused.
+// team. A context with neither a principal nor a system scope is refused,
+// and so is a team key naming another team.
 func teamFor(ctx context.Context, given string) (string, error) {
-	if _, _, err := teamOf(ctx); err != nil {
+	own, scoped, err := teamOf(ctx)
+	if err != nil {
 		return "", err
+	}
+	if scoped && given != "" && given != own {
+		// A team's key never writes or reads another team's records by
+		// naming it; only the admin key and system work may.
+		return "", errdefs.Internal(nil, "a store call under a key of team %q named team %q", own, given)
 	}
 	if given != "" {
 		return given, nil
