@@ -164,3 +164,40 @@ func testExecAsUser(t *testing.T, d *daemon) {
 		t.Fatalf("unknown user: want UNKNOWN_USER, got %v", err)
 	}
 }
+
+// TestE2BNoInternet: a sandbox made through E2B's REST API with
+// allow_internet_access false (what Sandbox.create({allowInternetAccess:
+// false}) sends) cannot reach a server outside the host, and one with
+// network.allowOut reaches only what it lists; a sandbox without them
+// reaches both. The layer used to drop the options.
+func TestE2BNoInternet(t *testing.T) {
+	out := newOutside(t)
+	d := startDaemon(t, "--e2b-template", "plain=base")
+	urlA, urlB := "http://"+out.a.String()+":8080/", "http://"+out.b.String()+":8080/"
+	create := func(body string) string {
+		t.Helper()
+		req, _ := http.NewRequest("POST", d.baseURL()+"/e2b/v2/sandboxes", strings.NewReader(body))
+		req.Header.Set("X-API-KEY", d.token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := d.httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var got struct{ SandboxID string }
+		if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 201 {
+			t.Fatalf("create %s: %d %v", body, resp.StatusCode, err)
+		}
+		return got.SandboxID
+	}
+	open := create(`{"templateID":"plain"}`)
+	d.mustFetch(open, urlA, "A")
+
+	cut := create(`{"templateID":"plain","allow_internet_access":false}`)
+	d.mustBeRefused(cut, urlA)
+	d.mustBeRefused(cut, urlB)
+
+	listed := create(`{"templateID":"plain","network":{"denyOut":["0.0.0.0/0"],"allowOut":["` + out.a.String() + `"]}}`)
+	d.mustFetch(listed, urlA, "A")
+	d.mustBeRefused(listed, urlB)
+}

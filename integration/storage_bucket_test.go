@@ -39,6 +39,13 @@ func TestBucketMounts(t *testing.T) {
 	if len(sb.Buckets) != 2 || sb.Buckets[0].SecretAccessKey != "" || sb.Buckets[0].AccessKeyID != "" {
 		t.Errorf("the answer shows the keys or lacks the mounts: %+v", sb.Buckets)
 	}
+	// The store holds the keys sealed: neither the database nor its WAL
+	// has them in the clear.
+	for _, f := range []string{"sbx.db", "sbx.db-wal"} {
+		if raw, _ := os.ReadFile(filepath.Join(d.dataDir, f)); bytes.Contains(raw, []byte(srv.SecretKey)) {
+			t.Errorf("%s holds the bucket's secret key in the clear", f)
+		}
+	}
 
 	run := func(shell string) sdk.ExecResult {
 		t.Helper()

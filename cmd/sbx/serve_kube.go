@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ type kubeNodeFlags struct {
 	address, clientCA, cert, key string
 	cpu, memory                  string
 	port, pods                   int
+	clientNames                  []string
 }
 
 func (f *kubeNodeFlags) register(cmd *cobra.Command) {
@@ -29,6 +31,7 @@ func (f *kubeNodeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.address, "kube-node-address", "", "the node's InternalIP, where kube-apiserver reaches the kubelet API for logs and exec (env SBX_KUBE_NODE_ADDRESS; default: --kube-advertise-url's host)")
 	fl.IntVar(&f.port, "kube-node-port", 10250, "port of the kubelet API (kubectl logs/exec)")
 	fl.StringVar(&f.clientCA, "kube-node-client-ca", "", "CA that signed kube-apiserver's --kubelet-client-certificate; without it kubectl logs/exec are not served (env SBX_KUBE_NODE_CLIENT_CA)")
+	fl.StringArrayVar(&f.clientNames, "kube-node-client-name", nil, "name (subject CN or DNS SAN) kube-apiserver's --kubelet-client-certificate carries; any other certificate the CA signed is refused; repeat for several (env SBX_KUBE_NODE_CLIENT_NAMES, comma-separated; default: kube-apiserver-kubelet-client)")
 	fl.StringVar(&f.cert, "kube-node-tls-cert", "", "certificate of the kubelet API (default: self-signed)")
 	fl.StringVar(&f.key, "kube-node-tls-key", "", "key of --kube-node-tls-cert")
 	fl.StringVar(&f.cpu, "kube-node-cpu", "", "CPU capacity offered to kube-scheduler, e.g. 16 or 15500m (default: the host's cores)")
@@ -54,6 +57,10 @@ func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
 	c.AdvertiseURL = setting(cmd, "kube-advertise-url", f.advertise, "SBX_KUBE_ADVERTISE_URL")
 	c.Address = setting(cmd, "kube-node-address", f.address, "SBX_KUBE_NODE_ADDRESS")
 	c.ClientCA = setting(cmd, "kube-node-client-ca", f.clientCA, "SBX_KUBE_NODE_CLIENT_CA")
+	c.ClientNames = f.clientNames
+	if v := os.Getenv("SBX_KUBE_NODE_CLIENT_NAMES"); v != "" && !cmd.Flags().Changed("kube-node-client-name") {
+		c.ClientNames = strings.Split(v, ",")
+	}
 	c.Port, c.Pods = f.port, f.pods
 	c.TLSCert, c.TLSKey = f.cert, f.key
 	c.CPU, c.Memory = f.cpu, f.memory

@@ -286,7 +286,13 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 	}
 	unauthorized := errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
 	// A caller with an API key (servePreview) looks up as its team:
-	// another team's sandbox is not found, and its key opens no preview of it.
+	// another team's sandbox is not found, and its key opens no preview of
+	// it. Without a key the port's own token decides (authorizePreview), so
+	// the lookup runs in the system scope, named; a bare name still finds
+	// team default's sandbox only (previewSandbox).
+	if _, keyed := auth.FromContext(r.Context()); !keyed {
+		r = r.WithContext(auth.System(r.Context(), "preview by token"))
+	}
 	sb, err := previewSandbox(r.Context(), s.sandboxes.Get, idOrName)
 	var rec *store.Port
 	if err == nil {

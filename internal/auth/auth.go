@@ -73,12 +73,17 @@ func FromContext(ctx context.Context) (Principal, bool) {
 	return p, ok
 }
 
-// Sees reports whether the caller in ctx may see an object of team: a
-// context without a principal (an internal caller) and the bootstrap admin
-// see every team; a record without a team belongs to DefaultTeam.
+// Sees reports whether the caller in ctx may see an object of team: the
+// bootstrap admin and the daemon's own work (System) see every team; a
+// context with neither a principal nor a system scope sees nothing (fail
+// closed); a record without a team belongs to DefaultTeam.
 func Sees(ctx context.Context, team string) bool {
 	p, ok := FromContext(ctx)
-	if !ok || p.AllTeams() {
+	if !ok {
+		_, sys := SystemReason(ctx)
+		return sys
+	}
+	if p.AllTeams() {
 		return true
 	}
 	if team == "" {
@@ -95,9 +100,27 @@ func TeamOf(ctx context.Context) string {
 	return DefaultTeam
 }
 
-// Unscoped returns ctx without its principal: a caller that sees every
-// team's objects. Only for checks that must count everything whoever asked
-// (is a layer or an image still used by any sandbox?), never for answers.
-func Unscoped(ctx context.Context) context.Context {
-	return context.WithValue(ctx, principalKey{}, nil)
+type systemKey struct{}
+
+// System returns ctx acting for the daemon itself across every team, with
+// any principal removed: the reconciler, idle timers, pool fill, image GC,
+// metrics, checks that must count every team's objects. reason names the
+// work (for greps and logs). A context with neither a principal nor this
+// scope is refused by the store, so forgetting a principal never widens a
+// request's view.
+func System(ctx context.Context, reason string) context.Context {
+	if reason == "" {
+		reason = "unnamed"
+	}
+	return context.WithValue(context.WithValue(ctx, principalKey{}, nil), systemKey{}, reason)
+}
+
+// SystemReason reports whether ctx carries no principal and a System scope,
+// and the scope's reason.
+func SystemReason(ctx context.Context) (string, bool) {
+	if _, ok := FromContext(ctx); ok {
+		return "", false
+	}
+	r, ok := ctx.Value(systemKey{}).(string)
+	return r, ok
 }

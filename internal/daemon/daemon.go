@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sbxhq/sbx/internal/netfloor"
+	"github.com/sbxhq/sbx/internal/secret"
 	"log/slog"
 	"net"
 	"os"
@@ -127,7 +128,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	disk := diskspace.New(cfg.DataDir, uint64(cfg.DiskReserveMiB)<<20)
-	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, StoreFile), store.WithDiskGuard(disk))
+	sealer, err := secret.NewSealer(cfg.DataDir) // bucket keys are sealed at rest
+	if err != nil {
+		return err
+	}
+	st, err := store.OpenSQLite(filepath.Join(cfg.DataDir, StoreFile), store.WithDiskGuard(disk), store.WithSealer(sealer))
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
@@ -140,7 +145,9 @@ func Run(ctx context.Context, cfg Config) error {
 		slog.Warn("clean up the staging mounts of a daemon that died", "err", err)
 	}
 	images.GuardDisk(disk)
-	if err := images.EnsureBase(ctx); err != nil {
+	// The daemon's own start-up work sees every team's records.
+	sys := auth.System(ctx, "daemon startup")
+	if err := images.EnsureBase(sys); err != nil {
 		return fmt.Errorf("create the base image: %w", err)
 	}
 	rt, err := runtime.NewRunc(filepath.Join(cfg.DataDir, "runc"))
@@ -204,16 +211,16 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer mgr.Close()
-	if err := mgr.Reconcile(ctx); err != nil {
+	if err := mgr.Reconcile(sys); err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
 	// Agents of an older sbx: talk to them or restart; sweep unused agent binaries.
-	mgr.SettleAgents(ctx)
+	mgr.SettleAgents(sys)
 	mgr.StartSnapshotSweeper(time.Second)       // expired snapshots; clears interrupted work
-	if err := mgr.StartPools(ctx); err != nil { // warm pools: keep what survived, refill
+	if err := mgr.StartPools(sys); err != nil { // warm pools: keep what survived, refill
 		return fmt.Errorf("start pools: %w", err)
 	}
-	if err := settleNetwork(ctx, nw, st); err != nil {
+	if err := settleNetwork(sys, nw, st); err != nil {
 		slog.Error("settle sandbox networks", "err", err)
 	}
 	previews, err := network.NewPreviews(st, cfg.DataDir, cfg.PreviewDomain)

@@ -113,12 +113,18 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath s
 // does (network.PreviewTarget).
 func (s *Server) findFor(rt api.RouteInfo, r *http.Request) (entry, error) {
 	ref := r.PathValue("id")
+	ctx := r.Context()
+	if _, ok := auth.FromContext(ctx); !ok && rt.Public {
+		// A public route (a preview) has no principal: its sandbox is found
+		// in the named system scope, and its own token is checked on the host.
+		ctx = auth.System(ctx, "public preview lookup")
+	}
 	if !rt.Public || s.callerHoldsGatewayKey(r) {
-		return s.cluster.find(r.Context(), ref)
+		return s.cluster.find(ctx, ref)
 	}
 	id, name, team := network.PreviewTarget(ref)
 	if id != "" {
-		e, err := s.cluster.find(r.Context(), id)
+		e, err := s.cluster.find(ctx, id)
 		if err == nil && e.id != id {
 			err = errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", ref)
 		}

@@ -3,6 +3,7 @@ package httpegress
 import (
 	"bufio"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"net"
 	"net/http"
 	"strings"
@@ -57,7 +58,7 @@ func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		case sdk.HTTPActionInject:
 			for _, in := range rule.Inject {
-				sec, err := p.cfg.Secrets.Open(r.Context(), sb.Team, in.Secret)
+				sec, err := p.cfg.Secrets.Open(auth.System(r.Context(), "egress inject"), sb.Team, in.Secret) // the sandbox's own team, named
 				if err != nil {
 					p.cfg.Logger.Warn("egress proxy: a secret did not open", "sandbox", sb.ID, "team", sb.Team, "rule", idx, "secret", in.Secret, "err", err)
 					fail(http.StatusBadGateway, "error", "rule %d: secret %q is not available: %v", idx, in.Secret, err)

@@ -166,7 +166,7 @@ func (m *Manager) removeUnused(ctx context.Context, candidates []string, inUse f
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	// Every team's images keep their layers, whoever removes this one.
-	imgs, err := m.rec.ListImages(auth.Unscoped(ctx))
+	imgs, err := m.rec.ListImages(auth.System(ctx, "layers of every image"))
 	if err != nil {
 		return err
 	}

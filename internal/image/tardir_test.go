@@ -34,7 +34,6 @@ func TestTarDirRoundTrip(t *testing.T) {
 	must(os.Link(p("etc/file"), p("etc/sub/hard")))
 	must(os.Symlink("../etc/file", p("link")))
 	must(unix.Mkfifo(p("fifo"), 0o600))
-	must(unix.Mknod(p("null"), unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3))))
 	old := time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)
 	must(os.Chtimes(p("etc/sub"), old, old))
 
@@ -65,8 +64,8 @@ func TestTarDirRoundTrip(t *testing.T) {
 		}
 		return nil
 	}))
-	if n != 8 {
-		t.Errorf("walked %d entries, want 8", n)
+	if n != 7 {
+		t.Errorf("walked %d entries, want 7", n)
 	}
 	if target, _ := os.Readlink(filepath.Join(dst, "link")); target != "../etc/file" {
 		t.Errorf("link -> %q", target)

@@ -123,6 +123,45 @@ func TestUnpackRefusesSparse(t *testing.T) {
 	}
 }
 
+// TestUnpackRefusesDeviceNodes: a layer's character or block device (a
+// host disk, /dev/mem) is refused, and nothing of it is made; under /dev
+// (a root filesystem's, hidden by the sandbox's own /dev) it is not made.
+func TestUnpackRefusesDeviceNodes(t *testing.T) {
+	layer := func(hdrs ...tar.Header) []byte {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		for _, h := range hdrs {
+			tw.WriteHeader(&h)
+		}
+		tw.Close()
+		return buf.Bytes()
+	}
+	for _, typ := range []byte{tar.TypeChar, tar.TypeBlock} {
+		for _, name := range []string{"disk", "mnt/sda", "./devices/mem"} {
+			root := t.TempDir()
+			_, _, err := unpack(bytes.NewReader(layer(tar.Header{Typeflag: typ, Name: name, Mode: 0o666, Devmajor: 8, Devminor: 0})), root)
+			if errdefs.CodeOf(err) != "INVALID_IMAGE" {
+				t.Errorf("%s type %q: want INVALID_IMAGE, got %v", name, typ, err)
+			}
+			if _, err := os.Lstat(filepath.Join(root, name)); err == nil {
+				t.Errorf("%s type %q: the refused node was made", name, typ)
+			}
+		}
+	}
+	root := t.TempDir()
+	_, _, err := unpack(bytes.NewReader(layer(
+		tar.Header{Typeflag: tar.TypeDir, Name: "./dev/", Mode: 0o755},
+		tar.Header{Typeflag: tar.TypeChar, Name: "./dev/console", Mode: 0o600, Devmajor: 5, Devminor: 1},
+		tar.Header{Typeflag: tar.TypeBlock, Name: "dev/sda", Mode: 0o600, Devmajor: 8},
+	)), root)
+	if err != nil {
+		t.Fatalf("a root filesystem's /dev: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(root, "dev")); len(entries) != 0 {
+		t.Errorf("device nodes under /dev were made: %d entries", len(entries))
+	}
+}
+
 // sparseTar returns a tar whose one entry is a 4 GiB sparse file holding a
 // single byte: PAX sparse format 0.1, or the old GNU 'S' entry. Go's tar
 // writer cannot write either, so the blocks are made by hand.

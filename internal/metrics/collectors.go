@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -50,7 +51,7 @@ func (c *sandboxCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *sandboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	list, err := c.list(ctx)
+	list, err := c.list(auth.System(ctx, "metrics scrape"))
 	failed := 0.0
 	if err != nil {
 		failed = 1

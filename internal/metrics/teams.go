@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"log/slog"
 	"time"
 
@@ -30,7 +31,7 @@ func (teamCollector) Describe(ch chan<- *prometheus.Desc) {
 func (f teamCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	teams, err := f(ctx)
+	teams, err := f(auth.System(ctx, "metrics scrape"))
 	if err != nil {
 		slog.Warn("metrics: read team usage", "err", err)
 		return

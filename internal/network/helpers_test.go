@@ -3,6 +3,7 @@ package network
 import (
 	"context"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -224,7 +225,7 @@ func testStore(t *testing.T, ids ...string) *store.SQLite {
 	}
 	t.Cleanup(func() { st.Close() })
 	for _, id := range ids {
-		if err := st.CreateSandbox(context.Background(), &store.Sandbox{ID: id, State: "started"}); err != nil {
+		if err := st.CreateSandbox(auth.System(context.Background(), "test"), &store.Sandbox{ID: id, State: "started"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -142,7 +142,7 @@ func (m *Manager) takeReady(team string, req sdk.CreateSandboxRequest, spec stor
 
 // putBack returns an instance an adoption did not use to its pool.
 func (m *Manager) putBack(team, id string) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "return an instance to its pool")
 	sb, err := m.cfg.Store.GetSandbox(ctx, id)
 	if err != nil || sb.Pool == "" {
 		return
@@ -160,7 +160,7 @@ func (m *Manager) putBack(team, id string) {
 // goes back to its pool) or deleted.
 func (m *Manager) adoptInstance(ctx context.Context, id string, req sdk.CreateSandboxRequest, spec store.Spec) (_ *store.Sandbox, err error) {
 	defer m.observe("adopt", "user", time.Now(), &err)
-	ictx := auth.Unscoped(ctx) // a request's lookups never find pool instances
+	ictx := auth.System(ctx, "adopt a pool instance") // a request's lookups never find pool instances
 	sb, unlock, err := m.lock(ictx, id)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"net"
 	"os"
 	"os/exec"
@@ -24,7 +25,7 @@ func TestGracefulStopOfASilentAgentEnds(t *testing.T) {
 	sb := startWithSilentAgent(t, m, rt, st)
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.Stop(context.Background(), sb.ID, StopOptions{Grace: time.Hour})
+		_, err := m.Stop(auth.System(context.Background(), "test"), sb.ID, StopOptions{Grace: time.Hour})
 		done <- err
 	}()
 	if err := waitDone(t, done, "a graceful stop waits on an agent that does not answer"); err != nil {
@@ -42,7 +43,7 @@ func TestForceStopCutsAGracefulStopShort(t *testing.T) {
 			sb := startWithSilentAgent(t, m, rt, st)
 			graceful := make(chan error, 1)
 			go func() {
-				_, err := m.Stop(context.Background(), sb.ID, StopOptions{Grace: time.Hour})
+				_, err := m.Stop(auth.System(context.Background(), "test"), sb.ID, StopOptions{Grace: time.Hour})
 				graceful <- err
 			}()
 			waitFor(t, "the graceful stop to begin", func() bool {
@@ -54,9 +55,9 @@ func TestForceStopCutsAGracefulStopShort(t *testing.T) {
 			go func() {
 				var err error
 				if how == "delete" {
-					_, err = m.Delete(context.Background(), sb.ID, true)
+					_, err = m.Delete(auth.System(context.Background(), "test"), sb.ID, true)
 				} else {
-					_, err = m.Stop(context.Background(), sb.ID, StopOptions{Force: true})
+					_, err = m.Stop(auth.System(context.Background(), "test"), sb.ID, StopOptions{Force: true})
 				}
 				forced <- err
 			}()
@@ -68,7 +69,7 @@ func TestForceStopCutsAGracefulStopShort(t *testing.T) {
 			}
 			if how == "force stop" {
 				assertStopped(t, rt, st, sb.ID)
-			} else if _, err := st.GetSandbox(context.Background(), sb.ID); err == nil {
+			} else if _, err := st.GetSandbox(auth.System(context.Background(), "test"), sb.ID); err == nil {
 				t.Error("the sandbox is still there after delete")
 			}
 		})
@@ -80,7 +81,7 @@ func TestForceStopCutsAGracefulStopShort(t *testing.T) {
 func startWithSilentAgent(t *testing.T, m *Manager, rt *fakeRuntime, st store.Store) *store.Sandbox {
 	t.Helper()
 	sb := &store.Sandbox{ID: "sbx-silent", State: sdk.StateStarted, Spec: store.Spec{Image: "base"}}
-	if err := st.CreateSandbox(context.Background(), sb); err != nil {
+	if err := st.CreateSandbox(auth.System(context.Background(), "test"), sb); err != nil {
 		t.Fatal(err)
 	}
 	rt.mu.Lock()
@@ -146,7 +147,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func assertStopped(t *testing.T, rt *fakeRuntime, st store.Store, id string) {
 	t.Helper()
-	got, err := st.GetSandbox(context.Background(), id)
+	got, err := st.GetSandbox(auth.System(context.Background(), "test"), id)
 	if err != nil || got.State != sdk.StateStopped {
 		t.Errorf("after the stop: %+v, %v", got, err)
 	}
@@ -161,7 +162,7 @@ func assertStopped(t *testing.T, rt *fakeRuntime, st store.Store, id string) {
 func TestWaitingOnAgentFreesTheWorkerSlot(t *testing.T) {
 	sem := make(chan struct{}, 1)
 	sem <- struct{}{}
-	ctx, slot := withWorkerSlot(context.Background(), func() { <-sem })
+	ctx, slot := withWorkerSlot(auth.System(context.Background(), "test"), func() { <-sem })
 	waitingOnAgent(ctx)
 	select {
 	case sem <- struct{}{}: // another action can take it
@@ -173,5 +174,5 @@ func TestWaitingOnAgentFreesTheWorkerSlot(t *testing.T) {
 	if len(sem) != 1 {
 		t.Errorf("the slot was released more than once: %d taken", len(sem))
 	}
-	waitingOnAgent(context.Background()) // no slot: nothing to do
+	waitingOnAgent(auth.System(context.Background(), "test")) // no slot: nothing to do
 }

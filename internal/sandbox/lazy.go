@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agent"
@@ -113,7 +114,7 @@ func (m *Manager) ensureStarted(ctx context.Context, sb *store.Sandbox) error {
 // lazyStart starts or resumes a sandbox for a toolbox call, after whatever
 // operation holds its lock now (a stop, an archive, a pause) has finished.
 func (m *Manager) lazyStart(id string) error {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "lazy start")
 	sb, unlock, err := m.lock(ctx, id)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"os"
 	"sort"
 	"syscall"
@@ -270,7 +271,7 @@ func (m *Manager) attach(id string, pid int, client *agent.Client) error {
 // sandbox stops with reason "crash". Exits caused by stop or delete find the
 // instance already detached and do nothing.
 func (m *Manager) onExit(id string, inst *instance) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "instance exited")
 	unlock := m.locks.Lock(id)
 	defer unlock()
 	m.mu.Lock()

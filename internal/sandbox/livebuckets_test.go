@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -14,7 +15,7 @@ import (
 // with no live mount says so.
 func TestMountBucketRefusals(t *testing.T) {
 	m, _, st := newFakeManager(t)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	for _, sb := range []*store.Sandbox{
 		{ID: "sbx-stopped", State: sdk.StateStopped, Spec: store.Spec{Image: "base"}},
 		{ID: "sbx-gvisor", State: sdk.StateStarted, Spec: store.Spec{Image: "base", Class: ClassGVisor}},

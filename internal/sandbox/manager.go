@@ -367,7 +367,7 @@ func (m *Manager) dirsOf(id string) dirs {
 // team, names one of layers.
 func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error) {
 	// Layers are shared by every team.
-	ctx = auth.Unscoped(ctx)
+	ctx = auth.System(ctx, "layers in use")
 	if used, err := m.snapshotsUseLayers(ctx, layers); err != nil || used { // snapshot.go
 		return used, err
 	}
@@ -393,7 +393,7 @@ func (m *Manager) UsesLayers(ctx context.Context, layers []string) (bool, error)
 // image name, if any: one of team's own, or of any team when team is
 // default (whose images every team sees; image names are per team).
 func (m *Manager) UsesImage(ctx context.Context, team, name string) (*store.Sandbox, error) {
-	ctx = auth.Unscoped(ctx) // a team's sandbox may use the default team's image
+	ctx = auth.System(ctx, "image in use") // a team's sandbox may use the default team's image
 	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
 	if err != nil {
 		return nil, err

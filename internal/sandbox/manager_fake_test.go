@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -95,7 +96,7 @@ func newFakeManager(t *testing.T) (*Manager, *fakeRuntime, store.Store) {
 // crash can leave and checks what Reconcile makes of each.
 func TestReconcileFinishesInterruptedOperations(t *testing.T) {
 	m, rt, st := newFakeManager(t)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	put := func(id string, state sdk.State, running bool) {
 		if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: state, Spec: store.Spec{Image: "base"}}); err != nil {
 			t.Fatal(err)
@@ -137,7 +138,7 @@ func TestReconcileFinishesInterruptedOperations(t *testing.T) {
 
 func TestCreateRollsBackWhenTheAgentNeverAnswers(t *testing.T) {
 	m, rt, st := newFakeManager(t)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	_, err := m.Create(ctx, sdk.CreateSandboxRequest{Name: "never"})
 	if !errdefs.Is(err, errdefs.KindUnavailable) {
 		t.Fatalf("create: want unavailable, got %v", err)

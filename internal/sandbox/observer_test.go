@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"sync"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestObserverSeesOperations(t *testing.T) {
 	obs := &recordingObserver{}
 	m.cfg.Observer = obs
 	// The fake runtime starts no agent: the create fails.
-	if _, err := m.Create(context.Background(), sdk.CreateSandboxRequest{Name: "never"}); err == nil {
+	if _, err := m.Create(auth.System(context.Background(), "test"), sdk.CreateSandboxRequest{Name: "never"}); err == nil {
 		t.Fatal("create succeeded without an agent")
 	}
 	obs.mu.Lock()

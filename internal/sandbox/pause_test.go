@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -43,7 +44,7 @@ func TestReconcilePausedGVisor(t *testing.T) {
 	m, _, st := newFakeManager(t)
 	gv := fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
 	m.cfg.Runtimes[ClassGVisor] = gv
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	put := func(id string, state sdk.State, image bool) {
 		sb := &store.Sandbox{ID: id, State: state, Spec: store.Spec{Image: "base", Class: ClassGVisor}}
 		if err := st.CreateSandbox(ctx, sb); err != nil {
@@ -86,7 +87,7 @@ func TestReconcilePausedGVisor(t *testing.T) {
 
 func TestPauseRefusals(t *testing.T) {
 	m, _, st := newFakeManager(t)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	sb := &store.Sandbox{ID: "sbx-stopped", State: sdk.StateStopped, Spec: store.Spec{Image: "base"}}
 	if err := st.CreateSandbox(ctx, sb); err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestForkNames(t *testing.T) {
 func TestFailedForkReleasesParent(t *testing.T) {
 	m, _, st := newFakeManager(t)
 	m.cfg.Runtimes[ClassGVisor] = fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	sb := &store.Sandbox{ID: "sbx-parent", State: sdk.StatePaused, Spec: store.Spec{Image: "base", Class: ClassGVisor}}
 	if err := st.CreateSandbox(ctx, sb); err != nil {
 		t.Fatal(err)

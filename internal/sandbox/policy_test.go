@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"github.com/sbxhq/sbx/internal/auth"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,7 +180,7 @@ func TestLazyStartTimesOutAndIsShared(t *testing.T) {
 		c.ReadyTimeout = time.Second // the fake starts no agent: each start takes this long, then fails
 		c.LazyStartTimeout = 50 * time.Millisecond
 	})
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-lazy", State: "stopped", Spec: store.Spec{Image: "base", Layers: []string{"l"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestReconcileArchiveStates(t *testing.T) {
 		t.Skip("needs root (archives keep owners)")
 	}
 	m, _, st := newPolicyManager(t, nil)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	put := func(sb *store.Sandbox, files map[string]string, blobData string) {
 		t.Helper()
 		sb.Spec.Image = "base"
@@ -289,7 +290,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		t.Skip("needs root (archives keep owners)")
 	}
 	m, _, st := newPolicyManager(t, nil)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-a", State: "stopped", Spec: store.Spec{Image: "base", Layers: []string{"l"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 // The scheduler acts on deadlines that are due when the daemon starts.
 func TestSchedulerDeletesDueSandbox(t *testing.T) {
 	m, _, st := newPolicyManager(t, nil)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	old := time.Now().Add(-time.Hour)
 	p := store.Policy{AutoArchiveSeconds: 60, AutoDeleteSeconds: 0, Ephemeral: true}
 	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-eph", Name: "eph", State: "stopped", StoppedAt: old, Spec: store.Spec{Image: "base", Policy: &p}}); err != nil {
@@ -363,7 +364,7 @@ func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
 // firing; theirs fire once they are free.
 func TestSchedulerDoesNotWaitOnLockedSandboxes(t *testing.T) {
 	m, _, st := newPolicyManager(t, nil)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	now := time.Now().UTC()
 	put := func(id string, due time.Duration) {
 		p := store.Policy{TTLSeconds: 1, TTLFrom: now.Add(due - time.Second), AutoDeleteSeconds: -1, AutoArchiveSeconds: 3600}

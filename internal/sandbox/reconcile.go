@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"os"
 	"path/filepath"
 
@@ -16,6 +17,7 @@ import (
 // finished or rolled back, and runtime state or files no record owns are
 // removed. It runs before the API serves requests.
 func (m *Manager) Reconcile(ctx context.Context) error {
+	ctx = auth.System(ctx, "reconcile")
 	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
 	if err != nil {
 		return err

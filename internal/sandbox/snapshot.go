@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"io"
 	"os"
 	"path/filepath"
@@ -540,7 +541,7 @@ func (m *Manager) linkSnapshotMemory(ctx context.Context, name, dst string) (boo
 // Close.
 func (m *Manager) StartSnapshotSweeper(interval time.Duration) {
 	os.RemoveAll(filepath.Join(m.cfg.DataDir, "staging"))
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "snapshot sweeper")
 	if ss, err := m.snapshots(); err == nil {
 		entries, _ := os.ReadDir(filepath.Join(m.cfg.DataDir, "snapshots"))
 		for _, e := range entries {

@@ -35,12 +35,25 @@ const KeyFile = "secrets.key"
 
 // Keeper seals, stores and opens secrets.
 type Keeper struct {
-	store store.SecretStore
-	aead  cipher.AEAD
+	store  store.SecretStore
+	sealer *Sealer
 }
 
 // Open returns a Keeper over st with the key in dataDir, made on first use.
 func Open(dataDir string, st store.SecretStore) (*Keeper, error) {
+	s, err := NewSealer(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Keeper{store: st, sealer: s}, nil
+}
+
+// Sealer seals other values at rest with the same key (store.Sealer): the
+// store seals bucket mounts' keys with it.
+type Sealer struct{ aead cipher.AEAD }
+
+// NewSealer returns the Sealer of the key in dataDir, made on first use.
+func NewSealer(dataDir string) (*Sealer, error) {
 	key, err := loadKey(filepath.Join(dataDir, KeyFile))
 	if err != nil {
 		return nil, err
@@ -53,7 +66,23 @@ func Open(dataDir string, st store.SecretStore) (*Keeper, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Keeper{store: st, aead: aead}, nil
+	return &Sealer{aead}, nil
+}
+
+// Seal seals plain bound to ad: nonce, then ciphertext.
+func (s *Sealer) Seal(plain, ad []byte) []byte {
+	nonce := make([]byte, s.aead.NonceSize())
+	rand.Read(nonce)
+	return s.aead.Seal(nonce, nonce, plain, ad)
+}
+
+// Open opens what Seal sealed with the same ad.
+func (s *Sealer) Open(sealed, ad []byte) ([]byte, error) {
+	ns := s.aead.NonceSize()
+	if len(sealed) < ns {
+		return nil, errors.New("sealed value too short")
+	}
+	return s.aead.Open(nil, sealed[:ns], sealed[ns:], ad)
 }
 
 func loadKey(path string) ([]byte, error) {
@@ -95,9 +124,7 @@ func (k *Keeper) Create(ctx context.Context, req sdk.CreateSecretRequest) (*sdk.
 	// The team is decided here, once, and stored as sealed: the store does
 	// not derive it again, so the row and the sealing cannot disagree.
 	sec := &store.Secret{Team: auth.TeamOf(ctx), Name: name, Size: len(value), Hosts: hosts, AllowHTTP: req.AllowHTTP}
-	nonce := make([]byte, k.aead.NonceSize())
-	rand.Read(nonce)
-	sec.Sealed = k.aead.Seal(nonce, nonce, []byte(value), additional(sec.Team, name))
+	sec.Sealed = k.sealer.Seal([]byte(value), additional(sec.Team, name))
 	if err := k.store.PutSecret(ctx, sec); err != nil {
 		return nil, err
 	}
@@ -161,11 +188,7 @@ func (k *Keeper) Open(ctx context.Context, team, name string) (httpegress.Secret
 	if err != nil {
 		return httpegress.SecretValue{}, err
 	}
-	ns := k.aead.NonceSize()
-	if len(sec.Sealed) < ns {
-		return httpegress.SecretValue{}, errdefs.Internal(nil, "secret %q of team %s is damaged", name, team)
-	}
-	plain, err := k.aead.Open(nil, sec.Sealed[:ns], sec.Sealed[ns:], additional(sec.Team, name))
+	plain, err := k.sealer.Open(sec.Sealed, additional(sec.Team, name))
 	if err != nil {
 		return httpegress.SecretValue{}, errdefs.Internal(nil, "secret %q of team %s does not open with this daemon's key (%s)", name, team, KeyFile)
 	}

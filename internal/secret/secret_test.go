@@ -45,10 +45,11 @@ func TestSealedAtRestAndScopedByTeam(t *testing.T) {
 	if strings.Contains(string(raw), value) {
 		t.Fatal("the store holds the secret in the clear")
 	}
-	if v, err := k.Open(context.Background(), "red", "api"); err != nil || v.Value != value || len(v.Hosts) != 1 {
+	sys := auth.System(context.Background(), "test")
+	if v, err := k.Open(sys, "red", "api"); err != nil || v.Value != value || len(v.Hosts) != 1 {
 		t.Fatalf("Open = %+v, %v", v, err)
 	}
-	if _, err := k.Open(context.Background(), "blue", "api"); !errdefs.Is(err, errdefs.KindNotFound) {
+	if _, err := k.Open(sys, "blue", "api"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("another team's secret: %v, want not found", err)
 	}
 	if l, _ := k.List(blue); len(l) != 0 {

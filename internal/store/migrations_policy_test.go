@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"path/filepath"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // (events with a foreign key) and checks that events, their order and the
 // sequence survive, and that deleted sandboxes' events may now be appended.
 func TestEventsMigrationKeepsHistory(t *testing.T) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	path := filepath.Join(t.TempDir(), "sbx.db")
 	all := migrations
 	t.Cleanup(func() { migrations = all })

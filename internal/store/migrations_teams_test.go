@@ -24,7 +24,7 @@ func TestTeamsMigrationKeepsData(t *testing.T) {
 	if step < 0 {
 		t.Fatal("no teams migration")
 	}
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	path := filepath.Join(t.TempDir(), "sbx.db")
 	all := migrations
 	migrations = all[:step]

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"path/filepath"
 	"testing"
 )
@@ -26,7 +27,7 @@ func withMigrations(t *testing.T, extra ...string) {
 // TestUpgradeKeepsData opens a database made by "this" binary with a binary
 // that knows one more step, then with one whose new step fails.
 func TestUpgradeKeepsData(t *testing.T) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	path := filepath.Join(t.TempDir(), "sbx.db")
 	s, err := OpenSQLite(path)
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,7 +11,7 @@ import (
 // TestSchemaVersionReadsWithoutChanging reads a current and a too-new
 // database's version, and leaves a missing file missing.
 func TestSchemaVersionReadsWithoutChanging(t *testing.T) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	path := filepath.Join(t.TempDir(), "sbx.db")
 	s, err := OpenSQLite(path)
 	if err != nil {

@@ -36,6 +36,8 @@ type SQLite struct {
 	// diskOutside is what a team holds on disk outside this store (its
 	// volumes and backups), counted against its disk quota (sqlite_team.go).
 	diskOutside func(team string) (int, error)
+	// sealer seals bucket keys in stored specs (seal.go); nil: clear.
+	sealer Sealer
 }
 
 // An Option configures OpenSQLite.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func TestWritesOnAFullDisk(t *testing.T) {
 		t.Skipf("mount tmpfs: %v", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	guard := diskspace.New(dir, 2*diskspace.BallastSize)
 	s, err := OpenSQLite(filepath.Join(dir, "sbx.db"), WithDiskGuard(guard))
 	if err != nil {

@@ -19,6 +19,9 @@ func imageNotFound(name string) error {
 // PutImage inserts or replaces the image with img.Name. It sets
 // img.CreatedAt to now if zero.
 func (s *SQLite) PutImage(ctx context.Context, img *Image) error {
+	if _, _, err := teamOf(ctx); err != nil {
+		return err
+	}
 	if img == nil || img.Name == "" {
 		return errdefs.Invalid(sdk.CodeInvalidImage, "an image record needs a name")
 	}
@@ -38,7 +41,10 @@ func (s *SQLite) PutImage(ctx context.Context, img *Image) error {
 	if err != nil {
 		return err
 	}
-	team := teamFor(ctx, img.Team)
+	team, err := teamFor(ctx, img.Team)
+	if err != nil {
+		return err
+	}
 	// Image names are unique per team; a team's own image of a name
 	// shadows team default's for it (GetImage).
 	_, err = s.w.ExecContext(ctx,
@@ -56,17 +62,21 @@ func (s *SQLite) PutImage(ctx context.Context, img *Image) error {
 
 // imageTeams restricts an image query to what ctx's team sees: its own
 // images and team default's.
-func imageTeams(ctx context.Context) (string, []any) {
-	if t, ok := teamOf(ctx); ok {
-		return " AND team IN (?, ?)", []any{t, auth.DefaultTeam}
+func imageTeams(ctx context.Context) (string, []any, error) {
+	t, ok, err := teamOf(ctx)
+	if ok {
+		return " AND team IN (?, ?)", []any{t, auth.DefaultTeam}, nil
 	}
-	return "", nil
+	return "", nil, err
 }
 
 // GetImage returns the image called name: the caller's team's own, else
 // team default's.
 func (s *SQLite) GetImage(ctx context.Context, name string) (*Image, error) {
-	team, args := imageTeams(ctx)
+	team, args, err := imageTeams(ctx)
+	if err != nil {
+		return nil, err
+	}
 	args = append(append([]any{name}, args...), auth.TeamOf(ctx))
 	row := s.r.QueryRowContext(ctx, "SELECT "+imageColumns+" FROM images WHERE name = ?"+team+" ORDER BY team = ? DESC, team = 'default' DESC LIMIT 1", args...)
 	img, err := scanImage(row)
@@ -78,7 +88,10 @@ func (s *SQLite) GetImage(ctx context.Context, name string) (*Image, error) {
 
 // ListImages returns every image, by name.
 func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
-	team, args := imageTeams(ctx)
+	team, args, err := imageTeams(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := s.r.QueryContext(ctx, "SELECT "+imageColumns+" FROM images WHERE 1"+team+" ORDER BY name, team", args...)
 	if err != nil {
 		return nil, errdefs.Internal(err, "list images")
@@ -101,7 +114,11 @@ func (s *SQLite) ListImages(ctx context.Context) ([]*Image, error) {
 // DeleteImage removes the caller's team's image called name (never
 // another team's of the same name). Missing gives a NotFound error.
 func (s *SQLite) DeleteImage(ctx context.Context, name string) error {
-	return s.execOne(ctx, "delete image "+name, imageNotFound(name), "DELETE FROM images WHERE name = ? AND team = ?", name, auth.TeamOf(ctx))
+	team, err := teamFor(ctx, "")
+	if err != nil {
+		return err
+	}
+	return s.execOne(ctx, "delete image "+name, imageNotFound(name), "DELETE FROM images WHERE name = ? AND team = ?", name, team)
 }
 
 func scanImage(sc scanner) (*Image, error) {

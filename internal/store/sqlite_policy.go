@@ -12,6 +12,10 @@ import (
 // SetDeadline sets the activity time and deadline of sandbox id while it is
 // in state, and reports whether it was.
 func (s *SQLite) SetDeadline(ctx context.Context, id string, state sdk.State, lastActivity, expiresAt time.Time, action string) (bool, error) {
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return false, err
+	}
 	times, err := encodeTimes(lastActivity, expiresAt)
 	if err != nil {
 		return false, err
@@ -19,8 +23,8 @@ func (s *SQLite) SetDeadline(ctx context.Context, id string, state sdk.State, la
 	var n int64
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
-			"UPDATE sandboxes SET last_activity_at = ?, expires_at = ?, expires_action = ? WHERE id = ? AND state = ?",
-			times[0], times[1], action, id, state)
+			"UPDATE sandboxes SET last_activity_at = ?, expires_at = ?, expires_action = ? WHERE id = ? AND state = ?"+team,
+			append([]any{times[0], times[1], action, id, state}, args...)...)
 		if err != nil {
 			return errdefs.Internal(err, "set deadline of sandbox %s", id)
 		}
@@ -36,18 +40,22 @@ func (s *SQLite) SetDeadline(ctx context.Context, id string, state sdk.State, la
 // ListExpiring returns up to limit sandboxes with a deadline, soonest first.
 // The stored times sort as text (see timeLayout), so the index serves it.
 func (s *SQLite) ListExpiring(ctx context.Context, limit int) ([]*Sandbox, error) {
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	if limit <= 0 {
 		limit = 100
 	}
 	rows, err := s.r.QueryContext(ctx,
-		"SELECT "+sandboxColumns+" FROM sandboxes WHERE expires_at IS NOT NULL ORDER BY expires_at, id LIMIT ?", limit)
+		"SELECT "+sandboxColumns+" FROM sandboxes WHERE expires_at IS NOT NULL"+team+" ORDER BY expires_at, id LIMIT ?", append(args, limit)...)
 	if err != nil {
 		return nil, errdefs.Internal(err, "list deadlines")
 	}
 	defer rows.Close()
 	out := []*Sandbox{}
 	for rows.Next() {
-		sb, err := scanSandbox(rows)
+		sb, err := s.scanSandbox(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -61,6 +69,9 @@ func (s *SQLite) ListExpiring(ctx context.Context, limit int) ([]*Sandbox, error
 
 // AppendEvent appends ev on its own.
 func (s *SQLite) AppendEvent(ctx context.Context, ev *Event) error {
+	if _, _, err := teamOf(ctx); err != nil {
+		return err
+	}
 	if ev == nil || ev.SandboxID == "" {
 		return errdefs.Invalid(sdk.CodeInvalidEvent, "an event needs a sandbox id")
 	}
@@ -101,6 +112,10 @@ func insertEvent(ctx context.Context, tx *sql.Tx, e *Event, evTime any) (int64, 
 
 // PruneEvents removes old events of deleted sandboxes.
 func (s *SQLite) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return 0, err
+	}
 	t, err := encodeTime(before)
 	if err != nil {
 		return 0, err
@@ -108,7 +123,7 @@ func (s *SQLite) PruneEvents(ctx context.Context, before time.Time) (int64, erro
 	var n int64
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
-			"DELETE FROM events WHERE time < ? AND sandbox_id NOT IN (SELECT id FROM sandboxes)", t)
+			"DELETE FROM events WHERE time < ? AND sandbox_id NOT IN (SELECT id FROM sandboxes)"+team, append([]any{t}, args...)...)
 		if err != nil {
 			return errdefs.Internal(err, "prune events")
 		}

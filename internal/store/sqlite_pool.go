@@ -44,7 +44,9 @@ func (s *SQLite) PutPool(ctx context.Context, p *PoolRecord, replace bool) error
 	if err != nil {
 		return err
 	}
-	p.Team = teamFor(ctx, p.Team)
+	if p.Team, err = teamFor(ctx, p.Team); err != nil {
+		return err
+	}
 	verb := "INSERT"
 	if replace {
 		verb = "INSERT OR REPLACE"
@@ -64,9 +66,13 @@ func (s *SQLite) PutPool(ctx context.Context, p *PoolRecord, replace bool) error
 }
 
 // GetPool returns the pool called name of ctx's team (of any team, oldest
-// first, for an internal caller).
+// first, for the system scope).
 func (s *SQLite) GetPool(ctx context.Context, team, name string) (*PoolRecord, error) {
-	row := s.r.QueryRowContext(ctx, "SELECT "+poolColumns+" FROM pools WHERE team = ? AND name = ?", teamFor(ctx, team), name)
+	team, err := teamFor(ctx, team)
+	if err != nil {
+		return nil, err
+	}
+	row := s.r.QueryRowContext(ctx, "SELECT "+poolColumns+" FROM pools WHERE team = ? AND name = ?", team, name)
 	p, err := scanPool(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, PoolNotFound(name)
@@ -75,15 +81,22 @@ func (s *SQLite) GetPool(ctx context.Context, team, name string) (*PoolRecord, e
 }
 
 // ListPools returns every pool of ctx's team (of every team for an
-// internal caller), by team and name.
+// system scope), by team and name.
 func (s *SQLite) ListPools(ctx context.Context) ([]*PoolRecord, error) {
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	return queryAll(ctx, s.r, "list pools", scanPool, "SELECT "+poolColumns+" FROM pools WHERE 1"+team+" ORDER BY team, name", args...)
 }
 
 // DeletePool removes the pool record; its instances are the caller's to delete.
 func (s *SQLite) DeletePool(ctx context.Context, team, name string) error {
-	return s.execOne(ctx, "delete pool "+name, PoolNotFound(name), "DELETE FROM pools WHERE team = ? AND name = ?", teamFor(ctx, team), name)
+	team, err := teamFor(ctx, team)
+	if err != nil {
+		return err
+	}
+	return s.execOne(ctx, "delete pool "+name, PoolNotFound(name), "DELETE FROM pools WHERE team = ? AND name = ?", team, name)
 }
 
 func scanPool(sc scanner) (*PoolRecord, error) {

@@ -16,7 +16,7 @@ func TestPoolRecordsAndHiddenPoolInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	p := &PoolRecord{Team: auth.DefaultTeam, Name: "p", Spec: sdk.CreatePoolRequest{Name: "p", Min: 2, Max: 3}}
 	if err := s.PutPool(ctx, p, false); err != nil {
 		t.Fatal(err)

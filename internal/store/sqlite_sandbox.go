@@ -19,6 +19,9 @@ const defaultEventLimit = 1000
 // CreateSandbox inserts sb. It sets sb.UpdatedAt, and sb.CreatedAt if zero.
 // A taken id gives a Conflict with code ID_TAKEN, a taken name NAME_TAKEN.
 func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
+	if _, _, err := teamOf(ctx); err != nil {
+		return err
+	}
 	if sb == nil || sb.ID == "" {
 		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
@@ -31,7 +34,7 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	if created.IsZero() {
 		created = t
 	}
-	spec, err := encodeJSON(sb.Spec)
+	spec, err := s.encodeSpec(sb.ID, sb.Spec)
 	if err != nil {
 		return err
 	}
@@ -39,7 +42,10 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 	if err != nil {
 		return err
 	}
-	team := teamFor(ctx, sb.Team)
+	team, err := teamFor(ctx, sb.Team)
+	if err != nil {
+		return err
+	}
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		// In the same transaction as the insert, and every write goes
 		// through one connection: concurrent creates cannot both pass.
@@ -77,16 +83,20 @@ func sandboxWriteError(err error, sb *Sandbox) error {
 // GetSandbox finds a sandbox by id or, failing that, by name.
 func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, error) {
 	// One query, so the answer comes from one snapshot; an id match wins.
-	// Unscoped (the bootstrap admin), a name several teams use finds the
-	// caller's own team's sandbox first.
-	team, args := teamClause(ctx, "team")
+	// Seeing every team (the bootstrap admin, system work), a name several
+	// teams use finds the caller's own team's sandbox first.
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
+	own := teamOrDefault(ctx)
 	if _, request := auth.FromContext(ctx); request {
 		team += " AND pool IS NULL" // a warm pool's instance is nobody's sandbox yet
 	}
 	row := s.rs.queryRow(ctx, s.r,
 		"SELECT "+sandboxColumns+" FROM sandboxes WHERE (id = ? OR name = ?)"+team+" ORDER BY id = ? DESC, team = ? DESC LIMIT 1",
-		append(append([]any{idOrName, idOrName}, args...), idOrName, teamFor(ctx, ""))...)
-	sb, err := scanSandbox(row)
+		append(append([]any{idOrName, idOrName}, args...), idOrName, own)...)
+	sb, err := s.scanSandbox(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", idOrName)
 	}
@@ -95,7 +105,10 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 
 // ListSandboxes returns the sandboxes matching f, oldest first.
 func (s *SQLite) ListSandboxes(ctx context.Context, f Filter) ([]*Sandbox, error) {
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	q := "SELECT " + sandboxColumns + " FROM sandboxes WHERE 1" + team
 	if f.State != "" {
 		q += " AND state = ?"
@@ -111,7 +124,7 @@ func (s *SQLite) ListSandboxes(ctx context.Context, f Filter) ([]*Sandbox, error
 	defer rows.Close()
 	out := []*Sandbox{}
 	for rows.Next() {
-		sb, err := scanSandbox(rows)
+		sb, err := s.scanSandbox(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -141,11 +154,15 @@ func hasLabels(have, want map[string]string) bool {
 // now, ev.Seq, ev.SandboxID to sb.ID if empty and ev.Time to now if zero;
 // on failure it changes neither.
 func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) error {
+	team, teamArgs, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	if sb == nil || sb.ID == "" {
 		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
 	t := now()
-	spec, err := encodeJSON(sb.Spec)
+	spec, err := s.encodeSpec(sb.ID, sb.Spec)
 	if err != nil {
 		return err
 	}
@@ -173,7 +190,6 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 			return err
 		}
 	}
-	team, teamArgs := teamClause(ctx, "team")
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE sandboxes SET name = ?, state = ?, reason = ?, error = ?, spec = ?,
@@ -213,11 +229,16 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 
 // DeleteSandbox removes the record and its events. Missing is not an error.
 func (s *SQLite) DeleteSandbox(ctx context.Context, id string) error {
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
+	args = append([]any{id}, args...)
 	return s.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE sandbox_id = ?", id); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE sandbox_id = ?"+team, args...); err != nil {
 			return errdefs.Internal(err, "delete events of sandbox %s", id)
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM sandboxes WHERE id = ?", id); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sandboxes WHERE id = ?"+team, args...); err != nil {
 			return errdefs.Internal(err, "delete sandbox %s", id)
 		}
 		return nil
@@ -230,7 +251,10 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 	if limit <= 0 {
 		limit = defaultEventLimit
 	}
-	team, teamArgs := teamClause(ctx, "team")
+	team, teamArgs, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	q := "SELECT seq, sandbox_id, sandbox_name, team, time, state, reason, message FROM events WHERE seq > ?" + team
 	args := append([]any{after}, teamArgs...)
 	if sandboxID != "" {
@@ -260,7 +284,7 @@ func (s *SQLite) ListEvents(ctx context.Context, sandboxID string, after int64, 
 	return out, nil
 }
 
-func scanSandbox(sc scanner) (*Sandbox, error) {
+func (s *SQLite) scanSandbox(sc scanner) (*Sandbox, error) {
 	var sb Sandbox
 	var name, pool sql.NullString
 	var spec string
@@ -274,7 +298,7 @@ func scanSandbox(sc scanner) (*Sandbox, error) {
 		return nil, errdefs.Internal(err, "read sandbox")
 	}
 	sb.Name, sb.Pool = name.String, pool.String
-	if err := decodeJSON(spec, &sb.Spec); err != nil {
+	if err := s.decodeSpec(sb.ID, spec, &sb.Spec); err != nil {
 		return nil, err
 	}
 	dst := []*time.Time{&sb.CreatedAt, &sb.UpdatedAt, &sb.StartedAt, &sb.StoppedAt, &sb.LastActivityAt, &sb.ExpiresAt}

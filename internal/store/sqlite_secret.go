@@ -30,7 +30,7 @@ type SecretStore interface {
 	PutSecret(ctx context.Context, s *Secret) error
 	// GetSecret finds a secret of team by name; NotFound when missing.
 	GetSecret(ctx context.Context, team, name string) (*Secret, error)
-	// ListSecrets lists the secrets of ctx's team (all for an internal caller), by name.
+	// ListSecrets lists the secrets of ctx's team (all for the system scope), by name.
 	ListSecrets(ctx context.Context) ([]Secret, error)
 	// DeleteSecret removes one of ctx's team; NotFound when missing.
 	DeleteSecret(ctx context.Context, name string) error
@@ -46,7 +46,10 @@ func secretMissing(name string) error {
 
 // PutSecret implements SecretStore.
 func (s *SQLite) PutSecret(ctx context.Context, sec *Secret) error {
-	sec.Team = teamFor(ctx, sec.Team)
+	var err error
+	if sec.Team, err = teamFor(ctx, sec.Team); err != nil {
+		return err
+	}
 	if sec.CreatedAt.IsZero() {
 		sec.CreatedAt = now()
 	}
@@ -71,7 +74,10 @@ func (s *SQLite) PutSecret(ctx context.Context, sec *Secret) error {
 // GetSecret implements SecretStore. The team is explicit: the proxy reads
 // a sandbox's team's secrets with no principal in its context.
 func (s *SQLite) GetSecret(ctx context.Context, team, name string) (*Secret, error) {
-	clause, args := teamClause(ctx, "team")
+	clause, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	row := s.r.QueryRowContext(ctx, "SELECT "+secretColumns+" FROM secrets WHERE team = ? AND name = ?"+clause,
 		append([]any{team, name}, args...)...)
 	sec, err := scanSecret(row)
@@ -83,7 +89,10 @@ func (s *SQLite) GetSecret(ctx context.Context, team, name string) (*Secret, err
 
 // ListSecrets implements SecretStore.
 func (s *SQLite) ListSecrets(ctx context.Context) ([]Secret, error) {
-	clause, args := teamClause(ctx, "team")
+	clause, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	return queryAll(ctx, s.r, "list secrets", func(sc scanner) (Secret, error) {
 		sec, err := scanSecret(sc)
 		if err != nil {
@@ -95,7 +104,10 @@ func (s *SQLite) ListSecrets(ctx context.Context) ([]Secret, error) {
 
 // SetSecretHosts implements SecretStore.
 func (s *SQLite) SetSecretHosts(ctx context.Context, team, name string, hosts []string, allowHTTP bool) error {
-	clause, args := teamClause(ctx, "team")
+	clause, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	enc, err := encodeJSON(nonNil(hosts))
 	if err != nil {
 		return err
@@ -113,9 +125,12 @@ func nonNil(hosts []string) []string {
 
 // DeleteSecret implements SecretStore.
 func (s *SQLite) DeleteSecret(ctx context.Context, name string) error {
-	clause, args := teamClause(ctx, "team")
+	clause, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	if clause == "" {
-		clause, args = " AND team = ?", []any{teamFor(ctx, "")}
+		clause, args = " AND team = ?", []any{teamOrDefault(ctx)}
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM secrets WHERE name = ?"+clause, append([]any{name}, args...)...)

@@ -20,6 +20,9 @@ func snapshotNotFound(name string) error {
 
 // CreateSnapshot inserts s. It sets s.CreatedAt to now if zero.
 func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
+	if _, _, err := teamOf(ctx); err != nil {
+		return err
+	}
 	if snap == nil || snap.Name == "" {
 		return errdefs.Invalid(sdk.CodeInvalidSnapshot, "a snapshot record needs a name")
 	}
@@ -27,7 +30,7 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if created.IsZero() {
 		created = now()
 	}
-	spec, err := encodeJSON(snap.Spec)
+	spec, err := s.encodeSpec("snapshot:"+snap.Name, snap.Spec)
 	if err != nil {
 		return err
 	}
@@ -35,7 +38,10 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	team := teamFor(ctx, snap.Team)
+	team, err := teamFor(ctx, snap.Team)
+	if err != nil {
+		return err
+	}
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		if err := s.checkSnapshotQuota(ctx, tx, team); err != nil {
 			return err
@@ -60,9 +66,12 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 
 // GetSnapshot returns the snapshot called name.
 func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error) {
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
 	row := s.r.QueryRowContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
-	snap, err := scanSnapshot(row)
+	snap, err := s.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, snapshotNotFound(name)
 	}
@@ -71,8 +80,11 @@ func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error
 
 // ListSnapshots returns every snapshot, oldest first.
 func (s *SQLite) ListSnapshots(ctx context.Context) ([]*Snapshot, error) {
-	team, args := teamClause(ctx, "team")
-	return queryAll(ctx, s.r, "list snapshots", scanSnapshot, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, s.r, "list snapshots", s.scanSnapshot, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
 }
 
 // SetSnapshotExpiry sets the snapshot's expiry; the zero time means never.
@@ -81,13 +93,19 @@ func (s *SQLite) SetSnapshotExpiry(ctx context.Context, name string, expiresAt t
 	if err != nil {
 		return err
 	}
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	return s.changeSnapshot(ctx, name, "UPDATE snapshots SET expires_at = ? WHERE name = ?"+team, append([]any{at, name}, args...)...)
 }
 
 // DeleteSnapshot removes the snapshot called name.
 func (s *SQLite) DeleteSnapshot(ctx context.Context, name string) error {
-	team, args := teamClause(ctx, "team")
+	team, args, err := teamClause(ctx, "team")
+	if err != nil {
+		return err
+	}
 	return s.changeSnapshot(ctx, name, "DELETE FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
 }
 
@@ -96,7 +114,7 @@ func (s *SQLite) changeSnapshot(ctx context.Context, name, query string, args ..
 	return s.execOne(ctx, "write snapshot "+name, snapshotNotFound(name), query, args...)
 }
 
-func scanSnapshot(sc scanner) (*Snapshot, error) {
+func (s *SQLite) scanSnapshot(sc scanner) (*Snapshot, error) {
 	var snap Snapshot
 	var spec string
 	var created, expires sql.NullString
@@ -107,7 +125,7 @@ func scanSnapshot(sc scanner) (*Snapshot, error) {
 	if err != nil {
 		return nil, errdefs.Internal(err, "read snapshot")
 	}
-	if err := decodeJSON(spec, &snap.Spec); err != nil {
+	if err := s.decodeSpec("snapshot:"+snap.Name, spec, &snap.Spec); err != nil {
 		return nil, err
 	}
 	if snap.CreatedAt, err = decodeTime(created); err != nil {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 
 func TestSSHAccessRoundTrip(t *testing.T) {
 	s, _ := openTemp(t)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	if err := s.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-a", State: "started"}); err != nil {
 		t.Fatal(err)
 	}

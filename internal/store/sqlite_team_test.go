@@ -24,13 +24,13 @@ func openTeamStore(t *testing.T) *SQLite {
 }
 
 func asTeam(team string) context.Context {
-	return auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "k-" + team, Team: team, Scopes: []auth.Scope{auth.ScopeAdmin}})
+	return auth.WithPrincipal(auth.System(context.Background(), "test"), auth.Principal{KeyID: "k-" + team, Team: team, Scopes: []auth.Scope{auth.ScopeAdmin}})
 }
 
 func TestTeamsScopeSandboxes(t *testing.T) {
 	st := openTeamStore(t)
 	for _, team := range []string{"a", "b"} {
-		if err := st.CreateTeam(context.Background(), &Team{ID: team}); err != nil {
+		if err := st.CreateTeam(auth.System(context.Background(), "test"), &Team{ID: team}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,7 +63,7 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 	if l, _ := st.ListSandboxes(b, Filter{}); len(l) != 1 || l[0].ID != "sbx-b" {
 		t.Fatalf("b lists %v", l)
 	}
-	if l, _ := st.ListSandboxes(context.Background(), Filter{}); len(l) != 2 {
+	if l, _ := st.ListSandboxes(auth.System(context.Background(), "test"), Filter{}); len(l) != 2 {
 		t.Fatalf("an internal caller lists %d sandboxes, want both teams'", len(l))
 	}
 	sbA.State = sdk.StateStarting
@@ -86,7 +86,7 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 	if err := st.DeleteSnapshot(b, "snap"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("b deleted a's snapshot: %v", err)
 	}
-	if err := st.DeleteTeam(context.Background(), "a"); errdefs.CodeOf(err) != sdk.CodeTeamNotEmpty {
+	if err := st.DeleteTeam(auth.System(context.Background(), "test"), "a"); errdefs.CodeOf(err) != sdk.CodeTeamNotEmpty {
 		t.Fatalf("deleted a team that owns sandboxes: %v", err)
 	}
 }
@@ -95,7 +95,7 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 // sandboxes: exactly 5 succeed, the others name the quota.
 func TestQuotaUnderConcurrency(t *testing.T) {
 	st := openTeamStore(t)
-	if err := st.CreateTeam(context.Background(), &Team{ID: "q", Quotas: sdk.Quotas{MaxSandboxes: 5}}); err != nil {
+	if err := st.CreateTeam(auth.System(context.Background(), "test"), &Team{ID: "q", Quotas: sdk.Quotas{MaxSandboxes: 5}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := asTeam("q")
@@ -121,12 +121,12 @@ func TestQuotaUnderConcurrency(t *testing.T) {
 	if ok != 5 {
 		t.Fatalf("%d creates succeeded against a quota of 5", ok)
 	}
-	u, err := st.Usage(context.Background(), "q")
+	u, err := st.Usage(auth.System(context.Background(), "test"), "q")
 	if err != nil || u.Sandboxes != 5 || u.CPU != 5 || u.MemoryMiB != 1280 {
 		t.Fatalf("usage %+v, %v", u, err)
 	}
 	// Memory quota names itself.
-	if err := st.SetQuotas(context.Background(), "q", sdk.Quotas{MemoryMiB: 1400}); err != nil {
+	if err := st.SetQuotas(auth.System(context.Background(), "test"), "q", sdk.Quotas{MemoryMiB: 1400}); err != nil {
 		t.Fatal(err)
 	}
 	err = st.CreateSandbox(ctx, &Sandbox{ID: "sbx-big", State: sdk.StateCreating, Spec: Spec{MemoryMiB: 256}})
@@ -139,7 +139,7 @@ func TestQuotaUnderConcurrency(t *testing.T) {
 // replaces or deletes only its own, and cannot take another team's name.
 func TestTeamsScopeImages(t *testing.T) {
 	st := openTeamStore(t)
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	for _, team := range []string{"a", "b"} {
 		if err := st.CreateTeam(ctx, &Team{ID: team}); err != nil {
 			t.Fatal(err)

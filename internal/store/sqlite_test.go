@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func rawExec(t *testing.T, path, q string) {
 func TestOpenSettings(t *testing.T) {
 	s, path := openTemp(t)
 	// A write makes SQLite create the -wal and -shm files too.
-	if err := s.CreateSandbox(context.Background(), &store.Sandbox{ID: "sbx-1", State: "created"}); err != nil {
+	if err := s.CreateSandbox(auth.System(context.Background(), "test"), &store.Sandbox{ID: "sbx-1", State: "created"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
@@ -108,7 +109,7 @@ func TestOpenBadPath(t *testing.T) {
 }
 
 func TestReopenKeepsData(t *testing.T) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	s, path := openTemp(t)
 	sb := &store.Sandbox{ID: "sbx-1", Name: "web", State: "created"}
 	if err := s.CreateSandbox(ctx, sb); err != nil {
@@ -159,7 +160,7 @@ func fileHash(t *testing.T, path string) [32]byte {
 
 func TestFutureSchemaRefused(t *testing.T) {
 	s, path := openTemp(t)
-	if err := s.CreateSandbox(context.Background(), &store.Sandbox{ID: "sbx-1", State: "created"}); err != nil {
+	if err := s.CreateSandbox(auth.System(context.Background(), "test"), &store.Sandbox{ID: "sbx-1", State: "created"}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -183,7 +184,7 @@ func TestFutureSchemaRefused(t *testing.T) {
 // TestUpdateAtomic checks that a failing event insert undoes the update it
 // came with.
 func TestUpdateAtomic(t *testing.T) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	s, _ := openTemp(t)
 	sb := &store.Sandbox{ID: "sbx-1", State: "created"}
 	if err := s.CreateSandbox(ctx, sb); err != nil {
@@ -206,7 +207,7 @@ func TestUpdateAtomic(t *testing.T) {
 func TestTimeOutOfRange(t *testing.T) {
 	s, _ := openTemp(t)
 	sb := &store.Sandbox{ID: "sbx-1", State: "created", StartedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if err := s.CreateSandbox(context.Background(), sb); errdefs.KindOf(err) != errdefs.KindInvalid {
+	if err := s.CreateSandbox(auth.System(context.Background(), "test"), sb); errdefs.KindOf(err) != errdefs.KindInvalid {
 		t.Fatalf("create with year 10000: %v, want Invalid", err)
 	}
 }
@@ -219,7 +220,7 @@ func crashChild(path string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	for i := range 1_000_000 {
 		sb := &store.Sandbox{ID: fmt.Sprintf("sbx-%07d", i), State: "created"}
 		if err := s.CreateSandbox(ctx, sb); err != nil {
@@ -282,7 +283,7 @@ func TestDurabilityAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	for _, id := range reported {
 		if len(id) != len("sbx-0000000") {
 			continue // a line cut short by the kill was never reported whole

@@ -18,7 +18,7 @@ func TestGetSandboxCachedStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	admin := context.Background()
+	admin := auth.System(context.Background(), "test")
 	red := auth.WithPrincipal(admin, auth.Principal{KeyID: "k-red", Team: "red"})
 	blue := auth.WithPrincipal(admin, auth.Principal{KeyID: "k-blue", Team: "blue"})
 	for _, team := range []string{"red", "blue"} {
@@ -54,7 +54,7 @@ func BenchmarkGetSandbox(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	if err := s.CreateSandbox(ctx, &Sandbox{ID: "sbx-b", Name: "bench", State: sdk.StateStarted}); err != nil {
 		b.Fatal(err)
 	}

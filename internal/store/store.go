@@ -80,8 +80,11 @@ type Spec struct {
 	// VolumeIDs are their ids (package volume), one per Volumes entry, bound
 	// at create; none in records made before ids (sandbox/volumes.go).
 	VolumeIDs []string `json:"volumeIds,omitempty"`
-	// Buckets are its bucket mounts, keys included (never answered).
-	Buckets []sdk.BucketMount `json:"buckets,omitempty"`
+	// Buckets are its bucket mounts, keys included (never answered). On
+	// disk the keys are sealed into SealedBucketKeys (seal.go); a Spec the
+	// store returns has them back in Buckets and SealedBucketKeys nil.
+	Buckets          []sdk.BucketMount `json:"buckets,omitempty"`
+	SealedBucketKeys []byte            `json:"sealedBucketKeys,omitempty"`
 }
 
 // Policy is a sandbox's lifecycle policy; durations in seconds.
@@ -161,9 +164,11 @@ type Filter struct {
 type Store interface {
 	// CreateSandbox inserts sb. A taken name or id gives a Conflict error.
 	CreateSandbox(ctx context.Context, sb *Sandbox) error
-	// Every read and write below is scoped to the team of the principal in
-	// ctx (internal/auth): another team's sandbox is not found. A context
-	// without a principal (an internal caller) sees every team.
+	// Every read and write below (and CreateSandbox) is scoped to the team
+	// of the principal in ctx (internal/auth): another team's sandbox is
+	// not found. The bootstrap admin key and the daemon's own work under a
+	// named auth.System scope see every team; a context with neither is
+	// refused with ErrNoScope (team.go), never answered for every team.
 
 	// GetSandbox finds a sandbox by id or, failing that, by name.
 	GetSandbox(ctx context.Context, idOrName string) (*Sandbox, error)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/sbxhq/sbx/internal/auth"
 	"log/slog"
 	"sync"
 	"time"
@@ -92,8 +93,9 @@ func (h *History) Run(ctx context.Context) {
 
 // SampleOnce takes one sample of every started sandbox at now.
 func (h *History) SampleOnce(ctx context.Context, now time.Time) {
-	// No principal in ctx: the internal caller sees every team's sandboxes.
-	list, err := h.sandboxes.List(ctx, store.Filter{State: string(sdk.StateStarted)})
+	// The sampler is the daemon's own work: it samples every team's
+	// sandboxes; each answer is filtered by the asker's team.
+	list, err := h.sandboxes.List(auth.System(ctx, "dashboard stats sampler"), store.Filter{State: string(sdk.StateStarted)})
 	if err != nil {
 		if ctx.Err() == nil {
 			slog.Warn("dashboard stats: list sandboxes", "err", err)

@@ -56,10 +56,14 @@ func TestVolumesAreScopedByTeam(t *testing.T) {
 	}
 	teamA := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "ka", Team: "a"})
 	teamB := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "kb", Team: "b"})
-	for name, ctx := range map[string]context.Context{"team a": teamA, "internal caller": context.Background(), "admin": auth.WithPrincipal(context.Background(), auth.Admin)} {
+	for name, ctx := range map[string]context.Context{"team a": teamA, "system": auth.System(context.Background(), "test"), "admin": auth.WithPrincipal(context.Background(), auth.Admin)} {
 		if v, err := m.Get(ctx, "data"); err != nil || v.Team != "a" {
 			t.Errorf("%s: Get = %v, %v", name, v, err)
 		}
+	}
+	// Neither a principal nor a system scope: nothing is seen (fail closed).
+	if _, err := m.Get(context.Background(), "data"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+		t.Errorf("no principal: Get = %v, want VOLUME_NOT_FOUND", err)
 	}
 	if _, err := m.Get(teamB, "data"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
 		t.Errorf("team b: Get = %v, want VOLUME_NOT_FOUND", err)

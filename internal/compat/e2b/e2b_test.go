@@ -101,6 +101,54 @@ func TestCreateTranslatesToSbx(t *testing.T) {
 	}
 }
 
+// TestCreateHonoursOrRefusesSecurityOptions: allow_internet_access and
+// network's allowOut/denyOut become sbx egress policies; every other option
+// the layer does not implement, and any field it does not know, is a 400
+// naming it — never dropped.
+func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	for body, want := range map[string]*sdk.EgressPolicy{
+		`{"allow_internet_access":false}`:                                                    {Mode: sdk.EgressBlockAll},
+		`{"network":{"denyOut":["0.0.0.0/0"]}}`:                                              {Mode: sdk.EgressBlockAll},
+		`{"allow_internet_access":false,"network":{"allowOut":["10.1.2.3","example.com"]}}`:  {Mode: sdk.EgressAllowList, CIDRs: []string{"10.1.2.3"}, Domains: []string{"example.com"}},
+		`{"network":{"denyOut":["0.0.0.0/0","10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}}`:      {Mode: sdk.EgressAllowList, CIDRs: []string{"10.1.0.0/16"}},
+		`{"network":{"denyOut":["10.0.0.0/8"]}}`:                                             {Mode: sdk.EgressDenyList, CIDRs: []string{"10.0.0.0/8"}},
+		`{"allow_internet_access":true,"secure":true,"network":{"allowPublicTraffic":true}}`: nil,
+	} {
+		n := len(f.created)
+		if w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body); w.Code != 201 {
+			t.Errorf("%s: %d %s", body, w.Code, w.Body)
+			continue
+		}
+		req := f.created[n]
+		if fmt.Sprint(req.Egress) != fmt.Sprint(want) || (want != nil) != (req.Network == sdk.NetworkBridge) {
+			t.Errorf("%s: network %q egress %+v, want %+v", body, req.Network, req.Egress, want)
+		}
+	}
+	for body, field := range map[string]string{
+		`{"network":{"denyOut":["10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}}`: "network.allowOut",
+		`{"network":{"allowPublicTraffic":false}}`:                          "network.allowPublicTraffic",
+		`{"network":{"maskRequestHost":"x"}}`:                               "network.maskRequestHost",
+		`{"network":{"rules":{}}}`:                                          "network.rules",
+		`{"network":{"egressProxy":{"address":"p:1"}}}`:                     "network.egressProxy",
+		`{"network":{"httpsPorts":[443]}}`:                                  "network.httpsPorts",
+		`{"network":{"somethingNew":true}}`:                                 "somethingNew",
+		`{"mcp":{"x":{}}}`:                                                  "mcp",
+		`{"iam":{"tokens":{}}}`:                                             "iam",
+		`{"volumeMounts":[{"name":"v","path":"/v"}]}`:                       "volumeMounts",
+		`{"autoResume":{"enabled":true}}`:                                   "autoResume",
+		`{"autoPauseMemory":false}`:                                         "autoPauseMemory",
+		`{"allowInternetAccess":false}`:                                     "allowInternetAccess",
+	} {
+		n := len(f.created)
+		w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), field) || len(f.created) != n {
+			t.Errorf("%s: %d %s, want a 400 naming %s and no sandbox", body, w.Code, w.Body, field)
+		}
+	}
+}
+
 func TestControlPlaneErrors(t *testing.T) {
 	s := newTestServer(&fakeSandboxes{})
 	for _, c := range []struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strconv"
@@ -49,14 +50,88 @@ type sandboxJSON struct {
 	Metadata           map[string]string `json:"metadata"`
 }
 
-// createBody is E2B's NewSandbox.
+// createBody is E2B's NewSandbox. Every field it names is honoured or
+// refused (createRequest); a field it does not name is refused by the
+// decoder, so no security option is ever dropped.
 type createBody struct {
 	TemplateID string            `json:"templateID"`
 	Timeout    *int              `json:"timeout"`
 	Metadata   map[string]string `json:"metadata"`
 	EnvVars    map[string]string `json:"envVars"`
 	AutoPause  *bool             `json:"autoPause"`
-	Secure     *bool             `json:"secure"`
+	// Secure asks envd to require the access token: this layer's envd
+	// always does (tokens.go), so either value is honoured.
+	Secure              *bool          `json:"secure"`
+	AllowInternetAccess *bool          `json:"allow_internet_access"`
+	Network             *createNetwork `json:"network"`
+	// Not implemented: refused when set.
+	AutoPauseMemory *bool           `json:"autoPauseMemory"`
+	AutoResume      json.RawMessage `json:"autoResume"`
+	MCP             json.RawMessage `json:"mcp"`
+	IAM             json.RawMessage `json:"iam"`
+	VolumeMounts    json.RawMessage `json:"volumeMounts"`
+}
+
+// createNetwork is E2B's SandboxNetworkConfig. allowOut wins over denyOut.
+type createNetwork struct {
+	AllowOut           []string        `json:"allowOut"`
+	DenyOut            []string        `json:"denyOut"`
+	AllowPublicTraffic *bool           `json:"allowPublicTraffic"`
+	MaskRequestHost    *string         `json:"maskRequestHost"`
+	HTTPSPorts         json.RawMessage `json:"httpsPorts"`
+	EgressProxy        json.RawMessage `json:"egressProxy"`
+	Rules              json.RawMessage `json:"rules"`
+}
+
+// allTraffic is how E2B's SDKs deny everything in denyOut.
+const allTraffic = "0.0.0.0/0"
+
+func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// unsupported refuses a create field this layer does not implement.
+func unsupported(field, why string) error {
+	return errdefs.Invalid(sdk.CodeInvalidParameter, "%s is not supported by sbx's E2B layer (%s); leave it out", field, why)
+}
+
+// egressOf maps allow_internet_access and network's allowOut/denyOut onto
+// an sbx egress policy: nil (allow-all), block-all, an allow-list (all
+// traffic denied but allowOut) or a deny-list (denyOut alone). A mix the
+// policies cannot express is refused.
+func egressOf(allowInternet *bool, n *createNetwork) (*sdk.EgressPolicy, error) {
+	var allow, deny []string
+	denyAll := allowInternet != nil && !*allowInternet
+	if n != nil {
+		allow = n.AllowOut
+		for _, d := range n.DenyOut {
+			if d == allTraffic {
+				denyAll = true
+			} else {
+				deny = append(deny, d)
+			}
+		}
+	}
+	switch {
+	case denyAll && len(allow) == 0:
+		return &sdk.EgressPolicy{Mode: sdk.EgressBlockAll}, nil
+	case denyAll: // everything else is denied already: deny adds nothing
+		p := &sdk.EgressPolicy{Mode: sdk.EgressAllowList}
+		for _, a := range allow {
+			if _, err := netip.ParsePrefix(a); err == nil {
+				p.CIDRs = append(p.CIDRs, a)
+			} else if _, err := netip.ParseAddr(a); err == nil {
+				p.CIDRs = append(p.CIDRs, a)
+			} else {
+				p.Domains = append(p.Domains, a)
+			}
+		}
+		return p, nil
+	case len(deny) > 0 && len(allow) > 0:
+		return nil, errdefs.Invalid(sdk.CodeInvalidParameter,
+			"network.allowOut with network.denyOut other than %s cannot be mapped onto an sbx egress policy; deny %s and list what is allowed, or give denyOut alone", allTraffic, allTraffic)
+	case len(deny) > 0:
+		return &sdk.EgressPolicy{Mode: sdk.EgressDenyList, CIDRs: deny}, nil
+	}
+	return nil, nil // allowOut alone: everything is allowed already
 }
 
 // serveAPI serves the control plane: each request goes through the gate
@@ -102,7 +177,8 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, id string) error
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	var body createBody
-	if err := decodeBody(w, r, &body); err != nil {
+	// An option this layer does not know is refused, not dropped.
+	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
 	req, err := s.createRequest(body)
@@ -130,6 +206,36 @@ func (s *Server) createRequest(body createBody) (sdk.CreateSandboxRequest, error
 		return sdk.CreateSandboxRequest{}, errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s (sbx serve --e2b-template alias=image adds more)", tmpl, strings.Join(s.templateNames(), ", "))
 	}
 	req := sdk.CreateSandboxRequest{Env: body.EnvVars, Labels: map[string]string{labelTemplate: tmpl}}
+	switch n := body.Network; {
+	case body.AutoPauseMemory != nil && !*body.AutoPauseMemory:
+		return req, unsupported("autoPauseMemory: false", "a paused sandbox keeps its memory")
+	case isSet(body.AutoResume):
+		return req, unsupported("autoResume", "resume with Sandbox.connect")
+	case isSet(body.MCP):
+		return req, unsupported("mcp", "no MCP gateway")
+	case isSet(body.IAM):
+		return req, unsupported("iam", "no IAM tokens")
+	case isSet(body.VolumeMounts):
+		return req, unsupported("volumeMounts", "use sbx volumes through sbx's API")
+	case n == nil:
+	case n.AllowPublicTraffic != nil && !*n.AllowPublicTraffic:
+		return req, unsupported("network.allowPublicTraffic: false", "sbx previews have their own tokens")
+	case n.MaskRequestHost != nil:
+		return req, unsupported("network.maskRequestHost", "previews pass the Host header through")
+	case isSet(n.HTTPSPorts):
+		return req, unsupported("network.httpsPorts", "no TLS termination per port")
+	case isSet(n.EgressProxy):
+		return req, unsupported("network.egressProxy", "use sbx's egress policies")
+	case isSet(n.Rules):
+		return req, unsupported("network.rules", "use sbx's egress policies")
+	}
+	egress, err := egressOf(body.AllowInternetAccess, body.Network)
+	if err != nil {
+		return req, err
+	}
+	if egress != nil {
+		req.Network, req.Egress = sdk.NetworkBridge, egress
+	}
 	if snap, ok := strings.CutPrefix(target, "snapshot:"); ok {
 		req.Snapshot = snap
 	} else {
@@ -384,7 +490,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // fields it does not know: the SDK sends many that sbx has no use for
 // (network, mcp, volumeMounts, …).
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, httpjson.MaxBody)).Decode(v)
+	return decodeJSON(w, r, v, false)
+}
+
+// decodeJSON decodes r's body into v; strict refuses a field v lacks.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, httpjson.MaxBody))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	err := dec.Decode(v)
 	if err == nil || errors.Is(err, io.EOF) {
 		return nil
 	}

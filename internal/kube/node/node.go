@@ -17,7 +17,9 @@ import (
 	"net/url"
 	"os"
 	goruntime "runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	vknode "github.com/virtual-kubelet/virtual-kubelet/node"
@@ -50,7 +52,12 @@ type Config struct {
 	// (--kubelet-client-certificate) on the kubelet API; without it the
 	// kubelet API is not served (kubectl logs/exec do not work) rather
 	// than served to anyone.
-	ClientCA        string
+	ClientCA string
+	// ClientNames are the names (subject CN or a DNS SAN) kube-apiserver's
+	// client certificate must carry: the cluster CA signs users' and other
+	// components' certificates too, and none of them may exec into pods
+	// here. Default: kubeadm's DefaultClientName.
+	ClientNames     []string
 	TLSCert, TLSKey string // the kubelet API's certificate; default self-signed
 	// Capacity offered to kube-scheduler; defaults: the host's cores and memory.
 	CPU, Memory string
@@ -228,8 +235,12 @@ func (c *Config) nodeSpec() (*corev1.Node, error) {
 	}, nil
 }
 
-// tlsConfig serves the kubelet API to clients whose certificate ClientCA
-// signed (kube-apiserver's --kubelet-client-certificate).
+// DefaultClientName is the name kubeadm gives kube-apiserver's
+// --kubelet-client-certificate.
+const DefaultClientName = "kube-apiserver-kubelet-client"
+
+// tlsConfig serves the kubelet API to kube-apiserver only: a client whose
+// certificate ClientCA signed and that names one of ClientNames.
 func (c *Config) tlsConfig() (*tls.Config, error) {
 	caPEM, err := os.ReadFile(c.ClientCA)
 	if err != nil {
@@ -252,7 +263,28 @@ func (c *Config) tlsConfig() (*tls.Config, error) {
 		Certificates: []tls.Certificate{cert},
 		ClientCAs:    pool,
 		ClientAuth:   tls.RequireAndVerifyClientCert,
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			return checkClientName(cs, c.ClientNames)
+		},
 	}, nil
+}
+
+// checkClientName accepts a verified client certificate whose subject CN
+// or a DNS SAN is one of names (DefaultClientName when none are given).
+func checkClientName(cs tls.ConnectionState, names []string) error {
+	if len(names) == 0 {
+		names = []string{DefaultClientName}
+	}
+	if len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
+		return errors.New("kubelet API: no verified client certificate")
+	}
+	leaf := cs.VerifiedChains[0][0]
+	for _, n := range append([]string{leaf.Subject.CommonName}, leaf.DNSNames...) {
+		if slices.Contains(names, n) {
+			return nil
+		}
+	}
+	return fmt.Errorf("kubelet API: client certificate %q is not kube-apiserver's (want one of %s; see --kube-node-client-name)", leaf.Subject.CommonName, strings.Join(names, ", "))
 }
 
 // selfSigned makes the kubelet API's certificate when none is given

@@ -99,6 +99,7 @@ func key(namespace, name string) string { return namespace + "/" + name }
 // CreatePod runs the pod's sandbox: the local one if this host has it
 // (a restart), else the handed-off one from the blob store, else a new one.
 func (p *Provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
+	ctx = nodeScope(ctx)
 	k := key(pod.Namespace, pod.Name)
 	p.mu.Lock()
 	p.pods[k] = pod.DeepCopy()
@@ -154,6 +155,7 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 // not seen since a restart (virtual-kubelet found the local stand-in) is
 // run as at its creation: its sandbox may have died with the host.
 func (p *Provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
+	ctx = nodeScope(ctx)
 	k := key(pod.Namespace, pod.Name)
 	p.mu.Lock()
 	_, known := p.pods[k]
@@ -174,6 +176,7 @@ func (p *Provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 // made up after a restart (Kubernetes deleted the real one while this
 // host was away) is only forgotten: another host may have its newer copy.
 func (p *Provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
+	ctx = nodeScope(ctx)
 	k := key(pod.Namespace, pod.Name)
 	id := podspec.IDForPod(pod.Namespace, pod.Name)
 	err := p.end(ctx, pod, id)
@@ -237,6 +240,7 @@ func (p *Provider) sandboxSurvives(ctx context.Context, pod *corev1.Pod) (bool, 
 
 // GetPod returns the pod as Kubernetes gave it, with its current status.
 func (p *Provider) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	ctx = nodeScope(ctx)
 	p.mu.Lock()
 	pod := p.pods[key(namespace, name)]
 	p.mu.Unlock()
@@ -260,6 +264,7 @@ func (p *Provider) GetPod(ctx context.Context, namespace, name string) (*corev1.
 
 // GetPodStatus is GetPod's status.
 func (p *Provider) GetPodStatus(ctx context.Context, namespace, name string) (*corev1.PodStatus, error) {
+	ctx = nodeScope(ctx)
 	pod, err := p.GetPod(ctx, namespace, name)
 	if err != nil {
 		return nil, err
@@ -271,6 +276,7 @@ func (p *Provider) GetPodStatus(ctx context.Context, namespace, name string) (*c
 // local sandboxes made for pods it has not heard of since a restart
 // (virtual-kubelet deletes those Kubernetes no longer has).
 func (p *Provider) GetPods(ctx context.Context) ([]*corev1.Pod, error) {
+	ctx = nodeScope(ctx)
 	p.mu.Lock()
 	seen := map[string]bool{}
 	var out []*corev1.Pod
@@ -318,6 +324,7 @@ func (p *Provider) localPods(ctx context.Context) ([]*corev1.Pod, error) {
 // sending statuses: at once after a create or delete, whenever the
 // Manager records an event, and every few seconds.
 func (p *Provider) NotifyPods(ctx context.Context, notify func(*corev1.Pod)) {
+	ctx = nodeScope(ctx)
 	p.mu.Lock()
 	p.notify = notify
 	p.mu.Unlock()
@@ -383,3 +390,8 @@ func isNotFound(err error) bool {
 	}
 	return errdefs.KindOf(err) == errdefs.KindNotFound
 }
+
+// nodeScope is the scope of the kubelet's calls: the node runs every
+// team's pods, so its lookups are the daemon's own work; a create acts for
+// the pod's team (ensure).
+func nodeScope(ctx context.Context) context.Context { return auth.System(ctx, "kube node provider") }

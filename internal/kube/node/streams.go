@@ -27,6 +27,7 @@ const maxLogRead = 16 << 20
 // rotated file, then the current one), cut to opts' tail and byte limit.
 // Follow is not supported (a shortcut): the logs so far are returned.
 func (p *Provider) GetContainerLogs(ctx context.Context, namespace, podName, _ string, opts api.ContainerLogOpts) (io.ReadCloser, error) {
+	ctx = nodeScope(ctx) // kube-apiserver asks (pinned in tlsConfig), for any team's pod
 	sb, err := p.m.Get(ctx, podspec.IDForPod(namespace, podName))
 	if err != nil {
 		return nil, vkerrdefs.NotFound(err.Error())
@@ -80,6 +81,7 @@ func tailLines(b []byte, n int) []byte {
 // toolbox call does. With -t the command still runs without a terminal
 // (a shortcut: sbx's terminals are its own PTY API).
 func (p *Provider) RunInContainer(ctx context.Context, namespace, podName, _ string, cmd []string, attach api.AttachIO) error {
+	ctx = nodeScope(ctx) // kube-apiserver asks (pinned in tlsConfig), for any team's pod
 	a, _, err := p.m.Agent(ctx, podspec.IDForPod(namespace, podName))
 	if err != nil {
 		return err

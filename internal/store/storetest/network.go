@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"sync"
 	"testing"
 
@@ -36,7 +37,7 @@ func RunNetwork(t *testing.T, open func(t *testing.T) NetworkStore) {
 }
 
 func testLeaseRoundTrip(t *testing.T, s NetworkStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	mustCreate(t, s, fullSandbox("sbx-a", ""))
 	l := &store.Lease{SandboxID: "sbx-a", IP: "10.88.0.2", CreatedAt: at(1)}
 	if err := s.CreateLease(ctx, l); err != nil {
@@ -65,7 +66,7 @@ func testLeaseRoundTrip(t *testing.T, s NetworkStore) {
 }
 
 func testLeaseUniqueness(t *testing.T, s NetworkStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	mustCreate(t, s, fullSandbox("sbx-a", ""))
 	mustCreate(t, s, fullSandbox("sbx-b", ""))
 	if err := s.CreateLease(ctx, &store.Lease{SandboxID: "sbx-a", IP: "10.88.0.2"}); err != nil {
@@ -84,7 +85,7 @@ func testLeaseUniqueness(t *testing.T, s NetworkStore) {
 // testLeaseConcurrent races many sandboxes for few addresses: each address
 // must end up with exactly one holder.
 func testLeaseConcurrent(t *testing.T, s NetworkStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	const n = 16
 	for i := range n {
 		mustCreate(t, s, fullSandbox(fmt.Sprintf("sbx-%d", i), ""))
@@ -115,7 +116,7 @@ func testLeaseConcurrent(t *testing.T, s NetworkStore) {
 }
 
 func testLeaseUnknownSandbox(t *testing.T, s NetworkStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	err := s.CreateLease(ctx, &store.Lease{SandboxID: "sbx-nope", IP: "10.88.0.2"})
 	if !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("lease for an unknown sandbox: %v, want NotFound", err)
@@ -127,7 +128,7 @@ func testLeaseUnknownSandbox(t *testing.T, s NetworkStore) {
 }
 
 func testPorts(t *testing.T, s NetworkStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	mustCreate(t, s, fullSandbox("sbx-a", ""))
 	mustCreate(t, s, fullSandbox("sbx-b", ""))
 	p := &store.Port{SandboxID: "sbx-a", Port: 8080, Public: true, Token: "tok1", CreatedAt: at(2)}
@@ -170,7 +171,7 @@ func testPorts(t *testing.T, s NetworkStore) {
 }
 
 func testNetworkCascade(t *testing.T, s NetworkStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	mustCreate(t, s, fullSandbox("sbx-a", ""))
 	if err := s.CreateLease(ctx, &store.Lease{SandboxID: "sbx-a", IP: "10.88.0.2"}); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"reflect"
 	"sync"
 	"testing"
@@ -36,7 +37,7 @@ func RunSnapshots(t *testing.T, open func(t *testing.T) SnapshotStore) {
 }
 
 func testSnapshotRoundTrip(t *testing.T, s SnapshotStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	want := &store.Snapshot{
 		Name: "snap-1", SandboxID: "sbx-a", Spec: fullSandbox("sbx-a", "").Spec,
 		Memory: true, SizeBytes: 1 << 30, CreatedAt: at(1), TTLSeconds: 3600, ExpiresAt: at(9),
@@ -76,7 +77,7 @@ func testSnapshotRoundTrip(t *testing.T, s SnapshotStore) {
 }
 
 func testSnapshotMissing(t *testing.T, s SnapshotStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	_, err := s.GetSnapshot(ctx, "nope")
 	wantCode(t, err, errdefs.KindNotFound, "SNAPSHOT_NOT_FOUND")
 	wantCode(t, s.DeleteSnapshot(ctx, "nope"), errdefs.KindNotFound, "SNAPSHOT_NOT_FOUND")
@@ -85,7 +86,7 @@ func testSnapshotMissing(t *testing.T, s SnapshotStore) {
 }
 
 func testSnapshotExpiry(t *testing.T, s SnapshotStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	if err := s.CreateSnapshot(ctx, &store.Snapshot{Name: "e", ExpiresAt: at(1)}); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func testSnapshotExpiry(t *testing.T, s SnapshotStore) {
 }
 
 func testSnapshotConcurrentSameName(t *testing.T, s SnapshotStore) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
 	for i := range errs {

@@ -9,6 +9,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"github.com/sbxhq/sbx/internal/auth"
 	"reflect"
 	"sync"
 	"testing"
@@ -117,14 +118,14 @@ func equalSandbox(got, want *store.Sandbox) error {
 
 func mustCreate(t *testing.T, s store.Store, sb *store.Sandbox) {
 	t.Helper()
-	if err := s.CreateSandbox(context.Background(), sb); err != nil {
+	if err := s.CreateSandbox(auth.System(context.Background(), "test"), sb); err != nil {
 		t.Fatalf("CreateSandbox(%s): %v", sb.ID, err)
 	}
 }
 
 func mustGet(t *testing.T, s store.Store, idOrName string) *store.Sandbox {
 	t.Helper()
-	sb, err := s.GetSandbox(context.Background(), idOrName)
+	sb, err := s.GetSandbox(auth.System(context.Background(), "test"), idOrName)
 	if err != nil {
 		t.Fatalf("GetSandbox(%q): %v", idOrName, err)
 	}
@@ -176,9 +177,9 @@ func testCreateSetsTimes(t *testing.T, s store.Store) {
 }
 
 func testGetMissing(t *testing.T, s store.Store) {
-	_, err := s.GetSandbox(context.Background(), "nope")
+	_, err := s.GetSandbox(auth.System(context.Background(), "test"), "nope")
 	wantCode(t, err, errdefs.KindNotFound, "SANDBOX_NOT_FOUND")
-	_, err = s.GetSandbox(context.Background(), "")
+	_, err = s.GetSandbox(auth.System(context.Background(), "test"), "")
 	wantCode(t, err, errdefs.KindNotFound, "SANDBOX_NOT_FOUND")
 }
 
@@ -191,7 +192,7 @@ func testIDBeforeName(t *testing.T, s store.Store) {
 }
 
 func testUniqueness(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	mustCreate(t, s, &store.Sandbox{ID: "sbx-1", State: "created"})
 	mustCreate(t, s, &store.Sandbox{ID: "sbx-2", State: "created"}) // two unnamed are fine
 	mustCreate(t, s, &store.Sandbox{ID: "sbx-3", Name: "web", State: "created"})
@@ -222,7 +223,7 @@ func testConcurrentSameName(t *testing.T, s store.Store) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = s.CreateSandbox(context.Background(),
+			errs[i] = s.CreateSandbox(auth.System(context.Background(), "test"),
 				&store.Sandbox{ID: fmt.Sprintf("sbx-%d", i), Name: "same", State: "created"})
 		})
 	}
@@ -246,7 +247,7 @@ func testConcurrentSameName(t *testing.T, s store.Store) {
 // see an error (such as a busy database).
 func testConcurrentWriters(t *testing.T, s store.Store) {
 	const n, updates = 20, 10
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
@@ -296,7 +297,7 @@ func ids(sbs []*store.Sandbox) []string {
 }
 
 func testListFilter(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	add := func(id, state string, minute int, labels map[string]string) {
 		sb := &store.Sandbox{ID: id, State: sdk.State(state), CreatedAt: at(minute)}
 		sb.Spec.Labels = labels
@@ -332,7 +333,7 @@ func testListFilter(t *testing.T, s store.Store) {
 }
 
 func testUpdate(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	sb := fullSandbox("sbx-1", "one")
 	mustCreate(t, s, sb)
 	created := sb.UpdatedAt
@@ -388,7 +389,7 @@ func testUpdate(t *testing.T, s store.Store) {
 }
 
 func testUpdateMissing(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	sb := &store.Sandbox{ID: "sbx-x", State: "running"}
 	ev := &store.Event{State: "running"}
 	wantCode(t, s.UpdateSandbox(ctx, sb, ev), errdefs.KindNotFound, "SANDBOX_NOT_FOUND")
@@ -401,7 +402,7 @@ func testUpdateMissing(t *testing.T, s store.Store) {
 }
 
 func testUpdateNameTaken(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	mustCreate(t, s, &store.Sandbox{ID: "sbx-1", Name: "a", State: "created"})
 	sb := &store.Sandbox{ID: "sbx-2", Name: "b", State: "created"}
 	mustCreate(t, s, sb)
@@ -417,7 +418,7 @@ func testUpdateNameTaken(t *testing.T, s store.Store) {
 }
 
 func testEvents(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	a := &store.Sandbox{ID: "sbx-a", State: "created"}
 	b := &store.Sandbox{ID: "sbx-b", State: "created"}
 	mustCreate(t, s, a)
@@ -477,7 +478,7 @@ func testEvents(t *testing.T, s store.Store) {
 }
 
 func testDelete(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	sb := &store.Sandbox{ID: "sbx-1", Name: "web", State: "created"}
 	mustCreate(t, s, sb)
 	mustCreate(t, s, &store.Sandbox{ID: "sbx-2", State: "created"})
@@ -507,7 +508,7 @@ func testDelete(t *testing.T, s store.Store) {
 }
 
 func testImages(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	img := &store.Image{
 		Name:      "alpine:3",
 		ID:        "sha256:aa",
@@ -569,7 +570,7 @@ func testImages(t *testing.T, s store.Store) {
 }
 
 func testDeadlines(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	for i, id := range []string{"sbx-1", "sbx-2", "sbx-3", "sbx-4"} {
 		sb := &store.Sandbox{ID: id, State: "started"}
 		if i < 3 {
@@ -633,7 +634,7 @@ func testDeadlines(t *testing.T, s store.Store) {
 }
 
 func testAppendEvent(t *testing.T, s store.Store) {
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "test")
 	sb := &store.Sandbox{ID: "sbx-1", Name: "web", State: "created"}
 	mustCreate(t, s, sb)
 	ev := &store.Event{State: "started", Reason: "create"}
