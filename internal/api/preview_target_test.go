@@ -25,7 +25,7 @@ func TestPreviewNamesCannotBeHijackedAcrossTeams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "a preview without a key: its token decides")
 	if err := st.CreateTeam(ctx, &store.Team{ID: "blue"}); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestPreviewTokenDiesWithItsKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ctx := context.Background()
+	ctx := auth.System(context.Background(), "a preview without a key: its token decides")
 	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-1", State: sdk.StateStarted}); err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,9 @@ var notTeamScoped = map[string]string{
 	"DeleteTeam": "operator's table", "SetTeamWebhook": "operator's table", "DeleteTeamWebhook": "operator's table",
 	"ListTeamWebhooks": "operator's table",
 	// These take the team as an argument.
-	"Usage": "team argument", "CheckStart": "team argument", "ListAudit": "team argument",
-	"AppendAudit": "entries carry their team", "PruneAudit": "operator's retention",
+	"Usage": "team argument", "CheckStart": "team argument", "CheckDisk": "team argument", "ListAudit": "team argument",
+	"SetDiskOutside": "wiring at start, no query",
+	"AppendAudit":    "entries carry their team", "PruneAudit": "operator's retention",
 	// Keyed by a sandbox id a scoped lookup produced, or by a secret token.
 	"CreateLease": "sandbox id", "GetLease": "sandbox id", "ListLeases": "the network's own allocation table",
 	"DeleteLease": "sandbox id", "CreatePort": "sandbox id", "GetPort": "sandbox id", "ListPorts": "sandbox id",
