@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"testing"
-
 )
 
 // TestSeesFailsClosed: a context with neither a principal nor a system
