@@ -261,8 +261,7 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 	if err != nil {
 		return s.proxyPreview(w, r, idOrName, port, path, cookiePath)
 	}
-	write := r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions
-	w, r, end, err := s.gate.HTTP(w, r, p, authz.Op{Method: r.Method, Path: r.URL.Path, Scope: auth.ScopeExec, Write: write})
+	w, r, end, err := s.gate.HTTP(w, r, p, authz.Op{Method: r.Method, Path: r.URL.Path, Scope: auth.ScopeExec, Write: previewWrites(r)})
 	defer end()
 	if err == nil {
 		err = s.proxyPreview(w, r, idOrName, port, path, cookiePath)
@@ -271,6 +270,12 @@ func (s *Server) servePreview(w http.ResponseWriter, r *http.Request, idOrName s
 		writeError(w, r, err)
 	}
 	return nil
+}
+
+// previewWrites reports whether a preview request may change something
+// (and so is audited).
+func previewWrites(r *http.Request) bool {
+	return r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions
 }
 
 // proxyPreview checks access to port of a sandbox, starts the sandbox if it
@@ -307,9 +312,22 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 		}
 		return unauthorized
 	}
-	cookie, ok := s.authorizePreview(r, pv, rec)
+	cookie, by, ok := s.authorizePreview(r, pv, rec)
 	if !ok {
 		return unauthorized
+	}
+	if by != nil {
+		// A token, signed URL or cookie acts for the key that exposed the
+		// port: it takes that key's steps through the gate (its rate limit,
+		// an audit entry for a write) as the key itself would. Its request
+		// keeps no principal: the sandbox's server gets its own headers.
+		var end func()
+		w, _, end, err = s.gate.HTTP(w, r, *by, authz.Op{Method: r.Method, Path: r.URL.Path, Scope: auth.ScopeSandboxesWrite, Write: previewWrites(r)})
+		defer end()
+		if err != nil {
+			writeError(w, r, err)
+			return nil
+		}
 	}
 	// A stopped sandbox starts (lazy start) before the request goes on, and
 	// its server gets a moment to listen; except through a route that only
@@ -401,45 +419,49 @@ func sameTeam(a, b string) bool {
 // authorizePreview decides whether r may open the port. When access came
 // through a token or signature in the URL it returns the cookie that keeps
 // access for the browser's next requests.
-func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *store.Port) (*http.Cookie, bool) {
-	if rec.Public {
-		return nil, true
-	}
-	if s.hasAPIKey(r) {
-		return nil, true
+//
+// by is the principal of the key that exposed the port when a token,
+// signed URL or cookie let r in: r then acts for that key. It is nil for a
+// public port, an API key (already through the gate) and a port exposed
+// before sbx recorded its key.
+func (s *Server) authorizePreview(r *http.Request, pv *network.Previews, rec *store.Port) (cookie *http.Cookie, by *auth.Principal, ok bool) {
+	if rec.Public || s.hasAPIKey(r) {
+		return nil, nil, true
 	}
 	// Tokens, signed URLs and their cookies are derived from the key that
 	// exposed the port: they die with it. A port exposed before sbx
 	// recorded that key (CreatedBy "") keeps its token.
 	if rec.CreatedBy != "" {
-		if _, err := auth.LookupKey(r.Context(), s.auth, rec.CreatedBy); err != nil {
-			return nil, false
+		p, err := auth.LookupKey(r.Context(), s.auth, rec.CreatedBy)
+		if err != nil {
+			return nil, nil, false
 		}
+		by = &p
 	}
 	if network.CheckToken(rec, r.Header.Get(network.TokenHeader)) {
-		return nil, true
+		return nil, by, true
 	}
 	q := r.URL.Query()
 	if t := q.Get(network.TokenParam); t != "" && network.CheckToken(rec, t) {
-		return &http.Cookie{Name: network.CookieName, Value: t}, true
+		return &http.Cookie{Name: network.CookieName, Value: t}, by, true
 	}
 	now := time.Now()
 	if exp, sig := q.Get(network.ExpiresParam), q.Get(network.SigParam); sig != "" && pv.CheckSignature(rec, exp, sig, now) {
 		e, _ := strconv.ParseInt(exp, 10, 64)
-		return &http.Cookie{Name: network.CookieName, Value: "s." + exp + "." + sig, Expires: time.Unix(e, 0)}, true
+		return &http.Cookie{Name: network.CookieName, Value: "s." + exp + "." + sig, Expires: time.Unix(e, 0)}, by, true
 	}
 	for _, c := range r.Cookies() {
 		if c.Name != network.CookieName {
 			continue
 		}
 		if network.CheckToken(rec, c.Value) {
-			return nil, true
+			return nil, by, true
 		}
 		if parts := strings.Split(c.Value, "."); len(parts) == 3 && parts[0] == "s" && pv.CheckSignature(rec, parts[1], parts[2], now) {
-			return nil, true
+			return nil, by, true
 		}
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // hasAPIKey reports whether r came through the gate with an API key

@@ -117,13 +117,13 @@ func TestPreviewTokenDiesWithItsKey(t *testing.T) {
 		},
 	}
 	for what, req := range requests {
-		if _, ok := s.authorizePreview(req(), pv, rec); !ok {
-			t.Fatalf("%s of a live key refused", what)
+		if _, by, ok := s.authorizePreview(req(), pv, rec); !ok || by == nil || by.KeyID != p.KeyID {
+			t.Fatalf("%s of a live key: ok %v, acting for %+v; want key %s", what, ok, by, p.KeyID)
 		}
 	}
 	keystest.Revoke(t, svc, p)
 	for what, req := range requests {
-		if _, ok := s.authorizePreview(req(), pv, rec); ok {
+		if _, _, ok := s.authorizePreview(req(), pv, rec); ok {
 			t.Errorf("%s of a revoked key still opens the port", what)
 		}
 	}
@@ -135,7 +135,7 @@ func TestPreviewTokenDiesWithItsKey(t *testing.T) {
 	}
 	r := httptest.NewRequest("GET", "/", nil)
 	r.Header.Set(network.TokenHeader, again.Token)
-	if _, ok := s.authorizePreview(r, pv, again); !ok {
+	if _, _, ok := s.authorizePreview(r, pv, again); !ok {
 		t.Fatal("the new token is refused")
 	}
 	if link, err := pv.Link(auth.WithPrincipal(ctx, q), "sbx-1", 8080); err != nil || link.Token != again.Token {
