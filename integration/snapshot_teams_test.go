@@ -1,0 +1,90 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// TestSnapshotNamesPerTeam: two teams each save a snapshot called "same"
+// from their own sandbox; each starts a sandbox from its own and reads its
+// own file; one team's delete, and the expiry of one team's snapshot, leave
+// the other's of the same name intact. No answer names the other team.
+func TestSnapshotNamesPerTeam(t *testing.T) {
+	d := startDaemon(t, "--rate-limit", "0")
+	ctx := context.Background()
+	clients := map[string]*sdk.Client{}
+	for _, team := range []string{"team-a", "team-b"} {
+		c, _ := d.teamKey(team, sdk.Quotas{}, allScopes...)
+		clients[team] = c
+		if _, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "src"}); err != nil {
+			t.Fatal(err)
+		}
+		teamExec(t, c, "src", "echo "+team+" > /workspace/who")
+	}
+	a, b := clients["team-a"], clients["team-b"]
+	for team, c := range clients {
+		if _, err := c.CreateSnapshot(ctx, "src", sdk.CreateSnapshotRequest{Name: "same"}); err != nil {
+			t.Fatalf("%s's snapshot same: %v", team, err)
+		}
+	}
+	// A's "short" expires; B's of that name does not.
+	if _, err := a.CreateSnapshot(ctx, "src", sdk.CreateSnapshotRequest{Name: "short", ExpiresInSeconds: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.CreateSnapshot(ctx, "src", sdk.CreateSnapshotRequest{Name: "short"}); err != nil {
+		t.Fatalf("b's snapshot short: %v", err)
+	}
+	for team, c := range clients {
+		if list, err := c.ListSnapshots(ctx); err != nil || len(list) != 2 {
+			t.Errorf("%s lists %v, %v; want its own two", team, list, err)
+		}
+		if _, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "copy", Snapshot: "same"}); err != nil {
+			t.Fatalf("%s's sandbox from same: %v", team, err)
+		}
+		if got := teamExec(t, c, "copy", "cat /workspace/who"); got != team {
+			t.Errorf("%s's sandbox from its snapshot same reads %q", team, got)
+		}
+	}
+
+	if err := a.DeleteSnapshot(ctx, "same"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.GetSnapshot(ctx, "same")
+	if apiCode(err) != "SNAPSHOT_NOT_FOUND" || strings.Contains(err.Error(), "team-b") {
+		t.Errorf("a's deleted snapshot: %v", err)
+	}
+	if got, err := b.GetSnapshot(ctx, "same"); err != nil || got.Name != "same" {
+		t.Fatalf("b's snapshot after a deleted its own: %+v, %v", got, err)
+	}
+	if _, err := b.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "again", Snapshot: "same"}); err != nil {
+		t.Fatalf("b's sandbox from same after a's delete: %v", err)
+	}
+	if got := teamExec(t, b, "again", "cat /workspace/who"); got != "team-b" {
+		t.Errorf("b's sandbox from same after a's delete reads %q", got)
+	}
+
+	waitFor(t, 30*time.Second, "a's snapshot short to expire", func() bool {
+		_, err := a.GetSnapshot(ctx, "short")
+		return apiCode(err) == "SNAPSHOT_NOT_FOUND"
+	})
+	if _, err := b.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "later", Snapshot: "short"}); err != nil {
+		t.Fatalf("b's sandbox from short after a's expired: %v", err)
+	}
+	if got := teamExec(t, b, "later", "cat /workspace/who"); got != "team-b" {
+		t.Errorf("b's sandbox from short reads %q", got)
+	}
+}
+
+// teamExec runs shell in sandbox sb with c and returns its trimmed output.
+func teamExec(t *testing.T, c *sdk.Client, sb, shell string) string {
+	t.Helper()
+	res, err := c.Exec(context.Background(), sb, sdk.ExecRequest{Shell: shell, TimeoutSeconds: 60})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exec %q in %s: %v %+v", shell, sb, err, res)
+	}
+	return strings.TrimSpace(res.Stdout)
+}
