@@ -52,11 +52,14 @@ type SnapshotStore interface {
 	DeleteSnapshot(ctx context.Context, team, name string) error
 }
 
-// NewSnapshotKey returns a storage key for a new snapshot called name:
-// the name and a random suffix after '@', which no snapshot name holds, so
-// it collides neither with another team's key nor with an old snapshot's.
+// NewSnapshotKey returns a storage key for a new snapshot called name: '_',
+// the name, '.' and a random suffix. No snapshot name starts with '_'
+// (internal/sandbox/snapshot.go), so it never is an old snapshot's key (its
+// name), and the suffix keeps teams' keys of one name apart; the table's
+// UNIQUE constraint checks. Blob keys allow these characters
+// (internal/blob/blob.go).
 func NewSnapshotKey(name string) string {
 	var b [8]byte
 	rand.Read(b[:])
-	return name + "@" + hex.EncodeToString(b[:])
+	return "_" + name + "." + hex.EncodeToString(b[:])
 }

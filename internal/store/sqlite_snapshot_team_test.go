@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
 )
 
@@ -31,6 +32,10 @@ func TestSnapshotNamesPerTeam(t *testing.T) {
 	}
 	if sa.Key == sb.Key || sa.Key == "" || sa.Key == "same" {
 		t.Fatalf("keys %q and %q: want distinct new keys", sa.Key, sb.Key)
+	}
+	// Memory images go to the blob store under the key (internal/sandbox/memoryblobs.go).
+	if err := blob.CheckKey("snapshots/" + sa.Key + "/memory.tar.zst"); err != nil {
+		t.Fatal(err)
 	}
 	for ctx, want := range map[context.Context]*Snapshot{a: sa, b: sb} {
 		got, err := st.GetSnapshot(ctx, "", "same")
