@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -87,4 +88,35 @@ func teamExec(t *testing.T, c *sdk.Client, sb, shell string) string {
 		t.Fatalf("exec %q in %s: %v %+v", shell, sb, err, res)
 	}
 	return strings.TrimSpace(res.Stdout)
+}
+
+// TestMemorySnapshotNamesPerTeam: two teams each save a gVisor snapshot
+// with memory called "warm"; each sandbox made from one runs the processes
+// of its own team's, restored from that snapshot's memory image.
+func TestMemorySnapshotNamesPerTeam(t *testing.T) {
+	d := gvisorDaemon(t, "--rate-limit", "0")
+	ctx := context.Background()
+	teams := []string{"team-a", "team-b"}
+	clients := make([]*sdk.Client, len(teams))
+	for i, team := range teams {
+		c, _ := d.teamKey(team, sdk.Quotas{}, allScopes...)
+		clients[i] = c
+		if _, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "src", Class: "gvisor", Network: "none"}); err != nil {
+			t.Fatal(err)
+		}
+		// A process only the memory image holds: its argument names the team.
+		teamExec(t, c, "src", fmt.Sprintf("(sleep %d > /dev/null 2>&1 &)", 7000+i))
+		if _, err := c.CreateSnapshot(ctx, "src", sdk.CreateSnapshotRequest{Name: "warm", IncludeMemory: true}); err != nil {
+			t.Fatalf("%s's memory snapshot warm: %v", team, err)
+		}
+	}
+	for i, c := range clients {
+		if _, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "copy", Snapshot: "warm"}); err != nil {
+			t.Fatalf("%s's sandbox from warm: %v", teams[i], err)
+		}
+		want := fmt.Sprintf("sleep %d", 7000+i)
+		if got := teamExec(t, c, "copy", "ps -o args | grep '^sleep 7' || true"); got != want {
+			t.Errorf("%s's sandbox from its warm runs %q, want %q", teams[i], got, want)
+		}
+	}
 }
