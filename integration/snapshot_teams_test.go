@@ -2,7 +2,10 @@ package integration
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +121,49 @@ func TestMemorySnapshotNamesPerTeam(t *testing.T) {
 		if got := teamExec(t, c, "copy", "ps -o args | grep '^sleep 7' || true"); got != want {
 			t.Errorf("%s's sandbox from its warm runs %q, want %q", teams[i], got, want)
 		}
+	}
+}
+
+// TestMemorySnapshotFromBeforeUpgrade: a memory snapshot whose files are
+// kept by its name, as before names were per team (its row's storage key
+// is its name, migration 12), survives a daemon start (whose sweep removes
+// snapshot files of no snapshot) and restores its processes; deleting it
+// removes its files.
+func TestMemorySnapshotFromBeforeUpgrade(t *testing.T) {
+	d := gvisorDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "src", Class: "gvisor", Network: "none"})
+	d.exec("src", "(sleep 7777 > /dev/null 2>&1 &)")
+	if _, err := d.client.CreateSnapshot(ctx, "src", sdk.CreateSnapshotRequest{Name: "warm", IncludeMemory: true}); err != nil {
+		t.Fatal(err)
+	}
+	d.stop()
+	db, err := sql.Open("sqlite", filepath.Join(d.dataDir, "sbx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key string
+	if err := db.QueryRow("SELECT storage_key FROM snapshots WHERE name = 'warm'").Scan(&key); err != nil || key == "warm" {
+		t.Fatalf("storage key of a new snapshot: %q, %v", key, err)
+	}
+	old := filepath.Join(d.dataDir, "snapshots", "warm")
+	if err := os.Rename(filepath.Join(d.dataDir, "snapshots", key), old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE snapshots SET storage_key = 'warm' WHERE name = 'warm'"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	d.start()
+	d.create(sdk.CreateSandboxRequest{Name: "copy", Snapshot: "warm"})
+	if got := d.exec("copy", "ps -o args | grep '^sleep 7' || true"); got != "sleep 7777" {
+		t.Errorf("sandbox from the old memory snapshot runs %q", got)
+	}
+	if err := d.client.DeleteSnapshot(ctx, "warm"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the old snapshot's files outlive it: %v", err)
 	}
 }
