@@ -206,7 +206,12 @@ func TestS3MemorySnapshotOnAnotherDaemon(t *testing.T) {
 	if _, err := d1.client.CreateSnapshot(ctx, "src", sdk.CreateSnapshotRequest{Name: "warm", IncludeMemory: true}); err != nil {
 		t.Fatal(err)
 	}
-	object := filepath.Join(srv.Root, bucket, "fleet", "snapshots", "warm", "memory.tar.zst")
+	// Kept under the snapshot's storage key (store.NewSnapshotKey).
+	objects, _ := filepath.Glob(filepath.Join(srv.Root, bucket, "fleet", "snapshots", "_warm.*", "memory.tar.zst"))
+	if len(objects) != 1 {
+		t.Fatalf("memory images of warm in the bucket: %v", objects)
+	}
+	object := objects[0]
 	if fi, err := os.Stat(object); err != nil || fi.Size() < 1<<20 {
 		t.Fatalf("memory image in the bucket: %v %v", fi, err)
 	}
@@ -240,7 +245,7 @@ func TestS3MemorySnapshotOnAnotherDaemon(t *testing.T) {
 		t.Errorf("class %q network %q, want gvisor and the snapshot's none", sb.Class, sb.Network)
 	}
 	d2.checkWorkload("warm-1", nonce, at)
-	if _, err := os.Stat(filepath.Join(dir2, "snapshots", "warm", "memory")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir2, "snapshots", filepath.Base(filepath.Dir(object)), "memory")); err != nil {
 		t.Errorf("the fetched memory image is not kept for the next sandbox: %v", err)
 	}
 	if err := d2.client.DeleteSnapshot(ctx, "warm"); err != nil {

@@ -102,7 +102,7 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 		if exists(dir) {
 			restore = true
 		} else if sb.Spec.Snapshot != "" {
-			if restore, err = m.linkSnapshotMemory(ctx, sb.Spec.Snapshot, dir); err != nil {
+			if restore, err = m.linkSnapshotMemory(ctx, teamOf(sb), sb.Spec.Snapshot, dir); err != nil {
 				return runtime.Status{}, err
 			}
 		}

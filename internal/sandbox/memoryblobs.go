@@ -8,8 +8,8 @@ import (
 )
 
 // Memory images in a shared blob store (S3). A memory snapshot's image
-// (<data>/snapshots/<name>/memory) is copied to
-// snapshots/<name>/memory.tar.zst once the snapshot is made, so that another
+// (<data>/snapshots/<key>/memory, key being store.Snapshot.Key) is copied to
+// snapshots/<key>/memory.tar.zst once the snapshot is made, so that another
 // daemon on the same bucket can start a sandbox from it with its processes
 // running: the first such start there fetches it (checked against the
 // digest the store recorded) into its own snapshots directory and keeps it
@@ -19,8 +19,8 @@ import (
 // archived (only a stopped one can, and stopping drops its memory), so no
 // other daemon ever needs it.
 
-func snapshotMemoryKey(name string) string {
-	return "snapshots/" + name + "/memory.tar.zst"
+func snapshotMemoryKey(key string) string {
+	return "snapshots/" + key + "/memory.tar.zst"
 }
 
 // pushSnapshotMemory copies the memory image of snap, if it has one, to the
@@ -30,22 +30,22 @@ func (m *Manager) pushSnapshotMemory(ctx context.Context, snap *store.Snapshot) 
 	if bs == nil || !snap.Memory {
 		return nil
 	}
-	return pushTree(ctx, bs, snapshotMemoryKey(snap.Name), filepath.Join(m.snapshotDir(snap.Name), "memory"))
+	return pushTree(ctx, bs, snapshotMemoryKey(snap.Key), filepath.Join(m.snapshotDir(snap.Key), "memory"))
 }
 
-// pullSnapshotMemory fetches the memory image of snapshot name into its
-// snapshot directory unless it is there already. The caller holds the
-// snapshot's name lock.
-func (m *Manager) pullSnapshotMemory(ctx context.Context, name string) error {
-	dir := filepath.Join(m.snapshotDir(name), "memory")
+// pullSnapshotMemory fetches the memory image of snap into its snapshot
+// directory unless it is there already. The caller holds the snapshot's
+// name lock.
+func (m *Manager) pullSnapshotMemory(ctx context.Context, snap *store.Snapshot) error {
+	dir := filepath.Join(m.snapshotDir(snap.Key), "memory")
 	bs := m.sharedBlobs()
 	if bs == nil || exists(dir) {
 		return nil
 	}
-	if err := pullTree(ctx, bs, snapshotMemoryKey(name), dir, "memory image of snapshot "+name); err != nil {
+	if err := pullTree(ctx, bs, snapshotMemoryKey(snap.Key), dir, "memory image of snapshot "+snap.Name); err != nil {
 		return err
 	}
-	m.log.Info("fetched memory image from the blob store", "snapshot", name)
+	m.log.Info("fetched memory image from the blob store", "snapshot", snap.Name, "team", snap.Team)
 	return nil
 }
 
@@ -56,7 +56,7 @@ func (m *Manager) dropSnapshotMemory(ctx context.Context, snap *store.Snapshot) 
 	if bs == nil || !snap.Memory {
 		return
 	}
-	if err := bs.Delete(ctx, snapshotMemoryKey(snap.Name)); err != nil {
+	if err := bs.Delete(ctx, snapshotMemoryKey(snap.Key)); err != nil {
 		m.log.Warn("delete memory image of a deleted snapshot from the blob store", "snapshot", snap.Name, "err", err)
 	}
 }

@@ -22,7 +22,8 @@ import (
 // one more read-only layer on top of its image's layers, recorded in the
 // store with the sandbox's spec; nothing of the image is copied. With
 // memory (class gvisor) it also holds a checkpoint image under
-// <data>/snapshots/<name>/memory, which every sandbox made from it restores
+// <data>/snapshots/<key>/memory (store.Snapshot.Key: names are per team,
+// keys unique across teams), which every sandbox made from it restores
 // at its first start, so its processes run from the moment it exists.
 //
 // Consistency: the upper is copied while nothing writes to it. A started
@@ -68,8 +69,19 @@ func (m *Manager) committer() (LayerCommitter, error) {
 	return lc, nil
 }
 
-func (m *Manager) snapshotDir(name string) string {
-	return filepath.Join(m.cfg.DataDir, "snapshots", name)
+// snapshotDir is where the files of the snapshot with storage key key are.
+func (m *Manager) snapshotDir(key string) string {
+	return filepath.Join(m.cfg.DataDir, "snapshots", key)
+}
+
+// lockSnapshot takes the lock of team's snapshot name ("": the caller's
+// team, as for the store's snapshot methods).
+func (m *Manager) lockSnapshot(ctx context.Context, team, name string) func() {
+	if team == "" {
+		team = auth.TeamOf(ctx)
+	}
+	// ':' is never in a sandbox name, '/' never in a team's or snapshot's.
+	return m.names.Lock("snapshot:" + team + "/" + name)
 }
 
 // stagingDir makes a fresh directory for work in progress under
@@ -107,9 +119,9 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 	if err != nil {
 		return nil, err
 	}
-	unlockName := m.names.Lock("snapshot:" + req.Name) // never a sandbox name: ':' is not allowed there
+	unlockName := m.lockSnapshot(ctx, "", req.Name)
 	defer unlockName()
-	if _, err := ss.GetSnapshot(ctx, req.Name); err == nil {
+	if _, err := ss.GetSnapshot(ctx, "", req.Name); err == nil {
 		return nil, errdefs.Conflict(sdk.CodeSnapshotExists, "a snapshot named %q already exists; pick another name or delete it first", req.Name)
 	} else if !errdefs.Is(err, errdefs.KindNotFound) {
 		return nil, err
@@ -199,16 +211,13 @@ func (m *Manager) recordSnapshot(ctx context.Context, ss store.SnapshotStore, sb
 	spec.Layers = append(slices.Clone(sb.Spec.Layers), layer)
 	spec.Parent, spec.Snapshot = "", ""
 	snap := &store.Snapshot{
-		Name: req.Name, SandboxID: sb.ID, Spec: spec, Memory: req.IncludeMemory,
-		SizeBytes: size, TTLSeconds: req.ExpiresInSeconds,
+		Name: req.Name, Key: store.NewSnapshotKey(req.Name), SandboxID: sb.ID, Spec: spec,
+		Memory: req.IncludeMemory, SizeBytes: size, TTLSeconds: req.ExpiresInSeconds,
 	}
 	if req.ExpiresInSeconds > 0 {
 		snap.ExpiresAt = time.Now().UTC().Add(time.Duration(req.ExpiresInSeconds) * time.Second)
 	}
-	dir := m.snapshotDir(req.Name)
-	if err := os.RemoveAll(dir); err != nil { // left by a crash before its record was written
-		return nil, errdefs.Internal(err, "clear snapshot directory")
-	}
+	dir := m.snapshotDir(snap.Key)
 	if req.IncludeMemory {
 		snap.SizeBytes += dirSize(filepath.Join(staging, "memory"))
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -333,7 +342,7 @@ func (m *Manager) GetSnapshot(ctx context.Context, name string) (*store.Snapshot
 	if err != nil {
 		return nil, err
 	}
-	return ss.GetSnapshot(ctx, name)
+	return ss.GetSnapshot(ctx, "", name)
 }
 
 // ListSnapshots returns every snapshot, oldest first.
@@ -349,12 +358,13 @@ func (m *Manager) ListSnapshots(ctx context.Context) ([]*store.Snapshot, error) 
 // image, sandbox or other snapshot uses. Sandboxes made from it keep their
 // layers.
 func (m *Manager) DeleteSnapshot(ctx context.Context, name string) error {
-	return m.deleteSnapshot(context.WithoutCancel(ctx), name, time.Time{})
+	return m.deleteSnapshot(context.WithoutCancel(ctx), "", name, time.Time{})
 }
 
-// deleteSnapshot deletes the snapshot name; with a non-zero expiredBy only
-// if it expired by then (a create may have just moved its expiry).
-func (m *Manager) deleteSnapshot(ctx context.Context, name string, expiredBy time.Time) error {
+// deleteSnapshot deletes team's snapshot name ("": the caller's team); with
+// a non-zero expiredBy only if it expired by then (a create may have just
+// moved its expiry).
+func (m *Manager) deleteSnapshot(ctx context.Context, team, name string, expiredBy time.Time) error {
 	ss, err := m.snapshots()
 	if err != nil {
 		return err
@@ -363,19 +373,19 @@ func (m *Manager) deleteSnapshot(ctx context.Context, name string, expiredBy tim
 	if err != nil {
 		return err
 	}
-	unlock := m.names.Lock("snapshot:" + name)
+	unlock := m.lockSnapshot(ctx, team, name)
 	defer unlock()
-	snap, err := ss.GetSnapshot(ctx, name)
+	snap, err := ss.GetSnapshot(ctx, team, name)
 	if err != nil {
 		return err
 	}
 	if !expiredBy.IsZero() && (snap.ExpiresAt.IsZero() || snap.ExpiresAt.After(expiredBy)) {
 		return nil
 	}
-	if err := ss.DeleteSnapshot(ctx, name); err != nil {
+	if err := ss.DeleteSnapshot(ctx, snap.Team, name); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(m.snapshotDir(name)); err != nil {
+	if err := os.RemoveAll(m.snapshotDir(snap.Key)); err != nil {
 		m.log.Warn("remove snapshot files", "snapshot", name, "err", err)
 	}
 	m.dropSnapshotMemory(ctx, snap)
@@ -427,7 +437,7 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 	if err != nil {
 		return err
 	}
-	snap, err := ss.GetSnapshot(ctx, req.Snapshot)
+	snap, err := ss.GetSnapshot(ctx, "", req.Snapshot)
 	if err != nil {
 		return err
 	}
@@ -481,7 +491,7 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 	}
 	if snap.TTLSeconds > 0 {
 		exp := time.Now().UTC().Add(time.Duration(snap.TTLSeconds) * time.Second)
-		if err := ss.SetSnapshotExpiry(ctx, snap.Name, exp); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
+		if err := ss.SetSnapshotExpiry(ctx, snap.Team, snap.Name, exp); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
 			return err
 		}
 	}
@@ -510,26 +520,26 @@ func memorySnapshotNetwork(req sdk.CreateSandboxRequest, from store.Spec, spec *
 	return nil
 }
 
-// linkSnapshotMemory links the memory image of snapshot name, if it has
-// one, into dst, and reports whether it did.
-func (m *Manager) linkSnapshotMemory(ctx context.Context, name, dst string) (bool, error) {
+// linkSnapshotMemory links the memory image of team's snapshot name, if it
+// has one, into dst, and reports whether it did.
+func (m *Manager) linkSnapshotMemory(ctx context.Context, team, name, dst string) (bool, error) {
 	ss, err := m.snapshots()
 	if err != nil {
 		return false, err
 	}
-	unlock := m.names.Lock("snapshot:" + name)
+	unlock := m.lockSnapshot(ctx, team, name)
 	defer unlock()
-	snap, err := ss.GetSnapshot(ctx, name)
+	snap, err := ss.GetSnapshot(ctx, team, name)
 	if errdefs.Is(err, errdefs.KindNotFound) {
 		return false, errdefs.Conflict(sdk.CodeSnapshotGone, "snapshot %s was deleted while the sandbox was being made from it", name)
 	}
 	if err != nil || !snap.Memory {
 		return false, err
 	}
-	if err := m.pullSnapshotMemory(ctx, name); err != nil { // made on another daemon
+	if err := m.pullSnapshotMemory(ctx, snap); err != nil { // made on another daemon
 		return false, err
 	}
-	if err := linkDir(filepath.Join(m.snapshotDir(name), "memory"), dst); err != nil {
+	if err := linkDir(filepath.Join(m.snapshotDir(snap.Key), "memory"), dst); err != nil {
 		return false, errdefs.Internal(err, "link memory image of snapshot %s", name)
 	}
 	return true, nil
@@ -542,10 +552,14 @@ func (m *Manager) linkSnapshotMemory(ctx context.Context, name, dst string) (boo
 func (m *Manager) StartSnapshotSweeper(interval time.Duration) {
 	os.RemoveAll(filepath.Join(m.cfg.DataDir, "staging"))
 	ctx := auth.System(context.Background(), "snapshot sweeper")
-	if ss, err := m.snapshots(); err == nil {
+	if list, err := m.ListSnapshots(ctx); err == nil {
+		keys := map[string]bool{}
+		for _, snap := range list {
+			keys[snap.Key] = true
+		}
 		entries, _ := os.ReadDir(filepath.Join(m.cfg.DataDir, "snapshots"))
 		for _, e := range entries {
-			if _, err := ss.GetSnapshot(ctx, e.Name()); errdefs.Is(err, errdefs.KindNotFound) {
+			if !keys[e.Name()] {
 				os.RemoveAll(m.snapshotDir(e.Name()))
 			}
 		}
@@ -577,7 +591,7 @@ func (m *Manager) sweepSnapshots(ctx context.Context) {
 		if snap.ExpiresAt.IsZero() || snap.ExpiresAt.After(now) {
 			continue
 		}
-		if err := m.deleteSnapshot(ctx, snap.Name, now); err != nil {
+		if err := m.deleteSnapshot(ctx, snap.Team, snap.Name, now); err != nil {
 			m.log.Warn("delete expired snapshot", "snapshot", snap.Name, "err", err)
 		}
 	}

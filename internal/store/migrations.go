@@ -219,6 +219,29 @@ var migrations = []string{
 	DROP TABLE images;
 	ALTER TABLE images_by_team RENAME TO images;
 	CREATE INDEX images_name ON images (name);`,
+	// 12: snapshot names are unique per team, like image names (11). Each
+	// snapshot records the key its files are kept under (<data>/snapshots/
+	// and the blob store's snapshots/): its name for the snapshots from
+	// before, which keep their files; a key no other team's can take for
+	// new ones (NewSnapshotKey). No table references snapshots.
+	`CREATE TABLE snapshots_by_team (
+		name        TEXT NOT NULL,
+		sandbox_id  TEXT NOT NULL DEFAULT '',
+		spec        TEXT NOT NULL,
+		memory      INTEGER NOT NULL DEFAULT 0,
+		size_bytes  INTEGER NOT NULL DEFAULT 0,
+		created_at  TEXT,
+		ttl_seconds INTEGER NOT NULL DEFAULT 0,
+		expires_at  TEXT,
+		team        TEXT NOT NULL DEFAULT 'default',
+		storage_key TEXT NOT NULL UNIQUE,
+		PRIMARY KEY (team, name)
+	);
+	INSERT INTO snapshots_by_team (name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at, team, storage_key)
+		SELECT name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at, team, name FROM snapshots;
+	DROP TABLE snapshots;
+	ALTER TABLE snapshots_by_team RENAME TO snapshots;
+	CREATE INDEX snapshots_created ON snapshots (created_at, name);`,
 }
 
 // migrate brings db up to the newest schema version, one step per transaction, so a

@@ -63,7 +63,7 @@ func TestTeamsMigrationKeepsData(t *testing.T) {
 	if evs, err := s.ListEvents(def, "sbx-1", 0, 0); err != nil || len(evs) != 1 || evs[0].Team != auth.DefaultTeam {
 		t.Fatalf("events %+v, %v", evs, err)
 	}
-	if snap, err := s.GetSnapshot(def, "snap"); err != nil || snap.Team != auth.DefaultTeam {
+	if snap, err := s.GetSnapshot(def, "", "snap"); err != nil || snap.Team != auth.DefaultTeam {
 		t.Fatalf("snapshot %+v, %v", snap, err)
 	}
 	var leases, ports int

@@ -62,7 +62,7 @@ func TestBucketKeysAreSealedAtRest(t *testing.T) {
 	if b := sb.Spec.Buckets[0]; b.AccessKeyID != access || b.SecretAccessKey != secretKey || sb.Spec.SealedBucketKeys != nil {
 		t.Fatalf("read back %+v", sb.Spec)
 	}
-	if snap, err := s.GetSnapshot(ctx, "snap"); err != nil || snap.Spec.Buckets[0].SecretAccessKey != secretKey {
+	if snap, err := s.GetSnapshot(ctx, "", "snap"); err != nil || snap.Spec.Buckets[0].SecretAccessKey != secretKey {
 		t.Fatalf("snapshot read back %+v, %v", snap, err)
 	}
 	// An update keeps them sealed.

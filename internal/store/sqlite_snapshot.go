@@ -12,7 +12,7 @@ import (
 
 var _ SnapshotStore = (*SQLite)(nil)
 
-const snapshotColumns = "name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at, team"
+const snapshotColumns = "name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at, team, storage_key"
 
 func snapshotNotFound(name string) error {
 	return errdefs.NotFound(sdk.CodeSnapshotNotFound, "snapshot %q not found; list snapshots with \"sbx snapshot ls\"", name)
@@ -42,17 +42,22 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if err != nil {
 		return err
 	}
+	key := snap.Key
+	if key == "" {
+		key = NewSnapshotKey(snap.Name)
+	}
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		if err := s.checkSnapshotQuota(ctx, tx, team); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx,
-			"INSERT INTO snapshots ("+snapshotColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			snap.Name, snap.SandboxID, spec, snap.Memory, snap.SizeBytes, times[0], snap.TTLSeconds, times[1], team)
+			"INSERT INTO snapshots ("+snapshotColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			snap.Name, snap.SandboxID, spec, snap.Memory, snap.SizeBytes, times[0], snap.TTLSeconds, times[1], team, key)
 		switch {
 		case err == nil:
 			return nil
 		case isPrimaryKeyViolation(err) || isUniqueViolation(err):
+			// Only (team, name) can be taken: a key is the name's own or random.
 			return errdefs.Conflict(sdk.CodeSnapshotExists, "a snapshot named %q already exists; pick another name or delete it first", snap.Name)
 		}
 		return errdefs.Internal(err, "write snapshot %s", snap.Name)
@@ -60,17 +65,17 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	snap.CreatedAt, snap.Team = created, team
+	snap.CreatedAt, snap.Team, snap.Key = created, team, key
 	return nil
 }
 
-// GetSnapshot returns the snapshot called name.
-func (s *SQLite) GetSnapshot(ctx context.Context, name string) (*Snapshot, error) {
-	team, args, err := teamClause(ctx, "team")
+// GetSnapshot returns team's snapshot called name ("": the caller's team).
+func (s *SQLite) GetSnapshot(ctx context.Context, team, name string) (*Snapshot, error) {
+	team, err := teamFor(ctx, team)
 	if err != nil {
 		return nil, err
 	}
-	row := s.r.QueryRowContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
+	row := s.r.QueryRowContext(ctx, "SELECT "+snapshotColumns+" FROM snapshots WHERE name = ? AND team = ?", name, team)
 	snap, err := s.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, snapshotNotFound(name)
@@ -87,26 +92,28 @@ func (s *SQLite) ListSnapshots(ctx context.Context) ([]*Snapshot, error) {
 	return queryAll(ctx, s.r, "list snapshots", s.scanSnapshot, "SELECT "+snapshotColumns+" FROM snapshots WHERE 1"+team+" ORDER BY created_at, name", args...)
 }
 
-// SetSnapshotExpiry sets the snapshot's expiry; the zero time means never.
-func (s *SQLite) SetSnapshotExpiry(ctx context.Context, name string, expiresAt time.Time) error {
+// SetSnapshotExpiry sets the expiry of team's snapshot name ("": the
+// caller's team); the zero time means never.
+func (s *SQLite) SetSnapshotExpiry(ctx context.Context, team, name string, expiresAt time.Time) error {
 	at, err := encodeTime(expiresAt)
 	if err != nil {
 		return err
 	}
-	team, args, err := teamClause(ctx, "team")
+	team, err = teamFor(ctx, team)
 	if err != nil {
 		return err
 	}
-	return s.changeSnapshot(ctx, name, "UPDATE snapshots SET expires_at = ? WHERE name = ?"+team, append([]any{at, name}, args...)...)
+	return s.changeSnapshot(ctx, name, "UPDATE snapshots SET expires_at = ? WHERE name = ? AND team = ?", at, name, team)
 }
 
-// DeleteSnapshot removes the snapshot called name.
-func (s *SQLite) DeleteSnapshot(ctx context.Context, name string) error {
-	team, args, err := teamClause(ctx, "team")
+// DeleteSnapshot removes team's snapshot called name ("": the caller's
+// team), never another team's of the same name.
+func (s *SQLite) DeleteSnapshot(ctx context.Context, team, name string) error {
+	team, err := teamFor(ctx, team)
 	if err != nil {
 		return err
 	}
-	return s.changeSnapshot(ctx, name, "DELETE FROM snapshots WHERE name = ?"+team, append([]any{name}, args...)...)
+	return s.changeSnapshot(ctx, name, "DELETE FROM snapshots WHERE name = ? AND team = ?", name, team)
 }
 
 // changeSnapshot runs one statement that must touch the snapshot name.
@@ -118,7 +125,7 @@ func (s *SQLite) scanSnapshot(sc scanner) (*Snapshot, error) {
 	var snap Snapshot
 	var spec string
 	var created, expires sql.NullString
-	err := sc.Scan(&snap.Name, &snap.SandboxID, &spec, &snap.Memory, &snap.SizeBytes, &created, &snap.TTLSeconds, &expires, &snap.Team)
+	err := sc.Scan(&snap.Name, &snap.SandboxID, &spec, &snap.Memory, &snap.SizeBytes, &created, &snap.TTLSeconds, &expires, &snap.Team, &snap.Key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}

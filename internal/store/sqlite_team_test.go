@@ -80,10 +80,10 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 	if err := st.CreateSnapshot(a, &Snapshot{Name: "snap", SandboxID: "sbx-a"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.GetSnapshot(b, "snap"); !errdefs.Is(err, errdefs.KindNotFound) {
+	if _, err := st.GetSnapshot(b, "", "snap"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("b got a's snapshot: %v", err)
 	}
-	if err := st.DeleteSnapshot(b, "snap"); !errdefs.Is(err, errdefs.KindNotFound) {
+	if err := st.DeleteSnapshot(b, "", "snap"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("b deleted a's snapshot: %v", err)
 	}
 	if err := st.DeleteTeam(auth.System(context.Background(), "test"), "a"); errdefs.CodeOf(err) != sdk.CodeTeamNotEmpty {

@@ -52,7 +52,7 @@ func testSnapshotRoundTrip(t *testing.T, s SnapshotStore) {
 	if bare.CreatedAt.IsZero() {
 		t.Error("CreateSnapshot did not set CreatedAt")
 	}
-	got, err := s.GetSnapshot(ctx, "snap-1")
+	got, err := s.GetSnapshot(ctx, "", "snap-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,19 +69,19 @@ func testSnapshotRoundTrip(t *testing.T, s SnapshotStore) {
 	if !list[1].ExpiresAt.IsZero() {
 		t.Errorf("zero expiry came back as %v", list[1].ExpiresAt)
 	}
-	if err := s.DeleteSnapshot(ctx, "snap-1"); err != nil {
+	if err := s.DeleteSnapshot(ctx, "", "snap-1"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.GetSnapshot(ctx, "snap-1")
+	_, err = s.GetSnapshot(ctx, "", "snap-1")
 	wantCode(t, err, errdefs.KindNotFound, "SNAPSHOT_NOT_FOUND")
 }
 
 func testSnapshotMissing(t *testing.T, s SnapshotStore) {
 	ctx := auth.System(context.Background(), "test")
-	_, err := s.GetSnapshot(ctx, "nope")
+	_, err := s.GetSnapshot(ctx, "", "nope")
 	wantCode(t, err, errdefs.KindNotFound, "SNAPSHOT_NOT_FOUND")
-	wantCode(t, s.DeleteSnapshot(ctx, "nope"), errdefs.KindNotFound, "SNAPSHOT_NOT_FOUND")
-	wantCode(t, s.SetSnapshotExpiry(ctx, "nope", at(1)), errdefs.KindNotFound, "SNAPSHOT_NOT_FOUND")
+	wantCode(t, s.DeleteSnapshot(ctx, "", "nope"), errdefs.KindNotFound, "SNAPSHOT_NOT_FOUND")
+	wantCode(t, s.SetSnapshotExpiry(ctx, "", "nope", at(1)), errdefs.KindNotFound, "SNAPSHOT_NOT_FOUND")
 	wantCode(t, s.CreateSnapshot(ctx, &store.Snapshot{}), errdefs.KindInvalid, "INVALID_SNAPSHOT")
 }
 
@@ -90,17 +90,17 @@ func testSnapshotExpiry(t *testing.T, s SnapshotStore) {
 	if err := s.CreateSnapshot(ctx, &store.Snapshot{Name: "e", ExpiresAt: at(1)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSnapshotExpiry(ctx, "e", at(5)); err != nil {
+	if err := s.SetSnapshotExpiry(ctx, "", "e", at(5)); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.GetSnapshot(ctx, "e"); err != nil || !got.ExpiresAt.Equal(at(5)) {
+	if got, err := s.GetSnapshot(ctx, "", "e"); err != nil || !got.ExpiresAt.Equal(at(5)) {
 		t.Fatalf("expiry %v, %v; want %v", got.ExpiresAt, err, at(5))
 	}
 	var never store.Snapshot
-	if err := s.SetSnapshotExpiry(ctx, "e", never.ExpiresAt); err != nil {
+	if err := s.SetSnapshotExpiry(ctx, "", "e", never.ExpiresAt); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.GetSnapshot(ctx, "e"); err != nil || !got.ExpiresAt.IsZero() {
+	if got, err := s.GetSnapshot(ctx, "", "e"); err != nil || !got.ExpiresAt.IsZero() {
 		t.Fatalf("expiry %v, %v; want none", got.ExpiresAt, err)
 	}
 }
