@@ -172,7 +172,7 @@ func testExecAsUser(t *testing.T, d *daemon) {
 // reaches both. The layer used to drop the options.
 func TestE2BNoInternet(t *testing.T) {
 	out := newOutside(t)
-	d := startDaemon(t, "--e2b-template", "plain=base")
+	d := startDaemon(t, "--e2b-template", "plain=base", "--egress-allow-private", out.subnet.String()) // the stand-in server is on a private address
 	urlA, urlB := "http://"+out.a.String()+":8080/", "http://"+out.b.String()+":8080/"
 	create := func(body string) string {
 		t.Helper()

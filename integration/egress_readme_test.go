@@ -42,7 +42,7 @@ func TestEgressSecretREADME(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
-	d := startDaemon(t, "--dns-upstream", names.addr)
+	d := startDaemon(t, "--egress-allow-private", out.subnet.String(), "--dns-upstream", names.addr) // the stand-in server is on a private address
 	_, team := d.teamKey("red", sdk.Quotas{}, allScopes...)
 	rules := filepath.Join(t.TempDir(), "rules.json")
 	os.WriteFile(rules, []byte(`{"rules": [
