@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -11,40 +9,12 @@ import (
 // names were unique across teams: every image keeps its team and fields,
 // and afterwards two teams hold images of one name.
 func TestImagesByTeamMigrationKeepsData(t *testing.T) {
-	step := -1
-	for i, m := range migrations {
-		if strings.Contains(m, "CREATE TABLE images_by_team") {
-			step = i
-		}
-	}
-	if step < 0 {
-		t.Fatal("no images-by-team migration")
-	}
-	path := filepath.Join(t.TempDir(), "sbx.db")
-	all := migrations
-	migrations = all[:step]
-	t.Cleanup(func() { migrations = all })
-	s, err := OpenSQLite(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	s := migrateAcross(t, "CREATE TABLE images_by_team",
 		`INSERT INTO teams (id) VALUES ('a'), ('b')`,
 		`INSERT INTO images (name, id, layers, config, source, size_bytes, created_at, team) VALUES
 			('base', 'sha256:1', '["sha256:l1"]', '{}', 'import', 10, '2026-01-01T00:00:00.000000000Z', 'default'),
 			('app', 'sha256:2', '["sha256:l1","sha256:l2"]', '{"workingDir":"/app"}', 'build', 20, NULL, 'a')`,
-	} {
-		if _, err := s.w.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	s.Close()
-
-	migrations = all
-	if s, err = OpenSQLite(path); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
 	a, b := asTeam("a"), asTeam("b")
 	if img, err := s.GetImage(a, "app"); err != nil || img.ID != "sha256:2" || len(img.Layers) != 2 || img.Config.WorkingDir != "/app" || img.Source != "build" || img.SizeBytes != 20 || img.Team != "a" {
 		t.Fatalf("a's app after the migration: %+v, %v", img, err)

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/auth"
@@ -15,43 +13,14 @@ import (
 // with its name, and the rows that reference sandboxes (leases, ports)
 // survive the change to per-team names.
 func TestTeamsMigrationKeepsData(t *testing.T) {
-	step := -1
-	for i, m := range migrations {
-		if strings.Contains(m, "CREATE TABLE teams") {
-			step = i
-		}
-	}
-	if step < 0 {
-		t.Fatal("no teams migration")
-	}
 	ctx := auth.System(context.Background(), "test")
-	path := filepath.Join(t.TempDir(), "sbx.db")
-	all := migrations
-	migrations = all[:step]
-	t.Cleanup(func() { migrations = all })
-	s, err := OpenSQLite(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	s := migrateAcross(t, "CREATE TABLE teams",
 		`INSERT INTO sandboxes (id, name, state, spec) VALUES ('sbx-1', 'web', 'stopped', '{"cpu":1}'), ('sbx-2', NULL, 'stopped', '{}')`,
 		`INSERT INTO events (sandbox_id, sandbox_name, state) VALUES ('sbx-1', 'web', 'stopped')`,
 		`INSERT INTO leases (sandbox_id, ip) VALUES ('sbx-1', '10.0.0.2')`,
 		`INSERT INTO ports (sandbox_id, port, token) VALUES ('sbx-1', 8080, 't')`,
 		`INSERT INTO snapshots (name, spec) VALUES ('snap', '{}')`,
-	} {
-		if _, err := s.w.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	s.Close()
-
-	migrations = all
-	s, err = OpenSQLite(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
 	def := auth.WithPrincipal(ctx, auth.Principal{KeyID: "k", Team: auth.DefaultTeam})
 	sb, err := s.GetSandbox(def, "web")
 	if err != nil || sb.ID != "sbx-1" || sb.Team != auth.DefaultTeam {

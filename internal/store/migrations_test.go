@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
-	"github.com/sbxhq/sbx/internal/auth"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/sbxhq/sbx/internal/auth"
 )
 
 func userVersion(t *testing.T, s *SQLite) int {
@@ -77,4 +79,39 @@ func TestUpgradeKeepsData(t *testing.T) {
 	if _, err := s.GetSandbox(ctx, "web"); err != nil {
 		t.Errorf("sandbox lost after a failed step: %v", err)
 	}
+}
+
+// migrateAcross opens a store at the schema just before the migration
+// whose text holds marker, writes rows there, then opens it again with
+// every migration and returns it: a migration's test of the data it keeps.
+func migrateAcross(t *testing.T, marker string, rows ...string) *SQLite {
+	t.Helper()
+	step := -1
+	for i, m := range migrations {
+		if strings.Contains(m, marker) {
+			step = i
+		}
+	}
+	if step < 0 {
+		t.Fatalf("no migration holds %q", marker)
+	}
+	path := filepath.Join(t.TempDir(), "sbx.db")
+	all := migrations
+	migrations = all[:step]
+	s, err := OpenSQLite(path)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range rows {
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	if s, err = OpenSQLite(path); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

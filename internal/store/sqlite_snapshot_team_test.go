@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,40 +71,12 @@ func TestSnapshotNamesPerTeam(t *testing.T) {
 // and team, and its name as its storage key (where its files already are);
 // afterwards two teams hold snapshots of one name.
 func TestSnapshotsByTeamMigrationKeepsData(t *testing.T) {
-	step := -1
-	for i, m := range migrations {
-		if strings.Contains(m, "CREATE TABLE snapshots_by_team") {
-			step = i
-		}
-	}
-	if step < 0 {
-		t.Fatal("no snapshots-by-team migration")
-	}
-	path := filepath.Join(t.TempDir(), "sbx.db")
-	all := migrations
-	migrations = all[:step]
-	t.Cleanup(func() { migrations = all })
-	s, err := OpenSQLite(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	s := migrateAcross(t, "CREATE TABLE snapshots_by_team",
 		`INSERT INTO teams (id) VALUES ('a'), ('b')`,
 		`INSERT INTO snapshots (name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at, team) VALUES
 			('old', 'sbx-1', '{"image":"base"}', 1, 30, '2026-01-01T00:00:00.000000000Z', 60, '2026-01-02T00:00:00.000000000Z', 'a'),
 			('plain', 'sbx-2', '{}', 0, 5, NULL, 0, NULL, 'default')`,
-	} {
-		if _, err := s.w.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	s.Close()
-
-	migrations = all
-	if s, err = OpenSQLite(path); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
 	a, b := asTeam("a"), asTeam("b")
 	snap, err := s.GetSnapshot(a, "", "old")
 	if err != nil || snap.Key != "old" || snap.SandboxID != "sbx-1" || snap.Spec.Image != "base" || !snap.Memory || snap.SizeBytes != 30 || snap.TTLSeconds != 60 || snap.CreatedAt.IsZero() || snap.ExpiresAt.IsZero() || snap.Team != "a" {
