@@ -23,7 +23,7 @@ func TestCheck(t *testing.T) {
 		"no secret":    func(b *sdk.BucketMount) { b.SecretAccessKey = "" },
 		"colon in key": func(b *sdk.BucketMount) { b.AccessKeyID = "a:b" },
 		"region":       func(b *sdk.BucketMount) { b.Region = "us,allow_root" },
-		"metadata":     func(b *sdk.BucketMount) { b.Endpoint = "http://169.254.169.254" },
+		"metadata":     func(b *sdk.BucketMount) { b.Endpoint = "http://169.254.99.1" },
 		"loopback":     func(b *sdk.BucketMount) { b.Endpoint = "http://127.0.0.1:7070" },
 		"localhost":    func(b *sdk.BucketMount) { b.Endpoint = "http://localhost:7070" },
 		"lan":          func(b *sdk.BucketMount) { b.Endpoint = "https://10.0.0.5" },

@@ -62,7 +62,7 @@ func TestParseRulesRejects(t *testing.T) {
 		"rewrite scheme":   {Host: "a.test", Action: "rewrite", Rewrite: &sdk.HTTPRewrite{Scheme: "ftp"}},
 		"forward no url":   {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "not a url"}},
 		"forward timeout":  {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "http://h/", TimeoutSeconds: 61}},
-		"forward metadata": {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "http://169.254.169.254/latest"}},
+		"forward metadata": {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "http://169.254.99.1/latest"}},
 		"forward loopback": {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "http://127.0.0.1:9000/"}},
 		"field mismatch":   {Host: "a.test", Action: "allow", Rewrite: &sdk.HTTPRewrite{Host: "b.test"}},
 		"path no slash":    {Host: "a.test", Action: "allow", PathPrefix: "v1"},
