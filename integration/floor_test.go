@@ -1,8 +1,6 @@
 package integration
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"os"
@@ -20,32 +18,14 @@ import (
 // own route to a real one is left alone).
 func linkLocalServer(t *testing.T, addr netip.Addr) string {
 	t.Helper()
-	subnet := freeSubnet(t)
-	host, peer := subnet.Addr().Next(), subnet.Addr().Next().Next()
-	ns := fmt.Sprintf("sbxt-ll-%06x", rand.IntN(1<<24))
-	veth := fmt.Sprintf("sbxl%06x", rand.IntN(1<<24))
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
-	}
-	run("ip", "netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	run("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
-	t.Cleanup(func() { exec.Command("ip", "link", "del", veth).Run() })
-	run("ip", "addr", "add", host.String()+"/24", "dev", veth)
-	run("ip", "link", "set", veth, "up")
-	run("ip", "-n", ns, "addr", "add", peer.String()+"/24", "dev", "eth0")
-	run("ip", "-n", ns, "addr", "add", addr.String()+"/32", "dev", "lo")
-	run("ip", "-n", ns, "link", "set", "eth0", "up")
-	run("ip", "-n", ns, "link", "set", "lo", "up")
-	run("ip", "-n", ns, "route", "add", "default", "via", host.String())
-	run("ip", "route", "add", addr.String()+"/32", "via", peer.String())
+	o := newOutside(t)
+	mustRun(t, "ip", "-n", o.ns, "addr", "add", addr.String()+"/32", "dev", "lo")
+	mustRun(t, "ip", "-n", o.ns, "route", "add", "default", "via", o.subnet.Addr().Next().String())
+	mustRun(t, "ip", "route", "add", addr.String()+"/32", "via", o.a.String())
 	t.Cleanup(func() { exec.Command("ip", "route", "del", addr.String()+"/32").Run() })
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "index.html"), []byte("M"), 0o644)
-	srv := exec.Command("ip", "netns", "exec", ns, "busybox", "httpd", "-f", "-p", addr.String()+":8080", "-h", dir)
+	srv := exec.Command("ip", "netns", "exec", o.ns, "busybox", "httpd", "-f", "-p", addr.String()+":8080", "-h", dir)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

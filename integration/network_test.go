@@ -166,22 +166,16 @@ func newOutside(t *testing.T) *outsideNet {
 	ns := fmt.Sprintf("sbxt-out-%06x", rand.IntN(1<<24))
 	o.ns = ns
 	veth := fmt.Sprintf("sbxo%06x", rand.IntN(1<<24))
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
-	}
-	run("ip", "netns", "add", ns)
+	mustRun(t, "ip", "netns", "add", ns)
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	run("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
+	mustRun(t, "ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
 	t.Cleanup(func() { exec.Command("ip", "link", "del", veth).Run() })
-	run("ip", "addr", "add", host.String()+"/24", "dev", veth)
-	run("ip", "link", "set", veth, "up")
-	run("ip", "-n", ns, "addr", "add", o.a.String()+"/24", "dev", "eth0")
-	run("ip", "-n", ns, "addr", "add", o.b.String()+"/24", "dev", "eth0")
-	run("ip", "-n", ns, "link", "set", "eth0", "up")
-	run("ip", "-n", ns, "link", "set", "lo", "up")
+	mustRun(t, "ip", "addr", "add", host.String()+"/24", "dev", veth)
+	mustRun(t, "ip", "link", "set", veth, "up")
+	mustRun(t, "ip", "-n", ns, "addr", "add", o.a.String()+"/24", "dev", "eth0")
+	mustRun(t, "ip", "-n", ns, "addr", "add", o.b.String()+"/24", "dev", "eth0")
+	mustRun(t, "ip", "-n", ns, "link", "set", "eth0", "up")
+	mustRun(t, "ip", "-n", ns, "link", "set", "lo", "up")
 	for addr, letter := range map[netip.Addr]string{o.a: "A", o.b: "B"} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "index.html"), []byte(letter), 0o644)
@@ -200,6 +194,14 @@ func newOutside(t *testing.T) *outsideNet {
 		})
 	}
 	return o
+}
+
+// mustRun runs a command of the test's own network set-up.
+func mustRun(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
 }
 
 // testDNS is a DNS server on loopback serving a table the test controls.
