@@ -89,7 +89,7 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 	if err != nil {
 		return nil, err
 	}
-	own := teamOrDefault(ctx)
+	own := auth.TeamOf(ctx)
 	if _, request := auth.FromContext(ctx); request {
 		team += " AND pool IS NULL" // a warm pool's instance is nobody's sandbox yet
 	}

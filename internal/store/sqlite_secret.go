@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -130,7 +131,7 @@ func (s *SQLite) DeleteSecret(ctx context.Context, name string) error {
 		return err
 	}
 	if clause == "" {
-		clause, args = " AND team = ?", []any{teamOrDefault(ctx)}
+		clause, args = " AND team = ?", []any{auth.TeamOf(ctx)}
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM secrets WHERE name = ?"+clause, append([]any{name}, args...)...)

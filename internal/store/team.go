@@ -54,9 +54,6 @@ func teamFor(ctx context.Context, given string) (string, error) {
 	return auth.TeamOf(ctx), nil
 }
 
-// teamOrDefault is teamFor(ctx, "") for a caller whose scope was checked.
-func teamOrDefault(ctx context.Context) string { return auth.TeamOf(ctx) }
-
 // teamClause restricts a query to ctx's team: " AND <col> = ?" with its
 // argument, or nothing for the admin key and system work.
 func teamClause(ctx context.Context, col string) (string, []any, error) {
