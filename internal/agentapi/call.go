@@ -133,3 +133,9 @@ func Open(ctx context.Context, c *Client, route Route, p Params, body io.Reader,
 	}
 	return resp, nil
 }
+
+// WebSocketURL is the address of a WebSocket route (AttachPTY) for a
+// dialer whose HTTP client uses the Client's Transport.
+func WebSocketURL(route Route, p Params) string {
+	return "ws" + strings.TrimPrefix(agentURL(route.Expand(p.Path...), p.Query.Encode()), "http")
+}

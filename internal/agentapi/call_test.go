@@ -33,6 +33,13 @@ func TestExpand(t *testing.T) {
 	}
 }
 
+func TestWebSocketURL(t *testing.T) {
+	got := WebSocketURL(AttachPTY, Params{Path: []string{"a/b"}, Query: url.Values{"replay": {"true"}}})
+	if got != "ws://agent/ptys/a%2Fb/attach?replay=true" {
+		t.Fatalf("WebSocketURL = %q", got)
+	}
+}
+
 // Call fills the path, sends the JSON body and query, and decodes the answer.
 func TestCallRoundTrip(t *testing.T) {
 	c := fakeAgent(t, func(w http.ResponseWriter, r *http.Request) {

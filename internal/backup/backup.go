@@ -101,14 +101,11 @@ func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID stri
 		t := b.CreatedAt.Add(time.Duration(req.ExpiresInSeconds) * time.Second)
 		b.ExpiresAt = &t
 	}
-	resp, err := a.Forward(ctx, agentapi.Request{Method: agentapi.PackDir.Method, Path: agentapi.PackDir.Path, RawQuery: url.Values{"path": {b.Path}}.Encode(), ContentLength: -1})
+	resp, err := agentapi.Open(ctx, a, agentapi.PackDir, agentapi.Params{Query: url.Values{"path": {b.Path}}}, nil, "")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return nil, agentapi.ResponseError(resp)
-	}
 	pr, pw := io.Pipe()
 	go func() {
 		zw, err := zstd.NewWriter(pw, zstd.WithEncoderConcurrency(1))
@@ -343,8 +340,7 @@ func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir strin
 		_, err := io.Copy(pw, &tailCheck{r: zr.IOReadCloser(), checked: checked})
 		pw.CloseWithError(err)
 	}()
-	resp, err := a.Forward(ctx, agentapi.Request{Method: agentapi.UnpackDir.Method, Path: agentapi.UnpackDir.Path, RawQuery: url.Values{"path": {dir}}.Encode(),
-		Body: pr, ContentLength: -1, ContentType: "application/x-tar"})
+	resp, err := agentapi.Open(ctx, a, agentapi.UnpackDir, agentapi.Params{Query: url.Values{"path": {dir}}}, pr, "application/x-tar")
 	pr.CloseWithError(errors.New("restore ended"))
 	<-copied // from here on, checked and the decoder are ours alone
 	if checked.err != nil {
@@ -357,10 +353,7 @@ func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir strin
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return nil, agentapi.ResponseError(resp)
-	}
+	resp.Body.Close()
 	return b, nil
 }
 
@@ -370,16 +363,10 @@ func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir strin
 // the request up; a refused restore must have left nothing by the time it
 // is answered.
 func awaitStagingGone(ctx context.Context, a *agentapi.Client, dir string) {
-	query := url.Values{"path": {path.Dir(dir)}}.Encode()
+	p := agentapi.Params{Query: url.Values{"path": {path.Dir(dir)}}}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		resp, err := a.Forward(ctx, agentapi.Request{Method: agentapi.ListFiles.Method, Path: agentapi.ListFiles.Path, RawQuery: query})
-		if err != nil {
-			return
-		}
-		var list []sdk.FileInfo
-		err = json.NewDecoder(io.LimitReader(resp.Body, agentapi.MaxAnswer)).Decode(&list)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 || !slices.ContainsFunc(list, func(f sdk.FileInfo) bool { return strings.HasPrefix(f.Name, agentapi.RestoreStaging) }) {
+		list, err := agentapi.Call[[]sdk.FileInfo](ctx, a, agentapi.ListFiles, p, nil)
+		if err != nil || !slices.ContainsFunc(list, func(f sdk.FileInfo) bool { return strings.HasPrefix(f.Name, agentapi.RestoreStaging) }) {
 			return
 		}
 	}

@@ -10,10 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	gcrname "github.com/google/go-containerregistry/pkg/name"
@@ -334,16 +332,15 @@ func runCommand(ctx context.Context, client *agentapi.Client, st Step, n int, em
 		req.TimeoutSeconds = time.Until(dl).Seconds()
 	}
 	body, _ := json.Marshal(req)
-	resp, err := client.Forward(ctx, agentapi.Request{Method: http.MethodPost, Path: agentapi.Exec.Path, RawQuery: "stream=true",
-		ContentType: "application/json", Body: bytes.NewReader(body), ContentLength: int64(len(body))})
+	resp, err := agentapi.Open(ctx, client, agentapi.Exec, agentapi.Params{Query: url.Values{"stream": {"true"}}},
+		bytes.NewReader(body), "application/json")
+	if refused(err) {
+		return stepError(n, st, -1, "the agent refused the command: "+err.Error(), "")
+	}
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, agentapi.MaxAnswer))
-		return stepError(n, st, -1, fmt.Sprintf("the agent refused the command (%d): %s", resp.StatusCode, b), "")
-	}
 	var tail []byte
 	rd := agentapi.NewReader(resp.Body, agentapi.MaxLine)
 	for {
@@ -409,24 +406,22 @@ func putTar(ctx context.Context, client *agentapi.Client, p *copyPayload, line i
 		return errdefs.Internal(err, "build: open staged copy")
 	}
 	defer f.Close()
-	fi, _ := f.Stat()
 	q := url.Values{"path": {p.Dir}, "parents": {"true"}}
-	resp, err := client.Forward(ctx, agentapi.Request{Method: http.MethodPut, Path: agentapi.PutTar.Path, RawQuery: q.Encode(),
-		ContentType: "application/x-tar", Body: f, ContentLength: fi.Size()})
+	resp, err := agentapi.Open(ctx, client, agentapi.PutTar, agentapi.Params{Query: q}, f, "application/x-tar")
+	if refused(err) {
+		return errAt(sdk.CodeBuildFailed, line, "copying into %s failed: %s", p.Dir, err.Error())
+	}
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, agentapi.MaxAnswer))
-		var er sdk.ErrorResponse
-		msg := strings.TrimSpace(string(b))
-		if json.Unmarshal(b, &er) == nil && er.Error.Message != "" {
-			msg = er.Error.Message
-		}
-		return errAt(sdk.CodeBuildFailed, line, "copying into %s failed: %s", p.Dir, msg)
-	}
+	resp.Body.Close()
 	return nil
+}
+
+// refused reports whether err is the agent's own answer to a call (the
+// step's fault) rather than the agent not answering (the sandbox's).
+func refused(err error) bool {
+	return err != nil && !errdefs.Is(err, errdefs.KindUnavailable)
 }
 
 func randHex(n int) string {

@@ -31,18 +31,12 @@ func (s *session) runExec(ctx context.Context, cmd string, ready chan<- runner) 
 	}
 	ready <- noRunner{} // signals have no way to an exec; ^C needs a terminal (ssh -t)
 	body := io.MultiReader(bytes.NewReader(append(line, '\n')), s.ch)
-	resp, err := a.Forward(ctx, agentapi.Request{Method: agentapi.ExecAttach.Method, Path: agentapi.ExecAttach.Path,
-		Body: body, ContentLength: -1, ContentType: agentapi.ContentTypeNDJSON})
+	resp, err := agentapi.Open(ctx, a, agentapi.ExecAttach, agentapi.Params{}, body, agentapi.ContentTypeNDJSON)
 	if err != nil {
 		s.fail(err)
 		return
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, agentapi.MaxAnswer))
-		s.fail(agentError(resp.StatusCode, b))
-		return
-	}
 	rd := agentapi.NewReader(resp.Body, agentapi.MaxLine)
 	for {
 		line, err := rd.Next()

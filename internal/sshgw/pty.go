@@ -43,8 +43,8 @@ func (s *session) runPTY(ctx context.Context, shell bool, cmd string, ready chan
 	if req.Cols <= 0 || req.Rows <= 0 {
 		req.Cols, req.Rows = 80, 24
 	}
-	var t sdk.PTY
-	if err := call(ctx, a, agentapi.CreatePTY, agentapi.CreatePTY.Path, nil, req, &t); err != nil {
+	t, err := agentapi.Call[sdk.PTY](ctx, a, agentapi.CreatePTY, agentapi.Params{}, req)
+	if err != nil {
 		s.fail(err)
 		ready <- noRunner{}
 		return
@@ -52,9 +52,9 @@ func (s *session) runPTY(ctx context.Context, shell bool, cmd string, ready chan
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		call(dctx, a, agentapi.DeletePTY, "/ptys/"+url.PathEscape(t.ID), nil, nil, nil)
+		agentapi.Call[agentapi.None](dctx, a, agentapi.DeletePTY, agentapi.Params{Path: []string{t.ID}}, nil)
 	}()
-	ws, _, err := websocket.Dial(ctx, "ws://agent/ptys/"+url.PathEscape(t.ID)+"/attach?replay=true",
+	ws, _, err := websocket.Dial(ctx, agentapi.WebSocketURL(agentapi.AttachPTY, agentapi.Params{Path: []string{t.ID}, Query: url.Values{"replay": {"true"}}}),
 		&websocket.DialOptions{HTTPClient: &http.Client{Transport: a.Transport()}})
 	if err != nil {
 		s.fail(err)

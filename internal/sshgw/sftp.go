@@ -78,8 +78,7 @@ func fsError(err error) error {
 func pathQuery(p string) url.Values { return url.Values{"path": {p}} }
 
 func (f *agentFS) stat(p string) (*sdk.FileInfo, error) {
-	var fi sdk.FileInfo
-	err := call(f.ctx, f.a, agentapi.StatFile, agentapi.StatFile.Path, pathQuery(p), nil, &fi)
+	fi, err := agentapi.Call[sdk.FileInfo](f.ctx, f.a, agentapi.StatFile, agentapi.Params{Query: pathQuery(p)}, nil)
 	return &fi, fsError(err)
 }
 
@@ -102,25 +101,29 @@ func (f *agentFS) Filecmd(r *sftp.Request) error {
 	case "Setstat":
 		return nil // modes and times are kept as the agent writes them (a shortcut; see README)
 	case "Rename":
-		return fsError(call(f.ctx, f.a, agentapi.Move, agentapi.Move.Path, nil, sdk.MoveRequest{From: r.Filepath, To: r.Target}, nil))
+		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Move, agentapi.Params{}, sdk.MoveRequest{From: r.Filepath, To: r.Target})
+		return fsError(err)
 	case "Rmdir", "Remove":
-		return fsError(call(f.ctx, f.a, agentapi.DeleteFile, agentapi.DeleteFile.Path, pathQuery(r.Filepath), nil, nil))
+		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.DeleteFile, agentapi.Params{Query: pathQuery(r.Filepath)}, nil)
+		return fsError(err)
 	case "Mkdir":
-		return fsError(call(f.ctx, f.a, agentapi.Mkdir, agentapi.Mkdir.Path, nil, sdk.MkdirRequest{Path: r.Filepath}, nil))
+		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Mkdir, agentapi.Params{}, sdk.MkdirRequest{Path: r.Filepath})
+		return fsError(err)
 	}
 	return sftp.ErrSSHFxOpUnsupported
 }
 
 // PosixRename replaces the target, as posix-rename@openssh.com promises.
 func (f *agentFS) PosixRename(r *sftp.Request) error {
-	return fsError(call(f.ctx, f.a, agentapi.Move, agentapi.Move.Path, nil, sdk.MoveRequest{From: r.Filepath, To: r.Target, Overwrite: true}, nil))
+	_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Move, agentapi.Params{}, sdk.MoveRequest{From: r.Filepath, To: r.Target, Overwrite: true})
+	return fsError(err)
 }
 
 func (f *agentFS) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
 	switch r.Method {
 	case "List":
-		var list []sdk.FileInfo
-		if err := call(f.ctx, f.a, agentapi.ListFiles, agentapi.ListFiles.Path, pathQuery(r.Filepath), nil, &list); err != nil {
+		list, err := agentapi.Call[[]sdk.FileInfo](f.ctx, f.a, agentapi.ListFiles, agentapi.Params{Query: pathQuery(r.Filepath)}, nil)
+		if err != nil {
 			return nil, fsError(err)
 		}
 		out := make(listing, len(list))

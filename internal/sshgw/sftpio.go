@@ -41,14 +41,9 @@ func (r *fileReader) open(off int64) error {
 	if r.body != nil {
 		r.body.Close()
 	}
-	resp, err := r.fs.a.Forward(r.fs.ctx, agentapi.Request{Method: agentapi.GetFile.Method, Path: agentapi.GetFile.Path, RawQuery: url.Values{"path": {r.path}}.Encode()})
+	resp, err := agentapi.Open(r.fs.ctx, r.fs.a, agentapi.GetFile, agentapi.Params{Query: pathQuery(r.path)}, nil, "")
 	if err != nil {
-		return err
-	}
-	if resp.StatusCode != 200 {
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, agentapi.MaxAnswer))
-		return fsError(agentError(resp.StatusCode, b))
+		return fsError(err)
 	}
 	r.body, r.win, r.winStart, r.eof = resp.Body, nil, 0, false
 	if off > 0 {
@@ -124,8 +119,11 @@ func newFileWriter(f *agentFS, path string) (*fileWriter, error) {
 	pr, pw := io.Pipe()
 	w := &fileWriter{pw: pw, done: make(chan error, 1), ahead: map[int64][]byte{}}
 	go func() {
-		err := send(context.WithoutCancel(f.ctx), f.a, agentapi.Request{Method: agentapi.PutFile.Method, Path: agentapi.PutFile.Path,
-			RawQuery: url.Values{"path": {path}, "parents": {"false"}}.Encode(), Body: pr, ContentLength: -1, ContentType: "application/octet-stream"}, nil)
+		resp, err := agentapi.Open(context.WithoutCancel(f.ctx), f.a, agentapi.PutFile,
+			agentapi.Params{Query: url.Values{"path": {path}, "parents": {"false"}}}, pr, "application/octet-stream")
+		if err == nil {
+			resp.Body.Close()
+		}
 		pr.CloseWithError(errors.New("the upload ended"))
 		w.done <- fsError(err)
 	}()

@@ -94,16 +94,11 @@ func (p *Provider) RunInContainer(ctx context.Context, namespace, podName, _ str
 	if in := attach.Stdin(); in != nil {
 		body = io.MultiReader(body, in)
 	}
-	resp, err := a.Forward(ctx, agentapi.Request{Method: agentapi.ExecAttach.Method, Path: agentapi.ExecAttach.Path,
-		Body: body, ContentLength: -1, ContentType: agentapi.ContentTypeNDJSON})
+	resp, err := agentapi.Open(ctx, a, agentapi.ExecAttach, agentapi.Params{}, body, agentapi.ContentTypeNDJSON)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, agentapi.MaxAnswer))
-		return fmt.Errorf("agent answered %d: %.300s", resp.StatusCode, b)
-	}
 	stdout, stderr := attach.Stdout(), attach.Stderr()
 	rd := agentapi.NewReader(resp.Body, agentapi.MaxLine)
 	for {
