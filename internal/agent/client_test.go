@@ -23,7 +23,7 @@ func TestClientWaitReady(t *testing.T) {
 	if err := os.WriteFile(sock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(runDir)
+	c := agentapi.NewClient(runDir)
 	defer c.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())

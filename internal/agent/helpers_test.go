@@ -49,7 +49,7 @@ type testAgent struct {
 	t      *testing.T
 	runDir string
 	cwd    string
-	client *Client
+	client *agentapi.Client
 	http   *http.Client
 	cancel context.CancelFunc
 	done   chan error
@@ -77,7 +77,7 @@ func startAgent(t *testing.T) *testAgent {
 	go func() {
 		a.done <- Run(ctx, Config{Socket: filepath.Join(a.runDir, agentapi.AgentSock), DefaultCwd: a.cwd})
 	}()
-	a.client = NewClient(a.runDir)
+	a.client = agentapi.NewClient(a.runDir)
 	a.http = &http.Client{Transport: a.client.Transport()}
 	t.Cleanup(func() {
 		if err := a.stop(); err != nil {
@@ -305,7 +305,7 @@ func startHelperAgent(t *testing.T, sys *syscall.SysProcAttr) (*testAgent, *chil
 		helperSocketEnv+"="+filepath.Join(runDir, agentapi.AgentSock),
 		helperCwdEnv+"="+t.TempDir())
 	proc := spawn(t, []string{os.Args[0], "-test.run=^$"}, env, sys)
-	a := &testAgent{t: t, runDir: runDir, client: NewClient(runDir)}
+	a := &testAgent{t: t, runDir: runDir, client: agentapi.NewClient(runDir)}
 	a.http = &http.Client{Transport: a.client.Transport()}
 	t.Cleanup(func() {
 		a.client.Close()

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -24,12 +25,7 @@ import (
 // grace period, SIGKILL), which ends the instance; the daemon reads the
 // marker and records the stop with reason "main-exit".
 
-// Names shared with the daemon.
-const (
-	MainEnv      = "SBX_MAIN"  // JSON of MainSpec
-	MainLogFile  = "main.log"  // in the run directory; rotated to main.log.1
-	MainExitFile = "main.exit" // JSON of MainExit
-)
+// The names shared with the daemon are in internal/agentapi/mainproc.go.
 
 // Tunables; variables so tests can shrink them.
 var (
@@ -41,55 +37,24 @@ var (
 	mainRestartMax = 30 * time.Second
 )
 
-// MainSpec is the main process: a command and its restart policy.
-type MainSpec struct {
-	Cmd     []string `json:"cmd"`
-	Restart string   `json:"restart"` // sdk.RestartNever, RestartOnFailure, RestartAlways
-}
-
-// MainExit is how the main process ended, as the marker records it.
-type MainExit struct {
-	ExitCode int    `json:"exitCode"`
-	Signal   string `json:"signal,omitempty"`
-	Restarts int    `json:"restarts"`
-}
-
-// Describe says how the process ended, e.g. "exited with code 3".
-func (e MainExit) Describe() string {
-	s := fmt.Sprintf("exited with code %d", e.ExitCode)
-	if e.Signal != "" {
-		s = "was killed by " + e.Signal
-	}
-	if e.Restarts > 0 {
-		s += fmt.Sprintf(" after %d restarts", e.Restarts)
-	}
-	return s
-}
-
-// MainEnvValue encodes spec for MainEnv.
-func MainEnvValue(spec MainSpec) string {
-	b, _ := json.Marshal(spec)
-	return string(b)
-}
-
 // startMain starts supervising the main process named in the environment,
 // if any. runDir is where the log and the exit marker go.
 func (s *server) startMain(runDir string) {
-	v, ok := os.LookupEnv(MainEnv)
+	v, ok := os.LookupEnv(agentapi.MainEnv)
 	if !ok {
 		return
 	}
-	os.Unsetenv(MainEnv)
-	var spec MainSpec
+	os.Unsetenv(agentapi.MainEnv)
+	var spec agentapi.MainSpec
 	if err := json.Unmarshal([]byte(v), &spec); err != nil || len(spec.Cmd) == 0 {
-		logf("ignoring malformed %s: %v", MainEnv, err)
+		logf("ignoring malformed %s: %v", agentapi.MainEnv, err)
 		return
 	}
 	go s.superviseMain(spec, runDir)
 }
 
-func (s *server) superviseMain(spec MainSpec, runDir string) {
-	log := &rotatingLog{path: filepath.Join(runDir, MainLogFile), max: mainLogMax}
+func (s *server) superviseMain(spec agentapi.MainSpec, runDir string) {
+	log := &rotatingLog{path: filepath.Join(runDir, agentapi.MainLogFile), max: mainLogMax}
 	defer log.Close()
 	wait := time.Second
 	for restarts := 0; ; restarts++ {
@@ -98,7 +63,7 @@ func (s *server) superviseMain(spec MainSpec, runDir string) {
 		if s.isClosing() {
 			return // the shutdown ended it: not the main process's doing
 		}
-		var ex MainExit
+		var ex agentapi.MainExit
 		if err != nil {
 			fmt.Fprintf(log, "[sbx] cannot start the main process: %v\n", err)
 			ex.ExitCode = 127
@@ -115,14 +80,14 @@ func (s *server) superviseMain(spec MainSpec, runDir string) {
 		if time.Since(began) > time.Minute {
 			wait = time.Second
 		}
-		fmt.Fprintf(log, "[sbx] the main process %s; restarting in %s\n", MainExit{ExitCode: ex.ExitCode, Signal: ex.Signal}.Describe(), wait)
+		fmt.Fprintf(log, "[sbx] the main process %s; restarting in %s\n", agentapi.MainExit{ExitCode: ex.ExitCode, Signal: ex.Signal}.Describe(), wait)
 		time.Sleep(wait)
 		wait = min(2*wait, mainRestartMax)
 	}
 }
 
 // runMain runs the main process once and returns its wait status.
-func (s *server) runMain(spec MainSpec, log io.Writer) (syscall.WaitStatus, error) {
+func (s *server) runMain(spec agentapi.MainSpec, log io.Writer) (syscall.WaitStatus, error) {
 	c, err := s.prepare(&sdk.ExecRequest{Cmd: spec.Cmd})
 	if err != nil {
 		return 0, err
@@ -187,13 +152,13 @@ var seenWait = time.Minute
 // once would otherwise end the instance while the daemon still waits for
 // it to come up, and its start would fail instead of stopping with
 // "main-exit".
-func (s *server) mainExited(ex MainExit, runDir string) {
+func (s *server) mainExited(ex agentapi.MainExit, runDir string) {
 	select {
 	case <-s.main.healthChan():
 	case <-time.After(seenWait):
 	}
 	b, _ := json.Marshal(ex)
-	p := filepath.Join(runDir, MainExitFile)
+	p := filepath.Join(runDir, agentapi.MainExitFile)
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err == nil {
 		err = os.Rename(tmp, p)

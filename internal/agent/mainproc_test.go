@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/sdk"
 )
 
 // superviseOnce runs a main process under a bare server until it makes the
 // agent shut down, and returns the marker and the log.
-func superviseOnce(t *testing.T, spec MainSpec) (MainExit, string) {
+func superviseOnce(t *testing.T, spec agentapi.MainSpec) (agentapi.MainExit, string) {
 	t.Helper()
 	startReaper()
 	dir := t.TempDir()
@@ -25,17 +26,17 @@ func superviseOnce(t *testing.T, spec MainSpec) (MainExit, string) {
 	case <-time.After(waitFor):
 		t.Fatal("the main process's exit did not shut the agent down")
 	}
-	var ex MainExit
-	b, err := os.ReadFile(filepath.Join(dir, MainExitFile))
+	var ex agentapi.MainExit
+	b, err := os.ReadFile(filepath.Join(dir, agentapi.MainExitFile))
 	if err != nil || json.Unmarshal(b, &ex) != nil {
 		t.Fatalf("exit marker: %q, %v", b, err)
 	}
-	log, _ := os.ReadFile(filepath.Join(dir, MainLogFile))
+	log, _ := os.ReadFile(filepath.Join(dir, agentapi.MainLogFile))
 	return ex, string(log)
 }
 
 func TestMainExitWritesMarker(t *testing.T) {
-	ex, log := superviseOnce(t, MainSpec{Cmd: []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, Restart: sdk.RestartNever})
+	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, Restart: sdk.RestartNever})
 	if ex.ExitCode != 3 || ex.Restarts != 0 {
 		t.Errorf("marker = %+v", ex)
 	}
@@ -47,7 +48,7 @@ func TestMainExitWritesMarker(t *testing.T) {
 func TestMainOnFailureRestarts(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "ran")
-	ex, log := superviseOnce(t, MainSpec{Cmd: []string{"/bin/sh", "-c", "[ -f " + flag + " ] && exit 0; touch " + flag + "; exit 1"}, Restart: sdk.RestartOnFailure})
+	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/bin/sh", "-c", "[ -f " + flag + " ] && exit 0; touch " + flag + "; exit 1"}, Restart: sdk.RestartOnFailure})
 	if ex.ExitCode != 0 || ex.Restarts != 1 {
 		t.Errorf("marker = %+v, want code 0 after 1 restart", ex)
 	}
@@ -57,7 +58,7 @@ func TestMainOnFailureRestarts(t *testing.T) {
 }
 
 func TestMainNotFound(t *testing.T) {
-	ex, log := superviseOnce(t, MainSpec{Cmd: []string{"/no/such/binary"}, Restart: sdk.RestartNever})
+	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/no/such/binary"}, Restart: sdk.RestartNever})
 	if ex.ExitCode != 127 || !strings.Contains(log, "cannot start the main process") {
 		t.Errorf("marker %+v, log %q", ex, log)
 	}

@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
@@ -37,10 +36,6 @@ import (
 // sandbox's disk (also a host socket under runsc), the checkpoint would fail
 // all the same; then /suspend answers 409 CHECKPOINT_REFUSED and the agent
 // goes on serving.
-
-// WakeFile is the file, in the agent's socket directory, whose appearance
-// makes a suspended agent listen again.
-const WakeFile = agentapi.WakeFile
 
 // suspendable is the agent's listener. Its socket can be closed and opened
 // again while the http.Server serving it keeps running.
@@ -148,7 +143,7 @@ func (s *suspendable) Close() error {
 
 func (s *suspendable) Addr() net.Addr { return &net.UnixAddr{Name: s.sock, Net: "unix"} }
 
-func (s *suspendable) wakeFile() string { return filepath.Join(filepath.Dir(s.sock), WakeFile) }
+func (s *suspendable) wakeFile() string { return filepath.Join(filepath.Dir(s.sock), agentapi.WakeFile) }
 
 // suspendAddr is the local address of the agent's connections; through it a
 // request handler finds the listener (see handleSuspend).
@@ -402,16 +397,3 @@ func (s *server) handleSync(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
-// Wake makes the suspended agent of the instance with run directory runDir
-// listen again (see WakeFile). The directory is writable from inside the
-// sandbox: the file is made without following a symlink.
-func Wake(runDir string) error {
-	fd, err := unix.Open(filepath.Join(runDir, WakeFile), unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
-	if errors.Is(err, unix.EEXIST) {
-		return nil
-	}
-	if err != nil {
-		return errdefs.Internal(err, "wake agent in %s", runDir)
-	}
-	return unix.Close(fd)
-}

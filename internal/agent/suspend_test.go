@@ -27,7 +27,7 @@ func TestSuspendAndWake(t *testing.T) {
 	ctx := context.Background()
 	sock := filepath.Join(a.runDir, agentapi.AgentSock)
 	for round, wake := range []func(){
-		func() { Wake(a.runDir) },
+		func() { agentapi.Wake(a.runDir) },
 		func() { syscall.Kill(os.Getpid(), syscall.SIGUSR1) },
 	} {
 		if err := a.client.Health(ctx); err != nil { // an idle connection to close
@@ -44,7 +44,7 @@ func TestSuspendAndWake(t *testing.T) {
 		}
 		wake()
 		poll(t, "the agent to listen again", func() bool { return a.client.Health(ctx) == nil })
-		if _, err := os.Lstat(filepath.Join(a.runDir, WakeFile)); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(filepath.Join(a.runDir, agentapi.WakeFile)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("round %d: wake file left: %v", round, err)
 		}
 	}

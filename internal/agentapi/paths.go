@@ -12,6 +12,6 @@ const (
 	AgentOutput = "agent-output.log"
 
 	// WakeFile is the file, in the agent's socket directory, whose
-	// appearance makes a suspended agent listen again (see agent.Wake).
+	// appearance makes a suspended agent listen again (see Wake).
 	WakeFile = "wake"
 )

@@ -142,7 +142,7 @@ func (r *Runsc) Start(ctx context.Context, inst *Instance) (Status, error) {
 }
 
 // Restore starts inst from the checkpoint image in dir (see Checkpointer).
-// The agent inside does not listen until it is woken (agent.Wake or
+// The agent inside does not listen until it is woken (agentapi.Wake or
 // SIGUSR1).
 func (r *Runsc) Restore(ctx context.Context, inst *Instance, dir string) (Status, error) {
 	if _, err := os.Stat(filepath.Join(dir, "checkpoint.img")); err != nil {

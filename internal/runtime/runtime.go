@@ -91,9 +91,9 @@ type Runtime interface {
 // starts instances from such an image (class "gvisor").
 //
 // The agent must have closed its socket before Checkpoint: gVisor cannot save
-// a socket bound on the host (see agent.Client.Suspend), and a failed
+// a socket bound on the host (see agentapi.Client.Suspend), and a failed
 // checkpoint ends the instance all the same. A restored agent listens again
-// once it is woken (agent.Wake, or SIGUSR1 through SignalInit).
+// once it is woken (agentapi.Wake, or SIGUSR1 through SignalInit).
 type Checkpointer interface {
 	// Checkpoint writes the instance id to dir (replacing what is there)
 	// and ends it: its processes stop at once and leave the host shortly

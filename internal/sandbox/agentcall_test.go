@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -117,7 +117,7 @@ func startWithSilentAgent(t *testing.T, m *Manager, rt *fakeRuntime, st store.St
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { proc.Process.Kill(); proc.Wait() })
-	if err := m.attach(sb.ID, proc.Process.Pid, agent.NewClient(run)); err != nil {
+	if err := m.attach(sb.ID, proc.Process.Pid, agentapi.NewClient(run)); err != nil {
 		t.Fatal(err)
 	}
 	return sb

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
@@ -128,7 +128,7 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 		return runtime.Status{}, err
 	}
 	// The restored agent waits, suspended, for this file to listen again.
-	if err := agent.Wake(inst.RunDir); err != nil {
+	if err := agentapi.Wake(inst.RunDir); err != nil {
 		return runtime.Status{}, err
 	}
 	return st, nil

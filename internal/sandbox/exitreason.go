@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
@@ -41,9 +41,9 @@ func (m *Manager) exitReason(sb *store.Sandbox, crashMsg string) (reason, msg st
 	return "crash", crashMsg
 }
 
-func readExitMarker(runDir string) (agent.MainExit, bool) {
-	var ex agent.MainExit
-	f, err := os.OpenFile(filepath.Join(runDir, agent.MainExitFile), os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+func readExitMarker(runDir string) (agentapi.MainExit, bool) {
+	var ex agentapi.MainExit
+	f, err := os.OpenFile(filepath.Join(runDir, agentapi.MainExitFile), os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return ex, false
 	}
@@ -60,7 +60,7 @@ func readExitMarker(runDir string) (agent.MainExit, bool) {
 
 // clearExitMarker removes a marker left by the previous instance.
 func (m *Manager) clearExitMarker(id string) {
-	err := os.Remove(filepath.Join(m.dirsOf(id).run, agent.MainExitFile))
+	err := os.Remove(filepath.Join(m.dirsOf(id).run, agentapi.MainExitFile))
 	if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 		m.log.Warn("remove exit marker", "id", id, "err", err)
 	}
@@ -73,7 +73,7 @@ func (m *Manager) MainLogPath(sb *store.Sandbox) (string, error) {
 	if len(sb.Spec.Entrypoint) == 0 {
 		return "", errdefs.NotFound(sdk.CodeNoMainProcess, "sandbox %s has no entrypoint, so no main process log; create it with an entrypoint", refOf(sb))
 	}
-	return filepath.Join(m.dirsOf(sb.ID).run, agent.MainLogFile), nil
+	return filepath.Join(m.dirsOf(sb.ID).run, agentapi.MainLogFile), nil
 }
 
 // OpenLogFile opens a log that code in a sandbox writes. The run directory

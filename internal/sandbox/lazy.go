@@ -5,7 +5,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -28,7 +28,7 @@ type startCall struct {
 // callers share one start. If the start does not finish within the lazy
 // start timeout the call fails with SANDBOX_UNAVAILABLE (503, Retry-After)
 // and the caller must not run its operation; the start goes on.
-func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *store.Sandbox, error) {
+func (m *Manager) Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error) {
 	for attempt := 0; ; attempt++ {
 		sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
 		if err != nil {
@@ -57,7 +57,7 @@ func (m *Manager) Agent(ctx context.Context, idOrName string) (*agent.Client, *s
 // it never starts, resumes or waits for the sandbox. Without an instance it
 // fails with NOT_IN_CURRENT_INSTANCE (404); a paused sandbox answers
 // SANDBOX_PAUSED, a busy one SANDBOX_UNAVAILABLE (see opLookup).
-func (m *Manager) AgentIfRunning(ctx context.Context, idOrName string) (*agent.Client, *store.Sandbox, error) {
+func (m *Manager) AgentIfRunning(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error) {
 	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
 	if err != nil {
 		return nil, nil, err

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
@@ -235,7 +235,7 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 	if err != nil {
 		return err
 	}
-	client := agent.NewClient(d.run)
+	client := agentapi.NewClient(d.run)
 	readyCtx, cancel := context.WithTimeout(ctx, m.cfg.ReadyTimeout)
 	defer cancel()
 	waitForSocket(readyCtx, d.run, min(m.cfg.ReadyTimeout/2, 5*time.Second)) // agentready.go
@@ -246,7 +246,7 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 }
 
 // attach remembers a running instance and watches for its exit.
-func (m *Manager) attach(id string, pid int, client *agent.Client) error {
+func (m *Manager) attach(id string, pid int, client *agentapi.Client) error {
 	exited, err := runtime.WatchExit(pid)
 	if err != nil {
 		return errdefs.Internal(err, "watch instance of %s", id)
@@ -375,7 +375,7 @@ func instanceEnv(spec store.Spec) []string {
 	}
 	env["SBX_WORKDIR"] = spec.Workdir
 	if len(spec.Entrypoint) > 0 { // the agent supervises it (agent/mainproc.go)
-		env[agent.MainEnv] = agent.MainEnvValue(agent.MainSpec{Cmd: spec.Entrypoint, Restart: spec.RestartPolicy})
+		env[agentapi.MainEnv] = agentapi.MainEnvValue(agentapi.MainSpec{Cmd: spec.Entrypoint, Restart: spec.RestartPolicy})
 	}
 	out := make([]string, 0, len(env))
 	for k, v := range env {

@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/diskspace"
@@ -117,7 +117,7 @@ type Manager struct {
 type instance struct {
 	pid    int
 	exited <-chan struct{}
-	agent  *agent.Client
+	agent  *agentapi.Client
 }
 
 // New returns a Manager. Call Reconcile before serving requests.

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
@@ -245,7 +245,7 @@ func (m *Manager) suspendAgent(ctx context.Context, sb *store.Sandbox) error {
 			return errdefs.Conflict(sdk.CodeCheckpointRefused, "cannot save the memory of sandbox %s: %s", refOf(sb), errMessage(err))
 		}
 		// It may have closed its socket after all; wake it either way.
-		agent.Wake(m.dirsOf(sb.ID).run)
+		agentapi.Wake(m.dirsOf(sb.ID).run)
 		return err
 	}
 	return nil
@@ -289,7 +289,7 @@ func (m *Manager) reconcilePaused(ctx context.Context, sb *store.Sandbox) error 
 			return err
 		}
 	}
-	if err := m.attach(sb.ID, st.Pid, agent.NewClient(m.dirsOf(sb.ID).run)); err != nil {
+	if err := m.attach(sb.ID, st.Pid, agentapi.NewClient(m.dirsOf(sb.ID).run)); err != nil {
 		return err
 	}
 	if sb.State == sdk.StatePausing {
@@ -313,7 +313,7 @@ func (m *Manager) reconcileSavedMemory(ctx context.Context, sb *store.Sandbox) e
 	image := exists(m.checkpointDir(sb.ID))
 	if sb.State != sdk.StatePaused {
 		// The agent may be suspended; an awake one ignores this.
-		agent.Wake(m.dirsOf(sb.ID).run)
+		agentapi.Wake(m.dirsOf(sb.ID).run)
 		if sb.State == sdk.StateResuming || !image {
 			if m.reattach(ctx, sb) {
 				os.RemoveAll(m.checkpointDir(sb.ID))

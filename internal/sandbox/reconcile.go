@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sbxhq/sbx/internal/agent"
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -110,7 +110,7 @@ func (m *Manager) reattach(ctx context.Context, sb *store.Sandbox) bool {
 		}
 		return false
 	}
-	client := agent.NewClient(m.dirsOf(sb.ID).run)
+	client := agentapi.NewClient(m.dirsOf(sb.ID).run)
 	// A busy agent may be slow to answer; a hung one must not stall start-up.
 	healthCtx, cancel := context.WithTimeout(ctx, m.cfg.ReadyTimeout)
 	defer cancel()
