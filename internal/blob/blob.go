@@ -1,6 +1,6 @@
-// Package blob stores large immutable objects (sandbox archives, later
-// snapshots) away from the sandboxes' own directories: in a local directory
-// by default, in S3-compatible storage later.
+// Package blob stores large immutable objects (sandbox archives, snapshots'
+// layers) away from the sandboxes' own directories: in a local directory
+// (Dir) by default, or in S3-compatible storage (package blob/s3).
 //
 // A Store maps keys to byte streams. Keys are slash-separated paths of
 // letters, digits and "._-" ("sandboxes/sbx-abc/upper.tar.zst"), never

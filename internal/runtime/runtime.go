@@ -1,5 +1,5 @@
 // Package runtime runs instances: OCI containers made by runc (class
-// "container"), and later runsc (class "gvisor").
+// "container") and by runsc (class "gvisor").
 //
 // The runtime is the truth for what runs (docs/architecture.md, invariant 1). It knows nothing
 // of the store; the sandbox Manager decides, the runtime does.

@@ -105,7 +105,7 @@ var (
 )
 
 // table lists, for each operation, every stored state exactly once
-// (TestTransitionTableIsComplete checks it).
+// (TestTransitionTable in transitions_test.go checks it).
 var table = map[op][]row{
 	opStart: {
 		on(act, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
