@@ -8,6 +8,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -111,11 +112,7 @@ func onlyRunning(r *http.Request) bool {
 func (s *Server) runningAgent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error) {
 	client, sb, err := s.sandboxes.AgentIfRunning(ctx, idOrName)
 	if errdefs.CodeOf(err) == sdk.CodeNotInCurrentInstance && sb != nil {
-		ref := sb.Name
-		if ref == "" {
-			ref = sb.ID
-		}
-		err = errdefs.Conflict(sdk.CodeSandboxNotRunning, "sandbox %s is %s: its files and servers are read through a running instance, and reading does not start one; start it with \"sbx start %s\"", ref, sb.State, ref)
+		err = sandbox.ErrNotRunning(sb)
 	}
 	return client, sb, err
 }

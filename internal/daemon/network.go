@@ -31,13 +31,6 @@ func startNetwork(ctx context.Context, cfg Config, st *store.SQLite) (*network.M
 	return nw, nw, nil
 }
 
-// liveStates are the states in which a sandbox may have an instance, and
-// so needs its network.
-var liveStates = map[sdk.State]bool{
-	sdk.StateStarted: true, sdk.StateStarting: true,
-	sdk.StatePausing: true, sdk.StatePaused: true, sdk.StateResuming: true,
-}
-
 // settleNetwork runs once Reconcile has settled which instances run: the
 // network of every live bridge sandbox is restored if Reconcile did not
 // already, and network state of any other sandbox is removed.
@@ -52,7 +45,7 @@ func settleNetwork(ctx context.Context, nw *network.Manager, st store.Store) err
 	keep := map[string]bool{}
 	var errs []error
 	for _, sb := range all {
-		if !liveStates[sdk.State(sb.State)] || sb.Spec.Network != sdk.NetworkBridge {
+		if !sandbox.HasInstance(sb.State) || sb.Spec.Network != sdk.NetworkBridge {
 			continue
 		}
 		keep[sb.ID] = true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -77,7 +78,7 @@ func (c *sandboxCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, sb := range list {
-		if !hasInstance(sb.State) {
+		if !sandbox.HasInstance(sb.State) { // per-sandbox series exist only for live instances
 			continue
 		}
 		u := c.usage.Stats(sb)
@@ -97,16 +98,6 @@ func (c *sandboxCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(rxDesc, float64(u.NetRxBytes))
 		counter(txDesc, float64(u.NetTxBytes))
 	}
-}
-
-// hasInstance says whether a sandbox in state s has cgroups to read: per-
-// sandbox series exist only then, so their number is that of live instances.
-func hasInstance(s sdk.State) bool {
-	switch s {
-	case sdk.StateStarted, sdk.StatePaused, sdk.StatePausing, sdk.StateResuming, sdk.StateStopping:
-		return true
-	}
-	return false
 }
 
 func classOf(sb *store.Sandbox) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -53,7 +54,7 @@ func (s *Sampler) Stats(sb *store.Sandbox) sdk.SandboxStats {
 	now := time.Now().UTC()
 	out := sdk.SandboxStats{ID: sb.ID, Name: sb.Name, State: sb.State, Time: now,
 		DiskLimitBytes: uint64(sb.Spec.DiskMiB) << 20}
-	if hasInstance(sb.State) {
+	if sandbox.HasInstance(sb.State) { // it has cgroups to read
 		cg := runtime.ReadCgroupStats(sb.ID)
 		out.CPUNanos, out.MemoryBytes, out.MemoryLimitBytes = cg.CPUNanos, cg.MemoryBytes, cg.MemoryLimit
 		out.Pids, out.PidsLimit = cg.Pids, cg.PidsLimit

@@ -175,7 +175,7 @@ func (m *Manager) checkAgentProtocol(ctx context.Context, id string) {
 }
 
 // sweepAgents deletes every agent binary but the current one, those of
-// sandboxes that hold an instance (started, paused, or between states) and
+// sandboxes that may hold an instance (HasInstance) and
 // those memory images record.
 func (m *Manager) sweepAgents(ctx context.Context) {
 	keep := map[string]bool{filepath.Base(m.cfg.AgentBinary): true}
@@ -184,9 +184,7 @@ func (m *Manager) sweepAgents(ctx context.Context) {
 		return // keep everything rather than guess
 	}
 	for _, sb := range all {
-		switch sb.State {
-		case sdk.StateStopped, sdk.StateArchived, sdk.StateError:
-		default:
+		if HasInstance(sb.State) {
 			keep[filepath.Base(m.instanceAgent(sb.ID))] = true
 		}
 	}

@@ -44,7 +44,7 @@ func (m *Manager) Agent(ctx context.Context, idOrName string) (*agentapi.Client,
 			return nil, sb, err
 		}
 		if attempt > 0 {
-			return nil, sb, errNotRunning(sb)
+			return nil, sb, ErrNotRunning(sb)
 		}
 		if err := m.ensureStarted(ctx, sb); err != nil {
 			return nil, sb, err
@@ -132,7 +132,7 @@ func (m *Manager) lazyStart(id string) error {
 	case needsResume:
 		return m.resumeLocked(ctx, sb, "lazy")
 	}
-	return errNotRunning(sb)
+	return ErrNotRunning(sb)
 }
 
 // startLocked starts a locked sandbox that is stopped, in error or

@@ -199,7 +199,7 @@ func (m *Manager) checkpoint(ctx context.Context, sb *store.Sandbox) error {
 	inst := m.instances[sb.ID]
 	m.mu.Unlock()
 	if inst == nil {
-		return errNotRunning(sb)
+		return ErrNotRunning(sb)
 	}
 	if err := m.waitConnsClosed(ctx, sb, cp); err != nil { // conns.go
 		return err
@@ -235,7 +235,7 @@ func (m *Manager) suspendAgent(ctx context.Context, sb *store.Sandbox) error {
 	inst := m.instances[sb.ID]
 	m.mu.Unlock()
 	if inst == nil {
-		return errNotRunning(sb)
+		return ErrNotRunning(sb)
 	}
 	waitingOnAgent(ctx)
 	sctx, cancel := context.WithTimeout(ctx, suspendTimeout)

@@ -280,7 +280,7 @@ func (m *Manager) syncInside(ctx context.Context, sb *store.Sandbox) error {
 	inst := m.instances[sb.ID]
 	m.mu.Unlock()
 	if inst == nil {
-		return errNotRunning(sb)
+		return ErrNotRunning(sb)
 	}
 	// Flushing may write much data, so it gets a longer deadline than the
 	// other agent calls; an agent that does not answer fails the snapshot.

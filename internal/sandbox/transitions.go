@@ -104,6 +104,20 @@ var (
 		sdk.StatePaused, sdk.StateArchived}, busyStates...)
 )
 
+// HasInstance reports whether a sandbox in state s may hold an instance
+// (its container, cgroups, network and agent binary): a started or paused
+// one does, and so may one whose operation is bringing one up or down. A
+// stopped, archived or errored one does not (an archive starts only from
+// stopped). An unknown state (a newer daemon's record) counts as having
+// one, so that nothing it may use is removed.
+func HasInstance(s sdk.State) bool {
+	switch s {
+	case sdk.StateStopped, sdk.StateArchiving, sdk.StateArchived, sdk.StateError, sdk.StateDeleted:
+		return false
+	}
+	return true
+}
+
 // table lists, for each operation, every stored state exactly once
 // (TestTransitionTable in transitions_test.go checks it).
 var table = map[op][]row{
@@ -239,9 +253,9 @@ func (r refusal) err(o op, sb *store.Sandbox) error {
 	return &errdefs.Error{Kind: r.kind, Code: r.code, Message: msg}
 }
 
-// errNotRunning is the error of an operation that needs sb's instance,
+// ErrNotRunning is the error of an operation that needs sb's instance,
 // which it has not (see opInstance).
-func errNotRunning(sb *store.Sandbox) error {
+func ErrNotRunning(sb *store.Sandbox) error {
 	if _, err := decide(opInstance, sb); err != nil {
 		return err
 	}

@@ -133,6 +133,32 @@ func TestTransitionUnknownStateIsRefused(t *testing.T) {
 	}
 }
 
+// wantHasInstance is HasInstance as a row over wantStates: a state whose
+// operation may be bringing an instance up or down counts as having one.
+const wantHasInstance = "yes no no yes no yes yes yes yes yes yes no yes"
+
+// HasInstance is defined for every stored state and agrees with the
+// table: an operation that needs the instance (opInstance) runs only where
+// there is one, and a lookup finds none where there cannot be one.
+func TestHasInstance(t *testing.T) {
+	cells := strings.Fields(wantHasInstance)
+	for i, s := range wantStates {
+		state := sdk.State(s)
+		if got := HasInstance(state); got != (cells[i] == "yes") {
+			t.Errorf("HasInstance(%s) = %v, want %s", s, got, cells[i])
+		}
+		if r := ruleFor(opInstance, state); r.outcome == run && !HasInstance(state) {
+			t.Errorf("%s: the table lets an operation use an instance HasInstance says it has not", s)
+		}
+		if r := ruleFor(opLookup, state); r.refusal == refuseNoInstance && HasInstance(state) {
+			t.Errorf("%s: a lookup says there is no instance, HasInstance says there may be", s)
+		}
+	}
+	if HasInstance(sdk.StateDeleted) || !HasInstance("hibernating") {
+		t.Errorf("HasInstance: deleted %v, an unknown state %v; want false, true", HasInstance(sdk.StateDeleted), HasInstance("hibernating"))
+	}
+}
+
 func timesListed(o op, s sdk.State) int {
 	n := 0
 	for _, r := range table[o] {
