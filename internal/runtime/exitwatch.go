@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -14,13 +16,14 @@ import (
 // WatchExit returns a channel that is closed when the process pid exits. The
 // process need not be our child: the daemon re-attaches to instances started
 // by an earlier run of itself. A pid that is already gone gives a closed
-// channel.
+// channel. When ctx ends first the watch stops (its pidfd closed, its
+// goroutine gone) and the channel is never closed.
 //
 // It holds a pidfd, so a pid reused after the exit is not mistaken for the
 // process; the caller must make sure pid still names the process it means
 // when it calls WatchExit. The wait uses Go's network poller, not a blocked
 // OS thread per process.
-func WatchExit(pid int) (<-chan struct{}, error) {
+func WatchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
 	if pid <= 0 {
 		return nil, errdefs.Invalid(sdk.CodeInvalidPID, "pid %d is not a process id", pid)
 	}
@@ -49,11 +52,13 @@ func WatchExit(pid int) (<-chan struct{}, error) {
 		return nil, errdefs.Internal(err, "pidfd %d", pid)
 	}
 	go func() {
-		defer close(done)
 		defer closeFd()
+		// The end of ctx wakes the parked read below with a deadline.
+		stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+		defer stop()
 		// A pidfd becomes readable when the process exits. Returning false
 		// parks this goroutine until the poller sees it readable.
-		_ = rc.Read(func(fd uintptr) bool {
+		err := rc.Read(func(fd uintptr) bool {
 			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 			n, err := unix.Poll(fds, 0)
 			if err == unix.EINTR {
@@ -61,6 +66,9 @@ func WatchExit(pid int) (<-chan struct{}, error) {
 			}
 			return err != nil || n > 0
 		})
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			close(done)
+		}
 	}()
 	return done, nil
 }

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"context"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +17,7 @@ func TestWatchExit(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited, err := WatchExit(cmd.Process.Pid)
+	exited, err := WatchExit(context.Background(), cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,12 +34,45 @@ func TestWatchExit(t *testing.T) {
 	_ = cmd.Wait()
 }
 
+// A watch whose context ends stops: its pidfd is closed and its channel
+// stays open, though the process runs on.
+func TestWatchExitStopsWithItsContext(t *testing.T) {
+	cmd := exec.Command("sleep", "1000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	fds := func() int {
+		n := 0
+		ownPidfds.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	base := fds()
+	ctx, cancel := context.WithCancel(context.Background())
+	exited, err := WatchExit(ctx, cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fds() != base+1 {
+		t.Fatalf("the watch holds %d pidfds, want 1", fds()-base)
+	}
+	cancel()
+	for fds() != base {
+		runtime.Gosched()
+	}
+	select {
+	case <-exited:
+		t.Fatal("a cancelled watch reports an exit")
+	default:
+	}
+}
+
 func TestWatchExitDeadPid(t *testing.T) {
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	exited, err := WatchExit(cmd.Process.Pid)
+	exited, err := WatchExit(context.Background(), cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +81,7 @@ func TestWatchExitDeadPid(t *testing.T) {
 	default:
 		t.Fatal("watch of a dead pid is not closed")
 	}
-	if _, err := WatchExit(0); !errdefs.Is(err, errdefs.KindInvalid) {
+	if _, err := WatchExit(context.Background(), 0); !errdefs.Is(err, errdefs.KindInvalid) {
 		t.Errorf("WatchExit(0): %v, want Invalid", err)
 	}
 }
@@ -63,7 +98,7 @@ func TestWatchExitNoThreadPerWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
-		ch, err := WatchExit(cmd.Process.Pid)
+		ch, err := WatchExit(context.Background(), cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func TestRuncGoAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exited, err := WatchExit(st.Pid)
+	exited, err := WatchExit(context.Background(), st.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -279,7 +279,7 @@ func TestRuncLifecycle(t *testing.T) {
 		}
 	})
 
-	exited, err := WatchExit(st.Pid)
+	exited, err := WatchExit(context.Background(), st.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}

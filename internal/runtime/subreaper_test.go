@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -55,7 +56,7 @@ func TestSubreaperReapsOrphansNotOSExecChildren(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%2 == 0 { // a pidfd of WatchExit's must not hold the reap up
-			if _, err := WatchExit(pid); err != nil {
+			if _, err := WatchExit(context.Background(), pid); err != nil {
 				t.Fatal(err)
 			}
 		}

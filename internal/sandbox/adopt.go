@@ -142,7 +142,7 @@ func (m *Manager) takeReady(team string, req sdk.CreateSandboxRequest, spec stor
 
 // putBack returns an instance an adoption did not use to its pool.
 func (m *Manager) putBack(team, id string) {
-	ctx := auth.System(context.Background(), "return an instance to its pool")
+	ctx := auth.System(m.ctx, "return an instance to its pool")
 	sb, err := m.cfg.Store.GetSandbox(ctx, id)
 	if err != nil || sb.Pool == "" {
 		return

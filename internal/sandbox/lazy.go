@@ -114,7 +114,7 @@ func (m *Manager) ensureStarted(ctx context.Context, sb *store.Sandbox) error {
 // lazyStart starts or resumes a sandbox for a toolbox call, after whatever
 // operation holds its lock now (a stop, an archive, a pause) has finished.
 func (m *Manager) lazyStart(id string) error {
-	ctx := auth.System(context.Background(), "lazy start")
+	ctx := auth.System(m.ctx, "lazy start")
 	sb, unlock, err := m.lock(ctx, id)
 	if err != nil {
 		return err

@@ -247,7 +247,7 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 
 // attach remembers a running instance and watches for its exit.
 func (m *Manager) attach(id string, pid int, client *agentapi.Client) error {
-	exited, err := runtime.WatchExit(pid)
+	exited, err := runtime.WatchExit(m.ctx, pid)
 	if err != nil {
 		return errdefs.Internal(err, "watch instance of %s", id)
 	}
@@ -271,7 +271,7 @@ func (m *Manager) attach(id string, pid int, client *agentapi.Client) error {
 // sandbox stops with reason "crash". Exits caused by stop or delete find the
 // instance already detached and do nothing.
 func (m *Manager) onExit(id string, inst *instance) {
-	ctx := auth.System(context.Background(), "instance exited")
+	ctx := auth.System(m.ctx, "instance exited")
 	unlock := m.locks.Lock(id)
 	defer unlock()
 	m.mu.Lock()

@@ -105,8 +105,12 @@ type Manager struct {
 	mu        sync.Mutex
 	instances map[string]*instance     // running instances by sandbox id
 	graceful  map[string]*gracefulStop // under way, for a force stop to cut short (agentcall.go)
-	closed    chan struct{}
-	wg        sync.WaitGroup // monitors
+	// ctx is the context of the Manager's own background work (monitors,
+	// timers, pool fills, lazy starts); Close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	closed <-chan struct{} // ctx.Done()
+	wg     sync.WaitGroup  // the background work
 
 	life lifecycle // activity, lazy starts, deadlines, event notifier
 
@@ -147,15 +151,24 @@ func New(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "sandboxes"), 0o700); err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, graceful: map[string]*gracefulStop{}, closed: make(chan struct{})}
+	m := &Manager{cfg: cfg, log: cfg.Logger, instances: map[string]*instance{}, graceful: map[string]*gracefulStop{}}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.closed = m.ctx.Done()
 	m.pools.byKey, m.pools.wake = map[poolKey]*warmPool{}, make(chan struct{}, 1)
 	return m, nil
 }
 
-// Close stops watching instances. Instances keep running (docs/architecture.md, invariant 5).
+// Close stops watching instances, cancels the Manager's background work
+// and waits for it to end. Instances keep running (docs/architecture.md,
+// invariant 5); reconcile finishes what a cancelled operation left.
 func (m *Manager) Close() {
-	close(m.closed)
+	m.cancel()
 	m.wg.Wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, inst := range m.instances {
+		inst.agent.Close() // its idle connections
+	}
 }
 
 // Get returns a sandbox by id or name, with its latest activity and deadline.

@@ -293,7 +293,7 @@ func (m *Manager) DeletePool(ctx context.Context, name string) error {
 // deletePoolInstances deletes instances taken out of their pool, waiting
 // for each so that a deleted pool leaves nothing behind when it answers.
 func (m *Manager) deletePoolInstances(ids []string) {
-	ctx := auth.System(context.Background(), "delete pool instances")
+	ctx := auth.System(m.ctx, "delete pool instances")
 	for _, id := range ids {
 		if _, err := m.Delete(ctx, id, true); err != nil && !errdefs.Is(err, errdefs.KindNotFound) {
 			m.log.Error("delete pool instance", "id", id, "err", err)

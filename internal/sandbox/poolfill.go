@@ -151,7 +151,7 @@ func (m *Manager) fillRound(slots chan struct{}) {
 // the same steps as a create; nothing of it remains on error.
 func (m *Manager) startPoolInstance(rec store.PoolRecord) (id string, err error) {
 	defer m.observe("pool-fill", "pool", time.Now(), &err)
-	ctx := auth.System(context.Background(), "pool fill")
+	ctx := auth.System(m.ctx, "pool fill")
 	spec, err := m.resolvePoolSpec(poolTeamCtx(ctx, rec.Team), rec.Spec.Template)
 	if err != nil {
 		return "", err

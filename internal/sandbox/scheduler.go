@@ -94,7 +94,7 @@ func (m *Manager) runScheduler() {
 
 // pruneEvents drops old events of deleted sandboxes.
 func (m *Manager) pruneEvents() {
-	n, err := m.cfg.Store.PruneEvents(auth.System(context.Background(), "prune events"), time.Now().Add(-deletedEventsKept))
+	n, err := m.cfg.Store.PruneEvents(auth.System(m.ctx, "prune events"), time.Now().Add(-deletedEventsKept))
 	if err != nil {
 		m.log.Error("prune events", "err", err)
 	} else if n > 0 {
@@ -106,7 +106,7 @@ func (m *Manager) pruneEvents() {
 // acted on or waiting to retry, and returns when to look again (zero: only
 // when poked).
 func (m *Manager) dispatchDue(sem chan struct{}) (next time.Time) {
-	ctx := auth.System(context.Background(), "lifecycle deadlines")
+	ctx := auth.System(m.ctx, "lifecycle deadlines")
 	list, err := m.cfg.Store.ListExpiring(ctx, dueBatch)
 	if err != nil {
 		m.log.Error("list deadlines", "err", err)

@@ -551,7 +551,7 @@ func (m *Manager) linkSnapshotMemory(ctx context.Context, team, name, dst string
 // Close.
 func (m *Manager) StartSnapshotSweeper(interval time.Duration) {
 	os.RemoveAll(filepath.Join(m.cfg.DataDir, "staging"))
-	ctx := auth.System(context.Background(), "snapshot sweeper")
+	ctx := auth.System(m.ctx, "snapshot sweeper")
 	if list, err := m.ListSnapshots(ctx); err == nil {
 		keys := map[string]bool{}
 		for _, snap := range list {
