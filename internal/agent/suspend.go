@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -143,7 +142,9 @@ func (s *suspendable) Close() error {
 
 func (s *suspendable) Addr() net.Addr { return &net.UnixAddr{Name: s.sock, Net: "unix"} }
 
-func (s *suspendable) wakeFile() string { return filepath.Join(filepath.Dir(s.sock), agentapi.WakeFile) }
+func (s *suspendable) wakeFile() string {
+	return filepath.Join(filepath.Dir(s.sock), agentapi.WakeFile)
+}
 
 // suspendAddr is the local address of the agent's connections; through it a
 // request handler finds the listener (see handleSuspend).
@@ -396,4 +397,3 @@ func (s *server) handleSync(w http.ResponseWriter, r *http.Request) {
 	syscall.Sync()
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
-
