@@ -86,6 +86,23 @@ func unescapeMount(s string) string {
 	return b.String()
 }
 
+// CgroupDirs returns the cgroup directories instance id has now, in every
+// hierarchy: none once it is deleted (runtimetest checks that).
+func CgroupDirs(id string) ([]string, error) {
+	mounts, err := cgroupMounts()
+	if err != nil {
+		return nil, fmt.Errorf("list cgroup mounts: %w", err)
+	}
+	var out []string
+	for _, m := range mounts {
+		dir := filepath.Join(m, cgroupsPath(id))
+		if _, err := os.Stat(dir); err == nil {
+			out = append(out, dir)
+		}
+	}
+	return out, nil
+}
+
 // removeCgroups removes the container's cgroup directory in every hierarchy,
 // killing any process still in it. runc normally removes them; this makes
 // sure, because a leaked cgroup pins kernel memory and breaks the next start

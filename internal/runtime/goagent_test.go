@@ -1,4 +1,4 @@
-package runtime
+package runtime_test
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/sbxhq/sbx/internal/runtime"
 )
 
 // TestRuncGoAgent runs this test binary as the agent, the way sbx runs itself:
@@ -43,7 +45,7 @@ func TestRuncGoAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exited, err := WatchExit(context.Background(), st.Pid)
+	exited, err := runtime.WatchExit(context.Background(), st.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func insideAgent() int {
 		fmt.Printf("inside failed: "+format+"\n", args...)
 		return 1
 	}
-	want := []string{AgentPath, "agent", "--socket", RunPath + "/" + AgentSock}
+	want := []string{runtime.AgentPath, "agent", "--socket", runtime.RunPath + "/" + runtime.AgentSock}
 	if !slices.Equal(os.Args, want) {
 		return fail("args %q, want %q", os.Args, want)
 	}
@@ -82,9 +84,9 @@ func insideAgent() int {
 
 	// New OS threads: clone with thread flags must pass the filter.
 	var wg sync.WaitGroup
-	for range 2 * runtime.NumCPU() {
+	for range 2 * goruntime.NumCPU() {
 		wg.Go(func() {
-			runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+			goruntime.LockOSThread() // never unlocked: the thread exits with the goroutine
 		})
 	}
 	wg.Wait()

@@ -1,10 +1,8 @@
-package runtime
+package runtime_test
 
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,21 +10,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/runtime"
+	"github.com/sbxhq/sbx/internal/runtime/runtimetest"
 )
 
 // The tests run real containers: root, runc on PATH, /bin/busybox static.
-// Each test has its own runc root and a unique container id. The agent does
-// not exist yet, so containers run busybox through WithArgs.
+// Each test has its own runc root and a unique container id; containers run
+// busybox through WithArgs.
 
 // trapTERM is an init that exits cleanly on SIGTERM (as PID 1 it would
 // otherwise ignore it) and says when it is up.
@@ -56,57 +53,14 @@ func needsRunc(t *testing.T) {
 	}
 }
 
-// newTestInstance makes a busybox rootfs and an instance with limits. Its
-// cleanup deletes the container in case the test did not.
-func newTestInstance(t *testing.T, r *Runc) *Instance {
-	t.Helper()
-	dir := t.TempDir()
-	rootfs := filepath.Join(dir, "rootfs")
-	for _, d := range []string{"bin", "tmp", "proc", "sys", "dev"} {
-		if err := os.MkdirAll(filepath.Join(rootfs, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	data, err := os.ReadFile("/bin/busybox")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(rootfs, "bin/busybox"), data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, applet := range []string{"sh", "sleep", "cat", "echo", "true"} {
-		if err := os.Symlink("busybox", filepath.Join(rootfs, "bin", applet)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	inst := &Instance{
-		ID:          "sbxtest-" + hex.EncodeToString(b),
-		BundleDir:   filepath.Join(dir, "bundle"),
-		RootfsDir:   rootfs,
-		AgentBinary: "/bin/busybox", // any static file will do as the bind source
-		RunDir:      filepath.Join(dir, "run"),
-		LogPath:     filepath.Join(dir, "instance.log"),
-		Hostname:    "sbx-test-host",
-		CPU:         0.5,
-		MemoryMiB:   64,
-		PidsLimit:   100,
-	}
-	t.Cleanup(func() {
-		if err := r.Delete(context.Background(), inst.ID); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
-		if err := UnmountRunDir(inst.RunDir); err != nil { // Start made it a tmpfs
-			t.Errorf("cleanup: %v", err)
-		}
-	})
-	return inst
+// newTestInstance is runtimetest.NewInstance for a runc.
+func newTestInstance(t *testing.T, r *runtime.Runc) *runtime.Instance {
+	return runtimetest.NewInstance(t, r)
 }
 
-func newTestRunc(t *testing.T, args []string) *Runc {
+func newTestRunc(t *testing.T, args []string) *runtime.Runc {
 	t.Helper()
-	r, err := NewRunc(filepath.Join(t.TempDir(), "runc"), WithArgs(args))
+	r, err := runtime.NewRunc(filepath.Join(t.TempDir(), "runc"), runtime.WithArgs(args))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +68,12 @@ func newTestRunc(t *testing.T, args []string) *Runc {
 }
 
 // execIn runs a command in the container and returns its combined output.
-func execIn(r *Runc, id string, args ...string) (string, error) {
-	out, err := exec.Command(r.binary, append([]string{"--root", r.root, "exec", id}, args...)...).CombinedOutput()
+func execIn(r *runtime.Runc, id string, args ...string) (string, error) {
+	out, err := exec.Command(runtime.RuncBinary(r), append([]string{"--root", runtime.RuncRoot(r), "exec", id}, args...)...).CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
 
-func mustExec(t *testing.T, r *Runc, id string, args ...string) string {
+func mustExec(t *testing.T, r *runtime.Runc, id string, args ...string) string {
 	t.Helper()
 	out, err := execIn(r, id, args...)
 	if err != nil {
@@ -128,51 +82,26 @@ func mustExec(t *testing.T, r *Runc, id string, args ...string) string {
 	return out
 }
 
-// waitFor polls cond until it holds or a generous deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+var waitFor = runtimetest.WaitFor
 
-// assertGone checks that nothing of the container is left: no runc state, no
-// cgroup in any hierarchy, no process.
-func assertGone(t *testing.T, r *Runc, id string, pid int) {
+// assertGone is runtimetest.AssertGone, and runc keeps no state of id.
+func assertGone(t *testing.T, r *runtime.Runc, id string, pid int) {
 	t.Helper()
-	ctx := context.Background()
-	if _, err := r.State(ctx, id); !errdefs.Is(err, errdefs.KindNotFound) || errdefs.CodeOf(err) != "INSTANCE_NOT_FOUND" {
-		t.Errorf("State after delete: %v, want INSTANCE_NOT_FOUND", err)
-	}
-	ids, err := r.List(ctx)
-	if err != nil || slices.Contains(ids, id) {
-		t.Errorf("List = %v, %v; want no %s", ids, err, id)
-	}
-	if _, err := os.Stat(filepath.Join(r.root, id)); !errors.Is(err, os.ErrNotExist) {
+	runtimetest.AssertGone(t, r, id, pid)
+	if _, err := os.Stat(filepath.Join(runtime.RuncRoot(r), id)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("runc state dir: %v", err)
 	}
-	mounts, err := cgroupMounts()
-	if err != nil || len(mounts) == 0 {
-		t.Fatalf("cgroup mounts %v: %v", mounts, err)
-	}
-	for _, m := range mounts {
-		if _, err := os.Stat(filepath.Join(m, "sbx", id)); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("cgroup %s/sbx/%s left behind: %v", m, id, err)
-		}
-	}
-	if pid > 0 {
-		// Dead, or a zombie waiting for the host's init to reap it.
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err == nil && !strings.Contains(string(stat), ") Z ") {
-			t.Errorf("process %d still runs: %s", pid, stat)
-		}
-	}
 }
 
+// The Runtime contract (runtimetest), and runc's own behaviour below.
+func TestRunc(t *testing.T) {
+	needsRunc(t)
+	runtimetest.Run(t, func(t *testing.T, init []string) runtime.Runtime { return newTestRunc(t, init) })
+}
+
+// An instance that runs as runc makes it: its hostname, limits,
+// capabilities, seccomp and mounts, its output in the log file, and its
+// init's exit.
 func TestRuncLifecycle(t *testing.T) {
 	needsRunc(t)
 	ctx := context.Background()
@@ -182,21 +111,6 @@ func TestRuncLifecycle(t *testing.T) {
 	st, err := r.Start(ctx, inst)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if !st.Running || st.Pid <= 0 || st.ID != inst.ID {
-		t.Fatalf("Start = %+v", st)
-	}
-	if got, err := r.State(ctx, inst.ID); err != nil || got != st {
-		t.Fatalf("State = %+v, %v; want %+v", got, err, st)
-	}
-	if ids, err := r.List(ctx); err != nil || !slices.Equal(ids, []string{inst.ID}) {
-		t.Fatalf("List = %v, %v", ids, err)
-	}
-	if _, err := r.Start(ctx, inst); !errdefs.Is(err, errdefs.KindConflict) {
-		t.Fatalf("second Start: %v, want Conflict", err)
-	}
-	if got, err := r.State(ctx, inst.ID); err != nil || got != st {
-		t.Fatalf("second Start disturbed the first: %+v, %v", got, err)
 	}
 
 	// stdio is the log file, not a pipe.
@@ -217,13 +131,13 @@ func TestRuncLifecycle(t *testing.T) {
 	})
 	t.Run("cgroup limits", func(t *testing.T) {
 		files := map[string]string{
-			"/sys/fs/cgroup/memory/memory.limit_in_bytes": strconv.Itoa(64 << 20),
+			"/sys/fs/cgroup/memory/memory.limit_in_bytes": strconv.Itoa(256 << 20),
 			"/sys/fs/cgroup/pids/pids.max":                "100",
 			"/sys/fs/cgroup/cpu/cpu.cfs_quota_us":         "50000",
 		}
-		if cgroupV2() {
+		if runtime.CgroupV2() {
 			files = map[string]string{
-				"/sys/fs/cgroup/memory.max": strconv.Itoa(64 << 20),
+				"/sys/fs/cgroup/memory.max": strconv.Itoa(256 << 20),
 				"/sys/fs/cgroup/pids.max":   "100",
 				"/sys/fs/cgroup/cpu.max":    "50000 100000",
 			}
@@ -270,16 +184,16 @@ func TestRuncLifecycle(t *testing.T) {
 		}
 	})
 	t.Run("agent mounts", func(t *testing.T) {
-		if out, err := execIn(r, inst.ID, "/bin/busybox", "sh", "-c", "echo x >> "+AgentPath); err == nil {
+		if out, err := execIn(r, inst.ID, "/bin/busybox", "sh", "-c", "echo x >> "+runtime.AgentPath); err == nil {
 			t.Errorf("agent binary is writable: %s", out)
 		}
-		mustExec(t, r, inst.ID, "/bin/busybox", "touch", RunPath+"/hello")
+		mustExec(t, r, inst.ID, "/bin/busybox", "touch", runtime.RunPath+"/hello")
 		if _, err := os.Stat(filepath.Join(inst.RunDir, "hello")); err != nil {
 			t.Errorf("run dir is not shared with the host: %v", err)
 		}
 	})
 
-	exited, err := WatchExit(context.Background(), st.Pid)
+	exited, err := runtime.WatchExit(context.Background(), st.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,12 +213,6 @@ func TestRuncLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertGone(t, r, inst.ID, st.Pid)
-	if err := r.Delete(ctx, inst.ID); err != nil {
-		t.Errorf("second Delete: %v", err)
-	}
-	if err := r.Kill(ctx, inst.ID, syscall.SIGTERM); err != nil {
-		t.Errorf("Kill of a missing container: %v", err)
-	}
 }
 
 // Delete of a running container kills it.
@@ -327,44 +235,20 @@ func TestRuncDeleteRunning(t *testing.T) {
 	assertGone(t, r, inst.ID, st.Pid)
 }
 
+// A start that fails after runc made the cgroup and the container state
+// leaves nothing (a missing binary and bad input are in the suite).
 func TestRuncStartFailureLeavesNothing(t *testing.T) {
 	needsRunc(t)
-	ctx := context.Background()
-
-	t.Run("missing binary", func(t *testing.T) {
-		r := newTestRunc(t, []string{"/bin/no-such-program"})
-		inst := newTestInstance(t, r)
-		_, err := r.Start(ctx, inst)
-		if err == nil || !strings.Contains(err.Error(), "no-such-program") {
-			t.Fatalf("Start: %v; want runc's error naming the program", err)
-		}
-		assertGone(t, r, inst.ID, 0)
-	})
-	t.Run("empty rootfs", func(t *testing.T) {
-		// Fails after runc made the cgroup and the container state.
-		r := newTestRunc(t, []string{"/bin/busybox", "sleep", "1000"})
-		inst := newTestInstance(t, r)
-		inst.RootfsDir = filepath.Join(t.TempDir(), "empty")
-		if err := os.Mkdir(inst.RootfsDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Start(ctx, inst); err == nil {
-			t.Fatal("Start with an empty rootfs succeeded")
-		}
-		assertGone(t, r, inst.ID, 0)
-	})
-	t.Run("bad input", func(t *testing.T) {
-		r := newTestRunc(t, nil)
-		inst := newTestInstance(t, r)
-		inst.MemoryMiB = -1
-		if _, err := r.Start(ctx, inst); !errdefs.Is(err, errdefs.KindInvalid) {
-			t.Fatalf("Start: %v, want Invalid", err)
-		}
-		if _, err := os.Stat(inst.BundleDir); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("bundle dir made for bad input: %v", err)
-		}
-		assertGone(t, r, inst.ID, 0)
-	})
+	r := newTestRunc(t, []string{"/bin/busybox", "sleep", "1000"})
+	inst := newTestInstance(t, r)
+	inst.RootfsDir = filepath.Join(t.TempDir(), "empty")
+	if err := os.Mkdir(inst.RootfsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Start(context.Background(), inst); err == nil {
+		t.Fatal("Start with an empty rootfs succeeded")
+	}
+	assertGone(t, r, inst.ID, 0)
 }
 
 // The daemon can be SIGKILLed (its whole process group) without taking the
@@ -375,7 +259,7 @@ func TestRuncSurvivesDaemonKill(t *testing.T) {
 	r := newTestRunc(t, trapTERM)
 	inst := newTestInstance(t, r)
 
-	cfg, err := json.Marshal(helperConfig{Root: r.root, Args: r.args, Inst: inst})
+	cfg, err := json.Marshal(helperConfig{Root: runtime.RuncRoot(r), Args: runtime.RuncArgs(r), Inst: inst})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +313,7 @@ func TestRuncSurvivesDaemonKill(t *testing.T) {
 type helperConfig struct {
 	Root string
 	Args []string
-	Inst *Instance
+	Inst *runtime.Instance
 }
 
 // startHelper plays the daemon: it starts the container, prints its pid and
@@ -440,9 +324,9 @@ func startHelper() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	r, err := NewRunc(cfg.Root, WithArgs(cfg.Args))
+	r, err := runtime.NewRunc(cfg.Root, runtime.WithArgs(cfg.Args))
 	if err == nil {
-		var st Status
+		var st runtime.Status
 		st, err = r.Start(context.Background(), cfg.Inst)
 		fmt.Println(st.Pid)
 	}

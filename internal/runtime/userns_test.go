@@ -1,4 +1,4 @@
-package runtime
+package runtime_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/userns"
 )
 
@@ -46,8 +47,8 @@ func TestRuncUserNamespace(t *testing.T) {
 	if err := r.Delete(ctx, inst.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(sbxRunDir, inst.ID)); !os.IsNotExist(err) {
-		t.Fatalf("%s/%s left behind: %v", sbxRunDir, inst.ID, err)
+	if _, err := os.Stat(filepath.Join(runtime.SbxRunDir, inst.ID)); !os.IsNotExist(err) {
+		t.Fatalf("%s/%s left behind: %v", runtime.SbxRunDir, inst.ID, err)
 	}
 }
 
@@ -62,7 +63,7 @@ func TestLeaveUsernsKeepsWhatLeakedViewsShow(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := "sbxtest-leak-" + filepath.Base(layers)
-	view := filepath.Join(sbxRunDir, id, "l", "0")
+	view := filepath.Join(runtime.SbxRunDir, id, "l", "0")
 	if err := os.MkdirAll(view, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -70,13 +71,13 @@ func TestLeaveUsernsKeepsWhatLeakedViewsShow(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Unmount(view, syscall.MNT_DETACH) })
-	if err := leaveUserns(id); err != nil {
+	if err := runtime.LeaveUserns(id); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Fatalf("removing a leaked view deleted the layer behind it: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(sbxRunDir, id)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(runtime.SbxRunDir, id)); !os.IsNotExist(err) {
 		t.Fatalf("%s left behind: %v", id, err)
 	}
 }
