@@ -80,7 +80,29 @@ func TestForceStopCutsAGracefulStopShort(t *testing.T) {
 // connections and never answers, as a frozen one does.
 func startWithSilentAgent(t *testing.T, m *Manager, rt *fakeRuntime, st store.Store) *store.Sandbox {
 	t.Helper()
-	sb := &store.Sandbox{ID: "sbx-silent", State: sdk.StateStarted, Spec: store.Spec{Image: "base"}}
+	return startWithAgent(t, m, rt, st, "sbx-silent", func(ln net.Listener) {
+		var conns []net.Conn // accept and say nothing
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	})
+}
+
+// startWithAgent makes a started sandbox id whose instance is a process the
+// fake runtime does not kill and whose agent is serve, run on the agent
+// socket's listener until the test ends.
+func startWithAgent(t *testing.T, m *Manager, rt *fakeRuntime, st store.Store, id string, serve func(net.Listener)) *store.Sandbox {
+	t.Helper()
+	sb := &store.Sandbox{ID: id, State: sdk.StateStarted, Spec: store.Spec{Image: "base"}}
 	if err := st.CreateSandbox(auth.System(context.Background(), "test"), sb); err != nil {
 		t.Fatal(err)
 	}
@@ -96,22 +118,7 @@ func startWithSilentAgent(t *testing.T, m *Manager, rt *fakeRuntime, st store.St
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	go func() { // accept and say nothing
-		var conns []net.Conn
-		defer func() {
-			for _, c := range conns {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	// The instance's process: a child that the fake runtime does not kill.
+	go serve(ln)
 	proc := exec.Command("sleep", "600")
 	if err := proc.Start(); err != nil {
 		t.Fatal(err)

@@ -4,19 +4,15 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
-	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
 )
 
 // A closed Manager leaves no goroutine of its own behind: its scheduler,
@@ -48,32 +44,12 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	}
 
 	// A started sandbox whose agent answers, reached once through the Manager.
-	sb := &store.Sandbox{ID: "sbx-close", State: sdk.StateStarted, Spec: store.Spec{Image: "base"}}
-	if err := st.CreateSandbox(ctx, sb); err != nil {
-		t.Fatal(err)
-	}
-	run := m.dirsOf(sb.ID).run
-	if err := os.MkdirAll(run, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("unix", filepath.Join(run, agentapi.AgentSock))
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"ok":true,"pid":1}`))
 	})}
-	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	proc := exec.Command("sleep", "600")
-	if err := proc.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proc.Process.Kill(); proc.Wait() })
-	if err := m.attach(sb.ID, proc.Process.Pid, agentapi.NewClient(run)); err != nil {
-		t.Fatal(err)
-	}
+	sb := startWithAgent(t, m, rt, st, "sbx-close", func(ln net.Listener) { srv.Serve(ln) })
 	client, _, err := m.AgentIfRunning(ctx, sb.ID)
 	if err != nil {
 		t.Fatal(err)
