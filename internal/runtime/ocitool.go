@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // ociTool is what the runc and runsc drivers share: both drive a command
@@ -100,4 +101,67 @@ func (t *ociTool) list(ctx context.Context) ([]string, error) {
 		ids = append(ids, c.ID)
 	}
 	return ids, nil
+}
+
+// ociState is the part of the tool's state document the drivers read.
+type ociState struct {
+	Pid    int    `json:"pid"`
+	Status string `json:"status"` // "created", "running", "paused", "stopped"
+}
+
+// state reads the state of instance id; a missing one is NotFound.
+func (t *ociTool) state(ctx context.Context, id string) (ociState, error) {
+	var s ociState
+	if err := validID(id); err != nil {
+		return s, err
+	}
+	out, err := t.run(ctx, "state", id)
+	if err != nil {
+		if notExist(err) {
+			return s, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
+		}
+		return s, errdefs.Internal(err, "state of instance %s", id)
+	}
+	if err := json.Unmarshal(out, &s); err != nil {
+		return s, errdefs.Internal(err, "decode %s state of %s", t.name, id)
+	}
+	return s, nil
+}
+
+// status is State for both drivers. A paused instance counts as running:
+// its processes exist and its pid is valid.
+func (t *ociTool) status(ctx context.Context, id string) (Status, error) {
+	s, err := t.state(ctx, id)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{ID: id, Running: (s.Status == "running" || s.Status == "paused") && s.Pid > 0}
+	if st.Running {
+		st.Pid = s.Pid
+	}
+	return st, nil
+}
+
+// paused is Freezer.Paused for both drivers.
+func (t *ociTool) paused(ctx context.Context, id string) (bool, error) {
+	s, err := t.state(ctx, id)
+	return s.Status == "paused", err
+}
+
+// freeze runs verb ("pause" or "resume") on instance id. A missing
+// instance is NotFound; resuming one that is not paused is not an error.
+func (t *ociTool) freeze(ctx context.Context, verb, id string) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	if _, err := t.run(ctx, verb, id); err != nil {
+		if notExist(err) {
+			return errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
+		}
+		if p, perr := t.paused(ctx, id); verb == "resume" && perr == nil && !p {
+			return nil
+		}
+		return errdefs.Internal(err, "%s instance %s", verb, id)
+	}
+	return nil
 }

@@ -155,30 +155,7 @@ func readFrom(path string, offset int64) string {
 
 // State reports the container. A paused container counts as running: its
 // processes exist and its pid is valid.
-func (r *Runc) State(ctx context.Context, id string) (Status, error) {
-	if err := validID(id); err != nil {
-		return Status{}, err
-	}
-	out, err := r.tool.run(ctx, "state", id)
-	if err != nil {
-		if notExist(err) {
-			return Status{}, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
-		}
-		return Status{}, errdefs.Internal(err, "state of instance %s", id)
-	}
-	var s struct {
-		Pid    int    `json:"pid"`
-		Status string `json:"status"`
-	}
-	if err := json.Unmarshal(out, &s); err != nil {
-		return Status{}, errdefs.Internal(err, "decode runc state of %s", id)
-	}
-	st := Status{ID: id, Running: s.Status == "running" || s.Status == "paused"}
-	if st.Running {
-		st.Pid = s.Pid
-	}
-	return st, nil
-}
+func (r *Runc) State(ctx context.Context, id string) (Status, error) { return r.tool.status(ctx, id) }
 
 // Kill signals every process of the container, not only init (--all: runc
 // signals each process in the container's cgroup, which is what reaches them

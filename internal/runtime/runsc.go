@@ -311,30 +311,7 @@ func syncDir(dir string) error {
 }
 
 // State reports the instance. A paused (frozen) instance counts as running.
-func (r *Runsc) State(ctx context.Context, id string) (Status, error) {
-	if err := validID(id); err != nil {
-		return Status{}, err
-	}
-	out, err := r.tool.run(ctx, "state", id)
-	if err != nil {
-		if notExist(err) {
-			return Status{}, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
-		}
-		return Status{}, errdefs.Internal(err, "state of instance %s", id)
-	}
-	var s struct {
-		Pid    int    `json:"pid"`
-		Status string `json:"status"`
-	}
-	if err := json.Unmarshal(out, &s); err != nil {
-		return Status{}, errdefs.Internal(err, "decode runsc state of %s", id)
-	}
-	st := Status{ID: id, Running: (s.Status == "running" || s.Status == "paused") && s.Pid > 0}
-	if st.Running {
-		st.Pid = s.Pid
-	}
-	return st, nil
-}
+func (r *Runsc) State(ctx context.Context, id string) (Status, error) { return r.tool.status(ctx, id) }
 
 // Kill signals every process of the instance. A stopped or missing instance
 // is not an error.
@@ -407,44 +384,14 @@ func processAlive(pid int) bool {
 }
 
 // Pause freezes every process of the instance (runsc pause).
-func (r *Runsc) Pause(ctx context.Context, id string) error {
-	if err := validID(id); err != nil {
-		return err
-	}
-	if _, err := r.tool.run(ctx, "pause", id); err != nil {
-		return errdefs.Internal(err, "pause instance %s", id)
-	}
-	return nil
-}
+func (r *Runsc) Pause(ctx context.Context, id string) error { return r.tool.freeze(ctx, "pause", id) }
 
-// Resume lets a paused instance go on.
-func (r *Runsc) Resume(ctx context.Context, id string) error {
-	if err := validID(id); err != nil {
-		return err
-	}
-	if _, err := r.tool.run(ctx, "resume", id); err != nil {
-		if p, perr := r.Paused(ctx, id); perr == nil && !p {
-			return nil
-		}
-		return errdefs.Internal(err, "resume instance %s", id)
-	}
-	return nil
-}
+// Resume lets a paused instance go on. Resuming a running one is not an
+// error.
+func (r *Runsc) Resume(ctx context.Context, id string) error { return r.tool.freeze(ctx, "resume", id) }
 
 // Paused reports whether the instance is frozen.
-func (r *Runsc) Paused(ctx context.Context, id string) (bool, error) {
-	if err := validID(id); err != nil {
-		return false, err
-	}
-	out, err := r.tool.run(ctx, "state", id)
-	if err != nil {
-		if notExist(err) {
-			return false, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
-		}
-		return false, errdefs.Internal(err, "state of instance %s", id)
-	}
-	return stateIs(out, "paused")
-}
+func (r *Runsc) Paused(ctx context.Context, id string) (bool, error) { return r.tool.paused(ctx, id) }
 
 // Delete ends the instance and removes its runtime state and cgroups.
 // Deleting a missing instance is not an error.

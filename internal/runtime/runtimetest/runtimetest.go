@@ -229,4 +229,7 @@ func freezer(t *testing.T, r runtime.Runtime) {
 	if _, err := f.Paused(ctx, "sbxtest-missing"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Errorf("Paused of a missing instance: %v, want NotFound", err)
 	}
+	if err := f.Pause(ctx, "sbxtest-missing"); !errdefs.Is(err, errdefs.KindNotFound) {
+		t.Errorf("Pause of a missing instance: %v, want NotFound", err)
+	}
 }
