@@ -160,3 +160,86 @@ func TestExamplePerUserSandbox(t *testing.T) {
 		t.Errorf("events: %v; want one lazy start (by the second visit's command)", trail)
 	}
 }
+
+// TestExampleComputerUse: examples/computer-use opens a page in chromium on
+// the sandbox's desktop, clicks its text box and types; the page's title
+// (which the page sets from the box) shows the typed text, and the two
+// screenshots are full-screen PNGs that differ.
+func TestExampleComputerUse(t *testing.T) {
+	d := startDaemon(t)
+	f, err := os.Open(desktopImageTar(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.client.ImportImage(context.Background(), "desktop", f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("import the desktop image: %v", err)
+	}
+	bin := buildExample(t, "computer-use")
+	dir := t.TempDir()
+	out := runExample(t, d, dir, bin, "-out", dir)
+	wantLines(t, out, `typed "hello from sbx"`, "page title: typed: hello from sbx", "first and last screenshots differ: true")
+	var shots [][]byte
+	for _, name := range []string{"shot-1.png", "shot-2.png"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s is not a PNG: %v", name, err)
+		}
+		if sz := img.Bounds().Size(); sz.X != 1024 || sz.Y != 768 {
+			t.Errorf("%s is %v, want 1024x768", name, sz)
+		}
+		shots = append(shots, b)
+	}
+	if bytes.Equal(shots[0], shots[1]) {
+		t.Error("the screenshots before and after typing are the same")
+	}
+}
+
+// runNodeExample runs node script in examples/<dir> with env and returns
+// its output; the SDK it uses is installed by scripts/npm-install.sh.
+func runNodeExample(t *testing.T, dir, script string, env ...string) string {
+	t.Helper()
+	dir = filepath.Join("..", "examples", dir)
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatalf("the SDK of %s is not installed: run scripts/npm-install.sh (%v)", dir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("node %s (%s):\n%s", script, time.Since(start).Round(time.Millisecond), out)
+	if err != nil {
+		t.Fatalf("node %s: %v", script, err)
+	}
+	return string(out)
+}
+
+// TestExampleMigrate: the E2B and the Daytona script of examples/migrate-*
+// run unchanged on sbx, configured only by their SDKs' environment
+// variables, and print what the code they ran computed.
+func TestExampleMigrate(t *testing.T) {
+	d := startDaemon(t)
+	importPython(t, d)
+	t.Run("E2B", func(t *testing.T) {
+		out := runNodeExample(t, "migrate-e2b", "analyze.mjs",
+			"E2B_API_KEY="+d.token, "E2B_API_URL="+d.baseURL()+"/e2b", "E2B_SANDBOX_URL="+d.baseURL()+"/e2b/sandbox")
+		wantLines(t, out, "mean score: 84.66666666666667", "best: 'ada'", "lines: 4", "user: user", "files: scores.csv", "done")
+	})
+	t.Run("Daytona", func(t *testing.T) {
+		out := runNodeExample(t, "migrate-daytona", "main.mjs",
+			"DAYTONA_API_KEY="+d.token, "DAYTONA_API_URL="+d.baseURL()+"/daytona/api")
+		wantLines(t, out, "codeRun: 84.66666666666667 exit 0", "executeCommand: ada 91 exit 0", "downloadFile: 3 lines", "list by label: 1", "done")
+	})
+	waitFor(t, time.Minute, "the scripts' sandboxes to be deleted", func() bool {
+		list, err := d.client.ListSandboxes(context.Background(), sdk.ListOptions{})
+		return err == nil && len(list) == 0
+	})
+}
