@@ -58,7 +58,7 @@ func main() {
 	dir := flag.String("submissions", "", "grade the files of this directory instead of the bundled submissions")
 	flag.IntVar(&cfg.parallel, "parallel", 16, "submissions graded at once")
 	flag.IntVar(&cfg.warm, "warm", 64, "sandboxes the pool has ready before grading starts (at most 100); it refills while grading")
-	flag.DurationVar(&cfg.timeout, "timeout", 2*time.Second, "time limit per test case")
+	flag.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "time limit per test case")
 	flag.IntVar(&cfg.memoryMiB, "memory", 64, "memory limit per sandbox, MiB")
 	flag.Float64Var(&cfg.cpu, "cpu", 0.5, "CPU limit per sandbox, cores")
 	flag.StringVar(&cfg.image, "image", "", "image of the grading sandboxes (default: the daemon's base image)")

@@ -51,7 +51,8 @@ var kinds = []struct {
 	}},
 	{"memory", []string{
 		`dd if=/dev/zero of=/dev/null bs=256M count=1`, // one 256 MiB buffer
-		`awk 'BEGIN { s = "x"; while (1) s = s s }'`,   // a string that doubles until it cannot
+		// dd is the one the OOM killer picks; the shell reports exit 137.
+		`echo reading; dd if=/dev/zero of=/dev/null bs=200M count=3 && echo 6`,
 	}},
 }
 
