@@ -39,7 +39,10 @@ type Result struct {
 	Submission
 	Verdict string
 	Detail  string
-	Took    time.Duration // from asking for a sandbox to the verdict
+	Took    time.Duration // from asking for a sandbox to its deletion
+	// The parts of Took: taking a sandbox from the pool, running the cases,
+	// deleting the sandbox.
+	Take, Run, Delete time.Duration
 }
 
 type config struct {
@@ -136,8 +139,12 @@ func run(ctx context.Context, cfg config, subs []Submission) error {
 	fmt.Printf("verdicts: %s\n", strings.Join(summary, ", "))
 	fmt.Printf("graded %d submissions in %s, %d at a time: %.1f submissions/s\n",
 		len(results), wall.Round(time.Millisecond), cfg.parallel, float64(len(results))/wall.Seconds())
-	fmt.Printf("per submission, all: %s\n", percentiles(results, ""))
-	fmt.Printf("per submission, passing: %s\n", percentiles(results, Pass))
+	all := func(r Result) time.Duration { return r.Took }
+	fmt.Printf("per submission, all: %s\n", percentiles(results, "", all))
+	fmt.Printf("per submission, passing: %s\n", percentiles(results, Pass, all))
+	fmt.Printf("  take a sandbox: %s\n", percentiles(results, "", func(r Result) time.Duration { return r.Take }))
+	fmt.Printf("  run the cases, passing: %s\n", percentiles(results, Pass, func(r Result) time.Duration { return r.Run }))
+	fmt.Printf("  delete the sandbox: %s\n", percentiles(results, "", func(r Result) time.Duration { return r.Delete }))
 	if p, err := c.GetPool(ctx, cfg.pool); err == nil {
 		fmt.Printf("pool: %d sandboxes taken warm, %d started cold\n", p.Adopted, p.Missed)
 	}
@@ -169,21 +176,27 @@ func waitWarm(ctx context.Context, c *sdk.Client, pool string, want int) error {
 // which is deleted afterwards: nothing one submission does is seen by the
 // next.
 func grade(ctx context.Context, c *sdk.Client, cfg config, s Submission) Result {
-	start := time.Now()
 	r := Result{Submission: s}
-	r.Verdict, r.Detail = judge(ctx, c, cfg, s)
+	start := time.Now()
+	sb, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Pool: cfg.pool, Labels: map[string]string{"grader": s.Name}})
+	r.Take = time.Since(start)
+	if err != nil {
+		r.Verdict, r.Detail = Error, err.Error()
+		return r
+	}
+	r.Verdict, r.Detail = judge(ctx, c, cfg, sb.ID, s)
+	r.Run = time.Since(start) - r.Take
+	if err := c.DeleteSandbox(ctx, sb.ID, true); err != nil {
+		r.Verdict, r.Detail = Error, "delete: "+err.Error()
+	}
 	r.Took = time.Since(start)
+	r.Delete = r.Took - r.Take - r.Run
 	return r
 }
 
-func judge(ctx context.Context, c *sdk.Client, cfg config, s Submission) (verdict, detail string) {
-	sb, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Pool: cfg.pool, Labels: map[string]string{"grader": s.Name}})
-	if err != nil {
-		return Error, err.Error()
-	}
-	defer c.DeleteSandbox(context.Background(), sb.ID, true)
+func judge(ctx context.Context, c *sdk.Client, cfg config, id string, s Submission) (verdict, detail string) {
 	for i, tc := range cases {
-		res, err := c.Exec(ctx, sb.ID, sdk.ExecRequest{Shell: s.Script, Stdin: tc.stdin, TimeoutSeconds: cfg.timeout.Seconds()})
+		res, err := c.Exec(ctx, id, sdk.ExecRequest{Shell: s.Script, Stdin: tc.stdin, TimeoutSeconds: cfg.timeout.Seconds()})
 		if err != nil {
 			return Error, err.Error()
 		}
@@ -216,13 +229,13 @@ func classify(res *sdk.ExecResult, want string) (verdict, detail string) {
 	return Pass, ""
 }
 
-// percentiles reports p50 and p99 of the grading times of the results with
-// verdict v ("" for all).
-func percentiles(results []Result, v string) string {
+// percentiles reports p50 and p99 of the time part picks of the results
+// with verdict v ("" for all).
+func percentiles(results []Result, v string, part func(Result) time.Duration) string {
 	var ds []time.Duration
 	for _, r := range results {
 		if v == "" || r.Verdict == v {
-			ds = append(ds, r.Took)
+			ds = append(ds, part(r))
 		}
 	}
 	if len(ds) == 0 {
