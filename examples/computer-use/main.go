@@ -30,7 +30,7 @@ const page = `<!doctype html>
 <style>
   body { margin: 0; font: 32px sans-serif; background: #f4f1ea; }
   h1 { position: fixed; top: 20px; left: 40px; margin: 0; font-size: 40px; }
-  input { position: fixed; top: 120px; left: 40px; right: 40px; height: 120px; font-size: 48px; border: 4px solid #333; }
+  input { position: fixed; top: 120px; left: 40px; right: 40px; height: 200px; font-size: 48px; border: 4px solid #333; }
 </style>
 <h1>Type below</h1>
 <input id="box" oninput="document.title = 'typed: ' + this.value">
@@ -56,8 +56,9 @@ func next(step int, win sdk.DesktopWindow) *Action {
 	switch step {
 	case 0:
 		return &Action{Kind: "screenshot"}
-	case 1: // the text box is 120 px below the page's top, 120 px high
-		return &Action{Kind: "click", X: win.X + win.Width/2, Y: win.Y + 180}
+	case 1: // the text box is 120 to 328 px below the page's top, which is
+		// the window's top or, with chromium's info bar, about 60 px lower
+		return &Action{Kind: "click", X: win.X + win.Width/2, Y: win.Y + 250}
 	case 2:
 		return &Action{Kind: "type", Text: text}
 	case 3:
