@@ -26,7 +26,7 @@ type GitCloneRequest struct {
 	Token    string `json:"token,omitempty"`
 	// StoreCredentials writes Username and Token into the sandbox
 	// (~/.git-credentials, and credential.helper=store in the repository), so
-	// later pushes and pulls, and a git program, need none. Default: never.
+	// later pushes and pulls, and a git program, need none. Default: false.
 	StoreCredentials bool `json:"storeCredentials,omitempty"`
 	TimeoutSeconds   int  `json:"timeoutSeconds,omitempty"` // default 300, at most 3600
 }

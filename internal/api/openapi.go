@@ -15,6 +15,8 @@ import (
 // GET /v1/openapi.json. The SDKs under sdks/ are generated from it, and
 // redocly lints it (sdks/typescript, TestOpenAPILint).
 
+//go:generate go run ../sdkdoc/gen
+
 // APIVersion is the version of the document and of the SDKs under sdks/
 // (package.json, pyproject.toml), which a test keeps equal.
 const APIVersion = "0.1.0"
@@ -197,7 +199,7 @@ func paramSchema(typ string) map[string]any {
 	case "[]string":
 		return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
 	case "state":
-		return map[string]any{"type": "string", "enum": strs(allStates)}
+		return map[string]any{"type": "string", "enum": strs(sdk.States())}
 	}
 	return map[string]any{"type": typ}
 }
@@ -266,11 +268,12 @@ func errorSchema(codes []string) map[string]any {
 		"type":     "object",
 		"required": []string{"error"},
 		"properties": map[string]any{"error": map[string]any{
-			"type":     "object",
-			"required": []string{"code", "message"},
+			"type":        "object",
+			"description": "What went wrong: a stable code to compare against and a message for people",
+			"required":    []string{"code", "message"},
 			"properties": map[string]any{
-				"code":    map[string]any{"type": "string", "enum": codes},
-				"message": map[string]any{"type": "string"},
+				"code":    map[string]any{"type": "string", "enum": codes, "description": "The error's stable, machine-readable code"},
+				"message": map[string]any{"type": "string", "description": "What went wrong, for people; it may change between versions"},
 				"reason":  map[string]any{"type": "string", "description": "INSTANCE_LOST: why the instance ended, if known"},
 			},
 		}},

@@ -6,18 +6,10 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// allStates is every sandbox State, for the enum of every State field.
-// TestEnumsListEveryConstant names any State constant missing here.
-var allStates = []sdk.State{
-	sdk.StateCreating, sdk.StateStarting, sdk.StateStarted, sdk.StateStopping, sdk.StateStopped,
-	sdk.StateDeleting, sdk.StateDeleted, sdk.StateError, sdk.StatePausing, sdk.StatePaused, sdk.StateResuming,
-	sdk.StateArchiving, sdk.StateArchived, sdk.StateRestoring,
-}
-
 // typeEnums are the enums of Go string types with typed constants.
 var typeEnums = map[reflect.Type][]string{
-	reflect.TypeOf(sdk.State("")): strs(allStates),
-	reflect.TypeOf(sdk.Code("")):  strs(allCodes),
+	reflect.TypeOf(sdk.State("")): strs(sdk.States()),
+	reflect.TypeOf(sdk.Code("")):  strs(sdk.Codes()),
 }
 
 // Fields that are plain strings in Go but take a closed set of values,

@@ -22,6 +22,11 @@ import (
 //     default on the server (an empty value is not an error).
 //
 // Enums come from typeEnums (typed Go constants) and fieldEnums.
+//
+// Descriptions and defaults come from the doc comments of the types and
+// fields in sdk/, which go generate copies into openapi_docs_gen.go
+// (internal/sdkdoc): a field's default is the JSON value of its comment's
+// "Default: V." sentence.
 
 // optionalFields are non-omitempty request fields with a server default,
 // by "GoType.jsonName".
@@ -59,9 +64,13 @@ func schemaOf(t reflect.Type, schemas map[string]any) map[string]any {
 				slices.Sort(required)
 				s["required"] = required
 			}
+			if doc := sdkDocs[name]; doc != "" {
+				s["description"] = doc
+			}
 			if ends, ok := streamEnds[name]; ok {
 				s["x-final-events"] = ends
-				s["description"] = "One line of an NDJSON stream. A stream ends after an event of type " + strings.Join(ends, " or ") + "."
+				s["description"] = strings.TrimSpace(sdkDocs[name] + " One line of an NDJSON stream. A stream ends after an event of type " +
+					strings.Join(ends, " or ") + ".")
 			}
 			schemas[name] = s
 		}
@@ -119,6 +128,13 @@ func addFields(t reflect.Type, owner string, viaPointer bool, props map[string]a
 		s := schemaOf(f.Type, schemas)
 		if vs, ok := fieldEnums[owner+"."+name]; ok {
 			s = map[string]any{"type": "string", "enum": vs}
+		}
+		// The field's doc comment in sdk/ (openapi_docs_gen.go, go generate).
+		if doc := sdkDocs[t.Name()+"."+f.Name]; doc != "" {
+			s["description"] = doc
+		}
+		if def, ok := sdkDefaults[t.Name()+"."+f.Name]; ok {
+			s["default"] = json.RawMessage(def)
 		}
 		props[name] = s
 		*required = slices.DeleteFunc(*required, func(r string) bool { return r == name })

@@ -2328,6 +2328,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description APIKey describes a key; its secret is shown only once, in CreatedKey. */
         APIKey: {
             /** Format: date-time */
             createdAt: string;
@@ -2343,26 +2344,40 @@ export interface components {
             team: string;
         };
         ArchiveSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STOPPED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         AttachPTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description AuditEntry is one mutating request as the audit log keeps it. */
         AuditEntry: {
-            /** @enum {string} */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            /**
+             * @description the error code of a failed request
+             * @enum {string}
+             */
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             keyId: string;
             method: string;
             path: string;
@@ -2373,6 +2388,7 @@ export interface components {
             /** Format: date-time */
             time: string;
         };
+        /** @description Backup is a directory of a sandbox packed into the daemon's blob store (POST /v1/sandboxes/{id}/backups); restore it into any sandbox. */
         Backup: {
             /** Format: date-time */
             createdAt: string;
@@ -2381,25 +2397,35 @@ export interface components {
             id: string;
             name?: string;
             path: string;
+            /** @description id of the sandbox it was taken from */
             sandbox: string;
             sha256: string;
+            /** @description compressed */
             sizeBytes: number;
         };
+        /** @description BucketMount mounts an S3 bucket, or a prefix of one, at Path inside a sandbox (CreateSandboxRequest.Buckets). The daemon mounts it on the host with s3fs; the keys stay on the host and are never returned. */
         BucketMount: {
+            /** @description Write-only: sent at create, kept by the daemon, never answered. */
             accessKeyId?: string;
             bucket: string;
+            /** @description http(s)://host[:port] */
             endpoint: string;
             path: string;
             pathStyle?: boolean;
             prefix?: string;
             readOnly?: boolean;
+            /** @description default us-east-1 */
             region?: string;
             secretAccessKey?: string;
         };
+        /** @description BuildCopy copies context files into the image. */
         BuildCopy: {
+            /** @description absolute, or relative to the workdir; a trailing / means a directory */
             dest: string;
+            /** @description paths in the context; globs allowed */
             src: string[];
         };
+        /** @description BuildEvent is one line of a build's progress. Type is: - "pull": the FROM image (Instruction) is being pulled from its registry, or was (Data says which), as sbx had no image of that name; - "step": step Step of Total begins (Instruction, Line); Cached says the cache had its result and nothing runs; - "output": a chunk of a RUN step's output (Stream "stdout"/"stderr", Data); - "layer": the step made Layer; - "done": the image is stored (Image) — the last event of a success; - "error": the build failed (Error; for a failed RUN, ExitCode and the step's last Output) — the last event of a failure. No image is stored; - "heartbeat": nothing happened for 15 s. */
         BuildEvent: {
             cached?: boolean;
             data?: string;
@@ -2416,38 +2442,55 @@ export interface components {
             type: string;
         };
         BuildImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_NAME" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "TAR_INVALID" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         BuildImageFromStepsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_NAME" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description BuildRequest is the JSON form of a build: the body of POST /v1/images/build/steps. */
         BuildRequest: {
             buildArgs?: {
                 [key: string]: string;
             };
+            /** @description Files are the build context COPY takes from: path → content. */
             files?: {
                 [key: string]: string;
             };
+            /** @description an image sbx has, else a registry reference it pulls */
             from: string;
+            /** @description the image to make (replaced if it exists) */
             name: string;
             noCache?: boolean;
+            /** @description in order */
             steps: components["schemas"]["BuildStep"][];
             timeoutSeconds?: number;
         };
+        /** @description BuildStep is one step of the JSON form: exactly one field is set. Values are taken literally (no $VARIABLE expansion). */
         BuildStep: {
             cmd?: string[];
+            /** @description files of the context */
             copy?: components["schemas"]["BuildCopy"];
             entrypoint?: string[];
             env?: {
@@ -2456,40 +2499,55 @@ export interface components {
             labels?: {
                 [key: string]: string;
             };
+            /** @description a shell command (sh -c) */
             run?: string;
             user?: string;
             workdir?: string;
         };
         ClickMouseError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         CloseProcessStdinError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CodeError is an exception raised by the code: its class name, its message and the traceback as the interpreter prints it. In a RunEvent of type "error", Code and Message are set instead when the stream itself broke. */
         CodeError: {
             /** @enum {string} */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             message?: string;
             name?: string;
             traceback?: string;
             value?: string;
         };
+        /** @description CodeResult is one rich output: several representations of one value, keyed by MIME type, as a notebook shows them. Main marks the value of the run's last expression; other results were displayed (a matplotlib figure shown or left open, display(obj) in Python). */
         CodeResult: {
             /** @description any JSON value */
             "application/json"?: unknown;
+            /** @description base64 in JSON */
             "image/jpeg"?: string;
+            /** @description base64 in JSON */
             "image/png"?: string;
             "image/svg+xml"?: string;
             main?: boolean;
@@ -2497,166 +2555,258 @@ export interface components {
             "text/markdown"?: string;
             "text/plain"?: string;
         };
+        /** @description Context is a live interpreter in a sandbox. */
         Context: {
             contextIdleSeconds: number;
             /** Format: date-time */
             createdAt: string;
             cwd: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description nil: no idle limit (or a run is in progress)
+             */
             expiresAt?: string;
+            /** @description "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE */
             handle?: string;
             id: string;
             language: string;
             /** Format: date-time */
             lastUsedAt: string;
+            /** @description the interpreter's process id inside the sandbox */
             pid: number;
         };
         CreateBackupError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_BACKUP" | "INVALID_JSON" | "INVALID_PATH" | "MISSING_SCOPE" | "PATH_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateBackupRequest is the body of POST /v1/sandboxes/{id}/backups. */
         CreateBackupRequest: {
+            /** @description 0: kept until deleted */
             expiresInSeconds?: number;
             name?: string;
+            /** @description a directory inside the sandbox */
             path: string;
         };
         CreateContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateContextRequest is the body of POST /v1/sandboxes/{id}/contexts. */
         CreateContextRequest: {
+            /** @description IdleSeconds ends the context after this long without a run: nil takes the default (24 hours), 0 keeps it until it is deleted or the instance stops. */
             contextIdleSeconds?: number;
+            /** @description default: the sandbox's workdir */
             cwd?: string;
+            /** @description added to the interpreter's environment */
             env?: {
                 [key: string]: string;
             };
             language: string;
         };
         CreateKeyError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_KEY" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateKeyRequest asks for a new API key. Team defaults to the caller's. */
         CreateKeyRequest: {
             name?: string;
             scopes: string[];
             team?: string;
+            /** @description 0: never expires */
             ttlSeconds?: number;
         };
         CreatePTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreatePTYRequest starts a program on a new terminal (POST …/ptys). */
         CreatePTYRequest: {
+            /** @description default a login-less shell: /bin/bash if present, else /bin/sh */
             cmd?: string[];
+            /** @description default 80 */
             cols?: number;
             cwd?: string;
+            /** @description TERM defaults to xterm-256color */
             env?: {
                 [key: string]: string;
             };
+            /** @description default a generated "pty-…" */
             id?: string;
+            /** @description default 24 */
             rows?: number;
         };
         CreatePoolError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreatePoolRequest makes a warm pool. Min instances are kept ready; after a burst of creates the pool grows towards Max (see Pool.Target). */
         CreatePoolRequest: {
+            /** @description at least Min; default Min */
             max?: number;
+            /** @description instances kept ready, 0 to 100 */
             min: number;
             name: string;
             template: components["schemas"]["PoolTemplate"];
         };
         CreateSSHAccessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "INVALID_KEY" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SSH_DISABLED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSSHAccessRequest is the body of POST /v1/sandboxes/{id}/ssh-access: a token that expires (the SSH user name), or, with PublicKey, a key that logs in as the sandbox's id. */
         CreateSSHAccessRequest: {
+            /** @description ExpiresInSeconds is how long the access lasts: at most 30 days; default 3600 (an hour) for a token, 30 days for a public key. Either ends sooner when the API key that made it is revoked or expires. */
             expiresInSeconds?: number;
+            /** @description PublicKey, in authorized_keys form ("ssh-ed25519 AAAA… comment"), grants that key instead of making a token. */
             publicKey?: string;
         };
         CreateSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSandboxRequest is the body of POST /v1/sandboxes and PUT /v1/sandboxes/{name}. Zero values take the daemon's defaults. */
         CreateSandboxRequest: {
+            /** @description default 604800; 0: the maximum, 30 days */
             autoArchiveSeconds?: number;
+            /** @description default -1: never; 0: when it stops */
             autoDeleteSeconds?: number;
+            /** @description default 0 (gvisor: 3600); exclusive with autoStopSeconds */
             autoPauseSeconds?: number;
+            /** @description Lifecycle policy; nil takes the default (see lifecycle.go). */
             autoStopSeconds?: number;
+            /** @description Buckets mounts S3 buckets at paths inside (s3fs on the host). */
             buckets?: components["schemas"]["BucketMount"][];
-            /** @enum {string} */
+            /**
+             * @description Class is how it is isolated: "container" (runc, the default) or "gvisor" (runsc; adds pause with memory, memory snapshots, fork with memory).
+             * @enum {string}
+             */
             class?: "container" | "gvisor";
             cpu?: number;
+            /** @description writes beyond this fail with ENOSPC; 0: no limit */
             diskMiB?: number;
             egress?: components["schemas"]["EgressPolicy"];
+            /** @description main process, supervised by the agent */
             entrypoint?: string[];
             env?: {
                 [key: string]: string;
             };
+            /** @description same as autoDeleteSeconds 0 */
             ephemeral?: boolean;
+            /** @description IgnoreImageEntrypoint starts no main process from the image: an image sbx built with ENTRYPOINT/CMD otherwise runs them when Entrypoint is empty. */
             ignoreImageEntrypoint?: boolean;
             image?: string;
+            /** @description never stopped for being idle */
             keepAlive?: boolean;
             labels?: {
                 [key: string]: string;
             };
             memoryMiB?: number;
             name?: string;
-            /** @enum {string} */
+            /**
+             * @description Network is "bridge" (the default: own namespace, NAT, DNS) or "none" (loopback only). Egress limits what a bridge sandbox may connect to; nil allows everything.
+             * @enum {string}
+             */
             network?: "bridge" | "none";
             pidsLimit?: number;
+            /** @description Pool takes an instance from the team's warm pool of that name; the pool's template fills the fields left out. Without it a create still takes from any pool whose template its spec matches (see sdk/pool.go). */
             pool?: string;
-            /** @enum {string} */
+            /**
+             * @description never (default), on-failure, always
+             * @enum {string}
+             */
             restartPolicy?: "never" | "on-failure" | "always";
+            /** @description Snapshot starts it from a snapshot's filesystem (and memory, if saved) instead of an image; Image and Class must then be empty or match. */
             snapshot?: string;
+            /** @description delete this long after creation; 0: none */
             ttlSeconds?: number;
+            /** @description Volumes mounts named volumes (sbx volume create) at paths inside. */
             volumes?: components["schemas"]["VolumeMount"][];
             workdir?: string;
         };
         CreateSecretError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_SECRET" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSecretRequest is the body of POST /v1/secrets. Name: 1 to 64 of A-Z, a-z, 0-9, '_', '-', '.'; Value at most 16 KiB. The value is kept encrypted and never returned. */
         CreateSecretRequest: {
             allowHttp?: boolean;
             hosts: string[];
@@ -2664,70 +2814,105 @@ export interface components {
             value: string;
         };
         CreateSessionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSessionRequest starts a persistent shell (POST …/sessions). */
         CreateSessionRequest: {
+            /** @description where the shell starts; default the workdir */
             cwd?: string;
+            /** @description added to the shell's environment */
             env?: {
                 [key: string]: string;
             };
+            /** @description default a generated "sess-…" */
             id?: string;
+            /** @description default /bin/bash if present, else /bin/sh */
             shell?: string;
+            /** @description TimeoutSeconds is the default limit of each command; 0: none. */
             timeoutSeconds?: number;
+            /** @description run the shell as this account (name or uid[:gid]); default root */
             user?: string;
         };
         CreateSnapshotError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_JSON" | "INVALID_SNAPSHOT_NAME" | "MEMORY_UNSUPPORTED" | "MISSING_SCOPE" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_EXISTS" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSnapshotRequest is the body of POST /v1/sandboxes/{id}/snapshots. */
         CreateSnapshotRequest: {
+            /** @description 0: never */
             expiresInSeconds?: number;
+            /** @description IncludeMemory saves every process and its memory too (class gvisor, started or paused sandboxes). A started sandbox is paused for the save and resumed after it. */
             includeMemory?: boolean;
             name: string;
         };
         CreateTeamError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateTeamRequest makes a team (PUT /v1/teams/{id} sets the quotas of an existing one). */
         CreateTeamRequest: {
             id: string;
             quotas: components["schemas"]["Quotas"];
         };
         CreateVolumeError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_VOLUME" | "MISSING_SCOPE" | "NO_SPACE" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "VOLUME_EXISTS";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateVolumeRequest is the body of POST /v1/volumes. */
         CreateVolumeRequest: {
             name: string;
+            /** @description default 1024; 16 to 1048576 */
             sizeMiB?: number;
         };
+        /** @description CreatedKey is a new key with its secret: store it now, it is not shown again. */
         CreatedKey: {
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             expiresAt?: string;
             id: string;
+            /** @description "sbx_<id>_<secret>": send as "Authorization: Bearer <key>" */
             key: string;
             /** Format: date-time */
             lastUsedAt?: string;
@@ -2738,132 +2923,200 @@ export interface components {
             team: string;
         };
         DeleteBackupError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "BACKUP_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeletePoolError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteSecretError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SECRET_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteSessionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteSnapshotError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteTeamError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteTeamWebhookError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "WEBHOOK_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteVolumeError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description DesktopPoint is a position on the screen, in pixels from the top left. */
         DesktopPoint: {
             x: number;
             y: number;
         };
+        /** @description DesktopProgram is one supervised program of a desktop. */
         DesktopProgram: {
+            /** @description "xvfb", "wm", "panel", "vnc", "novnc" */
             name: string;
             pid?: number;
+            /** @description times it was restarted after it exited */
             restarts: number;
             running: boolean;
         };
+        /** @description DesktopStartRequest is the body of POST …/desktop/start. Zero values take the defaults (1280×800, depth 24). Starting a running desktop with the same size is a no-op; another size is 409 DESKTOP_RUNNING. */
         DesktopStartRequest: {
+            /** @description bits per pixel: 16 or 24 */
             depth?: number;
             height?: number;
             width?: number;
         };
+        /** @description DesktopStatus describes a sandbox's desktop (start, stop, status). */
         DesktopStatus: {
             depth?: number;
             display?: string;
             height?: number;
+            /** @description expose it, or use POST …/desktop/view */
             novncPort?: number;
             programs?: components["schemas"]["DesktopProgram"][];
             running: boolean;
@@ -2871,19 +3124,29 @@ export interface components {
             startedAt?: string;
             width?: number;
         };
+        /** @description DesktopView is the noVNC page of a desktop: open URL in a browser or an iframe; it connects by itself. */
         DesktopView: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description for a signed URL
+             */
             expiresAt?: string;
+            /** @description the exposed noVNC port */
             port: components["schemas"]["Port"];
             url: string;
         };
+        /** @description DesktopViewRequest makes the noVNC view reachable (POST …/desktop/view). Private by default: the URL carries the port's token, or a signature when ExpiresInSeconds is set. */
         DesktopViewRequest: {
+            /** @description a signed URL valid this long instead of the token */
             expiresInSeconds?: number;
+            /** @description anyone with the URL, no token */
             public?: boolean;
         };
+        /** @description DesktopWindow is a top-level window on the desktop. */
         DesktopWindow: {
             focused: boolean;
             height: number;
+            /** @description X window id, decimal */
             id: string;
             title: string;
             width: number;
@@ -2891,81 +3154,112 @@ export interface components {
             y: number;
         };
         DownloadTarError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DragMouseError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description EgressLogEntry is one line of a sandbox's HTTP egress log: a request the proxy saw (or, for HTTPS it passed through untouched, the connection: method "TLS", the SNI as host, action "passthrough"). */
         EgressLogEntry: {
+            /** @description what was done: allow, deny, inject, rewrite, forward, passthrough, error */
             action: string;
+            /** @description response body bytes sent to the sandbox */
             bytes: number;
+            /** @description until the answer's last byte */
             durationMs: number;
             error?: string;
             host: string;
             method: string;
             path?: string;
+            /** @description index of the rule applied; -1 for none */
             rule: number;
+            /** @description http, https */
             scheme: string;
+            /** @description 0 when no answer came */
             status: number;
             /** Format: date-time */
             time: string;
         };
+        /** @description EgressPolicy says what a sandbox may connect to. CIDRs are IPv4 addresses or prefixes; Domains are DNS names, "example.com" for that name only or "*.example.com" for every name below it. Domain rules follow the name's addresses as the sandbox resolves it through sbx's DNS server. */
         EgressPolicy: {
             cidrs?: string[];
             domains?: string[];
+            /** @description HTTP, when set, sends the sandbox's HTTP and HTTPS through the daemon's egress proxy under these rules (egresshttp.go). */
             http?: components["schemas"]["HTTPEgress"];
             /** @enum {string} */
             mode: "allow-all" | "block-all" | "allow-list" | "deny-list";
         };
         EnsureSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ErrorBody is the body of every error response: {"error": {...}}. */
         ErrorBody: {
             /** @enum {string} */
-            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             message: string;
+            /** @description INSTANCE_LOST: why the instance ended (idle, user, delete, main-exit, oom, crash, …) if known */
             reason?: string;
         };
+        /** @description Event is one recorded state change of a sandbox. Reason says why: "create", "user", "lazy", "idle", "ttl", "auto-archive", "auto-delete", "main-exit", "oom", "crash", "reconcile", "delete", … */
         Event: {
             message?: string;
             reason?: string;
             sandboxId: string;
             sandboxName?: string;
+            /** @description increasing across all sandboxes */
             seq: number;
             /** @enum {string} */
             state: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
+            /** @description the sandbox's team */
             team?: string;
             /** Format: date-time */
             time: string;
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type error. */
+        /** @description EventLine is one line of a followed event stream (NDJSON). Type is "event" (the Event's fields are inline), "heartbeat" or "error". One line of an NDJSON stream. A stream ends after an event of type error. */
         EventLine: {
             error?: components["schemas"]["ErrorBody"];
             message?: string;
             reason?: string;
             sandboxId?: string;
             sandboxName?: string;
+            /** @description increasing across all sandboxes */
             seq?: number;
             /** @enum {string} */
             state?: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
+            /** @description the sandbox's team */
             team?: string;
             /** Format: date-time */
             time?: string;
@@ -2973,16 +3267,22 @@ export interface components {
             type: "event" | "heartbeat" | "error";
         };
         ExecCommandError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
+        /** @description ExecEvent is one line of a streamed exec (NDJSON, one JSON object per line). Type is "start", "stdout", "stderr", "exit", "heartbeat" or "error". One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
         ExecEvent: {
+            /** @description base64 in JSON */
             data?: string;
             durationMs?: number;
             error?: components["schemas"]["ErrorBody"];
@@ -2995,14 +3295,20 @@ export interface components {
             type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
         };
         ExecInSessionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ExecRequest runs one command. Exactly one of Cmd and Shell is set; Shell runs under /bin/sh -c. */
         ExecRequest: {
             cmd?: string[];
             cwd?: string;
@@ -3012,346 +3318,539 @@ export interface components {
             shell?: string;
             stdin?: string;
             timeoutSeconds?: number;
+            /** @description User runs the command as this account of the sandbox's /etc/passwd (a name, or uid[:gid]), with its groups and HOME; default root. */
             user?: string;
         };
+        /** @description ExecResult is the outcome of a finished command. */
         ExecResult: {
             durationMs: number;
             exitCode: number;
+            /** @description e.g. "SIGKILL" when killed by a signal */
             signal?: string;
             stderr: string;
             stdout: string;
             timedOut: boolean;
+            /** @description output beyond the limit was dropped */
             truncated: boolean;
         };
         ExposePortError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ExposePortRequest is the body of POST /v1/sandboxes/{id}/ports. */
         ExposePortRequest: {
             port: number;
+            /** @description reachable without a key or token */
             public?: boolean;
         };
+        /** @description FileInfo describes one file inside a sandbox. */
         FileInfo: {
             /** Format: date-time */
             modTime: string;
+            /** @description octal permission bits, e.g. "0644" */
             mode: string;
             name: string;
             path: string;
             size: number;
+            /** @description symlink target */
             target?: string;
-            /** @enum {string} */
+            /**
+             * @description "file", "dir", "symlink", "other"
+             * @enum {string}
+             */
             type: "file" | "dir" | "symlink" | "other";
         };
         FocusWindowError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "WINDOW_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ForkRequest is the body of POST /v1/sandboxes/{id}/fork. */
         ForkRequest: {
+            /** @description default 1 */
             count?: number;
+            /** @description Name of the fork; with Count > 1 the forks are Name-1 … Name-N. Empty: unnamed forks. */
             name?: string;
         };
+        /** @description ForkResult is the answer of a fork. */
         ForkResult: {
             forks: components["schemas"]["Sandbox"][];
+            /** @description the forks' processes were copied running (class gvisor) */
             memory: boolean;
             note?: string;
         };
         ForkSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_COUNT" | "INVALID_JSON" | "MEMORY_UNSUPPORTED" | "MISSING_SCOPE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetBackupError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "BACKUP_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetCursorPositionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetDesktopStatusError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetDesktopViewError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "NO_NETWORK" | "PREVIEW_DOMAIN_REQUIRED" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetEgressLogError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetHealthError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetMetricsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetNetworkError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetOpenAPIDocumentError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetPTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetParentError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NO_PARENT" | "PARENT_GONE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetPoolError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetProcessLogsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSandboxLogsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSandboxStatsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSessionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSnapshotError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetTeamError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetTeamUsageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetVolumeError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "VOLUME_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GitAddError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitAddRequest is the body of POST /v1/sandboxes/{id}/git/add. */
         GitAddRequest: {
+            /** @description paths inside the repository; "." stages every change, removals too */
             files: string[];
             path: string;
         };
+        /** @description GitBranches lists a repository's branches. */
         GitBranches: {
+            /** @description "" when HEAD is detached */
             current: string;
             local: string[];
+            /** @description as "origin/main" */
             remote: string[];
         };
         GitBranchesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GitCheckoutError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitCheckoutRequest is the body of POST /v1/sandboxes/{id}/git/checkout. */
         GitCheckoutRequest: {
             branch: string;
+            /** @description Create makes Branch at HEAD first. Without it a branch only the remote has ("origin/NAME") is made locally from the remote's. */
             create?: boolean;
+            /** @description Force throws away uncommitted changes; without it they refuse the checkout (409 GIT_CONFLICT). */
             force?: boolean;
             path: string;
         };
         GitCloneError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitCloneRequest is the body of POST /v1/sandboxes/{id}/git/clone. */
         GitCloneRequest: {
+            /** @description check this branch out (default: the remote's HEAD) */
             branch?: string;
+            /** @description then check out this commit (detached HEAD) */
             commit?: string;
+            /** @description a shallow clone of this many commits (0: full) */
             depth?: number;
+            /** @description where to clone to, absent or empty; default the repository's name */
             path?: string;
-            storeCredentials?: boolean;
+            /**
+             * @description StoreCredentials writes Username and Token into the sandbox (~/.git-credentials, and credential.helper=store in the repository), so later pushes and pulls, and a git program, need none. Default: false.
+             * @default false
+             */
+            storeCredentials: boolean;
+            /** @description default 300, at most 3600 */
             timeoutSeconds?: number;
             token?: string;
+            /** @description https://, http:// or file:// */
             url: string;
+            /** @description Username and Token authenticate over HTTP(S); Username defaults to "git" when only a token is given (GitHub, Gitea accept any name). */
             username?: string;
         };
+        /** @description GitCommit is one commit: the answer of commit, an entry of log. */
         GitCommit: {
             authorEmail: string;
             authorName: string;
@@ -3361,133 +3860,194 @@ export interface components {
             time: string;
         };
         GitCommitError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitCommitRequest is the body of POST /v1/sandboxes/{id}/git/commit. */
         GitCommitRequest: {
+            /** @description stage changes of tracked files first (git commit -a) */
             all?: boolean;
             allowEmpty?: boolean;
             authorEmail?: string;
+            /** @description Author defaults to user.name and user.email of the repository's config, then of ~/.gitconfig; with neither the commit is refused. */
             authorName?: string;
             message: string;
             path: string;
         };
+        /** @description GitFileStatus is one file that differs from HEAD. Staging and Worktree are each one of unmodified, untracked, modified, added, deleted, renamed, copied, unmerged. */
         GitFileStatus: {
             path: string;
             staging: string;
             worktree: string;
         };
         GitLogError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitLogRequest is the body of POST /v1/sandboxes/{id}/git/log. */
         GitLogRequest: {
+            /** @description newest first; default 50, at most 1000 */
             limit?: number;
             path: string;
         };
         GitPullError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GitPushError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitRepoRequest names a repository: the body of status and branches. Every Path of a git request defaults to the working directory. */
         GitRepoRequest: {
             path?: string;
         };
+        /** @description GitStatus is a repository's state: the answer of clone, status, checkout, add and pull. */
         GitStatus: {
+            /** @description "" when HEAD is detached */
             branch: string;
+            /** @description nothing staged, changed or untracked */
             clean: boolean;
+            /** @description changed, staged and untracked files, by path */
             files: components["schemas"]["GitFileStatus"][];
+            /** @description commit hash; "" before the first commit */
             head: string;
+            /** @description the worktree's absolute path */
             path: string;
         };
         GitStatusError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitSyncRequest is the body of push and pull. */
         GitSyncRequest: {
+            /** @description default: the current branch */
             branch?: string;
+            /** @description push only: overwrite the remote branch */
             force?: boolean;
             path: string;
+            /** @description default "origin" */
             remote?: string;
             timeoutSeconds?: number;
             token?: string;
+            /** @description Username and Token as in GitCloneRequest; without them stored credentials (StoreCredentials) are used if there are any. */
             username?: string;
         };
+        /** @description GitSyncResult is the answer of push and pull. */
         GitSyncResult: {
             branch: string;
+            /** @description the local branch's commit afterwards */
             head: string;
+            /** @description nothing was sent or received */
             upToDate: boolean;
         };
+        /** @description HTTPEgress is the http section of an egress policy. With it the daemon sees a bridge sandbox's outbound HTTP (TCP port 80) and HTTPS (TCP 443): both are redirected to a proxy in the daemon, transparently. HTTPS is decrypted only for hosts a rule names (with a certificate from the daemon's CA, which every sandbox trusts); other HTTPS passes untouched. Rules are tried in order; the first that matches decides. A request no rule matches is passed on (logged with rule -1). */
         HTTPEgress: {
             rules: components["schemas"]["HTTPRule"][];
         };
+        /** @description HTTPForwardTo sends each matching request's method, URL and headers (and its body up to 1 MiB when Body) as an HTTPHandlerRequest to URL, POSTed and signed like the daemon's webhooks (X-Sbx-Timestamp, X-Sbx-Signature) but with the sandbox's team's key, derived from --webhook-secret (webhook.TeamKey; the team is in X-Sbx-Team). URL must be above the operator's network floor, and a redirect it answers is not followed. The handler answers an HTTPHandlerAnswer within TimeoutSeconds (default 5, at most 60); if it does not, or answers nonsense, the request is passed on when FailOpen, else answered 502. */
         HTTPForwardTo: {
             body?: boolean;
             failOpen?: boolean;
             timeoutSeconds?: number;
             url: string;
         };
+        /** @description HTTPInject sets header Header to Prefix + the value of the team's secret Secret (see SecretInfo), replacing what the sandbox sent. The value is added on the way out; it never enters the sandbox. */
         HTTPInject: {
             header: string;
+            /** @description e.g. "Bearer " */
             prefix?: string;
             secret: string;
         };
+        /** @description HTTPRewrite changes where a request goes: any of scheme ("http" or "https"), host (a name or name:port), and the matched path prefix (replaced by PathPrefix). */
         HTTPRewrite: {
             host?: string;
             pathPrefix?: string;
             scheme?: string;
         };
+        /** @description HTTPRule matches requests by host ("api.example.com", "*.example.com" for every name below it, or "*" for every host), optionally method and path prefix, and applies Action. Inject, Rewrite and Forward go with the action of the same name. */
         HTTPRule: {
             action: string;
             forward?: components["schemas"]["HTTPForwardTo"];
             host: string;
             inject?: components["schemas"]["HTTPInject"][];
+            /** @description e.g. "POST"; any when "" */
             method?: string;
+            /** @description e.g. "/v1/"; any when "" */
             pathPrefix?: string;
             rewrite?: components["schemas"]["HTTPRewrite"];
         };
+        /** @description Image is a set of read-only layers sandboxes start from. */
         Image: {
+            /** @description Config is what sandboxes from the image start with (absent when empty). */
             config?: components["schemas"]["ImageConfig"];
             /** Format: date-time */
             createdAt: string;
+            /** @description content digest */
             id: string;
             layers: number;
             name: string;
             sizeBytes: number;
+            /** @description "base", "import", "pull:<ref>", "build" */
             source: string;
+            /** @description owner; team default's images are shared */
             team?: string;
         };
+        /** @description ImageConfig is an image's configuration: env and working directory are a new sandbox's defaults; user, entrypoint, cmd and labels are recorded. */
         ImageConfig: {
             cmd?: string[];
             entrypoint?: string[];
+            /** @description KEY=VALUE */
             env?: string[];
             labels?: {
                 [key: string]: string;
@@ -3496,41 +4056,62 @@ export interface components {
             workingDir?: string;
         };
         ImportImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "MISSING_SCOPE" | "NAME_TAKEN" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         KillPTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         KillProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         LaunchApplicationError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description LaunchRequest starts an application on the desktop (POST …/desktop/launch) as a background process with DISPLAY set; it is listed with the sandbox's processes. Exactly one of Cmd and Shell. */
         LaunchRequest: {
             cmd?: string[];
             env?: {
@@ -3540,204 +4121,314 @@ export interface components {
             user?: string;
         };
         ListAncestorsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListAuditError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListBackupsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListContextsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListEventsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListFilesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListForksError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListImagesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListKeysError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListPTYsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListPoolsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListPortsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListProcessesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSSHAccessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSandboxEventsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSandboxesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_LABEL" | "INVALID_STATE" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSecretsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSessionsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSnapshotsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListTeamsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListVolumesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListWindowsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type end or error. */
+        /** @description LogLine is one line of GET /v1/sandboxes/{id}/logs (NDJSON): the output of the sandbox's main process, stdout and stderr together. Type is "data" (Data holds bytes that start at Offset in the log), "heartbeat", "end" (nothing more will come) or "error". One line of an NDJSON stream. A stream ends after an event of type end or error. */
         LogLine: {
             data?: string;
             error?: components["schemas"]["ErrorBody"];
@@ -3745,87 +4436,126 @@ export interface components {
             /** @enum {string} */
             type: "data" | "heartbeat" | "end" | "error";
         };
+        /** @description LogMatch is the line that satisfied a WaitForLog. */
         LogMatch: {
+            /** @description without the newline */
             line: string;
+            /** @description the chunk that completed the line */
             seq: number;
             /** @enum {string} */
             stream: "stdout" | "stderr";
         };
         MakeDirectoryError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description MkdirRequest is the body of POST …/files/mkdir. */
         MkdirRequest: {
+            /** @description octal, default "0755" */
             mode?: string;
             parents?: boolean;
             path: string;
         };
         MountBucketError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "BUCKET_MOUNT_EXISTS" | "INTERNAL" | "INVALID_BUCKET_MOUNT" | "INVALID_JSON" | "INVALID_VOLUME" | "LIVE_MOUNT_UNSUPPORTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STARTED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description MouseClickRequest clicks a button (POST …/desktop/mouse/click), at X,Y when both are set, else where the pointer is. */
         MouseClickRequest: {
+            /** @description left (default), middle, right */
             button?: string;
             double?: boolean;
             x?: number;
             y?: number;
         };
+        /** @description MouseDragRequest presses a button at From, moves to To and releases it (POST …/desktop/mouse/drag). */
         MouseDragRequest: {
+            /** @description default left */
             button?: string;
             from: components["schemas"]["DesktopPoint"];
             to: components["schemas"]["DesktopPoint"];
         };
+        /** @description MouseMoveRequest moves the pointer (POST …/desktop/mouse/move). */
         MouseMoveRequest: {
             x: number;
             y: number;
         };
+        /** @description MouseScrollRequest turns the wheel (POST …/desktop/mouse/scroll), at X,Y when both are set. */
         MouseScrollRequest: {
+            /** @description wheel clicks, default 1, at most 100 */
             amount?: number;
+            /** @description up, down, left, right */
             direction: string;
             x?: number;
             y?: number;
         };
         MoveFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         MoveMouseError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description MoveRequest is the body of POST …/files/move. */
         MoveRequest: {
             from: string;
             overwrite?: boolean;
             to: string;
         };
+        /** @description NetworkInfo is a sandbox's network: GET /v1/sandboxes/{id}/network. */
         NetworkInfo: {
+            /** @description the sandbox's IPv4 address while it runs (bridge) */
             address?: string;
             egress?: components["schemas"]["EgressPolicy"];
+            /** @description also its DNS server */
             gateway?: string;
             /** @enum {string} */
             mode: "bridge" | "none";
         };
+        /** @description PTY is a terminal in a sandbox and the program that runs on it (the session leader). It keeps running while no client is attached. */
         PTY: {
+            /** @description clients attached now */
             attached: number;
             cmd: string[];
             cols: number;
@@ -3835,14 +4565,19 @@ export interface components {
             /** Format: date-time */
             endedAt?: string;
             exitCode?: number;
+            /** @description "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE */
             handle?: string;
             id: string;
             pid: number;
             rows: number;
             signal?: string;
-            /** @enum {string} */
+            /**
+             * @description "running" or "exited"
+             * @enum {string}
+             */
             state: "running" | "exited";
         };
+        /** @description PTYControl is a text frame on a PTY WebSocket. Binary frames carry the terminal's bytes both ways; text frames carry these: "resize" from the client, "exit" from the server (then it closes the socket), and "error" from the server when the instance went away before the program exited (INSTANCE_LOST with the stop reason; then it closes the socket). */
         PTYControl: {
             cols?: number;
             error?: components["schemas"]["ErrorBody"];
@@ -3853,15 +4588,22 @@ export interface components {
             type: "resize" | "exit";
         };
         PauseSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "CHECKPOINT_REFUSED" | "INTERNAL" | "MISSING_SCOPE" | "PAUSE_UNSUPPORTED" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STARTED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description Pool is a warm pool and how full it is. */
         Pool: {
+            /** @description Adopted and Missed count, since the daemon started, the creates that took an instance and those that matched the pool but found it empty (and started cold). */
             adopted: number;
             /** Format: date-time */
             createdAt: string;
@@ -3869,11 +4611,15 @@ export interface components {
             min: number;
             missed: number;
             name: string;
+            /** @description started, waiting to be adopted */
             ready: number;
+            /** @description being started by the refill */
             starting: number;
+            /** @description Target is how many instances the pool fills to now: Min plus the creates it served in the last minute, at most Max. */
             target: number;
             template: components["schemas"]["PoolTemplate"];
         };
+        /** @description PoolTemplate is what every instance of a pool is made from: the fields of CreateSandboxRequest that shape an instance. A create matches it when its own resolved values of these fields are the same (env may differ: it is applied at adoption; egress too). */
         PoolTemplate: {
             class?: string;
             cpu?: number;
@@ -3888,206 +4634,314 @@ export interface components {
             pidsLimit?: number;
             workdir?: string;
         };
+        /** @description Port is an exposed port of a sandbox and how to reach it. */
         Port: {
             /** Format: date-time */
             createdAt: string;
+            /** @description http://{port}-{sandbox}.{preview-domain}/ when the daemon has one */
             hostUrl?: string;
+            /** @description {daemon}/v1/sandboxes/{id}/ports/{port}/ */
             pathUrl: string;
             port: number;
             public: boolean;
+            /** @description Token opens a private port: header X-Sbx-Preview-Token, or the query parameter sbx_token (which also sets a cookie for the browser). */
             token: string;
+            /** @description the preferred preview URL: HostURL if set, else PathURL */
             url: string;
         };
+        /** @description PortReady is the answer of a successful WaitForPort. */
         PortReady: {
             elapsedMs: number;
             port: number;
+            /** @description the HTTP status, for protocol http */
             status?: number;
         };
         PressKeyError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description PressKeyRequest presses a key or a chord (POST …/desktop/keyboard/press): "Return", "a", "ctrl+c", "alt+tab", "ctrl+shift+t". Modifiers: ctrl, shift, alt, super (meta, win, cmd). Keys: a single character or an X keysym name (Return/Enter, Escape/Esc, Tab, BackSpace, Delete, Home, End, Page_Up, Page_Down, Up, Down, Left, Right, space, F1…F24, …). An unknown name is 400 UNKNOWN_KEY. */
         PressKeyRequest: {
             key: string;
         };
         PreviewDeleteError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         PreviewGetError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         PreviewPatchError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         PreviewPostError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         PreviewPutError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description Process is a background process started in a sandbox. It runs in its own process group; signals reach the whole group. */
         Process: {
+            /** @description argv as run (a shell command is ["/bin/sh","-c",…]) */
             cmd: string[];
             cwd: string;
             /** Format: date-time */
             endedAt?: string;
+            /** @description set once exited; 128+N when signal N killed it */
             exitCode?: number;
+            /** @description "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE */
             handle?: string;
             id: string;
+            /** @description LastSeq is the sequence number of the newest output chunk. */
             lastSeq: number;
             pid: number;
+            /** @description e.g. "SIGTERM" when a signal killed it */
             signal?: string;
             /** Format: date-time */
             startedAt: string;
-            /** @enum {string} */
+            /**
+             * @description "running" or "exited"
+             * @enum {string}
+             */
             state: "running" | "exited";
+            /** @description StdinOpen says whether stdin can still be written. */
             stdinOpen: boolean;
             timedOut: boolean;
         };
         PullImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_REF" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "REGISTRY_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description PullRequest is the body of POST /v1/images/pull. */
         PullRequest: {
+            /** @description defaults to the ref */
             name?: string;
             ref: string;
         };
+        /** @description Quotas limit what a team may hold at once; 0 means no limit. */
         Quotas: {
+            /** @description sum of the sandboxes' cpu */
             cpu?: number;
+            /** @description sandboxes' diskMiB + volumes' sizes + backups' stored bytes */
             diskMiB?: number;
+            /** @description sandboxes with an instance (started, paused, …) */
             maxRunning?: number;
             maxSandboxes?: number;
             maxSnapshots?: number;
+            /** @description sum of the sandboxes' memoryMiB */
             memoryMiB?: number;
         };
         ReadFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ResizePTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ResizeRequest sets a terminal's size (POST …/ptys/{pty}/resize). */
         ResizeRequest: {
             cols: number;
             rows: number;
         };
         RestoreBackupError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description RestoreBackupRequest is the body of POST /v1/backups/{id}/restore. */
         RestoreBackupRequest: {
+            /** @description missing or empty directory; default the backup's path */
             path?: string;
+            /** @description id or name; started if it is not */
             sandbox: string;
         };
         ResumeSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MEMORY_IMAGE_GONE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         RevokeKeyError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "KEY_NOT_FOUND" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         RevokeSSHAccessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         RunCodeError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_RUN" | "INVALID_TIMEOUT" | "LANGUAGE_NOT_AVAILABLE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         RunCodeInContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description RunCodeRequest is the body of POST …/contexts/{cid}/run. */
         RunCodeRequest: {
             code: string;
+            /** @description for this run only */
             env?: {
                 [key: string]: string;
             };
+            /** @description 0: no limit */
             timeoutSeconds?: number;
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type end or error. */
+        /** @description RunEvent is one line of a streamed run (?stream=true, NDJSON). Type is "stdout" or "stderr" (Data), "result" (Result), "error", "heartbeat" or "end" (TimedOut, DurationMs; always the last event of a run that finished). An "error" event with Name is the code's exception and is followed by "end"; one with Code means the stream broke and nothing follows. One line of an NDJSON stream. A stream ends after an event of type end or error. */
         RunEvent: {
+            /** @description base64 in JSON */
             data?: string;
             durationMs?: number;
             error?: components["schemas"]["CodeError"];
@@ -4097,6 +4951,7 @@ export interface components {
             /** @enum {string} */
             type: "stdout" | "stderr" | "result" | "error" | "heartbeat" | "end";
         };
+        /** @description RunRequest is the body of POST /v1/sandboxes/{id}/run: one stateless run in a fresh interpreter. */
         RunRequest: {
             code: string;
             cwd?: string;
@@ -4104,57 +4959,87 @@ export interface components {
                 [key: string]: string;
             };
             language: string;
+            /** @description 0: no limit */
             timeoutSeconds?: number;
         };
+        /** @description RunResult is the outcome of a run. */
         RunResult: {
             durationMs: number;
+            /** @description Error is the exception the code raised (or a non-zero exit status in bash and the stateless-only languages); nil when it ran to the end. */
             error?: components["schemas"]["CodeError"];
+            /** @description rich outputs in the order they were made */
             results: components["schemas"]["CodeResult"][];
             stderr: string;
             stdout: string;
+            /** @description TimedOut says the run hit its timeout (or the caller went away) and was interrupted with SIGINT; the context stays usable unless the interpreter ignored the interrupt and had to be killed. */
             timedOut: boolean;
+            /** @description stdout or stderr went over the limit and was cut */
             truncated: boolean;
         };
+        /** @description SSHAccess is a way into a sandbox over the daemon's SSH gateway. Token and Command are only in the answer that creates a token; the daemon keeps just the token's hash. */
         SSHAccess: {
+            /** @description ready to paste: ssh -p PORT TOKEN@HOST */
             command?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             expiresAt?: string;
+            /** @description SHA256:… of PublicKey */
             fingerprint?: string;
+            /** @description Host and Port are where the gateway listens; HostKey is its public key for known_hosts ("ssh-ed25519 AAAA…"). In the create answer. */
             host?: string;
             hostKey?: string;
             id: string;
             port?: number;
             publicKey?: string;
             sandboxId: string;
+            /** @description the SSH user name */
             token?: string;
         };
+        /** @description Sandbox is the durable identity of an isolated environment. */
         Sandbox: {
+            /** @description stopped time before an archive */
             autoArchiveSeconds: number;
+            /** @description stopped time before a delete; -1: never */
             autoDeleteSeconds: number;
+            /** @description idle time before a pause; 0: never */
             autoPauseSeconds: number;
+            /** @description Lifecycle policy and deadlines (durations in seconds; see lifecycle.go). */
             autoStopSeconds: number;
+            /** @description Buckets are its bucket mounts, without their keys. */
             buckets?: components["schemas"]["BucketMount"][];
-            /** @enum {string} */
+            /**
+             * @description "container" or "gvisor"
+             * @enum {string}
+             */
             class: "container" | "gvisor";
             cpu: number;
             /** Format: date-time */
             createdAt: string;
+            /** @description size of its own filesystem; 0: shares the host's */
             diskMiB: number;
             egress?: components["schemas"]["EgressPolicy"];
             entrypoint?: string[];
             env?: {
                 [key: string]: string;
             };
+            /** @description deleted when it stops */
             ephemeral: boolean;
+            /** @description set in state "error" */
             error?: string;
-            /** @enum {string} */
+            /**
+             * @description what happens then: stop, archive, delete
+             * @enum {string}
+             */
             expiresAction?: "stop" | "pause" | "archive" | "delete";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description the next deadline
+             */
             expiresAt?: string;
             id: string;
             image: string;
+            /** @description never stopped for being idle */
             keepAlive: boolean;
             labels: {
                 [key: string]: string;
@@ -4163,13 +5048,22 @@ export interface components {
             lastActivityAt?: string;
             memoryMiB: number;
             name?: string;
-            /** @enum {string} */
+            /**
+             * @description Network is "bridge" or "none"; Egress is the policy of a bridge sandbox (see network.go).
+             * @enum {string}
+             */
             network?: "bridge" | "none";
+            /** @description the sandbox this one was forked from */
             parent?: string;
             pidsLimit: number;
+            /** @description why it entered State: "user", "crash", "reconcile", … */
             reason?: string;
-            /** @enum {string} */
+            /**
+             * @description of the entrypoint: never, on-failure, always
+             * @enum {string}
+             */
             restartPolicy?: "never" | "on-failure" | "always";
+            /** @description the snapshot it was created from */
             snapshot?: string;
             /** Format: date-time */
             startedAt?: string;
@@ -4177,72 +5071,103 @@ export interface components {
             state: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
             /** Format: date-time */
             stoppedAt?: string;
+            /** @description owner (teams.go) */
             team?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description creation, or when the TTL was last set
+             */
             ttlFrom?: string;
+            /** @description delete this long after TTLFrom; 0: none */
             ttlSeconds: number;
+            /** @description Volumes are the named volumes mounted into it (see storage.go). */
             volumes?: components["schemas"]["VolumeMount"][];
             workdir: string;
         };
+        /** @description SandboxStats is what a sandbox uses now (GET /v1/sandboxes/{id}/stats). A sandbox without a running instance reads as zeros, with its state. Sizes are bytes; a limit of 0 means none. */
         SandboxStats: {
+            /** @description CPU time used by the current instance */
             cpuNanos: number;
+            /** @description since the previous read (100 = one core); absent on the first */
             cpuPercent?: number;
+            /** @description its own writes: the upper dir, or the disk image with diskMiB */
             diskBytes: number;
+            /** @description diskMiB in bytes; 0: shares the host's disk */
             diskLimitBytes: number;
             id: string;
+            /** @description without reclaimable file cache */
             memoryBytes: number;
             memoryLimitBytes: number;
             name?: string;
+            /** @description received by the sandbox (bridge network) */
             netRxBytes: number;
             netTxBytes: number;
             pids: number;
             pidsLimit: number;
             /** @enum {string} */
             state: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when it was read
+             */
             time: string;
         };
         ScrollMouseError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description SecretHosts says where a secret may be sent: 1 to 32 hosts such as "api.example.com" or "*.example.com", optionally with ":port" (without, 443 for HTTPS and 80 for HTTP), never "*". HTTPS only unless AllowHTTP. Inject rules for other hosts are refused, and the proxy checks every request's scheme, host and port before it adds the value. */
         SecretHosts: {
             allowHttp?: boolean;
             hosts: string[];
         };
+        /** @description SecretInfo is what the API tells about a secret: never its value. Hosts is empty for a secret made before secrets had hosts: it is injected nowhere until they are set (PUT /v1/secrets/{name}/hosts). */
         SecretInfo: {
             allowHttp?: boolean;
             /** Format: date-time */
             createdAt: string;
             hosts: string[];
             name: string;
+            /** @description of the value, in bytes */
             size: number;
             team: string;
         };
+        /** @description Session is a persistent shell: the working directory, exported variables, functions and aliases of one command are there for the next. */
         Session: {
             /** Format: date-time */
             createdAt: string;
             env?: {
                 [key: string]: string;
             };
+            /** @description the shell's, once ended */
             exitCode?: number;
+            /** @description "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE */
             handle?: string;
             id: string;
             /** Format: date-time */
             lastUsedAt: string;
             pid: number;
             shell: string;
-            /** @enum {string} */
+            /**
+             * @description "idle", "busy" or "ended"
+             * @enum {string}
+             */
             state: "idle" | "busy" | "ended";
             timeoutSeconds?: number;
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
+        /** @description SessionEvent is one line of a streamed session command: an ExecEvent whose "exit" also says whether the shell ended and whether it was restarted. One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
         SessionEvent: {
+            /** @description base64 in JSON */
             data?: string;
             durationMs?: number;
             error?: components["schemas"]["ErrorBody"];
@@ -4256,14 +5181,20 @@ export interface components {
             /** @enum {string} */
             type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
         };
+        /** @description SessionExecRequest runs one command in a session's shell. Commands in a session run one at a time; a second call waits for the first. */
         SessionExecRequest: {
+            /** @description shell text, as typed at a prompt */
             command: string;
+            /** @description default the session's */
             timeoutSeconds?: number;
         };
+        /** @description SessionExecResult is the outcome of a command in a session. On a timeout the whole command line stops (its processes are killed, the rest of the list is skipped), ExitCode is 137 (128+SIGKILL) and the shell is kept; only when the shell itself does not come back (it ignores the interrupt) is it killed, and SessionEnded is set. A session whose shell has ended starts a fresh one for its next command, under the same id, with the session's original shell, working directory and environment (what earlier commands changed is gone, and what the old shell left running in the background is killed); that command's result has ShellRestarted set. */
         SessionExecResult: {
             durationMs: number;
             exitCode: number;
+            /** @description the shell is gone: exit was called, or it had to be killed */
             sessionEnded: boolean;
+            /** @description the shell had ended before; this command ran in a fresh one */
             shellRestarted: boolean;
             stderr: string;
             stdout: string;
@@ -4271,71 +5202,108 @@ export interface components {
             truncated: boolean;
         };
         SetEgressError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EGRESS" | "INVALID_HTTP_RULE" | "INVALID_JSON" | "MISSING_SCOPE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         SetSecretHostsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_SECRET" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SECRET_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         SetTeamQuotasError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         SetTeamWebhookError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description SignPortRequest is the body of POST /v1/sandboxes/{id}/signed-urls. */
         SignPortRequest: {
+            /** @description default 3600, at most 30 days */
             expiresInSeconds?: number;
+            /** @description an exposed port */
             port: number;
         };
         SignPreviewURLError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         SignalProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description SignalRequest is the body of POST …/processes/{process}/signal. */
         SignalRequest: {
+            /** @description "TERM", "SIGTERM" or "15"; default SIGTERM */
             signal?: string;
         };
+        /** @description SignedURL is a preview URL that works without a key or token until it expires. */
         SignedURL: {
             /** Format: date-time */
             expiresAt: string;
             url: string;
         };
+        /** @description Snapshot is a saved sandbox new sandboxes start from: its filesystem, and for class gvisor optionally its memory (every process, running). */
         Snapshot: {
             /** @enum {string} */
             class: "container" | "gvisor";
@@ -4343,93 +5311,139 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             expiresAt?: string;
+            /** @description ExpiresInSeconds is how long it lives unused: each sandbox created from it moves ExpiresAt to then plus this. 0: never expires. */
             expiresInSeconds: number;
+            /** @description the image under the snapshot's own layer */
             image: string;
+            /** @description sandboxes made from it start with its processes running */
             memory: boolean;
             name: string;
+            /** @description id of the sandbox it was taken from */
             sandbox: string;
+            /** @description its own layer plus the memory image */
             sizeBytes: number;
         };
         StartDesktopError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_SCREEN_SIZE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         StartProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description StartProcessRequest starts a background process (POST …/processes). Exactly one of Cmd and Shell is set; Shell runs under /bin/sh -c. */
         StartProcessRequest: {
             cmd?: string[];
             cwd?: string;
             env?: {
                 [key: string]: string;
             };
+            /** @description ID names the process; default a generated "proc-…". An exited process with the same id is replaced; a running one is a conflict. */
             id?: string;
             shell?: string;
+            /** @description kill the process group after this long; 0: never */
             timeoutSeconds?: number;
+            /** @description run as this account (name or uid[:gid]); default root */
             user?: string;
         };
         StartSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "NETWORK_FULL" | "QUOTA_RUNNING" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         StatFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         StopDesktopError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         StopSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_GRACE" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         TakeScreenshotError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description Team owns sandboxes, snapshots, events and API keys. Daytona calls it an organization, E2B a team. */
         Team: {
             /** Format: date-time */
             createdAt: string;
             id: string;
             quotas: components["schemas"]["Quotas"];
         };
+        /** @description TeamUsage is what a team holds now, against its quotas. */
         TeamUsage: {
             cpu: number;
             diskMiB: number;
@@ -4440,74 +5454,107 @@ export interface components {
             snapshots: number;
             team: string;
         };
+        /** @description TeamWebhook is where a team's events are POSTed, signed as the operator's webhooks are (X-Sbx-Signature) with Secret. Answers never show the secret. */
         TeamWebhook: {
             secret?: string;
             url: string;
         };
         TypeTextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description TypeTextRequest types text as key presses (POST …/desktop/keyboard/type). Any Unicode text works; "\n" presses Return. */
         TypeTextRequest: {
+            /** @description between keys, default 12, at most 1000 */
             delayMs?: number;
             text: string;
         };
         UnexposePortError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         UnmountBucketError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BUCKET_MOUNT_NOT_FOUND" | "INTERNAL" | "INVALID_BUCKET_MOUNT" | "LIVE_MOUNT_UNSUPPORTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         UpdatePoolError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description UpdatePoolRequest resizes a pool; nil fields are left as they are. */
         UpdatePoolRequest: {
             max?: number;
             min?: number;
         };
         UpdateSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_CPU" | "INVALID_ENV" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_MEMORY" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "MEMORY_BELOW_USAGE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description UpdateSandboxRequest is the body of PATCH /v1/sandboxes/{id}. Fields left nil keep their value. Setting ttlSeconds restarts the TTL from now. */
         UpdateSandboxRequest: {
             autoArchiveSeconds?: number;
             autoDeleteSeconds?: number;
             autoPauseSeconds?: number;
             autoStopSeconds?: number;
+            /** @description CPU (cores), MemoryMiB and PidsLimit change the sandbox's limits, within the same ranges as create: at once for a running instance of class container (no restart; a memory limit below what the instance uses now is refused with MEMORY_BELOW_USAGE), and for every later start. Class gvisor takes them at its next start. */
             cpu?: number;
+            /** @description Env changes the environment of every process started from now on (exec, processes, sessions, terminals, contexts), in this instance and the next ones: a value sets the variable, null unsets it. Processes already running keep theirs. */
             env?: {
                 [key: string]: string;
             };
             ephemeral?: boolean;
             keepAlive?: boolean;
+            /** @description Labels, when present, replace all of the sandbox's labels; {} removes them all (a non-nil empty map in Go), null or nil keeps them. */
             labels?: {
                 [key: string]: string;
             };
@@ -4516,80 +5563,120 @@ export interface components {
             ttlSeconds?: number;
         };
         UploadTarError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description Volume is a named filesystem of a fixed size that sandboxes mount at create (CreateSandboxRequest.Volumes); several at once, and it outlives them. */
         Volume: {
             /** Format: date-time */
             createdAt: string;
             name: string;
             sizeMiB: number;
+            /** @description owner: other teams' keys get 404 */
             team?: string;
+            /** @description UsedBy lists the ids of the sandboxes (in any state, archived too) that mount it. */
             usedBy: string[];
             usedMiB: number;
         };
+        /** @description VolumeMount mounts volume Name at Path (absolute) inside a sandbox. */
         VolumeMount: {
             name: string;
             path: string;
             readOnly?: boolean;
         };
+        /** @description WaitForLogRequest waits until a line of the process's output matches. Exactly one of Substring and Regex is set. Lines already in the retained output count, so a line printed before the call is found too. */
         WaitForLogRequest: {
+            /** @description RE2 syntax, matched against one line */
             regex?: string;
-            /** @enum {string} */
+            /**
+             * @description "stdout", "stderr" or "" for both
+             * @enum {string}
+             */
             stream?: "stdout" | "stderr";
             substring?: string;
             timeoutSeconds?: number;
         };
+        /** @description WaitForPortRequest waits until something accepts connections on a port inside the sandbox (127.0.0.1), or, with Protocol "http", until a GET answers with the expected status. */
         WaitForPortRequest: {
+            /** @description for http; default "/" */
             path?: string;
             port: number;
-            /** @enum {string} */
+            /**
+             * @description "tcp" (default) or "http"
+             * @enum {string}
+             */
             protocol?: "tcp" | "http";
+            /** @description for http; default 200 */
             status?: number;
             timeoutSeconds?: number;
         };
         WaitForProcessLogError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WaitForProcessPortError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WaitProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WaitSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_STATE" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "WAIT_TIMEOUT";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type error. */
+        /** @description WatchEvent is one line of a watch stream. Type is "ready" (the watch is set up), "create", "write", "remove", "rename" (Path is the new name, OldPath the old), "overflow" (the kernel dropped events), "heartbeat" or "error" (the watch ended). One line of an NDJSON stream. A stream ends after an event of type error. */
         WatchEvent: {
             error?: components["schemas"]["ErrorBody"];
             isDir?: boolean;
@@ -4601,27 +5688,42 @@ export interface components {
             type: "ready" | "create" | "write" | "remove" | "rename" | "overflow" | "heartbeat" | "error";
         };
         WatchFilesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WriteFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WriteProcessStdinError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
