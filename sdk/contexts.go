@@ -27,6 +27,7 @@ type CreateContextRequest struct {
 	Env      map[string]string `json:"env,omitempty"` // added to the interpreter's environment
 	// IdleSeconds ends the context after this long without a run: nil takes
 	// the default (24 hours), 0 keeps it until it is deleted or the instance stops.
+	// Default: 86400.
 	IdleSeconds *int `json:"contextIdleSeconds,omitempty"`
 }
 

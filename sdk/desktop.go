@@ -36,7 +36,7 @@ type DesktopStartRequest struct {
 	Width int `json:"width,omitempty"`
 	// Screen height in pixels. Default: 800.
 	Height int `json:"height,omitempty"`
-	Depth  int `json:"depth,omitempty"` // bits per pixel: 16 or 24
+	Depth  int `json:"depth,omitempty"` // bits per pixel: 16 or 24. Default: 24.
 }
 
 // DesktopProgram is one supervised program of a desktop.
@@ -98,7 +98,7 @@ type MouseClickRequest struct {
 	X *int `json:"x,omitempty"`
 	// Where to click, in pixels from the top edge; with x. Absent: where the pointer is.
 	Y      *int   `json:"y,omitempty"`
-	Button string `json:"button,omitempty"` // left (default), middle, right
+	Button string `json:"button,omitempty"` // left, middle or right. Default: "left".
 	// Click twice (a double-click). Default: false.
 	Double bool `json:"double,omitempty"`
 }
@@ -110,7 +110,7 @@ type MouseDragRequest struct {
 	From DesktopPoint `json:"from"`
 	// Where it is released.
 	To     DesktopPoint `json:"to"`
-	Button string       `json:"button,omitempty"` // default left
+	Button string       `json:"button,omitempty"` // left, middle or right. Default: "left".
 }
 
 // MouseScrollRequest turns the wheel (POST …/desktop/mouse/scroll), at X,Y
@@ -121,7 +121,7 @@ type MouseScrollRequest struct {
 	// Where to scroll, in pixels from the top edge; with x. Absent: where the pointer is.
 	Y         *int   `json:"y,omitempty"`
 	Direction string `json:"direction"`        // up, down, left, right
-	Amount    int    `json:"amount,omitempty"` // wheel clicks, default 1, at most 100
+	Amount    int    `json:"amount,omitempty"` // wheel clicks, at most 100. Default: 1.
 }
 
 // TypeTextRequest types text as key presses (POST …/desktop/keyboard/type).
@@ -129,7 +129,7 @@ type MouseScrollRequest struct {
 type TypeTextRequest struct {
 	// The text to type, any Unicode; "\n" presses Return.
 	Text    string `json:"text"`
-	DelayMs int    `json:"delayMs,omitempty"` // between keys, default 12, at most 1000
+	DelayMs int    `json:"delayMs,omitempty"` // milliseconds between keys, at most 1000. Default: 12.
 }
 
 // PressKeyRequest presses a key or a chord (POST …/desktop/keyboard/press):

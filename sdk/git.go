@@ -30,7 +30,7 @@ type GitCloneRequest struct {
 	// (~/.git-credentials, and credential.helper=store in the repository), so
 	// later pushes and pulls, and a git program, need none. Default: false.
 	StoreCredentials bool `json:"storeCredentials,omitempty"`
-	TimeoutSeconds   int  `json:"timeoutSeconds,omitempty"` // default 300, at most 3600
+	TimeoutSeconds   int  `json:"timeoutSeconds,omitempty"` // give up after this long, at most 3600. Default: 300.
 }
 
 // GitRepoRequest names a repository: the body of status and branches.
@@ -127,7 +127,7 @@ type GitCommit struct {
 type GitSyncRequest struct {
 	// The repository's worktree; a relative path starts at the workdir.
 	Path   string `json:"path"`
-	Remote string `json:"remote,omitempty"` // default "origin"
+	Remote string `json:"remote,omitempty"` // the remote to push to or pull from. Default: "origin".
 	Branch string `json:"branch,omitempty"` // default: the current branch
 	// Username and Token as in GitCloneRequest; without them stored
 	// credentials (StoreCredentials) are used if there are any.
@@ -151,7 +151,7 @@ type GitSyncResult struct {
 type GitLogRequest struct {
 	// The repository's worktree; a relative path starts at the workdir.
 	Path  string `json:"path"`
-	Limit int    `json:"limit,omitempty"` // newest first; default 50, at most 1000
+	Limit int    `json:"limit,omitempty"` // how many commits, newest first, at most 1000. Default: 50.
 }
 
 // GitClone clones a repository into the sandbox.

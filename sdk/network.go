@@ -75,7 +75,7 @@ type Port struct {
 // SignPortRequest is the body of POST /v1/sandboxes/{id}/signed-urls.
 type SignPortRequest struct {
 	Port             int `json:"port"`                       // an exposed port
-	ExpiresInSeconds int `json:"expiresInSeconds,omitempty"` // default 3600, at most 30 days
+	ExpiresInSeconds int `json:"expiresInSeconds,omitempty"` // how long the URL works, at most 30 days. Default: 3600.
 }
 
 // SignedURL is a preview URL that works without a key or token until it expires.

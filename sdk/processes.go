@@ -28,7 +28,7 @@ type StartProcessRequest struct {
 	// Variables added to (or replacing) the sandbox's environment for this process.
 	Env            map[string]string `json:"env,omitempty"`
 	TimeoutSeconds float64           `json:"timeoutSeconds,omitempty"` // kill the process group after this long; 0: never
-	User           string            `json:"user,omitempty"`           // run as this account (name or uid[:gid]); default root
+	User           string            `json:"user,omitempty"`           // run as this account (name or uid[:gid]). Default: "root".
 }
 
 // Process states.
@@ -65,7 +65,7 @@ type Process struct {
 
 // SignalRequest is the body of POST …/processes/{process}/signal.
 type SignalRequest struct {
-	Signal string `json:"signal"` // "TERM", "SIGTERM" or "15"; default SIGTERM
+	Signal string `json:"signal"` // "TERM", "SIGTERM" or "15". Default: "SIGTERM".
 }
 
 // WaitForLogRequest waits until a line of the process's output matches.
@@ -94,9 +94,9 @@ type LogMatch struct {
 type WaitForPortRequest struct {
 	// The TCP port inside the sandbox.
 	Port     int    `json:"port"`
-	Protocol string `json:"protocol,omitempty"` // "tcp" (default) or "http"
-	Path     string `json:"path,omitempty"`     // for http; default "/"
-	Status   int    `json:"status,omitempty"`   // for http; default 200
+	Protocol string `json:"protocol,omitempty"` // "tcp" (accepts connections) or "http" (answers status). Default: "tcp".
+	Path     string `json:"path,omitempty"`     // the path to GET, for http. Default: "/".
+	Status   int    `json:"status,omitempty"`   // the status to wait for, for http. Default: 200.
 	// Give up after this long with 503 WAIT_TIMEOUT; 0: no limit. Default: 0.
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty"`
 }

@@ -22,8 +22,8 @@ type CreatePTYRequest struct {
 	// The working directory; a relative path starts at the workdir. By default the workdir.
 	Cwd  string            `json:"cwd,omitempty"`
 	Env  map[string]string `json:"env,omitempty"`  // TERM defaults to xterm-256color
-	Cols int               `json:"cols,omitempty"` // default 80
-	Rows int               `json:"rows,omitempty"` // default 24
+	Cols int               `json:"cols,omitempty"` // Default: 80.
+	Rows int               `json:"rows,omitempty"` // Default: 24.
 }
 
 // PTY is a terminal in a sandbox and the program that runs on it (the

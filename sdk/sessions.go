@@ -18,7 +18,7 @@ type CreateSessionRequest struct {
 	Env   map[string]string `json:"env,omitempty"`   // added to the shell's environment
 	// TimeoutSeconds is the default limit of each command; 0: none.
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty"`
-	User           string  `json:"user,omitempty"` // run the shell as this account (name or uid[:gid]); default root
+	User           string  `json:"user,omitempty"` // run the shell as this account (name or uid[:gid]). Default: "root".
 }
 
 // Session states.

@@ -44,7 +44,7 @@ type ForkRequest struct {
 	// Name of the fork; with Count > 1 the forks are Name-1 … Name-N. Empty:
 	// unnamed forks.
 	Name  string `json:"name,omitempty"`
-	Count int    `json:"count,omitempty"` // default 1
+	Count int    `json:"count,omitempty"` // how many forks to make. Default: 1.
 }
 
 // ForkResult is the answer of a fork.

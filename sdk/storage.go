@@ -24,7 +24,7 @@ type Volume struct {
 type CreateVolumeRequest struct {
 	// The new volume's name: 1 to 63 of a-z, 0-9 and '-'.
 	Name    string `json:"name"`
-	SizeMiB int    `json:"sizeMiB,omitempty"` // default 1024; 16 to 1048576
+	SizeMiB int    `json:"sizeMiB,omitempty"` // 16 to 1048576. Default: 1024.
 }
 
 // VolumeMount mounts volume Name at Path (absolute) inside a sandbox.
@@ -83,7 +83,7 @@ type BucketMount struct {
 	// Mount it read-only. Default: false.
 	ReadOnly bool   `json:"readOnly,omitempty"`
 	Endpoint string `json:"endpoint"`         // http(s)://host[:port]
-	Region   string `json:"region,omitempty"` // default us-east-1
+	Region   string `json:"region,omitempty"` // the S3 region. Default: "us-east-1".
 	// Address the bucket as endpoint/bucket rather than bucket.endpoint (MinIO and most self-hosted
 	// S3). Default: false.
 	PathStyle bool `json:"pathStyle,omitempty"`

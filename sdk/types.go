@@ -113,6 +113,7 @@ type CreateSandboxRequest struct {
 	Workdir string `json:"workdir,omitempty"`
 	// Class is how it is isolated: "container" (runc, the default) or
 	// "gvisor" (runsc; adds pause with memory, memory snapshots, fork with memory).
+	// Default: "container".
 	Class string `json:"class,omitempty"`
 	// Snapshot starts it from a snapshot's filesystem (and memory, if saved)
 	// instead of an image; Image and Class must then be empty or match.
@@ -121,23 +122,22 @@ type CreateSandboxRequest struct {
 	// Lifecycle policy; nil takes the default (see lifecycle.go).
 	AutoStopSeconds    *int     `json:"autoStopSeconds,omitempty"`    // default 900 (gvisor: 0); 0: never
 	AutoPauseSeconds   *int     `json:"autoPauseSeconds,omitempty"`   // default 0 (gvisor: 3600); exclusive with autoStopSeconds
-	AutoArchiveSeconds *int     `json:"autoArchiveSeconds,omitempty"` // default 604800; 0: the maximum, 30 days
-	AutoDeleteSeconds  *int     `json:"autoDeleteSeconds,omitempty"`  // default -1: never; 0: when it stops
+	AutoArchiveSeconds *int     `json:"autoArchiveSeconds,omitempty"` // stopped time before an archive; 0: the maximum, 30 days. Default: 604800.
+	AutoDeleteSeconds  *int     `json:"autoDeleteSeconds,omitempty"`  // stopped time before a delete; -1: never; 0: when it stops. Default: -1.
 	TTLSeconds         int      `json:"ttlSeconds,omitempty"`         // delete this long after creation; 0: none
 	Ephemeral          bool     `json:"ephemeral,omitempty"`          // same as autoDeleteSeconds 0
 	KeepAlive          bool     `json:"keepAlive,omitempty"`          // never stopped for being idle
 	Entrypoint         []string `json:"entrypoint,omitempty"`         // main process, supervised by the agent
-	RestartPolicy      string   `json:"restartPolicy,omitempty"`      // never (default), on-failure, always
+	RestartPolicy      string   `json:"restartPolicy,omitempty"`      // of the entrypoint: never, on-failure or always. Default: "never".
 	// IgnoreImageEntrypoint starts no main process from the image: an image
 	// sbx built with ENTRYPOINT/CMD otherwise runs them when Entrypoint is empty.
 	IgnoreImageEntrypoint bool `json:"ignoreImageEntrypoint,omitempty"`
 
 	// Network is "bridge" (the default: own namespace, NAT, DNS) or "none"
-	// (loopback only). Egress limits what a bridge sandbox may connect to;
-	// nil allows everything.
+	// (loopback only). Default: "bridge".
 	Network string `json:"network,omitempty"`
-	// What a bridge sandbox may connect to outside; absent: the daemon's default policy (--default-
-	// egress, else allow-all).
+	// What a bridge sandbox may connect to outside; absent: the daemon's default policy
+	// (--default-egress, else allow-all).
 	Egress *EgressPolicy `json:"egress,omitempty"`
 	// Volumes mounts named volumes (sbx volume create) at paths inside.
 	Volumes []VolumeMount `json:"volumes,omitempty"`
@@ -166,7 +166,7 @@ type ExecRequest struct {
 	// 0.
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty"`
 	// User runs the command as this account of the sandbox's /etc/passwd
-	// (a name, or uid[:gid]), with its groups and HOME; default root.
+	// (a name, or uid[:gid]), with its groups and HOME. Default: "root".
 	User string `json:"user,omitempty"`
 }
 
@@ -255,7 +255,7 @@ type FileInfo struct {
 type MkdirRequest struct {
 	// The directory to make; a relative path starts at the workdir.
 	Path string `json:"path"`
-	Mode string `json:"mode,omitempty"` // octal, default "0755"
+	Mode string `json:"mode,omitempty"` // octal permission bits. Default: "0755".
 	// Make missing parent directories too, and answer the directory if it exists already (mkdir -p).
 	// Default: false.
 	Parents bool `json:"parents,omitempty"`
@@ -309,7 +309,7 @@ type ImageConfig struct {
 type PullRequest struct {
 	// The image reference to pull: [registry/]repository[:tag|@digest], e.g. "python:3.12-slim".
 	Ref  string `json:"ref"`
-	Name string `json:"name,omitempty"` // defaults to the ref
+	Name string `json:"name,omitempty"` // the name to store it under; by default the ref
 }
 
 // ErrorBody is the body of every error response: {"error": {...}}.

@@ -81,10 +81,7 @@ func Parse(dir string) (*Info, error) {
 					continue
 				}
 				for _, fld := range st.Fields.List {
-					t := text(fld.Doc)
-					if t == "" {
-						t = text(fld.Comment)
-					}
+					t := strings.TrimSpace(text(fld.Doc) + " " + text(fld.Comment))
 					for _, id := range fld.Names {
 						if t == "" || !id.IsExported() {
 							continue

@@ -2453,15 +2453,18 @@ export interface components {
              * @description Address the bucket as endpoint/bucket rather than bucket.endpoint (MinIO and most self-hosted S3). Default: false.
              * @default false
              */
-            pathStyle: boolean;
+            pathStyle?: boolean;
             /** @description Mount only the keys under this prefix (a "directory" of the bucket). */
             prefix?: string;
             /**
              * @description Mount it read-only. Default: false.
              * @default false
              */
-            readOnly: boolean;
-            /** @description default us-east-1 */
+            readOnly?: boolean;
+            /**
+             * @description the S3 region. Default: "us-east-1".
+             * @default us-east-1
+             */
             region?: string;
             /** @description The S3 secret access key; never answered back. */
             secretAccessKey?: string;
@@ -2548,14 +2551,14 @@ export interface components {
              * @description Run every step even when the cache has its result. Default: false.
              * @default false
              */
-            noCache: boolean;
+            noCache?: boolean;
             /** @description in order */
             steps: components["schemas"]["BuildStep"][];
             /**
              * @description The whole build's limit. Default: 1800.
              * @default 1800
              */
-            timeoutSeconds: number;
+            timeoutSeconds?: number;
         };
         /** @description BuildStep is one step of the JSON form: exactly one field is set. Values are taken literally (no $VARIABLE expansion). */
         BuildStep: {
@@ -2712,7 +2715,10 @@ export interface components {
         };
         /** @description CreateContextRequest is the body of POST /v1/sandboxes/{id}/contexts. */
         CreateContextRequest: {
-            /** @description IdleSeconds ends the context after this long without a run: nil takes the default (24 hours), 0 keeps it until it is deleted or the instance stops. */
+            /**
+             * @description IdleSeconds ends the context after this long without a run: nil takes the default (24 hours), 0 keeps it until it is deleted or the instance stops. Default: 86400.
+             * @default 86400
+             */
             contextIdleSeconds?: number;
             /** @description default: the sandbox's workdir */
             cwd?: string;
@@ -2766,7 +2772,10 @@ export interface components {
         CreatePTYRequest: {
             /** @description default a login-less shell: /bin/bash if present, else /bin/sh */
             cmd?: string[];
-            /** @description default 80 */
+            /**
+             * @description Default: 80.
+             * @default 80
+             */
             cols?: number;
             /** @description The working directory; a relative path starts at the workdir. By default the workdir. */
             cwd?: string;
@@ -2776,7 +2785,10 @@ export interface components {
             };
             /** @description default a generated "pty-…" */
             id?: string;
-            /** @description default 24 */
+            /**
+             * @description Default: 24.
+             * @default 24
+             */
             rows?: number;
         };
         CreatePoolError: {
@@ -2841,18 +2853,25 @@ export interface components {
         };
         /** @description CreateSandboxRequest is the body of POST /v1/sandboxes and PUT /v1/sandboxes/{name}. Zero values take the daemon's defaults. */
         CreateSandboxRequest: {
-            /** @description default 604800; 0: the maximum, 30 days */
+            /**
+             * @description stopped time before an archive; 0: the maximum, 30 days. Default: 604800.
+             * @default 604800
+             */
             autoArchiveSeconds?: number;
-            /** @description default -1: never; 0: when it stops */
+            /**
+             * @description stopped time before a delete; -1: never; 0: when it stops. Default: -1.
+             * @default -1
+             */
             autoDeleteSeconds?: number;
             /** @description default 0 (gvisor: 3600); exclusive with autoStopSeconds */
             autoPauseSeconds?: number;
-            /** @description Lifecycle policy; nil takes the default (see lifecycle.go). */
+            /** @description Lifecycle policy; nil takes the default (see lifecycle.go). default 900 (gvisor: 0); 0: never */
             autoStopSeconds?: number;
             /** @description Buckets mounts S3 buckets at paths inside (s3fs on the host). */
             buckets?: components["schemas"]["BucketMount"][];
             /**
-             * @description Class is how it is isolated: "container" (runc, the default) or "gvisor" (runsc; adds pause with memory, memory snapshots, fork with memory).
+             * @description Class is how it is isolated: "container" (runc, the default) or "gvisor" (runsc; adds pause with memory, memory snapshots, fork with memory). Default: "container".
+             * @default container
              * @enum {string}
              */
             class?: "container" | "gvisor";
@@ -2860,7 +2879,7 @@ export interface components {
             cpu?: number;
             /** @description writes beyond this fail with ENOSPC; 0: no limit */
             diskMiB?: number;
-            /** @description What a bridge sandbox may connect to outside; absent: the daemon's default policy (--default- egress, else allow-all). */
+            /** @description What a bridge sandbox may connect to outside; absent: the daemon's default policy (--default-egress, else allow-all). */
             egress?: components["schemas"]["EgressPolicy"];
             /** @description main process, supervised by the agent */
             entrypoint?: string[];
@@ -2876,7 +2895,7 @@ export interface components {
              * @description The image to start from (GET /v1/images). Default: "base".
              * @default base
              */
-            image: string;
+            image?: string;
             /** @description never stopped for being idle */
             keepAlive?: boolean;
             /** @description Labels to select it by (at most 64; keys up to 63 of letters, digits, '.', '_', '/', '-'). */
@@ -2888,7 +2907,8 @@ export interface components {
             /** @description A name unique among the team's sandboxes: 1 to 63 of a-z, 0-9 and '-', starting with a letter or digit, not "sbx-…". Without one, the id only. */
             name?: string;
             /**
-             * @description Network is "bridge" (the default: own namespace, NAT, DNS) or "none" (loopback only). Egress limits what a bridge sandbox may connect to; nil allows everything.
+             * @description Network is "bridge" (the default: own namespace, NAT, DNS) or "none" (loopback only). Default: "bridge".
+             * @default bridge
              * @enum {string}
              */
             network?: "bridge" | "none";
@@ -2897,7 +2917,8 @@ export interface components {
             /** @description Pool takes an instance from the team's warm pool of that name; the pool's template fills the fields left out. Without it a create still takes from any pool whose template its spec matches (see sdk/pool.go). */
             pool?: string;
             /**
-             * @description never (default), on-failure, always
+             * @description of the entrypoint: never, on-failure or always. Default: "never".
+             * @default never
              * @enum {string}
              */
             restartPolicy?: "never" | "on-failure" | "always";
@@ -2930,7 +2951,7 @@ export interface components {
              * @description Allow plain HTTP to these hosts too (else HTTPS only). Default: false.
              * @default false
              */
-            allowHttp: boolean;
+            allowHttp?: boolean;
             /** @description Where the secret may be sent: 1 to 32 hosts ("api.example.com", "*.example.com"), optionally with ":port"; never "*". */
             hosts: string[];
             /** @description The secret's name, unique in the team; inject rules name it. A secret of that name is replaced. */
@@ -2966,7 +2987,10 @@ export interface components {
             shell?: string;
             /** @description TimeoutSeconds is the default limit of each command; 0: none. */
             timeoutSeconds?: number;
-            /** @description run the shell as this account (name or uid[:gid]); default root */
+            /**
+             * @description run the shell as this account (name or uid[:gid]). Default: "root".
+             * @default root
+             */
             user?: string;
         };
         CreateSnapshotError: {
@@ -3031,7 +3055,10 @@ export interface components {
         CreateVolumeRequest: {
             /** @description The new volume's name: 1 to 63 of a-z, 0-9 and '-'. */
             name: string;
-            /** @description default 1024; 16 to 1048576 */
+            /**
+             * @description 16 to 1048576. Default: 1024.
+             * @default 1024
+             */
             sizeMiB?: number;
         };
         /** @description CreatedKey is a new key with its secret: store it now, it is not shown again. */
@@ -3255,18 +3282,21 @@ export interface components {
         };
         /** @description DesktopStartRequest is the body of POST …/desktop/start. Zero values take the defaults (1280×800, depth 24). Starting a running desktop with the same size is a no-op; another size is 409 DESKTOP_RUNNING. */
         DesktopStartRequest: {
-            /** @description bits per pixel: 16 or 24 */
+            /**
+             * @description bits per pixel: 16 or 24. Default: 24.
+             * @default 24
+             */
             depth?: number;
             /**
              * @description Screen height in pixels. Default: 800.
              * @default 800
              */
-            height: number;
+            height?: number;
             /**
              * @description Screen width in pixels. Default: 1280.
              * @default 1280
              */
-            width: number;
+            width?: number;
         };
         /** @description DesktopStatus describes a sandbox's desktop (start, stop, status). */
         DesktopStatus: {
@@ -3549,8 +3579,11 @@ export interface components {
              * @description Kill the command's process group after this long (timedOut in the answer); 0: no limit. Default: 0.
              * @default 0
              */
-            timeoutSeconds: number;
-            /** @description User runs the command as this account of the sandbox's /etc/passwd (a name, or uid[:gid]), with its groups and HOME; default root. */
+            timeoutSeconds?: number;
+            /**
+             * @description User runs the command as this account of the sandbox's /etc/passwd (a name, or uid[:gid]), with its groups and HOME. Default: "root".
+             * @default root
+             */
             user?: string;
         };
         /** @description ExecResult is the outcome of a finished command. */
@@ -3630,7 +3663,10 @@ export interface components {
         };
         /** @description ForkRequest is the body of POST /v1/sandboxes/{id}/fork. */
         ForkRequest: {
-            /** @description default 1 */
+            /**
+             * @description how many forks to make. Default: 1.
+             * @default 1
+             */
             count?: number;
             /** @description Name of the fork; with Count > 1 the forks are Name-1 … Name-N. Empty: unnamed forks. */
             name?: string;
@@ -4091,8 +4127,11 @@ export interface components {
              * @description StoreCredentials writes Username and Token into the sandbox (~/.git-credentials, and credential.helper=store in the repository), so later pushes and pulls, and a git program, need none. Default: false.
              * @default false
              */
-            storeCredentials: boolean;
-            /** @description default 300, at most 3600 */
+            storeCredentials?: boolean;
+            /**
+             * @description give up after this long, at most 3600. Default: 300.
+             * @default 300
+             */
             timeoutSeconds?: number;
             /** @description A password or access token for HTTP(S); never written into the repository's config unless storeCredentials. */
             token?: string;
@@ -4139,7 +4178,7 @@ export interface components {
              * @description Commit even when nothing is staged. Default: false.
              * @default false
              */
-            allowEmpty: boolean;
+            allowEmpty?: boolean;
             /** @description The author's email (see authorName). */
             authorEmail?: string;
             /** @description Author defaults to user.name and user.email of the repository's config, then of ~/.gitconfig; with neither the commit is refused. */
@@ -4174,7 +4213,10 @@ export interface components {
         };
         /** @description GitLogRequest is the body of POST /v1/sandboxes/{id}/git/log. */
         GitLogRequest: {
-            /** @description newest first; default 50, at most 1000 */
+            /**
+             * @description how many commits, newest first, at most 1000. Default: 50.
+             * @default 50
+             */
             limit?: number;
             /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
@@ -4247,13 +4289,16 @@ export interface components {
             force?: boolean;
             /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
-            /** @description default "origin" */
+            /**
+             * @description the remote to push to or pull from. Default: "origin".
+             * @default origin
+             */
             remote?: string;
             /**
              * @description Give up after this long (1 to 3600). Default: 300.
              * @default 300
              */
-            timeoutSeconds: number;
+            timeoutSeconds?: number;
             /** @description A password or access token for HTTP(S) (with username, as in a clone). */
             token?: string;
             /** @description Username and Token as in GitCloneRequest; without them stored credentials (StoreCredentials) are used if there are any. */
@@ -4279,17 +4324,17 @@ export interface components {
              * @description Send the request's body too (up to 1 MiB). Default: false.
              * @default false
              */
-            body: boolean;
+            body?: boolean;
             /**
              * @description Pass the request on when the handler does not answer in time or answers nonsense (else 502). Default: false.
              * @default false
              */
-            failOpen: boolean;
+            failOpen?: boolean;
             /**
              * @description How long to wait for the handler's answer (at most 60). Default: 5.
              * @default 5
              */
-            timeoutSeconds: number;
+            timeoutSeconds?: number;
             /** @description The handler's URL (http or https), POSTed an HTTPHandlerRequest. */
             url: string;
         };
@@ -4786,13 +4831,16 @@ export interface components {
         };
         /** @description MkdirRequest is the body of POST …/files/mkdir. */
         MkdirRequest: {
-            /** @description octal, default "0755" */
+            /**
+             * @description octal permission bits. Default: "0755".
+             * @default 0755
+             */
             mode?: string;
             /**
              * @description Make missing parent directories too, and answer the directory if it exists already (mkdir -p). Default: false.
              * @default false
              */
-            parents: boolean;
+            parents?: boolean;
             /** @description The directory to make; a relative path starts at the workdir. */
             path: string;
         };
@@ -4812,13 +4860,16 @@ export interface components {
         };
         /** @description MouseClickRequest clicks a button (POST …/desktop/mouse/click), at X,Y when both are set, else where the pointer is. */
         MouseClickRequest: {
-            /** @description left (default), middle, right */
+            /**
+             * @description left, middle or right. Default: "left".
+             * @default left
+             */
             button?: string;
             /**
              * @description Click twice (a double-click). Default: false.
              * @default false
              */
-            double: boolean;
+            double?: boolean;
             /** @description Where to click, in pixels from the left edge; with y. Absent: where the pointer is. */
             x?: number;
             /** @description Where to click, in pixels from the top edge; with x. Absent: where the pointer is. */
@@ -4826,7 +4877,10 @@ export interface components {
         };
         /** @description MouseDragRequest presses a button at From, moves to To and releases it (POST …/desktop/mouse/drag). */
         MouseDragRequest: {
-            /** @description default left */
+            /**
+             * @description left, middle or right. Default: "left".
+             * @default left
+             */
             button?: string;
             /** @description Where the button is pressed. */
             from: components["schemas"]["DesktopPoint"];
@@ -4842,7 +4896,10 @@ export interface components {
         };
         /** @description MouseScrollRequest turns the wheel (POST …/desktop/mouse/scroll), at X,Y when both are set. */
         MouseScrollRequest: {
-            /** @description wheel clicks, default 1, at most 100 */
+            /**
+             * @description wheel clicks, at most 100. Default: 1.
+             * @default 1
+             */
             amount?: number;
             /** @description up, down, left, right */
             direction: string;
@@ -4887,7 +4944,7 @@ export interface components {
              * @description Replace an existing file at to (else 409 FILE_EXISTS). Default: false.
              * @default false
              */
-            overwrite: boolean;
+            overwrite?: boolean;
             /** @description Where it goes; the parent directory must exist. */
             to: string;
         };
@@ -5198,7 +5255,7 @@ export interface components {
         };
         /** @description PullRequest is the body of POST /v1/images/pull. */
         PullRequest: {
-            /** @description defaults to the ref */
+            /** @description the name to store it under; by default the ref */
             name?: string;
             /** @description The image reference to pull: [registry/]repository[:tag|@digest], e.g. "python:3.12-slim". */
             ref: string;
@@ -5446,7 +5503,7 @@ export interface components {
             autoDeleteSeconds: number;
             /** @description idle time before a pause; 0: never */
             autoPauseSeconds: number;
-            /** @description Lifecycle policy and deadlines (durations in seconds; see lifecycle.go). */
+            /** @description Lifecycle policy and deadlines (durations in seconds; see lifecycle.go). idle time before a stop; 0: never */
             autoStopSeconds: number;
             /** @description Buckets are its bucket mounts, without their keys. */
             buckets?: components["schemas"]["BucketMount"][];
@@ -5609,7 +5666,7 @@ export interface components {
              * @description Allow plain HTTP to these hosts too (else HTTPS only). Default: false.
              * @default false
              */
-            allowHttp: boolean;
+            allowHttp?: boolean;
             /** @description Where the secret may be sent: 1 to 32 hosts ("api.example.com", "*.example.com"), optionally with ":port"; never "*". */
             hosts: string[];
         };
@@ -5619,7 +5676,7 @@ export interface components {
              * @description Allow plain HTTP to these hosts too (else HTTPS only). Default: false.
              * @default false
              */
-            allowHttp: boolean;
+            allowHttp?: boolean;
             /**
              * Format: date-time
              * @description When it was created or last replaced.
@@ -5780,7 +5837,10 @@ export interface components {
         };
         /** @description SignPortRequest is the body of POST /v1/sandboxes/{id}/signed-urls. */
         SignPortRequest: {
-            /** @description default 3600, at most 30 days */
+            /**
+             * @description how long the URL works, at most 30 days. Default: 3600.
+             * @default 3600
+             */
             expiresInSeconds?: number;
             /** @description an exposed port */
             port: number;
@@ -5815,7 +5875,10 @@ export interface components {
         };
         /** @description SignalRequest is the body of POST …/processes/{process}/signal. */
         SignalRequest: {
-            /** @description "TERM", "SIGTERM" or "15"; default SIGTERM */
+            /**
+             * @description "TERM", "SIGTERM" or "15". Default: "SIGTERM".
+             * @default SIGTERM
+             */
             signal?: string;
         };
         /** @description SignedURL is a preview URL that works without a key or token until it expires. */
@@ -5902,7 +5965,10 @@ export interface components {
             shell?: string;
             /** @description kill the process group after this long; 0: never */
             timeoutSeconds?: number;
-            /** @description run as this account (name or uid[:gid]); default root */
+            /**
+             * @description run as this account (name or uid[:gid]). Default: "root".
+             * @default root
+             */
             user?: string;
         };
         StartSandboxError: {
@@ -6029,7 +6095,10 @@ export interface components {
         };
         /** @description TypeTextRequest types text as key presses (POST …/desktop/keyboard/type). Any Unicode text works; "\n" presses Return. */
         TypeTextRequest: {
-            /** @description between keys, default 12, at most 1000 */
+            /**
+             * @description milliseconds between keys, at most 1000. Default: 12.
+             * @default 12
+             */
             delayMs?: number;
             /** @description The text to type, any Unicode; "\n" presses Return. */
             text: string;
@@ -6170,7 +6239,7 @@ export interface components {
              * @description Mount it read-only. Default: false.
              * @default false
              */
-            readOnly: boolean;
+            readOnly?: boolean;
         };
         /** @description WaitForLogRequest waits until a line of the process's output matches. Exactly one of Substring and Regex is set. Lines already in the retained output count, so a line printed before the call is found too. */
         WaitForLogRequest: {
@@ -6187,26 +6256,33 @@ export interface components {
              * @description Give up after this long with 503 WAIT_TIMEOUT; 0: no limit. Default: 0.
              * @default 0
              */
-            timeoutSeconds: number;
+            timeoutSeconds?: number;
         };
         /** @description WaitForPortRequest waits until something accepts connections on a port inside the sandbox (127.0.0.1), or, with Protocol "http", until a GET answers with the expected status. */
         WaitForPortRequest: {
-            /** @description for http; default "/" */
+            /**
+             * @description the path to GET, for http. Default: "/".
+             * @default /
+             */
             path?: string;
             /** @description The TCP port inside the sandbox. */
             port: number;
             /**
-             * @description "tcp" (default) or "http"
+             * @description "tcp" (accepts connections) or "http" (answers status). Default: "tcp".
+             * @default tcp
              * @enum {string}
              */
             protocol?: "tcp" | "http";
-            /** @description for http; default 200 */
+            /**
+             * @description the status to wait for, for http. Default: 200.
+             * @default 200
+             */
             status?: number;
             /**
              * @description Give up after this long with 503 WAIT_TIMEOUT; 0: no limit. Default: 0.
              * @default 0
              */
-            timeoutSeconds: number;
+            timeoutSeconds?: number;
         };
         WaitForProcessLogError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
