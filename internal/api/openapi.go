@@ -166,7 +166,11 @@ func operation(rt route, schemas map[string]any) map[string]any {
 		op["parameters"] = params
 	}
 	if rt.body != nil {
-		op["requestBody"] = map[string]any{"required": true, "content": content(rt.body, schemas)}
+		c := content(rt.body, schemas)
+		if j, ok := c["application/json"].(map[string]any); ok {
+			j["example"] = rt.body // the row's body value is its example (routes.go)
+		}
+		op["requestBody"] = map[string]any{"required": true, "content": c}
 	}
 	op["responses"] = responses(rt, schemas)
 	codes := codesOf(rt) // codes.go

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -85,5 +86,29 @@ func TestOpenAPIDescriptions(t *testing.T) {
 	if share < minDescribed {
 		t.Fatalf("%.1f%% of properties described, want at least %.0f%%: write the doc comment of the field in sdk/, then go generate ./internal/api",
 			100*share, 100*minDescribed)
+	}
+}
+
+// TestRequestExamples: every JSON request body has an example (the row's
+// body value, routes.go), and the example is valid under the body's schema.
+func TestRequestExamples(t *testing.T) {
+	s, _ := newTestServer(t)
+	doc := roundTrip(t, s.Document())
+	v := validator{schemas: doc["components"].(map[string]any)["schemas"].(map[string]any)}
+	for _, rt := range s.routes() {
+		if rt.body == nil || rt.body == (rawBody{}) {
+			continue
+		}
+		row := rt.method + " " + rt.pattern
+		if reflect.ValueOf(rt.body).IsZero() {
+			t.Errorf("%s: its body is the zero %T: fill it in as the document's example", row, rt.body)
+			continue
+		}
+		docPath := pathParamRe.ReplaceAllString(rt.pattern, "{$1}")
+		op := doc["paths"].(map[string]any)[docPath].(map[string]any)[strings.ToLower(rt.method)].(map[string]any)
+		c := op["requestBody"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
+		for _, e := range v.check(c["schema"].(map[string]any), c["example"], "example") {
+			t.Errorf("%s: %s", row, e)
+		}
 	}
 }

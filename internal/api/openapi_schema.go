@@ -80,7 +80,11 @@ func schemaOf(t reflect.Type, schemas map[string]any) map[string]any {
 	case t.Kind() == reflect.Slice:
 		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), schemas)}
 	case t.Kind() == reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), schemas)}
+		vs := schemaOf(t.Elem(), schemas)
+		if typ, ok := vs["type"].(string); ok && t.Elem().Kind() == reflect.Pointer {
+			vs["type"] = []string{typ, "null"} // a null value means something (PATCH env: unset)
+		}
+		return map[string]any{"type": "object", "additionalProperties": vs}
 	case t.Kind() == reflect.Bool:
 		return map[string]any{"type": "boolean"}
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:

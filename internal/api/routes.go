@@ -17,7 +17,7 @@ type route struct {
 	lookup          bool       // reads the running instance only: never starts it, not activity (lookup.go)
 	onlyRunning     bool       // reads a running instance's files or servers: never starts it, else 409 (lookup.go)
 	query           []param    // query parameters
-	body            any        // request body type for the document; rawBody for bytes
+	body            any        // request body: a value of its type, the document's example; rawBody for bytes
 	status          int        // success status
 	response        any        // response type; nil for none, rawBody for bytes, ndjson for a stream
 
@@ -78,7 +78,10 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes", name: "createSandbox",
 			summary: "Create and start a sandbox",
 			handler: s.createSandbox, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.CreateSandboxRequest{},
+			body: sdk.CreateSandboxRequest{
+				Name: "web", Image: "python", Labels: map[string]string{"project": "demo"},
+				CPU: 2, MemoryMiB: 2048, Env: map[string]string{"DEBUG": "1"}, AutoStopSeconds: new(600),
+			},
 			status: 201, response: sdk.Sandbox{},
 			codes: codesCreate,
 		},
@@ -100,7 +103,10 @@ func (s *Server) routes() []route {
 			method: "PUT", pattern: "/v1/sandboxes/{id}", name: "ensureSandbox",
 			summary: "Get or create the sandbox with this name (201 when created, 200 when it existed)",
 			handler: s.ensureSandbox, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.CreateSandboxRequest{},
+			body: sdk.CreateSandboxRequest{
+				Name: "web", Image: "python", Labels: map[string]string{"project": "demo"},
+				CPU: 2, MemoryMiB: 2048, Env: map[string]string{"DEBUG": "1"}, AutoStopSeconds: new(600),
+			},
 			status: 200, otherStatus: 201, response: sdk.Sandbox{},
 			codes: append([]sdk.Code{sdk.CodeNameMismatch}, codesCreate...),
 		},
@@ -133,7 +139,10 @@ func (s *Server) routes() []route {
 				"now on; cpu, memoryMiB, pidsLimit apply at once to a running class-container instance; " +
 				"labels replace all labels)",
 			handler: s.updateSandbox, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.UpdateSandboxRequest{},
+			body: sdk.UpdateSandboxRequest{
+				AutoStopSeconds: new(3600), Env: map[string]*string{"DEBUG": nil, "LOG_LEVEL": new("info")},
+				Labels: map[string]string{"project": "demo", "stage": "test"},
+			},
 			status: 200, response: sdk.Sandbox{},
 			codes: []sdk.Code{
 				sdk.CodeInvalidPolicy, sdk.CodeInvalidEnv, sdk.CodeSandboxPaused, sdk.CodeSandboxUnavailable,
@@ -203,7 +212,7 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"stream", "boolean", "stream events as NDJSON"},
 			},
-			body:   sdk.ExecRequest{},
+			body:   sdk.ExecRequest{Cmd: []string{"python3", "-c", "print(6*7)"}, Cwd: "src", TimeoutSeconds: 30},
 			status: 200, response: sdk.ExecResult{}, events: sdk.ExecEvent{},
 			codes: codesExec,
 		},
@@ -284,14 +293,14 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/mkdir", name: "makeDirectory",
 			summary: "Create a directory",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MkdirRequest{},
+			body:   sdk.MkdirRequest{Path: "src/app", Parents: true},
 			status: 200, response: sdk.FileInfo{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/move", name: "moveFile",
 			summary: "Move or rename a file",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MoveRequest{},
+			body:   sdk.MoveRequest{From: "out.txt", To: "results/out.txt", Overwrite: true},
 			status: 200, response: sdk.FileInfo{},
 		},
 
@@ -300,7 +309,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes", name: "startProcess",
 			summary: "Start a background process in its own process group; it outlives the request",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.StartProcessRequest{},
+			body:   sdk.StartProcessRequest{ID: "server", Cmd: []string{"python3", "-m", "http.server", "8000"}},
 			status: 201, response: sdk.Process{},
 		},
 		{
@@ -349,7 +358,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/signal", name: "signalProcess",
 			summary: "Send a signal (name or number) to the process's whole group",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.SignalRequest{},
+			body:   sdk.SignalRequest{Signal: "SIGINT"},
 			status: 200, response: sdk.Process{},
 		},
 		{
@@ -365,7 +374,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait-for-log", name: "waitForProcessLog",
 			summary: "Wait for an output line matching a substring or regex (409 PROCESS_EXITED if it exits first)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.WaitForLogRequest{},
+			body:   sdk.WaitForLogRequest{Substring: "Serving HTTP", TimeoutSeconds: 30},
 			status: 200, response: sdk.LogMatch{},
 		},
 		{
@@ -373,7 +382,7 @@ func (s *Server) routes() []route {
 			summary: "Wait for a TCP port inside the sandbox to accept connections, or to answer HTTP with a " +
 				"status (409 PROCESS_EXITED if it exits first)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.WaitForPortRequest{},
+			body:   sdk.WaitForPortRequest{Port: 8000, Protocol: "http", Path: "/", TimeoutSeconds: 30},
 			status: 200, response: sdk.PortReady{},
 		},
 
@@ -381,7 +390,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/sessions", name: "createSession",
 			summary: "Start a persistent shell session",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.CreateSessionRequest{},
+			body:   sdk.CreateSessionRequest{ID: "build", Cwd: "/workspace", TimeoutSeconds: 120},
 			status: 201, response: sdk.Session{},
 		},
 		{
@@ -410,7 +419,7 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"stream", "boolean", "stream events as NDJSON"},
 			},
-			body:   sdk.SessionExecRequest{},
+			body:   sdk.SessionExecRequest{Command: "cd src && make"},
 			status: 200, response: sdk.SessionExecResult{}, events: sdk.SessionEvent{},
 		},
 
@@ -418,7 +427,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/ptys", name: "createPTY",
 			summary: "Start a program (default a shell) on a new terminal",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.CreatePTYRequest{},
+			body:   sdk.CreatePTYRequest{Cmd: []string{"/bin/bash"}, Cols: 120, Rows: 40},
 			status: 201, response: sdk.PTY{},
 		},
 		{
@@ -443,7 +452,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/resize", name: "resizePTY",
 			summary: "Set a terminal's size",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.ResizeRequest{},
+			body:   sdk.ResizeRequest{Cols: 160, Rows: 48},
 			status: 200, response: sdk.PTY{},
 		},
 		{
@@ -466,7 +475,7 @@ func (s *Server) routes() []route {
 				"answers once the display accepts connections. A running desktop of the same size answers as " +
 				"it is; another size is 409 DESKTOP_RUNNING",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.DesktopStartRequest{},
+			body:   sdk.DesktopStartRequest{Width: 1920, Height: 1080},
 			status: 200, response: sdk.DesktopStatus{},
 		},
 		{
@@ -498,35 +507,35 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/move", name: "moveMouse",
 			summary: "Move the pointer; answers its new position",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MouseMoveRequest{},
+			body:   sdk.MouseMoveRequest{X: 640, Y: 400},
 			status: 200, response: sdk.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/click", name: "clickMouse",
 			summary: "Click (or double-click) a button, at x,y or where the pointer is",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MouseClickRequest{},
+			body:   sdk.MouseClickRequest{X: new(640), Y: new(400), Button: "left", Double: true},
 			status: 200, response: sdk.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/drag", name: "dragMouse",
 			summary: "Press a button at from, move to to, release",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MouseDragRequest{},
+			body:   sdk.MouseDragRequest{From: sdk.DesktopPoint{X: 100, Y: 100}, To: sdk.DesktopPoint{X: 400, Y: 300}},
 			status: 200, response: sdk.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/scroll", name: "scrollMouse",
 			summary: "Turn the mouse wheel up, down, left or right",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MouseScrollRequest{},
+			body:   sdk.MouseScrollRequest{Direction: "down", Amount: 3},
 			status: 200, response: sdk.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/keyboard/type", name: "typeText",
 			summary: "Type Unicode text on the focused window (\\n presses Return)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.TypeTextRequest{},
+			body:   sdk.TypeTextRequest{Text: "hello world\n"},
 			status: 204,
 		},
 		{
@@ -534,7 +543,7 @@ func (s *Server) routes() []route {
 			summary: "Press a key or chord: \"Return\", \"ctrl+c\", \"alt+tab\"; an unknown key name is 400 " +
 				"UNKNOWN_KEY",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.PressKeyRequest{},
+			body:   sdk.PressKeyRequest{Key: "ctrl+c"},
 			status: 204,
 		},
 		{
@@ -554,7 +563,7 @@ func (s *Server) routes() []route {
 			summary: "Start an application on the desktop as a background process (DISPLAY set); it is listed " +
 				"with the processes",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LaunchRequest{},
+			body:   sdk.LaunchRequest{Cmd: []string{"xterm"}},
 			status: 201, response: sdk.Process{},
 		},
 		{
@@ -562,7 +571,7 @@ func (s *Server) routes() []route {
 			summary: "Expose the desktop's noVNC page (private unless public) and answer its URL, with the port's " +
 				"token or, with expiresInSeconds, a signature",
 			handler: s.desktopView, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.DesktopViewRequest{},
+			body:   sdk.DesktopViewRequest{ExpiresInSeconds: 3600},
 			status: 200, response: sdk.DesktopView{},
 			codes: []sdk.Code{
 				sdk.CodeInvalidExpiry, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable, sdk.CodePreviewDomainRequired,
@@ -587,7 +596,7 @@ func (s *Server) routes() []route {
 			summary: "Create a code context: a long-lived python, javascript or bash interpreter whose state " +
 				"persists between runs",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.CreateContextRequest{},
+			body:   sdk.CreateContextRequest{Language: "python", Cwd: "/workspace"},
 			status: 201, response: sdk.Context{},
 			codes: []sdk.Code{
 				sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeLanguageStatelessOnly,
@@ -619,7 +628,7 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"stream", "boolean", "stream events as NDJSON"},
 			},
-			body:   sdk.RunCodeRequest{},
+			body:   sdk.RunCodeRequest{Code: "import math\nmath.sqrt(2)", TimeoutSeconds: 60},
 			status: 200, response: sdk.RunResult{}, events: sdk.RunEvent{},
 		},
 		{
@@ -630,7 +639,7 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"stream", "boolean", "stream events as NDJSON"},
 			},
-			body:   sdk.RunRequest{},
+			body:   sdk.RunRequest{Language: "python", Code: "print(sum(range(10)))"},
 			status: 200, response: sdk.RunResult{}, events: sdk.RunEvent{},
 			codes: []sdk.Code{
 				sdk.CodeInvalidRun, sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeInterpreterFailed,
@@ -643,21 +652,21 @@ func (s *Server) routes() []route {
 				"username/token authenticate over HTTP(S) and are stored in the sandbox only with " +
 				"storeCredentials",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitCloneRequest{},
+			body:   sdk.GitCloneRequest{URL: "https://github.com/octocat/Hello-World.git", Path: "hello", Depth: 1},
 			status: 200, response: sdk.GitStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/status", name: "gitStatus",
 			summary: "A repository's branch, HEAD and changed, staged and untracked files",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitRepoRequest{},
+			body:   sdk.GitRepoRequest{Path: "hello"},
 			status: 200, response: sdk.GitStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/branches", name: "gitBranches",
 			summary: "A repository's local and remote branches and the current one",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitRepoRequest{},
+			body:   sdk.GitRepoRequest{Path: "hello"},
 			status: 200, response: sdk.GitBranches{},
 		},
 		{
@@ -665,14 +674,14 @@ func (s *Server) routes() []route {
 			summary: "Switch to a branch (create: make it at HEAD; a branch only origin has is made from it); " +
 				"uncommitted changes refuse it (409 GIT_CONFLICT) unless force",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitCheckoutRequest{},
+			body:   sdk.GitCheckoutRequest{Path: "hello", Branch: "feature", Create: true},
 			status: 200, response: sdk.GitStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/add", name: "gitAdd",
 			summary: "Stage files (\".\" stages every change, removals too)",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitAddRequest{},
+			body:   sdk.GitAddRequest{Path: "hello", Files: []string{"."}},
 			status: 200, response: sdk.GitStatus{},
 		},
 		{
@@ -680,7 +689,9 @@ func (s *Server) routes() []route {
 			summary: "Commit what is staged (all: tracked changes too); the author defaults to the git config's " +
 				"user.name and user.email",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitCommitRequest{},
+			body: sdk.GitCommitRequest{
+				Path: "hello", Message: "Add the greeting", AuthorName: "Ada", AuthorEmail: "ada@example.com",
+			},
 			status: 200, response: sdk.GitCommit{},
 		},
 		{
@@ -688,7 +699,7 @@ func (s *Server) routes() []route {
 			summary: "Push a branch (default the current one) to a remote (default origin); 400 GIT_AUTH_FAILED " +
 				"when the server refuses the credentials, 409 GIT_CONFLICT when it is not a fast-forward",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitSyncRequest{},
+			body:   sdk.GitSyncRequest{Path: "hello", Branch: "feature", Token: "ghp_…"},
 			status: 200, response: sdk.GitSyncResult{},
 		},
 		{
@@ -696,14 +707,14 @@ func (s *Server) routes() []route {
 			summary: "Fetch a branch and fast-forward the current one to it (409 GIT_CONFLICT when that needs a " +
 				"merge)",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitSyncRequest{},
+			body:   sdk.GitSyncRequest{Path: "hello", Branch: "feature", Token: "ghp_…"},
 			status: 200, response: sdk.GitSyncResult{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/log", name: "gitLog",
 			summary: "Commits reachable from HEAD, newest first",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitLogRequest{},
+			body:   sdk.GitLogRequest{Path: "hello", Limit: 10},
 			status: 200, response: []sdk.GitCommit{},
 		},
 		{
@@ -723,7 +734,7 @@ func (s *Server) routes() []route {
 			method: "PUT", pattern: "/v1/sandboxes/{id}/egress", name: "setEgress",
 			summary: "Replace a bridge sandbox's egress policy; a running sandbox gets it at once",
 			handler: s.setEgress, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.EgressPolicy{},
+			body:   sdk.EgressPolicy{Mode: sdk.EgressAllowList, Domains: []string{"pypi.org", "*.pythonhosted.org"}},
 			status: 200, response: sdk.NetworkInfo{},
 			codes: []sdk.Code{
 				sdk.CodeInvalidEgress, sdk.CodeNoNetwork, sdk.CodeInvalidHTTPRule, sdk.CodeUnknownSecret,
@@ -746,7 +757,9 @@ func (s *Server) routes() []route {
 			summary: "Create or replace a secret of the caller's team: a value the HTTP egress proxy adds to " +
 				"sandboxes' requests (inject rules) that no sandbox sees; stored encrypted, never returned",
 			handler: s.createSecret, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.CreateSecretRequest{},
+			body: sdk.CreateSecretRequest{
+				Name: "openai", Value: "sk-…", SecretHosts: sdk.SecretHosts{Hosts: []string{"api.openai.com"}},
+			},
 			status: 201, response: sdk.SecretInfo{},
 			codes: []sdk.Code{sdk.CodeInvalidSecret, sdk.CodeNetworkUnavailable},
 		},
@@ -762,7 +775,7 @@ func (s *Server) routes() []route {
 			summary: "Replace where a secret of the team may be sent (its hosts, and whether plain HTTP is " +
 				"allowed); a secret made before hosts existed is injected nowhere until they are set",
 			handler: s.setSecretHosts, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.SecretHosts{},
+			body:   sdk.SecretHosts{Hosts: []string{"api.openai.com", "*.openai.azure.com"}},
 			status: 200, response: sdk.SecretInfo{},
 			codes: []sdk.Code{sdk.CodeInvalidSecret, sdk.CodeSecretNotFound, sdk.CodeNetworkUnavailable},
 		},
@@ -777,7 +790,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/ports", name: "exposePort",
 			summary: "Expose a port through the preview proxy (201; 200 when it was already exposed)",
 			handler: s.exposePort, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.ExposePortRequest{},
+			body:   sdk.ExposePortRequest{Port: 8000},
 			status: 201, otherStatus: 200, response: sdk.Port{},
 			codes: []sdk.Code{sdk.CodeInvalidPort, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable},
 		},
@@ -799,7 +812,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/signed-urls", name: "signPreviewURL",
 			summary: "Make a preview URL of an exposed port that works without key or token until it expires",
 			handler: s.signURL, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.SignPortRequest{},
+			body:   sdk.SignPortRequest{Port: 8000, ExpiresInSeconds: 600},
 			status: 201, response: sdk.SignedURL{},
 			codes: []sdk.Code{
 				sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeInvalidExpiry, sdk.CodeNetworkUnavailable,
@@ -862,7 +875,7 @@ func (s *Server) routes() []route {
 			summary: "Save a sandbox as a named snapshot: its filesystem as a layer, with includeMemory (class " +
 				"gvisor) its running processes too",
 			handler: s.createSnapshot, scope: auth.ScopeSandboxesWrite, passive: true,
-			body:   sdk.CreateSnapshotRequest{},
+			body:   sdk.CreateSnapshotRequest{Name: "after-setup", ExpiresInSeconds: 604800},
 			status: 201, response: sdk.Snapshot{},
 			codes: []sdk.Code{
 				sdk.CodeInvalidSnapshotName, sdk.CodeSnapshotExists, sdk.CodeMemoryUnsupported,
@@ -874,7 +887,7 @@ func (s *Server) routes() []route {
 			summary: "Make count independent copies of a sandbox: filesystem, and for class gvisor its running " +
 				"processes",
 			handler: s.forkSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
-			body:   sdk.ForkRequest{},
+			body:   sdk.ForkRequest{Name: "try", Count: 3},
 			status: 201, response: sdk.ForkResult{},
 			codes: []sdk.Code{sdk.CodeInvalidCount, sdk.CodeMemoryUnsupported, sdk.CodeCheckpointRefused},
 		},
@@ -903,7 +916,7 @@ func (s *Server) routes() []route {
 				"ready-to-paste ssh command), or with publicKey register a key that logs in as the sandbox's " +
 				"id; 503 SSH_DISABLED without --ssh-listen",
 			handler: s.createSSHAccess, scope: auth.ScopeExec, passive: true,
-			body:   sdk.CreateSSHAccessRequest{},
+			body:   sdk.CreateSSHAccessRequest{ExpiresInSeconds: 3600},
 			status: 201, response: sdk.SSHAccess{},
 			codes: []sdk.Code{sdk.CodeSSHDisabled, sdk.CodeInvalidExpiry, sdk.CodeInvalidKey},
 		},
@@ -945,7 +958,7 @@ func (s *Server) routes() []route {
 			summary: "Create a volume: an ext4 filesystem of sizeMiB (default 1024) that sandboxes mount at " +
 				"create with volumes: [{name, path, readOnly}]; writes past the size fail with ENOSPC",
 			handler: s.createVolume, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.CreateVolumeRequest{},
+			body:   sdk.CreateVolumeRequest{Name: "cache", SizeMiB: 4096},
 			status: 201, response: sdk.Volume{},
 			codes: []sdk.Code{sdk.CodeInvalidVolume, sdk.CodeVolumeExists, sdk.CodeNoSpace},
 		},
@@ -981,7 +994,9 @@ func (s *Server) routes() []route {
 				"its own name, labels, env, egress and lifecycle policy. Pool instances count against the " +
 				"team's quotas",
 			handler: s.createPool, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.CreatePoolRequest{},
+			body: sdk.CreatePoolRequest{
+				Name: "python", Template: sdk.PoolTemplate{Image: "python", MemoryMiB: 2048}, Min: 2, Max: 10,
+			},
 			status: 201, response: sdk.Pool{},
 			codes: append([]sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolExists}, codesCreate...),
 		},
@@ -1003,7 +1018,7 @@ func (s *Server) routes() []route {
 			method: "PATCH", pattern: "/v1/pools/{name}", name: "updatePool",
 			summary: "Resize a warm pool (min, max); ready instances past the new max are deleted",
 			handler: s.updatePool, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.UpdatePoolRequest{},
+			body:   sdk.UpdatePoolRequest{Min: new(4), Max: new(20)},
 			status: 200, response: sdk.Pool{},
 			codes: []sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolNotFound},
 		},
@@ -1020,7 +1035,10 @@ func (s *Server) routes() []route {
 				"create's buckets entry; the keys stay on the host. Lasts until the sandbox stops; 409 " +
 				"LIVE_MOUNT_UNSUPPORTED for class gvisor, 409 BUCKET_MOUNT_EXISTS for a taken path",
 			handler: s.mountBucket, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.BucketMount{},
+			body: sdk.BucketMount{
+				Bucket: "datasets", Prefix: "2026/", Path: "/data", ReadOnly: true, Endpoint: "https://s3.example.com",
+				AccessKeyID: "AKIA…", SecretAccessKey: "…",
+			},
 			status: 201, response: sdk.BucketMount{},
 			codes: []sdk.Code{
 				sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeInvalidVolume,
@@ -1043,7 +1061,7 @@ func (s *Server) routes() []route {
 			summary: "Back up a directory of the sandbox (owners, modes, xattrs, hard links) as tar+zstd into the " +
 				"blob store (local or S3); expiresInSeconds deletes it after that long",
 			handler: s.createBackup, scope: auth.ScopeExec,
-			body:   sdk.CreateBackupRequest{},
+			body:   sdk.CreateBackupRequest{Path: "/workspace", Name: "before-upgrade", ExpiresInSeconds: 86400},
 			status: 201, response: sdk.Backup{},
 			codes: []sdk.Code{
 				sdk.CodeArchiveUnavailable, sdk.CodeInvalidBackup, sdk.CodeInvalidPath, sdk.CodePathNotFound,
@@ -1080,7 +1098,7 @@ func (s *Server) routes() []route {
 				"which must be missing or empty (409 BACKUP_TARGET_NOT_EMPTY); a damaged backup is refused " +
 				"(409 BACKUP_CORRUPT) and nothing is written",
 			handler: s.restoreBackup, scope: auth.ScopeExec,
-			body:   sdk.RestoreBackupRequest{},
+			body:   sdk.RestoreBackupRequest{Sandbox: "web", Path: "/workspace/restored"},
 			status: 200, response: sdk.Backup{},
 			codes: []sdk.Code{
 				sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound, sdk.CodeBackupCorrupt,
@@ -1110,7 +1128,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/images/pull", name: "pullImage",
 			summary: "Pull an image from an OCI registry",
 			handler: s.pullImage, scope: auth.ScopeImages,
-			body:   sdk.PullRequest{},
+			body:   sdk.PullRequest{Ref: "python:3.12-slim", Name: "python"},
 			status: 201, response: sdk.Image{},
 			codes: []sdk.Code{sdk.CodeInvalidImageRef, sdk.CodeImageNotFound, sdk.CodeRegistryUnavailable},
 		},
@@ -1141,7 +1159,15 @@ func (s *Server) routes() []route {
 				"run/copy/env/workdir/user/entrypoint/cmd/labels, files as the context); progress as for " +
 				"/v1/images/build",
 			handler: s.buildSteps, scope: auth.ScopeImages,
-			body:   sdk.BuildRequest{},
+			body: sdk.BuildRequest{
+				Name: "app", From: "python",
+				Steps: []sdk.BuildStep{
+					{Copy: &sdk.BuildCopy{Src: []string{"requirements.txt"}, Dest: "/app/"}},
+					{Run: "pip install -r /app/requirements.txt"},
+					{Workdir: "/app", Cmd: []string{"python3", "main.py"}},
+				},
+				Files: map[string][]byte{"requirements.txt": []byte("requests\n")},
+			},
 			status: 200, response: ndjson{}, events: sdk.BuildEvent{},
 			codes: codesBuild,
 		},
@@ -1166,7 +1192,7 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/keys", name: "createKey",
 			summary: "Create an API key; the answer holds its secret, shown only this once",
 			handler: s.createKey, scope: auth.ScopeAdmin,
-			body:   sdk.CreateKeyRequest{},
+			body:   sdk.CreateKeyRequest{Name: "ci", Scopes: []string{"sandboxes:write", "exec"}, TTLSeconds: 2592000},
 			status: 201, response: sdk.CreatedKey{},
 		},
 		{
@@ -1188,7 +1214,9 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/teams", name: "createTeam",
 			summary: "Create a team (Daytona: organization, E2B: team) with its quotas",
 			handler: s.createTeam, scope: auth.ScopeAdmin,
-			body:   sdk.CreateTeamRequest{},
+			body: sdk.CreateTeamRequest{
+				ID: "acme", Quotas: sdk.Quotas{MaxSandboxes: 50, MaxRunning: 10, MemoryMiB: 32768},
+			},
 			status: 201, response: sdk.Team{},
 		},
 		{
@@ -1207,7 +1235,7 @@ func (s *Server) routes() []route {
 			method: "PUT", pattern: "/v1/teams/{team}/quotas", name: "setTeamQuotas",
 			summary: "Replace a team's quotas (0: no limit)",
 			handler: s.setQuotas, scope: auth.ScopeAdmin,
-			body:   sdk.Quotas{},
+			body:   sdk.Quotas{MaxSandboxes: 100, MaxRunning: 20, CPU: 32, MemoryMiB: 65536},
 			status: 200, response: sdk.Team{},
 		},
 		{
@@ -1221,7 +1249,7 @@ func (s *Server) routes() []route {
 			summary: "Send a team's events (as the --webhook URLs get every team's, signed with secret) to url; " +
 				"root admin only",
 			handler: s.setTeamWebhook, scope: auth.ScopeAdmin,
-			body:   sdk.TeamWebhook{},
+			body:   sdk.TeamWebhook{URL: "https://hooks.example.com/sbx", Secret: "whsec-…"},
 			status: 200, response: sdk.TeamWebhook{},
 		},
 		{

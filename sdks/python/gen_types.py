@@ -21,6 +21,10 @@ def py_type(s):
     if "enum" in s:
         return "Literal[" + ", ".join(json.dumps(v) for v in s["enum"]) + "]"
     t = s.get("type")
+    if isinstance(t, list):  # ["string", "null"]: a value that may be null
+        rest = [x for x in t if x != "null"]
+        inner = py_type({**s, "type": rest[0] if len(rest) == 1 else rest})
+        return f"Optional[{inner}]" if "null" in t else inner
     if t == "array":
         return "List[" + py_type(s["items"]) + "]"
     if t == "object":
@@ -32,7 +36,7 @@ def generate(doc):
     lines = [
         '"""Types of the sbx API, generated from sdks/openapi.json by gen_types.py; do not edit."""',
         "",
-        "from typing import Any, Dict, List, Literal, NotRequired, TypedDict",
+        "from typing import Any, Dict, List, Literal, NotRequired, Optional, TypedDict",
         "",
     ]
     schemas = doc["components"]["schemas"]

@@ -6180,7 +6180,7 @@ export interface components {
             cpu?: number;
             /** @description Env changes the environment of every process started from now on (exec, processes, sessions, terminals, contexts), in this instance and the next ones: a value sets the variable, null unsets it. Processes already running keep theirs. */
             env?: {
-                [key: string]: string;
+                [key: string]: string | null;
             };
             /** @description Delete the sandbox when it stops (autoDeleteSeconds 0). Absent: unchanged. */
             ephemeral?: boolean;
@@ -6668,6 +6668,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sandbox": "web",
+                 *       "path": "/workspace/restored"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RestoreBackupRequest"];
             };
         };
@@ -6847,6 +6853,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "app",
+                 *       "from": "python",
+                 *       "steps": [
+                 *         {
+                 *           "copy": {
+                 *             "src": [
+                 *               "requirements.txt"
+                 *             ],
+                 *             "dest": "/app/"
+                 *           }
+                 *         },
+                 *         {
+                 *           "run": "pip install -r /app/requirements.txt"
+                 *         },
+                 *         {
+                 *           "workdir": "/app",
+                 *           "cmd": [
+                 *             "python3",
+                 *             "main.py"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "files": {
+                 *         "requirements.txt": "cmVxdWVzdHMK"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BuildRequest"];
             };
         };
@@ -6934,6 +6969,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ref": "python:3.12-slim",
+                 *       "name": "python"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PullRequest"];
             };
         };
@@ -7097,6 +7138,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci",
+                 *       "scopes": [
+                 *         "sandboxes:write",
+                 *         "exec"
+                 *       ],
+                 *       "ttlSeconds": 2592000
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateKeyRequest"];
             };
         };
@@ -7258,6 +7309,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "python",
+                 *       "template": {
+                 *         "image": "python",
+                 *         "memoryMiB": 2048
+                 *       },
+                 *       "min": 2,
+                 *       "max": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePoolRequest"];
             };
         };
@@ -7383,6 +7445,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "min": 4,
+                 *       "max": 20
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdatePoolRequest"];
             };
         };
@@ -7468,6 +7536,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "web",
+                 *       "image": "python",
+                 *       "env": {
+                 *         "DEBUG": "1"
+                 *       },
+                 *       "labels": {
+                 *         "project": "demo"
+                 *       },
+                 *       "cpu": 2,
+                 *       "memoryMiB": 2048,
+                 *       "autoStopSeconds": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSandboxRequest"];
             };
         };
@@ -7554,6 +7637,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "web",
+                 *       "image": "python",
+                 *       "env": {
+                 *         "DEBUG": "1"
+                 *       },
+                 *       "labels": {
+                 *         "project": "demo"
+                 *       },
+                 *       "cpu": 2,
+                 *       "memoryMiB": 2048,
+                 *       "autoStopSeconds": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSandboxRequest"];
             };
         };
@@ -7661,6 +7759,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "autoStopSeconds": 3600,
+                 *       "env": {
+                 *         "DEBUG": null,
+                 *         "LOG_LEVEL": "info"
+                 *       },
+                 *       "labels": {
+                 *         "project": "demo",
+                 *         "stage": "test"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSandboxRequest"];
             };
         };
@@ -7788,6 +7899,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "/workspace",
+                 *       "name": "before-upgrade",
+                 *       "expiresInSeconds": 86400
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateBackupRequest"];
             };
         };
@@ -7833,6 +7951,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "bucket": "datasets",
+                 *       "prefix": "2026/",
+                 *       "path": "/data",
+                 *       "readOnly": true,
+                 *       "endpoint": "https://s3.example.com",
+                 *       "accessKeyId": "AKIA…",
+                 *       "secretAccessKey": "…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BucketMount"];
             };
         };
@@ -7961,6 +8090,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "cwd": "/workspace"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateContextRequest"];
             };
         };
@@ -8095,6 +8230,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "import math\nmath.sqrt(2)",
+                 *       "timeoutSeconds": 60
+                 *     }
+                 */
                 "application/json": components["schemas"]["RunCodeRequest"];
             };
         };
@@ -8141,6 +8282,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "ctrl+c"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PressKeyRequest"];
             };
         };
@@ -8184,6 +8330,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "hello world\n"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TypeTextRequest"];
             };
         };
@@ -8227,6 +8378,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cmd": [
+                 *         "xterm"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["LaunchRequest"];
             };
         };
@@ -8313,6 +8471,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "x": 640,
+                 *       "y": 400,
+                 *       "button": "left",
+                 *       "double": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["MouseClickRequest"];
             };
         };
@@ -8358,6 +8524,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "x": 100,
+                 *         "y": 100
+                 *       },
+                 *       "to": {
+                 *         "x": 400,
+                 *         "y": 300
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MouseDragRequest"];
             };
         };
@@ -8403,6 +8581,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "x": 640,
+                 *       "y": 400
+                 *     }
+                 */
                 "application/json": components["schemas"]["MouseMoveRequest"];
             };
         };
@@ -8448,6 +8632,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "direction": "down",
+                 *       "amount": 3
+                 *     }
+                 */
                 "application/json": components["schemas"]["MouseScrollRequest"];
             };
         };
@@ -8549,6 +8739,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "width": 1920,
+                 *       "height": 1080
+                 *     }
+                 */
                 "application/json": components["schemas"]["DesktopStartRequest"];
             };
         };
@@ -8676,6 +8872,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresInSeconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["DesktopViewRequest"];
             };
         };
@@ -8803,6 +9004,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mode": "allow-list",
+                 *       "domains": [
+                 *         "pypi.org",
+                 *         "*.pythonhosted.org"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EgressPolicy"];
             };
         };
@@ -8945,6 +9155,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cmd": [
+                 *         "python3",
+                 *         "-c",
+                 *         "print(6*7)"
+                 *       ],
+                 *       "cwd": "src",
+                 *       "timeoutSeconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExecRequest"];
             };
         };
@@ -9177,6 +9398,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "src/app",
+                 *       "parents": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["MkdirRequest"];
             };
         };
@@ -9222,6 +9449,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "out.txt",
+                 *       "to": "results/out.txt",
+                 *       "overwrite": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveRequest"];
             };
         };
@@ -9405,6 +9639,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "try",
+                 *       "count": 3
+                 *     }
+                 */
                 "application/json": components["schemas"]["ForkRequest"];
             };
         };
@@ -9491,6 +9731,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "files": [
+                 *         "."
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitAddRequest"];
             };
         };
@@ -9536,6 +9784,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitRepoRequest"];
             };
         };
@@ -9581,6 +9834,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "branch": "feature",
+                 *       "create": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitCheckoutRequest"];
             };
         };
@@ -9626,6 +9886,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://github.com/octocat/Hello-World.git",
+                 *       "path": "hello",
+                 *       "depth": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitCloneRequest"];
             };
         };
@@ -9671,6 +9938,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "message": "Add the greeting",
+                 *       "authorName": "Ada",
+                 *       "authorEmail": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitCommitRequest"];
             };
         };
@@ -9716,6 +9991,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitLogRequest"];
             };
         };
@@ -9761,6 +10042,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "branch": "feature",
+                 *       "token": "ghp_…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitSyncRequest"];
             };
         };
@@ -9806,6 +10094,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "branch": "feature",
+                 *       "token": "ghp_…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitSyncRequest"];
             };
         };
@@ -9851,6 +10146,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitRepoRequest"];
             };
         };
@@ -10104,6 +10404,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "port": 8000
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExposePortRequest"];
             };
         };
@@ -10500,6 +10805,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "server",
+                 *       "cmd": [
+                 *         "python3",
+                 *         "-m",
+                 *         "http.server",
+                 *         "8000"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["StartProcessRequest"];
             };
         };
@@ -10679,6 +10995,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signal": "SIGINT"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignalRequest"];
             };
         };
@@ -10858,6 +11179,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "substring": "Serving HTTP",
+                 *       "timeoutSeconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["WaitForLogRequest"];
             };
         };
@@ -10905,6 +11232,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "port": 8000,
+                 *       "protocol": "http",
+                 *       "path": "/",
+                 *       "timeoutSeconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["WaitForPortRequest"];
             };
         };
@@ -10991,6 +11326,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cmd": [
+                 *         "/bin/bash"
+                 *       ],
+                 *       "cols": 120,
+                 *       "rows": 40
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePTYRequest"];
             };
         };
@@ -11166,6 +11510,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cols": 160,
+                 *       "rows": 48
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResizeRequest"];
             };
         };
@@ -11255,6 +11605,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "code": "print(sum(range(10)))"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RunRequest"];
             };
         };
@@ -11342,6 +11698,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "build",
+                 *       "cwd": "/workspace",
+                 *       "timeoutSeconds": 120
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSessionRequest"];
             };
         };
@@ -11476,6 +11839,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "command": "cd src && make"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionExecRequest"];
             };
         };
@@ -11522,6 +11890,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "port": 8000,
+                 *       "expiresInSeconds": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignPortRequest"];
             };
         };
@@ -11567,6 +11941,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "after-setup",
+                 *       "expiresInSeconds": 604800
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSnapshotRequest"];
             };
         };
@@ -11653,6 +12033,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresInSeconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSSHAccessRequest"];
             };
         };
@@ -11998,6 +12383,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "openai",
+                 *       "value": "sk-…",
+                 *       "hosts": [
+                 *         "api.openai.com"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSecretRequest"];
             };
         };
@@ -12082,6 +12476,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hosts": [
+                 *         "api.openai.com",
+                 *         "*.openai.azure.com"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SecretHosts"];
             };
         };
@@ -12280,6 +12682,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "acme",
+                 *       "quotas": {
+                 *         "maxSandboxes": 50,
+                 *         "maxRunning": 10,
+                 *         "memoryMiB": 32768
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTeamRequest"];
             };
         };
@@ -12405,6 +12817,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "maxSandboxes": 100,
+                 *       "maxRunning": 20,
+                 *       "cpu": 32,
+                 *       "memoryMiB": 65536
+                 *     }
+                 */
                 "application/json": components["schemas"]["Quotas"];
             };
         };
@@ -12491,6 +12911,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/sbx",
+                 *       "secret": "whsec-…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TeamWebhook"];
             };
         };
@@ -12610,6 +13036,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "cache",
+                 *       "sizeMiB": 4096
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateVolumeRequest"];
             };
         };

@@ -1,6 +1,6 @@
 """Types of the sbx API, generated from sdks/openapi.json by gen_types.py; do not edit."""
 
-from typing import Any, Dict, List, Literal, NotRequired, TypedDict
+from typing import Any, Dict, List, Literal, NotRequired, Optional, TypedDict
 
 
 class APIKey(TypedDict):
@@ -1486,7 +1486,7 @@ class UpdateSandboxRequest(TypedDict):
     autoPauseSeconds: NotRequired[int]
     autoStopSeconds: NotRequired[int]
     cpu: NotRequired[float]
-    env: NotRequired[Dict[str, str]]
+    env: NotRequired[Dict[str, Optional[str]]]
     ephemeral: NotRequired[bool]
     keepAlive: NotRequired[bool]
     labels: NotRequired[Dict[str, str]]
