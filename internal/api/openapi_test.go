@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -77,6 +78,15 @@ func TestDocumentShape(t *testing.T) {
 	}
 	if got := anyStrings(schemas["ExecEvent"].(map[string]any)["x-final-events"]); !slices.Equal(got, []string{"exit", "end", "error"}) {
 		t.Errorf("ExecEvent x-final-events %v", got)
+	}
+	// An event union: oneOf by type, each variant the fields with type fixed.
+	execEvent := schemas["ExecEvent"].(map[string]any)
+	if execEvent["discriminator"].(map[string]any)["propertyName"] != "type" || len(execEvent["oneOf"].([]any)) != 7 {
+		t.Errorf("ExecEvent is not a oneOf discriminated by type: %v", execEvent)
+	}
+	exit := schemas["ExecEventExit"].(map[string]any)["allOf"].([]any)[1].(map[string]any)
+	if exit["properties"].(map[string]any)["type"].(map[string]any)["const"] != "exit" || !slices.Contains(anyStrings(exit["required"]), "exitCode") {
+		t.Errorf("ExecEventExit: %v", exit)
 	}
 	paths := doc["paths"].(map[string]any)
 	op := func(path, method string) map[string]any { return paths[path].(map[string]any)[method].(map[string]any) }
@@ -249,6 +259,33 @@ type validator struct{ schemas map[string]any }
 func (v validator) check(s map[string]any, val any, at string) []string {
 	if ref, ok := s["$ref"].(string); ok {
 		return v.check(v.schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any), val, at)
+	}
+	if d, ok := s["discriminator"].(map[string]any); ok {
+		obj, _ := val.(map[string]any)
+		tag, _ := obj[d["propertyName"].(string)].(string)
+		ref, ok := d["mapping"].(map[string]any)[tag].(string)
+		if !ok {
+			return []string{fmt.Sprintf("%s: %s %q is none of the oneOf's", at, d["propertyName"], tag)}
+		}
+		return v.check(map[string]any{"$ref": ref}, val, at)
+	}
+	if all, ok := s["allOf"].([]any); ok { // one object of every part's properties
+		merged := map[string]any{"type": "object", "properties": map[string]any{}}
+		var required []any
+		for _, part := range all {
+			p := part.(map[string]any)
+			if ref, ok := p["$ref"].(string); ok {
+				p = v.schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+			}
+			maps.Copy(merged["properties"].(map[string]any), p["properties"].(map[string]any))
+			r, _ := p["required"].([]any)
+			required = append(required, r...)
+		}
+		merged["required"] = required
+		return v.check(merged, val, at)
+	}
+	if c, ok := s["const"]; ok && c != val {
+		return []string{fmt.Sprintf("%s: %v, want %v", at, val, c)}
 	}
 	if e, ok := s["enum"].([]any); ok && !slices.Contains(e, val) {
 		return []string{fmt.Sprintf("%s: %v is not in the enum", at, val)}

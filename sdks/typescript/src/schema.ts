@@ -2477,7 +2477,37 @@ export interface components {
             src: string[];
         };
         /** @description BuildEvent is one line of a build's progress. Type is: - "pull": the FROM image (Instruction) is being pulled from its registry, or was (Data says which), as sbx had no image of that name; - "step": step Step of Total begins (Instruction, Line); Cached says the cache had its result and nothing runs; - "output": a chunk of a RUN step's output (Stream "stdout"/"stderr", Data); - "layer": the step made Layer; - "done": the image is stored (Image) — the last event of a success; - "error": the build failed (Error; for a failed RUN, ExitCode and the step's last Output) — the last event of a failure. No image is stored; - "heartbeat": nothing happened for 15 s. */
-        BuildEvent: {
+        BuildEvent: components["schemas"]["BuildEventPull"] | components["schemas"]["BuildEventStep"] | components["schemas"]["BuildEventOutput"] | components["schemas"]["BuildEventLayer"] | components["schemas"]["BuildEventDone"] | components["schemas"]["BuildEventError"] | components["schemas"]["BuildEventHeartbeat"];
+        /** @description One BuildEvent whose type is "done". */
+        BuildEventDone: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "done";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "done";
+        };
+        /** @description One BuildEvent whose type is "error". */
+        BuildEventError: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description BuildEvent is one line of a build's progress. Type is: - "pull": the FROM image (Instruction) is being pulled from its registry, or was (Data says which), as sbx had no image of that name; - "step": step Step of Total begins (Instruction, Line); Cached says the cache had its result and nothing runs; - "output": a chunk of a RUN step's output (Stream "stdout"/"stderr", Data); - "layer": the step made Layer; - "done": the image is stored (Image) — the last event of a success; - "error": the build failed (Error; for a failed RUN, ExitCode and the step's last Output) — the last event of a failure. No image is stored; - "heartbeat": nothing happened for 15 s. */
+        BuildEventFields: {
             /** @description The cache had the step's result and nothing runs ("step"). */
             cached?: boolean;
             /** @description A chunk of a RUN step's output ("output"), or what the pull did ("pull"). */
@@ -2502,8 +2532,81 @@ export interface components {
             stream?: string;
             /** @description How many steps the build has ("step"). */
             total?: number;
-            /** @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description). */
-            type: string;
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @enum {string}
+             */
+            type: "pull" | "step" | "output" | "layer" | "done" | "error" | "heartbeat";
+        };
+        /** @description One BuildEvent whose type is "heartbeat". */
+        BuildEventHeartbeat: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One BuildEvent whose type is "layer". */
+        BuildEventLayer: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "layer";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "layer";
+        };
+        /** @description One BuildEvent whose type is "output". */
+        BuildEventOutput: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "output";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "output";
+        };
+        /** @description One BuildEvent whose type is "pull". */
+        BuildEventPull: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "pull";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pull";
+        };
+        /** @description One BuildEvent whose type is "step". */
+        BuildEventStep: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "step";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "step";
         };
         BuildImageError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -3478,7 +3581,37 @@ export interface components {
             time: string;
         };
         /** @description EventLine is one line of a followed event stream (NDJSON). Type is "event" (the Event's fields are inline), "heartbeat" or "error". One line of an NDJSON stream. A stream ends after an event of type error. */
-        EventLine: {
+        EventLine: components["schemas"]["EventLineEvent"] | components["schemas"]["EventLineHeartbeat"] | components["schemas"]["EventLineError"];
+        /** @description One EventLine whose type is "error". */
+        EventLineError: components["schemas"]["EventLineFields"] & {
+            /**
+             * @description "event" (the Event's fields are set), "heartbeat" (keeps an idle stream open) or "error" (the stream ends).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description One EventLine whose type is "event". */
+        EventLineEvent: components["schemas"]["EventLineFields"] & {
+            /**
+             * @description "event" (the Event's fields are set), "heartbeat" (keeps an idle stream open) or "error" (the stream ends).
+             * @constant
+             */
+            type: "event";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "event";
+        };
+        /** @description EventLine is one line of a followed event stream (NDJSON). Type is "event" (the Event's fields are inline), "heartbeat" or "error". */
+        EventLineFields: {
             /** @description What failed ("error"). */
             error?: components["schemas"]["ErrorBody"];
             /** @description More about the reason, for people: an error's text, an exit status. */
@@ -3509,6 +3642,20 @@ export interface components {
              */
             type: "event" | "heartbeat" | "error";
         };
+        /** @description One EventLine whose type is "heartbeat". */
+        EventLineHeartbeat: components["schemas"]["EventLineFields"] & {
+            /**
+             * @description "event" (the Event's fields are set), "heartbeat" (keeps an idle stream open) or "error" (the stream ends).
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
         ExecCommandError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -3524,7 +3671,51 @@ export interface components {
             };
         };
         /** @description ExecEvent is one line of a streamed exec (NDJSON, one JSON object per line). Type is "start", "stdout", "stderr", "exit", "heartbeat" or "error". One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
-        ExecEvent: {
+        ExecEvent: components["schemas"]["ExecEventStart"] | components["schemas"]["ExecEventStdout"] | components["schemas"]["ExecEventStderr"] | components["schemas"]["ExecEventExit"] | components["schemas"]["ExecEventEnd"] | components["schemas"]["ExecEventHeartbeat"] | components["schemas"]["ExecEventError"];
+        /** @description One ExecEvent whose type is "end". */
+        ExecEventEnd: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "end";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        /** @description One ExecEvent whose type is "error". */
+        ExecEventError: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description One ExecEvent whose type is "exit". */
+        ExecEventExit: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "exit";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "exit";
+        };
+        /** @description ExecEvent is one line of a streamed exec (NDJSON, one JSON object per line). Type is "start", "stdout", "stderr", "exit", "heartbeat" or "error". */
+        ExecEventFields: {
             /** @description base64 in JSON */
             data?: string;
             /** @description How long the process ran, in milliseconds ("exit"). */
@@ -3546,6 +3737,62 @@ export interface components {
              * @enum {string}
              */
             type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
+        };
+        /** @description One ExecEvent whose type is "heartbeat". */
+        ExecEventHeartbeat: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One ExecEvent whose type is "start". */
+        ExecEventStart: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "start";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "start";
+        };
+        /** @description One ExecEvent whose type is "stderr". */
+        ExecEventStderr: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "stderr";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stderr";
+        };
+        /** @description One ExecEvent whose type is "stdout". */
+        ExecEventStdout: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "stdout";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stdout";
         };
         ExecInSessionError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -4790,7 +5037,51 @@ export interface components {
             };
         };
         /** @description LogLine is one line of GET /v1/sandboxes/{id}/logs (NDJSON): the output of the sandbox's main process, stdout and stderr together. Type is "data" (Data holds bytes that start at Offset in the log), "heartbeat", "end" (nothing more will come) or "error". One line of an NDJSON stream. A stream ends after an event of type end or error. */
-        LogLine: {
+        LogLine: components["schemas"]["LogLineData"] | components["schemas"]["LogLineHeartbeat"] | components["schemas"]["LogLineEnd"] | components["schemas"]["LogLineError"];
+        /** @description One LogLine whose type is "data". */
+        LogLineData: components["schemas"]["LogLineFields"] & {
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @constant
+             */
+            type: "data";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "data";
+        };
+        /** @description One LogLine whose type is "end". */
+        LogLineEnd: components["schemas"]["LogLineFields"] & {
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @constant
+             */
+            type: "end";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        /** @description One LogLine whose type is "error". */
+        LogLineError: components["schemas"]["LogLineFields"] & {
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description LogLine is one line of GET /v1/sandboxes/{id}/logs (NDJSON): the output of the sandbox's main process, stdout and stderr together. Type is "data" (Data holds bytes that start at Offset in the log), "heartbeat", "end" (nothing more will come) or "error". */
+        LogLineFields: {
             /** @description A chunk of the main process's stdout and stderr, interleaved (base64 in JSON). */
             data?: string;
             /** @description What failed ("error"); the stream ends after it. */
@@ -4802,6 +5093,20 @@ export interface components {
              * @enum {string}
              */
             type: "data" | "heartbeat" | "end" | "error";
+        };
+        /** @description One LogLine whose type is "heartbeat". */
+        LogLineHeartbeat: components["schemas"]["LogLineFields"] & {
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
         };
         /** @description LogMatch is the line that satisfied a WaitForLog. */
         LogMatch: {
@@ -5001,7 +5306,37 @@ export interface components {
             state: "running" | "exited";
         };
         /** @description PTYControl is a text frame on a PTY WebSocket. Binary frames carry the terminal's bytes both ways; text frames carry these: "resize" from the client, "exit" from the server (then it closes the socket), and "error" from the server when the instance went away before the program exited (INSTANCE_LOST with the stop reason; then it closes the socket). */
-        PTYControl: {
+        PTYControl: components["schemas"]["PTYControlResize"] | components["schemas"]["PTYControlExit"] | components["schemas"]["PTYControlError"];
+        /** @description One PTYControl whose type is "error". */
+        PTYControlError: components["schemas"]["PTYControlFields"] & {
+            /**
+             * @description "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error" (server: error; then a close).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description One PTYControl whose type is "exit". */
+        PTYControlExit: components["schemas"]["PTYControlFields"] & {
+            /**
+             * @description "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error" (server: error; then a close).
+             * @constant
+             */
+            type: "exit";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "exit";
+        };
+        /** @description PTYControl is a text frame on a PTY WebSocket. Binary frames carry the terminal's bytes both ways; text frames carry these: "resize" from the client, "exit" from the server (then it closes the socket), and "error" from the server when the instance went away before the program exited (INSTANCE_LOST with the stop reason; then it closes the socket). */
+        PTYControlFields: {
             /** @description The new width in columns ("resize"). */
             cols?: number;
             /** @description Why the terminal went away, e.g. INSTANCE_LOST ("error"). */
@@ -5016,7 +5351,21 @@ export interface components {
              * @description "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error" (server: error; then a close).
              * @enum {string}
              */
-            type: "resize" | "exit";
+            type: "resize" | "exit" | "error";
+        };
+        /** @description One PTYControl whose type is "resize". */
+        PTYControlResize: components["schemas"]["PTYControlFields"] & {
+            /**
+             * @description "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error" (server: error; then a close).
+             * @constant
+             */
+            type: "resize";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "resize";
         };
         PauseSandboxError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -5413,7 +5762,37 @@ export interface components {
             timeoutSeconds?: number;
         };
         /** @description RunEvent is one line of a streamed run (?stream=true, NDJSON). Type is "stdout" or "stderr" (Data), "result" (Result), "error", "heartbeat" or "end" (TimedOut, DurationMs; always the last event of a run that finished). An "error" event with Name is the code's exception and is followed by "end"; one with Code means the stream broke and nothing follows. One line of an NDJSON stream. A stream ends after an event of type end or error. */
-        RunEvent: {
+        RunEvent: components["schemas"]["RunEventStdout"] | components["schemas"]["RunEventStderr"] | components["schemas"]["RunEventResult"] | components["schemas"]["RunEventError"] | components["schemas"]["RunEventHeartbeat"] | components["schemas"]["RunEventEnd"];
+        /** @description One RunEvent whose type is "end". */
+        RunEventEnd: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "end";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        /** @description One RunEvent whose type is "error". */
+        RunEventError: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description RunEvent is one line of a streamed run (?stream=true, NDJSON). Type is "stdout" or "stderr" (Data), "result" (Result), "error", "heartbeat" or "end" (TimedOut, DurationMs; always the last event of a run that finished). An "error" event with Name is the code's exception and is followed by "end"; one with Code means the stream broke and nothing follows. */
+        RunEventFields: {
             /** @description base64 in JSON */
             data?: string;
             /** @description How long the run took, in milliseconds ("end"). */
@@ -5431,6 +5810,62 @@ export interface components {
              * @enum {string}
              */
             type: "stdout" | "stderr" | "result" | "error" | "heartbeat" | "end";
+        };
+        /** @description One RunEvent whose type is "heartbeat". */
+        RunEventHeartbeat: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One RunEvent whose type is "result". */
+        RunEventResult: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "result";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "result";
+        };
+        /** @description One RunEvent whose type is "stderr". */
+        RunEventStderr: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "stderr";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stderr";
+        };
+        /** @description One RunEvent whose type is "stdout". */
+        RunEventStdout: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "stdout";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stdout";
         };
         /** @description RunRequest is the body of POST /v1/sandboxes/{id}/run: one stateless run in a fresh interpreter. */
         RunRequest: {
@@ -5726,7 +6161,51 @@ export interface components {
             timeoutSeconds?: number;
         };
         /** @description SessionEvent is one line of a streamed session command: an ExecEvent whose "exit" also says whether the shell ended and whether it was restarted. One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
-        SessionEvent: {
+        SessionEvent: components["schemas"]["SessionEventStart"] | components["schemas"]["SessionEventStdout"] | components["schemas"]["SessionEventStderr"] | components["schemas"]["SessionEventExit"] | components["schemas"]["SessionEventEnd"] | components["schemas"]["SessionEventHeartbeat"] | components["schemas"]["SessionEventError"];
+        /** @description One SessionEvent whose type is "end". */
+        SessionEventEnd: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "end";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        /** @description One SessionEvent whose type is "error". */
+        SessionEventError: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description One SessionEvent whose type is "exit". */
+        SessionEventExit: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "exit";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "exit";
+        };
+        /** @description SessionEvent is one line of a streamed session command: an ExecEvent whose "exit" also says whether the shell ended and whether it was restarted. */
+        SessionEventFields: {
             /** @description base64 in JSON */
             data?: string;
             /** @description How long the process ran, in milliseconds ("exit"). */
@@ -5752,6 +6231,62 @@ export interface components {
              * @enum {string}
              */
             type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
+        };
+        /** @description One SessionEvent whose type is "heartbeat". */
+        SessionEventHeartbeat: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One SessionEvent whose type is "start". */
+        SessionEventStart: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "start";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "start";
+        };
+        /** @description One SessionEvent whose type is "stderr". */
+        SessionEventStderr: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "stderr";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stderr";
+        };
+        /** @description One SessionEvent whose type is "stdout". */
+        SessionEventStdout: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "stdout";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stdout";
         };
         /** @description SessionExecRequest runs one command in a session's shell. Commands in a session run one at a time; a second call waits for the first. */
         SessionExecRequest: {
@@ -6341,7 +6876,37 @@ export interface components {
             };
         };
         /** @description WatchEvent is one line of a watch stream. Type is "ready" (the watch is set up), "create", "write", "remove", "rename" (Path is the new name, OldPath the old), "overflow" (the kernel dropped events), "heartbeat" or "error" (the watch ended). One line of an NDJSON stream. A stream ends after an event of type error. */
-        WatchEvent: {
+        WatchEvent: components["schemas"]["WatchEventReady"] | components["schemas"]["WatchEventCreate"] | components["schemas"]["WatchEventWrite"] | components["schemas"]["WatchEventRemove"] | components["schemas"]["WatchEventRename"] | components["schemas"]["WatchEventOverflow"] | components["schemas"]["WatchEventHeartbeat"] | components["schemas"]["WatchEventError"];
+        /** @description One WatchEvent whose type is "create". */
+        WatchEventCreate: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "create";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "create";
+        };
+        /** @description One WatchEvent whose type is "error". */
+        WatchEventError: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description WatchEvent is one line of a watch stream. Type is "ready" (the watch is set up), "create", "write", "remove", "rename" (Path is the new name, OldPath the old), "overflow" (the kernel dropped events), "heartbeat" or "error" (the watch ended). */
+        WatchEventFields: {
             /** @description What failed ("error"). */
             error?: components["schemas"]["ErrorBody"];
             /** @description The path is a directory. */
@@ -6360,6 +6925,90 @@ export interface components {
              * @enum {string}
              */
             type: "ready" | "create" | "write" | "remove" | "rename" | "overflow" | "heartbeat" | "error";
+        };
+        /** @description One WatchEvent whose type is "heartbeat". */
+        WatchEventHeartbeat: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One WatchEvent whose type is "overflow". */
+        WatchEventOverflow: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "overflow";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "overflow";
+        };
+        /** @description One WatchEvent whose type is "ready". */
+        WatchEventReady: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "ready";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ready";
+        };
+        /** @description One WatchEvent whose type is "remove". */
+        WatchEventRemove: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "remove";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "remove";
+        };
+        /** @description One WatchEvent whose type is "rename". */
+        WatchEventRename: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "rename";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rename";
+        };
+        /** @description One WatchEvent whose type is "write". */
+        WatchEventWrite: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "write";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "write";
         };
         WatchFilesError: {
             /** @description What went wrong: a stable code to compare against and a message for people */

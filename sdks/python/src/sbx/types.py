@@ -1,6 +1,6 @@
 """Types of the sbx API, generated from sdks/openapi.json by gen_types.py; do not edit."""
 
-from typing import Any, Dict, List, Literal, NotRequired, Optional, TypedDict
+from typing import Any, Dict, List, Literal, NotRequired, Optional, TypedDict, Union
 
 
 class APIKey(TypedDict):
@@ -67,7 +67,44 @@ class BuildCopy(TypedDict):
     src: List[str]
 
 
-class BuildEvent(TypedDict):
+BuildEvent = Union["BuildEventPull", "BuildEventStep", "BuildEventOutput", "BuildEventLayer", "BuildEventDone", "BuildEventError", "BuildEventHeartbeat"]
+
+
+class BuildEventDone(TypedDict):
+    "One BuildEvent whose type is \"done\"."
+    cached: NotRequired[bool]
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    image: NotRequired["Image"]
+    instruction: NotRequired[str]
+    layer: NotRequired[str]
+    line: NotRequired[int]
+    output: NotRequired[str]
+    step: NotRequired[int]
+    stream: NotRequired[str]
+    total: NotRequired[int]
+    type: Literal["done"]
+
+
+class BuildEventError(TypedDict):
+    "One BuildEvent whose type is \"error\"."
+    cached: NotRequired[bool]
+    data: NotRequired[str]
+    error: "ErrorBody"
+    exitCode: NotRequired[int]
+    image: NotRequired["Image"]
+    instruction: NotRequired[str]
+    layer: NotRequired[str]
+    line: NotRequired[int]
+    output: NotRequired[str]
+    step: NotRequired[int]
+    stream: NotRequired[str]
+    total: NotRequired[int]
+    type: Literal["error"]
+
+
+class BuildEventFields(TypedDict):
     "BuildEvent is one line of a build's progress. Type is: - \"pull\": the FROM image (Instruction) is being pulled from its registry, or was (Data says which), as sbx had no image of that name; - \"step\": step Step of Total begins (Instruction, Line); Cached says the cache had its result and nothing runs; - \"output\": a chunk of a RUN step's output (Stream \"stdout\"/\"stderr\", Data); - \"layer\": the step made Layer; - \"done\": the image is stored (Image) \u2014 the last event of a success; - \"error\": the build failed (Error; for a failed RUN, ExitCode and the step's last Output) \u2014 the last event of a failure. No image is stored; - \"heartbeat\": nothing happened for 15 s."
     cached: NotRequired[bool]
     data: NotRequired[str]
@@ -81,7 +118,92 @@ class BuildEvent(TypedDict):
     step: NotRequired[int]
     stream: NotRequired[str]
     total: NotRequired[int]
-    type: str
+    type: Literal["pull", "step", "output", "layer", "done", "error", "heartbeat"]
+
+
+class BuildEventHeartbeat(TypedDict):
+    "One BuildEvent whose type is \"heartbeat\"."
+    cached: NotRequired[bool]
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    image: NotRequired["Image"]
+    instruction: NotRequired[str]
+    layer: NotRequired[str]
+    line: NotRequired[int]
+    output: NotRequired[str]
+    step: NotRequired[int]
+    stream: NotRequired[str]
+    total: NotRequired[int]
+    type: Literal["heartbeat"]
+
+
+class BuildEventLayer(TypedDict):
+    "One BuildEvent whose type is \"layer\"."
+    cached: NotRequired[bool]
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    image: NotRequired["Image"]
+    instruction: NotRequired[str]
+    layer: NotRequired[str]
+    line: NotRequired[int]
+    output: NotRequired[str]
+    step: NotRequired[int]
+    stream: NotRequired[str]
+    total: NotRequired[int]
+    type: Literal["layer"]
+
+
+class BuildEventOutput(TypedDict):
+    "One BuildEvent whose type is \"output\"."
+    cached: NotRequired[bool]
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    image: NotRequired["Image"]
+    instruction: NotRequired[str]
+    layer: NotRequired[str]
+    line: NotRequired[int]
+    output: NotRequired[str]
+    step: NotRequired[int]
+    stream: NotRequired[str]
+    total: NotRequired[int]
+    type: Literal["output"]
+
+
+class BuildEventPull(TypedDict):
+    "One BuildEvent whose type is \"pull\"."
+    cached: NotRequired[bool]
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    image: NotRequired["Image"]
+    instruction: NotRequired[str]
+    layer: NotRequired[str]
+    line: NotRequired[int]
+    output: NotRequired[str]
+    step: NotRequired[int]
+    stream: NotRequired[str]
+    total: NotRequired[int]
+    type: Literal["pull"]
+
+
+class BuildEventStep(TypedDict):
+    "One BuildEvent whose type is \"step\"."
+    cached: NotRequired[bool]
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    image: NotRequired["Image"]
+    instruction: NotRequired[str]
+    layer: NotRequired[str]
+    line: NotRequired[int]
+    output: NotRequired[str]
+    step: NotRequired[int]
+    stream: NotRequired[str]
+    total: NotRequired[int]
+    type: Literal["step"]
 
 
 class BuildImageError(TypedDict):
@@ -447,8 +569,39 @@ class Event(TypedDict):
     time: str
 
 
-class EventLine(TypedDict):
-    "EventLine is one line of a followed event stream (NDJSON). Type is \"event\" (the Event's fields are inline), \"heartbeat\" or \"error\". One line of an NDJSON stream. A stream ends after an event of type error."
+EventLine = Union["EventLineEvent", "EventLineHeartbeat", "EventLineError"]
+
+
+class EventLineError(TypedDict):
+    "One EventLine whose type is \"error\"."
+    error: "ErrorBody"
+    message: NotRequired[str]
+    reason: NotRequired[str]
+    sandboxId: NotRequired[str]
+    sandboxName: NotRequired[str]
+    seq: NotRequired[int]
+    state: NotRequired[Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"]]
+    team: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["error"]
+
+
+class EventLineEvent(TypedDict):
+    "One EventLine whose type is \"event\"."
+    error: NotRequired["ErrorBody"]
+    message: NotRequired[str]
+    reason: NotRequired[str]
+    sandboxId: NotRequired[str]
+    sandboxName: NotRequired[str]
+    seq: NotRequired[int]
+    state: NotRequired[Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"]]
+    team: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["event"]
+
+
+class EventLineFields(TypedDict):
+    "EventLine is one line of a followed event stream (NDJSON). Type is \"event\" (the Event's fields are inline), \"heartbeat\" or \"error\"."
     error: NotRequired["ErrorBody"]
     message: NotRequired[str]
     reason: NotRequired[str]
@@ -461,12 +614,68 @@ class EventLine(TypedDict):
     type: Literal["event", "heartbeat", "error"]
 
 
+class EventLineHeartbeat(TypedDict):
+    "One EventLine whose type is \"heartbeat\"."
+    error: NotRequired["ErrorBody"]
+    message: NotRequired[str]
+    reason: NotRequired[str]
+    sandboxId: NotRequired[str]
+    sandboxName: NotRequired[str]
+    seq: NotRequired[int]
+    state: NotRequired[Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"]]
+    team: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["heartbeat"]
+
+
 class ExecCommandError(TypedDict):
     error: Dict[str, Any]
 
 
-class ExecEvent(TypedDict):
-    "ExecEvent is one line of a streamed exec (NDJSON, one JSON object per line). Type is \"start\", \"stdout\", \"stderr\", \"exit\", \"heartbeat\" or \"error\". One line of an NDJSON stream. A stream ends after an event of type exit or end or error."
+ExecEvent = Union["ExecEventStart", "ExecEventStdout", "ExecEventStderr", "ExecEventExit", "ExecEventEnd", "ExecEventHeartbeat", "ExecEventError"]
+
+
+class ExecEventEnd(TypedDict):
+    "One ExecEvent whose type is \"end\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["end"]
+
+
+class ExecEventError(TypedDict):
+    "One ExecEvent whose type is \"error\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: "ErrorBody"
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["error"]
+
+
+class ExecEventExit(TypedDict):
+    "One ExecEvent whose type is \"exit\"."
+    data: NotRequired[str]
+    durationMs: int
+    error: NotRequired["ErrorBody"]
+    exitCode: int
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    signal: NotRequired[str]
+    timedOut: bool
+    type: Literal["exit"]
+
+
+class ExecEventFields(TypedDict):
+    "ExecEvent is one line of a streamed exec (NDJSON, one JSON object per line). Type is \"start\", \"stdout\", \"stderr\", \"exit\", \"heartbeat\" or \"error\"."
     data: NotRequired[str]
     durationMs: NotRequired[int]
     error: NotRequired["ErrorBody"]
@@ -476,6 +685,58 @@ class ExecEvent(TypedDict):
     signal: NotRequired[str]
     timedOut: NotRequired[bool]
     type: Literal["start", "stdout", "stderr", "exit", "end", "heartbeat", "error"]
+
+
+class ExecEventHeartbeat(TypedDict):
+    "One ExecEvent whose type is \"heartbeat\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["heartbeat"]
+
+
+class ExecEventStart(TypedDict):
+    "One ExecEvent whose type is \"start\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["start"]
+
+
+class ExecEventStderr(TypedDict):
+    "One ExecEvent whose type is \"stderr\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["stderr"]
+
+
+class ExecEventStdout(TypedDict):
+    "One ExecEvent whose type is \"stdout\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["stdout"]
 
 
 class ExecInSessionError(TypedDict):
@@ -948,12 +1209,47 @@ class ListWindowsError(TypedDict):
     error: Dict[str, Any]
 
 
-class LogLine(TypedDict):
-    "LogLine is one line of GET /v1/sandboxes/{id}/logs (NDJSON): the output of the sandbox's main process, stdout and stderr together. Type is \"data\" (Data holds bytes that start at Offset in the log), \"heartbeat\", \"end\" (nothing more will come) or \"error\". One line of an NDJSON stream. A stream ends after an event of type end or error."
+LogLine = Union["LogLineData", "LogLineHeartbeat", "LogLineEnd", "LogLineError"]
+
+
+class LogLineData(TypedDict):
+    "One LogLine whose type is \"data\"."
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    offset: NotRequired[int]
+    type: Literal["data"]
+
+
+class LogLineEnd(TypedDict):
+    "One LogLine whose type is \"end\"."
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    offset: NotRequired[int]
+    type: Literal["end"]
+
+
+class LogLineError(TypedDict):
+    "One LogLine whose type is \"error\"."
+    data: NotRequired[str]
+    error: "ErrorBody"
+    offset: NotRequired[int]
+    type: Literal["error"]
+
+
+class LogLineFields(TypedDict):
+    "LogLine is one line of GET /v1/sandboxes/{id}/logs (NDJSON): the output of the sandbox's main process, stdout and stderr together. Type is \"data\" (Data holds bytes that start at Offset in the log), \"heartbeat\", \"end\" (nothing more will come) or \"error\"."
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
     type: Literal["data", "heartbeat", "end", "error"]
+
+
+class LogLineHeartbeat(TypedDict):
+    "One LogLine whose type is \"heartbeat\"."
+    data: NotRequired[str]
+    error: NotRequired["ErrorBody"]
+    offset: NotRequired[int]
+    type: Literal["heartbeat"]
 
 
 class LogMatch(TypedDict):
@@ -1039,14 +1335,47 @@ class PTY(TypedDict):
     state: Literal["running", "exited"]
 
 
-class PTYControl(TypedDict):
+PTYControl = Union["PTYControlResize", "PTYControlExit", "PTYControlError"]
+
+
+class PTYControlError(TypedDict):
+    "One PTYControl whose type is \"error\"."
+    cols: NotRequired[int]
+    error: "ErrorBody"
+    exitCode: NotRequired[int]
+    rows: NotRequired[int]
+    signal: NotRequired[str]
+    type: Literal["error"]
+
+
+class PTYControlExit(TypedDict):
+    "One PTYControl whose type is \"exit\"."
+    cols: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    rows: NotRequired[int]
+    signal: NotRequired[str]
+    type: Literal["exit"]
+
+
+class PTYControlFields(TypedDict):
     "PTYControl is a text frame on a PTY WebSocket. Binary frames carry the terminal's bytes both ways; text frames carry these: \"resize\" from the client, \"exit\" from the server (then it closes the socket), and \"error\" from the server when the instance went away before the program exited (INSTANCE_LOST with the stop reason; then it closes the socket)."
     cols: NotRequired[int]
     error: NotRequired["ErrorBody"]
     exitCode: NotRequired[int]
     rows: NotRequired[int]
     signal: NotRequired[str]
-    type: Literal["resize", "exit"]
+    type: Literal["resize", "exit", "error"]
+
+
+class PTYControlResize(TypedDict):
+    "One PTYControl whose type is \"resize\"."
+    cols: int
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    rows: int
+    signal: NotRequired[str]
+    type: Literal["resize"]
 
 
 class PauseSandboxError(TypedDict):
@@ -1205,8 +1534,33 @@ class RunCodeRequest(TypedDict):
     timeoutSeconds: NotRequired[float]
 
 
-class RunEvent(TypedDict):
-    "RunEvent is one line of a streamed run (?stream=true, NDJSON). Type is \"stdout\" or \"stderr\" (Data), \"result\" (Result), \"error\", \"heartbeat\" or \"end\" (TimedOut, DurationMs; always the last event of a run that finished). An \"error\" event with Name is the code's exception and is followed by \"end\"; one with Code means the stream broke and nothing follows. One line of an NDJSON stream. A stream ends after an event of type end or error."
+RunEvent = Union["RunEventStdout", "RunEventStderr", "RunEventResult", "RunEventError", "RunEventHeartbeat", "RunEventEnd"]
+
+
+class RunEventEnd(TypedDict):
+    "One RunEvent whose type is \"end\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["CodeError"]
+    result: NotRequired["CodeResult"]
+    seq: NotRequired[int]
+    timedOut: NotRequired[bool]
+    type: Literal["end"]
+
+
+class RunEventError(TypedDict):
+    "One RunEvent whose type is \"error\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: "CodeError"
+    result: NotRequired["CodeResult"]
+    seq: NotRequired[int]
+    timedOut: NotRequired[bool]
+    type: Literal["error"]
+
+
+class RunEventFields(TypedDict):
+    "RunEvent is one line of a streamed run (?stream=true, NDJSON). Type is \"stdout\" or \"stderr\" (Data), \"result\" (Result), \"error\", \"heartbeat\" or \"end\" (TimedOut, DurationMs; always the last event of a run that finished). An \"error\" event with Name is the code's exception and is followed by \"end\"; one with Code means the stream broke and nothing follows."
     data: NotRequired[str]
     durationMs: NotRequired[int]
     error: NotRequired["CodeError"]
@@ -1214,6 +1568,50 @@ class RunEvent(TypedDict):
     seq: NotRequired[int]
     timedOut: NotRequired[bool]
     type: Literal["stdout", "stderr", "result", "error", "heartbeat", "end"]
+
+
+class RunEventHeartbeat(TypedDict):
+    "One RunEvent whose type is \"heartbeat\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["CodeError"]
+    result: NotRequired["CodeResult"]
+    seq: NotRequired[int]
+    timedOut: NotRequired[bool]
+    type: Literal["heartbeat"]
+
+
+class RunEventResult(TypedDict):
+    "One RunEvent whose type is \"result\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["CodeError"]
+    result: NotRequired["CodeResult"]
+    seq: NotRequired[int]
+    timedOut: NotRequired[bool]
+    type: Literal["result"]
+
+
+class RunEventStderr(TypedDict):
+    "One RunEvent whose type is \"stderr\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["CodeError"]
+    result: NotRequired["CodeResult"]
+    seq: NotRequired[int]
+    timedOut: NotRequired[bool]
+    type: Literal["stderr"]
+
+
+class RunEventStdout(TypedDict):
+    "One RunEvent whose type is \"stdout\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["CodeError"]
+    result: NotRequired["CodeResult"]
+    seq: NotRequired[int]
+    timedOut: NotRequired[bool]
+    type: Literal["stdout"]
 
 
 class RunRequest(TypedDict):
@@ -1306,8 +1704,56 @@ class Session(TypedDict):
     timeoutSeconds: NotRequired[float]
 
 
-class SessionEvent(TypedDict):
-    "SessionEvent is one line of a streamed session command: an ExecEvent whose \"exit\" also says whether the shell ended and whether it was restarted. One line of an NDJSON stream. A stream ends after an event of type exit or end or error."
+SessionEvent = Union["SessionEventStart", "SessionEventStdout", "SessionEventStderr", "SessionEventExit", "SessionEventEnd", "SessionEventHeartbeat", "SessionEventError"]
+
+
+class SessionEventEnd(TypedDict):
+    "One SessionEvent whose type is \"end\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    sessionEnded: NotRequired[bool]
+    shellRestarted: NotRequired[bool]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["end"]
+
+
+class SessionEventError(TypedDict):
+    "One SessionEvent whose type is \"error\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: "ErrorBody"
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    sessionEnded: NotRequired[bool]
+    shellRestarted: NotRequired[bool]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["error"]
+
+
+class SessionEventExit(TypedDict):
+    "One SessionEvent whose type is \"exit\"."
+    data: NotRequired[str]
+    durationMs: int
+    error: NotRequired["ErrorBody"]
+    exitCode: int
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    sessionEnded: NotRequired[bool]
+    shellRestarted: NotRequired[bool]
+    signal: NotRequired[str]
+    timedOut: bool
+    type: Literal["exit"]
+
+
+class SessionEventFields(TypedDict):
+    "SessionEvent is one line of a streamed session command: an ExecEvent whose \"exit\" also says whether the shell ended and whether it was restarted."
     data: NotRequired[str]
     durationMs: NotRequired[int]
     error: NotRequired["ErrorBody"]
@@ -1319,6 +1765,66 @@ class SessionEvent(TypedDict):
     signal: NotRequired[str]
     timedOut: NotRequired[bool]
     type: Literal["start", "stdout", "stderr", "exit", "end", "heartbeat", "error"]
+
+
+class SessionEventHeartbeat(TypedDict):
+    "One SessionEvent whose type is \"heartbeat\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    sessionEnded: NotRequired[bool]
+    shellRestarted: NotRequired[bool]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["heartbeat"]
+
+
+class SessionEventStart(TypedDict):
+    "One SessionEvent whose type is \"start\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    sessionEnded: NotRequired[bool]
+    shellRestarted: NotRequired[bool]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["start"]
+
+
+class SessionEventStderr(TypedDict):
+    "One SessionEvent whose type is \"stderr\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    sessionEnded: NotRequired[bool]
+    shellRestarted: NotRequired[bool]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["stderr"]
+
+
+class SessionEventStdout(TypedDict):
+    "One SessionEvent whose type is \"stdout\"."
+    data: NotRequired[str]
+    durationMs: NotRequired[int]
+    error: NotRequired["ErrorBody"]
+    exitCode: NotRequired[int]
+    pid: NotRequired[int]
+    seq: NotRequired[int]
+    sessionEnded: NotRequired[bool]
+    shellRestarted: NotRequired[bool]
+    signal: NotRequired[str]
+    timedOut: NotRequired[bool]
+    type: Literal["stdout"]
 
 
 class SessionExecRequest(TypedDict):
@@ -1549,14 +2055,97 @@ class WaitSandboxError(TypedDict):
     error: Dict[str, Any]
 
 
-class WatchEvent(TypedDict):
-    "WatchEvent is one line of a watch stream. Type is \"ready\" (the watch is set up), \"create\", \"write\", \"remove\", \"rename\" (Path is the new name, OldPath the old), \"overflow\" (the kernel dropped events), \"heartbeat\" or \"error\" (the watch ended). One line of an NDJSON stream. A stream ends after an event of type error."
+WatchEvent = Union["WatchEventReady", "WatchEventCreate", "WatchEventWrite", "WatchEventRemove", "WatchEventRename", "WatchEventOverflow", "WatchEventHeartbeat", "WatchEventError"]
+
+
+class WatchEventCreate(TypedDict):
+    "One WatchEvent whose type is \"create\"."
+    error: NotRequired["ErrorBody"]
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["create"]
+
+
+class WatchEventError(TypedDict):
+    "One WatchEvent whose type is \"error\"."
+    error: "ErrorBody"
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["error"]
+
+
+class WatchEventFields(TypedDict):
+    "WatchEvent is one line of a watch stream. Type is \"ready\" (the watch is set up), \"create\", \"write\", \"remove\", \"rename\" (Path is the new name, OldPath the old), \"overflow\" (the kernel dropped events), \"heartbeat\" or \"error\" (the watch ended)."
     error: NotRequired["ErrorBody"]
     isDir: NotRequired[bool]
     oldPath: NotRequired[str]
     path: NotRequired[str]
     time: NotRequired[str]
     type: Literal["ready", "create", "write", "remove", "rename", "overflow", "heartbeat", "error"]
+
+
+class WatchEventHeartbeat(TypedDict):
+    "One WatchEvent whose type is \"heartbeat\"."
+    error: NotRequired["ErrorBody"]
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["heartbeat"]
+
+
+class WatchEventOverflow(TypedDict):
+    "One WatchEvent whose type is \"overflow\"."
+    error: NotRequired["ErrorBody"]
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["overflow"]
+
+
+class WatchEventReady(TypedDict):
+    "One WatchEvent whose type is \"ready\"."
+    error: NotRequired["ErrorBody"]
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["ready"]
+
+
+class WatchEventRemove(TypedDict):
+    "One WatchEvent whose type is \"remove\"."
+    error: NotRequired["ErrorBody"]
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["remove"]
+
+
+class WatchEventRename(TypedDict):
+    "One WatchEvent whose type is \"rename\"."
+    error: NotRequired["ErrorBody"]
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["rename"]
+
+
+class WatchEventWrite(TypedDict):
+    "One WatchEvent whose type is \"write\"."
+    error: NotRequired["ErrorBody"]
+    isDir: NotRequired[bool]
+    oldPath: NotRequired[str]
+    path: NotRequired[str]
+    time: NotRequired[str]
+    type: Literal["write"]
 
 
 class WatchFilesError(TypedDict):
