@@ -71,8 +71,9 @@ func writeDocument(t *testing.T) string {
 	return p
 }
 
-// TestOpenAPILint: redocly's recommended rules report no error and no
-// warning (exceptions with reasons: sdks/typescript/.redocly.lint-ignore.yaml,
+// TestOpenAPILint: redocly's recommended-strict rules, with descriptions
+// required of every operation, parameter, tag and schema property
+// (sdks/typescript/redocly.yaml), report no error and no warning (exceptions with reasons: sdks/typescript/.redocly.lint-ignore.yaml,
 // which names sdks/openapi.json, so it lints that file after checking it is
 // current).
 func TestOpenAPILint(t *testing.T) {
