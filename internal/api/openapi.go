@@ -160,7 +160,7 @@ func operation(rt route, schemas map[string]any) map[string]any {
 		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "description": desc, "schema": map[string]any{"type": "string"}})
 	}
 	for _, q := range rt.query {
-		params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": paramSchema(q.typ)})
+		params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": paramSchema(q)})
 	}
 	if params != nil {
 		op["parameters"] = params
@@ -198,14 +198,35 @@ func summaryOf(s string) string {
 	return s
 }
 
-func paramSchema(typ string) map[string]any {
-	switch typ {
+// paramDefaultRe finds a query parameter's default in its doc: "(default V)",
+// "(default V, …)" or "(default V; …)".
+var paramDefaultRe = regexp.MustCompile(`\(default ([^,;):]+)[,;)]`)
+
+func paramSchema(q param) map[string]any {
+	switch q.typ {
 	case "[]string":
 		return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
 	case "state":
 		return map[string]any{"type": "string", "enum": strs(sdk.States())}
 	}
-	return map[string]any{"type": typ}
+	s := map[string]any{"type": q.typ}
+	if m := paramDefaultRe.FindStringSubmatch(q.doc); m != nil {
+		var err error
+		switch q.typ {
+		case "integer":
+			s["default"], err = strconv.Atoi(m[1])
+		case "number":
+			s["default"], err = strconv.ParseFloat(m[1], 64)
+		case "boolean":
+			s["default"], err = strconv.ParseBool(m[1])
+		default:
+			s["default"] = m[1]
+		}
+		if err != nil {
+			delete(s, "default") // prose, not a value; TestParamDefaults names it
+		}
+	}
+	return s
 }
 
 // responses are a route's success responses and its errors.

@@ -112,3 +112,28 @@ func TestRequestExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestParamDefaults: a query parameter whose doc names a default has it in
+// its schema, as a value of its type.
+func TestParamDefaults(t *testing.T) {
+	s, _ := newTestServer(t)
+	for _, rt := range s.routes() {
+		for _, q := range rt.query {
+			if !paramDefaultRe.MatchString(q.doc) {
+				continue
+			}
+			if _, ok := paramSchema(q)["default"]; !ok {
+				t.Errorf("%s %s: ?%s names a default that is no %s: %q", rt.method, rt.pattern, q.name, q.typ, q.doc)
+			}
+		}
+	}
+	stop := map[string]any{}
+	for _, rt := range s.routes() {
+		if rt.name == "stopSandbox" {
+			stop = paramSchema(rt.query[0])
+		}
+	}
+	if stop["default"] != 10 {
+		t.Errorf("stopSandbox graceSeconds: %v, want default 10", stop)
+	}
+}

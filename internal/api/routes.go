@@ -222,7 +222,7 @@ func (s *Server) routes() []route {
 			handler: s.proxy, scope: auth.ScopeExec,
 			query: []param{
 				pathQ,
-				{"mode", "string", "octal permission bits, default 0644"},
+				{"mode", "string", "octal permission bits (default 0644)"},
 				{"parents", "boolean",
 					"create missing parent directories (default true; false answers 404 PARENT_NOT_FOUND)"},
 			},
@@ -255,7 +255,7 @@ func (s *Server) routes() []route {
 			query: []param{
 				pathQ,
 				{"depth", "integer",
-					"levels to list, 1 (default) to 32; more than 50000 entries answer 400 LIST_TOO_LARGE"},
+					"levels to list, 1 to 32 (default 1); more than 50000 entries answer 400 LIST_TOO_LARGE"},
 			},
 			status: 200, response: []sdk.FileInfo{},
 		},

@@ -9323,7 +9323,7 @@ export interface operations {
     takeScreenshot: {
         parameters: {
             query?: {
-                /** @description png (default) or jpeg */
+                /** @description png or jpeg (default png) */
                 format?: string;
                 /** @description jpeg quality, 1 to 100 (default 80) */
                 quality?: number;
@@ -9898,7 +9898,7 @@ export interface operations {
             query?: {
                 /** @description path inside the sandbox; relative paths start at the workdir */
                 path?: string;
-                /** @description octal permission bits, default 0644 */
+                /** @description octal permission bits (default 0644) */
                 mode?: string;
                 /** @description create missing parent directories (default true; false answers 404 PARENT_NOT_FOUND) */
                 parents?: boolean;
@@ -9994,7 +9994,7 @@ export interface operations {
             query?: {
                 /** @description path inside the sandbox; relative paths start at the workdir */
                 path?: string;
-                /** @description levels to list, 1 (default) to 32; more than 50000 entries answer 400 LIST_TOO_LARGE */
+                /** @description levels to list, 1 to 32 (default 1); more than 50000 entries answer 400 LIST_TOO_LARGE */
                 depth?: number;
             };
             header?: never;
