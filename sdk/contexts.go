@@ -121,9 +121,10 @@ type CodeError struct {
 	Value string `json:"value,omitempty"`
 	// The traceback as the interpreter prints it.
 	Traceback string `json:"traceback,omitempty"`
-	// Set when the run itself failed rather than the code (e.g. INTERPRETER_FAILED).
+	// Set instead of name and value when the stream itself broke (an "error" event): the error's
+	// code, e.g. INSTANCE_LOST.
 	Code Code `json:"code,omitempty"`
-	// What failed, when code is set.
+	// What broke, for people, with code.
 	Message string `json:"message,omitempty"`
 }
 
