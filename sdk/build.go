@@ -31,23 +31,32 @@ type BuildRequest struct {
 	From  string      `json:"from"`  // an image sbx has, else a registry reference it pulls
 	Steps []BuildStep `json:"steps"` // in order
 	// Files are the build context COPY takes from: path → content.
-	Files          map[string][]byte `json:"files,omitempty"`
-	BuildArgs      map[string]string `json:"buildArgs,omitempty"`
-	NoCache        bool              `json:"noCache,omitempty"`
-	TimeoutSeconds int               `json:"timeoutSeconds,omitempty"`
+	Files map[string][]byte `json:"files,omitempty"`
+	// Values for ARG, by name.
+	BuildArgs map[string]string `json:"buildArgs,omitempty"`
+	// Run every step even when the cache has its result. Default: false.
+	NoCache bool `json:"noCache,omitempty"`
+	// The whole build's limit. Default: 1800.
+	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
 }
 
 // BuildStep is one step of the JSON form: exactly one field is set. Values
 // are taken literally (no $VARIABLE expansion).
 type BuildStep struct {
-	Run        string            `json:"run,omitempty"`  // a shell command (sh -c)
-	Copy       *BuildCopy        `json:"copy,omitempty"` // files of the context
-	Env        map[string]string `json:"env,omitempty"`
-	Workdir    string            `json:"workdir,omitempty"`
-	User       string            `json:"user,omitempty"`
-	Entrypoint []string          `json:"entrypoint,omitempty"`
-	Cmd        []string          `json:"cmd,omitempty"`
-	Labels     map[string]string `json:"labels,omitempty"`
+	Run  string     `json:"run,omitempty"`  // a shell command (sh -c)
+	Copy *BuildCopy `json:"copy,omitempty"` // files of the context
+	// ENV: variables set for later steps and the image.
+	Env map[string]string `json:"env,omitempty"`
+	// WORKDIR: the directory later steps run in and the image's working directory.
+	Workdir string `json:"workdir,omitempty"`
+	// USER: the account later RUN steps run as, recorded in the image.
+	User string `json:"user,omitempty"`
+	// ENTRYPOINT: the image's main process.
+	Entrypoint []string `json:"entrypoint,omitempty"`
+	// CMD: the entrypoint's arguments, or the main process without one.
+	Cmd []string `json:"cmd,omitempty"`
+	// LABEL: labels of the image.
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // BuildCopy copies context files into the image.
@@ -68,19 +77,33 @@ type BuildCopy struct {
 //     step's last Output) — the last event of a failure. No image is stored;
 //   - "heartbeat": nothing happened for 15 s.
 type BuildEvent struct {
-	Type        string     `json:"type"`
-	Step        int        `json:"step,omitempty"`
-	Total       int        `json:"total,omitempty"`
-	Line        int        `json:"line,omitempty"`
-	Instruction string     `json:"instruction,omitempty"`
-	Cached      bool       `json:"cached,omitempty"`
-	Stream      string     `json:"stream,omitempty"`
-	Data        string     `json:"data,omitempty"`
-	Layer       string     `json:"layer,omitempty"`
-	Image       *Image     `json:"image,omitempty"`
-	ExitCode    int        `json:"exitCode,omitempty"`
-	Output      string     `json:"output,omitempty"`
-	Error       *ErrorBody `json:"error,omitempty"`
+	// "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's
+	// description).
+	Type string `json:"type"`
+	// The step's number, from 1 ("step").
+	Step int `json:"step,omitempty"`
+	// How many steps the build has ("step").
+	Total int `json:"total,omitempty"`
+	// The Dockerfile line of the step ("step").
+	Line int `json:"line,omitempty"`
+	// The step's instruction as written ("step"), or the FROM image ("pull").
+	Instruction string `json:"instruction,omitempty"`
+	// The cache had the step's result and nothing runs ("step").
+	Cached bool `json:"cached,omitempty"`
+	// "stdout" or "stderr" ("output").
+	Stream string `json:"stream,omitempty"`
+	// A chunk of a RUN step's output ("output"), or what the pull did ("pull").
+	Data string `json:"data,omitempty"`
+	// The layer the step made ("layer").
+	Layer string `json:"layer,omitempty"`
+	// The stored image ("done").
+	Image *Image `json:"image,omitempty"`
+	// The failed RUN step's exit status ("error").
+	ExitCode int `json:"exitCode,omitempty"`
+	// The failed RUN step's last output ("error").
+	Output string `json:"output,omitempty"`
+	// Why the build failed ("error").
+	Error *ErrorBody `json:"error,omitempty"`
 }
 
 // BuildImage builds the image name from a Dockerfile in the build context

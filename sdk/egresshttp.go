@@ -28,6 +28,7 @@ const (
 // Rules are tried in order; the first that matches decides. A request no
 // rule matches is passed on (logged with rule -1).
 type HTTPEgress struct {
+	// The rules, tried in order; the first that matches decides.
 	Rules []HTTPRule `json:"rules"`
 }
 
@@ -36,20 +37,28 @@ type HTTPEgress struct {
 // prefix, and applies Action. Inject, Rewrite and Forward go with the
 // action of the same name.
 type HTTPRule struct {
-	Host       string         `json:"host"`
-	Method     string         `json:"method,omitempty"`     // e.g. "POST"; any when ""
-	PathPrefix string         `json:"pathPrefix,omitempty"` // e.g. "/v1/"; any when ""
-	Action     string         `json:"action"`
-	Inject     []HTTPInject   `json:"inject,omitempty"`
-	Rewrite    *HTTPRewrite   `json:"rewrite,omitempty"`
-	Forward    *HTTPForwardTo `json:"forward,omitempty"`
+	// The host it matches: "api.example.com", "*.example.com" for every name below it, or "*" for
+	// every host.
+	Host       string `json:"host"`
+	Method     string `json:"method,omitempty"`     // e.g. "POST"; any when ""
+	PathPrefix string `json:"pathPrefix,omitempty"` // e.g. "/v1/"; any when ""
+	// What to do with a matching request: allow, deny (403), inject, rewrite or forward.
+	Action string `json:"action"`
+	// Headers to set from secrets (action inject).
+	Inject []HTTPInject `json:"inject,omitempty"`
+	// Where to send the request instead (action rewrite).
+	Rewrite *HTTPRewrite `json:"rewrite,omitempty"`
+	// The operator's handler to ask (action forward).
+	Forward *HTTPForwardTo `json:"forward,omitempty"`
 }
 
 // HTTPInject sets header Header to Prefix + the value of the team's secret
 // Secret (see SecretInfo), replacing what the sandbox sent. The value is
 // added on the way out; it never enters the sandbox.
 type HTTPInject struct {
+	// The header to set, e.g. "Authorization".
 	Header string `json:"header"`
+	// The name of the team's secret whose value goes into the header.
 	Secret string `json:"secret"`
 	Prefix string `json:"prefix,omitempty"` // e.g. "Bearer "
 }
@@ -58,8 +67,11 @@ type HTTPInject struct {
 // "https"), host (a name or name:port), and the matched path prefix
 // (replaced by PathPrefix).
 type HTTPRewrite struct {
-	Scheme     string `json:"scheme,omitempty"`
-	Host       string `json:"host,omitempty"`
+	// The new scheme: "http" or "https". Absent: unchanged.
+	Scheme string `json:"scheme,omitempty"`
+	// The new host, a name or name:port. Absent: unchanged.
+	Host string `json:"host,omitempty"`
+	// Replaces the rule's matched path prefix. Absent: unchanged.
 	PathPrefix string `json:"pathPrefix,omitempty"`
 }
 
@@ -73,10 +85,15 @@ type HTTPRewrite struct {
 // TimeoutSeconds (default 5, at most 60); if it does not, or answers
 // nonsense, the request is passed on when FailOpen, else answered 502.
 type HTTPForwardTo struct {
-	URL            string `json:"url"`
-	TimeoutSeconds int    `json:"timeoutSeconds,omitempty"`
-	FailOpen       bool   `json:"failOpen,omitempty"`
-	Body           bool   `json:"body,omitempty"`
+	// The handler's URL (http or https), POSTed an HTTPHandlerRequest.
+	URL string `json:"url"`
+	// How long to wait for the handler's answer (at most 60). Default: 5.
+	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+	// Pass the request on when the handler does not answer in time or answers nonsense (else 502).
+	// Default: false.
+	FailOpen bool `json:"failOpen,omitempty"`
+	// Send the request's body too (up to 1 MiB). Default: false.
+	Body bool `json:"body,omitempty"`
 }
 
 // HTTPHandlerRequest is what a forward rule's handler receives.
@@ -123,17 +140,22 @@ type HTTPHandlerResponse struct {
 // proxy saw (or, for HTTPS it passed through untouched, the connection:
 // method "TLS", the SNI as host, action "passthrough").
 type EgressLogEntry struct {
-	Time       time.Time `json:"time"`
-	Scheme     string    `json:"scheme"` // http, https
-	Method     string    `json:"method"`
-	Host       string    `json:"host"`
-	Path       string    `json:"path,omitempty"`
-	Status     int       `json:"status"`     // 0 when no answer came
-	Bytes      int64     `json:"bytes"`      // response body bytes sent to the sandbox
-	DurationMs float64   `json:"durationMs"` // until the answer's last byte
-	Rule       int       `json:"rule"`       // index of the rule applied; -1 for none
-	Action     string    `json:"action"`     // what was done: allow, deny, inject, rewrite, forward, passthrough, error
-	Error      string    `json:"error,omitempty"`
+	// When the request came.
+	Time   time.Time `json:"time"`
+	Scheme string    `json:"scheme"` // http, https
+	// The request's HTTP method.
+	Method string `json:"method"`
+	// The host the sandbox asked for.
+	Host string `json:"host"`
+	// The request's path.
+	Path       string  `json:"path,omitempty"`
+	Status     int     `json:"status"`     // 0 when no answer came
+	Bytes      int64   `json:"bytes"`      // response body bytes sent to the sandbox
+	DurationMs float64 `json:"durationMs"` // until the answer's last byte
+	Rule       int     `json:"rule"`       // index of the rule applied; -1 for none
+	Action     string  `json:"action"`     // what was done: allow, deny, inject, rewrite, forward, passthrough, error
+	// Why the request failed, when it did (action error).
+	Error string `json:"error,omitempty"`
 }
 
 // EgressLog returns a sandbox's recent HTTP egress log, oldest first.

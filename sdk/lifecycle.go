@@ -34,13 +34,20 @@ func Ptr[T any](v T) *T { return &v }
 // UpdateSandboxRequest is the body of PATCH /v1/sandboxes/{id}. Fields left
 // nil keep their value. Setting ttlSeconds restarts the TTL from now.
 type UpdateSandboxRequest struct {
-	AutoStopSeconds    *int  `json:"autoStopSeconds,omitempty"`
-	AutoPauseSeconds   *int  `json:"autoPauseSeconds,omitempty"`
-	AutoArchiveSeconds *int  `json:"autoArchiveSeconds,omitempty"`
-	AutoDeleteSeconds  *int  `json:"autoDeleteSeconds,omitempty"`
-	TTLSeconds         *int  `json:"ttlSeconds,omitempty"`
-	Ephemeral          *bool `json:"ephemeral,omitempty"`
-	KeepAlive          *bool `json:"keepAlive,omitempty"`
+	// Idle time before a stop; 0: never. Absent: unchanged.
+	AutoStopSeconds *int `json:"autoStopSeconds,omitempty"`
+	// Idle time before a pause; 0: never; exclusive with autoStopSeconds. Absent: unchanged.
+	AutoPauseSeconds *int `json:"autoPauseSeconds,omitempty"`
+	// Stopped time before an archive; 0: the maximum, 30 days. Absent: unchanged.
+	AutoArchiveSeconds *int `json:"autoArchiveSeconds,omitempty"`
+	// Stopped time before a delete; -1: never, 0: when it stops. Absent: unchanged.
+	AutoDeleteSeconds *int `json:"autoDeleteSeconds,omitempty"`
+	// Delete the sandbox this long from now; 0: no TTL. Absent: unchanged.
+	TTLSeconds *int `json:"ttlSeconds,omitempty"`
+	// Delete the sandbox when it stops (autoDeleteSeconds 0). Absent: unchanged.
+	Ephemeral *bool `json:"ephemeral,omitempty"`
+	// Never stop or pause it for being idle. Absent: unchanged.
+	KeepAlive *bool `json:"keepAlive,omitempty"`
 	// Env changes the environment of every process started from now on
 	// (exec, processes, sessions, terminals, contexts), in this instance
 	// and the next ones: a value sets the variable, null unsets it.
@@ -51,9 +58,11 @@ type UpdateSandboxRequest struct {
 	// class container (no restart; a memory limit below what the instance
 	// uses now is refused with MEMORY_BELOW_USAGE), and for every later
 	// start. Class gvisor takes them at its next start.
-	CPU       *float64 `json:"cpu,omitempty"`
-	MemoryMiB *int     `json:"memoryMiB,omitempty"`
-	PidsLimit *int     `json:"pidsLimit,omitempty"`
+	CPU *float64 `json:"cpu,omitempty"`
+	// The memory limit in MiB (see cpu for when it applies). Absent: unchanged.
+	MemoryMiB *int `json:"memoryMiB,omitempty"`
+	// The most processes and threads at once (see cpu for when it applies). Absent: unchanged.
+	PidsLimit *int `json:"pidsLimit,omitempty"`
 	// Labels, when present, replace all of the sandbox's labels; {} removes
 	// them all (a non-nil empty map in Go), null or nil keeps them.
 	Labels map[string]string `json:"labels,omitzero"`
@@ -63,21 +72,31 @@ type UpdateSandboxRequest struct {
 // "create", "user", "lazy", "idle", "ttl", "auto-archive", "auto-delete",
 // "main-exit", "oom", "crash", "reconcile", "delete", …
 type Event struct {
-	Seq         int64     `json:"seq"` // increasing across all sandboxes
-	SandboxID   string    `json:"sandboxId"`
-	SandboxName string    `json:"sandboxName,omitempty"`
-	Team        string    `json:"team,omitempty"` // the sandbox's team
-	Time        time.Time `json:"time"`
-	State       State     `json:"state"`
-	Reason      string    `json:"reason,omitempty"`
-	Message     string    `json:"message,omitempty"`
+	Seq int64 `json:"seq"` // increasing across all sandboxes
+	// The sandbox's id.
+	SandboxID string `json:"sandboxId"`
+	// The sandbox's name, if it has one.
+	SandboxName string `json:"sandboxName,omitempty"`
+	Team        string `json:"team,omitempty"` // the sandbox's team
+	// When the sandbox entered the state.
+	Time time.Time `json:"time"`
+	// The state it entered.
+	State State `json:"state"`
+	// Why: "user", "idle", "crash", "reconcile", "ttl", "main-exit", "oom", … (the same as
+	// Sandbox.reason).
+	Reason string `json:"reason,omitempty"`
+	// More about the reason, for people: an error's text, an exit status.
+	Message string `json:"message,omitempty"`
 }
 
 // EventLine is one line of a followed event stream (NDJSON). Type is
 // "event" (the Event's fields are inline), "heartbeat" or "error".
 type EventLine struct {
+	// "event" (the Event's fields are set), "heartbeat" (keeps an idle stream open) or "error" (the
+	// stream ends).
 	Type string `json:"type"`
 	*Event
+	// What failed ("error").
 	Error *ErrorBody `json:"error,omitempty"`
 }
 
@@ -86,8 +105,13 @@ type EventLine struct {
 // (Data holds bytes that start at Offset in the log), "heartbeat", "end"
 // (nothing more will come) or "error".
 type LogLine struct {
-	Type   string     `json:"type"`
-	Offset int64      `json:"offset,omitempty"`
-	Data   []byte     `json:"data,omitempty"`
-	Error  *ErrorBody `json:"error,omitempty"`
+	// "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read,
+	// without follow, or the sandbox stopped) or "error".
+	Type string `json:"type"`
+	// Not sent by this version of the daemon.
+	Offset int64 `json:"offset,omitempty"`
+	// A chunk of the main process's stdout and stderr, interleaved (base64 in JSON).
+	Data []byte `json:"data,omitempty"`
+	// What failed ("error"); the stream ends after it.
+	Error *ErrorBody `json:"error,omitempty"`
 }

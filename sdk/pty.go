@@ -17,35 +17,48 @@ import (
 
 // CreatePTYRequest starts a program on a new terminal (POST …/ptys).
 type CreatePTYRequest struct {
-	ID   string            `json:"id,omitempty"`  // default a generated "pty-…"
-	Cmd  []string          `json:"cmd,omitempty"` // default a login-less shell: /bin/bash if present, else /bin/sh
+	ID  string   `json:"id,omitempty"`  // default a generated "pty-…"
+	Cmd []string `json:"cmd,omitempty"` // default a login-less shell: /bin/bash if present, else /bin/sh
+	// The working directory; a relative path starts at the workdir. By default the workdir.
 	Cwd  string            `json:"cwd,omitempty"`
 	Env  map[string]string `json:"env,omitempty"`  // TERM defaults to xterm-256color
-	Cols int               `json:"cols,omitempty"` // default 80
-	Rows int               `json:"rows,omitempty"` // default 24
+	Cols int               `json:"cols,omitempty"` // Default: 80.
+	Rows int               `json:"rows,omitempty"` // Default: 24.
 }
 
 // PTY is a terminal in a sandbox and the program that runs on it (the
 // session leader). It keeps running while no client is attached.
 type PTY struct {
-	ID        string     `json:"id"`
-	Handle    string     `json:"handle,omitempty"` // "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE
-	Pid       int        `json:"pid"`
-	Cmd       []string   `json:"cmd"`
-	Cwd       string     `json:"cwd"`
-	Cols      int        `json:"cols"`
-	Rows      int        `json:"rows"`
-	State     string     `json:"state"` // "running" or "exited"
-	ExitCode  *int       `json:"exitCode,omitempty"`
-	Signal    string     `json:"signal,omitempty"`
-	Attached  int        `json:"attached"` // clients attached now
-	CreatedAt time.Time  `json:"createdAt"`
-	EndedAt   *time.Time `json:"endedAt,omitempty"`
+	// The terminal's id, for …/ptys/{pty}.
+	ID     string `json:"id"`
+	Handle string `json:"handle,omitempty"` // "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE
+	// The process id of its program inside the sandbox.
+	Pid int `json:"pid"`
+	// The program and its arguments.
+	Cmd []string `json:"cmd"`
+	// The program's working directory.
+	Cwd string `json:"cwd"`
+	// The terminal's width in columns.
+	Cols int `json:"cols"`
+	// The terminal's height in rows.
+	Rows  int    `json:"rows"`
+	State string `json:"state"` // "running" or "exited"
+	// The program's exit status, once exited; 128+N when signal N killed it.
+	ExitCode *int `json:"exitCode,omitempty"`
+	// The signal that killed the program, e.g. "SIGHUP".
+	Signal   string `json:"signal,omitempty"`
+	Attached int    `json:"attached"` // clients attached now
+	// When the terminal was made.
+	CreatedAt time.Time `json:"createdAt"`
+	// When its program exited.
+	EndedAt *time.Time `json:"endedAt,omitempty"`
 }
 
 // ResizeRequest sets a terminal's size (POST …/ptys/{pty}/resize).
 type ResizeRequest struct {
+	// The new width in columns.
 	Cols int `json:"cols"`
+	// The new height in rows.
 	Rows int `json:"rows"`
 }
 
@@ -55,12 +68,19 @@ type ResizeRequest struct {
 // from the server when the instance went away before the program exited
 // (INSTANCE_LOST with the stop reason; then it closes the socket).
 type PTYControl struct {
-	Type     string     `json:"type"`
-	Cols     int        `json:"cols,omitempty"`
-	Rows     int        `json:"rows,omitempty"`
-	ExitCode int        `json:"exitCode,omitempty"`
-	Signal   string     `json:"signal,omitempty"`
-	Error    *ErrorBody `json:"error,omitempty"`
+	// "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error"
+	// (server: error; then a close).
+	Type string `json:"type"`
+	// The new width in columns ("resize").
+	Cols int `json:"cols,omitempty"`
+	// The new height in rows ("resize").
+	Rows int `json:"rows,omitempty"`
+	// The program's exit status ("exit").
+	ExitCode int `json:"exitCode,omitempty"`
+	// The signal that killed the program ("exit").
+	Signal string `json:"signal,omitempty"`
+	// Why the terminal went away, e.g. INSTANCE_LOST ("error").
+	Error *ErrorBody `json:"error,omitempty"`
 }
 
 // MarshalJSON always writes exitCode in an "exit" frame (0 is an answer

@@ -18,7 +18,7 @@ type CreateSessionRequest struct {
 	Env   map[string]string `json:"env,omitempty"`   // added to the shell's environment
 	// TimeoutSeconds is the default limit of each command; 0: none.
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty"`
-	User           string  `json:"user,omitempty"` // run the shell as this account (name or uid[:gid]); default root
+	User           string  `json:"user,omitempty"` // run the shell as this account (name or uid[:gid]). Default: "root".
 }
 
 // Session states.
@@ -31,16 +31,23 @@ const (
 // Session is a persistent shell: the working directory, exported variables,
 // functions and aliases of one command are there for the next.
 type Session struct {
-	ID             string            `json:"id"`
-	Handle         string            `json:"handle,omitempty"` // "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE
-	Shell          string            `json:"shell"`
-	Pid            int               `json:"pid"`
-	Env            map[string]string `json:"env,omitempty"`
-	TimeoutSeconds float64           `json:"timeoutSeconds,omitempty"`
-	State          string            `json:"state"`              // "idle", "busy" or "ended"
-	ExitCode       *int              `json:"exitCode,omitempty"` // the shell's, once ended
-	CreatedAt      time.Time         `json:"createdAt"`
-	LastUsedAt     time.Time         `json:"lastUsedAt"`
+	// The session's id, for …/sessions/{session}.
+	ID     string `json:"id"`
+	Handle string `json:"handle,omitempty"` // "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE
+	// The shell's program.
+	Shell string `json:"shell"`
+	// The shell's process id inside the sandbox.
+	Pid int `json:"pid"`
+	// The variables it was started with (exports made in it are not listed).
+	Env map[string]string `json:"env,omitempty"`
+	// The default limit of each command; 0: none.
+	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty"`
+	State          string  `json:"state"`              // "idle", "busy" or "ended"
+	ExitCode       *int    `json:"exitCode,omitempty"` // the shell's, once ended
+	// When the session started.
+	CreatedAt time.Time `json:"createdAt"`
+	// When a command last ran in it.
+	LastUsedAt time.Time `json:"lastUsedAt"`
 }
 
 // SessionExecRequest runs one command in a session's shell. Commands in a
@@ -62,14 +69,20 @@ type SessionExecRequest struct {
 // shell left running in the background is killed); that command's result
 // has ShellRestarted set.
 type SessionExecResult struct {
-	ExitCode       int    `json:"exitCode"`
-	Stdout         string `json:"stdout"`
-	Stderr         string `json:"stderr"`
-	Truncated      bool   `json:"truncated"`
-	DurationMs     int64  `json:"durationMs"`
-	TimedOut       bool   `json:"timedOut"`
-	SessionEnded   bool   `json:"sessionEnded"`   // the shell is gone: exit was called, or it had to be killed
-	ShellRestarted bool   `json:"shellRestarted"` // the shell had ended before; this command ran in a fresh one
+	// The command's exit status.
+	ExitCode int `json:"exitCode"`
+	// Standard output as text (at most 16 MiB; see truncated).
+	Stdout string `json:"stdout"`
+	// Standard error as text (at most 16 MiB; see truncated).
+	Stderr string `json:"stderr"`
+	// Output beyond the limit was dropped.
+	Truncated bool `json:"truncated"`
+	// How long the command ran, in milliseconds.
+	DurationMs int64 `json:"durationMs"`
+	// The command was killed because it ran past its timeout.
+	TimedOut       bool `json:"timedOut"`
+	SessionEnded   bool `json:"sessionEnded"`   // the shell is gone: exit was called, or it had to be killed
+	ShellRestarted bool `json:"shellRestarted"` // the shell had ended before; this command ran in a fresh one
 }
 
 func sessionPath(idOrName, sessionID, suffix string) string {
@@ -187,7 +200,9 @@ func (c *Client) SessionExecStream(ctx context.Context, idOrName, sessionID stri
 // "exit" also says whether the shell ended and whether it was restarted.
 type SessionEvent struct {
 	ExecEvent
-	SessionEnded   bool `json:"sessionEnded,omitempty"`
+	// The shell is gone ("exit"): exit was called, or it had to be killed.
+	SessionEnded bool `json:"sessionEnded,omitempty"`
+	// The shell had ended before; this command ran in a fresh one ("exit").
 	ShellRestarted bool `json:"shellRestarted,omitempty"`
 }
 

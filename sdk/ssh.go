@@ -24,19 +24,26 @@ type CreateSSHAccessRequest struct {
 // Command are only in the answer that creates a token; the daemon keeps
 // just the token's hash.
 type SSHAccess struct {
-	ID        string `json:"id"`
+	// The access's id, for DELETE …/ssh-access/{access}.
+	ID string `json:"id"`
+	// The sandbox it opens.
 	SandboxID string `json:"sandboxId"`
 	Token     string `json:"token,omitempty"`   // the SSH user name
 	Command   string `json:"command,omitempty"` // ready to paste: ssh -p PORT TOKEN@HOST
 	// Host and Port are where the gateway listens; HostKey is its public
 	// key for known_hosts ("ssh-ed25519 AAAA…"). In the create answer.
-	Host        string     `json:"host,omitempty"`
-	Port        int        `json:"port,omitempty"`
-	HostKey     string     `json:"hostKey,omitempty"`
-	PublicKey   string     `json:"publicKey,omitempty"`
-	Fingerprint string     `json:"fingerprint,omitempty"` // SHA256:… of PublicKey
-	CreatedAt   time.Time  `json:"createdAt"`
-	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
+	Host string `json:"host,omitempty"`
+	// The port the SSH gateway listens on (create answer).
+	Port int `json:"port,omitempty"`
+	// The gateway's public key for known_hosts, e.g. "ssh-ed25519 AAAA…" (create answer).
+	HostKey string `json:"hostKey,omitempty"`
+	// The registered key, in authorized_keys form (key access only).
+	PublicKey   string `json:"publicKey,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"` // SHA256:… of PublicKey
+	// When the access was made.
+	CreatedAt time.Time `json:"createdAt"`
+	// When it stops working.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 }
 
 // CreateSSHAccess makes an SSH access token (or registers a public key) for

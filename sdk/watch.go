@@ -30,12 +30,19 @@ type WatchOptions struct {
 // OldPath the old), "overflow" (the kernel dropped events), "heartbeat" or
 // "error" (the watch ended).
 type WatchEvent struct {
-	Type    string     `json:"type"`
-	Path    string     `json:"path,omitempty"`
-	OldPath string     `json:"oldPath,omitempty"`
-	IsDir   bool       `json:"isDir,omitempty"`
-	Time    time.Time  `json:"time,omitzero"`
-	Error   *ErrorBody `json:"error,omitempty"`
+	// "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow"
+	// (events were lost), "heartbeat" or "error" (the stream ends).
+	Type string `json:"type"`
+	// The path that changed, absolute.
+	Path string `json:"path,omitempty"`
+	// Where it was before ("rename"), when known.
+	OldPath string `json:"oldPath,omitempty"`
+	// The path is a directory.
+	IsDir bool `json:"isDir,omitempty"`
+	// When the change was seen.
+	Time time.Time `json:"time,omitzero"`
+	// What failed ("error").
+	Error *ErrorBody `json:"error,omitempty"`
 }
 
 // Watcher is an open watch stream.

@@ -18,7 +18,7 @@ import (
 // URL; or public).
 
 var desktopScreenshotQ = []param{
-	{"format", "string", "png (default) or jpeg"},
+	{"format", "string", "png or jpeg (default png)"},
 	{"quality", "integer", "jpeg quality, 1 to 100 (default 80)"},
 	{"cursor", "boolean", "draw the pointer"},
 	{"x", "integer", "region: left edge"},

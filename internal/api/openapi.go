@@ -15,6 +15,8 @@ import (
 // GET /v1/openapi.json. The SDKs under sdks/ are generated from it, and
 // redocly lints it (sdks/typescript, TestOpenAPILint).
 
+//go:generate go run ../sdkdoc/gen
+
 // APIVersion is the version of the document and of the SDKs under sdks/
 // (package.json, pyproject.toml), which a test keeps equal.
 const APIVersion = "0.1.0"
@@ -158,13 +160,17 @@ func operation(rt route, schemas map[string]any) map[string]any {
 		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "description": desc, "schema": map[string]any{"type": "string"}})
 	}
 	for _, q := range rt.query {
-		params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": paramSchema(q.typ)})
+		params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": paramSchema(q)})
 	}
 	if params != nil {
 		op["parameters"] = params
 	}
 	if rt.body != nil {
-		op["requestBody"] = map[string]any{"required": true, "content": content(rt.body, schemas)}
+		c := content(rt.body, schemas)
+		if j, ok := c["application/json"].(map[string]any); ok {
+			j["example"] = rt.body // the row's body value is its example (routes.go)
+		}
+		op["requestBody"] = map[string]any{"required": true, "content": c}
 	}
 	op["responses"] = responses(rt, schemas)
 	codes := codesOf(rt) // codes.go
@@ -192,14 +198,35 @@ func summaryOf(s string) string {
 	return s
 }
 
-func paramSchema(typ string) map[string]any {
-	switch typ {
+// paramDefaultRe finds a query parameter's default in its doc: "(default V)",
+// "(default V, …)" or "(default V; …)".
+var paramDefaultRe = regexp.MustCompile(`\(default ([^,;):]+)[,;)]`)
+
+func paramSchema(q param) map[string]any {
+	switch q.typ {
 	case "[]string":
 		return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
 	case "state":
-		return map[string]any{"type": "string", "enum": strs(allStates)}
+		return map[string]any{"type": "string", "enum": strs(sdk.States())}
 	}
-	return map[string]any{"type": typ}
+	s := map[string]any{"type": q.typ}
+	if m := paramDefaultRe.FindStringSubmatch(q.doc); m != nil {
+		var err error
+		switch q.typ {
+		case "integer":
+			s["default"], err = strconv.Atoi(m[1])
+		case "number":
+			s["default"], err = strconv.ParseFloat(m[1], 64)
+		case "boolean":
+			s["default"], err = strconv.ParseBool(m[1])
+		default:
+			s["default"] = m[1]
+		}
+		if err != nil {
+			delete(s, "default") // prose, not a value; TestParamDefaults names it
+		}
+	}
+	return s
 }
 
 // responses are a route's success responses and its errors.
@@ -266,11 +293,12 @@ func errorSchema(codes []string) map[string]any {
 		"type":     "object",
 		"required": []string{"error"},
 		"properties": map[string]any{"error": map[string]any{
-			"type":     "object",
-			"required": []string{"code", "message"},
+			"type":        "object",
+			"description": "What went wrong: a stable code to compare against and a message for people",
+			"required":    []string{"code", "message"},
 			"properties": map[string]any{
-				"code":    map[string]any{"type": "string", "enum": codes},
-				"message": map[string]any{"type": "string"},
+				"code":    map[string]any{"type": "string", "enum": codes, "description": "The error's stable, machine-readable code"},
+				"message": map[string]any{"type": "string", "description": "What went wrong, for people; it may change between versions"},
 				"reason":  map[string]any{"type": "string", "description": "INSTANCE_LOST: why the instance ended, if known"},
 			},
 		}},

@@ -6,30 +6,21 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// allStates is every sandbox State, for the enum of every State field.
-// TestEnumsListEveryConstant names any State constant missing here.
-var allStates = []sdk.State{
-	sdk.StateCreating, sdk.StateStarting, sdk.StateStarted, sdk.StateStopping, sdk.StateStopped,
-	sdk.StateDeleting, sdk.StateDeleted, sdk.StateError, sdk.StatePausing, sdk.StatePaused, sdk.StateResuming,
-	sdk.StateArchiving, sdk.StateArchived, sdk.StateRestoring,
-}
-
 // typeEnums are the enums of Go string types with typed constants.
 var typeEnums = map[reflect.Type][]string{
-	reflect.TypeOf(sdk.State("")): strs(allStates),
-	reflect.TypeOf(sdk.Code("")):  strs(allCodes),
+	reflect.TypeOf(sdk.State("")): strs(sdk.States()),
+	reflect.TypeOf(sdk.Code("")):  strs(sdk.Codes()),
 }
 
 // Fields that are plain strings in Go but take a closed set of values,
 // by "GoType.jsonName". The values come from the sdk's constants where it
 // has them; the rest are the values the field's comment in sdk/ names.
 var (
-	classes        = []string{"container", "gvisor"}
-	networks       = []string{sdk.NetworkBridge, sdk.NetworkNone}
-	egressModes    = []string{sdk.EgressAllowAll, sdk.EgressBlockAll, sdk.EgressAllowList, sdk.EgressDenyList}
-	restarts       = []string{sdk.RestartNever, sdk.RestartOnFailure, sdk.RestartAlways}
-	processStates  = []string{sdk.ProcessRunning, sdk.ProcessExited}
-	execEventTypes = []string{"start", "stdout", "stderr", "exit", "end", "heartbeat", "error"} // "end": process logs without follow
+	classes       = []string{"container", "gvisor"}
+	networks      = []string{sdk.NetworkBridge, sdk.NetworkNone}
+	egressModes   = []string{sdk.EgressAllowAll, sdk.EgressBlockAll, sdk.EgressAllowList, sdk.EgressDenyList}
+	restarts      = []string{sdk.RestartNever, sdk.RestartOnFailure, sdk.RestartAlways}
+	processStates = []string{sdk.ProcessRunning, sdk.ProcessExited}
 )
 
 var fieldEnums = map[string][]string{
@@ -50,14 +41,39 @@ var fieldEnums = map[string][]string{
 	"WaitForLogRequest.stream":           {"stdout", "stderr"},
 	"LogMatch.stream":                    {"stdout", "stderr"},
 	"WaitForPortRequest.protocol":        {"tcp", "http"},
-	"PTYControl.type":                    {"resize", "exit"},
-	"ExecEvent.type":                     execEventTypes,
-	"SessionEvent.type":                  execEventTypes,
-	"RunEvent.type":                      {"stdout", "stderr", "result", "error", "heartbeat", "end"},
-	"WatchEvent.type":                    {"ready", "create", "write", "remove", "rename", "overflow", "heartbeat", "error"},
-	"EventLine.type":                     {"event", "heartbeat", "error"},
-	"LogLine.type":                       {"data", "heartbeat", "end", "error"},
 }
+
+// eventUnions are the event types whose "type" says which fields an event
+// carries: the document describes each as a oneOf of one schema per type
+// value (ExecEventStart, …) with "type" as the discriminator, each variant
+// the type's fields (ExecEventFields) with its type value fixed and the
+// fields it always has required. Every value is listed with those fields.
+var eventUnions = map[string][]eventVariant{
+	"ExecEvent":    execVariants,
+	"SessionEvent": execVariants,
+	"RunEvent":     {{"stdout", nil}, {"stderr", nil}, {"result", nil}, {"error", errorField}, {"heartbeat", nil}, {"end", nil}},
+	"WatchEvent": {{"ready", nil}, {"create", nil}, {"write", nil}, {"remove", nil}, {"rename", nil}, {"overflow", nil},
+		{"heartbeat", nil}, {"error", errorField}},
+	"EventLine":  {{"event", nil}, {"heartbeat", nil}, {"error", errorField}},
+	"LogLine":    {{"data", nil}, {"heartbeat", nil}, {"end", nil}, {"error", errorField}},
+	"BuildEvent": {{"pull", nil}, {"step", nil}, {"output", nil}, {"layer", nil}, {"done", nil}, {"error", errorField}, {"heartbeat", nil}},
+	"PTYControl": {{"resize", []string{"cols", "rows"}}, {"exit", nil}, {"error", errorField}},
+}
+
+// eventVariant is one value of an event's "type" and the fields an event
+// of that type always has.
+type eventVariant struct {
+	value    string
+	required []string
+}
+
+var (
+	errorField = []string{"error"}
+	// "end": a process's logs without follow; "exit" always carries its
+	// result (ExecEvent.MarshalJSON).
+	execVariants = []eventVariant{{"start", nil}, {"stdout", nil}, {"stderr", nil},
+		{"exit", []string{"exitCode", "timedOut", "durationMs"}}, {"end", nil}, {"heartbeat", nil}, {"error", errorField}}
+)
 
 // streamEnds names, per NDJSON event type, the event types that end a
 // stream (x-final-events in the document).

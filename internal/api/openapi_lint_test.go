@@ -71,8 +71,9 @@ func writeDocument(t *testing.T) string {
 	return p
 }
 
-// TestOpenAPILint: redocly's recommended rules report no error and no
-// warning (exceptions with reasons: sdks/typescript/.redocly.lint-ignore.yaml,
+// TestOpenAPILint: redocly's recommended-strict rules, with descriptions
+// required of every operation, parameter, tag and schema property
+// (sdks/typescript/redocly.yaml), report no error and no warning (exceptions with reasons: sdks/typescript/.redocly.lint-ignore.yaml,
 // which names sdks/openapi.json, so it lints that file after checking it is
 // current).
 func TestOpenAPILint(t *testing.T) {
@@ -112,7 +113,9 @@ func TestOpenAPILint(t *testing.T) {
 func TestOpenAPITypeScriptTypes(t *testing.T) {
 	gen := npmTool(t, "openapi-typescript")
 	out := filepath.Join(t.TempDir(), "schema.ts")
-	cmd := exec.Command(gen, writeDocument(t), "-o", out)
+	// A default is what the server assumes when a field is left out, so a
+	// field with one stays optional (package.json's generate does the same).
+	cmd := exec.Command(gen, writeDocument(t), "-o", out, "--default-non-nullable=false")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("openapi-typescript: %v: %s", err, b)
 	}

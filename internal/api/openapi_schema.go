@@ -22,6 +22,11 @@ import (
 //     default on the server (an empty value is not an error).
 //
 // Enums come from typeEnums (typed Go constants) and fieldEnums.
+//
+// Descriptions and defaults come from the doc comments of the types and
+// fields in sdk/, which go generate copies into openapi_docs_gen.go
+// (internal/sdkdoc): a field's default is the JSON value of its comment's
+// "Default: V." sentence.
 
 // optionalFields are non-omitempty request fields with a server default,
 // by "GoType.jsonName".
@@ -51,19 +56,11 @@ func schemaOf(t reflect.Type, schemas map[string]any) map[string]any {
 		name := t.Name()
 		if _, done := schemas[name]; !done {
 			schemas[name] = map[string]any{} // breaks cycles
-			props := map[string]any{}
-			var required []string
-			addFields(t, name, false, props, &required, schemas)
-			s := map[string]any{"type": "object", "properties": props}
-			if len(required) > 0 {
-				slices.Sort(required)
-				s["required"] = required
+			if variants, ok := eventUnions[name]; ok {
+				schemas[name] = unionSchema(t, variants, schemas)
+			} else {
+				schemas[name] = structSchema(t, name, schemas)
 			}
-			if ends, ok := streamEnds[name]; ok {
-				s["x-final-events"] = ends
-				s["description"] = "One line of an NDJSON stream. A stream ends after an event of type " + strings.Join(ends, " or ") + "."
-			}
-			schemas[name] = s
 		}
 		return map[string]any{"$ref": "#/components/schemas/" + name}
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
@@ -71,7 +68,11 @@ func schemaOf(t reflect.Type, schemas map[string]any) map[string]any {
 	case t.Kind() == reflect.Slice:
 		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), schemas)}
 	case t.Kind() == reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), schemas)}
+		vs := schemaOf(t.Elem(), schemas)
+		if typ, ok := vs["type"].(string); ok && t.Elem().Kind() == reflect.Pointer {
+			vs["type"] = []string{typ, "null"} // a null value means something (PATCH env: unset)
+		}
+		return map[string]any{"type": "object", "additionalProperties": vs}
 	case t.Kind() == reflect.Bool:
 		return map[string]any{"type": "boolean"}
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
@@ -120,6 +121,13 @@ func addFields(t reflect.Type, owner string, viaPointer bool, props map[string]a
 		if vs, ok := fieldEnums[owner+"."+name]; ok {
 			s = map[string]any{"type": "string", "enum": vs}
 		}
+		// The field's doc comment in sdk/ (openapi_docs_gen.go, go generate).
+		if doc := sdkDocs[t.Name()+"."+f.Name]; doc != "" {
+			s["description"] = doc
+		}
+		if def, ok := sdkDefaults[t.Name()+"."+f.Name]; ok {
+			s["default"] = json.RawMessage(def)
+		}
 		props[name] = s
 		*required = slices.DeleteFunc(*required, func(r string) bool { return r == name })
 		omit := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
@@ -127,4 +135,72 @@ func addFields(t reflect.Type, owner string, viaPointer bool, props map[string]a
 			*required = append(*required, name)
 		}
 	}
+}
+
+// structSchema is the object schema of struct t, documented from sdk/.
+func structSchema(t reflect.Type, owner string, schemas map[string]any) map[string]any {
+	props := map[string]any{}
+	var required []string
+	addFields(t, owner, false, props, &required, schemas)
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		slices.Sort(required)
+		s["required"] = required
+	}
+	if doc := sdkDocs[t.Name()]; doc != "" {
+		s["description"] = doc
+	}
+	return s
+}
+
+// unionSchema is an event type of eventUnions: a oneOf of one schema per
+// value of its "type", discriminated by it. Each variant is the type's
+// fields (NameFields, every one optional but type) with type fixed to its
+// value and the fields it always has required, so a generated client
+// narrows on type and still reads any field of the union.
+func unionSchema(t reflect.Type, variants []eventVariant, schemas map[string]any) map[string]any {
+	name := t.Name()
+	fields := structSchema(t, name, schemas)
+	values := make([]string, len(variants))
+	for i, v := range variants {
+		values[i] = v.value
+	}
+	props := fields["properties"].(map[string]any)
+	props["type"].(map[string]any)["enum"] = values
+	fields["required"] = []string{"type"}
+	fieldsName := name + "Fields"
+	schemas[fieldsName] = fields
+	var oneOf []any
+	mapping := map[string]any{}
+	for _, v := range variants {
+		vname := name + strings.ToUpper(v.value[:1]) + v.value[1:]
+		ref := "#/components/schemas/" + vname
+		schemas[vname] = map[string]any{
+			"description": "One " + name + " whose type is \"" + v.value + "\".",
+			"allOf": []any{
+				map[string]any{"$ref": "#/components/schemas/" + fieldsName},
+				map[string]any{
+					"type":       "object",
+					"properties": map[string]any{"type": map[string]any{"type": "string", "const": v.value, "description": props["type"].(map[string]any)["description"]}},
+					"required":   append([]string{"type"}, v.required...),
+				},
+			},
+		}
+		oneOf = append(oneOf, map[string]any{"$ref": ref})
+		mapping[v.value] = ref
+	}
+	desc := fields["description"]
+	if ends, ok := streamEnds[name]; ok {
+		desc = strings.TrimSpace(sdkDocs[name] + " One line of an NDJSON stream. A stream ends after an event of type " +
+			strings.Join(ends, " or ") + ".")
+	}
+	s := map[string]any{
+		"description":   desc,
+		"oneOf":         oneOf,
+		"discriminator": map[string]any{"propertyName": "type", "mapping": mapping},
+	}
+	if ends, ok := streamEnds[name]; ok {
+		s["x-final-events"] = ends
+	}
+	return s
 }

@@ -15,9 +15,9 @@ type route struct {
 	scope           auth.Scope // what the key must hold (auth_test.go: every non-public route names one)
 	passive         bool       // under /v1/sandboxes/{id}/ but not activity (see lifecycle.go)
 	lookup          bool       // reads the running instance only: never starts it, not activity (lookup.go)
-	onlyRunning     bool       // reads files or servers of a running instance: never starts it, 409 naming the state otherwise (lookup.go)
+	onlyRunning     bool       // reads a running instance's files or servers: never starts it, else 409 (lookup.go)
 	query           []param    // query parameters
-	body            any        // request body type for the document; rawBody for bytes
+	body            any        // request body: a value of its type, the document's example; rawBody for bytes
 	status          int        // success status
 	response        any        // response type; nil for none, rawBody for bytes, ndjson for a stream
 
@@ -28,6 +28,10 @@ type route struct {
 	events      any    // the NDJSON line type when it streams (ndjson response, stream=true or follow=true)
 	frames      any    // WebSocket (status 101): the JSON type of its text frames
 	otherStatus int    // a second success status (PUT ensure: 201 created; ports: 200 existed)
+
+	// codes are the error codes particular to this operation, for the
+	// document; codesOf (codes.go) adds those every route of its kind has.
+	codes []sdk.Code
 }
 
 // param is a query parameter; typ is "string", "integer", "number",
@@ -40,168 +44,1237 @@ type (
 )
 
 func (s *Server) routes() []route {
-	sandboxQ := []param{{"state", "state", "only sandboxes in this state"}, {"label", "[]string", "k=v; repeat to require several labels"}}
-	eventsQ := []param{{"after", "integer", "only events with a higher seq"}, {"limit", "integer", "at most this many (default 1000)"}, {"follow", "boolean", "stream events as NDJSON as they happen"}}
+	sandboxQ := []param{
+		{"state", "state", "only sandboxes in this state"},
+		{"label", "[]string", "k=v; repeat to require several labels"},
+	}
+	eventsQ := []param{
+		{"after", "integer", "only events with a higher seq"},
+		{"limit", "integer", "at most this many (default 1000)"},
+		{"follow", "boolean", "stream events as NDJSON as they happen"},
+	}
 	pathQ := param{"path", "string", "path inside the sandbox; relative paths start at the workdir"}
 	return []route{
-		{method: "GET", pattern: "/healthz", summary: "Daemon liveness", handler: s.health, public: true, status: 200, response: map[string]bool{}, name: "getHealth"},
-		{method: "GET", pattern: "/v1/openapi.json", scope: auth.ScopeSandboxesRead, summary: "This document (OpenAPI 3.1); needs no key", handler: s.openapi, public: true, status: 200, response: map[string]any{}, name: "getOpenAPIDocument"},
-		{method: "GET", pattern: "/metrics", scope: auth.ScopeMetricsRead, summary: "Prometheus metrics (text format); needs the admin key or the metrics key (--metrics-token)", handler: s.serveMetrics, public: true, status: 200, response: rawBody{}, name: "getMetrics"},
+		{
+			method: "GET", pattern: "/healthz", name: "getHealth",
+			summary: "Daemon liveness",
+			handler: s.health, public: true,
+			status: 200, response: map[string]bool{},
+		},
+		{
+			method: "GET", pattern: "/v1/openapi.json", name: "getOpenAPIDocument",
+			summary: "This document (OpenAPI 3.1); needs no key",
+			handler: s.openapi, scope: auth.ScopeSandboxesRead, public: true,
+			status: 200, response: map[string]any{},
+		},
+		{
+			method: "GET", pattern: "/metrics", name: "getMetrics",
+			summary: "Prometheus metrics (text format); needs the admin key or the metrics key (--metrics-token)",
+			handler: s.serveMetrics, scope: auth.ScopeMetricsRead, public: true,
+			status: 200, response: rawBody{},
+		},
 
-		{method: "POST", pattern: "/v1/sandboxes", scope: auth.ScopeSandboxesWrite, summary: "Create and start a sandbox", handler: s.createSandbox, body: sdk.CreateSandboxRequest{}, status: 201, response: sdk.Sandbox{}, name: "createSandbox"},
-		{method: "GET", pattern: "/v1/sandboxes", scope: auth.ScopeSandboxesRead, summary: "List sandboxes", handler: s.listSandboxes, query: sandboxQ, status: 200, response: []sdk.Sandbox{}, name: "listSandboxes"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}", scope: auth.ScopeSandboxesRead, summary: "Get a sandbox by id or name", handler: s.getSandbox, status: 200, response: sdk.Sandbox{}, name: "getSandbox"},
-		{method: "PUT", pattern: "/v1/sandboxes/{id}", scope: auth.ScopeSandboxesWrite, summary: "Get or create the sandbox with this name (201 when created, 200 when it existed)", handler: s.ensureSandbox, body: sdk.CreateSandboxRequest{}, status: 200, response: sdk.Sandbox{}, name: "ensureSandbox", otherStatus: 201},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}", scope: auth.ScopeSandboxesWrite, summary: "Delete a sandbox (202, or 204 with wait=true once it is gone); 409 SANDBOX_HAS_FORKS while it has forks, unless cascade=true", handler: s.deleteSandbox, query: []param{{"wait", "boolean", "block until everything is removed"}, {"cascade", "boolean", "delete its forks, their forks and so on first"}}, status: 202, response: sdk.Sandbox{}, name: "deleteSandbox", otherStatus: 204},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/start", scope: auth.ScopeSandboxesWrite, summary: "Start a stopped sandbox", handler: s.startSandbox, status: 200, response: sdk.Sandbox{}, name: "startSandbox"},
-		{method: "PATCH", pattern: "/v1/sandboxes/{id}", scope: auth.ScopeSandboxesWrite, summary: "Change a sandbox's lifecycle policy, environment, limits or labels (fields left out keep their value; env: a value sets a variable, null unsets it, for every process started from now on; cpu, memoryMiB, pidsLimit apply at once to a running class-container instance; labels replace all labels)", handler: s.updateSandbox, body: sdk.UpdateSandboxRequest{}, status: 200, response: sdk.Sandbox{}, name: "updateSandbox"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/archive", scope: auth.ScopeSandboxesWrite, summary: "Archive a stopped sandbox's files into the blob store; the next start restores them", handler: s.archiveSandbox, passive: true, status: 200, response: sdk.Sandbox{}, name: "archiveSandbox"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/wait", scope: auth.ScopeSandboxesRead, summary: "Wait until a sandbox is in a state; 503 WAIT_TIMEOUT if it is not within timeoutSeconds", handler: s.waitSandbox, passive: true, query: []param{{"state", "state", "the state to wait for: started, stopped, archived, deleted, …"}, {"timeoutSeconds", "integer", "how long to wait (default 60, at most 3600)"}}, status: 200, response: sdk.Sandbox{}, name: "waitSandbox"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/events", scope: auth.ScopeSandboxesRead, summary: "A sandbox's state changes with reasons; with follow=true an NDJSON stream of EventLines", handler: s.sandboxEvents, passive: true, query: eventsQ, status: 200, response: []sdk.Event{}, name: "listSandboxEvents", events: sdk.EventLine{}},
-		{method: "GET", pattern: "/v1/events", scope: auth.ScopeSandboxesRead, summary: "State changes of all sandboxes, deletions included; with follow=true an NDJSON stream of EventLines", handler: s.allEvents, query: eventsQ, status: 200, response: []sdk.Event{}, name: "listEvents", events: sdk.EventLine{}},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/logs", scope: auth.ScopeSandboxesRead, summary: "Output of the main process (entrypoint) as NDJSON LogLines; with follow=true it streams until the sandbox stops and keeps it active", handler: s.mainLogs, passive: true, query: []param{{"follow", "boolean", "keep streaming new output"}}, status: 200, response: ndjson{}, name: "getSandboxLogs", events: sdk.LogLine{}},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/stop", scope: auth.ScopeSandboxesWrite, summary: "Stop a sandbox: SIGTERM, grace period, SIGKILL", handler: s.stopSandbox, query: []param{{"graceSeconds", "integer", "seconds between SIGTERM and SIGKILL (default 10)"}, {"force", "boolean", "SIGKILL at once"}}, status: 200, response: sdk.Sandbox{}, name: "stopSandbox"},
+		{
+			method: "POST", pattern: "/v1/sandboxes", name: "createSandbox",
+			summary: "Create and start a sandbox",
+			handler: s.createSandbox, scope: auth.ScopeSandboxesWrite,
+			body: sdk.CreateSandboxRequest{
+				Name: "web", Image: "python", Labels: map[string]string{"project": "demo"},
+				CPU: 2, MemoryMiB: 2048, Env: map[string]string{"DEBUG": "1"}, AutoStopSeconds: new(600),
+			},
+			status: 201, response: sdk.Sandbox{},
+			codes: codesCreate,
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes", name: "listSandboxes",
+			summary: "List sandboxes",
+			handler: s.listSandboxes, scope: auth.ScopeSandboxesRead,
+			query:  sandboxQ,
+			status: 200, response: []sdk.Sandbox{},
+			codes: []sdk.Code{sdk.CodeInvalidLabel, sdk.CodeInvalidState},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}", name: "getSandbox",
+			summary: "Get a sandbox by id or name",
+			handler: s.getSandbox, scope: auth.ScopeSandboxesRead,
+			status: 200, response: sdk.Sandbox{},
+		},
+		{
+			method: "PUT", pattern: "/v1/sandboxes/{id}", name: "ensureSandbox",
+			summary: "Get or create the sandbox with this name (201 when created, 200 when it existed)",
+			handler: s.ensureSandbox, scope: auth.ScopeSandboxesWrite,
+			body: sdk.CreateSandboxRequest{
+				Name: "web", Image: "python", Labels: map[string]string{"project": "demo"},
+				CPU: 2, MemoryMiB: 2048, Env: map[string]string{"DEBUG": "1"}, AutoStopSeconds: new(600),
+			},
+			status: 200, otherStatus: 201, response: sdk.Sandbox{},
+			codes: append([]sdk.Code{sdk.CodeNameMismatch}, codesCreate...),
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}", name: "deleteSandbox",
+			summary: "Delete a sandbox (202, or 204 with wait=true once it is gone); 409 SANDBOX_HAS_FORKS while " +
+				"it has forks, unless cascade=true",
+			handler: s.deleteSandbox, scope: auth.ScopeSandboxesWrite,
+			query: []param{
+				{"wait", "boolean", "block until everything is removed"},
+				{"cascade", "boolean", "delete its forks, their forks and so on first"},
+			},
+			status: 202, otherStatus: 204, response: sdk.Sandbox{},
+			codes: []sdk.Code{sdk.CodeSandboxHasForks, sdk.CodeSandboxBusy},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/start", name: "startSandbox",
+			summary: "Start a stopped sandbox",
+			handler: s.startSandbox, scope: auth.ScopeSandboxesWrite,
+			status: 200, response: sdk.Sandbox{},
+			codes: []sdk.Code{
+				sdk.CodeSandboxBusy, sdk.CodeSandboxPaused, sdk.CodeImageNotFound, sdk.CodeRuntimeUnavailable,
+				sdk.CodeNetworkFull, sdk.CodeArchiveUnavailable,
+			},
+		},
+		{
+			method: "PATCH", pattern: "/v1/sandboxes/{id}", name: "updateSandbox",
+			summary: "Change a sandbox's lifecycle policy, environment, limits or labels (fields left out keep " +
+				"their value; env: a value sets a variable, null unsets it, for every process started from " +
+				"now on; cpu, memoryMiB, pidsLimit apply at once to a running class-container instance; " +
+				"labels replace all labels)",
+			handler: s.updateSandbox, scope: auth.ScopeSandboxesWrite,
+			body: sdk.UpdateSandboxRequest{
+				AutoStopSeconds: new(3600), Env: map[string]*string{"DEBUG": nil, "LOG_LEVEL": new("info")},
+				Labels: map[string]string{"project": "demo", "stage": "test"},
+			},
+			status: 200, response: sdk.Sandbox{},
+			codes: []sdk.Code{
+				sdk.CodeInvalidPolicy, sdk.CodeInvalidEnv, sdk.CodeSandboxPaused, sdk.CodeSandboxUnavailable,
+				sdk.CodeInvalidCPU, sdk.CodeInvalidMemory, sdk.CodeInvalidPidsLimit, sdk.CodeInvalidLabel,
+				sdk.CodeMemoryBelowUsage,
+			},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/archive", name: "archiveSandbox",
+			summary: "Archive a stopped sandbox's files into the blob store; the next start restores them",
+			handler: s.archiveSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
+			status: 200, response: sdk.Sandbox{},
+			codes: []sdk.Code{sdk.CodeSandboxNotStopped, sdk.CodeArchiveUnavailable},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/wait", name: "waitSandbox",
+			summary: "Wait until a sandbox is in a state; 503 WAIT_TIMEOUT if it is not within timeoutSeconds",
+			handler: s.waitSandbox, scope: auth.ScopeSandboxesRead, passive: true,
+			query: []param{
+				{"state", "state", "the state to wait for: started, stopped, archived, deleted, …"},
+				{"timeoutSeconds", "integer", "how long to wait (default 60, at most 3600)"},
+			},
+			status: 200, response: sdk.Sandbox{},
+			codes: []sdk.Code{sdk.CodeInvalidState, sdk.CodeInvalidTimeout, sdk.CodeWaitTimeout},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/events", name: "listSandboxEvents",
+			summary: "A sandbox's state changes with reasons; with follow=true an NDJSON stream of EventLines",
+			handler: s.sandboxEvents, scope: auth.ScopeSandboxesRead, passive: true,
+			query:  eventsQ,
+			status: 200, response: []sdk.Event{}, events: sdk.EventLine{},
+		},
+		{
+			method: "GET", pattern: "/v1/events", name: "listEvents",
+			summary: "State changes of all sandboxes, deletions included; with follow=true an NDJSON stream of " +
+				"EventLines",
+			handler: s.allEvents, scope: auth.ScopeSandboxesRead,
+			query:  eventsQ,
+			status: 200, response: []sdk.Event{}, events: sdk.EventLine{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/logs", name: "getSandboxLogs",
+			summary: "Output of the main process (entrypoint) as NDJSON LogLines; with follow=true it streams " +
+				"until the sandbox stops and keeps it active",
+			handler: s.mainLogs, scope: auth.ScopeSandboxesRead, passive: true,
+			query: []param{
+				{"follow", "boolean", "keep streaming new output"},
+			},
+			status: 200, response: ndjson{}, events: sdk.LogLine{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/stop", name: "stopSandbox",
+			summary: "Stop a sandbox: SIGTERM, grace period, SIGKILL",
+			handler: s.stopSandbox, scope: auth.ScopeSandboxesWrite,
+			query: []param{
+				{"graceSeconds", "integer", "seconds between SIGTERM and SIGKILL (default 10)"},
+				{"force", "boolean", "SIGKILL at once"},
+			},
+			status: 200, response: sdk.Sandbox{},
+			codes: []sdk.Code{sdk.CodeInvalidGrace, sdk.CodeSandboxBusy},
+		},
 
-		{method: "POST", pattern: "/v1/sandboxes/{id}/exec", scope: auth.ScopeExec, summary: "Run a command; with stream=true the answer is NDJSON ExecEvents", handler: s.exec, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.ExecRequest{}, status: 200, response: sdk.ExecResult{}, name: "execCommand", events: sdk.ExecEvent{}},
-		{method: "PUT", pattern: "/v1/sandboxes/{id}/files", scope: auth.ScopeExec, summary: "Upload a file (body streamed); a symlink at path is written through", handler: s.proxy, query: []param{pathQ, {"mode", "string", "octal permission bits, default 0644"}, {"parents", "boolean", "create missing parent directories (default true; false answers 404 PARENT_NOT_FOUND)"}}, body: rawBody{}, status: 200, response: sdk.FileInfo{}, name: "writeFile"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/files", scope: auth.ScopeExec, summary: "Download a file (streamed)", handler: s.proxy, onlyRunning: true, query: []param{pathQ}, status: 200, response: rawBody{}, name: "readFile"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/files", scope: auth.ScopeExec, summary: "Delete a file or directory", handler: s.proxy, query: []param{pathQ, {"recursive", "boolean", "delete a non-empty directory"}}, status: 204, name: "deleteFile"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/files/list", scope: auth.ScopeExec, summary: "List a directory", handler: s.proxy, onlyRunning: true, query: []param{pathQ, {"depth", "integer", "levels to list, 1 (default) to 32; more than 50000 entries answer 400 LIST_TOO_LARGE"}}, status: 200, response: []sdk.FileInfo{}, name: "listFiles"},
-		{method: "PUT", pattern: "/v1/sandboxes/{id}/files/tar", scope: auth.ScopeExec, summary: "Extract a tar stream (plain or gzip) into a directory; refused whole if an entry is absolute, climbs out with .., lies below a symlink or is a device or fifo", handler: s.proxy, query: []param{{"path", "string", "directory to extract into"}, {"parents", "boolean", "create the directory and its parents (default true)"}}, body: rawBody{}, status: 200, response: sdk.FileInfo{}, name: "uploadTar"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/files/tar", scope: auth.ScopeExec, summary: "Download a directory as a tar stream (directories, files, symlinks)", handler: s.proxy, onlyRunning: true, query: []param{{"path", "string", "directory to download"}}, status: 200, response: rawBody{}, name: "downloadTar"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/files/stat", scope: auth.ScopeExec, summary: "Describe a file", handler: s.proxy, onlyRunning: true, query: []param{pathQ}, status: 200, response: sdk.FileInfo{}, name: "statFile"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/files/mkdir", scope: auth.ScopeExec, summary: "Create a directory", handler: s.proxy, body: sdk.MkdirRequest{}, status: 200, response: sdk.FileInfo{}, name: "makeDirectory"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/files/move", scope: auth.ScopeExec, summary: "Move or rename a file", handler: s.proxy, body: sdk.MoveRequest{}, status: 200, response: sdk.FileInfo{}, name: "moveFile"},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/exec", name: "execCommand",
+			summary: "Run a command; with stream=true the answer is NDJSON ExecEvents",
+			handler: s.exec, scope: auth.ScopeExec,
+			query: []param{
+				{"stream", "boolean", "stream events as NDJSON"},
+			},
+			body:   sdk.ExecRequest{Cmd: []string{"python3", "-c", "print(6*7)"}, Cwd: "src", TimeoutSeconds: 30},
+			status: 200, response: sdk.ExecResult{}, events: sdk.ExecEvent{},
+			codes: codesExec,
+		},
+		{
+			method: "PUT", pattern: "/v1/sandboxes/{id}/files", name: "writeFile",
+			summary: "Upload a file (body streamed); a symlink at path is written through",
+			handler: s.proxy, scope: auth.ScopeExec,
+			query: []param{
+				pathQ,
+				{"mode", "string", "octal permission bits (default 0644)"},
+				{"parents", "boolean",
+					"create missing parent directories (default true; false answers 404 PARENT_NOT_FOUND)"},
+			},
+			body:   rawBody{},
+			status: 200, response: sdk.FileInfo{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/files", name: "readFile",
+			summary: "Download a file (streamed)",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			query: []param{
+				pathQ,
+			},
+			status: 200, response: rawBody{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/files", name: "deleteFile",
+			summary: "Delete a file or directory",
+			handler: s.proxy, scope: auth.ScopeExec,
+			query: []param{
+				pathQ,
+				{"recursive", "boolean", "delete a non-empty directory"},
+			},
+			status: 204,
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/files/list", name: "listFiles",
+			summary: "List a directory",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			query: []param{
+				pathQ,
+				{"depth", "integer",
+					"levels to list, 1 to 32 (default 1); more than 50000 entries answer 400 LIST_TOO_LARGE"},
+			},
+			status: 200, response: []sdk.FileInfo{},
+		},
+		{
+			method: "PUT", pattern: "/v1/sandboxes/{id}/files/tar", name: "uploadTar",
+			summary: "Extract a tar stream (plain or gzip) into a directory; refused whole if an entry is " +
+				"absolute, climbs out with .., lies below a symlink or is a device or fifo",
+			handler: s.proxy, scope: auth.ScopeExec,
+			query: []param{
+				{"path", "string", "directory to extract into"},
+				{"parents", "boolean", "create the directory and its parents (default true)"},
+			},
+			body:   rawBody{},
+			status: 200, response: sdk.FileInfo{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/files/tar", name: "downloadTar",
+			summary: "Download a directory as a tar stream (directories, files, symlinks)",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			query: []param{
+				{"path", "string", "directory to download"},
+			},
+			status: 200, response: rawBody{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/files/stat", name: "statFile",
+			summary: "Describe a file",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			query: []param{
+				pathQ,
+			},
+			status: 200, response: sdk.FileInfo{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/files/mkdir", name: "makeDirectory",
+			summary: "Create a directory",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.MkdirRequest{Path: "src/app", Parents: true},
+			status: 200, response: sdk.FileInfo{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/files/move", name: "moveFile",
+			summary: "Move or rename a file",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.MoveRequest{From: "out.txt", To: "results/out.txt", Overwrite: true},
+			status: 200, response: sdk.FileInfo{},
+		},
 
 		// Background processes, sessions, terminals and watches (interactive.go).
-		{method: "POST", pattern: "/v1/sandboxes/{id}/processes", scope: auth.ScopeExec, summary: "Start a background process in its own process group; it outlives the request", handler: s.proxy, body: sdk.StartProcessRequest{}, status: 201, response: sdk.Process{}, name: "startProcess"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/processes", scope: auth.ScopeExec, summary: "List background processes, running and exited", handler: s.proxy, lookup: true, status: 200, response: []sdk.Process{}, name: "listProcesses"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}", scope: auth.ScopeExec, summary: "Get a background process: state, exit code, signal, times", handler: s.proxy, lookup: true, status: 200, response: sdk.Process{}, name: "getProcess"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/processes/{process}", scope: auth.ScopeExec, summary: "Kill a process's group if it still runs, and forget it", handler: s.proxy, status: 204, name: "killProcess"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}/logs", scope: auth.ScopeExec, summary: "A process's output as NDJSON ExecEvents (stdout/stderr chunks numbered by seq), ending with \"exit\" once it has exited or, without follow, \"end\"", handler: s.streamProxy, lookup: true, query: []param{{"offset", "integer", "only chunks with a higher seq (the last seq you have)"}, {"follow", "boolean", "keep streaming until the process exits"}}, status: 200, response: ndjson{}, name: "getProcessLogs", events: sdk.ExecEvent{}},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/stdin", scope: auth.ScopeExec, summary: "Write the body to the process's stdin", handler: s.proxy, body: rawBody{}, status: 204, name: "writeProcessStdin"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/stdin/close", scope: auth.ScopeExec, summary: "Close the process's stdin", handler: s.proxy, status: 204, name: "closeProcessStdin"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/signal", scope: auth.ScopeExec, summary: "Send a signal (name or number) to the process's whole group", handler: s.proxy, body: sdk.SignalRequest{}, status: 200, response: sdk.Process{}, name: "signalProcess"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait", scope: auth.ScopeExec, summary: "Wait for the process to exit", handler: s.proxy, query: []param{{"timeoutSeconds", "number", "give up after this long with 503 WAIT_TIMEOUT (default: no limit)"}}, status: 200, response: sdk.Process{}, name: "waitProcess"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait-for-log", scope: auth.ScopeExec, summary: "Wait for an output line matching a substring or regex (409 PROCESS_EXITED if it exits first)", handler: s.proxy, body: sdk.WaitForLogRequest{}, status: 200, response: sdk.LogMatch{}, name: "waitForProcessLog"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait-for-port", scope: auth.ScopeExec, summary: "Wait for a TCP port inside the sandbox to accept connections, or to answer HTTP with a status (409 PROCESS_EXITED if it exits first)", handler: s.proxy, body: sdk.WaitForPortRequest{}, status: 200, response: sdk.PortReady{}, name: "waitForProcessPort"},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/processes", name: "startProcess",
+			summary: "Start a background process in its own process group; it outlives the request",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.StartProcessRequest{ID: "server", Cmd: []string{"python3", "-m", "http.server", "8000"}},
+			status: 201, response: sdk.Process{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/processes", name: "listProcesses",
+			summary: "List background processes, running and exited",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: []sdk.Process{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}", name: "getProcess",
+			summary: "Get a background process: state, exit code, signal, times",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: sdk.Process{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/processes/{process}", name: "killProcess",
+			summary: "Kill a process's group if it still runs, and forget it",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 204,
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}/logs", name: "getProcessLogs",
+			summary: "A process's output as NDJSON ExecEvents (stdout/stderr chunks numbered by seq), ending with " +
+				"\"exit\" once it has exited or, without follow, \"end\"",
+			handler: s.streamProxy, scope: auth.ScopeExec, lookup: true,
+			query: []param{
+				{"offset", "integer", "only chunks with a higher seq (the last seq you have)"},
+				{"follow", "boolean", "keep streaming until the process exits"},
+			},
+			status: 200, response: ndjson{}, events: sdk.ExecEvent{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/stdin", name: "writeProcessStdin",
+			summary: "Write the body to the process's stdin",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   rawBody{},
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/stdin/close", name: "closeProcessStdin",
+			summary: "Close the process's stdin",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/signal", name: "signalProcess",
+			summary: "Send a signal (name or number) to the process's whole group",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.SignalRequest{Signal: "SIGINT"},
+			status: 200, response: sdk.Process{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait", name: "waitProcess",
+			summary: "Wait for the process to exit",
+			handler: s.proxy, scope: auth.ScopeExec,
+			query: []param{
+				{"timeoutSeconds", "number", "give up after this long with 503 WAIT_TIMEOUT (default: no limit)"},
+			},
+			status: 200, response: sdk.Process{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait-for-log", name: "waitForProcessLog",
+			summary: "Wait for an output line matching a substring or regex (409 PROCESS_EXITED if it exits first)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.WaitForLogRequest{Substring: "Serving HTTP", TimeoutSeconds: 30},
+			status: 200, response: sdk.LogMatch{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait-for-port", name: "waitForProcessPort",
+			summary: "Wait for a TCP port inside the sandbox to accept connections, or to answer HTTP with a " +
+				"status (409 PROCESS_EXITED if it exits first)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.WaitForPortRequest{Port: 8000, Protocol: "http", Path: "/", TimeoutSeconds: 30},
+			status: 200, response: sdk.PortReady{},
+		},
 
-		{method: "POST", pattern: "/v1/sandboxes/{id}/sessions", scope: auth.ScopeExec, summary: "Start a persistent shell session", handler: s.proxy, body: sdk.CreateSessionRequest{}, status: 201, response: sdk.Session{}, name: "createSession"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions", scope: auth.ScopeExec, summary: "List sessions", handler: s.proxy, lookup: true, status: 200, response: []sdk.Session{}, name: "listSessions"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}", scope: auth.ScopeExec, summary: "Get a session", handler: s.proxy, lookup: true, status: 200, response: sdk.Session{}, name: "getSession"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/sessions/{session}", scope: auth.ScopeExec, summary: "Kill a session's shell and what it started", handler: s.proxy, status: 204, name: "deleteSession"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/exec", scope: auth.ScopeExec, summary: "Run a command in a session (cd and exported variables persist); with stream=true the answer is NDJSON SessionEvents", handler: s.streamProxy, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.SessionExecRequest{}, status: 200, response: sdk.SessionExecResult{}, name: "execInSession", events: sdk.SessionEvent{}},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/sessions", name: "createSession",
+			summary: "Start a persistent shell session",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.CreateSessionRequest{ID: "build", Cwd: "/workspace", TimeoutSeconds: 120},
+			status: 201, response: sdk.Session{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/sessions", name: "listSessions",
+			summary: "List sessions",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: []sdk.Session{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}", name: "getSession",
+			summary: "Get a session",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: sdk.Session{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/sessions/{session}", name: "deleteSession",
+			summary: "Kill a session's shell and what it started",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/exec", name: "execInSession",
+			summary: "Run a command in a session (cd and exported variables persist); with stream=true the answer " +
+				"is NDJSON SessionEvents",
+			handler: s.streamProxy, scope: auth.ScopeExec,
+			query: []param{
+				{"stream", "boolean", "stream events as NDJSON"},
+			},
+			body:   sdk.SessionExecRequest{Command: "cd src && make"},
+			status: 200, response: sdk.SessionExecResult{}, events: sdk.SessionEvent{},
+		},
 
-		{method: "POST", pattern: "/v1/sandboxes/{id}/ptys", scope: auth.ScopeExec, summary: "Start a program (default a shell) on a new terminal", handler: s.proxy, body: sdk.CreatePTYRequest{}, status: 201, response: sdk.PTY{}, name: "createPTY"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys", scope: auth.ScopeExec, summary: "List terminals", handler: s.proxy, lookup: true, status: 200, response: []sdk.PTY{}, name: "listPTYs"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}", scope: auth.ScopeExec, summary: "Get a terminal", handler: s.proxy, lookup: true, status: 200, response: sdk.PTY{}, name: "getPTY"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/ptys/{pty}", scope: auth.ScopeExec, summary: "Kill every process of a terminal's session and forget it", handler: s.proxy, status: 204, name: "killPTY"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/resize", scope: auth.ScopeExec, summary: "Set a terminal's size", handler: s.proxy, body: sdk.ResizeRequest{}, status: 200, response: sdk.PTY{}, name: "resizePTY"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}/attach", scope: auth.ScopeExec, summary: "Attach to a terminal over a WebSocket: binary frames are its bytes both ways, text frames JSON PTYControl (\"resize\" from the client; \"exit\" from the server, then a close; \"error\" INSTANCE_LOST naming the stop reason when the instance ends first, then a close 1001 whose reason names it too). Recent output is replayed first. Closing detaches.", handler: s.attachPTY, lookup: true, query: []param{{"replay", "boolean", "send the retained recent output first (default true)"}}, status: 101, name: "attachPTY", frames: sdk.PTYControl{}},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/ptys", name: "createPTY",
+			summary: "Start a program (default a shell) on a new terminal",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.CreatePTYRequest{Cmd: []string{"/bin/bash"}, Cols: 120, Rows: 40},
+			status: 201, response: sdk.PTY{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/ptys", name: "listPTYs",
+			summary: "List terminals",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: []sdk.PTY{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}", name: "getPTY",
+			summary: "Get a terminal",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: sdk.PTY{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/ptys/{pty}", name: "killPTY",
+			summary: "Kill every process of a terminal's session and forget it",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/resize", name: "resizePTY",
+			summary: "Set a terminal's size",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.ResizeRequest{Cols: 160, Rows: 48},
+			status: 200, response: sdk.PTY{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}/attach", name: "attachPTY",
+			summary: "Attach to a terminal over a WebSocket: binary frames are its bytes both ways, text frames " +
+				"JSON PTYControl (\"resize\" from the client; \"exit\" from the server, then a close; " +
+				"\"error\" INSTANCE_LOST naming the stop reason when the instance ends first, then a close " +
+				"1001 whose reason names it too). Recent output is replayed first. Closing detaches.",
+			handler: s.attachPTY, scope: auth.ScopeExec, lookup: true,
+			query: []param{
+				{"replay", "boolean", "send the retained recent output first (default true)"},
+			},
+			status: 101, frames: sdk.PTYControl{},
+		},
 
 		// The desktop of a sandbox (agent: internal/agent/desktop*.go; view: desktop.go).
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/start", scope: auth.ScopeExec, summary: "Start the desktop (Xvfb, window manager, panel, VNC, noVNC) supervised by the agent; answers once the display accepts connections. A running desktop of the same size answers as it is; another size is 409 DESKTOP_RUNNING", handler: s.proxy, body: sdk.DesktopStartRequest{}, status: 200, response: sdk.DesktopStatus{}, name: "startDesktop"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/stop", scope: auth.ScopeExec, summary: "Stop the desktop's programs (apps on it lose their display)", handler: s.proxy, status: 200, response: sdk.DesktopStatus{}, name: "stopDesktop"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/desktop/status", scope: auth.ScopeExec, summary: "Whether the desktop runs, its screen size and its programs (pids, restarts)", handler: s.proxy, onlyRunning: true, status: 200, response: sdk.DesktopStatus{}, name: "getDesktopStatus"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/desktop/screenshot", scope: auth.ScopeExec, summary: "The screen as PNG (default) or JPEG, whole or a region, optionally with the pointer drawn", handler: s.proxy, onlyRunning: true, query: desktopScreenshotQ, status: 200, response: rawBody{}, name: "takeScreenshot"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/desktop/mouse", scope: auth.ScopeExec, summary: "Where the pointer is", handler: s.proxy, onlyRunning: true, status: 200, response: sdk.DesktopPoint{}, name: "getCursorPosition"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/move", scope: auth.ScopeExec, summary: "Move the pointer; answers its new position", handler: s.proxy, body: sdk.MouseMoveRequest{}, status: 200, response: sdk.DesktopPoint{}, name: "moveMouse"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/click", scope: auth.ScopeExec, summary: "Click (or double-click) a button, at x,y or where the pointer is", handler: s.proxy, body: sdk.MouseClickRequest{}, status: 200, response: sdk.DesktopPoint{}, name: "clickMouse"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/drag", scope: auth.ScopeExec, summary: "Press a button at from, move to to, release", handler: s.proxy, body: sdk.MouseDragRequest{}, status: 200, response: sdk.DesktopPoint{}, name: "dragMouse"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/scroll", scope: auth.ScopeExec, summary: "Turn the mouse wheel up, down, left or right", handler: s.proxy, body: sdk.MouseScrollRequest{}, status: 200, response: sdk.DesktopPoint{}, name: "scrollMouse"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/keyboard/type", scope: auth.ScopeExec, summary: "Type Unicode text on the focused window (\\n presses Return)", handler: s.proxy, body: sdk.TypeTextRequest{}, status: 204, name: "typeText"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/keyboard/press", scope: auth.ScopeExec, summary: "Press a key or chord: \"Return\", \"ctrl+c\", \"alt+tab\"; an unknown key name is 400 UNKNOWN_KEY", handler: s.proxy, body: sdk.PressKeyRequest{}, status: 204, name: "pressKey"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/desktop/windows", scope: auth.ScopeExec, summary: "List the desktop's windows: id, title, geometry, focus", handler: s.proxy, onlyRunning: true, status: 200, response: []sdk.DesktopWindow{}, name: "listWindows"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/windows/{window}/focus", scope: auth.ScopeExec, summary: "Raise and focus a window", handler: s.proxy, status: 204, name: "focusWindow"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/launch", scope: auth.ScopeExec, summary: "Start an application on the desktop as a background process (DISPLAY set); it is listed with the processes", handler: s.proxy, body: sdk.LaunchRequest{}, status: 201, response: sdk.Process{}, name: "launchApplication"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/desktop/view", scope: auth.ScopeSandboxesWrite, summary: "Expose the desktop's noVNC page (private unless public) and answer its URL, with the port's token or, with expiresInSeconds, a signature", handler: s.desktopView, body: sdk.DesktopViewRequest{}, status: 200, response: sdk.DesktopView{}, name: "getDesktopView"},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/start", name: "startDesktop",
+			summary: "Start the desktop (Xvfb, window manager, panel, VNC, noVNC) supervised by the agent; " +
+				"answers once the display accepts connections. A running desktop of the same size answers as " +
+				"it is; another size is 409 DESKTOP_RUNNING",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.DesktopStartRequest{Width: 1920, Height: 1080},
+			status: 200, response: sdk.DesktopStatus{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/stop", name: "stopDesktop",
+			summary: "Stop the desktop's programs (apps on it lose their display)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 200, response: sdk.DesktopStatus{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/status", name: "getDesktopStatus",
+			summary: "Whether the desktop runs, its screen size and its programs (pids, restarts)",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			status: 200, response: sdk.DesktopStatus{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/screenshot", name: "takeScreenshot",
+			summary: "The screen as PNG (default) or JPEG, whole or a region, optionally with the pointer drawn",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			query:  desktopScreenshotQ,
+			status: 200, response: rawBody{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/mouse", name: "getCursorPosition",
+			summary: "Where the pointer is",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			status: 200, response: sdk.DesktopPoint{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/move", name: "moveMouse",
+			summary: "Move the pointer; answers its new position",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.MouseMoveRequest{X: 640, Y: 400},
+			status: 200, response: sdk.DesktopPoint{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/click", name: "clickMouse",
+			summary: "Click (or double-click) a button, at x,y or where the pointer is",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.MouseClickRequest{X: new(640), Y: new(400), Button: "left", Double: true},
+			status: 200, response: sdk.DesktopPoint{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/drag", name: "dragMouse",
+			summary: "Press a button at from, move to to, release",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.MouseDragRequest{From: sdk.DesktopPoint{X: 100, Y: 100}, To: sdk.DesktopPoint{X: 400, Y: 300}},
+			status: 200, response: sdk.DesktopPoint{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/scroll", name: "scrollMouse",
+			summary: "Turn the mouse wheel up, down, left or right",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.MouseScrollRequest{Direction: "down", Amount: 3},
+			status: 200, response: sdk.DesktopPoint{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/keyboard/type", name: "typeText",
+			summary: "Type Unicode text on the focused window (\\n presses Return)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.TypeTextRequest{Text: "hello world\n"},
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/keyboard/press", name: "pressKey",
+			summary: "Press a key or chord: \"Return\", \"ctrl+c\", \"alt+tab\"; an unknown key name is 400 " +
+				"UNKNOWN_KEY",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.PressKeyRequest{Key: "ctrl+c"},
+			status: 204,
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/windows", name: "listWindows",
+			summary: "List the desktop's windows: id, title, geometry, focus",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			status: 200, response: []sdk.DesktopWindow{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/windows/{window}/focus", name: "focusWindow",
+			summary: "Raise and focus a window",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/launch", name: "launchApplication",
+			summary: "Start an application on the desktop as a background process (DISPLAY set); it is listed " +
+				"with the processes",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.LaunchRequest{Cmd: []string{"xterm"}},
+			status: 201, response: sdk.Process{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/view", name: "getDesktopView",
+			summary: "Expose the desktop's noVNC page (private unless public) and answer its URL, with the port's " +
+				"token or, with expiresInSeconds, a signature",
+			handler: s.desktopView, scope: auth.ScopeSandboxesWrite,
+			body:   sdk.DesktopViewRequest{ExpiresInSeconds: 3600},
+			status: 200, response: sdk.DesktopView{},
+			codes: []sdk.Code{
+				sdk.CodeInvalidExpiry, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable, sdk.CodePreviewDomainRequired,
+			},
+		},
 
-		{method: "GET", pattern: "/v1/sandboxes/{id}/watch", scope: auth.ScopeExec, summary: "Watch a path: an NDJSON stream of WatchEvents (ready, then create, write, remove, rename)", handler: s.streamProxy, onlyRunning: true, query: []param{{"path", "string", "directory or file to watch"}, {"recursive", "boolean", "watch subdirectories too"}, {"include", "[]string", "glob; repeat for several; only matching paths are reported"}, {"exclude", "[]string", "glob; repeat for several; matching paths and directories are skipped"}}, status: 200, response: ndjson{}, name: "watchFiles", events: sdk.WatchEvent{}},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/watch", name: "watchFiles",
+			summary: "Watch a path: an NDJSON stream of WatchEvents (ready, then create, write, remove, rename)",
+			handler: s.streamProxy, scope: auth.ScopeExec, onlyRunning: true,
+			query: []param{
+				{"path", "string", "directory or file to watch"},
+				{"recursive", "boolean", "watch subdirectories too"},
+				{"include", "[]string", "glob; repeat for several; only matching paths are reported"},
+				{"exclude", "[]string", "glob; repeat for several; matching paths and directories are skipped"},
+			},
+			status: 200, response: ndjson{}, events: sdk.WatchEvent{},
+		},
 
-		{method: "POST", pattern: "/v1/sandboxes/{id}/contexts", scope: auth.ScopeExec, summary: "Create a code context: a long-lived python, javascript or bash interpreter whose state persists between runs", handler: s.proxy, body: sdk.CreateContextRequest{}, status: 201, response: sdk.Context{}, name: "createContext"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/contexts", scope: auth.ScopeExec, summary: "List live code contexts", handler: s.proxy, lookup: true, status: 200, response: []sdk.Context{}, name: "listContexts"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/contexts/{cid}", scope: auth.ScopeExec, summary: "Get a code context (404 CONTEXT_NOT_FOUND once its interpreter is gone)", handler: s.proxy, lookup: true, status: 200, response: sdk.Context{}, name: "getContext"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/contexts/{cid}", scope: auth.ScopeExec, summary: "End a code context", handler: s.proxy, status: 204, name: "deleteContext"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/contexts/{cid}/run", scope: auth.ScopeExec, summary: "Run code in a context; with stream=true the answer is NDJSON RunEvents", handler: s.runCode, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.RunCodeRequest{}, status: 200, response: sdk.RunResult{}, name: "runCodeInContext", events: sdk.RunEvent{}},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/run", scope: auth.ScopeExec, summary: "Run code once in a fresh interpreter (stateless); with stream=true the answer is NDJSON RunEvents", handler: s.runCode, query: []param{{"stream", "boolean", "stream events as NDJSON"}}, body: sdk.RunRequest{}, status: 200, response: sdk.RunResult{}, name: "runCode", events: sdk.RunEvent{}},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/clone", scope: auth.ScopeExec, summary: "Clone a repository (https, http or file URL) into an absent or empty directory; username/token authenticate over HTTP(S) and are stored in the sandbox only with storeCredentials", handler: s.git, body: sdk.GitCloneRequest{}, status: 200, response: sdk.GitStatus{}, name: "gitClone"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/status", scope: auth.ScopeExec, summary: "A repository's branch, HEAD and changed, staged and untracked files", handler: s.git, body: sdk.GitRepoRequest{}, status: 200, response: sdk.GitStatus{}, name: "gitStatus"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/branches", scope: auth.ScopeExec, summary: "A repository's local and remote branches and the current one", handler: s.git, body: sdk.GitRepoRequest{}, status: 200, response: sdk.GitBranches{}, name: "gitBranches"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/checkout", scope: auth.ScopeExec, summary: "Switch to a branch (create: make it at HEAD; a branch only origin has is made from it); uncommitted changes refuse it (409 GIT_CONFLICT) unless force", handler: s.git, body: sdk.GitCheckoutRequest{}, status: 200, response: sdk.GitStatus{}, name: "gitCheckout"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/add", scope: auth.ScopeExec, summary: "Stage files (\".\" stages every change, removals too)", handler: s.git, body: sdk.GitAddRequest{}, status: 200, response: sdk.GitStatus{}, name: "gitAdd"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/commit", scope: auth.ScopeExec, summary: "Commit what is staged (all: tracked changes too); the author defaults to the git config's user.name and user.email", handler: s.git, body: sdk.GitCommitRequest{}, status: 200, response: sdk.GitCommit{}, name: "gitCommit"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/push", scope: auth.ScopeExec, summary: "Push a branch (default the current one) to a remote (default origin); 400 GIT_AUTH_FAILED when the server refuses the credentials, 409 GIT_CONFLICT when it is not a fast-forward", handler: s.git, body: sdk.GitSyncRequest{}, status: 200, response: sdk.GitSyncResult{}, name: "gitPush"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/pull", scope: auth.ScopeExec, summary: "Fetch a branch and fast-forward the current one to it (409 GIT_CONFLICT when that needs a merge)", handler: s.git, body: sdk.GitSyncRequest{}, status: 200, response: sdk.GitSyncResult{}, name: "gitPull"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/git/log", scope: auth.ScopeExec, summary: "Commits reachable from HEAD, newest first", handler: s.git, body: sdk.GitLogRequest{}, status: 200, response: []sdk.GitCommit{}, name: "gitLog"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/stats", scope: auth.ScopeSandboxesRead, summary: "What a sandbox uses now: CPU, memory, pids, disk, network; a sandbox without an instance reads as zeros (never starts it, no activity)", handler: s.sandboxStats, passive: true, status: 200, response: sdk.SandboxStats{}, name: "getSandboxStats"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/network", scope: auth.ScopeSandboxesRead, summary: "Get a sandbox's network: mode, address, gateway, egress policy", handler: s.getNetwork, passive: true, status: 200, response: sdk.NetworkInfo{}, name: "getNetwork"},
-		{method: "PUT", pattern: "/v1/sandboxes/{id}/egress", scope: auth.ScopeSandboxesWrite, summary: "Replace a bridge sandbox's egress policy; a running sandbox gets it at once", handler: s.setEgress, body: sdk.EgressPolicy{}, status: 200, response: sdk.NetworkInfo{}, name: "setEgress"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/egress/log", scope: auth.ScopeSandboxesRead, summary: "A sandbox's HTTP egress log (requests its http rules saw: method, host, path, status, bytes, duration, rule); with follow=true an NDJSON stream of EgressLogEntries, the kept ones first", handler: s.egressLog, passive: true, query: []param{{"follow", "boolean", "stream entries as NDJSON as they happen"}}, status: 200, response: []sdk.EgressLogEntry{}, name: "getEgressLog", events: sdk.EgressLogEntry{}},
-		{method: "POST", pattern: "/v1/secrets", scope: auth.ScopeSandboxesWrite, summary: "Create or replace a secret of the caller's team: a value the HTTP egress proxy adds to sandboxes' requests (inject rules) that no sandbox sees; stored encrypted, never returned", handler: s.createSecret, body: sdk.CreateSecretRequest{}, status: 201, response: sdk.SecretInfo{}, name: "createSecret"},
-		{method: "GET", pattern: "/v1/secrets", scope: auth.ScopeSandboxesRead, summary: "List the team's secrets: names and metadata, never values", handler: s.listSecrets, status: 200, response: []sdk.SecretInfo{}, name: "listSecrets"},
-		{method: "PUT", pattern: "/v1/secrets/{name}/hosts", scope: auth.ScopeSandboxesWrite, summary: "Replace where a secret of the team may be sent (its hosts, and whether plain HTTP is allowed); a secret made before hosts existed is injected nowhere until they are set", handler: s.setSecretHosts, body: sdk.SecretHosts{}, status: 200, response: sdk.SecretInfo{}, name: "setSecretHosts"},
-		{method: "DELETE", pattern: "/v1/secrets/{name}", scope: auth.ScopeSandboxesWrite, summary: "Delete a secret of the team; requests of rules that inject it then fail with 502", handler: s.deleteSecret, status: 204, name: "deleteSecret"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/ports", scope: auth.ScopeSandboxesWrite, summary: "Expose a port through the preview proxy (201; 200 when it was already exposed)", handler: s.exposePort, body: sdk.ExposePortRequest{}, status: 201, response: sdk.Port{}, name: "exposePort", otherStatus: 200},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ports", scope: auth.ScopeSandboxesRead, summary: "List exposed ports", handler: s.listPorts, passive: true, status: 200, response: []sdk.Port{}, name: "listPorts"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/ports/{port}", scope: auth.ScopeSandboxesWrite, summary: "Unexpose a port; its token stops working", handler: s.unexposePort, status: 204, name: "unexposePort"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/signed-urls", scope: auth.ScopeSandboxesWrite, summary: "Make a preview URL of an exposed port that works without key or token until it expires", handler: s.signURL, body: sdk.SignPortRequest{}, status: 201, response: sdk.SignedURL{}, name: "signPreviewURL"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, onlyRunning: true, public: true, query: previewQ, status: 200, response: rawBody{}, name: "previewGet"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, public: true, query: previewQ, status: 200, response: rawBody{}, name: "previewPost"},
-		{method: "PUT", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, public: true, query: previewQ, status: 200, response: rawBody{}, name: "previewPut"},
-		{method: "PATCH", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, public: true, query: previewQ, status: 200, response: rawBody{}, name: "previewPatch"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", summary: previewDoc, handler: s.previewPath, public: true, query: previewQ, status: 200, response: rawBody{}, name: "previewDelete"},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/contexts", name: "createContext",
+			summary: "Create a code context: a long-lived python, javascript or bash interpreter whose state " +
+				"persists between runs",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.CreateContextRequest{Language: "python", Cwd: "/workspace"},
+			status: 201, response: sdk.Context{},
+			codes: []sdk.Code{
+				sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeLanguageStatelessOnly,
+				sdk.CodeInterpreterFailed,
+			},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/contexts", name: "listContexts",
+			summary: "List live code contexts",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: []sdk.Context{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/contexts/{cid}", name: "getContext",
+			summary: "Get a code context (404 CONTEXT_NOT_FOUND once its interpreter is gone)",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: sdk.Context{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/contexts/{cid}", name: "deleteContext",
+			summary: "End a code context",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/contexts/{cid}/run", name: "runCodeInContext",
+			summary: "Run code in a context; with stream=true the answer is NDJSON RunEvents",
+			handler: s.runCode, scope: auth.ScopeExec,
+			query: []param{
+				{"stream", "boolean", "stream events as NDJSON"},
+			},
+			body:   sdk.RunCodeRequest{Code: "import math\nmath.sqrt(2)", TimeoutSeconds: 60},
+			status: 200, response: sdk.RunResult{}, events: sdk.RunEvent{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/run", name: "runCode",
+			summary: "Run code once in a fresh interpreter (stateless); with stream=true the answer is NDJSON " +
+				"RunEvents",
+			handler: s.runCode, scope: auth.ScopeExec,
+			query: []param{
+				{"stream", "boolean", "stream events as NDJSON"},
+			},
+			body:   sdk.RunRequest{Language: "python", Code: "print(sum(range(10)))"},
+			status: 200, response: sdk.RunResult{}, events: sdk.RunEvent{},
+			codes: []sdk.Code{
+				sdk.CodeInvalidRun, sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeInterpreterFailed,
+				sdk.CodeInvalidTimeout,
+			},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/clone", name: "gitClone",
+			summary: "Clone a repository (https, http or file URL) into an absent or empty directory; " +
+				"username/token authenticate over HTTP(S) and are stored in the sandbox only with " +
+				"storeCredentials",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitCloneRequest{URL: "https://github.com/octocat/Hello-World.git", Path: "hello", Depth: 1},
+			status: 200, response: sdk.GitStatus{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/status", name: "gitStatus",
+			summary: "A repository's branch, HEAD and changed, staged and untracked files",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitRepoRequest{Path: "hello"},
+			status: 200, response: sdk.GitStatus{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/branches", name: "gitBranches",
+			summary: "A repository's local and remote branches and the current one",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitRepoRequest{Path: "hello"},
+			status: 200, response: sdk.GitBranches{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/checkout", name: "gitCheckout",
+			summary: "Switch to a branch (create: make it at HEAD; a branch only origin has is made from it); " +
+				"uncommitted changes refuse it (409 GIT_CONFLICT) unless force",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitCheckoutRequest{Path: "hello", Branch: "feature", Create: true},
+			status: 200, response: sdk.GitStatus{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/add", name: "gitAdd",
+			summary: "Stage files (\".\" stages every change, removals too)",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitAddRequest{Path: "hello", Files: []string{"."}},
+			status: 200, response: sdk.GitStatus{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/commit", name: "gitCommit",
+			summary: "Commit what is staged (all: tracked changes too); the author defaults to the git config's " +
+				"user.name and user.email",
+			handler: s.git, scope: auth.ScopeExec,
+			body: sdk.GitCommitRequest{
+				Path: "hello", Message: "Add the greeting", AuthorName: "Ada", AuthorEmail: "ada@example.com",
+			},
+			status: 200, response: sdk.GitCommit{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/push", name: "gitPush",
+			summary: "Push a branch (default the current one) to a remote (default origin); 400 GIT_AUTH_FAILED " +
+				"when the server refuses the credentials, 409 GIT_CONFLICT when it is not a fast-forward",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitSyncRequest{Path: "hello", Branch: "feature", Token: "ghp_…"},
+			status: 200, response: sdk.GitSyncResult{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/pull", name: "gitPull",
+			summary: "Fetch a branch and fast-forward the current one to it (409 GIT_CONFLICT when that needs a " +
+				"merge)",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitSyncRequest{Path: "hello", Branch: "feature", Token: "ghp_…"},
+			status: 200, response: sdk.GitSyncResult{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/log", name: "gitLog",
+			summary: "Commits reachable from HEAD, newest first",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitLogRequest{Path: "hello", Limit: 10},
+			status: 200, response: []sdk.GitCommit{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/stats", name: "getSandboxStats",
+			summary: "What a sandbox uses now: CPU, memory, pids, disk, network; a sandbox without an instance " +
+				"reads as zeros (never starts it, no activity)",
+			handler: s.sandboxStats, scope: auth.ScopeSandboxesRead, passive: true,
+			status: 200, response: sdk.SandboxStats{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/network", name: "getNetwork",
+			summary: "Get a sandbox's network: mode, address, gateway, egress policy",
+			handler: s.getNetwork, scope: auth.ScopeSandboxesRead, passive: true,
+			status: 200, response: sdk.NetworkInfo{},
+		},
+		{
+			method: "PUT", pattern: "/v1/sandboxes/{id}/egress", name: "setEgress",
+			summary: "Replace a bridge sandbox's egress policy; a running sandbox gets it at once",
+			handler: s.setEgress, scope: auth.ScopeSandboxesWrite,
+			body:   sdk.EgressPolicy{Mode: sdk.EgressAllowList, Domains: []string{"pypi.org", "*.pythonhosted.org"}},
+			status: 200, response: sdk.NetworkInfo{},
+			codes: []sdk.Code{
+				sdk.CodeInvalidEgress, sdk.CodeNoNetwork, sdk.CodeInvalidHTTPRule, sdk.CodeUnknownSecret,
+			},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/egress/log", name: "getEgressLog",
+			summary: "A sandbox's HTTP egress log (requests its http rules saw: method, host, path, status, " +
+				"bytes, duration, rule); with follow=true an NDJSON stream of EgressLogEntries, the kept " +
+				"ones first",
+			handler: s.egressLog, scope: auth.ScopeSandboxesRead, passive: true,
+			query: []param{
+				{"follow", "boolean", "stream entries as NDJSON as they happen"},
+			},
+			status: 200, response: []sdk.EgressLogEntry{}, events: sdk.EgressLogEntry{},
+			codes: []sdk.Code{sdk.CodeNetworkUnavailable},
+		},
+		{
+			method: "POST", pattern: "/v1/secrets", name: "createSecret",
+			summary: "Create or replace a secret of the caller's team: a value the HTTP egress proxy adds to " +
+				"sandboxes' requests (inject rules) that no sandbox sees; stored encrypted, never returned",
+			handler: s.createSecret, scope: auth.ScopeSandboxesWrite,
+			body: sdk.CreateSecretRequest{
+				Name: "openai", Value: "sk-…", SecretHosts: sdk.SecretHosts{Hosts: []string{"api.openai.com"}},
+			},
+			status: 201, response: sdk.SecretInfo{},
+			codes: []sdk.Code{sdk.CodeInvalidSecret, sdk.CodeNetworkUnavailable},
+		},
+		{
+			method: "GET", pattern: "/v1/secrets", name: "listSecrets",
+			summary: "List the team's secrets: names and metadata, never values",
+			handler: s.listSecrets, scope: auth.ScopeSandboxesRead,
+			status: 200, response: []sdk.SecretInfo{},
+			codes: []sdk.Code{sdk.CodeNetworkUnavailable},
+		},
+		{
+			method: "PUT", pattern: "/v1/secrets/{name}/hosts", name: "setSecretHosts",
+			summary: "Replace where a secret of the team may be sent (its hosts, and whether plain HTTP is " +
+				"allowed); a secret made before hosts existed is injected nowhere until they are set",
+			handler: s.setSecretHosts, scope: auth.ScopeSandboxesWrite,
+			body:   sdk.SecretHosts{Hosts: []string{"api.openai.com", "*.openai.azure.com"}},
+			status: 200, response: sdk.SecretInfo{},
+			codes: []sdk.Code{sdk.CodeInvalidSecret, sdk.CodeSecretNotFound, sdk.CodeNetworkUnavailable},
+		},
+		{
+			method: "DELETE", pattern: "/v1/secrets/{name}", name: "deleteSecret",
+			summary: "Delete a secret of the team; requests of rules that inject it then fail with 502",
+			handler: s.deleteSecret, scope: auth.ScopeSandboxesWrite,
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeSecretNotFound, sdk.CodeNetworkUnavailable},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/ports", name: "exposePort",
+			summary: "Expose a port through the preview proxy (201; 200 when it was already exposed)",
+			handler: s.exposePort, scope: auth.ScopeSandboxesWrite,
+			body:   sdk.ExposePortRequest{Port: 8000},
+			status: 201, otherStatus: 200, response: sdk.Port{},
+			codes: []sdk.Code{sdk.CodeInvalidPort, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/ports", name: "listPorts",
+			summary: "List exposed ports",
+			handler: s.listPorts, scope: auth.ScopeSandboxesRead, passive: true,
+			status: 200, response: []sdk.Port{},
+			codes: []sdk.Code{sdk.CodeNetworkUnavailable},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/ports/{port}", name: "unexposePort",
+			summary: "Unexpose a port; its token stops working",
+			handler: s.unexposePort, scope: auth.ScopeSandboxesWrite,
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeNetworkUnavailable},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/signed-urls", name: "signPreviewURL",
+			summary: "Make a preview URL of an exposed port that works without key or token until it expires",
+			handler: s.signURL, scope: auth.ScopeSandboxesWrite,
+			body:   sdk.SignPortRequest{Port: 8000, ExpiresInSeconds: 600},
+			status: 201, response: sdk.SignedURL{},
+			codes: []sdk.Code{
+				sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeInvalidExpiry, sdk.CodeNetworkUnavailable,
+			},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", name: "previewGet",
+			summary: previewDoc,
+			handler: s.previewPath, public: true, onlyRunning: true,
+			query:  previewQ,
+			status: 200, response: rawBody{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", name: "previewPost",
+			summary: previewDoc,
+			handler: s.previewPath, public: true,
+			query:  previewQ,
+			status: 200, response: rawBody{},
+		},
+		{
+			method: "PUT", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", name: "previewPut",
+			summary: previewDoc,
+			handler: s.previewPath, public: true,
+			query:  previewQ,
+			status: 200, response: rawBody{},
+		},
+		{
+			method: "PATCH", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", name: "previewPatch",
+			summary: previewDoc,
+			handler: s.previewPath, public: true,
+			query:  previewQ,
+			status: 200, response: rawBody{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/ports/{port}/{path...}", name: "previewDelete",
+			summary: previewDoc,
+			handler: s.previewPath, public: true,
+			query:  previewQ,
+			status: 200, response: rawBody{},
+		},
 
 		// Pause/resume, snapshots, forks, lineage (snapshots.go).
-		{method: "POST", pattern: "/v1/sandboxes/{id}/pause", scope: auth.ScopeSandboxesWrite, summary: "Pause a started sandbox: class gvisor saves every process and its memory to disk and frees CPU and RAM; class container freezes the processes", handler: s.pauseSandbox, passive: true, status: 200, response: sdk.Sandbox{}, name: "pauseSandbox"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/resume", scope: auth.ScopeSandboxesWrite, summary: "Resume a paused sandbox: every process goes on where it was", handler: s.resumeSandbox, passive: true, status: 200, response: sdk.Sandbox{}, name: "resumeSandbox"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/snapshots", scope: auth.ScopeSandboxesWrite, summary: "Save a sandbox as a named snapshot: its filesystem as a layer, with includeMemory (class gvisor) its running processes too", handler: s.createSnapshot, passive: true, body: sdk.CreateSnapshotRequest{}, status: 201, response: sdk.Snapshot{}, name: "createSnapshot"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/fork", scope: auth.ScopeSandboxesWrite, summary: "Make count independent copies of a sandbox: filesystem, and for class gvisor its running processes", handler: s.forkSandbox, passive: true, body: sdk.ForkRequest{}, status: 201, response: sdk.ForkResult{}, name: "forkSandbox"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/forks", scope: auth.ScopeSandboxesRead, summary: "The sandboxes forked from a sandbox", handler: s.listForks, passive: true, status: 200, response: []sdk.Sandbox{}, name: "listForks"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/parent", scope: auth.ScopeSandboxesRead, summary: "The sandbox a fork was made from (404 NO_PARENT if it is no fork)", handler: s.getParent, passive: true, status: 200, response: sdk.Sandbox{}, name: "getParent"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ancestors", scope: auth.ScopeSandboxesRead, summary: "A fork's parent, its parent and so on, nearest first", handler: s.listAncestors, passive: true, status: 200, response: []sdk.Sandbox{}, name: "listAncestors"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/ssh-access", scope: auth.ScopeExec, summary: "Create an SSH access token (the SSH user name; shown only in this answer, with a ready-to-paste ssh command), or with publicKey register a key that logs in as the sandbox's id; 503 SSH_DISABLED without --ssh-listen", handler: s.createSSHAccess, passive: true, body: sdk.CreateSSHAccessRequest{}, status: 201, response: sdk.SSHAccess{}, name: "createSSHAccess"},
-		{method: "GET", pattern: "/v1/sandboxes/{id}/ssh-access", scope: auth.ScopeExec, summary: "List a sandbox's SSH access tokens and keys (without the tokens); empty without --ssh-listen", handler: s.listSSHAccess, passive: true, status: 200, response: []sdk.SSHAccess{}, name: "listSSHAccess"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/ssh-access/{access}", scope: auth.ScopeExec, summary: "Revoke an SSH access token or key; connections it opened are closed", handler: s.revokeSSHAccess, passive: true, status: 204, name: "revokeSSHAccess"},
-		{method: "GET", pattern: "/v1/snapshots", scope: auth.ScopeSandboxesRead, summary: "List snapshots", handler: s.listSnapshots, status: 200, response: []sdk.Snapshot{}, name: "listSnapshots"},
-		{method: "GET", pattern: "/v1/snapshots/{name}", scope: auth.ScopeSandboxesRead, summary: "Get a snapshot", handler: s.getSnapshot, status: 200, response: sdk.Snapshot{}, name: "getSnapshot"},
-		{method: "DELETE", pattern: "/v1/snapshots/{name}", scope: auth.ScopeSandboxesWrite, summary: "Delete a snapshot; sandboxes made from it keep working", handler: s.deleteSnapshot, status: 204, name: "deleteSnapshot"},
-		{method: "POST", pattern: "/v1/volumes", scope: auth.ScopeSandboxesWrite, summary: "Create a volume: an ext4 filesystem of sizeMiB (default 1024) that sandboxes mount at create with volumes: [{name, path, readOnly}]; writes past the size fail with ENOSPC", handler: s.createVolume, body: sdk.CreateVolumeRequest{}, status: 201, response: sdk.Volume{}, name: "createVolume"},
-		{method: "GET", pattern: "/v1/volumes", scope: auth.ScopeSandboxesRead, summary: "List volumes with their use and the sandboxes that mount them", handler: s.listVolumes, status: 200, response: []sdk.Volume{}, name: "listVolumes"},
-		{method: "GET", pattern: "/v1/volumes/{name}", scope: auth.ScopeSandboxesRead, summary: "Get a volume", handler: s.getVolume, status: 200, response: sdk.Volume{}, name: "getVolume"},
-		{method: "DELETE", pattern: "/v1/volumes/{name}", scope: auth.ScopeSandboxesWrite, summary: "Delete a volume and its files; 409 VOLUME_IN_USE while a sandbox (in any state) mounts it, unless force=true", handler: s.deleteVolume, query: []param{{"force", "boolean", "delete even if sandboxes mount it (they then fail to start)"}}, status: 204, name: "deleteVolume"},
-		{method: "POST", pattern: "/v1/pools", scope: auth.ScopeSandboxesWrite, summary: "Create a warm pool: min (up to max) started instances of a template, kept ready; a create whose spec matches the template, or that names the pool, takes one in milliseconds and gets its own name, labels, env, egress and lifecycle policy. Pool instances count against the team's quotas", handler: s.createPool, body: sdk.CreatePoolRequest{}, status: 201, response: sdk.Pool{}, name: "createPool"},
-		{method: "GET", pattern: "/v1/pools", scope: auth.ScopeSandboxesRead, summary: "List the team's warm pools with how many instances are ready", handler: s.listPools, status: 200, response: []sdk.Pool{}, name: "listPools"},
-		{method: "GET", pattern: "/v1/pools/{name}", scope: auth.ScopeSandboxesRead, summary: "Get a warm pool", handler: s.getPool, status: 200, response: sdk.Pool{}, name: "getPool"},
-		{method: "PATCH", pattern: "/v1/pools/{name}", scope: auth.ScopeSandboxesWrite, summary: "Resize a warm pool (min, max); ready instances past the new max are deleted", handler: s.updatePool, body: sdk.UpdatePoolRequest{}, status: 200, response: sdk.Pool{}, name: "updatePool"},
-		{method: "DELETE", pattern: "/v1/pools/{name}", scope: auth.ScopeSandboxesWrite, summary: "Delete a warm pool and the instances waiting in it; sandboxes adopted from it stay", handler: s.deletePool, status: 204, name: "deletePool"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/buckets", scope: auth.ScopeSandboxesWrite, summary: "Mount an S3 bucket (or prefix) into a running sandbox of class container at path, like a create's buckets entry; the keys stay on the host. Lasts until the sandbox stops; 409 LIVE_MOUNT_UNSUPPORTED for class gvisor, 409 BUCKET_MOUNT_EXISTS for a taken path", handler: s.mountBucket, body: sdk.BucketMount{}, status: 201, response: sdk.BucketMount{}, name: "mountBucket"},
-		{method: "DELETE", pattern: "/v1/sandboxes/{id}/buckets", scope: auth.ScopeSandboxesWrite, summary: "Unmount a bucket mounted into the running sandbox at path (404 BUCKET_MOUNT_NOT_FOUND for mounts given at create, which stay)", handler: s.unmountBucket, passive: true, query: []param{{"path", "string", "the mount's path in the sandbox (required)"}}, status: 204, name: "unmountBucket"},
-		{method: "POST", pattern: "/v1/sandboxes/{id}/backups", scope: auth.ScopeExec, summary: "Back up a directory of the sandbox (owners, modes, xattrs, hard links) as tar+zstd into the blob store (local or S3); expiresInSeconds deletes it after that long", handler: s.createBackup, body: sdk.CreateBackupRequest{}, status: 201, response: sdk.Backup{}, name: "createBackup"},
-		{method: "GET", pattern: "/v1/backups", scope: auth.ScopeSandboxesRead, summary: "List backups that have not expired, oldest first", handler: s.listBackups, query: []param{{"sandbox", "string", "only backups of this sandbox (id or name)"}}, status: 200, response: []sdk.Backup{}, name: "listBackups"},
-		{method: "GET", pattern: "/v1/backups/{backup}", scope: auth.ScopeSandboxesRead, summary: "Get a backup", handler: s.getBackup, status: 200, response: sdk.Backup{}, name: "getBackup"},
-		{method: "DELETE", pattern: "/v1/backups/{backup}", scope: auth.ScopeSandboxesWrite, summary: "Delete a backup", handler: s.deleteBackup, status: 204, name: "deleteBackup"},
-		{method: "POST", pattern: "/v1/backups/{backup}/restore", scope: auth.ScopeExec, summary: "Restore a backup into a sandbox (started if need be) at path (default: where it was taken), which must be missing or empty (409 BACKUP_TARGET_NOT_EMPTY); a damaged backup is refused (409 BACKUP_CORRUPT) and nothing is written", handler: s.restoreBackup, body: sdk.RestoreBackupRequest{}, status: 200, response: sdk.Backup{}, name: "restoreBackup"},
-		{method: "GET", pattern: "/v1/images", scope: auth.ScopeSandboxesRead, summary: "List images", handler: s.listImages, status: 200, response: []sdk.Image{}, name: "listImages"},
-		{method: "POST", pattern: "/v1/images/import", scope: auth.ScopeImages, summary: "Import an image from a tar stream: a rootfs tree, an OCI image layout or a docker-save tarball (plain, gzip or zstd)", handler: s.importImage, query: []param{{"name", "string", "name of the new image"}}, body: rawBody{}, status: 201, response: sdk.Image{}, name: "importImage"},
-		{method: "POST", pattern: "/v1/images/pull", scope: auth.ScopeImages, summary: "Pull an image from an OCI registry", handler: s.pullImage, body: sdk.PullRequest{}, status: 201, response: sdk.Image{}, name: "pullImage"},
-		{method: "POST", pattern: "/v1/images/build", scope: auth.ScopeImages, summary: "Build an image from a Dockerfile in a build context (a tar stream, plain or gzip): FROM (an image sbx has, else pulled from its registry with \"pull\" events), RUN (in a build sandbox with the default egress policy and limits), COPY/ADD from the context, ENV, ARG, WORKDIR, USER, ENTRYPOINT, CMD (the main process of sandboxes created from the image without an entrypoint of their own), LABEL; each RUN/COPY/ADD a cached layer. The answer streams NDJSON BuildEvents ending with \"done\" or \"error\"; a bad or unsupported Dockerfile is a 400 naming the line", handler: s.buildImage, query: []param{{"name", "string", "the image to make (replaced if it exists)"}, {"dockerfile", "string", "path of the Dockerfile in the context (default Dockerfile)"}, {"buildArg", "string", "NAME=VALUE for an ARG; repeat for several"}, {"noCache", "boolean", "run every step even when the cache has it"}, {"timeoutSeconds", "integer", "the whole build (default 1800)"}}, body: rawBody{}, status: 200, response: ndjson{}, name: "buildImage", events: sdk.BuildEvent{}},
-		{method: "POST", pattern: "/v1/images/build/steps", scope: auth.ScopeImages, summary: "Build an image from the JSON form of the steps (from, then run/copy/env/workdir/user/entrypoint/cmd/labels, files as the context); progress as for /v1/images/build", handler: s.buildSteps, body: sdk.BuildRequest{}, status: 200, response: ndjson{}, name: "buildImageFromSteps", events: sdk.BuildEvent{}},
-		{method: "GET", pattern: "/v1/images/{name...}", scope: auth.ScopeSandboxesRead, summary: "Get an image", handler: s.getImage, status: 200, response: sdk.Image{}, name: "getImage"},
-		{method: "DELETE", pattern: "/v1/images/{name...}", scope: auth.ScopeImages, summary: "Delete an image (409 while a sandbox uses it)", handler: s.deleteImage, status: 204, name: "deleteImage"},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/pause", name: "pauseSandbox",
+			summary: "Pause a started sandbox: class gvisor saves every process and its memory to disk and frees " +
+				"CPU and RAM; class container freezes the processes",
+			handler: s.pauseSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
+			status: 200, response: sdk.Sandbox{},
+			codes: []sdk.Code{sdk.CodeSandboxNotStarted, sdk.CodePauseUnsupported, sdk.CodeCheckpointRefused},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/resume", name: "resumeSandbox",
+			summary: "Resume a paused sandbox: every process goes on where it was",
+			handler: s.resumeSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
+			status: 200, response: sdk.Sandbox{},
+			codes: []sdk.Code{sdk.CodeSandboxNotPaused, sdk.CodeMemoryImageGone},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/snapshots", name: "createSnapshot",
+			summary: "Save a sandbox as a named snapshot: its filesystem as a layer, with includeMemory (class " +
+				"gvisor) its running processes too",
+			handler: s.createSnapshot, scope: auth.ScopeSandboxesWrite, passive: true,
+			body:   sdk.CreateSnapshotRequest{Name: "after-setup", ExpiresInSeconds: 604800},
+			status: 201, response: sdk.Snapshot{},
+			codes: []sdk.Code{
+				sdk.CodeInvalidSnapshotName, sdk.CodeSnapshotExists, sdk.CodeMemoryUnsupported,
+				sdk.CodeCheckpointRefused,
+			},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/fork", name: "forkSandbox",
+			summary: "Make count independent copies of a sandbox: filesystem, and for class gvisor its running " +
+				"processes",
+			handler: s.forkSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
+			body:   sdk.ForkRequest{Name: "try", Count: 3},
+			status: 201, response: sdk.ForkResult{},
+			codes: []sdk.Code{sdk.CodeInvalidCount, sdk.CodeMemoryUnsupported, sdk.CodeCheckpointRefused},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/forks", name: "listForks",
+			summary: "The sandboxes forked from a sandbox",
+			handler: s.listForks, scope: auth.ScopeSandboxesRead, passive: true,
+			status: 200, response: []sdk.Sandbox{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/parent", name: "getParent",
+			summary: "The sandbox a fork was made from (404 NO_PARENT if it is no fork)",
+			handler: s.getParent, scope: auth.ScopeSandboxesRead, passive: true,
+			status: 200, response: sdk.Sandbox{},
+			codes: []sdk.Code{sdk.CodeNoParent, sdk.CodeParentGone},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/ancestors", name: "listAncestors",
+			summary: "A fork's parent, its parent and so on, nearest first",
+			handler: s.listAncestors, scope: auth.ScopeSandboxesRead, passive: true,
+			status: 200, response: []sdk.Sandbox{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/ssh-access", name: "createSSHAccess",
+			summary: "Create an SSH access token (the SSH user name; shown only in this answer, with a " +
+				"ready-to-paste ssh command), or with publicKey register a key that logs in as the sandbox's " +
+				"id; 503 SSH_DISABLED without --ssh-listen",
+			handler: s.createSSHAccess, scope: auth.ScopeExec, passive: true,
+			body:   sdk.CreateSSHAccessRequest{ExpiresInSeconds: 3600},
+			status: 201, response: sdk.SSHAccess{},
+			codes: []sdk.Code{sdk.CodeSSHDisabled, sdk.CodeInvalidExpiry, sdk.CodeInvalidKey},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/ssh-access", name: "listSSHAccess",
+			summary: "List a sandbox's SSH access tokens and keys (without the tokens); empty without --ssh-listen",
+			handler: s.listSSHAccess, scope: auth.ScopeExec, passive: true,
+			status: 200, response: []sdk.SSHAccess{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/ssh-access/{access}", name: "revokeSSHAccess",
+			summary: "Revoke an SSH access token or key; connections it opened are closed",
+			handler: s.revokeSSHAccess, scope: auth.ScopeExec, passive: true,
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeSSHDisabled, sdk.CodeSSHAccessNotFound},
+		},
+		{
+			method: "GET", pattern: "/v1/snapshots", name: "listSnapshots",
+			summary: "List snapshots",
+			handler: s.listSnapshots, scope: auth.ScopeSandboxesRead,
+			status: 200, response: []sdk.Snapshot{},
+		},
+		{
+			method: "GET", pattern: "/v1/snapshots/{name}", name: "getSnapshot",
+			summary: "Get a snapshot",
+			handler: s.getSnapshot, scope: auth.ScopeSandboxesRead,
+			status: 200, response: sdk.Snapshot{},
+			codes: []sdk.Code{sdk.CodeSnapshotNotFound},
+		},
+		{
+			method: "DELETE", pattern: "/v1/snapshots/{name}", name: "deleteSnapshot",
+			summary: "Delete a snapshot; sandboxes made from it keep working",
+			handler: s.deleteSnapshot, scope: auth.ScopeSandboxesWrite,
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeSnapshotNotFound},
+		},
+		{
+			method: "POST", pattern: "/v1/volumes", name: "createVolume",
+			summary: "Create a volume: an ext4 filesystem of sizeMiB (default 1024) that sandboxes mount at " +
+				"create with volumes: [{name, path, readOnly}]; writes past the size fail with ENOSPC",
+			handler: s.createVolume, scope: auth.ScopeSandboxesWrite,
+			body:   sdk.CreateVolumeRequest{Name: "cache", SizeMiB: 4096},
+			status: 201, response: sdk.Volume{},
+			codes: []sdk.Code{sdk.CodeInvalidVolume, sdk.CodeVolumeExists, sdk.CodeNoSpace},
+		},
+		{
+			method: "GET", pattern: "/v1/volumes", name: "listVolumes",
+			summary: "List volumes with their use and the sandboxes that mount them",
+			handler: s.listVolumes, scope: auth.ScopeSandboxesRead,
+			status: 200, response: []sdk.Volume{},
+			codes: []sdk.Code{sdk.CodeInvalidVolume},
+		},
+		{
+			method: "GET", pattern: "/v1/volumes/{name}", name: "getVolume",
+			summary: "Get a volume",
+			handler: s.getVolume, scope: auth.ScopeSandboxesRead,
+			status: 200, response: sdk.Volume{},
+			codes: []sdk.Code{sdk.CodeInvalidVolume, sdk.CodeVolumeNotFound},
+		},
+		{
+			method: "DELETE", pattern: "/v1/volumes/{name}", name: "deleteVolume",
+			summary: "Delete a volume and its files; 409 VOLUME_IN_USE while a sandbox (in any state) mounts it, " +
+				"unless force=true",
+			handler: s.deleteVolume, scope: auth.ScopeSandboxesWrite,
+			query: []param{
+				{"force", "boolean", "delete even if sandboxes mount it (they then fail to start)"},
+			},
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeInvalidVolume, sdk.CodeVolumeNotFound, sdk.CodeVolumeInUse},
+		},
+		{
+			method: "POST", pattern: "/v1/pools", name: "createPool",
+			summary: "Create a warm pool: min (up to max) started instances of a template, kept ready; a create " +
+				"whose spec matches the template, or that names the pool, takes one in milliseconds and gets " +
+				"its own name, labels, env, egress and lifecycle policy. Pool instances count against the " +
+				"team's quotas",
+			handler: s.createPool, scope: auth.ScopeSandboxesWrite,
+			body: sdk.CreatePoolRequest{
+				Name: "python", Template: sdk.PoolTemplate{Image: "python", MemoryMiB: 2048}, Min: 2, Max: 10,
+			},
+			status: 201, response: sdk.Pool{},
+			codes: append([]sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolExists}, codesCreate...),
+		},
+		{
+			method: "GET", pattern: "/v1/pools", name: "listPools",
+			summary: "List the team's warm pools with how many instances are ready",
+			handler: s.listPools, scope: auth.ScopeSandboxesRead,
+			status: 200, response: []sdk.Pool{},
+			codes: []sdk.Code{sdk.CodeInvalidPool},
+		},
+		{
+			method: "GET", pattern: "/v1/pools/{name}", name: "getPool",
+			summary: "Get a warm pool",
+			handler: s.getPool, scope: auth.ScopeSandboxesRead,
+			status: 200, response: sdk.Pool{},
+			codes: []sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolNotFound},
+		},
+		{
+			method: "PATCH", pattern: "/v1/pools/{name}", name: "updatePool",
+			summary: "Resize a warm pool (min, max); ready instances past the new max are deleted",
+			handler: s.updatePool, scope: auth.ScopeSandboxesWrite,
+			body:   sdk.UpdatePoolRequest{Min: new(4), Max: new(20)},
+			status: 200, response: sdk.Pool{},
+			codes: []sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolNotFound},
+		},
+		{
+			method: "DELETE", pattern: "/v1/pools/{name}", name: "deletePool",
+			summary: "Delete a warm pool and the instances waiting in it; sandboxes adopted from it stay",
+			handler: s.deletePool, scope: auth.ScopeSandboxesWrite,
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolNotFound},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/buckets", name: "mountBucket",
+			summary: "Mount an S3 bucket (or prefix) into a running sandbox of class container at path, like a " +
+				"create's buckets entry; the keys stay on the host. Lasts until the sandbox stops; 409 " +
+				"LIVE_MOUNT_UNSUPPORTED for class gvisor, 409 BUCKET_MOUNT_EXISTS for a taken path",
+			handler: s.mountBucket, scope: auth.ScopeSandboxesWrite,
+			body: sdk.BucketMount{
+				Bucket: "datasets", Prefix: "2026/", Path: "/data", ReadOnly: true, Endpoint: "https://s3.example.com",
+				AccessKeyID: "AKIA…", SecretAccessKey: "…",
+			},
+			status: 201, response: sdk.BucketMount{},
+			codes: []sdk.Code{
+				sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeInvalidVolume,
+				sdk.CodeBucketMountExists, sdk.CodeSandboxNotStarted,
+			},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/buckets", name: "unmountBucket",
+			summary: "Unmount a bucket mounted into the running sandbox at path (404 BUCKET_MOUNT_NOT_FOUND for " +
+				"mounts given at create, which stay)",
+			handler: s.unmountBucket, scope: auth.ScopeSandboxesWrite, passive: true,
+			query: []param{
+				{"path", "string", "the mount's path in the sandbox (required)"},
+			},
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeBucketMountNotFound},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/backups", name: "createBackup",
+			summary: "Back up a directory of the sandbox (owners, modes, xattrs, hard links) as tar+zstd into the " +
+				"blob store (local or S3); expiresInSeconds deletes it after that long",
+			handler: s.createBackup, scope: auth.ScopeExec,
+			body:   sdk.CreateBackupRequest{Path: "/workspace", Name: "before-upgrade", ExpiresInSeconds: 86400},
+			status: 201, response: sdk.Backup{},
+			codes: []sdk.Code{
+				sdk.CodeArchiveUnavailable, sdk.CodeInvalidBackup, sdk.CodeInvalidPath, sdk.CodePathNotFound,
+				sdk.CodeBlobStoreUnavailable,
+			},
+		},
+		{
+			method: "GET", pattern: "/v1/backups", name: "listBackups",
+			summary: "List backups that have not expired, oldest first",
+			handler: s.listBackups, scope: auth.ScopeSandboxesRead,
+			query: []param{
+				{"sandbox", "string", "only backups of this sandbox (id or name)"},
+			},
+			status: 200, response: []sdk.Backup{},
+			codes: []sdk.Code{sdk.CodeArchiveUnavailable},
+		},
+		{
+			method: "GET", pattern: "/v1/backups/{backup}", name: "getBackup",
+			summary: "Get a backup",
+			handler: s.getBackup, scope: auth.ScopeSandboxesRead,
+			status: 200, response: sdk.Backup{},
+			codes: []sdk.Code{sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound},
+		},
+		{
+			method: "DELETE", pattern: "/v1/backups/{backup}", name: "deleteBackup",
+			summary: "Delete a backup",
+			handler: s.deleteBackup, scope: auth.ScopeSandboxesWrite,
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound},
+		},
+		{
+			method: "POST", pattern: "/v1/backups/{backup}/restore", name: "restoreBackup",
+			summary: "Restore a backup into a sandbox (started if need be) at path (default: where it was taken), " +
+				"which must be missing or empty (409 BACKUP_TARGET_NOT_EMPTY); a damaged backup is refused " +
+				"(409 BACKUP_CORRUPT) and nothing is written",
+			handler: s.restoreBackup, scope: auth.ScopeExec,
+			body:   sdk.RestoreBackupRequest{Sandbox: "web", Path: "/workspace/restored"},
+			status: 200, response: sdk.Backup{},
+			codes: []sdk.Code{
+				sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound, sdk.CodeBackupCorrupt,
+				sdk.CodeBackupTargetNotEmpty, sdk.CodeSandboxNotFound, sdk.CodeInvalidPath,
+				sdk.CodeBlobStoreUnavailable,
+			},
+		},
+		{
+			method: "GET", pattern: "/v1/images", name: "listImages",
+			summary: "List images",
+			handler: s.listImages, scope: auth.ScopeSandboxesRead,
+			status: 200, response: []sdk.Image{},
+		},
+		{
+			method: "POST", pattern: "/v1/images/import", name: "importImage",
+			summary: "Import an image from a tar stream: a rootfs tree, an OCI image layout or a docker-save " +
+				"tarball (plain, gzip or zstd)",
+			handler: s.importImage, scope: auth.ScopeImages,
+			query: []param{
+				{"name", "string", "name of the new image"},
+			},
+			body:   rawBody{},
+			status: 201, response: sdk.Image{},
+			codes: []sdk.Code{sdk.CodeInvalidImageName, sdk.CodeInvalidImage, sdk.CodeNameTaken},
+		},
+		{
+			method: "POST", pattern: "/v1/images/pull", name: "pullImage",
+			summary: "Pull an image from an OCI registry",
+			handler: s.pullImage, scope: auth.ScopeImages,
+			body:   sdk.PullRequest{Ref: "python:3.12-slim", Name: "python"},
+			status: 201, response: sdk.Image{},
+			codes: []sdk.Code{sdk.CodeInvalidImageRef, sdk.CodeImageNotFound, sdk.CodeRegistryUnavailable},
+		},
+		{
+			method: "POST", pattern: "/v1/images/build", name: "buildImage",
+			summary: "Build an image from a Dockerfile in a build context (a tar stream, plain or gzip): FROM (an " +
+				"image sbx has, else pulled from its registry with \"pull\" events), RUN (in a build sandbox " +
+				"with the default egress policy and limits), COPY/ADD from the context, ENV, ARG, WORKDIR, " +
+				"USER, ENTRYPOINT, CMD (the main process of sandboxes created from the image without an " +
+				"entrypoint of their own), LABEL; each RUN/COPY/ADD a cached layer. The answer streams " +
+				"NDJSON BuildEvents ending with \"done\" or \"error\"; a bad or unsupported Dockerfile is a " +
+				"400 naming the line",
+			handler: s.buildImage, scope: auth.ScopeImages,
+			query: []param{
+				{"name", "string", "the image to make (replaced if it exists)"},
+				{"dockerfile", "string", "path of the Dockerfile in the context (default Dockerfile)"},
+				{"buildArg", "string", "NAME=VALUE for an ARG; repeat for several"},
+				{"noCache", "boolean", "run every step even when the cache has it"},
+				{"timeoutSeconds", "integer", "the whole build (default 1800)"},
+			},
+			body:   rawBody{},
+			status: 200, response: ndjson{}, events: sdk.BuildEvent{},
+			codes: append([]sdk.Code{sdk.CodeBodyTooLarge, sdk.CodeTarInvalid}, codesBuild...), // build.go
+		},
+		{
+			method: "POST", pattern: "/v1/images/build/steps", name: "buildImageFromSteps",
+			summary: "Build an image from the JSON form of the steps (from, then " +
+				"run/copy/env/workdir/user/entrypoint/cmd/labels, files as the context); progress as for " +
+				"/v1/images/build",
+			handler: s.buildSteps, scope: auth.ScopeImages,
+			body: sdk.BuildRequest{
+				Name: "app", From: "python",
+				Steps: []sdk.BuildStep{
+					{Copy: &sdk.BuildCopy{Src: []string{"requirements.txt"}, Dest: "/app/"}},
+					{Run: "pip install -r /app/requirements.txt"},
+					{Workdir: "/app", Cmd: []string{"python3", "main.py"}},
+				},
+				Files: map[string][]byte{"requirements.txt": []byte("requests\n")},
+			},
+			status: 200, response: ndjson{}, events: sdk.BuildEvent{},
+			codes: codesBuild,
+		},
+		{
+			method: "GET", pattern: "/v1/images/{name...}", name: "getImage",
+			summary: "Get an image",
+			handler: s.getImage, scope: auth.ScopeSandboxesRead,
+			status: 200, response: sdk.Image{},
+			codes: []sdk.Code{sdk.CodeImageNotFound},
+		},
+		{
+			method: "DELETE", pattern: "/v1/images/{name...}", name: "deleteImage",
+			summary: "Delete an image (409 while a sandbox uses it)",
+			handler: s.deleteImage, scope: auth.ScopeImages,
+			status: 204,
+			codes:  []sdk.Code{sdk.CodeImageNotFound, sdk.CodeImageInUse},
+		},
 
 		// API keys, teams, quotas and the audit log (auth_routes.go). An admin
 		// key of team default administers all teams; of another team, its own.
-		{method: "POST", pattern: "/v1/keys", scope: auth.ScopeAdmin, summary: "Create an API key; the answer holds its secret, shown only this once", handler: s.createKey, body: sdk.CreateKeyRequest{}, status: 201, response: sdk.CreatedKey{}, name: "createKey"},
-		{method: "GET", pattern: "/v1/keys", scope: auth.ScopeAdmin, summary: "List API keys (never their secrets)", handler: s.listKeys, query: []param{{"team", "string", "only this team's keys (root admin only)"}}, status: 200, response: []sdk.APIKey{}, name: "listKeys"},
-		{method: "DELETE", pattern: "/v1/keys/{key}", scope: auth.ScopeAdmin, summary: "Revoke an API key; it is refused from the next request on", handler: s.revokeKey, status: 200, response: sdk.APIKey{}, name: "revokeKey"},
-		{method: "POST", pattern: "/v1/teams", scope: auth.ScopeAdmin, summary: "Create a team (Daytona: organization, E2B: team) with its quotas", handler: s.createTeam, body: sdk.CreateTeamRequest{}, status: 201, response: sdk.Team{}, name: "createTeam"},
-		{method: "GET", pattern: "/v1/teams", scope: auth.ScopeAdmin, summary: "List teams", handler: s.listTeams, status: 200, response: []sdk.Team{}, name: "listTeams"},
-		{method: "GET", pattern: "/v1/teams/{team}", scope: auth.ScopeTeamRead, summary: "Get a team: the key's own, or any with the root admin key", handler: s.getTeam, status: 200, response: sdk.Team{}, name: "getTeam"},
-		{method: "PUT", pattern: "/v1/teams/{team}/quotas", scope: auth.ScopeAdmin, summary: "Replace a team's quotas (0: no limit)", handler: s.setQuotas, body: sdk.Quotas{}, status: 200, response: sdk.Team{}, name: "setTeamQuotas"},
-		{method: "DELETE", pattern: "/v1/teams/{team}", scope: auth.ScopeAdmin, summary: "Delete a team that owns no sandboxes, snapshots or live keys (409 TEAM_NOT_EMPTY)", handler: s.deleteTeam, status: 204, name: "deleteTeam"},
-		{method: "PUT", pattern: "/v1/teams/{team}/webhook", scope: auth.ScopeAdmin, summary: "Send a team's events (as the --webhook URLs get every team's, signed with secret) to url; root admin only", handler: s.setTeamWebhook, body: sdk.TeamWebhook{}, status: 200, response: sdk.TeamWebhook{}, name: "setTeamWebhook"},
-		{method: "DELETE", pattern: "/v1/teams/{team}/webhook", scope: auth.ScopeAdmin, summary: "Stop sending a team's events to its webhook", handler: s.deleteTeamWebhook, status: 204, name: "deleteTeamWebhook"},
-		{method: "GET", pattern: "/v1/teams/{team}/usage", scope: auth.ScopeTeamRead, summary: "What a team holds now against its quotas", handler: s.teamUsage, status: 200, response: sdk.TeamUsage{}, name: "getTeamUsage"},
-		{method: "GET", pattern: "/v1/audit", scope: auth.ScopeAdmin, summary: "The audit log: every mutating request (key, team, method, path, status, code, time), oldest first", handler: s.listAudit, query: []param{{"after", "integer", "only entries with a higher seq"}, {"limit", "integer", "at most this many (default 1000)"}, {"team", "string", "only this team's (root admin only)"}}, status: 200, response: []sdk.AuditEntry{}, name: "listAudit"},
+		{
+			method: "POST", pattern: "/v1/keys", name: "createKey",
+			summary: "Create an API key; the answer holds its secret, shown only this once",
+			handler: s.createKey, scope: auth.ScopeAdmin,
+			body:   sdk.CreateKeyRequest{Name: "ci", Scopes: []string{"sandboxes:write", "exec"}, TTLSeconds: 2592000},
+			status: 201, response: sdk.CreatedKey{},
+		},
+		{
+			method: "GET", pattern: "/v1/keys", name: "listKeys",
+			summary: "List API keys (never their secrets)",
+			handler: s.listKeys, scope: auth.ScopeAdmin,
+			query: []param{
+				{"team", "string", "only this team's keys (root admin only)"},
+			},
+			status: 200, response: []sdk.APIKey{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/keys/{key}", name: "revokeKey",
+			summary: "Revoke an API key; it is refused from the next request on",
+			handler: s.revokeKey, scope: auth.ScopeAdmin,
+			status: 200, response: sdk.APIKey{},
+		},
+		{
+			method: "POST", pattern: "/v1/teams", name: "createTeam",
+			summary: "Create a team (Daytona: organization, E2B: team) with its quotas",
+			handler: s.createTeam, scope: auth.ScopeAdmin,
+			body: sdk.CreateTeamRequest{
+				ID: "acme", Quotas: sdk.Quotas{MaxSandboxes: 50, MaxRunning: 10, MemoryMiB: 32768},
+			},
+			status: 201, response: sdk.Team{},
+		},
+		{
+			method: "GET", pattern: "/v1/teams", name: "listTeams",
+			summary: "List teams",
+			handler: s.listTeams, scope: auth.ScopeAdmin,
+			status: 200, response: []sdk.Team{},
+		},
+		{
+			method: "GET", pattern: "/v1/teams/{team}", name: "getTeam",
+			summary: "Get a team: the key's own, or any with the root admin key",
+			handler: s.getTeam, scope: auth.ScopeTeamRead,
+			status: 200, response: sdk.Team{},
+		},
+		{
+			method: "PUT", pattern: "/v1/teams/{team}/quotas", name: "setTeamQuotas",
+			summary: "Replace a team's quotas (0: no limit)",
+			handler: s.setQuotas, scope: auth.ScopeAdmin,
+			body:   sdk.Quotas{MaxSandboxes: 100, MaxRunning: 20, CPU: 32, MemoryMiB: 65536},
+			status: 200, response: sdk.Team{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/teams/{team}", name: "deleteTeam",
+			summary: "Delete a team that owns no sandboxes, snapshots or live keys (409 TEAM_NOT_EMPTY)",
+			handler: s.deleteTeam, scope: auth.ScopeAdmin,
+			status: 204,
+		},
+		{
+			method: "PUT", pattern: "/v1/teams/{team}/webhook", name: "setTeamWebhook",
+			summary: "Send a team's events (as the --webhook URLs get every team's, signed with secret) to url; " +
+				"root admin only",
+			handler: s.setTeamWebhook, scope: auth.ScopeAdmin,
+			body:   sdk.TeamWebhook{URL: "https://hooks.example.com/sbx", Secret: "whsec-…"},
+			status: 200, response: sdk.TeamWebhook{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/teams/{team}/webhook", name: "deleteTeamWebhook",
+			summary: "Stop sending a team's events to its webhook",
+			handler: s.deleteTeamWebhook, scope: auth.ScopeAdmin,
+			status: 204,
+		},
+		{
+			method: "GET", pattern: "/v1/teams/{team}/usage", name: "getTeamUsage",
+			summary: "What a team holds now against its quotas",
+			handler: s.teamUsage, scope: auth.ScopeTeamRead,
+			status: 200, response: sdk.TeamUsage{},
+		},
+		{
+			method: "GET", pattern: "/v1/audit", name: "listAudit",
+			summary: "The audit log: every mutating request (key, team, method, path, status, code, time), oldest " +
+				"first",
+			handler: s.listAudit, scope: auth.ScopeAdmin,
+			query: []param{
+				{"after", "integer", "only entries with a higher seq"},
+				{"limit", "integer", "at most this many (default 1000)"},
+				{"team", "string", "only this team's (root admin only)"},
+			},
+			status: 200, response: []sdk.AuditEntry{},
+		},
 	}
 }

@@ -18,9 +18,15 @@ OUT = HERE / "src" / "sbx" / "types.py"
 def py_type(s):
     if "$ref" in s:
         return '"' + s["$ref"].rsplit("/", 1)[1] + '"'
+    if "const" in s:
+        return "Literal[" + json.dumps(s["const"]) + "]"
     if "enum" in s:
         return "Literal[" + ", ".join(json.dumps(v) for v in s["enum"]) + "]"
     t = s.get("type")
+    if isinstance(t, list):  # ["string", "null"]: a value that may be null
+        rest = [x for x in t if x != "null"]
+        inner = py_type({**s, "type": rest[0] if len(rest) == 1 else rest})
+        return f"Optional[{inner}]" if "null" in t else inner
     if t == "array":
         return "List[" + py_type(s["items"]) + "]"
     if t == "object":
@@ -32,14 +38,22 @@ def generate(doc):
     lines = [
         '"""Types of the sbx API, generated from sdks/openapi.json by gen_types.py; do not edit."""',
         "",
-        "from typing import Any, Dict, List, Literal, NotRequired, TypedDict",
+        "from typing import Any, Dict, List, Literal, NotRequired, Optional, TypedDict, Union",
         "",
     ]
     schemas = doc["components"]["schemas"]
     for name in sorted(schemas):
         s = schemas[name]
-        props = s.get("properties", {})
+        if "oneOf" in s:  # an event union: one TypedDict per value of its discriminator
+            members = ", ".join(json.dumps(r["$ref"].rsplit("/", 1)[1]) for r in s["oneOf"])
+            lines += ["", f"{name} = Union[{members}]", ""]
+            continue
+        props = dict(s.get("properties", {}))
         required = set(s.get("required", []))
+        for part in s.get("allOf", []):  # a union's variant: its fields, type fixed
+            part = schemas[part["$ref"].rsplit("/", 1)[1]] if "$ref" in part else part
+            props.update(part.get("properties", {}))
+            required |= set(part.get("required", []))
         # Field names that are not identifiers (CodeResult's MIME types) need
         # the functional form.
         if any(not p.isidentifier() or keyword.iskeyword(p) for p in props):

@@ -2328,2300 +2328,4725 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description APIKey describes a key; its secret is shown only once, in CreatedKey. */
         APIKey: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; absent: never.
+             */
             expiresAt?: string;
+            /** @description The key's id; the part of the key before its secret, and what DELETE /v1/keys/{key} takes. */
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When a request last used the key.
+             */
             lastUsedAt?: string;
+            /** @description A name for people to tell keys apart. */
             name?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was revoked; a revoked key is refused.
+             */
             revokedAt?: string;
+            /** @description What the key may do (sandboxes:read, sandboxes:write, exec, images, admin, …). */
             scopes: string[];
+            /** @description The team the key acts for. */
             team: string;
         };
         ArchiveSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STOPPED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         AttachPTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description AuditEntry is one mutating request as the audit log keeps it. */
         AuditEntry: {
-            /** @enum {string} */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            /**
+             * @description the error code of a failed request
+             * @enum {string}
+             */
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            /** @description The id of the key that made the request. */
             keyId: string;
+            /** @description The request's HTTP method. */
             method: string;
+            /** @description The request's path. */
             path: string;
+            /** @description The request's X-Request-Id, to match it with the daemon's log. */
             requestId?: string;
+            /** @description The entry's number, increasing; GET /v1/audit?after=seq pages on. */
             seq: number;
+            /** @description The HTTP status of the answer. */
             status: number;
+            /** @description The key's team. */
             team: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request was answered.
+             */
             time: string;
         };
+        /** @description Backup is a directory of a sandbox packed into the daemon's blob store (POST /v1/sandboxes/{id}/backups); restore it into any sandbox. */
         Backup: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was taken.
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it is deleted; absent: kept until deleted.
+             */
             expiresAt?: string;
+            /** @description The backup's id, for /v1/backups/{backup}. */
             id: string;
+            /** @description A name for people, given at create. */
             name?: string;
+            /** @description The directory it was taken from; a restore goes there unless it names another. */
             path: string;
+            /** @description id of the sandbox it was taken from */
             sandbox: string;
+            /** @description The hex SHA-256 of the stored archive; a restore checks it (409 BACKUP_CORRUPT). */
             sha256: string;
+            /** @description compressed */
             sizeBytes: number;
         };
+        /** @description BucketMount mounts an S3 bucket, or a prefix of one, at Path inside a sandbox (CreateSandboxRequest.Buckets). The daemon mounts it on the host with s3fs; the keys stay on the host and are never returned. */
         BucketMount: {
+            /** @description Write-only: sent at create, kept by the daemon, never answered. The S3 access key id. */
             accessKeyId?: string;
+            /** @description The S3 bucket's name. */
             bucket: string;
+            /** @description http(s)://host[:port] */
             endpoint: string;
+            /** @description Where it appears inside the sandbox (an absolute path). */
             path: string;
+            /**
+             * @description Address the bucket as endpoint/bucket rather than bucket.endpoint (MinIO and most self-hosted S3). Default: false.
+             * @default false
+             */
             pathStyle?: boolean;
+            /** @description Mount only the keys under this prefix (a "directory" of the bucket). */
             prefix?: string;
+            /**
+             * @description Mount it read-only. Default: false.
+             * @default false
+             */
             readOnly?: boolean;
+            /**
+             * @description the S3 region. Default: "us-east-1".
+             * @default us-east-1
+             */
             region?: string;
+            /** @description The S3 secret access key; never answered back. */
             secretAccessKey?: string;
         };
+        /** @description BuildCopy copies context files into the image. */
         BuildCopy: {
+            /** @description absolute, or relative to the workdir; a trailing / means a directory */
             dest: string;
+            /** @description paths in the context; globs allowed */
             src: string[];
         };
-        BuildEvent: {
+        /** @description BuildEvent is one line of a build's progress. Type is: - "pull": the FROM image (Instruction) is being pulled from its registry, or was (Data says which), as sbx had no image of that name; - "step": step Step of Total begins (Instruction, Line); Cached says the cache had its result and nothing runs; - "output": a chunk of a RUN step's output (Stream "stdout"/"stderr", Data); - "layer": the step made Layer; - "done": the image is stored (Image) — the last event of a success; - "error": the build failed (Error; for a failed RUN, ExitCode and the step's last Output) — the last event of a failure. No image is stored; - "heartbeat": nothing happened for 15 s. */
+        BuildEvent: components["schemas"]["BuildEventPull"] | components["schemas"]["BuildEventStep"] | components["schemas"]["BuildEventOutput"] | components["schemas"]["BuildEventLayer"] | components["schemas"]["BuildEventDone"] | components["schemas"]["BuildEventError"] | components["schemas"]["BuildEventHeartbeat"];
+        /** @description One BuildEvent whose type is "done". */
+        BuildEventDone: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "done";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "done";
+        };
+        /** @description One BuildEvent whose type is "error". */
+        BuildEventError: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description BuildEvent is one line of a build's progress. Type is: - "pull": the FROM image (Instruction) is being pulled from its registry, or was (Data says which), as sbx had no image of that name; - "step": step Step of Total begins (Instruction, Line); Cached says the cache had its result and nothing runs; - "output": a chunk of a RUN step's output (Stream "stdout"/"stderr", Data); - "layer": the step made Layer; - "done": the image is stored (Image) — the last event of a success; - "error": the build failed (Error; for a failed RUN, ExitCode and the step's last Output) — the last event of a failure. No image is stored; - "heartbeat": nothing happened for 15 s. */
+        BuildEventFields: {
+            /** @description The cache had the step's result and nothing runs ("step"). */
             cached?: boolean;
+            /** @description A chunk of a RUN step's output ("output"), or what the pull did ("pull"). */
             data?: string;
+            /** @description Why the build failed ("error"). */
             error?: components["schemas"]["ErrorBody"];
+            /** @description The failed RUN step's exit status ("error"). */
             exitCode?: number;
+            /** @description The stored image ("done"). */
             image?: components["schemas"]["Image"];
+            /** @description The step's instruction as written ("step"), or the FROM image ("pull"). */
             instruction?: string;
+            /** @description The layer the step made ("layer"). */
             layer?: string;
+            /** @description The Dockerfile line of the step ("step"). */
             line?: number;
+            /** @description The failed RUN step's last output ("error"). */
             output?: string;
+            /** @description The step's number, from 1 ("step"). */
             step?: number;
+            /** @description "stdout" or "stderr" ("output"). */
             stream?: string;
+            /** @description How many steps the build has ("step"). */
             total?: number;
-            type: string;
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @enum {string}
+             */
+            type: "pull" | "step" | "output" | "layer" | "done" | "error" | "heartbeat";
+        };
+        /** @description One BuildEvent whose type is "heartbeat". */
+        BuildEventHeartbeat: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One BuildEvent whose type is "layer". */
+        BuildEventLayer: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "layer";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "layer";
+        };
+        /** @description One BuildEvent whose type is "output". */
+        BuildEventOutput: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "output";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "output";
+        };
+        /** @description One BuildEvent whose type is "pull". */
+        BuildEventPull: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "pull";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pull";
+        };
+        /** @description One BuildEvent whose type is "step". */
+        BuildEventStep: components["schemas"]["BuildEventFields"] & {
+            /**
+             * @description "pull", "step", "output", "layer", "done", "error" or "heartbeat" (see the schema's description).
+             * @constant
+             */
+            type: "step";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "step";
         };
         BuildImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_NAME" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "TAR_INVALID" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         BuildImageFromStepsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_NAME" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description BuildRequest is the JSON form of a build: the body of POST /v1/images/build/steps. */
         BuildRequest: {
+            /** @description Values for ARG, by name. */
             buildArgs?: {
                 [key: string]: string;
             };
+            /** @description Files are the build context COPY takes from: path → content. */
             files?: {
                 [key: string]: string;
             };
+            /** @description an image sbx has, else a registry reference it pulls */
             from: string;
+            /** @description the image to make (replaced if it exists) */
             name: string;
+            /**
+             * @description Run every step even when the cache has its result. Default: false.
+             * @default false
+             */
             noCache?: boolean;
+            /** @description in order */
             steps: components["schemas"]["BuildStep"][];
+            /**
+             * @description The whole build's limit. Default: 1800.
+             * @default 1800
+             */
             timeoutSeconds?: number;
         };
+        /** @description BuildStep is one step of the JSON form: exactly one field is set. Values are taken literally (no $VARIABLE expansion). */
         BuildStep: {
+            /** @description CMD: the entrypoint's arguments, or the main process without one. */
             cmd?: string[];
+            /** @description files of the context */
             copy?: components["schemas"]["BuildCopy"];
+            /** @description ENTRYPOINT: the image's main process. */
             entrypoint?: string[];
+            /** @description ENV: variables set for later steps and the image. */
             env?: {
                 [key: string]: string;
             };
+            /** @description LABEL: labels of the image. */
             labels?: {
                 [key: string]: string;
             };
+            /** @description a shell command (sh -c) */
             run?: string;
+            /** @description USER: the account later RUN steps run as, recorded in the image. */
             user?: string;
+            /** @description WORKDIR: the directory later steps run in and the image's working directory. */
             workdir?: string;
         };
         ClickMouseError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         CloseProcessStdinError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CodeError is an exception raised by the code: its class name, its message and the traceback as the interpreter prints it. In a RunEvent of type "error", Code and Message are set instead when the stream itself broke. */
         CodeError: {
-            /** @enum {string} */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            /**
+             * @description Set instead of name and value when the stream itself broke (an "error" event): the error's code, e.g. INSTANCE_LOST.
+             * @enum {string}
+             */
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            /** @description What broke, for people, with code. */
             message?: string;
+            /** @description The exception's type, e.g. "ZeroDivisionError". */
             name?: string;
+            /** @description The traceback as the interpreter prints it. */
             traceback?: string;
+            /** @description The exception's message. */
             value?: string;
         };
+        /** @description CodeResult is one rich output: several representations of one value, keyed by MIME type, as a notebook shows them. Main marks the value of the run's last expression; other results were displayed (a matplotlib figure shown or left open, display(obj) in Python). */
         CodeResult: {
             /** @description any JSON value */
             "application/json"?: unknown;
+            /** @description base64 in JSON */
             "image/jpeg"?: string;
+            /** @description base64 in JSON */
             "image/png"?: string;
+            /** @description An SVG image of the value. */
             "image/svg+xml"?: string;
+            /** @description This is the value of the code's last expression (the cell's result), not a display() call. */
             main?: boolean;
+            /** @description An HTML form of the value (pandas tables, …). */
             "text/html"?: string;
+            /** @description A Markdown form of the value. */
             "text/markdown"?: string;
+            /** @description The plain-text form (repr) of the value. */
             "text/plain"?: string;
         };
+        /** @description Context is a live interpreter in a sandbox. */
         Context: {
+            /** @description Ends the context after this long without a run; 0: never. */
             contextIdleSeconds: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the interpreter started.
+             */
             createdAt: string;
+            /** @description The interpreter's working directory when it started. */
             cwd: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description nil: no idle limit (or a run is in progress)
+             */
             expiresAt?: string;
+            /** @description "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE */
             handle?: string;
+            /** @description The context's id, for …/contexts/{cid}. */
             id: string;
+            /** @description The interpreter: python, javascript or bash. */
             language: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When a run last ended (or the context was made).
+             */
             lastUsedAt: string;
+            /** @description the interpreter's process id inside the sandbox */
             pid: number;
         };
         CreateBackupError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_BACKUP" | "INVALID_JSON" | "INVALID_PATH" | "MISSING_SCOPE" | "PATH_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateBackupRequest is the body of POST /v1/sandboxes/{id}/backups. */
         CreateBackupRequest: {
+            /** @description 0: kept until deleted */
             expiresInSeconds?: number;
+            /** @description A name for people. */
             name?: string;
+            /** @description a directory inside the sandbox */
             path: string;
         };
         CreateContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateContextRequest is the body of POST /v1/sandboxes/{id}/contexts. */
         CreateContextRequest: {
+            /**
+             * @description IdleSeconds ends the context after this long without a run: nil takes the default (24 hours), 0 keeps it until it is deleted or the instance stops. Default: 86400.
+             * @default 86400
+             */
             contextIdleSeconds?: number;
+            /** @description default: the sandbox's workdir */
             cwd?: string;
+            /** @description added to the interpreter's environment */
             env?: {
                 [key: string]: string;
             };
+            /** @description The interpreter: "python", "javascript" or "bash" (ruby and perl run only statelessly, POST …/run). */
             language: string;
         };
         CreateKeyError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_KEY" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateKeyRequest asks for a new API key. Team defaults to the caller's. */
         CreateKeyRequest: {
+            /** @description A name for people to tell keys apart. */
             name?: string;
+            /** @description What the key may do: the scopes the bearer security scheme lists. */
             scopes: string[];
+            /** @description The team the key acts for (root admin only). By default the caller's team. */
             team?: string;
+            /** @description 0: never expires */
             ttlSeconds?: number;
         };
         CreatePTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreatePTYRequest starts a program on a new terminal (POST …/ptys). */
         CreatePTYRequest: {
+            /** @description default a login-less shell: /bin/bash if present, else /bin/sh */
             cmd?: string[];
+            /**
+             * @description Default: 80.
+             * @default 80
+             */
             cols?: number;
+            /** @description The working directory; a relative path starts at the workdir. By default the workdir. */
             cwd?: string;
+            /** @description TERM defaults to xterm-256color */
             env?: {
                 [key: string]: string;
             };
+            /** @description default a generated "pty-…" */
             id?: string;
+            /**
+             * @description Default: 24.
+             * @default 24
+             */
             rows?: number;
         };
         CreatePoolError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreatePoolRequest makes a warm pool. Min instances are kept ready; after a burst of creates the pool grows towards Max (see Pool.Target). */
         CreatePoolRequest: {
+            /** @description at least Min; default Min */
             max?: number;
+            /** @description instances kept ready, 0 to 100 */
             min: number;
+            /** @description The pool's name, unique in the team; a create's pool field names it. */
             name: string;
+            /** @description What every instance is made from. */
             template: components["schemas"]["PoolTemplate"];
         };
         CreateSSHAccessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "INVALID_KEY" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SSH_DISABLED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSSHAccessRequest is the body of POST /v1/sandboxes/{id}/ssh-access: a token that expires (the SSH user name), or, with PublicKey, a key that logs in as the sandbox's id. */
         CreateSSHAccessRequest: {
+            /** @description ExpiresInSeconds is how long the access lasts: at most 30 days; default 3600 (an hour) for a token, 30 days for a public key. Either ends sooner when the API key that made it is revoked or expires. */
             expiresInSeconds?: number;
+            /** @description PublicKey, in authorized_keys form ("ssh-ed25519 AAAA… comment"), grants that key instead of making a token. */
             publicKey?: string;
         };
         CreateSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSandboxRequest is the body of POST /v1/sandboxes and PUT /v1/sandboxes/{name}. Zero values take the daemon's defaults. */
         CreateSandboxRequest: {
+            /**
+             * @description stopped time before an archive; 0: the maximum, 30 days. Default: 604800.
+             * @default 604800
+             */
             autoArchiveSeconds?: number;
+            /**
+             * @description stopped time before a delete; -1: never; 0: when it stops. Default: -1.
+             * @default -1
+             */
             autoDeleteSeconds?: number;
+            /** @description default 0 (gvisor: 3600); exclusive with autoStopSeconds */
             autoPauseSeconds?: number;
+            /** @description Lifecycle policy; nil takes the default (see lifecycle.go). default 900 (gvisor: 0); 0: never */
             autoStopSeconds?: number;
+            /** @description Buckets mounts S3 buckets at paths inside (s3fs on the host). */
             buckets?: components["schemas"]["BucketMount"][];
-            /** @enum {string} */
+            /**
+             * @description Class is how it is isolated: "container" (runc, the default) or "gvisor" (runsc; adds pause with memory, memory snapshots, fork with memory). Default: "container".
+             * @default container
+             * @enum {string}
+             */
             class?: "container" | "gvisor";
+            /** @description CPU limit in cores. By default the daemon's --default-cpu, else 1. */
             cpu?: number;
+            /** @description writes beyond this fail with ENOSPC; 0: no limit */
             diskMiB?: number;
+            /** @description What a bridge sandbox may connect to outside; absent: the daemon's default policy (--default-egress, else allow-all). */
             egress?: components["schemas"]["EgressPolicy"];
+            /** @description main process, supervised by the agent */
             entrypoint?: string[];
+            /** @description Environment variables of every process started in it; the image's env is the base. */
             env?: {
                 [key: string]: string;
             };
+            /** @description same as autoDeleteSeconds 0 */
             ephemeral?: boolean;
+            /** @description IgnoreImageEntrypoint starts no main process from the image: an image sbx built with ENTRYPOINT/CMD otherwise runs them when Entrypoint is empty. */
             ignoreImageEntrypoint?: boolean;
+            /**
+             * @description The image to start from (GET /v1/images). Default: "base".
+             * @default base
+             */
             image?: string;
+            /** @description never stopped for being idle */
             keepAlive?: boolean;
+            /** @description Labels to select it by (at most 64; keys up to 63 of letters, digits, '.', '_', '/', '-'). */
             labels?: {
                 [key: string]: string;
             };
+            /** @description Memory limit in MiB. By default the daemon's --default-memory-mib, else 1024. */
             memoryMiB?: number;
+            /** @description A name unique among the team's sandboxes: 1 to 63 of a-z, 0-9 and '-', starting with a letter or digit, not "sbx-…". Without one, the id only. */
             name?: string;
-            /** @enum {string} */
+            /**
+             * @description Network is "bridge" (the default: own namespace, NAT, DNS) or "none" (loopback only). Default: "bridge".
+             * @default bridge
+             * @enum {string}
+             */
             network?: "bridge" | "none";
+            /** @description The most processes and threads at once. By default the daemon's --default-pids, else 1024. */
             pidsLimit?: number;
+            /** @description Pool takes an instance from the team's warm pool of that name; the pool's template fills the fields left out. Without it a create still takes from any pool whose template its spec matches (see sdk/pool.go). */
             pool?: string;
-            /** @enum {string} */
+            /**
+             * @description of the entrypoint: never, on-failure or always. Default: "never".
+             * @default never
+             * @enum {string}
+             */
             restartPolicy?: "never" | "on-failure" | "always";
+            /** @description Snapshot starts it from a snapshot's filesystem (and memory, if saved) instead of an image; Image and Class must then be empty or match. */
             snapshot?: string;
+            /** @description delete this long after creation; 0: none */
             ttlSeconds?: number;
+            /** @description Volumes mounts named volumes (sbx volume create) at paths inside. */
             volumes?: components["schemas"]["VolumeMount"][];
+            /** @description The directory commands run in. By default the image's working directory, else the daemon's (/workspace). */
             workdir?: string;
         };
         CreateSecretError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_SECRET" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSecretRequest is the body of POST /v1/secrets. Name: 1 to 64 of A-Z, a-z, 0-9, '_', '-', '.'; Value at most 16 KiB. The value is kept encrypted and never returned. */
         CreateSecretRequest: {
+            /**
+             * @description Allow plain HTTP to these hosts too (else HTTPS only). Default: false.
+             * @default false
+             */
             allowHttp?: boolean;
+            /** @description Where the secret may be sent: 1 to 32 hosts ("api.example.com", "*.example.com"), optionally with ":port"; never "*". */
             hosts: string[];
+            /** @description The secret's name, unique in the team; inject rules name it. A secret of that name is replaced. */
             name: string;
+            /** @description The value the proxy adds to requests; stored encrypted, never answered back. */
             value: string;
         };
         CreateSessionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSessionRequest starts a persistent shell (POST …/sessions). */
         CreateSessionRequest: {
+            /** @description where the shell starts; default the workdir */
             cwd?: string;
+            /** @description added to the shell's environment */
             env?: {
                 [key: string]: string;
             };
+            /** @description default a generated "sess-…" */
             id?: string;
+            /** @description default /bin/bash if present, else /bin/sh */
             shell?: string;
+            /** @description TimeoutSeconds is the default limit of each command; 0: none. */
             timeoutSeconds?: number;
+            /**
+             * @description run the shell as this account (name or uid[:gid]). Default: "root".
+             * @default root
+             */
             user?: string;
         };
         CreateSnapshotError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_JSON" | "INVALID_SNAPSHOT_NAME" | "MEMORY_UNSUPPORTED" | "MISSING_SCOPE" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_EXISTS" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateSnapshotRequest is the body of POST /v1/sandboxes/{id}/snapshots. */
         CreateSnapshotRequest: {
+            /** @description 0: never */
             expiresInSeconds?: number;
+            /** @description IncludeMemory saves every process and its memory too (class gvisor, started or paused sandboxes). A started sandbox is paused for the save and resumed after it. */
             includeMemory?: boolean;
+            /** @description The snapshot's name: 1 to 63 of a-z, 0-9, '.', '_' and '-'. */
             name: string;
         };
         CreateTeamError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateTeamRequest makes a team (PUT /v1/teams/{id} sets the quotas of an existing one). */
         CreateTeamRequest: {
+            /** @description The new team's id: 1 to 63 of a-z, 0-9 and '-'. */
             id: string;
+            /** @description The team's limits; 0 in a field: no limit. */
             quotas: components["schemas"]["Quotas"];
         };
         CreateVolumeError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_VOLUME" | "MISSING_SCOPE" | "NO_SPACE" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "VOLUME_EXISTS";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description CreateVolumeRequest is the body of POST /v1/volumes. */
         CreateVolumeRequest: {
+            /** @description The new volume's name: 1 to 63 of a-z, 0-9 and '-'. */
             name: string;
+            /**
+             * @description 16 to 1048576. Default: 1024.
+             * @default 1024
+             */
             sizeMiB?: number;
         };
+        /** @description CreatedKey is a new key with its secret: store it now, it is not shown again. */
         CreatedKey: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; absent: never.
+             */
             expiresAt?: string;
+            /** @description The key's id; the part of the key before its secret, and what DELETE /v1/keys/{key} takes. */
             id: string;
+            /** @description "sbx_<id>_<secret>": send as "Authorization: Bearer <key>" */
             key: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When a request last used the key.
+             */
             lastUsedAt?: string;
+            /** @description A name for people to tell keys apart. */
             name?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was revoked; a revoked key is refused.
+             */
             revokedAt?: string;
+            /** @description What the key may do (sandboxes:read, sandboxes:write, exec, images, admin, …). */
             scopes: string[];
+            /** @description The team the key acts for. */
             team: string;
         };
         DeleteBackupError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "BACKUP_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeletePoolError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteSecretError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SECRET_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteSessionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteSnapshotError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteTeamError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteTeamWebhookError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "WEBHOOK_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DeleteVolumeError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description DesktopPoint is a position on the screen, in pixels from the top left. */
         DesktopPoint: {
+            /** @description Pixels from the screen's left edge. */
             x: number;
+            /** @description Pixels from the screen's top edge. */
             y: number;
         };
+        /** @description DesktopProgram is one supervised program of a desktop. */
         DesktopProgram: {
+            /** @description "xvfb", "wm", "panel", "vnc", "novnc" */
             name: string;
+            /** @description Its process id inside the sandbox, while it runs. */
             pid?: number;
+            /** @description times it was restarted after it exited */
             restarts: number;
+            /** @description Whether it runs now. */
             running: boolean;
         };
+        /** @description DesktopStartRequest is the body of POST …/desktop/start. Zero values take the defaults (1280×800, depth 24). Starting a running desktop with the same size is a no-op; another size is 409 DESKTOP_RUNNING. */
         DesktopStartRequest: {
+            /**
+             * @description bits per pixel: 16 or 24. Default: 24.
+             * @default 24
+             */
             depth?: number;
+            /**
+             * @description Screen height in pixels. Default: 800.
+             * @default 800
+             */
             height?: number;
+            /**
+             * @description Screen width in pixels. Default: 1280.
+             * @default 1280
+             */
             width?: number;
         };
+        /** @description DesktopStatus describes a sandbox's desktop (start, stop, status). */
         DesktopStatus: {
+            /** @description Bits per pixel: 16 or 24. */
             depth?: number;
+            /** @description The X display programs use, e.g. ":99" (DISPLAY). */
             display?: string;
+            /** @description Screen height in pixels. */
             height?: number;
+            /** @description expose it, or use POST …/desktop/view */
             novncPort?: number;
+            /** @description The programs the agent supervises for it: Xvfb, window manager, panel, VNC, noVNC. */
             programs?: components["schemas"]["DesktopProgram"][];
+            /** @description Whether the desktop runs. */
             running: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the desktop was started.
+             */
             startedAt?: string;
+            /** @description Screen width in pixels. */
             width?: number;
         };
+        /** @description DesktopView is the noVNC page of a desktop: open URL in a browser or an iframe; it connects by itself. */
         DesktopView: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description for a signed URL
+             */
             expiresAt?: string;
+            /** @description the exposed noVNC port */
             port: components["schemas"]["Port"];
+            /** @description The noVNC page's URL: with the port's token, or signed until expiresAt, or bare for a public port. */
             url: string;
         };
+        /** @description DesktopViewRequest makes the noVNC view reachable (POST …/desktop/view). Private by default: the URL carries the port's token, or a signature when ExpiresInSeconds is set. */
         DesktopViewRequest: {
+            /** @description a signed URL valid this long instead of the token */
             expiresInSeconds?: number;
+            /** @description anyone with the URL, no token */
             public?: boolean;
         };
+        /** @description DesktopWindow is a top-level window on the desktop. */
         DesktopWindow: {
+            /** @description It has the keyboard focus. */
             focused: boolean;
+            /** @description Its height in pixels. */
             height: number;
+            /** @description X window id, decimal */
             id: string;
+            /** @description The window's title. */
             title: string;
+            /** @description Its width in pixels. */
             width: number;
+            /** @description Its left edge, in pixels from the screen's. */
             x: number;
+            /** @description Its top edge, in pixels from the screen's. */
             y: number;
         };
         DownloadTarError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         DragMouseError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description EgressLogEntry is one line of a sandbox's HTTP egress log: a request the proxy saw (or, for HTTPS it passed through untouched, the connection: method "TLS", the SNI as host, action "passthrough"). */
         EgressLogEntry: {
+            /** @description what was done: allow, deny, inject, rewrite, forward, passthrough, error */
             action: string;
+            /** @description response body bytes sent to the sandbox */
             bytes: number;
+            /** @description until the answer's last byte */
             durationMs: number;
+            /** @description Why the request failed, when it did (action error). */
             error?: string;
+            /** @description The host the sandbox asked for. */
             host: string;
+            /** @description The request's HTTP method. */
             method: string;
+            /** @description The request's path. */
             path?: string;
+            /** @description index of the rule applied; -1 for none */
             rule: number;
+            /** @description http, https */
             scheme: string;
+            /** @description 0 when no answer came */
             status: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request came.
+             */
             time: string;
         };
+        /** @description EgressPolicy says what a sandbox may connect to. CIDRs are IPv4 addresses or prefixes; Domains are DNS names, "example.com" for that name only or "*.example.com" for every name below it. Domain rules follow the name's addresses as the sandbox resolves it through sbx's DNS server. */
         EgressPolicy: {
+            /** @description IPv4 addresses or prefixes ("10.0.0.0/8") the list mode applies to. */
             cidrs?: string[];
+            /** @description DNS names the list mode applies to: "example.com" for that name, "*.example.com" for every name below it. */
             domains?: string[];
+            /** @description HTTP, when set, sends the sandbox's HTTP and HTTPS through the daemon's egress proxy under these rules (egresshttp.go). */
             http?: components["schemas"]["HTTPEgress"];
-            /** @enum {string} */
+            /**
+             * @description "allow-all", "block-all", "allow-list" (only cidrs and domains) or "deny-list" (all but cidrs and domains).
+             * @enum {string}
+             */
             mode: "allow-all" | "block-all" | "allow-list" | "deny-list";
         };
         EnsureSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CLASS_UNAVAILABLE" | "IMAGE_AND_SNAPSHOT" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_CLASS" | "INVALID_CPU" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_HTTP_RULE" | "INVALID_IMAGE" | "INVALID_JSON" | "INVALID_MEMORY" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_RESTART_POLICY" | "INVALID_WORKDIR" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "POOL_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SANDBOX_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ErrorBody is the body of every error response: {"error": {...}}. */
         ErrorBody: {
-            /** @enum {string} */
-            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CPU" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PID" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUN_CANCELLED" | "RUNTIME_UNAVAILABLE" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SNAPSHOTS_UNSUPPORTED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            /**
+             * @description The error's stable, machine-readable code.
+             * @enum {string}
+             */
+            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            /** @description What went wrong, for people; it may change between versions. */
             message: string;
+            /** @description INSTANCE_LOST: why the instance ended (idle, user, delete, main-exit, oom, crash, …) if known */
             reason?: string;
         };
+        /** @description Event is one recorded state change of a sandbox. Reason says why: "create", "user", "lazy", "idle", "ttl", "auto-archive", "auto-delete", "main-exit", "oom", "crash", "reconcile", "delete", … */
         Event: {
+            /** @description More about the reason, for people: an error's text, an exit status. */
             message?: string;
+            /** @description Why: "user", "idle", "crash", "reconcile", "ttl", "main-exit", "oom", … (the same as Sandbox.reason). */
             reason?: string;
+            /** @description The sandbox's id. */
             sandboxId: string;
+            /** @description The sandbox's name, if it has one. */
             sandboxName?: string;
+            /** @description increasing across all sandboxes */
             seq: number;
-            /** @enum {string} */
+            /**
+             * @description The state it entered.
+             * @enum {string}
+             */
             state: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
+            /** @description the sandbox's team */
             team?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the sandbox entered the state.
+             */
             time: string;
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type error. */
-        EventLine: {
+        /** @description EventLine is one line of a followed event stream (NDJSON). Type is "event" (the Event's fields are inline), "heartbeat" or "error". One line of an NDJSON stream. A stream ends after an event of type error. */
+        EventLine: components["schemas"]["EventLineEvent"] | components["schemas"]["EventLineHeartbeat"] | components["schemas"]["EventLineError"];
+        /** @description One EventLine whose type is "error". */
+        EventLineError: components["schemas"]["EventLineFields"] & {
+            /**
+             * @description "event" (the Event's fields are set), "heartbeat" (keeps an idle stream open) or "error" (the stream ends).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description One EventLine whose type is "event". */
+        EventLineEvent: components["schemas"]["EventLineFields"] & {
+            /**
+             * @description "event" (the Event's fields are set), "heartbeat" (keeps an idle stream open) or "error" (the stream ends).
+             * @constant
+             */
+            type: "event";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "event";
+        };
+        /** @description EventLine is one line of a followed event stream (NDJSON). Type is "event" (the Event's fields are inline), "heartbeat" or "error". */
+        EventLineFields: {
+            /** @description What failed ("error"). */
             error?: components["schemas"]["ErrorBody"];
+            /** @description More about the reason, for people: an error's text, an exit status. */
             message?: string;
+            /** @description Why: "user", "idle", "crash", "reconcile", "ttl", "main-exit", "oom", … (the same as Sandbox.reason). */
             reason?: string;
+            /** @description The sandbox's id. */
             sandboxId?: string;
+            /** @description The sandbox's name, if it has one. */
             sandboxName?: string;
+            /** @description increasing across all sandboxes */
             seq?: number;
-            /** @enum {string} */
+            /**
+             * @description The state it entered.
+             * @enum {string}
+             */
             state?: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
+            /** @description the sandbox's team */
             team?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the sandbox entered the state.
+             */
             time?: string;
-            /** @enum {string} */
+            /**
+             * @description "event" (the Event's fields are set), "heartbeat" (keeps an idle stream open) or "error" (the stream ends).
+             * @enum {string}
+             */
             type: "event" | "heartbeat" | "error";
         };
+        /** @description One EventLine whose type is "heartbeat". */
+        EventLineHeartbeat: components["schemas"]["EventLineFields"] & {
+            /**
+             * @description "event" (the Event's fields are set), "heartbeat" (keeps an idle stream open) or "error" (the stream ends).
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
         ExecCommandError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
-        ExecEvent: {
+        /** @description ExecEvent is one line of a streamed exec (NDJSON, one JSON object per line). Type is "start", "stdout", "stderr", "exit", "heartbeat" or "error". One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
+        ExecEvent: components["schemas"]["ExecEventStart"] | components["schemas"]["ExecEventStdout"] | components["schemas"]["ExecEventStderr"] | components["schemas"]["ExecEventExit"] | components["schemas"]["ExecEventEnd"] | components["schemas"]["ExecEventHeartbeat"] | components["schemas"]["ExecEventError"];
+        /** @description One ExecEvent whose type is "end". */
+        ExecEventEnd: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "end";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        /** @description One ExecEvent whose type is "error". */
+        ExecEventError: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description One ExecEvent whose type is "exit". */
+        ExecEventExit: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "exit";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "exit";
+        };
+        /** @description ExecEvent is one line of a streamed exec (NDJSON, one JSON object per line). Type is "start", "stdout", "stderr", "exit", "heartbeat" or "error". */
+        ExecEventFields: {
+            /** @description base64 in JSON */
             data?: string;
+            /** @description How long the process ran, in milliseconds ("exit"). */
             durationMs?: number;
+            /** @description What failed ("error"); the stream ends after it. */
             error?: components["schemas"]["ErrorBody"];
+            /** @description The exit status ("exit"); 128+N when signal N killed it. */
             exitCode?: number;
+            /** @description The process id inside the sandbox ("start"). */
             pid?: number;
+            /** @description The event's number in the process's output, from 1; a client that reconnects asks for what comes after the last one it has. */
             seq?: number;
+            /** @description The signal that killed the process, e.g. "SIGKILL" ("exit"). */
             signal?: string;
+            /** @description The process was killed for running past timeoutSeconds ("exit"). */
             timedOut?: boolean;
-            /** @enum {string} */
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @enum {string}
+             */
             type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
         };
+        /** @description One ExecEvent whose type is "heartbeat". */
+        ExecEventHeartbeat: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One ExecEvent whose type is "start". */
+        ExecEventStart: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "start";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "start";
+        };
+        /** @description One ExecEvent whose type is "stderr". */
+        ExecEventStderr: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "stderr";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stderr";
+        };
+        /** @description One ExecEvent whose type is "stdout". */
+        ExecEventStdout: components["schemas"]["ExecEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "stdout";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stdout";
+        };
         ExecInSessionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ExecRequest runs one command. Exactly one of Cmd and Shell is set; Shell runs under /bin/sh -c. */
         ExecRequest: {
+            /** @description The program and its arguments, run without a shell; the program is looked up in PATH. */
             cmd?: string[];
+            /** @description The working directory; a relative path starts at the sandbox's workdir. By default the workdir. */
             cwd?: string;
+            /** @description Variables added to (or replacing) the sandbox's environment for this command. */
             env?: {
                 [key: string]: string;
             };
+            /** @description A command line run with /bin/sh -c. */
             shell?: string;
+            /** @description Written to the command's standard input, which is then closed. */
             stdin?: string;
+            /**
+             * @description Kill the command's process group after this long (timedOut in the answer); 0: no limit. Default: 0.
+             * @default 0
+             */
             timeoutSeconds?: number;
+            /**
+             * @description User runs the command as this account of the sandbox's /etc/passwd (a name, or uid[:gid]), with its groups and HOME. Default: "root".
+             * @default root
+             */
             user?: string;
         };
+        /** @description ExecResult is the outcome of a finished command. */
         ExecResult: {
+            /** @description How long the command ran, in milliseconds. */
             durationMs: number;
+            /** @description The command's exit status; 128+N when signal N killed it (signal names it). */
             exitCode: number;
+            /** @description e.g. "SIGKILL" when killed by a signal */
             signal?: string;
+            /** @description Standard error as text (at most 16 MiB; see truncated). */
             stderr: string;
+            /** @description Standard output as text (at most 16 MiB; see truncated). */
             stdout: string;
+            /** @description The command was killed because it ran past timeoutSeconds. */
             timedOut: boolean;
+            /** @description output beyond the limit was dropped */
             truncated: boolean;
         };
         ExposePortError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ExposePortRequest is the body of POST /v1/sandboxes/{id}/ports. */
         ExposePortRequest: {
+            /** @description The TCP port inside the sandbox to expose (1 to 65535). */
             port: number;
+            /** @description reachable without a key or token */
             public?: boolean;
         };
+        /** @description FileInfo describes one file inside a sandbox. */
         FileInfo: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When its content last changed.
+             */
             modTime: string;
+            /** @description octal permission bits, e.g. "0644" */
             mode: string;
+            /** @description The file's base name. */
             name: string;
+            /** @description The file's absolute path inside the sandbox. */
             path: string;
+            /** @description Size in bytes (of the link itself for a symlink). */
             size: number;
+            /** @description symlink target */
             target?: string;
-            /** @enum {string} */
+            /**
+             * @description "file", "dir", "symlink", "other"
+             * @enum {string}
+             */
             type: "file" | "dir" | "symlink" | "other";
         };
         FocusWindowError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "WINDOW_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ForkRequest is the body of POST /v1/sandboxes/{id}/fork. */
         ForkRequest: {
+            /**
+             * @description how many forks to make. Default: 1.
+             * @default 1
+             */
             count?: number;
+            /** @description Name of the fork; with Count > 1 the forks are Name-1 … Name-N. Empty: unnamed forks. */
             name?: string;
         };
+        /** @description ForkResult is the answer of a fork. */
         ForkResult: {
+            /** @description The new sandboxes, started. */
             forks: components["schemas"]["Sandbox"][];
+            /** @description the forks' processes were copied running (class gvisor) */
             memory: boolean;
+            /** @description Why the processes were not copied, when memory is false. */
             note?: string;
         };
         ForkSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "CHECKPOINT_REFUSED" | "INTERNAL" | "INVALID_COUNT" | "INVALID_JSON" | "MEMORY_UNSUPPORTED" | "MISSING_SCOPE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetBackupError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "BACKUP_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetCursorPositionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetDesktopStatusError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetDesktopViewError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "NO_NETWORK" | "PREVIEW_DOMAIN_REQUIRED" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetEgressLogError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetHealthError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetMetricsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetNetworkError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetOpenAPIDocumentError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetPTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetParentError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NO_PARENT" | "PARENT_GONE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetPoolError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetProcessLogsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSandboxLogsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSandboxStatsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSessionError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetSnapshotError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SNAPSHOT_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetTeamError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetTeamUsageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GetVolumeError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED" | "VOLUME_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GitAddError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitAddRequest is the body of POST /v1/sandboxes/{id}/git/add. */
         GitAddRequest: {
+            /** @description paths inside the repository; "." stages every change, removals too */
             files: string[];
+            /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
         };
+        /** @description GitBranches lists a repository's branches. */
         GitBranches: {
+            /** @description "" when HEAD is detached */
             current: string;
+            /** @description The local branches. */
             local: string[];
+            /** @description as "origin/main" */
             remote: string[];
         };
         GitBranchesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GitCheckoutError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitCheckoutRequest is the body of POST /v1/sandboxes/{id}/git/checkout. */
         GitCheckoutRequest: {
+            /** @description The branch to switch to. */
             branch: string;
+            /** @description Create makes Branch at HEAD first. Without it a branch only the remote has ("origin/NAME") is made locally from the remote's. */
             create?: boolean;
+            /** @description Force throws away uncommitted changes; without it they refuse the checkout (409 GIT_CONFLICT). */
             force?: boolean;
+            /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
         };
         GitCloneError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitCloneRequest is the body of POST /v1/sandboxes/{id}/git/clone. */
         GitCloneRequest: {
+            /** @description check this branch out (default: the remote's HEAD) */
             branch?: string;
+            /** @description then check out this commit (detached HEAD) */
             commit?: string;
+            /** @description a shallow clone of this many commits (0: full) */
             depth?: number;
+            /** @description where to clone to, absent or empty; default the repository's name */
             path?: string;
+            /**
+             * @description StoreCredentials writes Username and Token into the sandbox (~/.git-credentials, and credential.helper=store in the repository), so later pushes and pulls, and a git program, need none. Default: false.
+             * @default false
+             */
             storeCredentials?: boolean;
+            /**
+             * @description give up after this long, at most 3600. Default: 300.
+             * @default 300
+             */
             timeoutSeconds?: number;
+            /** @description A password or access token for HTTP(S); never written into the repository's config unless storeCredentials. */
             token?: string;
+            /** @description https://, http:// or file:// */
             url: string;
+            /** @description Username and Token authenticate over HTTP(S); Username defaults to "git" when only a token is given (GitHub, Gitea accept any name). */
             username?: string;
         };
+        /** @description GitCommit is one commit: the answer of commit, an entry of log. */
         GitCommit: {
+            /** @description The author's email. */
             authorEmail: string;
+            /** @description The author's name. */
             authorName: string;
+            /** @description The commit's full hash. */
             hash: string;
+            /** @description The commit message. */
             message: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The author time.
+             */
             time: string;
         };
         GitCommitError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitCommitRequest is the body of POST /v1/sandboxes/{id}/git/commit. */
         GitCommitRequest: {
+            /** @description stage changes of tracked files first (git commit -a) */
             all?: boolean;
+            /**
+             * @description Commit even when nothing is staged. Default: false.
+             * @default false
+             */
             allowEmpty?: boolean;
+            /** @description The author's email (see authorName). */
             authorEmail?: string;
+            /** @description Author defaults to user.name and user.email of the repository's config, then of ~/.gitconfig; with neither the commit is refused. */
             authorName?: string;
+            /** @description The commit message. */
             message: string;
+            /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
         };
+        /** @description GitFileStatus is one file that differs from HEAD. Staging and Worktree are each one of unmodified, untracked, modified, added, deleted, renamed, copied, unmerged. */
         GitFileStatus: {
+            /** @description The file's path inside the repository. */
             path: string;
+            /** @description Its state in the index: unmodified, added, modified, deleted, renamed, copied, untracked or unmerged. */
             staging: string;
+            /** @description Its state in the worktree: unmodified, added, modified, deleted, renamed, copied, untracked or unmerged. */
             worktree: string;
         };
         GitLogError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitLogRequest is the body of POST /v1/sandboxes/{id}/git/log. */
         GitLogRequest: {
+            /**
+             * @description how many commits, newest first, at most 1000. Default: 50.
+             * @default 50
+             */
             limit?: number;
+            /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
         };
         GitPullError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         GitPushError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitRepoRequest names a repository: the body of status and branches. Every Path of a git request defaults to the working directory. */
         GitRepoRequest: {
+            /** @description The repository's worktree; a relative path starts at the workdir. By default the workdir. */
             path?: string;
         };
+        /** @description GitStatus is a repository's state: the answer of clone, status, checkout, add and pull. */
         GitStatus: {
+            /** @description "" when HEAD is detached */
             branch: string;
+            /** @description nothing staged, changed or untracked */
             clean: boolean;
+            /** @description changed, staged and untracked files, by path */
             files: components["schemas"]["GitFileStatus"][];
+            /** @description commit hash; "" before the first commit */
             head: string;
+            /** @description the worktree's absolute path */
             path: string;
         };
         GitStatusError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description GitSyncRequest is the body of push and pull. */
         GitSyncRequest: {
+            /** @description default: the current branch */
             branch?: string;
+            /** @description push only: overwrite the remote branch */
             force?: boolean;
+            /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
+            /**
+             * @description the remote to push to or pull from. Default: "origin".
+             * @default origin
+             */
             remote?: string;
+            /**
+             * @description Give up after this long (1 to 3600). Default: 300.
+             * @default 300
+             */
             timeoutSeconds?: number;
+            /** @description A password or access token for HTTP(S) (with username, as in a clone). */
             token?: string;
+            /** @description Username and Token as in GitCloneRequest; without them stored credentials (StoreCredentials) are used if there are any. */
             username?: string;
         };
+        /** @description GitSyncResult is the answer of push and pull. */
         GitSyncResult: {
+            /** @description The local branch that was pushed or pulled. */
             branch: string;
+            /** @description the local branch's commit afterwards */
             head: string;
+            /** @description nothing was sent or received */
             upToDate: boolean;
         };
+        /** @description HTTPEgress is the http section of an egress policy. With it the daemon sees a bridge sandbox's outbound HTTP (TCP port 80) and HTTPS (TCP 443): both are redirected to a proxy in the daemon, transparently. HTTPS is decrypted only for hosts a rule names (with a certificate from the daemon's CA, which every sandbox trusts); other HTTPS passes untouched. Rules are tried in order; the first that matches decides. A request no rule matches is passed on (logged with rule -1). */
         HTTPEgress: {
+            /** @description The rules, tried in order; the first that matches decides. */
             rules: components["schemas"]["HTTPRule"][];
         };
+        /** @description HTTPForwardTo sends each matching request's method, URL and headers (and its body up to 1 MiB when Body) as an HTTPHandlerRequest to URL, POSTed and signed like the daemon's webhooks (X-Sbx-Timestamp, X-Sbx-Signature) but with the sandbox's team's key, derived from --webhook-secret (webhook.TeamKey; the team is in X-Sbx-Team). URL must be above the operator's network floor, and a redirect it answers is not followed. The handler answers an HTTPHandlerAnswer within TimeoutSeconds (default 5, at most 60); if it does not, or answers nonsense, the request is passed on when FailOpen, else answered 502. */
         HTTPForwardTo: {
+            /**
+             * @description Send the request's body too (up to 1 MiB). Default: false.
+             * @default false
+             */
             body?: boolean;
+            /**
+             * @description Pass the request on when the handler does not answer in time or answers nonsense (else 502). Default: false.
+             * @default false
+             */
             failOpen?: boolean;
+            /**
+             * @description How long to wait for the handler's answer (at most 60). Default: 5.
+             * @default 5
+             */
             timeoutSeconds?: number;
+            /** @description The handler's URL (http or https), POSTed an HTTPHandlerRequest. */
             url: string;
         };
+        /** @description HTTPInject sets header Header to Prefix + the value of the team's secret Secret (see SecretInfo), replacing what the sandbox sent. The value is added on the way out; it never enters the sandbox. */
         HTTPInject: {
+            /** @description The header to set, e.g. "Authorization". */
             header: string;
+            /** @description e.g. "Bearer " */
             prefix?: string;
+            /** @description The name of the team's secret whose value goes into the header. */
             secret: string;
         };
+        /** @description HTTPRewrite changes where a request goes: any of scheme ("http" or "https"), host (a name or name:port), and the matched path prefix (replaced by PathPrefix). */
         HTTPRewrite: {
+            /** @description The new host, a name or name:port. Absent: unchanged. */
             host?: string;
+            /** @description Replaces the rule's matched path prefix. Absent: unchanged. */
             pathPrefix?: string;
+            /** @description The new scheme: "http" or "https". Absent: unchanged. */
             scheme?: string;
         };
+        /** @description HTTPRule matches requests by host ("api.example.com", "*.example.com" for every name below it, or "*" for every host), optionally method and path prefix, and applies Action. Inject, Rewrite and Forward go with the action of the same name. */
         HTTPRule: {
+            /** @description What to do with a matching request: allow, deny (403), inject, rewrite or forward. */
             action: string;
+            /** @description The operator's handler to ask (action forward). */
             forward?: components["schemas"]["HTTPForwardTo"];
+            /** @description The host it matches: "api.example.com", "*.example.com" for every name below it, or "*" for every host. */
             host: string;
+            /** @description Headers to set from secrets (action inject). */
             inject?: components["schemas"]["HTTPInject"][];
+            /** @description e.g. "POST"; any when "" */
             method?: string;
+            /** @description e.g. "/v1/"; any when "" */
             pathPrefix?: string;
+            /** @description Where to send the request instead (action rewrite). */
             rewrite?: components["schemas"]["HTTPRewrite"];
         };
+        /** @description Image is a set of read-only layers sandboxes start from. */
         Image: {
+            /** @description Config is what sandboxes from the image start with (absent when empty). */
             config?: components["schemas"]["ImageConfig"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was imported, pulled or built.
+             */
             createdAt: string;
+            /** @description content digest */
             id: string;
+            /** @description How many layers it has. */
             layers: number;
+            /** @description The image's name, as sandboxes' image names it (may hold '/' and ':'). */
             name: string;
+            /** @description The size of its layers on disk, in bytes. */
             sizeBytes: number;
+            /** @description "base", "import", "pull:<ref>", "build" */
             source: string;
+            /** @description owner; team default's images are shared */
             team?: string;
         };
+        /** @description ImageConfig is an image's configuration: env and working directory are a new sandbox's defaults; user, entrypoint, cmd and labels are recorded. */
         ImageConfig: {
+            /** @description CMD: the entrypoint's arguments, or the main process without one. */
             cmd?: string[];
+            /** @description ENTRYPOINT: with cmd, the main process of a sandbox created from the image without an entrypoint of its own. */
             entrypoint?: string[];
+            /** @description KEY=VALUE */
             env?: string[];
+            /** @description LABEL: the image's labels. */
             labels?: {
                 [key: string]: string;
             };
+            /** @description USER: recorded; commands run as root unless a request names a user. */
             user?: string;
+            /** @description WORKDIR: a new sandbox's default workdir. */
             workingDir?: string;
         };
         ImportImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "MISSING_SCOPE" | "NAME_TAKEN" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         KillPTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         KillProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         LaunchApplicationError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description LaunchRequest starts an application on the desktop (POST …/desktop/launch) as a background process with DISPLAY set; it is listed with the sandbox's processes. Exactly one of Cmd and Shell. */
         LaunchRequest: {
+            /** @description The program and its arguments, run without a shell. */
             cmd?: string[];
+            /** @description Variables added to the environment (DISPLAY is set). */
             env?: {
                 [key: string]: string;
             };
+            /** @description A command line run with /bin/sh -c (instead of cmd). */
             shell?: string;
+            /** @description Run as this account of the sandbox's /etc/passwd (a name, or uid[:gid]). By default root. */
             user?: string;
         };
         ListAncestorsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListAuditError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListBackupsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListContextsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListEventsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListFilesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListForksError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListImagesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListKeysError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListPTYsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListPoolsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_POOL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListPortsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListProcessesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSSHAccessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSandboxEventsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSandboxesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_LABEL" | "INVALID_STATE" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSecretsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSessionsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListSnapshotsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListTeamsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListVolumesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_VOLUME" | "MISSING_SCOPE" | "RATE_LIMITED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ListWindowsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type end or error. */
-        LogLine: {
+        /** @description LogLine is one line of GET /v1/sandboxes/{id}/logs (NDJSON): the output of the sandbox's main process, stdout and stderr together. Type is "data" (Data holds bytes that start at Offset in the log), "heartbeat", "end" (nothing more will come) or "error". One line of an NDJSON stream. A stream ends after an event of type end or error. */
+        LogLine: components["schemas"]["LogLineData"] | components["schemas"]["LogLineHeartbeat"] | components["schemas"]["LogLineEnd"] | components["schemas"]["LogLineError"];
+        /** @description One LogLine whose type is "data". */
+        LogLineData: components["schemas"]["LogLineFields"] & {
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @constant
+             */
+            type: "data";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "data";
+        };
+        /** @description One LogLine whose type is "end". */
+        LogLineEnd: components["schemas"]["LogLineFields"] & {
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @constant
+             */
+            type: "end";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        /** @description One LogLine whose type is "error". */
+        LogLineError: components["schemas"]["LogLineFields"] & {
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description LogLine is one line of GET /v1/sandboxes/{id}/logs (NDJSON): the output of the sandbox's main process, stdout and stderr together. Type is "data" (Data holds bytes that start at Offset in the log), "heartbeat", "end" (nothing more will come) or "error". */
+        LogLineFields: {
+            /** @description A chunk of the main process's stdout and stderr, interleaved (base64 in JSON). */
             data?: string;
+            /** @description What failed ("error"); the stream ends after it. */
             error?: components["schemas"]["ErrorBody"];
+            /** @description Not sent by this version of the daemon. */
             offset?: number;
-            /** @enum {string} */
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @enum {string}
+             */
             type: "data" | "heartbeat" | "end" | "error";
         };
+        /** @description One LogLine whose type is "heartbeat". */
+        LogLineHeartbeat: components["schemas"]["LogLineFields"] & {
+            /**
+             * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description LogMatch is the line that satisfied a WaitForLog. */
         LogMatch: {
+            /** @description without the newline */
             line: string;
+            /** @description the chunk that completed the line */
             seq: number;
-            /** @enum {string} */
+            /**
+             * @description The stream the line came from: "stdout" or "stderr".
+             * @enum {string}
+             */
             stream: "stdout" | "stderr";
         };
         MakeDirectoryError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description MkdirRequest is the body of POST …/files/mkdir. */
         MkdirRequest: {
+            /**
+             * @description octal permission bits. Default: "0755".
+             * @default 0755
+             */
             mode?: string;
+            /**
+             * @description Make missing parent directories too, and answer the directory if it exists already (mkdir -p). Default: false.
+             * @default false
+             */
             parents?: boolean;
+            /** @description The directory to make; a relative path starts at the workdir. */
             path: string;
         };
         MountBucketError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "BUCKET_MOUNT_EXISTS" | "INTERNAL" | "INVALID_BUCKET_MOUNT" | "INVALID_JSON" | "INVALID_VOLUME" | "LIVE_MOUNT_UNSUPPORTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STARTED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description MouseClickRequest clicks a button (POST …/desktop/mouse/click), at X,Y when both are set, else where the pointer is. */
         MouseClickRequest: {
+            /**
+             * @description left, middle or right. Default: "left".
+             * @default left
+             */
             button?: string;
+            /**
+             * @description Click twice (a double-click). Default: false.
+             * @default false
+             */
             double?: boolean;
+            /** @description Where to click, in pixels from the left edge; with y. Absent: where the pointer is. */
             x?: number;
+            /** @description Where to click, in pixels from the top edge; with x. Absent: where the pointer is. */
             y?: number;
         };
+        /** @description MouseDragRequest presses a button at From, moves to To and releases it (POST …/desktop/mouse/drag). */
         MouseDragRequest: {
+            /**
+             * @description left, middle or right. Default: "left".
+             * @default left
+             */
             button?: string;
+            /** @description Where the button is pressed. */
             from: components["schemas"]["DesktopPoint"];
+            /** @description Where it is released. */
             to: components["schemas"]["DesktopPoint"];
         };
+        /** @description MouseMoveRequest moves the pointer (POST …/desktop/mouse/move). */
         MouseMoveRequest: {
+            /** @description Pixels from the screen's left edge. */
             x: number;
+            /** @description Pixels from the screen's top edge. */
             y: number;
         };
+        /** @description MouseScrollRequest turns the wheel (POST …/desktop/mouse/scroll), at X,Y when both are set. */
         MouseScrollRequest: {
+            /**
+             * @description wheel clicks, at most 100. Default: 1.
+             * @default 1
+             */
             amount?: number;
+            /** @description up, down, left, right */
             direction: string;
+            /** @description Where to scroll, in pixels from the left edge; with y. Absent: where the pointer is. */
             x?: number;
+            /** @description Where to scroll, in pixels from the top edge; with x. Absent: where the pointer is. */
             y?: number;
         };
         MoveFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         MoveMouseError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description MoveRequest is the body of POST …/files/move. */
         MoveRequest: {
+            /** @description The file or directory to move; a relative path starts at the workdir. */
             from: string;
+            /**
+             * @description Replace an existing file at to (else 409 FILE_EXISTS). Default: false.
+             * @default false
+             */
             overwrite?: boolean;
+            /** @description Where it goes; the parent directory must exist. */
             to: string;
         };
+        /** @description NetworkInfo is a sandbox's network: GET /v1/sandboxes/{id}/network. */
         NetworkInfo: {
+            /** @description the sandbox's IPv4 address while it runs (bridge) */
             address?: string;
+            /** @description The egress policy of a bridge sandbox. */
             egress?: components["schemas"]["EgressPolicy"];
+            /** @description also its DNS server */
             gateway?: string;
-            /** @enum {string} */
+            /**
+             * @description "bridge" (own namespace, NAT, DNS) or "none" (loopback only).
+             * @enum {string}
+             */
             mode: "bridge" | "none";
         };
+        /** @description PTY is a terminal in a sandbox and the program that runs on it (the session leader). It keeps running while no client is attached. */
         PTY: {
+            /** @description clients attached now */
             attached: number;
+            /** @description The program and its arguments. */
             cmd: string[];
+            /** @description The terminal's width in columns. */
             cols: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the terminal was made.
+             */
             createdAt: string;
+            /** @description The program's working directory. */
             cwd: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When its program exited.
+             */
             endedAt?: string;
+            /** @description The program's exit status, once exited; 128+N when signal N killed it. */
             exitCode?: number;
+            /** @description "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE */
             handle?: string;
+            /** @description The terminal's id, for …/ptys/{pty}. */
             id: string;
+            /** @description The process id of its program inside the sandbox. */
             pid: number;
+            /** @description The terminal's height in rows. */
             rows: number;
+            /** @description The signal that killed the program, e.g. "SIGHUP". */
             signal?: string;
-            /** @enum {string} */
+            /**
+             * @description "running" or "exited"
+             * @enum {string}
+             */
             state: "running" | "exited";
         };
-        PTYControl: {
+        /** @description PTYControl is a text frame on a PTY WebSocket. Binary frames carry the terminal's bytes both ways; text frames carry these: "resize" from the client, "exit" from the server (then it closes the socket), and "error" from the server when the instance went away before the program exited (INSTANCE_LOST with the stop reason; then it closes the socket). */
+        PTYControl: components["schemas"]["PTYControlResize"] | components["schemas"]["PTYControlExit"] | components["schemas"]["PTYControlError"];
+        /** @description One PTYControl whose type is "error". */
+        PTYControlError: components["schemas"]["PTYControlFields"] & {
+            /**
+             * @description "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error" (server: error; then a close).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description One PTYControl whose type is "exit". */
+        PTYControlExit: components["schemas"]["PTYControlFields"] & {
+            /**
+             * @description "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error" (server: error; then a close).
+             * @constant
+             */
+            type: "exit";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "exit";
+        };
+        /** @description PTYControl is a text frame on a PTY WebSocket. Binary frames carry the terminal's bytes both ways; text frames carry these: "resize" from the client, "exit" from the server (then it closes the socket), and "error" from the server when the instance went away before the program exited (INSTANCE_LOST with the stop reason; then it closes the socket). */
+        PTYControlFields: {
+            /** @description The new width in columns ("resize"). */
             cols?: number;
+            /** @description Why the terminal went away, e.g. INSTANCE_LOST ("error"). */
             error?: components["schemas"]["ErrorBody"];
+            /** @description The program's exit status ("exit"). */
             exitCode?: number;
+            /** @description The new height in rows ("resize"). */
             rows?: number;
+            /** @description The signal that killed the program ("exit"). */
             signal?: string;
-            /** @enum {string} */
-            type: "resize" | "exit";
+            /**
+             * @description "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error" (server: error; then a close).
+             * @enum {string}
+             */
+            type: "resize" | "exit" | "error";
+        };
+        /** @description One PTYControl whose type is "resize". */
+        PTYControlResize: components["schemas"]["PTYControlFields"] & {
+            /**
+             * @description "resize" (client: cols, rows), "exit" (server: exitCode, signal; then a close) or "error" (server: error; then a close).
+             * @constant
+             */
+            type: "resize";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "resize";
         };
         PauseSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "CHECKPOINT_REFUSED" | "INTERNAL" | "MISSING_SCOPE" | "PAUSE_UNSUPPORTED" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_STARTED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description Pool is a warm pool and how full it is. */
         Pool: {
+            /** @description Adopted and Missed count, since the daemon started, the creates that took an instance and those that matched the pool but found it empty (and started cold). */
             adopted: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the pool was made.
+             */
             createdAt: string;
+            /** @description The most instances it fills to. */
             max: number;
+            /** @description Instances kept ready at least. */
             min: number;
+            /** @description Creates since the daemon started that matched the pool but found it empty and started cold. */
             missed: number;
+            /** @description The pool's name. */
             name: string;
+            /** @description started, waiting to be adopted */
             ready: number;
+            /** @description being started by the refill */
             starting: number;
+            /** @description Target is how many instances the pool fills to now: Min plus the creates it served in the last minute, at most Max. */
             target: number;
+            /** @description What every instance is made from. */
             template: components["schemas"]["PoolTemplate"];
         };
+        /** @description PoolTemplate is what every instance of a pool is made from: the fields of CreateSandboxRequest that shape an instance. A create matches it when its own resolved values of these fields are the same (env may differ: it is applied at adoption; egress too). */
         PoolTemplate: {
+            /** @description "container" or "gvisor"; as in a create. */
             class?: string;
+            /** @description CPU limit in cores; as in a create. */
             cpu?: number;
+            /** @description Size of each instance's own filesystem in MiB; 0: shares the host's. */
             diskMiB?: number;
+            /** @description The egress policy instances start with; a create's egress replaces it on adoption. */
             egress?: components["schemas"]["EgressPolicy"];
+            /** @description Environment the instances start with; a create's env is applied on adoption. */
             env?: {
                 [key: string]: string;
             };
+            /** @description The image instances start from; as in a create. */
             image?: string;
+            /** @description Memory limit in MiB; as in a create. */
             memoryMiB?: number;
+            /** @description "bridge" or "none"; as in a create. */
             network?: string;
+            /** @description The most processes and threads at once; as in a create. */
             pidsLimit?: number;
+            /** @description The directory commands run in; as in a create. */
             workdir?: string;
         };
+        /** @description Port is an exposed port of a sandbox and how to reach it. */
         Port: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was exposed.
+             */
             createdAt: string;
+            /** @description http://{port}-{sandbox}.{preview-domain}/ when the daemon has one */
             hostUrl?: string;
+            /** @description {daemon}/v1/sandboxes/{id}/ports/{port}/ */
             pathUrl: string;
+            /** @description The TCP port inside the sandbox. */
             port: number;
+            /** @description Reachable without a key or token. */
             public: boolean;
+            /** @description Token opens a private port: header X-Sbx-Preview-Token, or the query parameter sbx_token (which also sets a cookie for the browser). */
             token: string;
+            /** @description the preferred preview URL: HostURL if set, else PathURL */
             url: string;
         };
+        /** @description PortReady is the answer of a successful WaitForPort. */
         PortReady: {
+            /** @description How long the wait took, in milliseconds. */
             elapsedMs: number;
+            /** @description The port that answered. */
             port: number;
+            /** @description the HTTP status, for protocol http */
             status?: number;
         };
         PressKeyError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description PressKeyRequest presses a key or a chord (POST …/desktop/keyboard/press): "Return", "a", "ctrl+c", "alt+tab", "ctrl+shift+t". Modifiers: ctrl, shift, alt, super (meta, win, cmd). Keys: a single character or an X keysym name (Return/Enter, Escape/Esc, Tab, BackSpace, Delete, Home, End, Page_Up, Page_Down, Up, Down, Left, Right, space, F1…F24, …). An unknown name is 400 UNKNOWN_KEY. */
         PressKeyRequest: {
+            /** @description A key or chord, X keysym names joined by "+": "Return", "ctrl+c", "alt+tab", "F5". */
             key: string;
         };
         PreviewDeleteError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         PreviewGetError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         PreviewPatchError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         PreviewPostError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         PreviewPutError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PORT" | "NETWORK_UNAVAILABLE" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "SANDBOX_NOT_FOUND";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description Process is a background process started in a sandbox. It runs in its own process group; signals reach the whole group. */
         Process: {
+            /** @description argv as run (a shell command is ["/bin/sh","-c",…]) */
             cmd: string[];
+            /** @description Its working directory. */
             cwd: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it exited.
+             */
             endedAt?: string;
+            /** @description set once exited; 128+N when signal N killed it */
             exitCode?: number;
+            /** @description "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE */
             handle?: string;
+            /** @description The process's id, for …/processes/{process}. */
             id: string;
+            /** @description LastSeq is the sequence number of the newest output chunk. */
             lastSeq: number;
+            /** @description Its process id inside the sandbox. */
             pid: number;
+            /** @description e.g. "SIGTERM" when a signal killed it */
             signal?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it started.
+             */
             startedAt: string;
-            /** @enum {string} */
+            /**
+             * @description "running" or "exited"
+             * @enum {string}
+             */
             state: "running" | "exited";
+            /** @description StdinOpen says whether stdin can still be written. */
             stdinOpen: boolean;
+            /** @description It was killed for running past timeoutSeconds. */
             timedOut: boolean;
         };
         PullImageError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "INVALID_IMAGE_REF" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "REGISTRY_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description PullRequest is the body of POST /v1/images/pull. */
         PullRequest: {
+            /** @description the name to store it under; by default the ref */
             name?: string;
+            /** @description The image reference to pull: [registry/]repository[:tag|@digest], e.g. "python:3.12-slim". */
             ref: string;
         };
+        /** @description Quotas limit what a team may hold at once; 0 means no limit. */
         Quotas: {
+            /** @description sum of the sandboxes' cpu */
             cpu?: number;
+            /** @description sandboxes' diskMiB + volumes' sizes + backups' stored bytes */
             diskMiB?: number;
+            /** @description sandboxes with an instance (started, paused, …) */
             maxRunning?: number;
+            /** @description The most sandboxes the team may have, in any state; 0: no limit. */
             maxSandboxes?: number;
+            /** @description The most snapshots the team may have; 0: no limit. */
             maxSnapshots?: number;
+            /** @description sum of the sandboxes' memoryMiB */
             memoryMiB?: number;
         };
         ReadFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         ResizePTYError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PTY_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description ResizeRequest sets a terminal's size (POST …/ptys/{pty}/resize). */
         ResizeRequest: {
+            /** @description The new width in columns. */
             cols: number;
+            /** @description The new height in rows. */
             rows: number;
         };
         RestoreBackupError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description RestoreBackupRequest is the body of POST /v1/backups/{id}/restore. */
         RestoreBackupRequest: {
+            /** @description missing or empty directory; default the backup's path */
             path?: string;
+            /** @description id or name; started if it is not */
             sandbox: string;
         };
         ResumeSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MEMORY_IMAGE_GONE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         RevokeKeyError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "KEY_NOT_FOUND" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         RevokeSSHAccessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         RunCodeError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_RUN" | "INVALID_TIMEOUT" | "LANGUAGE_NOT_AVAILABLE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         RunCodeInContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description RunCodeRequest is the body of POST …/contexts/{cid}/run. */
         RunCodeRequest: {
+            /** @description The code to run in the context's interpreter; its state (variables, imports) persists. */
             code: string;
+            /** @description for this run only */
             env?: {
                 [key: string]: string;
             };
+            /** @description 0: no limit */
             timeoutSeconds?: number;
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type end or error. */
-        RunEvent: {
+        /** @description RunEvent is one line of a streamed run (?stream=true, NDJSON). Type is "stdout" or "stderr" (Data), "result" (Result), "error", "heartbeat" or "end" (TimedOut, DurationMs; always the last event of a run that finished). An "error" event with Name is the code's exception and is followed by "end"; one with Code means the stream broke and nothing follows. One line of an NDJSON stream. A stream ends after an event of type end or error. */
+        RunEvent: components["schemas"]["RunEventStdout"] | components["schemas"]["RunEventStderr"] | components["schemas"]["RunEventResult"] | components["schemas"]["RunEventError"] | components["schemas"]["RunEventHeartbeat"] | components["schemas"]["RunEventEnd"];
+        /** @description One RunEvent whose type is "end". */
+        RunEventEnd: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "end";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        /** @description One RunEvent whose type is "error". */
+        RunEventError: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description RunEvent is one line of a streamed run (?stream=true, NDJSON). Type is "stdout" or "stderr" (Data), "result" (Result), "error", "heartbeat" or "end" (TimedOut, DurationMs; always the last event of a run that finished). An "error" event with Name is the code's exception and is followed by "end"; one with Code means the stream broke and nothing follows. */
+        RunEventFields: {
+            /** @description base64 in JSON */
             data?: string;
+            /** @description How long the run took, in milliseconds ("end"). */
             durationMs?: number;
+            /** @description The exception the code raised, or what failed ("error"). */
             error?: components["schemas"]["CodeError"];
+            /** @description A rich output ("result"). */
             result?: components["schemas"]["CodeResult"];
+            /** @description The event's number in the run, from 1. */
             seq?: number;
+            /** @description The run hit its timeout and was interrupted ("end"). */
             timedOut?: boolean;
-            /** @enum {string} */
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @enum {string}
+             */
             type: "stdout" | "stderr" | "result" | "error" | "heartbeat" | "end";
         };
+        /** @description One RunEvent whose type is "heartbeat". */
+        RunEventHeartbeat: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One RunEvent whose type is "result". */
+        RunEventResult: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "result";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "result";
+        };
+        /** @description One RunEvent whose type is "stderr". */
+        RunEventStderr: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "stderr";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stderr";
+        };
+        /** @description One RunEvent whose type is "stdout". */
+        RunEventStdout: components["schemas"]["RunEventFields"] & {
+            /**
+             * @description "stdout" or "stderr" (data), "result" (a rich output), "error" (the code raised: error), "heartbeat" (keeps the stream open), "end" (the run finished: timedOut, durationMs).
+             * @constant
+             */
+            type: "stdout";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stdout";
+        };
+        /** @description RunRequest is the body of POST /v1/sandboxes/{id}/run: one stateless run in a fresh interpreter. */
         RunRequest: {
+            /** @description The code to run in a fresh interpreter that ends with the run. */
             code: string;
+            /** @description The working directory; a relative path starts at the workdir. By default the workdir. */
             cwd?: string;
+            /** @description Variables added to the interpreter's environment. */
             env?: {
                 [key: string]: string;
             };
+            /** @description The interpreter: python, javascript, bash, ruby or perl. */
             language: string;
+            /** @description 0: no limit */
             timeoutSeconds?: number;
         };
+        /** @description RunResult is the outcome of a run. */
         RunResult: {
+            /** @description How long the run took, in milliseconds. */
             durationMs: number;
+            /** @description Error is the exception the code raised (or a non-zero exit status in bash and the stateless-only languages); nil when it ran to the end. */
             error?: components["schemas"]["CodeError"];
+            /** @description rich outputs in the order they were made */
             results: components["schemas"]["CodeResult"][];
+            /** @description What the code wrote to standard error. */
             stderr: string;
+            /** @description What the code wrote to standard output. */
             stdout: string;
+            /** @description TimedOut says the run hit its timeout (or the caller went away) and was interrupted with SIGINT; the context stays usable unless the interpreter ignored the interrupt and had to be killed. */
             timedOut: boolean;
+            /** @description stdout or stderr went over the limit and was cut */
             truncated: boolean;
         };
+        /** @description SSHAccess is a way into a sandbox over the daemon's SSH gateway. Token and Command are only in the answer that creates a token; the daemon keeps just the token's hash. */
         SSHAccess: {
+            /** @description ready to paste: ssh -p PORT TOKEN@HOST */
             command?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the access was made.
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it stops working.
+             */
             expiresAt?: string;
+            /** @description SHA256:… of PublicKey */
             fingerprint?: string;
+            /** @description Host and Port are where the gateway listens; HostKey is its public key for known_hosts ("ssh-ed25519 AAAA…"). In the create answer. */
             host?: string;
+            /** @description The gateway's public key for known_hosts, e.g. "ssh-ed25519 AAAA…" (create answer). */
             hostKey?: string;
+            /** @description The access's id, for DELETE …/ssh-access/{access}. */
             id: string;
+            /** @description The port the SSH gateway listens on (create answer). */
             port?: number;
+            /** @description The registered key, in authorized_keys form (key access only). */
             publicKey?: string;
+            /** @description The sandbox it opens. */
             sandboxId: string;
+            /** @description the SSH user name */
             token?: string;
         };
+        /** @description Sandbox is the durable identity of an isolated environment. */
         Sandbox: {
+            /** @description stopped time before an archive */
             autoArchiveSeconds: number;
+            /** @description stopped time before a delete; -1: never */
             autoDeleteSeconds: number;
+            /** @description idle time before a pause; 0: never */
             autoPauseSeconds: number;
+            /** @description Lifecycle policy and deadlines (durations in seconds; see lifecycle.go). idle time before a stop; 0: never */
             autoStopSeconds: number;
+            /** @description Buckets are its bucket mounts, without their keys. */
             buckets?: components["schemas"]["BucketMount"][];
-            /** @enum {string} */
+            /**
+             * @description "container" or "gvisor"
+             * @enum {string}
+             */
             class: "container" | "gvisor";
+            /** @description CPU limit in cores (1.5: one and a half cores' time). */
             cpu: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
             createdAt: string;
+            /** @description size of its own filesystem; 0: shares the host's */
             diskMiB: number;
+            /** @description The egress policy of a bridge sandbox: what it may connect to outside. */
             egress?: components["schemas"]["EgressPolicy"];
+            /** @description The main process (argv), supervised by the agent; its output is GET …/logs. */
             entrypoint?: string[];
+            /** @description Environment variables of every process started in it (create, then PATCH). */
             env?: {
                 [key: string]: string;
             };
+            /** @description deleted when it stops */
             ephemeral: boolean;
+            /** @description set in state "error" */
             error?: string;
-            /** @enum {string} */
+            /**
+             * @description what happens then: stop, archive, delete
+             * @enum {string}
+             */
             expiresAction?: "stop" | "pause" | "archive" | "delete";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description the next deadline
+             */
             expiresAt?: string;
+            /** @description The sandbox's id: "sbx-" and 16 base32 characters, fixed for its life. */
             id: string;
+            /** @description The image its filesystem was made from. */
             image: string;
+            /** @description never stopped for being idle */
             keepAlive: boolean;
+            /** @description Its labels (key=value); GET /v1/sandboxes?label=k=v selects by them. */
             labels: {
                 [key: string]: string;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The last request that counted as activity; the idle deadlines count from it.
+             */
             lastActivityAt?: string;
+            /** @description Memory limit in MiB; past it the kernel's OOM killer ends processes. */
             memoryMiB: number;
+            /** @description The name it was given at create, unique among the team's sandboxes; usable wherever an id is. */
             name?: string;
-            /** @enum {string} */
+            /**
+             * @description Network is "bridge" or "none"; Egress is the policy of a bridge sandbox (see network.go).
+             * @enum {string}
+             */
             network?: "bridge" | "none";
+            /** @description the sandbox this one was forked from */
             parent?: string;
+            /** @description The most processes and threads that may exist in it at once. */
             pidsLimit: number;
+            /** @description why it entered State: "user", "crash", "reconcile", … */
             reason?: string;
-            /** @enum {string} */
+            /**
+             * @description of the entrypoint: never, on-failure, always
+             * @enum {string}
+             */
             restartPolicy?: "never" | "on-failure" | "always";
+            /** @description the snapshot it was created from */
             snapshot?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When its current or last instance started.
+             */
             startedAt?: string;
-            /** @enum {string} */
+            /**
+             * @description Where the sandbox is in its life (see the State enum and POST /v1/sandboxes/{id}/wait).
+             * @enum {string}
+             */
             state: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When its last instance stopped; absent while one runs.
+             */
             stoppedAt?: string;
+            /** @description owner (teams.go) */
             team?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description creation, or when the TTL was last set
+             */
             ttlFrom?: string;
+            /** @description delete this long after TTLFrom; 0: none */
             ttlSeconds: number;
+            /** @description Volumes are the named volumes mounted into it (see storage.go). */
             volumes?: components["schemas"]["VolumeMount"][];
+            /** @description The directory commands run in unless they name another. */
             workdir: string;
         };
+        /** @description SandboxStats is what a sandbox uses now (GET /v1/sandboxes/{id}/stats). A sandbox without a running instance reads as zeros, with its state. Sizes are bytes; a limit of 0 means none. */
         SandboxStats: {
+            /** @description CPU time used by the current instance */
             cpuNanos: number;
+            /** @description since the previous read (100 = one core); absent on the first */
             cpuPercent?: number;
+            /** @description its own writes: the upper dir, or the disk image with diskMiB */
             diskBytes: number;
+            /** @description diskMiB in bytes; 0: shares the host's disk */
             diskLimitBytes: number;
+            /** @description The sandbox's id. */
             id: string;
+            /** @description without reclaimable file cache */
             memoryBytes: number;
+            /** @description The memory limit (memoryMiB) in bytes. */
             memoryLimitBytes: number;
+            /** @description The sandbox's name, if it has one. */
             name?: string;
+            /** @description received by the sandbox (bridge network) */
             netRxBytes: number;
+            /** @description Sent by the sandbox (bridge network). */
             netTxBytes: number;
+            /** @description Processes and threads alive in it now. */
             pids: number;
+            /** @description The most processes and threads it may have (pidsLimit). */
             pidsLimit: number;
-            /** @enum {string} */
+            /**
+             * @description The sandbox's state when it was read.
+             * @enum {string}
+             */
             state: "creating" | "starting" | "started" | "stopping" | "stopped" | "deleting" | "deleted" | "error" | "pausing" | "paused" | "resuming" | "archiving" | "archived" | "restoring";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when it was read
+             */
             time: string;
         };
         ScrollMouseError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description SecretHosts says where a secret may be sent: 1 to 32 hosts such as "api.example.com" or "*.example.com", optionally with ":port" (without, 443 for HTTPS and 80 for HTTP), never "*". HTTPS only unless AllowHTTP. Inject rules for other hosts are refused, and the proxy checks every request's scheme, host and port before it adds the value. */
         SecretHosts: {
+            /**
+             * @description Allow plain HTTP to these hosts too (else HTTPS only). Default: false.
+             * @default false
+             */
             allowHttp?: boolean;
+            /** @description Where the secret may be sent: 1 to 32 hosts ("api.example.com", "*.example.com"), optionally with ":port"; never "*". */
             hosts: string[];
         };
+        /** @description SecretInfo is what the API tells about a secret: never its value. Hosts is empty for a secret made before secrets had hosts: it is injected nowhere until they are set (PUT /v1/secrets/{name}/hosts). */
         SecretInfo: {
+            /**
+             * @description Allow plain HTTP to these hosts too (else HTTPS only). Default: false.
+             * @default false
+             */
             allowHttp?: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created or last replaced.
+             */
             createdAt: string;
+            /** @description Where the secret may be sent: 1 to 32 hosts ("api.example.com", "*.example.com"), optionally with ":port"; never "*". */
             hosts: string[];
+            /** @description The secret's name. */
             name: string;
+            /** @description of the value, in bytes */
             size: number;
+            /** @description The team that owns it. */
             team: string;
         };
+        /** @description Session is a persistent shell: the working directory, exported variables, functions and aliases of one command are there for the next. */
         Session: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the session started.
+             */
             createdAt: string;
+            /** @description The variables it was started with (exports made in it are not listed). */
             env?: {
                 [key: string]: string;
             };
+            /** @description the shell's, once ended */
             exitCode?: number;
+            /** @description "id@instance": addresses it in this instance only; later ones answer 404 STALE_HANDLE */
             handle?: string;
+            /** @description The session's id, for …/sessions/{session}. */
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When a command last ran in it.
+             */
             lastUsedAt: string;
+            /** @description The shell's process id inside the sandbox. */
             pid: number;
+            /** @description The shell's program. */
             shell: string;
-            /** @enum {string} */
+            /**
+             * @description "idle", "busy" or "ended"
+             * @enum {string}
+             */
             state: "idle" | "busy" | "ended";
+            /** @description The default limit of each command; 0: none. */
             timeoutSeconds?: number;
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
-        SessionEvent: {
+        /** @description SessionEvent is one line of a streamed session command: an ExecEvent whose "exit" also says whether the shell ended and whether it was restarted. One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
+        SessionEvent: components["schemas"]["SessionEventStart"] | components["schemas"]["SessionEventStdout"] | components["schemas"]["SessionEventStderr"] | components["schemas"]["SessionEventExit"] | components["schemas"]["SessionEventEnd"] | components["schemas"]["SessionEventHeartbeat"] | components["schemas"]["SessionEventError"];
+        /** @description One SessionEvent whose type is "end". */
+        SessionEventEnd: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "end";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        /** @description One SessionEvent whose type is "error". */
+        SessionEventError: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description One SessionEvent whose type is "exit". */
+        SessionEventExit: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "exit";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "exit";
+        };
+        /** @description SessionEvent is one line of a streamed session command: an ExecEvent whose "exit" also says whether the shell ended and whether it was restarted. */
+        SessionEventFields: {
+            /** @description base64 in JSON */
             data?: string;
+            /** @description How long the process ran, in milliseconds ("exit"). */
             durationMs?: number;
+            /** @description What failed ("error"); the stream ends after it. */
             error?: components["schemas"]["ErrorBody"];
+            /** @description The exit status ("exit"); 128+N when signal N killed it. */
             exitCode?: number;
+            /** @description The process id inside the sandbox ("start"). */
             pid?: number;
+            /** @description The event's number in the process's output, from 1; a client that reconnects asks for what comes after the last one it has. */
             seq?: number;
+            /** @description The shell is gone ("exit"): exit was called, or it had to be killed. */
             sessionEnded?: boolean;
+            /** @description The shell had ended before; this command ran in a fresh one ("exit"). */
             shellRestarted?: boolean;
+            /** @description The signal that killed the process, e.g. "SIGKILL" ("exit"). */
             signal?: string;
+            /** @description The process was killed for running past timeoutSeconds ("exit"). */
             timedOut?: boolean;
-            /** @enum {string} */
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @enum {string}
+             */
             type: "start" | "stdout" | "stderr" | "exit" | "end" | "heartbeat" | "error";
         };
+        /** @description One SessionEvent whose type is "heartbeat". */
+        SessionEventHeartbeat: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One SessionEvent whose type is "start". */
+        SessionEventStart: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "start";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "start";
+        };
+        /** @description One SessionEvent whose type is "stderr". */
+        SessionEventStderr: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "stderr";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stderr";
+        };
+        /** @description One SessionEvent whose type is "stdout". */
+        SessionEventStdout: components["schemas"]["SessionEventFields"] & {
+            /**
+             * @description The kind of event: "start" (pid), "stdout" or "stderr" (data), "exit" (the result fields), "end" (process logs without follow), "heartbeat" (keeps idle connections open) or "error".
+             * @constant
+             */
+            type: "stdout";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stdout";
+        };
+        /** @description SessionExecRequest runs one command in a session's shell. Commands in a session run one at a time; a second call waits for the first. */
         SessionExecRequest: {
+            /** @description shell text, as typed at a prompt */
             command: string;
+            /** @description default the session's */
             timeoutSeconds?: number;
         };
+        /** @description SessionExecResult is the outcome of a command in a session. On a timeout the whole command line stops (its processes are killed, the rest of the list is skipped), ExitCode is 137 (128+SIGKILL) and the shell is kept; only when the shell itself does not come back (it ignores the interrupt) is it killed, and SessionEnded is set. A session whose shell has ended starts a fresh one for its next command, under the same id, with the session's original shell, working directory and environment (what earlier commands changed is gone, and what the old shell left running in the background is killed); that command's result has ShellRestarted set. */
         SessionExecResult: {
+            /** @description How long the command ran, in milliseconds. */
             durationMs: number;
+            /** @description The command's exit status. */
             exitCode: number;
+            /** @description the shell is gone: exit was called, or it had to be killed */
             sessionEnded: boolean;
+            /** @description the shell had ended before; this command ran in a fresh one */
             shellRestarted: boolean;
+            /** @description Standard error as text (at most 16 MiB; see truncated). */
             stderr: string;
+            /** @description Standard output as text (at most 16 MiB; see truncated). */
             stdout: string;
+            /** @description The command was killed because it ran past its timeout. */
             timedOut: boolean;
+            /** @description Output beyond the limit was dropped. */
             truncated: boolean;
         };
         SetEgressError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EGRESS" | "INVALID_HTTP_RULE" | "INVALID_JSON" | "MISSING_SCOPE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         SetSecretHostsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_SECRET" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "RATE_LIMITED" | "SECRET_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         SetTeamQuotasError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         SetTeamWebhookError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_TEAM" | "MISSING_SCOPE" | "RATE_LIMITED" | "TEAMS_UNAVAILABLE" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description SignPortRequest is the body of POST /v1/sandboxes/{id}/signed-urls. */
         SignPortRequest: {
+            /**
+             * @description how long the URL works, at most 30 days. Default: 3600.
+             * @default 3600
+             */
             expiresInSeconds?: number;
+            /** @description an exposed port */
             port: number;
         };
         SignPreviewURLError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EXPIRY" | "INVALID_JSON" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         SignalProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description SignalRequest is the body of POST …/processes/{process}/signal. */
         SignalRequest: {
+            /**
+             * @description "TERM", "SIGTERM" or "15". Default: "SIGTERM".
+             * @default SIGTERM
+             */
             signal?: string;
         };
+        /** @description SignedURL is a preview URL that works without a key or token until it expires. */
         SignedURL: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the signature stops working.
+             */
             expiresAt: string;
+            /** @description The preview URL, with its signature in the query; works without a key or token until expiresAt. */
             url: string;
         };
+        /** @description Snapshot is a saved sandbox new sandboxes start from: its filesystem, and for class gvisor optionally its memory (every process, running). */
         Snapshot: {
-            /** @enum {string} */
+            /**
+             * @description The class of the sandbox it was taken from; sandboxes made from it have the same.
+             * @enum {string}
+             */
             class: "container" | "gvisor";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was taken.
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it is deleted unless used first; absent: never.
+             */
             expiresAt?: string;
+            /** @description ExpiresInSeconds is how long it lives unused: each sandbox created from it moves ExpiresAt to then plus this. 0: never expires. */
             expiresInSeconds: number;
+            /** @description the image under the snapshot's own layer */
             image: string;
+            /** @description sandboxes made from it start with its processes running */
             memory: boolean;
+            /** @description The snapshot's name, unique in the team; a create's snapshot field names it. */
             name: string;
+            /** @description id of the sandbox it was taken from */
             sandbox: string;
+            /** @description its own layer plus the memory image */
             sizeBytes: number;
         };
         StartDesktopError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_SCREEN_SIZE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         StartProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_JSON" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description StartProcessRequest starts a background process (POST …/processes). Exactly one of Cmd and Shell is set; Shell runs under /bin/sh -c. */
         StartProcessRequest: {
+            /** @description The program and its arguments, run without a shell. */
             cmd?: string[];
+            /** @description The working directory; a relative path starts at the workdir. By default the workdir. */
             cwd?: string;
+            /** @description Variables added to (or replacing) the sandbox's environment for this process. */
             env?: {
                 [key: string]: string;
             };
+            /** @description ID names the process; default a generated "proc-…". An exited process with the same id is replaced; a running one is a conflict. */
             id?: string;
+            /** @description A command line run with /bin/sh -c (instead of cmd). */
             shell?: string;
+            /** @description kill the process group after this long; 0: never */
             timeoutSeconds?: number;
+            /**
+             * @description run as this account (name or uid[:gid]). Default: "root".
+             * @default root
+             */
             user?: string;
         };
         StartSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "ARCHIVE_UNAVAILABLE" | "IMAGE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "NETWORK_FULL" | "QUOTA_RUNNING" | "RATE_LIMITED" | "RUNTIME_UNAVAILABLE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         StatFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         StopDesktopError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         StopSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_GRACE" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         TakeScreenshotError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description Team owns sandboxes, snapshots, events and API keys. Daytona calls it an organization, E2B a team. */
         Team: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the team was created.
+             */
             createdAt: string;
+            /** @description The team's id: what keys, sandboxes and other objects name as their team. */
             id: string;
+            /** @description The team's limits; 0 in a field: no limit. */
             quotas: components["schemas"]["Quotas"];
         };
+        /** @description TeamUsage is what a team holds now, against its quotas. */
         TeamUsage: {
+            /** @description The sum of its sandboxes' cpu (quota cpu). */
             cpu: number;
+            /** @description Its sandboxes' diskMiB, volumes' sizes and backups' stored bytes, in MiB (quota diskMiB). */
             diskMiB: number;
+            /** @description The sum of its sandboxes' memoryMiB (quota memoryMiB). */
             memoryMiB: number;
+            /** @description The team's limits, to compare with; 0: no limit. */
             quotas: components["schemas"]["Quotas"];
+            /** @description Its sandboxes with an instance: started, paused and in between (maxRunning). */
             running: number;
+            /** @description Sandboxes the team has now, in any state (maxSandboxes). */
             sandboxes: number;
+            /** @description Snapshots the team has (maxSnapshots). */
             snapshots: number;
+            /** @description The team's id. */
             team: string;
         };
+        /** @description TeamWebhook is where a team's events are POSTed, signed as the operator's webhooks are (X-Sbx-Signature) with Secret. Answers never show the secret. */
         TeamWebhook: {
+            /** @description Signs each delivery: X-Sbx-Signature is sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">, with X-Sbx-Timestamp; never answered back. */
             secret?: string;
+            /** @description Where the team's events are POSTed as JSON (http or https). */
             url: string;
         };
         TypeTextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "INVALID_JSON" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description TypeTextRequest types text as key presses (POST …/desktop/keyboard/type). Any Unicode text works; "\n" presses Return. */
         TypeTextRequest: {
+            /**
+             * @description milliseconds between keys, at most 1000. Default: 12.
+             * @default 12
+             */
             delayMs?: number;
+            /** @description The text to type, any Unicode; "\n" presses Return. */
             text: string;
         };
         UnexposePortError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PORT" | "MISSING_SCOPE" | "NETWORK_UNAVAILABLE" | "PORT_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         UnmountBucketError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BUCKET_MOUNT_NOT_FOUND" | "INTERNAL" | "INVALID_BUCKET_MOUNT" | "LIVE_MOUNT_UNSUPPORTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         UpdatePoolError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_JSON" | "INVALID_POOL" | "MISSING_SCOPE" | "POOL_NOT_FOUND" | "RATE_LIMITED" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description UpdatePoolRequest resizes a pool; nil fields are left as they are. */
         UpdatePoolRequest: {
+            /** @description The most instances it fills to, at least min. Absent: unchanged. */
             max?: number;
+            /** @description Instances kept ready, 0 to 100. Absent: unchanged. */
             min?: number;
         };
         UpdateSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_CPU" | "INVALID_ENV" | "INVALID_JSON" | "INVALID_LABEL" | "INVALID_MEMORY" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "MEMORY_BELOW_USAGE" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description UpdateSandboxRequest is the body of PATCH /v1/sandboxes/{id}. Fields left nil keep their value. Setting ttlSeconds restarts the TTL from now. */
         UpdateSandboxRequest: {
+            /** @description Stopped time before an archive; 0: the maximum, 30 days. Absent: unchanged. */
             autoArchiveSeconds?: number;
+            /** @description Stopped time before a delete; -1: never, 0: when it stops. Absent: unchanged. */
             autoDeleteSeconds?: number;
+            /** @description Idle time before a pause; 0: never; exclusive with autoStopSeconds. Absent: unchanged. */
             autoPauseSeconds?: number;
+            /** @description Idle time before a stop; 0: never. Absent: unchanged. */
             autoStopSeconds?: number;
+            /** @description CPU (cores), MemoryMiB and PidsLimit change the sandbox's limits, within the same ranges as create: at once for a running instance of class container (no restart; a memory limit below what the instance uses now is refused with MEMORY_BELOW_USAGE), and for every later start. Class gvisor takes them at its next start. */
             cpu?: number;
+            /** @description Env changes the environment of every process started from now on (exec, processes, sessions, terminals, contexts), in this instance and the next ones: a value sets the variable, null unsets it. Processes already running keep theirs. */
             env?: {
-                [key: string]: string;
+                [key: string]: string | null;
             };
+            /** @description Delete the sandbox when it stops (autoDeleteSeconds 0). Absent: unchanged. */
             ephemeral?: boolean;
+            /** @description Never stop or pause it for being idle. Absent: unchanged. */
             keepAlive?: boolean;
+            /** @description Labels, when present, replace all of the sandbox's labels; {} removes them all (a non-nil empty map in Go), null or nil keeps them. */
             labels?: {
                 [key: string]: string;
             };
+            /** @description The memory limit in MiB (see cpu for when it applies). Absent: unchanged. */
             memoryMiB?: number;
+            /** @description The most processes and threads at once (see cpu for when it applies). Absent: unchanged. */
             pidsLimit?: number;
+            /** @description Delete the sandbox this long from now; 0: no TTL. Absent: unchanged. */
             ttlSeconds?: number;
         };
         UploadTarError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
+        /** @description Volume is a named filesystem of a fixed size that sandboxes mount at create (CreateSandboxRequest.Volumes); several at once, and it outlives them. */
         Volume: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
             createdAt: string;
+            /** @description The volume's name, unique in its team; what a create's volumes entry names. */
             name: string;
+            /** @description Its size in MiB; writes past it fail with ENOSPC. */
             sizeMiB: number;
+            /** @description owner: other teams' keys get 404 */
             team?: string;
+            /** @description UsedBy lists the ids of the sandboxes (in any state, archived too) that mount it. */
             usedBy: string[];
+            /** @description How much of it files use now, in MiB. */
             usedMiB: number;
         };
+        /** @description VolumeMount mounts volume Name at Path (absolute) inside a sandbox. */
         VolumeMount: {
+            /** @description The volume to mount. */
             name: string;
+            /** @description Where it appears inside the sandbox (an absolute path). */
             path: string;
+            /**
+             * @description Mount it read-only. Default: false.
+             * @default false
+             */
             readOnly?: boolean;
         };
+        /** @description WaitForLogRequest waits until a line of the process's output matches. Exactly one of Substring and Regex is set. Lines already in the retained output count, so a line printed before the call is found too. */
         WaitForLogRequest: {
+            /** @description RE2 syntax, matched against one line */
             regex?: string;
-            /** @enum {string} */
+            /**
+             * @description "stdout", "stderr" or "" for both
+             * @enum {string}
+             */
             stream?: "stdout" | "stderr";
+            /** @description Match a line that contains this text (or give regex). */
             substring?: string;
+            /**
+             * @description Give up after this long with 503 WAIT_TIMEOUT; 0: no limit. Default: 0.
+             * @default 0
+             */
             timeoutSeconds?: number;
         };
+        /** @description WaitForPortRequest waits until something accepts connections on a port inside the sandbox (127.0.0.1), or, with Protocol "http", until a GET answers with the expected status. */
         WaitForPortRequest: {
+            /**
+             * @description the path to GET, for http. Default: "/".
+             * @default /
+             */
             path?: string;
+            /** @description The TCP port inside the sandbox. */
             port: number;
-            /** @enum {string} */
+            /**
+             * @description "tcp" (accepts connections) or "http" (answers status). Default: "tcp".
+             * @default tcp
+             * @enum {string}
+             */
             protocol?: "tcp" | "http";
+            /**
+             * @description the status to wait for, for http. Default: 200.
+             * @default 200
+             */
             status?: number;
+            /**
+             * @description Give up after this long with 503 WAIT_TIMEOUT; 0: no limit. Default: 0.
+             * @default 0
+             */
             timeoutSeconds?: number;
         };
         WaitForProcessLogError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WaitForProcessPortError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WaitProcessError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WaitSandboxError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "INTERNAL" | "INVALID_PARAMETER" | "INVALID_STATE" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "WAIT_TIMEOUT";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
-        /** @description One line of an NDJSON stream. A stream ends after an event of type error. */
-        WatchEvent: {
+        /** @description WatchEvent is one line of a watch stream. Type is "ready" (the watch is set up), "create", "write", "remove", "rename" (Path is the new name, OldPath the old), "overflow" (the kernel dropped events), "heartbeat" or "error" (the watch ended). One line of an NDJSON stream. A stream ends after an event of type error. */
+        WatchEvent: components["schemas"]["WatchEventReady"] | components["schemas"]["WatchEventCreate"] | components["schemas"]["WatchEventWrite"] | components["schemas"]["WatchEventRemove"] | components["schemas"]["WatchEventRename"] | components["schemas"]["WatchEventOverflow"] | components["schemas"]["WatchEventHeartbeat"] | components["schemas"]["WatchEventError"];
+        /** @description One WatchEvent whose type is "create". */
+        WatchEventCreate: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "create";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "create";
+        };
+        /** @description One WatchEvent whose type is "error". */
+        WatchEventError: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "error";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** @description WatchEvent is one line of a watch stream. Type is "ready" (the watch is set up), "create", "write", "remove", "rename" (Path is the new name, OldPath the old), "overflow" (the kernel dropped events), "heartbeat" or "error" (the watch ended). */
+        WatchEventFields: {
+            /** @description What failed ("error"). */
             error?: components["schemas"]["ErrorBody"];
+            /** @description The path is a directory. */
             isDir?: boolean;
+            /** @description Where it was before ("rename"), when known. */
             oldPath?: string;
+            /** @description The path that changed, absolute. */
             path?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was seen.
+             */
             time?: string;
-            /** @enum {string} */
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @enum {string}
+             */
             type: "ready" | "create" | "write" | "remove" | "rename" | "overflow" | "heartbeat" | "error";
         };
+        /** @description One WatchEvent whose type is "heartbeat". */
+        WatchEventHeartbeat: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "heartbeat";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description One WatchEvent whose type is "overflow". */
+        WatchEventOverflow: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "overflow";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "overflow";
+        };
+        /** @description One WatchEvent whose type is "ready". */
+        WatchEventReady: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "ready";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ready";
+        };
+        /** @description One WatchEvent whose type is "remove". */
+        WatchEventRemove: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "remove";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "remove";
+        };
+        /** @description One WatchEvent whose type is "rename". */
+        WatchEventRename: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "rename";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rename";
+        };
+        /** @description One WatchEvent whose type is "write". */
+        WatchEventWrite: components["schemas"]["WatchEventFields"] & {
+            /**
+             * @description "ready" (watching began), "create", "write", "remove", "rename" (path, oldPath), "overflow" (events were lost), "heartbeat" or "error" (the stream ends).
+             * @constant
+             */
+            type: "write";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "write";
+        };
         WatchFilesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WriteFileError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_PARAMETER" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
         };
         WriteProcessStdinError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -4892,6 +7317,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sandbox": "web",
+                 *       "path": "/workspace/restored"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RestoreBackupRequest"];
             };
         };
@@ -5071,6 +7502,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "app",
+                 *       "from": "python",
+                 *       "steps": [
+                 *         {
+                 *           "copy": {
+                 *             "src": [
+                 *               "requirements.txt"
+                 *             ],
+                 *             "dest": "/app/"
+                 *           }
+                 *         },
+                 *         {
+                 *           "run": "pip install -r /app/requirements.txt"
+                 *         },
+                 *         {
+                 *           "workdir": "/app",
+                 *           "cmd": [
+                 *             "python3",
+                 *             "main.py"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "files": {
+                 *         "requirements.txt": "cmVxdWVzdHMK"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BuildRequest"];
             };
         };
@@ -5158,6 +7618,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ref": "python:3.12-slim",
+                 *       "name": "python"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PullRequest"];
             };
         };
@@ -5321,6 +7787,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci",
+                 *       "scopes": [
+                 *         "sandboxes:write",
+                 *         "exec"
+                 *       ],
+                 *       "ttlSeconds": 2592000
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateKeyRequest"];
             };
         };
@@ -5482,6 +7958,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "python",
+                 *       "template": {
+                 *         "image": "python",
+                 *         "memoryMiB": 2048
+                 *       },
+                 *       "min": 2,
+                 *       "max": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePoolRequest"];
             };
         };
@@ -5607,6 +8094,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "min": 4,
+                 *       "max": 20
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdatePoolRequest"];
             };
         };
@@ -5692,6 +8185,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "web",
+                 *       "image": "python",
+                 *       "env": {
+                 *         "DEBUG": "1"
+                 *       },
+                 *       "labels": {
+                 *         "project": "demo"
+                 *       },
+                 *       "cpu": 2,
+                 *       "memoryMiB": 2048,
+                 *       "autoStopSeconds": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSandboxRequest"];
             };
         };
@@ -5778,6 +8286,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "web",
+                 *       "image": "python",
+                 *       "env": {
+                 *         "DEBUG": "1"
+                 *       },
+                 *       "labels": {
+                 *         "project": "demo"
+                 *       },
+                 *       "cpu": 2,
+                 *       "memoryMiB": 2048,
+                 *       "autoStopSeconds": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSandboxRequest"];
             };
         };
@@ -5885,6 +8408,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "autoStopSeconds": 3600,
+                 *       "env": {
+                 *         "DEBUG": null,
+                 *         "LOG_LEVEL": "info"
+                 *       },
+                 *       "labels": {
+                 *         "project": "demo",
+                 *         "stage": "test"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSandboxRequest"];
             };
         };
@@ -6012,6 +8548,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "/workspace",
+                 *       "name": "before-upgrade",
+                 *       "expiresInSeconds": 86400
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateBackupRequest"];
             };
         };
@@ -6057,6 +8600,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "bucket": "datasets",
+                 *       "prefix": "2026/",
+                 *       "path": "/data",
+                 *       "readOnly": true,
+                 *       "endpoint": "https://s3.example.com",
+                 *       "accessKeyId": "AKIA…",
+                 *       "secretAccessKey": "…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BucketMount"];
             };
         };
@@ -6185,6 +8739,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "cwd": "/workspace"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateContextRequest"];
             };
         };
@@ -6319,6 +8879,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "import math\nmath.sqrt(2)",
+                 *       "timeoutSeconds": 60
+                 *     }
+                 */
                 "application/json": components["schemas"]["RunCodeRequest"];
             };
         };
@@ -6365,6 +8931,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "ctrl+c"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PressKeyRequest"];
             };
         };
@@ -6408,6 +8979,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "hello world\n"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TypeTextRequest"];
             };
         };
@@ -6451,6 +9027,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cmd": [
+                 *         "xterm"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["LaunchRequest"];
             };
         };
@@ -6537,6 +9120,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "x": 640,
+                 *       "y": 400,
+                 *       "button": "left",
+                 *       "double": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["MouseClickRequest"];
             };
         };
@@ -6582,6 +9173,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "x": 100,
+                 *         "y": 100
+                 *       },
+                 *       "to": {
+                 *         "x": 400,
+                 *         "y": 300
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MouseDragRequest"];
             };
         };
@@ -6627,6 +9230,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "x": 640,
+                 *       "y": 400
+                 *     }
+                 */
                 "application/json": components["schemas"]["MouseMoveRequest"];
             };
         };
@@ -6672,6 +9281,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "direction": "down",
+                 *       "amount": 3
+                 *     }
+                 */
                 "application/json": components["schemas"]["MouseScrollRequest"];
             };
         };
@@ -6708,7 +9323,7 @@ export interface operations {
     takeScreenshot: {
         parameters: {
             query?: {
-                /** @description png (default) or jpeg */
+                /** @description png or jpeg (default png) */
                 format?: string;
                 /** @description jpeg quality, 1 to 100 (default 80) */
                 quality?: number;
@@ -6773,6 +9388,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "width": 1920,
+                 *       "height": 1080
+                 *     }
+                 */
                 "application/json": components["schemas"]["DesktopStartRequest"];
             };
         };
@@ -6900,6 +9521,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresInSeconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["DesktopViewRequest"];
             };
         };
@@ -7027,6 +9653,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mode": "allow-list",
+                 *       "domains": [
+                 *         "pypi.org",
+                 *         "*.pythonhosted.org"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EgressPolicy"];
             };
         };
@@ -7169,6 +9804,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cmd": [
+                 *         "python3",
+                 *         "-c",
+                 *         "print(6*7)"
+                 *       ],
+                 *       "cwd": "src",
+                 *       "timeoutSeconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExecRequest"];
             };
         };
@@ -7252,7 +9898,7 @@ export interface operations {
             query?: {
                 /** @description path inside the sandbox; relative paths start at the workdir */
                 path?: string;
-                /** @description octal permission bits, default 0644 */
+                /** @description octal permission bits (default 0644) */
                 mode?: string;
                 /** @description create missing parent directories (default true; false answers 404 PARENT_NOT_FOUND) */
                 parents?: boolean;
@@ -7348,7 +9994,7 @@ export interface operations {
             query?: {
                 /** @description path inside the sandbox; relative paths start at the workdir */
                 path?: string;
-                /** @description levels to list, 1 (default) to 32; more than 50000 entries answer 400 LIST_TOO_LARGE */
+                /** @description levels to list, 1 to 32 (default 1); more than 50000 entries answer 400 LIST_TOO_LARGE */
                 depth?: number;
             };
             header?: never;
@@ -7401,6 +10047,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "src/app",
+                 *       "parents": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["MkdirRequest"];
             };
         };
@@ -7446,6 +10098,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "out.txt",
+                 *       "to": "results/out.txt",
+                 *       "overwrite": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveRequest"];
             };
         };
@@ -7629,6 +10288,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "try",
+                 *       "count": 3
+                 *     }
+                 */
                 "application/json": components["schemas"]["ForkRequest"];
             };
         };
@@ -7715,6 +10380,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "files": [
+                 *         "."
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitAddRequest"];
             };
         };
@@ -7760,6 +10433,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitRepoRequest"];
             };
         };
@@ -7805,6 +10483,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "branch": "feature",
+                 *       "create": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitCheckoutRequest"];
             };
         };
@@ -7850,6 +10535,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://github.com/octocat/Hello-World.git",
+                 *       "path": "hello",
+                 *       "depth": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitCloneRequest"];
             };
         };
@@ -7895,6 +10587,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "message": "Add the greeting",
+                 *       "authorName": "Ada",
+                 *       "authorEmail": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitCommitRequest"];
             };
         };
@@ -7940,6 +10640,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitLogRequest"];
             };
         };
@@ -7985,6 +10691,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "branch": "feature",
+                 *       "token": "ghp_…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitSyncRequest"];
             };
         };
@@ -8030,6 +10743,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello",
+                 *       "branch": "feature",
+                 *       "token": "ghp_…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitSyncRequest"];
             };
         };
@@ -8075,6 +10795,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "hello"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GitRepoRequest"];
             };
         };
@@ -8328,6 +11053,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "port": 8000
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExposePortRequest"];
             };
         };
@@ -8724,6 +11454,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "server",
+                 *       "cmd": [
+                 *         "python3",
+                 *         "-m",
+                 *         "http.server",
+                 *         "8000"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["StartProcessRequest"];
             };
         };
@@ -8903,6 +11644,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signal": "SIGINT"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignalRequest"];
             };
         };
@@ -9082,6 +11828,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "substring": "Serving HTTP",
+                 *       "timeoutSeconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["WaitForLogRequest"];
             };
         };
@@ -9129,6 +11881,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "port": 8000,
+                 *       "protocol": "http",
+                 *       "path": "/",
+                 *       "timeoutSeconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["WaitForPortRequest"];
             };
         };
@@ -9215,6 +11975,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cmd": [
+                 *         "/bin/bash"
+                 *       ],
+                 *       "cols": 120,
+                 *       "rows": 40
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePTYRequest"];
             };
         };
@@ -9390,6 +12159,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cols": 160,
+                 *       "rows": 48
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResizeRequest"];
             };
         };
@@ -9479,6 +12254,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "code": "print(sum(range(10)))"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RunRequest"];
             };
         };
@@ -9566,6 +12347,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "build",
+                 *       "cwd": "/workspace",
+                 *       "timeoutSeconds": 120
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSessionRequest"];
             };
         };
@@ -9700,6 +12488,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "command": "cd src && make"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionExecRequest"];
             };
         };
@@ -9746,6 +12539,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "port": 8000,
+                 *       "expiresInSeconds": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignPortRequest"];
             };
         };
@@ -9791,6 +12590,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "after-setup",
+                 *       "expiresInSeconds": 604800
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSnapshotRequest"];
             };
         };
@@ -9877,6 +12682,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresInSeconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSSHAccessRequest"];
             };
         };
@@ -10222,6 +13032,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "openai",
+                 *       "value": "sk-…",
+                 *       "hosts": [
+                 *         "api.openai.com"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSecretRequest"];
             };
         };
@@ -10306,6 +13125,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hosts": [
+                 *         "api.openai.com",
+                 *         "*.openai.azure.com"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SecretHosts"];
             };
         };
@@ -10504,6 +13331,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "acme",
+                 *       "quotas": {
+                 *         "maxSandboxes": 50,
+                 *         "maxRunning": 10,
+                 *         "memoryMiB": 32768
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTeamRequest"];
             };
         };
@@ -10629,6 +13466,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "maxSandboxes": 100,
+                 *       "maxRunning": 20,
+                 *       "cpu": 32,
+                 *       "memoryMiB": 65536
+                 *     }
+                 */
                 "application/json": components["schemas"]["Quotas"];
             };
         };
@@ -10715,6 +13560,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/sbx",
+                 *       "secret": "whsec-…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TeamWebhook"];
             };
         };
@@ -10834,6 +13685,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "cache",
+                 *       "sizeMiB": 4096
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateVolumeRequest"];
             };
         };
