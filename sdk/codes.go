@@ -39,6 +39,7 @@ const (
 	CodeCommandNotExecutable  Code = "COMMAND_NOT_EXECUTABLE"
 	CodeCommandNotFound       Code = "COMMAND_NOT_FOUND"
 	CodeContextNotFound       Code = "CONTEXT_NOT_FOUND"
+	CodeContextExists         Code = "CONTEXT_EXISTS"
 	CodeCrossDevice           Code = "CROSS_DEVICE"
 	CodeCwdNotFound           Code = "CWD_NOT_FOUND"
 	CodeDaemonStopping        Code = "DAEMON_STOPPING"

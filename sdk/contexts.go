@@ -39,6 +39,7 @@ type Context struct {
 	CreatedAt   time.Time  `json:"createdAt"`
 	LastUsedAt  time.Time  `json:"lastUsedAt"`
 	ExpiresAt   *time.Time `json:"expiresAt,omitempty"` // nil: no idle limit (or a run is in progress)
+	Runs        int64      `json:"runs"`                // runs started in this interpreter (a restart starts again at 0)
 }
 
 // RunCodeRequest is the body of POST …/contexts/{cid}/run.

@@ -96,6 +96,14 @@ var (
 	DesktopWindows    = Route{"GET", "/desktop/windows"}                 // → []sdk.DesktopWindow
 	DesktopFocus      = Route{"POST", "/desktop/windows/{window}/focus"} // → 204
 	DesktopLaunch     = Route{"POST", "/desktop/launch"}                 // sdk.LaunchRequest → 201 sdk.Process
+
+	// Files for an account (internal/agent/files_owned.go): ?owner=name|uid[:gid].
+	PutFileOwned = Route{"PUT", "/files/owned"}        // ?path=&mode=&parents= raw body → sdk.FileInfo
+	MkdirOwned   = Route{"POST", "/files/mkdir/owned"} // ?path=&mode=&parents= → sdk.FileInfo
+
+	// Contexts by the caller's name (internal/agent/contexts_named.go).
+	EnsureContext  = Route{"PUT", "/contexts/{cid}"}          // sdk.CreateContextRequest → sdk.Context: the live one or a new one (201)
+	RestartContext = Route{"POST", "/contexts/{cid}/restart"} // → sdk.Context: a fresh interpreter, same id
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -114,6 +122,7 @@ var Routes = []Route{
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,
 	DesktopDrag, DesktopScroll, DesktopType, DesktopPress, DesktopWindows, DesktopFocus, DesktopLaunch,
+	PutFileOwned, MkdirOwned, EnsureContext, RestartContext,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

@@ -93,6 +93,12 @@ var routeCodes = map[string][]sdk.Code{
 	"POST /v1/sandboxes/{id}/desktop/view":          {sdk.CodeInvalidExpiry, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable, sdk.CodePreviewDomainRequired},
 	"GET /v1/images/{name...}":                      {sdk.CodeImageNotFound},
 	"DELETE /v1/images/{name...}":                   {sdk.CodeImageNotFound, sdk.CodeImageInUse},
+
+	// for an account, and by the caller's name (the E2B layer's files and default contexts)
+	"PUT /v1/sandboxes/{id}/contexts/{cid}":          {sdk.CodeInvalidID, sdk.CodeContextExists, sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeLanguageStatelessOnly, sdk.CodeInterpreterFailed},
+	"POST /v1/sandboxes/{id}/contexts/{cid}/restart": {sdk.CodeInterpreterFailed},
+	"PUT /v1/sandboxes/{id}/files/owned":             {sdk.CodeUnknownUser},
+	"POST /v1/sandboxes/{id}/files/mkdir/owned":      {sdk.CodeUnknownUser},
 }
 
 // codesPreview are the codes of the preview routes (every method).

@@ -36,6 +36,7 @@ var allCodes = []sdk.Code{
 	sdk.CodeCommandNotExecutable,
 	sdk.CodeCommandNotFound,
 	sdk.CodeContextNotFound,
+	sdk.CodeContextExists,
 	sdk.CodeCrossDevice,
 	sdk.CodeCwdNotFound,
 	sdk.CodeDaemonStopping,
