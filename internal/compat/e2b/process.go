@@ -1,6 +1,7 @@
 package e2b
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -49,18 +50,23 @@ func (p *processService) Start(ctx context.Context, req *connect.Request[process
 	} else {
 		start.Cwd = homeOf(user)
 	}
-	var proc sdk.Process
-	err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes", body: start}, &proc)
-	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && req.Header().Get("Authorization") == "" {
+	proc, err := callAgent[sdk.Process](ctx, p.s, agentapi.StartProcess, agentapi.Params{}, start)
+	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
 		// An image without E2B's "user" account: run as root, in /root or the workdir.
 		start.User, start.Cwd = "", ""
 		if cfg.Cwd != nil {
 			start.Cwd = absPath(cfg.GetCwd(), "root")
 		}
-		err = p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes", body: start}, &proc)
+		proc, err = callAgent[sdk.Process](ctx, p.s, agentapi.StartProcess, agentapi.Params{}, start)
 	}
 	if err != nil {
 		return connectError(err)
+	}
+	if !m.GetStdin() {
+		// E2B's default: no stdin, so a command that reads it gets end-of-file.
+		if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.CloseStdin, at(id), nil); err != nil {
+			return connectError(err)
+		}
 	}
 	if err := stream.Send(&processpb.StartResponse{Event: startEvent(proc.Pid)}); err != nil {
 		return err
@@ -85,11 +91,11 @@ func (p *processService) Connect(ctx context.Context, req *connect.Request[proce
 
 // follow relays a process's output after seq offset, then its end.
 func (p *processService) follow(ctx context.Context, id string, offset int64, send func(*processpb.ProcessEvent) error) error {
-	q := url.Values{"follow": {"true"}}
+	q := agentapi.Params{Path: []string{id}, Query: url.Values{"follow": {"true"}}}
 	if offset > 0 {
-		q.Set("offset", strconv.FormatInt(offset, 10))
+		q.Query.Set("offset", strconv.FormatInt(offset, 10))
 	}
-	resp, err := p.s.do(ctx, agentCall{method: "GET", path: "/processes/" + url.PathEscape(id) + "/logs", query: q})
+	resp, err := p.s.open(ctx, agentapi.ProcessLogs, q, nil, "")
 	if err != nil {
 		return connectError(err)
 	}
@@ -112,10 +118,9 @@ func (p *processService) follow(ctx context.Context, id string, offset int64, se
 			return err
 		}
 		if ev.Type == agentapi.EventExit {
-			if strings.HasPrefix(id, untaggedPrefix) {
-				// Nothing can address it by tag; forget it so the table stays small.
-				p.s.doJSON(context.WithoutCancel(ctx), agentCall{method: "DELETE", path: "/processes/" + url.PathEscape(id)}, nil)
-			}
+			// The process stays in the agent's table (which drops the
+			// oldest exited ones): deleting it would kill its process
+			// group, and what it left running (nohup … &) lives on, as on E2B.
 			return nil
 		}
 		if ev.Type == agentapi.EventError || ev.Type == agentapi.EventEnd {
@@ -184,8 +189,8 @@ func (p *processService) List(ctx context.Context, _ *connect.Request[processpb.
 }
 
 func (p *processService) list(ctx context.Context) ([]sdk.Process, error) {
-	var procs []sdk.Process
-	if err := p.s.doJSON(ctx, agentCall{method: "GET", path: "/processes"}, &procs); err != nil {
+	procs, err := callAgent[[]sdk.Process](ctx, p.s, agentapi.ListProcesses, agentapi.Params{}, nil)
+	if err != nil {
 		return nil, connectError(err)
 	}
 	return procs, nil
@@ -239,7 +244,7 @@ func (p *processService) SendSignal(ctx context.Context, req *connect.Request[pr
 	default:
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("signal must be SIGTERM or SIGKILL"))
 	}
-	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/signal", body: sdk.SignalRequest{Signal: sig}}, nil); err != nil {
+	if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.SignalProcess, at(proc.ID), sdk.SignalRequest{Signal: sig}); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&processpb.SendSignalResponse{}), nil
@@ -260,9 +265,11 @@ func (p *processService) sendInput(ctx context.Context, sel *processpb.ProcessSe
 	if err != nil {
 		return err
 	}
-	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/stdin", body: strings.NewReader(string(in.GetStdin())), contentType: "application/octet-stream"}, nil); err != nil {
+	resp, err := p.s.open(ctx, agentapi.WriteStdin, at(proc.ID), bytes.NewReader(in.GetStdin()), "application/octet-stream")
+	if err != nil {
 		return connectError(err)
 	}
+	resp.Body.Close()
 	return nil
 }
 
@@ -292,7 +299,7 @@ func (p *processService) CloseStdin(ctx context.Context, req *connect.Request[pr
 	if err != nil {
 		return nil, err
 	}
-	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/stdin/close"}, nil); err != nil {
+	if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.CloseStdin, at(proc.ID), nil); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&processpb.CloseStdinResponse{}), nil

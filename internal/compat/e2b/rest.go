@@ -42,7 +42,7 @@ type sandboxJSON struct {
 	TrafficAccessToken string            `json:"trafficAccessToken,omitempty"`
 	Domain             *string           `json:"domain"`
 	StartedAt          time.Time         `json:"startedAt"`
-	EndAt              time.Time         `json:"endAt"`
+	EndAt              *time.Time        `json:"endAt,omitempty"` // none without a TTL or idle pause
 	State              string            `json:"state"`
 	CPUCount           int               `json:"cpuCount"`
 	MemoryMB           int               `json:"memoryMB"`
@@ -60,7 +60,7 @@ type createBody struct {
 	EnvVars    map[string]string `json:"envVars"`
 	AutoPause  *bool             `json:"autoPause"`
 	// Secure asks envd to require the access token: this layer's envd
-	// always does (tokens.go), so either value is honoured.
+	// always does (tokens.go), so true is honoured and false refused.
 	Secure              *bool          `json:"secure"`
 	AllowInternetAccess *bool          `json:"allow_internet_access"`
 	Network             *createNetwork `json:"network"`
@@ -164,7 +164,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		}
 		return
 	}
-	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (templates, volumes, secrets and snapshots are not implemented)", r.Method, path))
+	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (template builds, volumes, secrets and snapshots are not implemented)", r.Method, path))
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, id string) error {
@@ -207,6 +207,8 @@ func (s *Server) createRequest(body createBody) (sdk.CreateSandboxRequest, error
 	}
 	req := sdk.CreateSandboxRequest{Env: body.EnvVars, Labels: map[string]string{labelTemplate: tmpl}}
 	switch n := body.Network; {
+	case body.Secure != nil && !*body.Secure:
+		return req, unsupported("secure: false", "envd always requires the access token")
 	case body.AutoPauseMemory != nil && !*body.AutoPauseMemory:
 		return req, unsupported("autoPauseMemory: false", "a paused sandbox keeps its memory")
 	case isSet(body.AutoResume):
@@ -258,6 +260,16 @@ func (s *Server) createRequest(body createBody) (sdk.CreateSandboxRequest, error
 		req.TTLSeconds = timeout
 	}
 	return req, nil
+}
+
+// templateAlias answers whether an alias names a template
+// (Template.exists): the templates are sbx's (Config.Templates).
+func (s *Server) templateAlias(w http.ResponseWriter, r *http.Request, alias string) error {
+	if _, ok := s.cfg.Templates[alias]; !ok {
+		return errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s", alias, strings.Join(s.templateNames(), ", "))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"templateID": alias, "public": true})
+	return nil
 }
 
 func (s *Server) templateNames() []string {
@@ -351,23 +363,70 @@ func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, id string) e
 	if body.Timeout <= 0 {
 		return errdefs.Invalid(sdk.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", body.Timeout)
 	}
-	sb, err := s.sandboxes.Get(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	req := sdk.UpdateSandboxRequest{TTLSeconds: &body.Timeout}
-	if pol := sb.Spec.Policy; pol != nil && pol.AutoPauseSeconds > 0 && pol.TTLSeconds == 0 {
-		req = sdk.UpdateSandboxRequest{AutoPauseSeconds: &body.Timeout}
-	}
-	if _, err := s.sandboxes.Update(r.Context(), id, req); err != nil {
+	if err := s.extend(r, id, body.Timeout); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
+// extend makes the sandbox end seconds from now: its TTL, or for an
+// autoPause sandbox its idle pause time.
+func (s *Server) extend(r *http.Request, id string, seconds int) error {
+	sb, err := s.sandboxes.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	req := sdk.UpdateSandboxRequest{TTLSeconds: &seconds}
+	if pol := sb.Spec.Policy; pol != nil && pol.AutoPauseSeconds > 0 && pol.TTLSeconds == 0 {
+		req = sdk.UpdateSandboxRequest{AutoPauseSeconds: &seconds}
+	}
+	_, err = s.sandboxes.Update(r.Context(), id, req)
+	return err
+}
+
+// running reports whether E2B should see sb as running: started, or on
+// its way there from creation. Archived, stopped, paused and failed
+// sandboxes are "paused" (connect starts them).
+func running(sb *store.Sandbox) bool {
+	switch sb.State {
+	case sdk.StateCreating, sdk.StateStarting, sdk.StateStarted:
+		return true
+	}
+	return false
+}
+
+// domain is the sandbox domain the SDK builds hosts with,
+// {port}-{sandboxID}.{domain} (getHost): sbx's preview domain, or
+// "localhost" without one, so that a host the SDK builds never names
+// E2B's cloud.
+func (s *Server) domain() *string {
+	d := s.cfg.Domain
+	if d == "" {
+		d = "localhost"
+	}
+	return &d
+}
+
+// refresh extends the sandbox's life: it ends duration seconds from now
+// (E2B's default and bound: 1 to 3600), as setTimeout does.
 func (s *Server) refresh(w http.ResponseWriter, r *http.Request, id string) error {
-	if _, err := s.sandboxes.Get(r.Context(), id); err != nil {
+	var body struct {
+		Duration *int `json:"duration"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(w, r, &body, true); err != nil {
+			return err
+		}
+	}
+	d := DefaultTimeoutSeconds
+	if body.Duration != nil {
+		d = *body.Duration
+	}
+	if d < 1 || d > 3600 {
+		return errdefs.Invalid(sdk.CodeInvalidParameter, "duration must be from 1 to 3600 seconds, got %d", d)
+	}
+	if err := s.extend(r, id, d); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -394,26 +453,31 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request, id string) error 
 // sets a new timeout, and answers with fresh access tokens.
 func (s *Server) connect(w http.ResponseWriter, r *http.Request, id string, p auth.Principal) error {
 	var body struct {
-		Timeout *int `json:"timeout"`
+		Timeout *int  `json:"timeout"`
+		Memory  *bool `json:"memory"` // false: resume from the filesystem alone
 	}
 	if r.ContentLength != 0 {
-		if err := decodeBody(w, r, &body); err != nil {
+		if err := decodeJSON(w, r, &body, true); err != nil {
 			return err
 		}
+	}
+	if body.Memory != nil && !*body.Memory {
+		return errdefs.Invalid(sdk.CodeInvalidParameter, "memory: false (onResume: 'reboot') is not supported by sbx's E2B layer: a paused sandbox resumes with its memory; kill it and create a new one to reboot")
 	}
 	sb, err := s.sandboxes.Get(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	status := http.StatusOK
-	switch sb.State {
-	case sdk.StatePaused:
+	switch {
+	case sb.State == sdk.StatePaused:
 		if sb, err = s.sandboxes.Resume(r.Context(), id); err != nil {
 			return err
 		}
 		status = http.StatusCreated
-	case sdk.StateStopped:
-		if _, _, err = s.sandboxes.Agent(r.Context(), id); err != nil {
+	case !running(sb):
+		// Stopped, archived, …: the Manager starts (or restores) it.
+		if _, sb, err = s.sandboxes.Agent(r.Context(), id); err != nil {
 			return err
 		}
 		status = http.StatusCreated
@@ -434,17 +498,13 @@ func (s *Server) toE2B(sb *store.Sandbox, p auth.Principal, withTokens bool) san
 		SandboxID: sb.ID, TemplateID: sb.Spec.Labels[labelTemplate], Alias: sb.Spec.Labels[labelTemplate],
 		ClientID: "sbx", EnvdVersion: EnvdVersion, StartedAt: sb.CreatedAt,
 		CPUCount: max(1, int(sb.Spec.CPU+0.5)), MemoryMB: sb.Spec.MemoryMiB, DiskSizeMB: sb.Spec.DiskMiB,
-		Metadata: map[string]string{}, State: "running",
-	}
-	if s.cfg.Domain != "" {
-		out.Domain = &s.cfg.Domain
+		Metadata: map[string]string{}, State: "paused", Domain: s.domain(),
 	}
 	if !sb.StartedAt.IsZero() {
 		out.StartedAt = sb.StartedAt
 	}
-	switch sb.State {
-	case sdk.StatePaused, sdk.StatePausing, sdk.StateStopped, sdk.StateStopping:
-		out.State = "paused"
+	if running(sb) {
+		out.State = "running"
 	}
 	for k, v := range sb.Spec.Labels {
 		if m, ok := strings.CutPrefix(k, labelMeta); ok {
@@ -456,11 +516,10 @@ func (s *Server) toE2B(sb *store.Sandbox, p auth.Principal, withTokens bool) san
 		if from.IsZero() {
 			from = sb.CreatedAt
 		}
-		out.EndAt = from.Add(time.Duration(pol.TTLSeconds) * time.Second)
+		end := from.Add(time.Duration(pol.TTLSeconds) * time.Second)
+		out.EndAt = &end
 	} else if !sb.ExpiresAt.IsZero() {
-		out.EndAt = sb.ExpiresAt
-	} else {
-		out.EndAt = out.StartedAt.Add(24 * time.Hour)
+		out.EndAt = &sb.ExpiresAt
 	}
 	if withTokens {
 		out.EnvdAccessToken = s.accessToken(p, sb.ID)
