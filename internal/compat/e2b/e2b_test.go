@@ -140,12 +140,84 @@ func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
 		`{"autoResume":{"enabled":true}}`:                                   "autoResume",
 		`{"autoPauseMemory":false}`:                                         "autoPauseMemory",
 		`{"allowInternetAccess":false}`:                                     "allowInternetAccess",
+		`{"secure":false}`:                                                  "secure",
 	} {
 		n := len(f.created)
 		w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body)
 		if w.Code != 400 || !strings.Contains(w.Body.String(), field) || len(f.created) != n {
 			t.Errorf("%s: %d %s, want a 400 naming %s and no sandbox", body, w.Code, w.Body, field)
 		}
+	}
+}
+
+// TestCreateHonoursEveryField sends each field of E2B's NewSandbox that sbx
+// honours in one create and finds each in the sbx request; the fields it
+// refuses are TestCreateHonoursOrRefusesSecurityOptions'.
+func TestCreateHonoursEveryField(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	body := `{"templateID":"mine","timeout":77,"metadata":{"team":"x"},"envVars":{"E":"v"},"autoPause":false,
+		"autoPauseMemory":true,"secure":true,"allow_internet_access":false,"network":{"allowOut":["10.9.0.1"],"allowPublicTraffic":true},
+		"mcp":null,"iam":null,"volumeMounts":null,"autoResume":null}`
+	if w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body); w.Code != 201 {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	req := f.created[0]
+	switch {
+	case req.Image != "debian" || req.Labels[labelTemplate] != "mine": // templateID
+		t.Errorf("template: %+v", req)
+	case req.TTLSeconds != 77 || req.AutoPauseSeconds != nil: // timeout, autoPause false
+		t.Errorf("timeout: %+v", req)
+	case req.Labels[labelMeta+"team"] != "x" || req.Env["E"] != "v": // metadata, envVars
+		t.Errorf("metadata/envVars: %+v", req)
+	case req.Egress == nil || req.Egress.Mode != sdk.EgressAllowList || fmt.Sprint(req.Egress.CIDRs) != "[10.9.0.1]": // allow_internet_access, network
+		t.Errorf("egress: %+v", req.Egress)
+	}
+}
+
+// TestAnswers: endAt only when the sandbox has an end; the sandbox domain
+// is the preview domain, else localhost (never E2B's cloud); an archived
+// sandbox is paused; Template.exists' alias lookup; refreshes extend the
+// TTL; connect's memory:false is refused.
+func TestAnswers(t *testing.T) {
+	f := &fakeSandboxes{boxes: []*store.Sandbox{
+		{ID: "forever", State: sdk.StateStarted, Spec: store.Spec{Labels: map[string]string{labelTemplate: "base"}}},
+		{ID: "packed", State: sdk.StateArchived, Spec: store.Spec{Labels: map[string]string{labelTemplate: "base"}}},
+	}}
+	s := newTestServer(f)
+	w := call(s, "GET", "/e2b/sandboxes/forever", "secret-key", "")
+	if strings.Contains(w.Body.String(), "endAt") || !strings.Contains(w.Body.String(), `"domain":"localhost"`) || !strings.Contains(w.Body.String(), `"state":"running"`) {
+		t.Errorf("no TTL: %s", w.Body)
+	}
+	if w := call(s, "GET", "/e2b/sandboxes/packed", "secret-key", ""); !strings.Contains(w.Body.String(), `"state":"paused"`) {
+		t.Errorf("archived: %s", w.Body)
+	}
+	withDomain := New(f, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Domain: "sbx.example:8443"})
+	if w := call(withDomain, "GET", "/e2b/sandboxes/forever", "secret-key", ""); !strings.Contains(w.Body.String(), `"domain":"sbx.example:8443"`) {
+		t.Errorf("preview domain: %s", w.Body)
+	}
+	// The host names getHost builds with a preview domain that has a port.
+	hr := httptest.NewRequest("GET", "http://49983-forever.sbx.example:8443/health", nil)
+	hw := httptest.NewRecorder()
+	if !withDomain.ServeHost(hw, hr, "sbx.example:8443") || hw.Code != http.StatusUnauthorized {
+		t.Errorf("envd by host name: %d %s", hw.Code, hw.Body)
+	}
+	if w := call(s, "GET", "/e2b/templates/aliases/base", "secret-key", ""); w.Code != 200 {
+		t.Errorf("alias base: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "GET", "/e2b/templates/aliases/nope", "secret-key", ""); w.Code != 404 {
+		t.Errorf("alias nope: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "POST", "/e2b/sandboxes/forever/refreshes", "secret-key", `{"duration":600}`); w.Code != 204 || len(f.updates) != 1 || *f.updates[0].TTLSeconds != 600 {
+		t.Errorf("refresh: %d %s %+v", w.Code, w.Body, f.updates)
+	}
+	for _, body := range []string{`{"duration":0}`, `{"duration":3601}`, `{"duration":60,"other":1}`} {
+		if w := call(s, "POST", "/e2b/sandboxes/forever/refreshes", "secret-key", body); w.Code != 400 {
+			t.Errorf("refresh %s: %d %s", body, w.Code, w.Body)
+		}
+	}
+	if w := call(s, "POST", "/e2b/v2/sandboxes/forever/connect", "secret-key", `{"timeout":60,"memory":false}`); w.Code != 400 || !strings.Contains(w.Body.String(), "memory") {
+		t.Errorf("connect memory:false: %d %s", w.Code, w.Body)
 	}
 }
 
