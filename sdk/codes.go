@@ -193,6 +193,7 @@ const (
 	CodeProcessLimit          Code = "PROCESS_LIMIT"
 	CodeProcessNotFound       Code = "PROCESS_NOT_FOUND"
 	CodePTYExists             Code = "PTY_EXISTS"
+	CodePTYExited             Code = "PTY_EXITED"
 	CodePTYNotFound           Code = "PTY_NOT_FOUND"
 	CodePTYUnavailable        Code = "PTY_UNAVAILABLE"
 	CodeQuotaCPU              Code = "QUOTA_CPU"

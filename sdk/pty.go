@@ -23,6 +23,7 @@ type CreatePTYRequest struct {
 	Env  map[string]string `json:"env,omitempty"`  // TERM defaults to xterm-256color
 	Cols int               `json:"cols,omitempty"` // default 80
 	Rows int               `json:"rows,omitempty"` // default 24
+	User string            `json:"user,omitempty"` // run as this account (name or uid[:gid]); default root
 }
 
 // PTY is a terminal in a sandbox and the program that runs on it (the

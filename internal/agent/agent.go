@@ -221,6 +221,7 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.MkdirOwned:     answerJSON(s.mkdirOwned),
 		agentapi.EnsureContext:  s.handleEnsureContext,
 		agentapi.RestartContext: s.handleRestartContext,
+		agentapi.PTYInput:       s.withPTY(s.handlePTYInput), // pty_input.go
 
 		// git (git*.go)
 		agentapi.GitClone:    gitHandler(s.gitClone),

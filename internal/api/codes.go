@@ -99,6 +99,7 @@ var routeCodes = map[string][]sdk.Code{
 	"POST /v1/sandboxes/{id}/contexts/{cid}/restart": {sdk.CodeInterpreterFailed},
 	"PUT /v1/sandboxes/{id}/files/owned":             {sdk.CodeUnknownUser},
 	"POST /v1/sandboxes/{id}/files/mkdir/owned":      {sdk.CodeUnknownUser},
+	"POST /v1/sandboxes/{id}/ptys/{pty}/input":       {sdk.CodePTYExited, sdk.CodeBodyTooLarge},
 }
 
 // codesPreview are the codes of the preview routes (every method).

@@ -173,6 +173,7 @@ var allCodes = []sdk.Code{
 	sdk.CodePTYExists,
 	sdk.CodePTYNotFound,
 	sdk.CodePTYUnavailable,
+	sdk.CodePTYExited,
 	sdk.CodeParentGone,
 	sdk.CodeParentNotFound,
 	sdk.CodePathNotFound,
