@@ -23,6 +23,13 @@ const check = async (what, fn) => {
     console.log('FAIL ' + what + ': ' + (e && e.stack ? e.stack : e))
   }
 }
+const waitUntil = async (what, cond, ms = 20000) => {
+  const end = Date.now() + ms
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('timed out waiting for ' + what)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
 const rest = (method, path, body) =>
   fetch(api + path, { method, headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
 
@@ -114,6 +121,28 @@ try {
     await sbx.commands.closeStdin(h.pid)
     const r = await h.wait()
     assert.equal(r.stdout, 'abc\ndef\n<eof>\n')
+  })
+
+  await check('pty.create/sendInput/resize/connect/kill on sbx terminals (as user)', async () => {
+    const enc = (t) => new TextEncoder().encode(t)
+    const dec = new TextDecoder()
+    let out = ''
+    const term = await sbx.pty.create({ cols: 80, rows: 24, timeoutMs: 0, onData: (d) => (out += dec.decode(d)) })
+    assert.ok(term.pid > 0)
+    await sbx.pty.sendInput(term.pid, enc('echo "who=$(whoami) size=$(stty size)"\n'))
+    await waitUntil('the terminal answers', async () => out.includes('who=user size=24 80'))
+    await sbx.pty.resize(term.pid, { cols: 100, rows: 30 })
+    await sbx.pty.sendInput(term.pid, enc('echo "now=$(stty size)"\n'))
+    await waitUntil('the new size', async () => out.includes('now=30 100'))
+    assert.ok((await sbx.commands.list()).some((p) => p.pid === term.pid), 'commands.list has the terminal')
+    let again = ''
+    const conn = await sbx.pty.connect(term.pid, { timeoutMs: 0, onData: (d) => (again += dec.decode(d)) })
+    assert.equal(conn.pid, term.pid)
+    await sbx.pty.sendInput(term.pid, enc('echo "second=$((40 + 2))"\n'))
+    await waitUntil('output to the second client', async () => again.includes('second=42'))
+    assert.equal(await sbx.pty.kill(term.pid), true)
+    await term.wait().catch(() => {})
+    assert.equal(await sbx.pty.kill(term.pid), false)
   })
 
   await check('POST /sandboxes/{id}/refreshes extends the life', async () => {

@@ -36,7 +36,7 @@ func (p *processService) Start(ctx context.Context, req *connect.Request[process
 		return connect.NewError(connect.CodeInvalidArgument, errors.New("process.cmd is required"))
 	}
 	if m.Pty != nil {
-		return connect.NewError(connect.CodeUnimplemented, errors.New("sbx's E2B layer has no PTY over envd yet; use sbx's terminals (/v1/sandboxes/{id}/ptys)"))
+		return p.startPTY(ctx, req, stream) // pty.go
 	}
 	user := userOf(req.Header())
 	id := m.GetTag()
@@ -78,6 +78,18 @@ func (p *processService) Start(ctx context.Context, req *connect.Request[process
 
 func (p *processService) Connect(ctx context.Context, req *connect.Request[processpb.ConnectRequest], stream *connect.ServerStream[processpb.ConnectResponse]) error {
 	proc, err := p.find(ctx, req.Msg.GetProcess())
+	if connect.CodeOf(err) == connect.CodeNotFound {
+		t, terr := p.findPTY(ctx, req.Msg.GetProcess())
+		if terr != nil {
+			return terr
+		}
+		if err := stream.Send(&processpb.ConnectResponse{Event: startEvent(t.Pid)}); err != nil {
+			return err
+		}
+		return p.followPTY(ctx, t.ID, false, func(ev *processpb.ProcessEvent) error {
+			return stream.Send(&processpb.ConnectResponse{Event: ev})
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -168,7 +180,11 @@ func (p *processService) List(ctx context.Context, _ *connect.Request[processpb.
 	if err != nil {
 		return nil, err
 	}
-	out := &processpb.ListResponse{}
+	terms, err := p.ptyInfos(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &processpb.ListResponse{Processes: terms}
 	for _, proc := range procs {
 		if proc.State != sdk.ProcessRunning {
 			continue
@@ -232,10 +248,6 @@ func selectorText(sel *processpb.ProcessSelector) string {
 }
 
 func (p *processService) SendSignal(ctx context.Context, req *connect.Request[processpb.SendSignalRequest]) (*connect.Response[processpb.SendSignalResponse], error) {
-	proc, err := p.find(ctx, req.Msg.GetProcess())
-	if err != nil {
-		return nil, err
-	}
 	sig := "SIGTERM"
 	switch req.Msg.GetSignal() {
 	case processpb.Signal_SIGNAL_SIGKILL:
@@ -243,6 +255,21 @@ func (p *processService) SendSignal(ctx context.Context, req *connect.Request[pr
 	case processpb.Signal_SIGNAL_SIGTERM:
 	default:
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("signal must be SIGTERM or SIGKILL"))
+	}
+	proc, err := p.find(ctx, req.Msg.GetProcess())
+	if connect.CodeOf(err) == connect.CodeNotFound {
+		// A terminal (pty.kill): ending it kills every process of its session.
+		t, terr := p.findPTY(ctx, req.Msg.GetProcess())
+		if terr != nil {
+			return nil, terr
+		}
+		if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.DeletePTY, at(t.ID), nil); err != nil {
+			return nil, connectError(err)
+		}
+		return connect.NewResponse(&processpb.SendSignalResponse{}), nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.SignalProcess, at(proc.ID), sdk.SignalRequest{Signal: sig}); err != nil {
 		return nil, connectError(err)
@@ -259,7 +286,7 @@ func (p *processService) SendInput(ctx context.Context, req *connect.Request[pro
 
 func (p *processService) sendInput(ctx context.Context, sel *processpb.ProcessSelector, in *processpb.ProcessInput) error {
 	if in.GetPty() != nil {
-		return connect.NewError(connect.CodeUnimplemented, errors.New("no PTY input: sbx's E2B layer starts no PTYs"))
+		return p.ptyInput(ctx, sel, in.GetPty()) // pty.go
 	}
 	proc, err := p.find(ctx, sel)
 	if err != nil {
@@ -305,11 +332,16 @@ func (p *processService) CloseStdin(ctx context.Context, req *connect.Request[pr
 	return connect.NewResponse(&processpb.CloseStdinResponse{}), nil
 }
 
+// Update resizes a terminal (pty.resize); a process without one has
+// nothing to update.
 func (p *processService) Update(ctx context.Context, req *connect.Request[processpb.UpdateRequest]) (*connect.Response[processpb.UpdateResponse], error) {
-	if _, err := p.find(ctx, req.Msg.GetProcess()); err != nil {
+	if req.Msg.GetPty() == nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("update takes a pty size, and nothing else"))
+	}
+	if err := p.resizePTY(ctx, req.Msg.GetProcess(), req.Msg.GetPty().GetSize()); err != nil {
 		return nil, err
 	}
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("no PTY to resize: sbx's E2B layer starts no PTYs"))
+	return connect.NewResponse(&processpb.UpdateResponse{}), nil
 }
 
 func randomHex() string {
