@@ -219,6 +219,9 @@ func TestAnswers(t *testing.T) {
 	if w := call(s, "POST", "/e2b/v2/sandboxes/forever/connect", "secret-key", `{"timeout":60,"memory":false}`); w.Code != 400 || !strings.Contains(w.Body.String(), "memory") {
 		t.Errorf("connect memory:false: %d %s", w.Code, w.Body)
 	}
+	if w := call(s, "POST", "/e2b/sandboxes/forever/pause", "secret-key", `{"memory":false}`); w.Code != 400 || !strings.Contains(w.Body.String(), "memory") {
+		t.Errorf("pause memory:false: %d %s", w.Code, w.Body)
+	}
 }
 
 func TestControlPlaneErrors(t *testing.T) {

@@ -434,7 +434,20 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, id string) erro
 }
 
 // pause answers 409 when the sandbox is already paused (the SDK's false).
+// betaPause's memory: false (a filesystem-only pause) is refused: sbx's
+// pause keeps the memory.
 func (s *Server) pause(w http.ResponseWriter, r *http.Request, id string) error {
+	var body struct {
+		Memory *bool `json:"memory"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(w, r, &body, true); err != nil {
+			return err
+		}
+	}
+	if body.Memory != nil && !*body.Memory {
+		return errdefs.Invalid(sdk.CodeInvalidParameter, "memory: false (betaPause keepMemory: false) is not supported by sbx's E2B layer: a paused sandbox keeps its memory")
+	}
 	sb, err := s.sandboxes.Get(r.Context(), id)
 	if err != nil {
 		return err
