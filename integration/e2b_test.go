@@ -175,7 +175,8 @@ func testExecAsUser(t *testing.T, d *daemon) {
 // allow_internet_access false (what Sandbox.create({allowInternetAccess:
 // false}) sends) cannot reach a server outside the host, and one with
 // network.allowOut reaches only what it lists; a sandbox without them
-// reaches both. The layer used to drop the options.
+// reaches both; updateNetwork changes a running sandbox's policy. The layer
+// used to drop the options.
 func TestE2BNoInternet(t *testing.T) {
 	out := newOutside(t)
 	d := startDaemon(t, "--e2b-template", "plain=base", "--egress-allow-private", out.subnet.String()) // the stand-in server is on a private address
@@ -197,6 +198,26 @@ func TestE2BNoInternet(t *testing.T) {
 		return got.SandboxID
 	}
 	open := create(`{"templateID":"plain"}`)
+	d.mustFetch(open, urlA, "A")
+	// updateNetwork (PUT …/network, what Sandbox.updateNetwork sends) cuts
+	// a running sandbox off and lets it out again.
+	updateNetwork := func(id, body string) {
+		t.Helper()
+		req, _ := http.NewRequest("PUT", d.baseURL()+"/e2b/sandboxes/"+id+"/network", strings.NewReader(body))
+		req.Header.Set("X-API-KEY", d.token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := d.httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 204 {
+			t.Fatalf("updateNetwork %s: %d", body, resp.StatusCode)
+		}
+	}
+	updateNetwork(open, `{"allow_internet_access":false}`)
+	d.mustBeRefused(open, urlA)
+	updateNetwork(open, `{}`)
 	d.mustFetch(open, urlA, "A")
 
 	cut := create(`{"templateID":"plain","allow_internet_access":false}`)

@@ -60,6 +60,7 @@ type Sandboxes interface {
 	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error)
 }
 
 // Config is the E2B layer's settings.

@@ -29,6 +29,7 @@ type fakeSandboxes struct {
 	boxes   []*store.Sandbox
 	created []sdk.CreateSandboxRequest
 	updates []sdk.UpdateSandboxRequest
+	egress  []sdk.EgressPolicy
 	team    string // the principal's team seen by the last call
 }
 
@@ -53,6 +54,11 @@ func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error
 		}
 	}
 	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", id)
+}
+
+func (f *fakeSandboxes) SetEgress(_ context.Context, id string, p sdk.EgressPolicy) (*store.Sandbox, error) {
+	f.egress = append(f.egress, p)
+	return f.Get(context.Background(), id)
 }
 
 func (f *fakeSandboxes) Update(_ context.Context, id string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
@@ -218,6 +224,23 @@ func TestAnswers(t *testing.T) {
 	}
 	if w := call(s, "POST", "/e2b/v2/sandboxes/forever/connect", "secret-key", `{"timeout":60,"memory":false}`); w.Code != 400 || !strings.Contains(w.Body.String(), "memory") {
 		t.Errorf("connect memory:false: %d %s", w.Code, w.Body)
+	}
+	for body, want := range map[string]string{
+		`{"allow_internet_access":false}`: "{block-all [] [] <nil>}",
+		`{}`:                              "{allow-all [] [] <nil>}",
+		`{"denyOut":["0.0.0.0/0"],"allowOut":["10.9.0.0/16"]}`: "{allow-list [10.9.0.0/16] [] <nil>}",
+		`{"rules":{"x":{}}}`:                                    "rules",
+		`{"egressProxy":{"address":"p:1"}}`:                     "egressProxy",
+		`{"denyOut":["10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}`: "allowOut",
+	} {
+		n := len(f.egress)
+		w := call(s, "PUT", "/e2b/sandboxes/forever/network", "secret-key", body)
+		switch {
+		case strings.HasPrefix(want, "{") && (w.Code != 204 || len(f.egress) != n+1 || fmt.Sprint(f.egress[n]) != want):
+			t.Errorf("updateNetwork %s: %d %s %v, want %s", body, w.Code, w.Body, f.egress[n:], want)
+		case !strings.HasPrefix(want, "{") && (w.Code != 400 || !strings.Contains(w.Body.String(), want) || len(f.egress) != n):
+			t.Errorf("updateNetwork %s: %d %s, want a 400 naming %s", body, w.Code, w.Body, want)
+		}
 	}
 	if w := call(s, "POST", "/e2b/sandboxes/forever/pause", "secret-key", `{"memory":false}`); w.Code != 400 || !strings.Contains(w.Body.String(), "memory") {
 		t.Errorf("pause memory:false: %d %s", w.Code, w.Body)

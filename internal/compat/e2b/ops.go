@@ -30,6 +30,7 @@ func (s *Server) restRoutes() []restRoute {
 		{"POST", "/sandboxes/{id}/resume", authz.Write, connect},
 		{"POST", "/sandboxes/{id}/connect", authz.Write, connect},
 		{"POST", "/sandboxes/{id}/refreshes", authz.Write, s.refresh},
+		{"PUT", "/sandboxes/{id}/network", authz.Write, s.updateNetwork},
 		{"GET", "/templates/aliases/{id}", authz.Read, s.templateAlias},
 	}
 }

@@ -262,6 +262,40 @@ func (s *Server) createRequest(body createBody) (sdk.CreateSandboxRequest, error
 	return req, nil
 }
 
+// updateNetwork replaces the sandbox's egress policy (updateNetwork):
+// allow_internet_access and allowOut/denyOut map as at create; no
+// restriction at all is allow-all. What create refuses is refused here too.
+func (s *Server) updateNetwork(w http.ResponseWriter, r *http.Request, id string) error {
+	var body struct {
+		AllowOut            []string        `json:"allowOut"`
+		DenyOut             []string        `json:"denyOut"`
+		AllowInternetAccess *bool           `json:"allow_internet_access"`
+		EgressProxy         json.RawMessage `json:"egressProxy"`
+		Rules               json.RawMessage `json:"rules"`
+	}
+	if err := decodeJSON(w, r, &body, true); err != nil {
+		return err
+	}
+	switch {
+	case isSet(body.EgressProxy):
+		return unsupported("egressProxy", "use sbx's egress policies")
+	case isSet(body.Rules):
+		return unsupported("rules", "use sbx's egress policies")
+	}
+	p, err := egressOf(body.AllowInternetAccess, &createNetwork{AllowOut: body.AllowOut, DenyOut: body.DenyOut})
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		p = &sdk.EgressPolicy{Mode: sdk.EgressAllowAll}
+	}
+	if _, err := s.sandboxes.SetEgress(r.Context(), id, *p); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
 // templateAlias answers whether an alias names a template
 // (Template.exists): the templates are sbx's (Config.Templates).
 func (s *Server) templateAlias(w http.ResponseWriter, r *http.Request, alias string) error {
