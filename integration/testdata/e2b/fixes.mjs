@@ -145,6 +145,13 @@ try {
     assert.equal(await sbx.pty.kill(term.pid), false)
   })
 
+  await check('getMetrics: what the sandbox uses now', async () => {
+    const m = await sbx.getMetrics()
+    assert.equal(m.length, 1)
+    assert.ok(m[0].memUsed > 0 && m[0].cpuCount >= 1 && m[0].timestamp instanceof Date, JSON.stringify(m))
+    assert.deepEqual(await sbx.getMetrics({ end: new Date(Date.now() - 3_600_000) }), [])
+  })
+
   await check('POST /sandboxes/{id}/refreshes extends the life', async () => {
     const before = (await Base.getInfo(sbx.sandboxId)).endAt.getTime()
     const res = await rest('POST', `/sandboxes/${sbx.sandboxId}/refreshes`, { duration: 3000 })

@@ -76,6 +76,14 @@ type Config struct {
 	// domain, without a scheme, perhaps with a port; "" reports
 	// "localhost" (rest.go).
 	Domain string
+	// Usage reads what a sandbox uses now (getMetrics); nil refuses
+	// getMetrics.
+	Usage Usage
+}
+
+// Usage is internal/metrics.Sampler as getMetrics needs it.
+type Usage interface {
+	Stats(sb *store.Sandbox) sdk.SandboxStats
 }
 
 // DefaultTemplates: E2B's two stock templates both run on sbx's python

@@ -247,6 +247,31 @@ func TestAnswers(t *testing.T) {
 	}
 }
 
+type fakeUsage struct{}
+
+func (fakeUsage) Stats(sb *store.Sandbox) sdk.SandboxStats {
+	pct := 50.0
+	return sdk.SandboxStats{ID: sb.ID, Time: time.Unix(2000, 0), CPUPercent: &pct, MemoryBytes: 7 << 20, MemoryLimitBytes: 64 << 20}
+}
+
+// TestMetrics: getMetrics is one sample of what the sandbox uses now, none
+// outside the window asked for, and a refusal without a sampler.
+func TestMetrics(t *testing.T) {
+	f := &fakeSandboxes{boxes: []*store.Sandbox{{ID: "m", State: sdk.StateStarted, Spec: store.Spec{CPU: 2}}}}
+	s := New(f, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Usage: fakeUsage{}})
+	w := call(s, "GET", "/e2b/sandboxes/m/metrics", "secret-key", "")
+	var got []metricJSON
+	if json.Unmarshal(w.Body.Bytes(), &got) != nil || len(got) != 1 || got[0].CPUUsedPct != 25 || got[0].CPUCount != 2 || got[0].MemUsed != 7<<20 || got[0].TimestampUnix != 2000 {
+		t.Fatalf("metrics: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "GET", "/e2b/sandboxes/m/metrics?end=1000", "secret-key", ""); strings.TrimSpace(w.Body.String()) != "[]" {
+		t.Fatalf("metrics before the window: %s", w.Body)
+	}
+	if w := call(newTestServer(f), "GET", "/e2b/sandboxes/m/metrics", "secret-key", ""); w.Code != 404 {
+		t.Fatalf("without a sampler: %d %s", w.Code, w.Body)
+	}
+}
+
 func TestControlPlaneErrors(t *testing.T) {
 	s := newTestServer(&fakeSandboxes{})
 	for _, c := range []struct {

@@ -31,6 +31,7 @@ func (s *Server) restRoutes() []restRoute {
 		{"POST", "/sandboxes/{id}/connect", authz.Write, connect},
 		{"POST", "/sandboxes/{id}/refreshes", authz.Write, s.refresh},
 		{"PUT", "/sandboxes/{id}/network", authz.Write, s.updateNetwork},
+		{"GET", "/sandboxes/{id}/metrics", authz.Read, s.metrics},
 		{"GET", "/templates/aliases/{id}", authz.Read, s.templateAlias},
 	}
 }

@@ -296,6 +296,53 @@ func (s *Server) updateNetwork(w http.ResponseWriter, r *http.Request, id string
 	return nil
 }
 
+// metricJSON is E2B's SandboxMetric.
+type metricJSON struct {
+	Timestamp     time.Time `json:"timestamp"`
+	TimestampUnix int64     `json:"timestampUnix"`
+	CPUCount      int       `json:"cpuCount"`
+	CPUUsedPct    float64   `json:"cpuUsedPct"` // of all its CPUs
+	MemUsed       uint64    `json:"memUsed"`
+	MemTotal      uint64    `json:"memTotal"`
+	DiskUsed      uint64    `json:"diskUsed"`
+	DiskTotal     uint64    `json:"diskTotal"`
+}
+
+// metrics answers getMetrics with one sample: what the sandbox uses now
+// (sbx keeps no history per sandbox; Prometheus at /metrics does). A
+// start/end window (unix seconds) that excludes now answers none.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request, id string) error {
+	if s.cfg.Usage == nil {
+		return errdefs.NotFound(sdk.CodeRouteNotFound, "sandbox metrics are not available on this daemon")
+	}
+	var from, to int64
+	for name, v := range map[string]*int64{"start": &from, "end": &to} {
+		if q := r.URL.Query().Get(name); q != "" {
+			n, err := strconv.ParseInt(q, 10, 64)
+			if err != nil {
+				return errdefs.Invalid(sdk.CodeInvalidParameter, "%s must be unix seconds, got %q", name, q)
+			}
+			*v = n
+		}
+	}
+	sb, err := s.sandboxes.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	st := s.cfg.Usage.Stats(sb)
+	out := []metricJSON{}
+	if now := st.Time.Unix(); (from == 0 || now >= from) && (to == 0 || now <= to) {
+		m := metricJSON{Timestamp: st.Time, TimestampUnix: now, CPUCount: max(1, int(sb.Spec.CPU+0.5)),
+			MemUsed: st.MemoryBytes, MemTotal: st.MemoryLimitBytes, DiskUsed: st.DiskBytes, DiskTotal: st.DiskLimitBytes}
+		if st.CPUPercent != nil {
+			m.CPUUsedPct = *st.CPUPercent / float64(m.CPUCount)
+		}
+		out = append(out, m)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
 // templateAlias answers whether an alias names a template
 // (Template.exists): the templates are sbx's (Config.Templates).
 func (s *Server) templateAlias(w http.ResponseWriter, r *http.Request, alias string) error {
