@@ -16,17 +16,19 @@ import (
 // must be the user's to change, as are the parent directories the write
 // made. The file's mode and parents work as for PutFile and Mkdir.
 
-// ownerParam resolves ?owner= to the uid and gid to hand a file to.
-func ownerParam(r *http.Request) (uid, gid int, err error) {
+// ownedTarget resolves ?path= and ?owner= (to the uid and gid to hand
+// what is made to).
+func (s *server) ownedTarget(r *http.Request) (path string, uid, gid int, err error) {
 	spec := r.URL.Query().Get("owner")
 	if spec == "" {
-		return 0, 0, errdefs.Invalid(sdk.CodeInvalidParameter, "owner is required: an account name, uid or uid:gid")
+		return "", 0, 0, errdefs.Invalid(sdk.CodeInvalidParameter, "owner is required: an account name, uid or uid:gid")
 	}
 	cred, _, err := lookupUser(spec)
 	if err != nil {
-		return 0, 0, err
+		return "", 0, 0, err
 	}
-	return int(cred.Uid), int(cred.Gid), nil
+	path, err = s.path(r.URL.Query().Get("path"))
+	return path, int(cred.Uid), int(cred.Gid), err
 }
 
 // missingDirs lists dir and those of its parents that do not exist yet,
@@ -58,11 +60,7 @@ func chownAll(paths []string, uid, gid int) error {
 // putFileOwned is PutFile for ?owner=: the file and the directories the
 // write made belong to the owner.
 func (s *server) putFileOwned(r *http.Request) (sdk.FileInfo, error) {
-	uid, gid, err := ownerParam(r)
-	if err != nil {
-		return sdk.FileInfo{}, err
-	}
-	path, err := s.path(r.URL.Query().Get("path"))
+	path, uid, gid, err := s.ownedTarget(r)
 	if err != nil {
 		return sdk.FileInfo{}, err
 	}
@@ -84,11 +82,7 @@ func (s *server) putFileOwned(r *http.Request) (sdk.FileInfo, error) {
 // mkdirOwned makes ?path= (with ?mode=, default 0755, and ?parents=,
 // default true) and hands the directories it made to ?owner=.
 func (s *server) mkdirOwned(r *http.Request) (sdk.FileInfo, error) {
-	uid, gid, err := ownerParam(r)
-	if err != nil {
-		return sdk.FileInfo{}, err
-	}
-	path, err := s.path(r.URL.Query().Get("path"))
+	path, uid, gid, err := s.ownedTarget(r)
 	if err != nil {
 		return sdk.FileInfo{}, err
 	}

@@ -222,22 +222,23 @@ func (p *processService) find(ctx context.Context, sel *processpb.ProcessSelecto
 		return nil, err
 	}
 	for i := range procs {
-		proc := &procs[i]
-		if proc.State != sdk.ProcessRunning {
-			continue
-		}
-		switch s := sel.Selector.(type) {
-		case *processpb.ProcessSelector_Pid:
-			if uint32(proc.Pid) == s.Pid {
-				return proc, nil
-			}
-		case *processpb.ProcessSelector_Tag:
-			if proc.ID == s.Tag {
-				return proc, nil
-			}
+		if proc := &procs[i]; proc.State == sdk.ProcessRunning && selects(sel, proc.Pid, proc.ID) {
+			return proc, nil
 		}
 	}
 	return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("process %s not found", selectorText(sel)))
+}
+
+// selects reports whether sel names the process or terminal of pid and id
+// (its tag).
+func selects(sel *processpb.ProcessSelector, pid int, id string) bool {
+	switch s := sel.Selector.(type) {
+	case *processpb.ProcessSelector_Pid:
+		return uint32(pid) == s.Pid
+	case *processpb.ProcessSelector_Tag:
+		return id == s.Tag
+	}
+	return false
 }
 
 func selectorText(sel *processpb.ProcessSelector) string {

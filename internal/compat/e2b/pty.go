@@ -122,19 +122,8 @@ func (p *processService) findPTY(ctx context.Context, sel *processpb.ProcessSele
 		return nil, connectError(err)
 	}
 	for i := range terms {
-		t := &terms[i]
-		if t.State != sdk.ProcessRunning {
-			continue
-		}
-		switch s := sel.Selector.(type) {
-		case *processpb.ProcessSelector_Pid:
-			if uint32(t.Pid) == s.Pid {
-				return t, nil
-			}
-		case *processpb.ProcessSelector_Tag:
-			if t.ID == s.Tag {
-				return t, nil
-			}
+		if t := &terms[i]; t.State == sdk.ProcessRunning && selects(sel, t.Pid, t.ID) {
+			return t, nil
 		}
 	}
 	return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("process %s not found", selectorText(sel)))
