@@ -161,6 +161,22 @@ try {
     assert.equal((await rest('POST', `/sandboxes/${sbx.sandboxId}/refreshes`, { duration: 7200 })).status, 400)
   })
 
+  await check('createSnapshot/listSnapshots/create from it/deleteSnapshot on sbx snapshots', async () => {
+    await sbx.files.write('/home/user/snapped.txt', 'kept in the snapshot')
+    const snap = await sbx.createSnapshot()
+    assert.match(snap.snapshotId, /.+/)
+    const listed = await sbx.listSnapshots().nextItems()
+    assert.deepEqual(listed.map((s) => s.snapshotId), [snap.snapshotId])
+    const child = await Base.create(snap.snapshotId, { timeoutMs: 60_000 })
+    try {
+      assert.equal(await child.files.read('/home/user/snapped.txt'), 'kept in the snapshot')
+    } finally {
+      await child.kill()
+    }
+    assert.equal(await Base.deleteSnapshot(snap.snapshotId), true)
+    assert.equal(await Base.deleteSnapshot(snap.snapshotId), false)
+  })
+
   await check('isRunning is a real health check: false while paused', async () => {
     assert.equal(await sbx.isRunning(), true)
     assert.equal(await sbx.pause(), true)

@@ -61,6 +61,7 @@ type Sandboxes interface {
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error)
+	Snapshots // snapshots.go
 }
 
 // Config is the E2B layer's settings.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ type fakeSandboxes struct {
 	created []sdk.CreateSandboxRequest
 	updates []sdk.UpdateSandboxRequest
 	egress  []sdk.EgressPolicy
+	snaps   []*store.Snapshot
 	team    string // the principal's team seen by the last call
 }
 
@@ -54,6 +56,31 @@ func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error
 		}
 	}
 	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", id)
+}
+
+func (f *fakeSandboxes) CreateSnapshot(_ context.Context, id string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error) {
+	snap := &store.Snapshot{Name: req.Name, SandboxID: id}
+	f.snaps = append(f.snaps, snap)
+	return snap, nil
+}
+
+func (f *fakeSandboxes) GetSnapshot(_ context.Context, name string) (*store.Snapshot, error) {
+	for _, snap := range f.snaps {
+		if snap.Name == name {
+			return snap, nil
+		}
+	}
+	return nil, errdefs.NotFound(sdk.CodeSnapshotNotFound, "snapshot %q not found", name)
+}
+
+func (f *fakeSandboxes) ListSnapshots(context.Context) ([]*store.Snapshot, error) { return f.snaps, nil }
+
+func (f *fakeSandboxes) DeleteSnapshot(ctx context.Context, name string) error {
+	snap, err := f.GetSnapshot(ctx, name)
+	if err == nil {
+		f.snaps = slices.DeleteFunc(f.snaps, func(s *store.Snapshot) bool { return s == snap })
+	}
+	return err
 }
 
 func (f *fakeSandboxes) SetEgress(_ context.Context, id string, p sdk.EgressPolicy) (*store.Sandbox, error) {
@@ -244,6 +271,35 @@ func TestAnswers(t *testing.T) {
 	}
 	if w := call(s, "POST", "/e2b/sandboxes/forever/pause", "secret-key", `{"memory":false}`); w.Code != 400 || !strings.Contains(w.Body.String(), "memory") {
 		t.Errorf("pause memory:false: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestSnapshots: createSnapshot, listSnapshots (filtered by sandbox),
+// create from the snapshot, deleteSnapshot (as E2B deletes a template);
+// sbx's own templates cannot be deleted.
+func TestSnapshots(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{}`)
+	w := call(s, "POST", "/e2b/sandboxes/sbx-0/snapshots", "secret-key", `{"name":"snap1"}`)
+	if w.Code != 201 || !strings.Contains(w.Body.String(), `"snapshotID":"snap1"`) {
+		t.Fatalf("createSnapshot: %d %s", w.Code, w.Body)
+	}
+	call(s, "POST", "/e2b/sandboxes/other/snapshots", "secret-key", ``)
+	if w := call(s, "GET", "/e2b/snapshots?sandboxID=sbx-0", "secret-key", ""); strings.TrimSpace(w.Body.String()) != `[{"snapshotID":"snap1","names":["snap1"]}]` {
+		t.Fatalf("listSnapshots: %s", w.Body)
+	}
+	if w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{"templateID":"snap1"}`); w.Code != 201 || f.created[1].Snapshot != "snap1" || f.created[1].Image != "" {
+		t.Fatalf("create from a snapshot: %d %s %+v", w.Code, w.Body, f.created[1])
+	}
+	if w := call(s, "DELETE", "/e2b/templates/snap1", "secret-key", ""); w.Code != 204 || len(f.snaps) != 1 {
+		t.Fatalf("deleteSnapshot: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "DELETE", "/e2b/templates/snap1", "secret-key", ""); w.Code != 404 {
+		t.Fatalf("deleteSnapshot again: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "DELETE", "/e2b/templates/base", "secret-key", ""); w.Code != 400 {
+		t.Fatalf("delete template base: %d %s", w.Code, w.Body)
 	}
 }
 

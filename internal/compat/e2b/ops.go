@@ -33,6 +33,9 @@ func (s *Server) restRoutes() []restRoute {
 		{"PUT", "/sandboxes/{id}/network", authz.Write, s.updateNetwork},
 		{"GET", "/sandboxes/{id}/metrics", authz.Read, s.metrics},
 		{"GET", "/templates/aliases/{id}", authz.Read, s.templateAlias},
+		{"POST", "/sandboxes/{id}/snapshots", authz.Write, s.createSnapshot},
+		{"GET", "/snapshots", authz.Read, s.listSnapshots},
+		{"DELETE", "/templates/{id}", authz.Write, s.deleteTemplate},
 	}
 }
 

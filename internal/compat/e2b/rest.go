@@ -1,6 +1,7 @@
 package e2b
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -164,7 +165,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		}
 		return
 	}
-	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (template builds, volumes, secrets and snapshots are not implemented)", r.Method, path))
+	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (template builds, volumes, secrets and fork are not implemented)", r.Method, path))
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, id string) error {
@@ -181,7 +182,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, p auth.Principal
 	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
-	req, err := s.createRequest(body)
+	req, err := s.createRequest(r.Context(), body)
 	if err != nil {
 		return err
 	}
@@ -196,14 +197,20 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, p auth.Principal
 // createRequest translates E2B's create into sbx's: template → image,
 // timeout → TTL (delete), or with autoPause an idle pause after timeout
 // instead; metadata → labels; envVars → env.
-func (s *Server) createRequest(body createBody) (sdk.CreateSandboxRequest, error) {
+func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.CreateSandboxRequest, error) {
 	tmpl := body.TemplateID
 	if tmpl == "" {
 		tmpl = "base"
 	}
 	target, ok := s.cfg.Templates[tmpl]
 	if !ok {
-		return sdk.CreateSandboxRequest{}, errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s (sbx serve --e2b-template alias=image adds more)", tmpl, strings.Join(s.templateNames(), ", "))
+		// A snapshot made by createSnapshot starts a sandbox as a template does.
+		if _, err := s.sandboxes.GetSnapshot(ctx, tmpl); err == nil {
+			target, ok = "snapshot:"+tmpl, true
+		}
+	}
+	if !ok {
+		return sdk.CreateSandboxRequest{}, errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s and its snapshots (sbx serve --e2b-template alias=image adds more)", tmpl, strings.Join(s.templateNames(), ", "))
 	}
 	req := sdk.CreateSandboxRequest{Env: body.EnvVars, Labels: map[string]string{labelTemplate: tmpl}}
 	switch n := body.Network; {
