@@ -73,7 +73,9 @@ func (f *fakeSandboxes) GetSnapshot(_ context.Context, name string) (*store.Snap
 	return nil, errdefs.NotFound(sdk.CodeSnapshotNotFound, "snapshot %q not found", name)
 }
 
-func (f *fakeSandboxes) ListSnapshots(context.Context) ([]*store.Snapshot, error) { return f.snaps, nil }
+func (f *fakeSandboxes) ListSnapshots(context.Context) ([]*store.Snapshot, error) {
+	return f.snaps, nil
+}
 
 func (f *fakeSandboxes) DeleteSnapshot(ctx context.Context, name string) error {
 	snap, err := f.GetSnapshot(ctx, name)

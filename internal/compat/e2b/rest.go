@@ -416,7 +416,15 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].StartedAt.After(out[j].StartedAt) })
+	return writePage(w, q, out)
+}
+
+// writePage answers one page of all: E2B's limit (default 100) and
+// nextToken query, with X-Next-Token naming the next page (the token is
+// the offset).
+func writePage[T any](w http.ResponseWriter, q url.Values, all []T) error {
 	offset, limit := 0, 100
+	var err error
 	if t := q.Get("nextToken"); t != "" {
 		if offset, err = strconv.Atoi(t); err != nil || offset < 0 {
 			return errdefs.Invalid(sdk.CodeInvalidParameter, "nextToken %q is not a token this server gave out", t)
@@ -427,11 +435,11 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 			return errdefs.Invalid(sdk.CodeInvalidParameter, "limit must be a positive number, got %q", l)
 		}
 	}
-	page := []sandboxJSON{}
-	if offset < len(out) {
-		page = out[offset:min(len(out), offset+limit)]
+	page := []T{}
+	if offset < len(all) {
+		page = all[offset:min(len(all), offset+limit)]
 	}
-	if offset+limit < len(out) {
+	if offset+limit < len(all) {
 		w.Header().Set("X-Next-Token", strconv.Itoa(offset+limit))
 	}
 	writeJSON(w, http.StatusOK, page)

@@ -3,7 +3,6 @@ package e2b
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
@@ -63,25 +62,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request, _ string)
 			out = append(out, snapshotJSON{SnapshotID: snap.Name, Names: []string{snap.Name}})
 		}
 	}
-	offset, limit := 0, 100
-	for name, v := range map[string]*int{"nextToken": &offset, "limit": &limit} {
-		if t := q.Get(name); t != "" {
-			n, err := strconv.Atoi(t)
-			if err != nil || n < 0 || (name == "limit" && n == 0) {
-				return errdefs.Invalid(sdk.CodeInvalidParameter, "%s %q is not a number this server takes", name, t)
-			}
-			*v = n
-		}
-	}
-	page := []snapshotJSON{}
-	if offset < len(out) {
-		page = out[offset:min(len(out), offset+limit)]
-	}
-	if offset+limit < len(out) {
-		w.Header().Set("X-Next-Token", strconv.Itoa(offset+limit))
-	}
-	writeJSON(w, http.StatusOK, page)
-	return nil
+	return writePage(w, q, out)
 }
 
 // deleteTemplate deletes a snapshot (deleteSnapshot); sbx's templates
