@@ -33,34 +33,40 @@ func requireE2BSDK(t *testing.T) {
 // exec as another user.
 func TestE2B(t *testing.T) {
 	requireE2BSDK(t)
-	d := startDaemon(t)
+	d := startDaemon(t, "--preview-domain", e2bPreviewDomain)
 	importPython(t, d)
 	t.Run("ExecAsUser", func(t *testing.T) { testExecAsUser(t, d) })
 	t.Run("BadInput", func(t *testing.T) { testE2BBadInput(t, d) })
-	t.Run("SDKFlow", func(t *testing.T) { testE2BSDKFlow(t, d) })
+	t.Run("SDKFlow", func(t *testing.T) { testE2BSDKFlow(t, d, "flow.mjs") })
+	t.Run("SDKFixes", func(t *testing.T) { testE2BSDKFlow(t, d, "fixes.mjs") })
 }
 
-// testE2BSDKFlow runs integration/testdata/e2b/flow.mjs, written with E2B's
-// official SDKs, against the daemon: every SDK call it makes asserts its
-// result.
-func testE2BSDKFlow(t *testing.T, d *daemon) {
+// e2bPreviewDomain is TestE2B's preview domain: fixes.mjs resolves every
+// name below it to the daemon with a resolver of its own.
+const e2bPreviewDomain = "sbx.test"
 
+// testE2BSDKFlow runs a program of integration/testdata/e2b, written with
+// E2B's official SDKs, against the daemon: every SDK call it makes asserts
+// its result.
+func testE2BSDKFlow(t *testing.T, d *daemon, script string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "flow.mjs")
+	cmd := exec.CommandContext(ctx, "node", script)
 	cmd.Dir = e2bDir
 	cmd.Env = append(os.Environ(),
 		"E2B_API_URL="+d.baseURL()+"/e2b",
 		"E2B_SANDBOX_URL="+d.baseURL()+"/e2b/sandbox",
 		"E2B_API_KEY="+d.token,
+		"SBX_PREVIEW_DOMAIN="+e2bPreviewDomain,
+		"SBX_ADDR="+d.addr,
 	)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	err := cmd.Run()
-	t.Logf("flow.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out.String())
+	t.Logf("%s (%s):\n%s", script, time.Since(start).Round(time.Millisecond), out.String())
 	if err != nil || !strings.Contains(out.String(), "ALL OK") {
-		t.Fatalf("the E2B SDK flow failed: %v", err)
+		t.Fatalf("%s failed: %v", script, err)
 	}
 	// Sandboxes the flow killed are gone from sbx too.
 	waitFor(t, time.Minute, "the sandboxes the flow killed to be deleted", func() bool {
@@ -169,7 +175,8 @@ func testExecAsUser(t *testing.T, d *daemon) {
 // allow_internet_access false (what Sandbox.create({allowInternetAccess:
 // false}) sends) cannot reach a server outside the host, and one with
 // network.allowOut reaches only what it lists; a sandbox without them
-// reaches both. The layer used to drop the options.
+// reaches both; updateNetwork changes a running sandbox's policy. The layer
+// used to drop the options.
 func TestE2BNoInternet(t *testing.T) {
 	out := newOutside(t)
 	d := startDaemon(t, "--e2b-template", "plain=base", "--egress-allow-private", out.subnet.String()) // the stand-in server is on a private address
@@ -191,6 +198,26 @@ func TestE2BNoInternet(t *testing.T) {
 		return got.SandboxID
 	}
 	open := create(`{"templateID":"plain"}`)
+	d.mustFetch(open, urlA, "A")
+	// updateNetwork (PUT …/network, what Sandbox.updateNetwork sends) cuts
+	// a running sandbox off and lets it out again.
+	updateNetwork := func(id, body string) {
+		t.Helper()
+		req, _ := http.NewRequest("PUT", d.baseURL()+"/e2b/sandboxes/"+id+"/network", strings.NewReader(body))
+		req.Header.Set("X-API-KEY", d.token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := d.httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 204 {
+			t.Fatalf("updateNetwork %s: %d", body, resp.StatusCode)
+		}
+	}
+	updateNetwork(open, `{"allow_internet_access":false}`)
+	d.mustBeRefused(open, urlA)
+	updateNetwork(open, `{}`)
 	d.mustFetch(open, urlA, "A")
 
 	cut := create(`{"templateID":"plain","allow_internet_access":false}`)

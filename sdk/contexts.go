@@ -48,6 +48,8 @@ type Context struct {
 	// When a run last ended (or the context was made).
 	LastUsedAt time.Time  `json:"lastUsedAt"`
 	ExpiresAt  *time.Time `json:"expiresAt,omitempty"` // nil: no idle limit (or a run is in progress)
+	// Runs started in this interpreter (a restart starts again at 0).
+	Runs int64 `json:"runs"`
 }
 
 // RunCodeRequest is the body of POST …/contexts/{cid}/run.

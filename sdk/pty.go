@@ -24,6 +24,8 @@ type CreatePTYRequest struct {
 	Env  map[string]string `json:"env,omitempty"`  // TERM defaults to xterm-256color
 	Cols int               `json:"cols,omitempty"` // Default: 80.
 	Rows int               `json:"rows,omitempty"` // Default: 24.
+	// Run as this account (name or uid[:gid]). Default: "root".
+	User string `json:"user,omitempty"`
 }
 
 // PTY is a terminal in a sandbox and the program that runs on it (the

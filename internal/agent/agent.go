@@ -216,6 +216,13 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.ExecAttach:    s.handleExecAttach, // execattach.go
 		agentapi.ForwardTCP:    s.handleForwardTCP, // forward.go
 
+		// for an account, and by the caller's name (files_owned.go, contexts_named.go)
+		agentapi.PutFileOwned:   answerJSON(s.putFileOwned),
+		agentapi.MkdirOwned:     answerJSON(s.mkdirOwned),
+		agentapi.EnsureContext:  s.handleEnsureContext,
+		agentapi.RestartContext: s.handleRestartContext,
+		agentapi.PTYInput:       s.withPTY(s.handlePTYInput), // pty_input.go
+
 		// git (git*.go)
 		agentapi.GitClone:    gitHandler(s.gitClone),
 		agentapi.GitStatus:   gitHandler(s.gitStatus),

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -121,7 +122,8 @@ type codeContext struct {
 	running   bool
 	lastUsed  time.Time
 	idleTimer *time.Timer
-	onGone    func() // removes the context from its set
+	onGone    func()       // removes the context from its set
+	spec      *contextSpec // what it was started with: a restart starts it again
 }
 
 // newContextID returns "ctx-" and 16 random hex digits.
@@ -133,6 +135,7 @@ func newContextID() string {
 
 // contextSpec is a validated request for an interpreter.
 type contextSpec struct {
+	id   string // "" for a new one (newContextID)
 	lang *language
 	bin  string
 	dir  string
@@ -180,7 +183,8 @@ func (s *server) prepareContext(langName, cwd string, env map[string]string, idl
 // The context is not in any set yet; on error nothing is left running.
 func (s *server) startContext(ctx context.Context, spec *contextSpec) (*codeContext, error) {
 	c := &codeContext{
-		id:      newContextID(),
+		id:      cmp.Or(spec.id, newContextID()),
+		spec:    spec,
 		lang:    spec.lang,
 		cwd:     spec.dir,
 		idle:    spec.idle,
@@ -413,7 +417,7 @@ func (c *codeContext) info() sdk.Context {
 	defer c.mu.Unlock()
 	ci := sdk.Context{
 		ID: c.id, Handle: handleOf(c.id), Language: c.lang.name, Cwd: c.cwd, Pid: c.proc.pid,
-		IdleSeconds: int(c.idle / time.Second), CreatedAt: c.created, LastUsedAt: c.lastUsed,
+		IdleSeconds: int(c.idle / time.Second), CreatedAt: c.created, LastUsedAt: c.lastUsed, Runs: c.seq,
 	}
 	if c.idle > 0 && !c.running {
 		t := c.lastUsed.Add(c.idle)

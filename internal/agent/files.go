@@ -415,7 +415,14 @@ func (s *server) mkdir(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, er
 			return sdk.FileInfo{}, err
 		}
 	}
-	if req.Parents {
+	return makeDir(path, mode, req.Parents)
+}
+
+// makeDir makes the directory path with mode (parents too with parents);
+// with parents an existing directory is no error.
+func makeDir(path string, mode os.FileMode, parents bool) (sdk.FileInfo, error) {
+	var err error
+	if parents {
 		if fi, err := os.Stat(path); err == nil {
 			if fi.IsDir() {
 				return fileInfo(path)

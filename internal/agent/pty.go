@@ -84,7 +84,7 @@ func (s *server) createPTY(req *sdk.CreatePTYRequest) (*terminal, error) {
 		}
 		env["TERM"] = "xterm-256color"
 	}
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: argv, Cwd: req.Cwd, Env: env})
+	c, err := s.prepare(&sdk.ExecRequest{Cmd: argv, Cwd: req.Cwd, Env: env, User: req.User})
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +110,13 @@ func (s *server) createPTY(req *sdk.CreatePTYRequest) (*terminal, error) {
 		master.Close()
 		tty.Close()
 		return nil, errdefs.Internal(err, "set terminal size")
+	}
+	if c.cred != nil { // the terminal is its program's, as login makes it
+		if err := tty.Chown(int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+			master.Close()
+			tty.Close()
+			return nil, errdefs.Internal(err, "hand the terminal over")
+		}
 	}
 	proc, err := s.startOnTerminal(c, tty)
 	tty.Close() // the program has its own; the last close makes reads end with EIO
@@ -195,7 +202,7 @@ func (s *server) startOnTerminal(c *command, tty *os.File) (*child, error) {
 		Dir:   c.dir,
 		Env:   c.env,
 		Files: []uintptr{fd, fd, fd},
-		Sys:   &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+		Sys:   &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Credential: c.cred},
 	})
 	if err != nil {
 		return nil, startError(c.argv[0], err)

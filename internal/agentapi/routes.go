@@ -96,6 +96,15 @@ var (
 	DesktopWindows    = Route{"GET", "/desktop/windows"}                 // → []sdk.DesktopWindow
 	DesktopFocus      = Route{"POST", "/desktop/windows/{window}/focus"} // → 204
 	DesktopLaunch     = Route{"POST", "/desktop/launch"}                 // sdk.LaunchRequest → 201 sdk.Process
+
+	// Files for an account (internal/agent/files_owned.go): ?owner=name|uid[:gid].
+	PutFileOwned = Route{"PUT", "/files/owned"}        // ?path=&mode=&parents= raw body → sdk.FileInfo
+	MkdirOwned   = Route{"POST", "/files/mkdir/owned"} // ?path=&mode=&parents= → sdk.FileInfo
+
+	// Contexts by the caller's name (internal/agent/contexts_named.go).
+	EnsureContext  = Route{"PUT", "/contexts/{cid}"}          // sdk.CreateContextRequest → sdk.Context: the live one or a new one (201)
+	RestartContext = Route{"POST", "/contexts/{cid}/restart"} // → sdk.Context: a fresh interpreter, same id
+	PTYInput       = Route{"POST", "/ptys/{pty}/input"}       // raw body typed into the terminal → 204 (pty_input.go)
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -114,6 +123,7 @@ var Routes = []Route{
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,
 	DesktopDrag, DesktopScroll, DesktopType, DesktopPress, DesktopWindows, DesktopFocus, DesktopLaunch,
+	PutFileOwned, MkdirOwned, EnsureContext, RestartContext, PTYInput,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

@@ -297,6 +297,34 @@ func (s *Server) routes() []route {
 			status: 200, response: sdk.FileInfo{},
 		},
 		{
+			method: "PUT", pattern: "/v1/sandboxes/{id}/files/owned", name: "writeFileOwned",
+			summary: "Upload a file for an account: the file and the parent directories the upload makes " +
+				"belong to owner",
+			handler: s.proxy, scope: auth.ScopeExec,
+			query: []param{
+				pathQ,
+				{"owner", "string", "account name, uid or uid:gid"},
+				{"mode", "string", "octal permission bits (default 0644)"},
+				{"parents", "boolean", "create missing parent directories (default true)"},
+			},
+			body:   rawBody{},
+			status: 200, response: sdk.FileInfo{},
+			codes: []sdk.Code{sdk.CodeUnknownUser},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/files/mkdir/owned", name: "makeDirectoryOwned",
+			summary: "Create a directory for an account: the directories made belong to owner",
+			handler: s.proxy, scope: auth.ScopeExec,
+			query: []param{
+				pathQ,
+				{"owner", "string", "account name, uid or uid:gid"},
+				{"mode", "string", "octal permission bits (default 0755)"},
+				{"parents", "boolean", "create missing parents (default true); an existing directory is then no error"},
+			},
+			status: 200, response: sdk.FileInfo{},
+			codes: []sdk.Code{sdk.CodeUnknownUser},
+		},
+		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/move", name: "moveFile",
 			summary: "Move or rename a file",
 			handler: s.proxy, scope: auth.ScopeExec,
@@ -447,6 +475,14 @@ func (s *Server) routes() []route {
 			summary: "Kill every process of a terminal's session and forget it",
 			handler: s.proxy, scope: auth.ScopeExec,
 			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/input", name: "writePTYInput",
+			summary: "Type into a terminal without attaching (at most 1 MiB a request)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   rawBody{},
+			status: 204,
+			codes: []sdk.Code{sdk.CodePTYExited, sdk.CodeBodyTooLarge},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/resize", name: "resizePTY",
@@ -614,6 +650,24 @@ func (s *Server) routes() []route {
 			summary: "Get a code context (404 CONTEXT_NOT_FOUND once its interpreter is gone)",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
 			status: 200, response: sdk.Context{},
+		},
+		{
+			method: "PUT", pattern: "/v1/sandboxes/{id}/contexts/{cid}", name: "ensureContext",
+			summary: "Get the live code context of this id, or start one with it (201)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.CreateContextRequest{Language: "python", Cwd: "/workspace"},
+			status: 200, otherStatus: 201, response: sdk.Context{},
+			codes: []sdk.Code{
+				sdk.CodeInvalidID, sdk.CodeContextExists, sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable,
+				sdk.CodeLanguageStatelessOnly, sdk.CodeInterpreterFailed,
+			},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/contexts/{cid}/restart", name: "restartContext",
+			summary: "Restart a code context: a fresh interpreter with the same id, language, cwd and env",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 200, response: sdk.Context{},
+			codes: []sdk.Code{sdk.CodeInterpreterFailed},
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}/contexts/{cid}", name: "deleteContext",

@@ -9,12 +9,12 @@
 // URL and names its sandbox and port in the E2b-Sandbox-Id and
 // E2b-Sandbox-Port headers (49983: envd, 49999: the code interpreter).
 // Everything is translated to the sandbox Manager and the agent's API: this
-// package keeps no sandbox state of its own beyond the code interpreter's
-// context names (interpreter.go).
+// package keeps no sandbox state of its own.
 package e2b
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -60,6 +60,8 @@ type Sandboxes interface {
 	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error)
+	Snapshots // snapshots.go
 }
 
 // Config is the E2B layer's settings.
@@ -71,9 +73,18 @@ type Config struct {
 	// (tokens.go); the daemon passes its admin token, so they survive
 	// restarts.
 	TokenSecret []byte
-	// Domain is the sandbox domain reported to the SDK (the preview
-	// domain); "" reports none.
+	// Domain is the sandbox domain reported to the SDK: the preview
+	// domain, without a scheme, perhaps with a port; "" reports
+	// "localhost" (rest.go).
 	Domain string
+	// Usage reads what a sandbox uses now (getMetrics); nil refuses
+	// getMetrics.
+	Usage Usage
+}
+
+// Usage is internal/metrics.Sampler as getMetrics needs it.
+type Usage interface {
+	Stats(sb *store.Sandbox) sdk.SandboxStats
 }
 
 // DefaultTemplates: E2B's two stock templates both run on sbx's python
@@ -90,7 +101,6 @@ type Server struct {
 	gate      *authz.Gate // every request's way in (ops.go)
 	cfg       Config
 	envd      http.Handler // Connect-RPC services (envd.go)
-	contexts  contextNames // interpreter.go
 	now       func() time.Time
 }
 
@@ -143,10 +153,13 @@ func (s *Server) ServeHost(w http.ResponseWriter, r *http.Request, domain string
 		return false
 	}
 	host := r.Host
-	if i := strings.LastIndexByte(host, ':'); i > strings.LastIndexByte(host, ']') {
-		host = host[:i]
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
 	}
-	label, ok := strings.CutSuffix(host, "."+domain)
+	if d, _, err := net.SplitHostPort(domain); err == nil {
+		domain = d // the preview domain may name a port
+	}
+	label, ok := strings.CutSuffix(strings.ToLower(host), "."+strings.ToLower(domain))
 	if !ok {
 		return false
 	}

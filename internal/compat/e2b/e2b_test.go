@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,8 @@ type fakeSandboxes struct {
 	boxes   []*store.Sandbox
 	created []sdk.CreateSandboxRequest
 	updates []sdk.UpdateSandboxRequest
+	egress  []sdk.EgressPolicy
+	snaps   []*store.Snapshot
 	team    string // the principal's team seen by the last call
 }
 
@@ -53,6 +56,38 @@ func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error
 		}
 	}
 	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", id)
+}
+
+func (f *fakeSandboxes) CreateSnapshot(_ context.Context, id string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error) {
+	snap := &store.Snapshot{Name: req.Name, SandboxID: id}
+	f.snaps = append(f.snaps, snap)
+	return snap, nil
+}
+
+func (f *fakeSandboxes) GetSnapshot(_ context.Context, name string) (*store.Snapshot, error) {
+	for _, snap := range f.snaps {
+		if snap.Name == name {
+			return snap, nil
+		}
+	}
+	return nil, errdefs.NotFound(sdk.CodeSnapshotNotFound, "snapshot %q not found", name)
+}
+
+func (f *fakeSandboxes) ListSnapshots(context.Context) ([]*store.Snapshot, error) {
+	return f.snaps, nil
+}
+
+func (f *fakeSandboxes) DeleteSnapshot(ctx context.Context, name string) error {
+	snap, err := f.GetSnapshot(ctx, name)
+	if err == nil {
+		f.snaps = slices.DeleteFunc(f.snaps, func(s *store.Snapshot) bool { return s == snap })
+	}
+	return err
+}
+
+func (f *fakeSandboxes) SetEgress(_ context.Context, id string, p sdk.EgressPolicy) (*store.Sandbox, error) {
+	f.egress = append(f.egress, p)
+	return f.Get(context.Background(), id)
 }
 
 func (f *fakeSandboxes) Update(_ context.Context, id string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
@@ -140,12 +175,158 @@ func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
 		`{"autoResume":{"enabled":true}}`:                                   "autoResume",
 		`{"autoPauseMemory":false}`:                                         "autoPauseMemory",
 		`{"allowInternetAccess":false}`:                                     "allowInternetAccess",
+		`{"secure":false}`:                                                  "secure",
 	} {
 		n := len(f.created)
 		w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body)
 		if w.Code != 400 || !strings.Contains(w.Body.String(), field) || len(f.created) != n {
 			t.Errorf("%s: %d %s, want a 400 naming %s and no sandbox", body, w.Code, w.Body, field)
 		}
+	}
+}
+
+// TestCreateHonoursEveryField sends each field of E2B's NewSandbox that sbx
+// honours in one create and finds each in the sbx request; the fields it
+// refuses are TestCreateHonoursOrRefusesSecurityOptions'.
+func TestCreateHonoursEveryField(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	body := `{"templateID":"mine","timeout":77,"metadata":{"team":"x"},"envVars":{"E":"v"},"autoPause":false,
+		"autoPauseMemory":true,"secure":true,"allow_internet_access":false,"network":{"allowOut":["10.9.0.1"],"allowPublicTraffic":true},
+		"mcp":null,"iam":null,"volumeMounts":null,"autoResume":null}`
+	if w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body); w.Code != 201 {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	req := f.created[0]
+	switch {
+	case req.Image != "debian" || req.Labels[labelTemplate] != "mine": // templateID
+		t.Errorf("template: %+v", req)
+	case req.TTLSeconds != 77 || req.AutoPauseSeconds != nil: // timeout, autoPause false
+		t.Errorf("timeout: %+v", req)
+	case req.Labels[labelMeta+"team"] != "x" || req.Env["E"] != "v": // metadata, envVars
+		t.Errorf("metadata/envVars: %+v", req)
+	case req.Egress == nil || req.Egress.Mode != sdk.EgressAllowList || fmt.Sprint(req.Egress.CIDRs) != "[10.9.0.1]": // allow_internet_access, network
+		t.Errorf("egress: %+v", req.Egress)
+	}
+}
+
+// TestAnswers: endAt only when the sandbox has an end; the sandbox domain
+// is the preview domain, else localhost (never E2B's cloud); an archived
+// sandbox is paused; Template.exists' alias lookup; refreshes extend the
+// TTL; connect's memory:false is refused.
+func TestAnswers(t *testing.T) {
+	f := &fakeSandboxes{boxes: []*store.Sandbox{
+		{ID: "forever", State: sdk.StateStarted, Spec: store.Spec{Labels: map[string]string{labelTemplate: "base"}}},
+		{ID: "packed", State: sdk.StateArchived, Spec: store.Spec{Labels: map[string]string{labelTemplate: "base"}}},
+	}}
+	s := newTestServer(f)
+	w := call(s, "GET", "/e2b/sandboxes/forever", "secret-key", "")
+	if strings.Contains(w.Body.String(), "endAt") || !strings.Contains(w.Body.String(), `"domain":"localhost"`) || !strings.Contains(w.Body.String(), `"state":"running"`) {
+		t.Errorf("no TTL: %s", w.Body)
+	}
+	if w := call(s, "GET", "/e2b/sandboxes/packed", "secret-key", ""); !strings.Contains(w.Body.String(), `"state":"paused"`) {
+		t.Errorf("archived: %s", w.Body)
+	}
+	withDomain := New(f, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Domain: "sbx.example:8443"})
+	if w := call(withDomain, "GET", "/e2b/sandboxes/forever", "secret-key", ""); !strings.Contains(w.Body.String(), `"domain":"sbx.example:8443"`) {
+		t.Errorf("preview domain: %s", w.Body)
+	}
+	// The host names getHost builds with a preview domain that has a port.
+	hr := httptest.NewRequest("GET", "http://49983-forever.sbx.example:8443/health", nil)
+	hw := httptest.NewRecorder()
+	if !withDomain.ServeHost(hw, hr, "sbx.example:8443") || hw.Code != http.StatusUnauthorized {
+		t.Errorf("envd by host name: %d %s", hw.Code, hw.Body)
+	}
+	if w := call(s, "GET", "/e2b/templates/aliases/base", "secret-key", ""); w.Code != 200 {
+		t.Errorf("alias base: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "GET", "/e2b/templates/aliases/nope", "secret-key", ""); w.Code != 404 {
+		t.Errorf("alias nope: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "POST", "/e2b/sandboxes/forever/refreshes", "secret-key", `{"duration":600}`); w.Code != 204 || len(f.updates) != 1 || *f.updates[0].TTLSeconds != 600 {
+		t.Errorf("refresh: %d %s %+v", w.Code, w.Body, f.updates)
+	}
+	for _, body := range []string{`{"duration":0}`, `{"duration":3601}`, `{"duration":60,"other":1}`} {
+		if w := call(s, "POST", "/e2b/sandboxes/forever/refreshes", "secret-key", body); w.Code != 400 {
+			t.Errorf("refresh %s: %d %s", body, w.Code, w.Body)
+		}
+	}
+	if w := call(s, "POST", "/e2b/v2/sandboxes/forever/connect", "secret-key", `{"timeout":60,"memory":false}`); w.Code != 400 || !strings.Contains(w.Body.String(), "memory") {
+		t.Errorf("connect memory:false: %d %s", w.Code, w.Body)
+	}
+	for body, want := range map[string]string{
+		`{"allow_internet_access":false}`: "{block-all [] [] <nil>}",
+		`{}`:                              "{allow-all [] [] <nil>}",
+		`{"denyOut":["0.0.0.0/0"],"allowOut":["10.9.0.0/16"]}`: "{allow-list [10.9.0.0/16] [] <nil>}",
+		`{"rules":{"x":{}}}`:                                    "rules",
+		`{"egressProxy":{"address":"p:1"}}`:                     "egressProxy",
+		`{"denyOut":["10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}`: "allowOut",
+	} {
+		n := len(f.egress)
+		w := call(s, "PUT", "/e2b/sandboxes/forever/network", "secret-key", body)
+		switch {
+		case strings.HasPrefix(want, "{") && (w.Code != 204 || len(f.egress) != n+1 || fmt.Sprint(f.egress[n]) != want):
+			t.Errorf("updateNetwork %s: %d %s %v, want %s", body, w.Code, w.Body, f.egress[n:], want)
+		case !strings.HasPrefix(want, "{") && (w.Code != 400 || !strings.Contains(w.Body.String(), want) || len(f.egress) != n):
+			t.Errorf("updateNetwork %s: %d %s, want a 400 naming %s", body, w.Code, w.Body, want)
+		}
+	}
+	if w := call(s, "POST", "/e2b/sandboxes/forever/pause", "secret-key", `{"memory":false}`); w.Code != 400 || !strings.Contains(w.Body.String(), "memory") {
+		t.Errorf("pause memory:false: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestSnapshots: createSnapshot, listSnapshots (filtered by sandbox),
+// create from the snapshot, deleteSnapshot (as E2B deletes a template);
+// sbx's own templates cannot be deleted.
+func TestSnapshots(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{}`)
+	w := call(s, "POST", "/e2b/sandboxes/sbx-0/snapshots", "secret-key", `{"name":"snap1"}`)
+	if w.Code != 201 || !strings.Contains(w.Body.String(), `"snapshotID":"snap1"`) {
+		t.Fatalf("createSnapshot: %d %s", w.Code, w.Body)
+	}
+	call(s, "POST", "/e2b/sandboxes/other/snapshots", "secret-key", ``)
+	if w := call(s, "GET", "/e2b/snapshots?sandboxID=sbx-0", "secret-key", ""); strings.TrimSpace(w.Body.String()) != `[{"snapshotID":"snap1","names":["snap1"]}]` {
+		t.Fatalf("listSnapshots: %s", w.Body)
+	}
+	if w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{"templateID":"snap1"}`); w.Code != 201 || f.created[1].Snapshot != "snap1" || f.created[1].Image != "" {
+		t.Fatalf("create from a snapshot: %d %s %+v", w.Code, w.Body, f.created[1])
+	}
+	if w := call(s, "DELETE", "/e2b/templates/snap1", "secret-key", ""); w.Code != 204 || len(f.snaps) != 1 {
+		t.Fatalf("deleteSnapshot: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "DELETE", "/e2b/templates/snap1", "secret-key", ""); w.Code != 404 {
+		t.Fatalf("deleteSnapshot again: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "DELETE", "/e2b/templates/base", "secret-key", ""); w.Code != 400 {
+		t.Fatalf("delete template base: %d %s", w.Code, w.Body)
+	}
+}
+
+type fakeUsage struct{}
+
+func (fakeUsage) Stats(sb *store.Sandbox) sdk.SandboxStats {
+	pct := 50.0
+	return sdk.SandboxStats{ID: sb.ID, Time: time.Unix(2000, 0), CPUPercent: &pct, MemoryBytes: 7 << 20, MemoryLimitBytes: 64 << 20}
+}
+
+// TestMetrics: getMetrics is one sample of what the sandbox uses now, none
+// outside the window asked for, and a refusal without a sampler.
+func TestMetrics(t *testing.T) {
+	f := &fakeSandboxes{boxes: []*store.Sandbox{{ID: "m", State: sdk.StateStarted, Spec: store.Spec{CPU: 2}}}}
+	s := New(f, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Usage: fakeUsage{}})
+	w := call(s, "GET", "/e2b/sandboxes/m/metrics", "secret-key", "")
+	var got []metricJSON
+	if json.Unmarshal(w.Body.Bytes(), &got) != nil || len(got) != 1 || got[0].CPUUsedPct != 25 || got[0].CPUCount != 2 || got[0].MemUsed != 7<<20 || got[0].TimestampUnix != 2000 {
+		t.Fatalf("metrics: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "GET", "/e2b/sandboxes/m/metrics?end=1000", "secret-key", ""); strings.TrimSpace(w.Body.String()) != "[]" {
+		t.Fatalf("metrics before the window: %s", w.Body)
+	}
+	if w := call(newTestServer(f), "GET", "/e2b/sandboxes/m/metrics", "secret-key", ""); w.Code != 404 {
+		t.Fatalf("without a sampler: %d %s", w.Code, w.Body)
 	}
 }
 

@@ -1,21 +1,24 @@
 package e2b
 
 import (
+	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"net/url"
 	"path"
 	"strings"
 
 	"connectrpc.com/connect"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/filesystempb/filesystempbconnect"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb/processpbconnect"
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -28,8 +31,8 @@ func (s *Server) envdHandler() http.Handler {
 	mux.Handle(processpbconnect.NewProcessHandler(&processService{s}))
 	mux.Handle(filesystempbconnect.NewFilesystemHandler(&filesystemService{s}))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
-		if _, err := s.sandboxes.Get(r.Context(), sandboxOf(r.Context())); err != nil {
-			writeEnvdErr(w, err)
+		if err := s.health(r.Context()); err != nil {
+			writeHealthErr(w, err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -42,6 +45,43 @@ func (s *Server) envdHandler() http.Handler {
 	return mux
 }
 
+// health answers nil when the sandbox runs and its agent answers; a
+// sandbox that is not running is a 502, which the SDK's isRunning reads as
+// false. It never starts or resumes the sandbox.
+func (s *Server) health(ctx context.Context) error {
+	sb, err := s.sandboxes.Get(ctx, sandboxOf(ctx))
+	if err != nil {
+		return err
+	}
+	if sb.State != sdk.StateStarted {
+		return errNotRunning(sb)
+	}
+	client, _, err := s.sandboxes.Agent(ctx, sb.ID)
+	if err == nil {
+		_, err = agentapi.Call[agentapi.None](ctx, client, agentapi.Health, agentapi.Params{}, nil)
+	}
+	if err != nil {
+		return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeSandboxUnavailable, Message: "the sandbox's agent does not answer", Err: err}
+	}
+	return nil
+}
+
+func errNotRunning(sb *store.Sandbox) error {
+	return errdefs.Unavailable(sdk.CodeSandboxNotRunning, "sandbox %s is %s, not running", sb.ID, sb.State)
+}
+
+// writeHealthErr answers a failed health check: 502 when the sandbox is
+// not running or its agent does not answer, as E2B's proxy does.
+func writeHealthErr(w http.ResponseWriter, err error) {
+	if errdefs.Is(err, errdefs.KindUnavailable) {
+		var e *errdefs.Error
+		errors.As(err, &e)
+		writeEnvdError(w, http.StatusBadGateway, e.Message)
+		return
+	}
+	writeEnvdErr(w, err)
+}
+
 func (s *Server) serveEnvd(w http.ResponseWriter, r *http.Request) { s.envd.ServeHTTP(w, r) }
 
 // userOf is the account a request runs as: envd's Basic auth user name
@@ -51,6 +91,12 @@ func userOf(h http.Header) string {
 		return u
 	}
 	return DefaultUser
+}
+
+// hasUser reports whether the request names its account (else DefaultUser).
+func hasUser(h http.Header) bool {
+	u, _, ok := (&http.Request{Header: h}).BasicAuth()
+	return ok && u != ""
 }
 
 // homeOf is where a user's relative paths start.
@@ -79,7 +125,7 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 	if user == "" {
 		user = userOf(r.Header)
 	}
-	resp, err := s.do(r.Context(), agentCall{method: "GET", path: "/files", query: url.Values{"path": {absPath(q.Get("path"), user)}}})
+	resp, err := s.open(r.Context(), agentapi.GetFile, query("path", absPath(q.Get("path"), user)), nil, "")
 	if err != nil {
 		writeEnvdErr(w, err)
 		return
@@ -87,6 +133,29 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	w.Header().Set("Content-Type", "application/octet-stream")
 	io.Copy(w, resp.Body)
+}
+
+// writeFile writes body to p as envd does, as user: the file and the
+// directories the write makes are the user's (the agent runs as root). An
+// image without DefaultUser, when the caller named no user, gets the file
+// as root, as its commands run (process.go); the directory is made first
+// to learn that before the body is sent.
+func (s *Server) writeFile(ctx context.Context, p, user string, defaulted bool, body io.Reader) error {
+	owner := user
+	if defaulted {
+		_, err := callAgent[sdk.FileInfo](ctx, s, agentapi.MkdirOwned, query("path", path.Dir(p), "owner", user), nil)
+		if errdefs.CodeOf(err) == sdk.CodeUnknownUser {
+			owner = "root"
+		} else if err != nil {
+			return err
+		}
+	}
+	resp, err := s.open(ctx, agentapi.PutFileOwned, query("path", p, "owner", owner), body, "application/octet-stream")
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
 }
 
 // entryJSON is envd's EntryInfo of POST /files.
@@ -100,9 +169,9 @@ type entryJSON struct {
 // of a multipart form (its file name is the path when the query has none).
 func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	user := q.Get("username")
+	user, defaulted := q.Get("username"), false
 	if user == "" {
-		user = userOf(r.Header)
+		user, defaulted = userOf(r.Header), !hasUser(r.Header)
 	}
 	var written []entryJSON
 	put := func(p string, body io.Reader) error {
@@ -110,17 +179,32 @@ func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
 			return errdefs.Invalid(sdk.CodeInvalidParameter, "no path: give ?path= or a file name in the form")
 		}
 		p = absPath(p, user)
-		s.prepareWrite(r.Context(), user, p) // owner.go
-		if err := s.doJSON(r.Context(), agentCall{method: "PUT", path: "/files", query: url.Values{"path": {p}}, body: body, contentType: "application/octet-stream"}, nil); err != nil {
+		// The file and the directories the write makes are the user's, as
+		// envd writes them (the agent itself runs as root).
+		if err := s.writeFile(r.Context(), p, user, defaulted, body); err != nil {
 			return err
 		}
-		s.handOver(r.Context(), user, p)
 		written = append(written, entryJSON{Path: p, Name: path.Base(p), Type: "file"})
 		return nil
 	}
+	var body io.Reader = r.Body
+	switch enc := r.Header.Get("Content-Encoding"); enc {
+	case "", "identity":
+	case "gzip": // files.write(…, {gzip: true}): the file is what the gzip holds
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			writeEnvdErr(w, errdefs.Invalid(sdk.CodeInvalidParameter, "the body is not gzip data (Content-Encoding: gzip): %v", err))
+			return
+		}
+		defer zr.Close()
+		body = zr
+	default:
+		writeEnvdErr(w, errdefs.Invalid(sdk.CodeInvalidParameter, "Content-Encoding %q is not supported: send gzip or none", enc))
+		return
+	}
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
-		mr := multipart.NewReader(r.Body, params["boundary"])
+		mr := multipart.NewReader(body, params["boundary"])
 		for {
 			part, err := mr.NextPart()
 			if errors.Is(err, io.EOF) {
@@ -131,18 +215,28 @@ func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
 			}
 			p := q.Get("path")
 			if p == "" {
-				p = part.FileName()
+				p = formFileName(part)
 			}
 			if err := put(p, part); err != nil {
 				writeEnvdErr(w, err)
 				return
 			}
 		}
-	} else if err := put(q.Get("path"), r.Body); err != nil {
+	} else if err := put(q.Get("path"), body); err != nil {
 		writeEnvdErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, written)
+}
+
+// formFileName is a form part's file name as sent: the SDK puts each file's
+// whole path there, and multipart.Part.FileName would keep only its base.
+func formFileName(part *multipart.Part) string {
+	_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	if err != nil {
+		return ""
+	}
+	return params["filename"]
 }
 
 // writeEnvdErr answers an envd REST request with err as envd's

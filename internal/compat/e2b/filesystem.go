@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/filesystempb"
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -24,8 +24,8 @@ import (
 type filesystemService struct{ s *Server }
 
 func (f *filesystemService) stat(ctx context.Context, p string) (*filesystempb.EntryInfo, error) {
-	var fi sdk.FileInfo
-	if err := f.s.doJSON(ctx, agentCall{method: "GET", path: "/files/stat", query: url.Values{"path": {p}}}, &fi); err != nil {
+	fi, err := callAgent[sdk.FileInfo](ctx, f.s, agentapi.StatFile, query("path", p), nil)
+	if err != nil {
 		return nil, connectError(err)
 	}
 	return entryInfo(fi), nil
@@ -48,21 +48,23 @@ func (f *filesystemService) MakeDir(ctx context.Context, req *connect.Request[fi
 		}
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%s exists and is not a directory", p))
 	}
-	var fi sdk.FileInfo
-	user := userOf(req.Header())
-	f.s.prepareWrite(ctx, user, p) // owner.go: parents as the user
-	if err := f.s.doJSON(ctx, agentCall{method: "POST", path: "/files/mkdir", body: sdk.MkdirRequest{Path: p, Parents: true}}, &fi); err != nil {
+	// The directories made are the user's, as envd makes them.
+	fi, err := callAgent[sdk.FileInfo](ctx, f.s, agentapi.MkdirOwned, query("path", p, "owner", userOf(req.Header())), nil)
+	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
+		// An image without DefaultUser: as root, as its commands run (process.go).
+		fi, err = callAgent[sdk.FileInfo](ctx, f.s, agentapi.MkdirOwned, query("path", p, "owner", "root"), nil)
+	}
+	if err != nil {
 		return nil, connectError(err)
 	}
-	f.s.handOver(ctx, user, p)
 	return connect.NewResponse(&filesystempb.MakeDirResponse{Entry: entryInfo(fi)}), nil
 }
 
 func (f *filesystemService) Move(ctx context.Context, req *connect.Request[filesystempb.MoveRequest]) (*connect.Response[filesystempb.MoveResponse], error) {
 	user := userOf(req.Header())
-	var fi sdk.FileInfo
 	mv := sdk.MoveRequest{From: absPath(req.Msg.GetSource(), user), To: absPath(req.Msg.GetDestination(), user), Overwrite: true}
-	if err := f.s.doJSON(ctx, agentCall{method: "POST", path: "/files/move", body: mv}, &fi); err != nil {
+	fi, err := callAgent[sdk.FileInfo](ctx, f.s, agentapi.Move, agentapi.Params{}, mv)
+	if err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&filesystempb.MoveResponse{Entry: entryInfo(fi)}), nil
@@ -70,9 +72,9 @@ func (f *filesystemService) Move(ctx context.Context, req *connect.Request[files
 
 func (f *filesystemService) ListDir(ctx context.Context, req *connect.Request[filesystempb.ListDirRequest]) (*connect.Response[filesystempb.ListDirResponse], error) {
 	depth := max(1, req.Msg.GetDepth())
-	q := url.Values{"path": {absPath(req.Msg.GetPath(), userOf(req.Header()))}, "depth": {strconv.Itoa(int(depth))}}
-	var list []sdk.FileInfo
-	if err := f.s.doJSON(ctx, agentCall{method: "GET", path: "/files/list", query: q}, &list); err != nil {
+	q := query("path", absPath(req.Msg.GetPath(), userOf(req.Header())), "depth", strconv.Itoa(int(depth)))
+	list, err := callAgent[[]sdk.FileInfo](ctx, f.s, agentapi.ListFiles, q, nil)
+	if err != nil {
 		return nil, connectError(err)
 	}
 	out := &filesystempb.ListDirResponse{}
@@ -83,8 +85,8 @@ func (f *filesystemService) ListDir(ctx context.Context, req *connect.Request[fi
 }
 
 func (f *filesystemService) Remove(ctx context.Context, req *connect.Request[filesystempb.RemoveRequest]) (*connect.Response[filesystempb.RemoveResponse], error) {
-	q := url.Values{"path": {absPath(req.Msg.GetPath(), userOf(req.Header()))}, "recursive": {"true"}}
-	if err := f.s.doJSON(ctx, agentCall{method: "DELETE", path: "/files", query: q}, nil); err != nil {
+	q := query("path", absPath(req.Msg.GetPath(), userOf(req.Header())), "recursive", "true")
+	if _, err := callAgent[agentapi.None](ctx, f.s, agentapi.DeleteFile, q, nil); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&filesystempb.RemoveResponse{}), nil
@@ -94,11 +96,11 @@ func (f *filesystemService) Remove(ctx context.Context, req *connect.Request[fil
 // create, write, remove and rename events named relative to the directory.
 func (f *filesystemService) WatchDir(ctx context.Context, req *connect.Request[filesystempb.WatchDirRequest], stream *connect.ServerStream[filesystempb.WatchDirResponse]) error {
 	dir := absPath(req.Msg.GetPath(), userOf(req.Header()))
-	q := url.Values{"path": {dir}}
+	q := query("path", dir)
 	if req.Msg.GetRecursive() {
-		q.Set("recursive", "true")
+		q.Query.Set("recursive", "true")
 	}
-	resp, err := f.s.do(ctx, agentCall{method: "GET", path: "/watch", query: q})
+	resp, err := f.s.open(ctx, agentapi.Watch, q, nil, "")
 	if err != nil {
 		return connectError(err)
 	}

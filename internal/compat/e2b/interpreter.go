@@ -1,13 +1,14 @@
 package e2b
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -17,68 +18,13 @@ import (
 // The code interpreter (E2B's port 49999) over sbx's code contexts:
 // POST /execute streams NDJSON (stdout, stderr, result, error,
 // number_of_executions); /contexts creates, lists, deletes and restarts.
-//
-// E2B names a context by an id that survives a restart; sbx's restart is a
-// new interpreter with a new id. contextNames keeps E2B's names (the sbx id
-// the context was first created with) → the current sbx context, per
-// sandbox, plus each language's default context. It is in memory: after a
-// daemon restart the interpreters are gone anyway (a context lives in one
-// instance), and /execute makes a new default context.
-type contextNames struct {
-	mu       sync.Mutex
-	current  map[string]string // sandbox/e2bID → sbx context id
-	language map[string]string // sandbox/e2bID → language
-	defaults map[string]string // sandbox/language → e2bID
-	runs     map[string]int    // sandbox/e2bID → executions so far
-}
+// Everything lives in the agent: an E2B context id is the agent's context
+// id (a restart keeps it), each language's default context is the agent's
+// context named defaultContextPrefix+language, and the execution count is
+// the context's own run count. Nothing outlives the sandbox's instance.
 
-// lock locks c, making its maps on first use.
-func (c *contextNames) lock() {
-	c.mu.Lock()
-	if c.current == nil {
-		c.current, c.language, c.defaults, c.runs = map[string]string{}, map[string]string{}, map[string]string{}, map[string]int{}
-	}
-}
-
-func (c *contextNames) set(sandbox, e2bID, sbxID, lang string) {
-	c.lock()
-	defer c.mu.Unlock()
-	c.current[sandbox+"/"+e2bID], c.language[sandbox+"/"+e2bID] = sbxID, lang
-}
-
-func (c *contextNames) lookup(sandbox, e2bID string) (sbxID, lang string, ok bool) {
-	c.lock()
-	defer c.mu.Unlock()
-	sbxID, ok = c.current[sandbox+"/"+e2bID]
-	return sbxID, c.language[sandbox+"/"+e2bID], ok
-}
-
-func (c *contextNames) forget(sandbox, e2bID string) {
-	c.lock()
-	defer c.mu.Unlock()
-	delete(c.current, sandbox+"/"+e2bID)
-	delete(c.language, sandbox+"/"+e2bID)
-	delete(c.runs, sandbox+"/"+e2bID)
-}
-
-func (c *contextNames) defaultOf(sandbox, lang string) string {
-	c.lock()
-	defer c.mu.Unlock()
-	return c.defaults[sandbox+"/"+lang]
-}
-
-func (c *contextNames) setDefault(sandbox, lang, e2bID string) {
-	c.lock()
-	defer c.mu.Unlock()
-	c.defaults[sandbox+"/"+lang] = e2bID
-}
-
-func (c *contextNames) countRun(sandbox, e2bID string) int {
-	c.lock()
-	defer c.mu.Unlock()
-	c.runs[sandbox+"/"+e2bID]++
-	return c.runs[sandbox+"/"+e2bID]
-}
+// defaultContextPrefix names the default context of a language.
+const defaultContextPrefix = "e2b-default-"
 
 // contextJSON is E2B's Context.
 type contextJSON struct {
@@ -107,6 +53,10 @@ func (s *Server) serveInterpreter(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/execute":
 		err = s.execute(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/health":
+		if err := s.health(r.Context()); err != nil {
+			writeHealthErr(w, err)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 		w.Write([]byte("OK"))
 	case r.Method == http.MethodPost && r.URL.Path == "/contexts":
@@ -131,8 +81,9 @@ func (s *Server) serveInterpreter(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// createContext starts an sbx context and names it for E2B.
-func (s *Server) createContext(ctx context.Context, lang, cwd string) (contextJSON, error) {
+// createContext starts an sbx context; with a name, the context of that
+// name (started if it is not running).
+func (s *Server) createContext(ctx context.Context, name, lang, cwd string) (contextJSON, error) {
 	sbxLang, err := sbxLanguage(lang)
 	if err != nil {
 		return contextJSON{}, err
@@ -140,15 +91,17 @@ func (s *Server) createContext(ctx context.Context, lang, cwd string) (contextJS
 	if cwd == "" {
 		cwd = homeOf(DefaultUser)
 	}
-	var c sdk.Context
-	err = s.doJSON(ctx, agentCall{method: "POST", path: "/contexts", body: sdk.CreateContextRequest{Language: sbxLang, Cwd: cwd}}, &c)
+	route, p := agentapi.CreateContext, agentapi.Params{}
+	if name != "" {
+		route, p = agentapi.EnsureContext, at(name)
+	}
+	c, err := callAgent[sdk.Context](ctx, s, route, p, sdk.CreateContextRequest{Language: sbxLang, Cwd: cwd})
 	if errdefs.CodeOf(err) == sdk.CodeCwdNotFound && cwd == homeOf(DefaultUser) {
-		err = s.doJSON(ctx, agentCall{method: "POST", path: "/contexts", body: sdk.CreateContextRequest{Language: sbxLang}}, &c)
+		c, err = callAgent[sdk.Context](ctx, s, route, p, sdk.CreateContextRequest{Language: sbxLang})
 	}
 	if err != nil {
 		return contextJSON{}, err
 	}
-	s.contexts.set(sandboxOf(ctx), c.ID, c.ID, sbxLang)
 	return contextJSON{ID: c.ID, Language: sbxLang, Cwd: c.Cwd}, nil
 }
 
@@ -157,7 +110,7 @@ func (s *Server) createContextHTTP(w http.ResponseWriter, r *http.Request) error
 	if err := decodeBody(w, r, &body); err != nil {
 		return err
 	}
-	c, err := s.createContext(r.Context(), body.Language, body.Cwd)
+	c, err := s.createContext(r.Context(), "", body.Language, body.Cwd)
 	if err != nil {
 		return err
 	}
@@ -166,71 +119,31 @@ func (s *Server) createContextHTTP(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) listContexts(w http.ResponseWriter, r *http.Request) error {
-	var live []sdk.Context
-	if err := s.doJSON(r.Context(), agentCall{method: "GET", path: "/contexts"}, &live); err != nil {
+	live, err := callAgent[[]sdk.Context](r.Context(), s, agentapi.ListContexts, agentapi.Params{}, nil)
+	if err != nil {
 		return err
 	}
-	sb := sandboxOf(r.Context())
-	s.contexts.lock()
-	names := map[string]string{}
-	for k, v := range s.contexts.current {
-		if e2bID, ok := strings.CutPrefix(k, sb+"/"); ok {
-			names[v] = e2bID
-		}
-	}
-	s.contexts.mu.Unlock()
 	out := []contextJSON{}
 	for _, c := range live {
-		id := c.ID
-		if n, ok := names[c.ID]; ok {
-			id = n
-		}
-		out = append(out, contextJSON{ID: id, Language: c.Language, Cwd: c.Cwd})
+		out = append(out, contextJSON{ID: c.ID, Language: c.Language, Cwd: c.Cwd})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
-func (s *Server) deleteContext(ctx context.Context, e2bID string) error {
-	sb := sandboxOf(ctx)
-	sbxID, _, ok := s.contexts.lookup(sb, e2bID)
-	if !ok {
-		sbxID = e2bID
-	}
-	if err := s.doJSON(ctx, agentCall{method: "DELETE", path: "/contexts/" + url.PathEscape(sbxID)}, nil); err != nil {
-		return err
-	}
-	s.contexts.forget(sb, e2bID)
-	return nil
+func (s *Server) deleteContext(ctx context.Context, id string) error {
+	_, err := callAgent[agentapi.None](ctx, s, agentapi.DeleteContext, at(id), nil)
+	return err
 }
 
-// restartContext replaces a context's interpreter; E2B's id stays.
-func (s *Server) restartContext(ctx context.Context, e2bID string) error {
-	sb := sandboxOf(ctx)
-	sbxID, lang, ok := s.contexts.lookup(sb, e2bID)
-	if !ok {
-		var c sdk.Context
-		if err := s.doJSON(ctx, agentCall{method: "GET", path: "/contexts/" + url.PathEscape(e2bID)}, &c); err != nil {
-			return err
-		}
-		sbxID, lang = c.ID, c.Language
-	}
-	var old sdk.Context
-	cwd := ""
-	if s.doJSON(ctx, agentCall{method: "GET", path: "/contexts/" + url.PathEscape(sbxID)}, &old) == nil {
-		cwd = old.Cwd
-		s.doJSON(ctx, agentCall{method: "DELETE", path: "/contexts/" + url.PathEscape(sbxID)}, nil)
-	}
-	var c sdk.Context
-	if err := s.doJSON(ctx, agentCall{method: "POST", path: "/contexts", body: sdk.CreateContextRequest{Language: lang, Cwd: cwd}}, &c); err != nil {
-		return err
-	}
-	s.contexts.set(sb, e2bID, c.ID, lang)
-	return nil
+// restartContext replaces a context's interpreter; its id stays.
+func (s *Server) restartContext(ctx context.Context, id string) error {
+	_, err := callAgent[sdk.Context](ctx, s, agentapi.RestartContext, at(id), nil)
+	return err
 }
 
 // execute runs code in the named context, or in the language's default
-// context (made on first use, and again if its interpreter went away).
+// context (started on first use, and again if its interpreter went away).
 func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Code      string            `json:"code"`
@@ -241,40 +154,31 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(w, r, &body); err != nil {
 		return err
 	}
-	ctx, sb := r.Context(), sandboxOf(r.Context())
-	e2bID := body.ContextID
-	if e2bID == "" {
+	ctx := r.Context()
+	id := body.ContextID
+	ensureDefault := func() error {
 		lang, err := sbxLanguage(body.Language)
 		if err != nil {
 			return err
 		}
-		e2bID = s.contexts.defaultOf(sb, lang)
-		if e2bID == "" {
-			c, err := s.createContext(ctx, lang, "")
-			if err != nil {
-				return err
-			}
-			e2bID = c.ID
-			s.contexts.setDefault(sb, lang, e2bID)
+		c, err := s.createContext(ctx, defaultContextPrefix+lang, lang, "")
+		id = c.ID
+		return err
+	}
+	if id == "" {
+		if err := ensureDefault(); err != nil {
+			return err
 		}
 	}
-	sbxID, _, ok := s.contexts.lookup(sb, e2bID)
-	if !ok {
-		sbxID = e2bID
-	}
-	run := agentCall{method: "POST", path: "/contexts/" + url.PathEscape(sbxID) + "/run", query: url.Values{"stream": {"true"}},
-		body: sdk.RunCodeRequest{Code: body.Code, Env: body.EnvVars}}
-	resp, err := s.do(ctx, run)
+	run := sdk.RunCodeRequest{Code: body.Code, Env: body.EnvVars}
+	p := agentapi.Params{Path: []string{id}, Query: url.Values{"stream": {"true"}}}
+	resp, err := s.open(ctx, agentapi.RunContext, p, jsonBody(run), "application/json")
 	if errdefs.CodeOf(err) == sdk.CodeContextNotFound && body.ContextID == "" {
-		// The default context's interpreter is gone (idle, instance restart): a fresh one.
-		c, cerr := s.createContext(ctx, body.Language, "")
-		if cerr != nil {
-			return cerr
+		// The default context's interpreter went away (idle, exited) between the two calls.
+		if err := ensureDefault(); err != nil {
+			return err
 		}
-		s.contexts.setDefault(sb, c.Language, c.ID)
-		e2bID = c.ID
-		run.path = "/contexts/" + url.PathEscape(c.ID) + "/run"
-		resp, err = s.do(ctx, run)
+		resp, err = s.open(ctx, agentapi.RunContext, p, jsonBody(run), "application/json")
 	}
 	if err != nil {
 		return err
@@ -296,13 +200,22 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 			out.Send(msg)
 		}
 		if ev.Type == agentapi.EventEnd {
-			out.Send(map[string]any{"type": "number_of_executions", "execution_count": s.contexts.countRun(sb, e2bID)})
+			// The context's own run count; if it is gone, no count is sent.
+			if c, err := callAgent[sdk.Context](ctx, s, agentapi.GetContext, at(id), nil); err == nil {
+				out.Send(map[string]any{"type": "number_of_executions", "execution_count": c.Runs})
+			}
 			return nil
 		}
 		if ev.Type == agentapi.EventError && ev.Error != nil && ev.Error.Name == "" {
 			return nil // the stream broke; nothing follows
 		}
 	}
+}
+
+// jsonBody is v as a JSON request body.
+func jsonBody(v any) io.Reader {
+	raw, _ := json.Marshal(v)
+	return bytes.NewReader(raw)
 }
 
 // translateRunEvent maps one of sbx's run events onto the code

@@ -30,6 +30,12 @@ func (s *Server) restRoutes() []restRoute {
 		{"POST", "/sandboxes/{id}/resume", authz.Write, connect},
 		{"POST", "/sandboxes/{id}/connect", authz.Write, connect},
 		{"POST", "/sandboxes/{id}/refreshes", authz.Write, s.refresh},
+		{"PUT", "/sandboxes/{id}/network", authz.Write, s.updateNetwork},
+		{"GET", "/sandboxes/{id}/metrics", authz.Read, s.metrics},
+		{"GET", "/templates/aliases/{id}", authz.Read, s.templateAlias},
+		{"POST", "/sandboxes/{id}/snapshots", authz.Write, s.createSnapshot},
+		{"GET", "/snapshots", authz.Read, s.listSnapshots},
+		{"DELETE", "/templates/{id}", authz.Write, s.deleteTemplate},
 	}
 }
 

@@ -1,6 +1,7 @@
 package e2b
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -35,7 +36,7 @@ func (p *processService) Start(ctx context.Context, req *connect.Request[process
 		return connect.NewError(connect.CodeInvalidArgument, errors.New("process.cmd is required"))
 	}
 	if m.Pty != nil {
-		return connect.NewError(connect.CodeUnimplemented, errors.New("sbx's E2B layer has no PTY over envd yet; use sbx's terminals (/v1/sandboxes/{id}/ptys)"))
+		return p.startPTY(ctx, req, stream) // pty.go
 	}
 	user := userOf(req.Header())
 	id := m.GetTag()
@@ -49,18 +50,23 @@ func (p *processService) Start(ctx context.Context, req *connect.Request[process
 	} else {
 		start.Cwd = homeOf(user)
 	}
-	var proc sdk.Process
-	err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes", body: start}, &proc)
-	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && req.Header().Get("Authorization") == "" {
+	proc, err := callAgent[sdk.Process](ctx, p.s, agentapi.StartProcess, agentapi.Params{}, start)
+	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
 		// An image without E2B's "user" account: run as root, in /root or the workdir.
 		start.User, start.Cwd = "", ""
 		if cfg.Cwd != nil {
 			start.Cwd = absPath(cfg.GetCwd(), "root")
 		}
-		err = p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes", body: start}, &proc)
+		proc, err = callAgent[sdk.Process](ctx, p.s, agentapi.StartProcess, agentapi.Params{}, start)
 	}
 	if err != nil {
 		return connectError(err)
+	}
+	if !m.GetStdin() {
+		// E2B's default: no stdin, so a command that reads it gets end-of-file.
+		if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.CloseStdin, at(id), nil); err != nil {
+			return connectError(err)
+		}
 	}
 	if err := stream.Send(&processpb.StartResponse{Event: startEvent(proc.Pid)}); err != nil {
 		return err
@@ -72,6 +78,18 @@ func (p *processService) Start(ctx context.Context, req *connect.Request[process
 
 func (p *processService) Connect(ctx context.Context, req *connect.Request[processpb.ConnectRequest], stream *connect.ServerStream[processpb.ConnectResponse]) error {
 	proc, err := p.find(ctx, req.Msg.GetProcess())
+	if connect.CodeOf(err) == connect.CodeNotFound {
+		t, terr := p.findPTY(ctx, req.Msg.GetProcess())
+		if terr != nil {
+			return terr
+		}
+		if err := stream.Send(&processpb.ConnectResponse{Event: startEvent(t.Pid)}); err != nil {
+			return err
+		}
+		return p.followPTY(ctx, t.ID, false, func(ev *processpb.ProcessEvent) error {
+			return stream.Send(&processpb.ConnectResponse{Event: ev})
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -85,11 +103,11 @@ func (p *processService) Connect(ctx context.Context, req *connect.Request[proce
 
 // follow relays a process's output after seq offset, then its end.
 func (p *processService) follow(ctx context.Context, id string, offset int64, send func(*processpb.ProcessEvent) error) error {
-	q := url.Values{"follow": {"true"}}
+	q := agentapi.Params{Path: []string{id}, Query: url.Values{"follow": {"true"}}}
 	if offset > 0 {
-		q.Set("offset", strconv.FormatInt(offset, 10))
+		q.Query.Set("offset", strconv.FormatInt(offset, 10))
 	}
-	resp, err := p.s.do(ctx, agentCall{method: "GET", path: "/processes/" + url.PathEscape(id) + "/logs", query: q})
+	resp, err := p.s.open(ctx, agentapi.ProcessLogs, q, nil, "")
 	if err != nil {
 		return connectError(err)
 	}
@@ -112,10 +130,9 @@ func (p *processService) follow(ctx context.Context, id string, offset int64, se
 			return err
 		}
 		if ev.Type == agentapi.EventExit {
-			if strings.HasPrefix(id, untaggedPrefix) {
-				// Nothing can address it by tag; forget it so the table stays small.
-				p.s.doJSON(context.WithoutCancel(ctx), agentCall{method: "DELETE", path: "/processes/" + url.PathEscape(id)}, nil)
-			}
+			// The process stays in the agent's table (which drops the
+			// oldest exited ones): deleting it would kill its process
+			// group, and what it left running (nohup … &) lives on, as on E2B.
 			return nil
 		}
 		if ev.Type == agentapi.EventError || ev.Type == agentapi.EventEnd {
@@ -163,7 +180,11 @@ func (p *processService) List(ctx context.Context, _ *connect.Request[processpb.
 	if err != nil {
 		return nil, err
 	}
-	out := &processpb.ListResponse{}
+	terms, err := p.ptyInfos(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &processpb.ListResponse{Processes: terms}
 	for _, proc := range procs {
 		if proc.State != sdk.ProcessRunning {
 			continue
@@ -184,8 +205,8 @@ func (p *processService) List(ctx context.Context, _ *connect.Request[processpb.
 }
 
 func (p *processService) list(ctx context.Context) ([]sdk.Process, error) {
-	var procs []sdk.Process
-	if err := p.s.doJSON(ctx, agentCall{method: "GET", path: "/processes"}, &procs); err != nil {
+	procs, err := callAgent[[]sdk.Process](ctx, p.s, agentapi.ListProcesses, agentapi.Params{}, nil)
+	if err != nil {
 		return nil, connectError(err)
 	}
 	return procs, nil
@@ -201,22 +222,23 @@ func (p *processService) find(ctx context.Context, sel *processpb.ProcessSelecto
 		return nil, err
 	}
 	for i := range procs {
-		proc := &procs[i]
-		if proc.State != sdk.ProcessRunning {
-			continue
-		}
-		switch s := sel.Selector.(type) {
-		case *processpb.ProcessSelector_Pid:
-			if uint32(proc.Pid) == s.Pid {
-				return proc, nil
-			}
-		case *processpb.ProcessSelector_Tag:
-			if proc.ID == s.Tag {
-				return proc, nil
-			}
+		if proc := &procs[i]; proc.State == sdk.ProcessRunning && selects(sel, proc.Pid, proc.ID) {
+			return proc, nil
 		}
 	}
 	return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("process %s not found", selectorText(sel)))
+}
+
+// selects reports whether sel names the process or terminal of pid and id
+// (its tag).
+func selects(sel *processpb.ProcessSelector, pid int, id string) bool {
+	switch s := sel.Selector.(type) {
+	case *processpb.ProcessSelector_Pid:
+		return uint32(pid) == s.Pid
+	case *processpb.ProcessSelector_Tag:
+		return id == s.Tag
+	}
+	return false
 }
 
 func selectorText(sel *processpb.ProcessSelector) string {
@@ -227,10 +249,6 @@ func selectorText(sel *processpb.ProcessSelector) string {
 }
 
 func (p *processService) SendSignal(ctx context.Context, req *connect.Request[processpb.SendSignalRequest]) (*connect.Response[processpb.SendSignalResponse], error) {
-	proc, err := p.find(ctx, req.Msg.GetProcess())
-	if err != nil {
-		return nil, err
-	}
 	sig := "SIGTERM"
 	switch req.Msg.GetSignal() {
 	case processpb.Signal_SIGNAL_SIGKILL:
@@ -239,7 +257,22 @@ func (p *processService) SendSignal(ctx context.Context, req *connect.Request[pr
 	default:
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("signal must be SIGTERM or SIGKILL"))
 	}
-	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/signal", body: sdk.SignalRequest{Signal: sig}}, nil); err != nil {
+	proc, err := p.find(ctx, req.Msg.GetProcess())
+	if connect.CodeOf(err) == connect.CodeNotFound {
+		// A terminal (pty.kill): ending it kills every process of its session.
+		t, terr := p.findPTY(ctx, req.Msg.GetProcess())
+		if terr != nil {
+			return nil, terr
+		}
+		if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.DeletePTY, at(t.ID), nil); err != nil {
+			return nil, connectError(err)
+		}
+		return connect.NewResponse(&processpb.SendSignalResponse{}), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.SignalProcess, at(proc.ID), sdk.SignalRequest{Signal: sig}); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&processpb.SendSignalResponse{}), nil
@@ -254,15 +287,17 @@ func (p *processService) SendInput(ctx context.Context, req *connect.Request[pro
 
 func (p *processService) sendInput(ctx context.Context, sel *processpb.ProcessSelector, in *processpb.ProcessInput) error {
 	if in.GetPty() != nil {
-		return connect.NewError(connect.CodeUnimplemented, errors.New("no PTY input: sbx's E2B layer starts no PTYs"))
+		return p.ptyInput(ctx, sel, in.GetPty()) // pty.go
 	}
 	proc, err := p.find(ctx, sel)
 	if err != nil {
 		return err
 	}
-	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/stdin", body: strings.NewReader(string(in.GetStdin())), contentType: "application/octet-stream"}, nil); err != nil {
+	resp, err := p.s.open(ctx, agentapi.WriteStdin, at(proc.ID), bytes.NewReader(in.GetStdin()), "application/octet-stream")
+	if err != nil {
 		return connectError(err)
 	}
+	resp.Body.Close()
 	return nil
 }
 
@@ -292,17 +327,22 @@ func (p *processService) CloseStdin(ctx context.Context, req *connect.Request[pr
 	if err != nil {
 		return nil, err
 	}
-	if err := p.s.doJSON(ctx, agentCall{method: "POST", path: "/processes/" + url.PathEscape(proc.ID) + "/stdin/close"}, nil); err != nil {
+	if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.CloseStdin, at(proc.ID), nil); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&processpb.CloseStdinResponse{}), nil
 }
 
+// Update resizes a terminal (pty.resize); a process without one has
+// nothing to update.
 func (p *processService) Update(ctx context.Context, req *connect.Request[processpb.UpdateRequest]) (*connect.Response[processpb.UpdateResponse], error) {
-	if _, err := p.find(ctx, req.Msg.GetProcess()); err != nil {
+	if req.Msg.GetPty() == nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("update takes a pty size, and nothing else"))
+	}
+	if err := p.resizePTY(ctx, req.Msg.GetProcess(), req.Msg.GetPty().GetSize()); err != nil {
 		return nil, err
 	}
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("no PTY to resize: sbx's E2B layer starts no PTYs"))
+	return connect.NewResponse(&processpb.UpdateResponse{}), nil
 }
 
 func randomHex() string {

@@ -1,6 +1,7 @@
 package e2b
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -42,7 +43,7 @@ type sandboxJSON struct {
 	TrafficAccessToken string            `json:"trafficAccessToken,omitempty"`
 	Domain             *string           `json:"domain"`
 	StartedAt          time.Time         `json:"startedAt"`
-	EndAt              time.Time         `json:"endAt"`
+	EndAt              *time.Time        `json:"endAt,omitempty"` // none without a TTL or idle pause
 	State              string            `json:"state"`
 	CPUCount           int               `json:"cpuCount"`
 	MemoryMB           int               `json:"memoryMB"`
@@ -60,7 +61,7 @@ type createBody struct {
 	EnvVars    map[string]string `json:"envVars"`
 	AutoPause  *bool             `json:"autoPause"`
 	// Secure asks envd to require the access token: this layer's envd
-	// always does (tokens.go), so either value is honoured.
+	// always does (tokens.go), so true is honoured and false refused.
 	Secure              *bool          `json:"secure"`
 	AllowInternetAccess *bool          `json:"allow_internet_access"`
 	Network             *createNetwork `json:"network"`
@@ -164,7 +165,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		}
 		return
 	}
-	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (templates, volumes, secrets and snapshots are not implemented)", r.Method, path))
+	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (template builds, volumes, secrets and fork are not implemented)", r.Method, path))
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, id string) error {
@@ -181,7 +182,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, p auth.Principal
 	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
-	req, err := s.createRequest(body)
+	req, err := s.createRequest(r.Context(), body)
 	if err != nil {
 		return err
 	}
@@ -196,17 +197,25 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, p auth.Principal
 // createRequest translates E2B's create into sbx's: template → image,
 // timeout → TTL (delete), or with autoPause an idle pause after timeout
 // instead; metadata → labels; envVars → env.
-func (s *Server) createRequest(body createBody) (sdk.CreateSandboxRequest, error) {
+func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.CreateSandboxRequest, error) {
 	tmpl := body.TemplateID
 	if tmpl == "" {
 		tmpl = "base"
 	}
 	target, ok := s.cfg.Templates[tmpl]
 	if !ok {
-		return sdk.CreateSandboxRequest{}, errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s (sbx serve --e2b-template alias=image adds more)", tmpl, strings.Join(s.templateNames(), ", "))
+		// A snapshot made by createSnapshot starts a sandbox as a template does.
+		if _, err := s.sandboxes.GetSnapshot(ctx, tmpl); err == nil {
+			target, ok = "snapshot:"+tmpl, true
+		}
+	}
+	if !ok {
+		return sdk.CreateSandboxRequest{}, errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s and its snapshots (sbx serve --e2b-template alias=image adds more)", tmpl, strings.Join(s.templateNames(), ", "))
 	}
 	req := sdk.CreateSandboxRequest{Env: body.EnvVars, Labels: map[string]string{labelTemplate: tmpl}}
 	switch n := body.Network; {
+	case body.Secure != nil && !*body.Secure:
+		return req, unsupported("secure: false", "envd always requires the access token")
 	case body.AutoPauseMemory != nil && !*body.AutoPauseMemory:
 		return req, unsupported("autoPauseMemory: false", "a paused sandbox keeps its memory")
 	case isSet(body.AutoResume):
@@ -258,6 +267,97 @@ func (s *Server) createRequest(body createBody) (sdk.CreateSandboxRequest, error
 		req.TTLSeconds = timeout
 	}
 	return req, nil
+}
+
+// updateNetwork replaces the sandbox's egress policy (updateNetwork):
+// allow_internet_access and allowOut/denyOut map as at create; no
+// restriction at all is allow-all. What create refuses is refused here too.
+func (s *Server) updateNetwork(w http.ResponseWriter, r *http.Request, id string) error {
+	var body struct {
+		AllowOut            []string        `json:"allowOut"`
+		DenyOut             []string        `json:"denyOut"`
+		AllowInternetAccess *bool           `json:"allow_internet_access"`
+		EgressProxy         json.RawMessage `json:"egressProxy"`
+		Rules               json.RawMessage `json:"rules"`
+	}
+	if err := decodeJSON(w, r, &body, true); err != nil {
+		return err
+	}
+	switch {
+	case isSet(body.EgressProxy):
+		return unsupported("egressProxy", "use sbx's egress policies")
+	case isSet(body.Rules):
+		return unsupported("rules", "use sbx's egress policies")
+	}
+	p, err := egressOf(body.AllowInternetAccess, &createNetwork{AllowOut: body.AllowOut, DenyOut: body.DenyOut})
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		p = &sdk.EgressPolicy{Mode: sdk.EgressAllowAll}
+	}
+	if _, err := s.sandboxes.SetEgress(r.Context(), id, *p); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// metricJSON is E2B's SandboxMetric.
+type metricJSON struct {
+	Timestamp     time.Time `json:"timestamp"`
+	TimestampUnix int64     `json:"timestampUnix"`
+	CPUCount      int       `json:"cpuCount"`
+	CPUUsedPct    float64   `json:"cpuUsedPct"` // of all its CPUs
+	MemUsed       uint64    `json:"memUsed"`
+	MemTotal      uint64    `json:"memTotal"`
+	DiskUsed      uint64    `json:"diskUsed"`
+	DiskTotal     uint64    `json:"diskTotal"`
+}
+
+// metrics answers getMetrics with one sample: what the sandbox uses now
+// (sbx keeps no history per sandbox; Prometheus at /metrics does). A
+// start/end window (unix seconds) that excludes now answers none.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request, id string) error {
+	if s.cfg.Usage == nil {
+		return errdefs.NotFound(sdk.CodeRouteNotFound, "sandbox metrics are not available on this daemon")
+	}
+	var from, to int64
+	for name, v := range map[string]*int64{"start": &from, "end": &to} {
+		if q := r.URL.Query().Get(name); q != "" {
+			n, err := strconv.ParseInt(q, 10, 64)
+			if err != nil {
+				return errdefs.Invalid(sdk.CodeInvalidParameter, "%s must be unix seconds, got %q", name, q)
+			}
+			*v = n
+		}
+	}
+	sb, err := s.sandboxes.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	st := s.cfg.Usage.Stats(sb)
+	out := []metricJSON{}
+	if now := st.Time.Unix(); (from == 0 || now >= from) && (to == 0 || now <= to) {
+		m := metricJSON{Timestamp: st.Time, TimestampUnix: now, CPUCount: max(1, int(sb.Spec.CPU+0.5)),
+			MemUsed: st.MemoryBytes, MemTotal: st.MemoryLimitBytes, DiskUsed: st.DiskBytes, DiskTotal: st.DiskLimitBytes}
+		if st.CPUPercent != nil {
+			m.CPUUsedPct = *st.CPUPercent / float64(m.CPUCount)
+		}
+		out = append(out, m)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// templateAlias answers whether an alias names a template
+// (Template.exists): the templates are sbx's (Config.Templates).
+func (s *Server) templateAlias(w http.ResponseWriter, r *http.Request, alias string) error {
+	if _, ok := s.cfg.Templates[alias]; !ok {
+		return errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s", alias, strings.Join(s.templateNames(), ", "))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"templateID": alias, "public": true})
+	return nil
 }
 
 func (s *Server) templateNames() []string {
@@ -316,7 +416,15 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].StartedAt.After(out[j].StartedAt) })
+	return writePage(w, q, out)
+}
+
+// writePage answers one page of all: E2B's limit (default 100) and
+// nextToken query, with X-Next-Token naming the next page (the token is
+// the offset).
+func writePage[T any](w http.ResponseWriter, q url.Values, all []T) error {
 	offset, limit := 0, 100
+	var err error
 	if t := q.Get("nextToken"); t != "" {
 		if offset, err = strconv.Atoi(t); err != nil || offset < 0 {
 			return errdefs.Invalid(sdk.CodeInvalidParameter, "nextToken %q is not a token this server gave out", t)
@@ -327,11 +435,11 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 			return errdefs.Invalid(sdk.CodeInvalidParameter, "limit must be a positive number, got %q", l)
 		}
 	}
-	page := []sandboxJSON{}
-	if offset < len(out) {
-		page = out[offset:min(len(out), offset+limit)]
+	page := []T{}
+	if offset < len(all) {
+		page = all[offset:min(len(all), offset+limit)]
 	}
-	if offset+limit < len(out) {
+	if offset+limit < len(all) {
 		w.Header().Set("X-Next-Token", strconv.Itoa(offset+limit))
 	}
 	writeJSON(w, http.StatusOK, page)
@@ -351,23 +459,70 @@ func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, id string) e
 	if body.Timeout <= 0 {
 		return errdefs.Invalid(sdk.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", body.Timeout)
 	}
-	sb, err := s.sandboxes.Get(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	req := sdk.UpdateSandboxRequest{TTLSeconds: &body.Timeout}
-	if pol := sb.Spec.Policy; pol != nil && pol.AutoPauseSeconds > 0 && pol.TTLSeconds == 0 {
-		req = sdk.UpdateSandboxRequest{AutoPauseSeconds: &body.Timeout}
-	}
-	if _, err := s.sandboxes.Update(r.Context(), id, req); err != nil {
+	if err := s.extend(r, id, body.Timeout); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
+// extend makes the sandbox end seconds from now: its TTL, or for an
+// autoPause sandbox its idle pause time.
+func (s *Server) extend(r *http.Request, id string, seconds int) error {
+	sb, err := s.sandboxes.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	req := sdk.UpdateSandboxRequest{TTLSeconds: &seconds}
+	if pol := sb.Spec.Policy; pol != nil && pol.AutoPauseSeconds > 0 && pol.TTLSeconds == 0 {
+		req = sdk.UpdateSandboxRequest{AutoPauseSeconds: &seconds}
+	}
+	_, err = s.sandboxes.Update(r.Context(), id, req)
+	return err
+}
+
+// running reports whether E2B should see sb as running: started, or on
+// its way there from creation. Archived, stopped, paused and failed
+// sandboxes are "paused" (connect starts them).
+func running(sb *store.Sandbox) bool {
+	switch sb.State {
+	case sdk.StateCreating, sdk.StateStarting, sdk.StateStarted:
+		return true
+	}
+	return false
+}
+
+// domain is the sandbox domain the SDK builds hosts with,
+// {port}-{sandboxID}.{domain} (getHost): sbx's preview domain, or
+// "localhost" without one, so that a host the SDK builds never names
+// E2B's cloud.
+func (s *Server) domain() *string {
+	d := s.cfg.Domain
+	if d == "" {
+		d = "localhost"
+	}
+	return &d
+}
+
+// refresh extends the sandbox's life: it ends duration seconds from now
+// (E2B's default and bound: 1 to 3600), as setTimeout does.
 func (s *Server) refresh(w http.ResponseWriter, r *http.Request, id string) error {
-	if _, err := s.sandboxes.Get(r.Context(), id); err != nil {
+	var body struct {
+		Duration *int `json:"duration"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(w, r, &body, true); err != nil {
+			return err
+		}
+	}
+	d := DefaultTimeoutSeconds
+	if body.Duration != nil {
+		d = *body.Duration
+	}
+	if d < 1 || d > 3600 {
+		return errdefs.Invalid(sdk.CodeInvalidParameter, "duration must be from 1 to 3600 seconds, got %d", d)
+	}
+	if err := s.extend(r, id, d); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -375,7 +530,20 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, id string) erro
 }
 
 // pause answers 409 when the sandbox is already paused (the SDK's false).
+// betaPause's memory: false (a filesystem-only pause) is refused: sbx's
+// pause keeps the memory.
 func (s *Server) pause(w http.ResponseWriter, r *http.Request, id string) error {
+	var body struct {
+		Memory *bool `json:"memory"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(w, r, &body, true); err != nil {
+			return err
+		}
+	}
+	if body.Memory != nil && !*body.Memory {
+		return errdefs.Invalid(sdk.CodeInvalidParameter, "memory: false (betaPause keepMemory: false) is not supported by sbx's E2B layer: a paused sandbox keeps its memory")
+	}
 	sb, err := s.sandboxes.Get(r.Context(), id)
 	if err != nil {
 		return err
@@ -394,26 +562,31 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request, id string) error 
 // sets a new timeout, and answers with fresh access tokens.
 func (s *Server) connect(w http.ResponseWriter, r *http.Request, id string, p auth.Principal) error {
 	var body struct {
-		Timeout *int `json:"timeout"`
+		Timeout *int  `json:"timeout"`
+		Memory  *bool `json:"memory"` // false: resume from the filesystem alone
 	}
 	if r.ContentLength != 0 {
-		if err := decodeBody(w, r, &body); err != nil {
+		if err := decodeJSON(w, r, &body, true); err != nil {
 			return err
 		}
+	}
+	if body.Memory != nil && !*body.Memory {
+		return errdefs.Invalid(sdk.CodeInvalidParameter, "memory: false (onResume: 'reboot') is not supported by sbx's E2B layer: a paused sandbox resumes with its memory; kill it and create a new one to reboot")
 	}
 	sb, err := s.sandboxes.Get(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	status := http.StatusOK
-	switch sb.State {
-	case sdk.StatePaused:
+	switch {
+	case sb.State == sdk.StatePaused:
 		if sb, err = s.sandboxes.Resume(r.Context(), id); err != nil {
 			return err
 		}
 		status = http.StatusCreated
-	case sdk.StateStopped:
-		if _, _, err = s.sandboxes.Agent(r.Context(), id); err != nil {
+	case !running(sb):
+		// Stopped, archived, …: the Manager starts (or restores) it.
+		if _, sb, err = s.sandboxes.Agent(r.Context(), id); err != nil {
 			return err
 		}
 		status = http.StatusCreated
@@ -434,17 +607,13 @@ func (s *Server) toE2B(sb *store.Sandbox, p auth.Principal, withTokens bool) san
 		SandboxID: sb.ID, TemplateID: sb.Spec.Labels[labelTemplate], Alias: sb.Spec.Labels[labelTemplate],
 		ClientID: "sbx", EnvdVersion: EnvdVersion, StartedAt: sb.CreatedAt,
 		CPUCount: max(1, int(sb.Spec.CPU+0.5)), MemoryMB: sb.Spec.MemoryMiB, DiskSizeMB: sb.Spec.DiskMiB,
-		Metadata: map[string]string{}, State: "running",
-	}
-	if s.cfg.Domain != "" {
-		out.Domain = &s.cfg.Domain
+		Metadata: map[string]string{}, State: "paused", Domain: s.domain(),
 	}
 	if !sb.StartedAt.IsZero() {
 		out.StartedAt = sb.StartedAt
 	}
-	switch sb.State {
-	case sdk.StatePaused, sdk.StatePausing, sdk.StateStopped, sdk.StateStopping:
-		out.State = "paused"
+	if running(sb) {
+		out.State = "running"
 	}
 	for k, v := range sb.Spec.Labels {
 		if m, ok := strings.CutPrefix(k, labelMeta); ok {
@@ -456,11 +625,10 @@ func (s *Server) toE2B(sb *store.Sandbox, p auth.Principal, withTokens bool) san
 		if from.IsZero() {
 			from = sb.CreatedAt
 		}
-		out.EndAt = from.Add(time.Duration(pol.TTLSeconds) * time.Second)
+		end := from.Add(time.Duration(pol.TTLSeconds) * time.Second)
+		out.EndAt = &end
 	} else if !sb.ExpiresAt.IsZero() {
-		out.EndAt = sb.ExpiresAt
-	} else {
-		out.EndAt = out.StartedAt.Add(24 * time.Hour)
+		out.EndAt = &sb.ExpiresAt
 	}
 	if withTokens {
 		out.EnvdAccessToken = s.accessToken(p, sb.ID)
