@@ -55,11 +55,11 @@ func (r registry) gitTools() {
 				args = append(args, "--staged")
 			}
 			res, err := c.Exec(ctx, in.Sandbox, sdk.ExecRequest{Cmd: args})
+			if hasCode(err, sdk.CodeCommandNotFound) {
+				return nil, &sdk.APIError{Code: sdk.CodeCommandNotFound, Message: "git_diff needs the git program in the sandbox's image, and this one has none; git_status lists the changed files without it, or use an image with git"}
+			}
 			if err != nil {
 				return nil, err
-			}
-			if res.ExitCode == 127 || res.ExitCode == 126 {
-				return nil, errorf("git_diff needs the git program in the sandbox's image, and this one has none; use git_status to list the changed files, or an image with git")
 			}
 			if res.ExitCode != 0 {
 				return nil, errorf("git diff failed (exit %d): %s", res.ExitCode, strings.TrimSpace(res.Stderr))

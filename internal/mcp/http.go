@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 
@@ -75,6 +77,17 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	w := &pipeWriter{header: http.Header{}, pw: pw, ready: make(chan *http.Response, 1), req: req}
 	go func() {
 		defer func() {
+			// As net/http does for a connection: a handler that aborts
+			// (http.ErrAbortHandler, as a proxy whose reader went away)
+			// or panics ends its answer, not the process.
+			if p := recover(); p != nil {
+				if p != http.ErrAbortHandler {
+					slog.Error("mcp: an API handler panicked", "panic", p, "path", in.URL.Path)
+				}
+				w.writeHeader(http.StatusInternalServerError)
+				pw.CloseWithError(fmt.Errorf("the API handler ended early: %v", p))
+				return
+			}
 			w.writeHeader(http.StatusOK) // a handler that wrote nothing answered 200
 			pw.Close()
 		}()

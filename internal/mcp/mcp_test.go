@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -204,4 +205,23 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.key)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestInProcessAbort: an API handler that aborts (a proxy whose reader went
+// away panics with http.ErrAbortHandler) ends that answer only; unrecovered
+// in inProcess's goroutine it took the daemon down.
+func TestInProcessAbort(t *testing.T) {
+	rt := inProcess{http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("partial"))
+		panic(http.ErrAbortHandler)
+	})}
+	req, _ := http.NewRequest("GET", "http://x/v1/y", nil)
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadAll(resp.Body); err == nil {
+		t.Error("an aborted answer read to its end without an error")
+	}
 }

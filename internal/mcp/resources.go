@@ -100,7 +100,7 @@ func (r registry) readEvents(ctx context.Context, req *gomcp.ReadResourceRequest
 // resourceError is a missing sandbox or file as MCP's resource-not-found
 // error, anything else with sbx's code.
 func resourceError(uri string, err error) error {
-	if sdk.IsNotFound(err) {
+	if hasCode(err, sdk.CodeSandboxNotFound) || hasCode(err, sdk.CodeFileNotFound) {
 		return gomcp.ResourceNotFoundError(uri)
 	}
 	return toolError(err)

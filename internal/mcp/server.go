@@ -119,6 +119,12 @@ func toolError(err error) error {
 	return err
 }
 
+// hasCode reports whether err is the daemon's refusal with code.
+func hasCode(err error, code sdk.Code) bool {
+	var api *sdk.APIError
+	return errors.As(err, &api) && api.Code == code
+}
+
 // text is a result of one text block.
 func text(s string) *gomcp.CallToolResult {
 	return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: s}}}
