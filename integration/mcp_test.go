@@ -164,7 +164,7 @@ func TestMCP(t *testing.T) {
 		}
 		tool(t, cs, "sandbox_get", map[string]any{"sandbox": "m1"}, `"state": "started"`)
 		toolFails(t, cs, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND (HTTP 404)")
-		toolFails(t, cs, "sandbox_get", map[string]any{"sandbox": 7}, "sandbox")           // a bad argument
+		toolFails(t, cs, "sandbox_get", map[string]any{"sandbox": 7}, "sandbox")               // a bad argument
 		toolFails(t, cs, "sandbox_create", map[string]any{"name": "m3", "cpu": "lots"}, "cpu") // wrong type
 		tool(t, cs, "sandbox_pause", map[string]any{"sandbox": "m2"}, `"state": "paused"`)
 		tool(t, cs, "sandbox_resume", map[string]any{"sandbox": "m2"}, `"state": "started"`)
