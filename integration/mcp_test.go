@@ -21,9 +21,16 @@ import (
 // mcpHTTP opens an MCP session with d's /mcp, authenticated with key.
 func mcpHTTP(t *testing.T, d *daemon, key string) *gomcp.ClientSession {
 	t.Helper()
+	return mcpHTTPVersion(t, d, key, "")
+}
+
+// mcpHTTPVersion is mcpHTTP asking for protocol version (""; the Go
+// SDK's latest).
+func mcpHTTPVersion(t *testing.T, d *daemon, key, version string) *gomcp.ClientSession {
+	t.Helper()
 	hc := &http.Client{Transport: bearerKey{key: key, next: d.httpClient().Transport}}
 	cs, err := gomcp.NewClient(&gomcp.Implementation{Name: "sbx-test"}, nil).Connect(context.Background(),
-		&gomcp.StreamableClientTransport{Endpoint: d.baseURL() + "/mcp", HTTPClient: hc}, nil)
+		&gomcp.StreamableClientTransport{Endpoint: d.baseURL() + "/mcp", HTTPClient: hc}, &gomcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect to /mcp: %v", err)
 	}
@@ -132,6 +139,28 @@ func bareRepoTar(t *testing.T, files map[string]string) *bytes.Buffer {
 	return &buf
 }
 
+// cancelEndsCommand: cancelling a call (over HTTP: closing its request;
+// over stdio: notifications/cancelled) ends the command it runs.
+func cancelEndsCommand(t *testing.T, cs *gomcp.ClientSession) {
+	t.Helper()
+	cctx, cancel := context.WithCancel(context.Background())
+	called := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(cctx, &gomcp.CallToolParams{Name: "command_run", Arguments: map[string]any{"sandbox": "m1", "cmd": []string{"sleep", "300"}}})
+		called <- err
+	}()
+	sleeping := func() bool {
+		time.Sleep(200 * time.Millisecond)
+		return strings.Contains(tool(t, cs, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"ps"}}), "sleep 300")
+	}
+	waitFor(t, 30*time.Second, "sleep 300 to run", sleeping)
+	cancel()
+	if err := <-called; err == nil {
+		t.Error("a cancelled call returned no error")
+	}
+	waitFor(t, 30*time.Second, "the cancelled call's sleep 300 to end", func() bool { return !sleeping() })
+}
+
 // TestMCP drives every tool of the MCP server against a real daemon over
 // Streamable HTTP with a team key, then the stdio server (`sbx mcp`), and
 // checks the gate: no key, a read-only key, a revoked key.
@@ -150,9 +179,16 @@ func TestMCP(t *testing.T) {
 	}
 	rw := key(sdk.ScopeSandboxesRead, sdk.ScopeSandboxesWrite, sdk.ScopeExec)
 	cs := mcpHTTP(t, d, rw.Key)
-	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" && v != "2025-11-25" {
-		t.Errorf("negotiated protocol %q", v)
+	// The SDK's client asks for 2026-07-28 (server/discover, no session);
+	// a client of 2025-11-25 gets it through initialize.
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("negotiated protocol %q, want 2026-07-28", v)
 	}
+	old := mcpHTTPVersion(t, d, rw.Key, "2025-11-25")
+	if v := old.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Errorf("a 2025-11-25 client negotiated %q", v)
+	}
+	toolFails(t, old, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND")
 
 	t.Run("sandboxes", func(t *testing.T) {
 		tool(t, cs, "sandbox_create", map[string]any{"name": "m1", "labels": map[string]string{"task": "mcp"}, "autoStopSeconds": 600, "cpu": 1, "memoryMiB": 256}, `"name": "m1"`, `"autoStopSeconds": 600`, `"memoryMiB": 256`)
@@ -187,6 +223,8 @@ func TestMCP(t *testing.T) {
 			t.Errorf("%d lines of output within the budget, want 10000", n)
 		}
 		tool(t, cs, "command_run", map[string]any{"sandbox": "m1", "shell": "sleep 5", "timeoutSeconds": 0.5}, "(timed out)")
+
+		cancelEndsCommand(t, cs)
 
 		// Longer than a client's 60 s call: started, polled, awaited.
 		tool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "long", "shell": "echo begun; sleep 61; echo ended"}, `"id": "long"`)
@@ -321,28 +359,38 @@ func TestMCP(t *testing.T) {
 		}
 
 		// Tool calls are API requests of the caller's key: audited as such.
-		entries, err := d.client.Audit(ctx, "acme", 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var created, refused bool
-		for _, e := range entries {
-			created = created || e.KeyID == rw.ID && e.Method == "POST" && e.Path == "/v1/sandboxes" && e.Status == 201
-			refused = refused || e.KeyID != rw.ID && e.Method == "POST" && e.Path == "/v1/sandboxes" && e.Status == 403
+		for after := int64(0); ; {
+			entries, err := d.client.Audit(ctx, "acme", after, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) == 0 {
+				break
+			}
+			for _, e := range entries {
+				created = created || e.KeyID == rw.ID && e.Method == "POST" && e.Path == "/v1/sandboxes" && e.Status == 201
+				refused = refused || e.KeyID != rw.ID && e.Method == "POST" && e.Path == "/v1/sandboxes" && e.Status == 403
+				after = e.Seq
+			}
 		}
 		if !created || !refused {
-			t.Errorf("audit log: create by the MCP key %v, refusal of the read-only key %v; %+v", created, refused, entries)
+			t.Errorf("audit log: create by the MCP key %v, refusal of the read-only key %v", created, refused)
 		}
 	})
 
 	t.Run("stdio", func(t *testing.T) {
 		st := mcpStdio(t, d, rw.Key)
+		if v := st.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+			t.Errorf("stdio negotiated protocol %q, want 2026-07-28", v)
+		}
 		tools, err := st.ListTools(ctx, nil)
 		if err != nil || len(tools.Tools) < 35 {
 			t.Fatalf("tools over stdio: %v, %d", err, len(tools.Tools))
 		}
 		tool(t, st, "sandbox_get_or_create", map[string]any{"name": "m1"}, `"created": false`)
 		tool(t, st, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"echo", "over stdio"}}, "over stdio")
+		cancelEndsCommand(t, st)
 		toolFails(t, st, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND")
 		tool(t, st, "sandbox_delete", map[string]any{"sandbox": "m1"}, "deleted m1")
 		bad := mcpStdio(t, d, "sbx_wrong")

@@ -31,8 +31,7 @@ const (
 // as a bearer token that gate accepts (else 401); each tool call is then a
 // request to api, the daemon's own API handler, with that key, so scopes,
 // tenancy, rate limits and the audit log apply to it as to any API call
-// (a revoked key fails its next request). A session stays with the key
-// that opened it.
+// (a revoked key fails its next request).
 func Handler(gate *authz.Gate, api http.Handler) http.Handler {
 	hc := &http.Client{Transport: inProcess{api}}
 	srv := New(func(extra *gomcp.RequestExtra) (*sdk.Client, error) {
@@ -43,13 +42,17 @@ func Handler(gate *authz.Gate, api http.Handler) http.Handler {
 		base, _ := extra.TokenInfo.Extra[baseExtra].(string)
 		return sdk.NewClient(base, key, sdk.WithHTTPClient(hc)), nil
 	})
-	h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return srv }, nil)
+	// Stateless: the Go SDK serves protocol 2026-07-28 over HTTP only so;
+	// 2025-11-25 clients still initialize and call as before. Nothing here
+	// needs a session: every request carries its key. A 2026-07-28 client
+	// cancels a call by closing its request, which cancels the tool's work.
+	h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return srv },
+		&gomcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 	verify := func(ctx context.Context, key string, r *http.Request) (*auth.TokenInfo, error) {
 		p, err := gate.Key(ctx, key)
 		if err != nil {
 			return nil, errors.Join(auth.ErrInvalidToken, err)
 		}
-		// UserID ties a session to its key: another key cannot take it over.
 		base := "http://" + r.Host
 		if r.TLS != nil {
 			base = "https://" + r.Host
