@@ -206,6 +206,10 @@ func TestMCP(t *testing.T) {
 		tool(t, cs, "sandbox_resume", map[string]any{"sandbox": "m2"}, `"state": "started"`)
 		tool(t, cs, "sandbox_stop", map[string]any{"sandbox": "m2"}, `"state": "stopped"`)
 		tool(t, cs, "sandbox_start", map[string]any{"sandbox": "m2"}, `"state": "started"`)
+		for _, idle := range []string{"sandbox_stop", "sandbox_pause"} { // as the idle policy would
+			tool(t, cs, idle, map[string]any{"sandbox": "m2"})
+			tool(t, cs, "sandbox_get_or_create", map[string]any{"name": "m2"}, `"created": false`, `"state": "started"`)
+		}
 		tool(t, cs, "command_run", map[string]any{"sandbox": "m2", "shell": "echo kept > /workspace/k"}, "exit code: 0")
 		tool(t, cs, "sandbox_snapshot", map[string]any{"sandbox": "m2", "name": "snap-m2"}, `"name": "snap-m2"`)
 		tool(t, cs, "sandbox_fork", map[string]any{"sandbox": "m2", "name": "m2-fork"}, `"name": "m2-fork"`)

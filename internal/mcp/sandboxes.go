@@ -90,6 +90,16 @@ func (r registry) sandboxTools() {
 			if err != nil {
 				return nil, err
 			}
+			// Ready for every tool: reading files does not start a sandbox.
+			switch sb.State {
+			case sdk.StateStopped:
+				sb, err = c.StartSandbox(ctx, sb.ID)
+			case sdk.StatePaused:
+				sb, err = c.ResumeSandbox(ctx, sb.ID)
+			}
+			if err != nil {
+				return nil, err
+			}
 			return jsonResult(struct {
 				*sdk.Sandbox
 				Created bool `json:"created"`
