@@ -35,11 +35,19 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(sdk.Sandbox{ID: "sbx-1", Name: "box", State: sdk.StateStarted})
 	case r.Method == "POST" && r.URL.Path == "/v1/sandboxes/box/exec":
 		json.NewEncoder(w).Encode(f.exec)
+	case r.Method == "POST" && r.URL.Path == "/v1/sandboxes/box/run":
+		json.NewEncoder(w).Encode(sdk.RunResult{Stdout: "hi\n", Results: []sdk.CodeResult{{PNG: pngBytes}, {HTML: "<table></table>"}, {Main: true, Text: "42"}}})
+	case r.Method == "GET" && r.URL.Path == "/v1/sandboxes/box/desktop/screenshot":
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(pngBytes)
 	default:
 		w.WriteHeader(404)
 		json.NewEncoder(w).Encode(sdk.ErrorResponse{Error: sdk.ErrorBody{Code: sdk.CodeSandboxNotFound, Message: "no sandbox " + r.URL.Path}})
 	}
 }
+
+// pngBytes stands for a PNG: the tools pass images on as they are.
+var pngBytes = []byte("\x89PNG\r\n\x1a\nnot really")
 
 func connect(t *testing.T, c *sdk.Client) *gomcp.ClientSession {
 	t.Helper()
@@ -224,4 +232,37 @@ func TestInProcessAbort(t *testing.T) {
 	if _, err := io.ReadAll(resp.Body); err == nil {
 		t.Error("an aborted answer read to its end without an error")
 	}
+}
+
+// TestImages: a chart of code_run and a screenshot come back as MCP image
+// content (PNG), HTML and the value as text blocks of their own.
+func TestImages(t *testing.T) {
+	ts := httptest.NewServer(&fakeAPI{})
+	defer ts.Close()
+	cs := connect(t, sdk.NewClient(ts.URL, "k"))
+	image := func(name string, args map[string]any, wantBlocks int) *gomcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &gomcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError || len(res.Content) != wantBlocks {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		var img *gomcp.ImageContent
+		for _, c := range res.Content {
+			if i, ok := c.(*gomcp.ImageContent); ok {
+				img = i
+			}
+		}
+		if img == nil || img.MIMEType != "image/png" || string(img.Data) != string(pngBytes) {
+			t.Errorf("%s: no PNG image content in %+v", name, res.Content)
+		}
+		return res
+	}
+	res := image("code_run", map[string]any{"sandbox": "box", "code": "plot()"}, 4)
+	if txt := res.Content[0].(*gomcp.TextContent).Text; !strings.Contains(txt, "--- stdout ---\nhi") {
+		t.Errorf("code_run's text: %q", txt)
+	}
+	if html := res.Content[2].(*gomcp.TextContent).Text; html != "result (text/html):\n<table></table>" {
+		t.Errorf("code_run's HTML: %q", html)
+	}
+	image("desktop_screenshot", map[string]any{"sandbox": "box"}, 1)
 }
