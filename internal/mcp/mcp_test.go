@@ -266,3 +266,25 @@ func TestImages(t *testing.T) {
 	}
 	image("desktop_screenshot", map[string]any{"sandbox": "box"}, 1)
 }
+
+// TestUnknownArgumentRefused: an argument no tool takes is refused, not
+// dropped (a model's typo must not pass as a default).
+func TestUnknownArgumentRefused(t *testing.T) {
+	api := &fakeAPI{}
+	ts := httptest.NewServer(api)
+	defer ts.Close()
+	cs := connect(t, sdk.NewClient(ts.URL, "k"))
+	for name, args := range map[string]map[string]any{
+		"sandbox_get":    {"sandbox": "box", "sandbx": "other"},
+		"command_run":    {"sandbox": "box", "shell": "true", "timeout": 5},
+		"sandbox_create": {"name": "x", "memory": 512},
+	} {
+		out, isErr := call(t, cs, name, args)
+		if !isErr || !strings.Contains(out, "additional") && !strings.Contains(out, "unknown") {
+			t.Errorf("%s %v: error %v %q", name, args, isErr, out)
+		}
+	}
+	if len(api.keys) != 0 {
+		t.Errorf("refused calls reached the API: %d requests", len(api.keys))
+	}
+}
