@@ -394,6 +394,28 @@ func TestMCP(t *testing.T) {
 		}
 		tool(t, st, "sandbox_get_or_create", map[string]any{"name": "m1"}, `"created": false`)
 		tool(t, st, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"echo", "over stdio"}}, "over stdio")
+
+		// Files between the client's machine and the sandbox: stdio only.
+		local := t.TempDir()
+		if err := os.WriteFile(filepath.Join(local, "in.txt"), []byte("from the client\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tool(t, st, "file_upload", map[string]any{"sandbox": "m1", "localPath": filepath.Join(local, "in.txt"), "path": "/workspace/up/in.txt"}, "(16 bytes)")
+		tool(t, st, "command_run", map[string]any{"sandbox": "m1", "shell": "cat /workspace/up/in.txt; echo back > /workspace/up/out.txt"}, "from the client")
+		tool(t, st, "file_download", map[string]any{"sandbox": "m1", "path": "/workspace/up/out.txt", "localPath": filepath.Join(local, "out.txt")}, "(5 bytes)")
+		if b, err := os.ReadFile(filepath.Join(local, "out.txt")); err != nil || string(b) != "back\n" {
+			t.Errorf("downloaded file: %q %v", b, err)
+		}
+		toolFails(t, st, "file_upload", map[string]any{"sandbox": "m1", "localPath": filepath.Join(local, "none"), "path": "/x"}, "on this machine")
+		httpTools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range httpTools.Tools {
+			if tl.Name == "file_upload" || tl.Name == "file_download" {
+				t.Errorf("/mcp offers %s: the daemon's files are not the caller's", tl.Name)
+			}
+		}
 		cancelEndsCommand(t, st)
 		toolFails(t, st, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND")
 		tool(t, st, "sandbox_delete", map[string]any{"sandbox": "m1"}, "deleted m1")

@@ -15,7 +15,8 @@ daemon at --host with --token (or SBX_HOST and SBX_TOKEN): an MCP client
 (Claude Desktop, Claude Code, Cursor, …) runs it with the config
   {"command": "sbx", "args": ["mcp"], "env": {"SBX_HOST": "…", "SBX_TOKEN": "…"}}
 The daemon serves the same tools over Streamable HTTP at /mcp, with an API
-key as the bearer token.`,
+key as the bearer token; only sbx mcp, which runs on the client's machine,
+adds file_upload and file_download between that machine and a sandbox.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := g.client()

@@ -41,7 +41,7 @@ func Handler(gate *authz.Gate, api http.Handler) http.Handler {
 		key, _ := extra.TokenInfo.Extra[keyExtra].(string)
 		base, _ := extra.TokenInfo.Extra[baseExtra].(string)
 		return sdk.NewClient(base, key, sdk.WithHTTPClient(hc)), nil
-	})
+	}, Options{})
 	// Stateless: the Go SDK serves protocol 2026-07-28 over HTTP only so;
 	// 2025-11-25 clients still initialize and call as before. Nothing here
 	// needs a session: every request carries its key. A 2026-07-28 client

@@ -52,7 +52,7 @@ var pngBytes = []byte("\x89PNG\r\n\x1a\nnot really")
 func connect(t *testing.T, c *sdk.Client) *gomcp.ClientSession {
 	t.Helper()
 	ct, st := gomcp.NewInMemoryTransports()
-	srv := New(func(*gomcp.RequestExtra) (*sdk.Client, error) { return c, nil })
+	srv := New(func(*gomcp.RequestExtra) (*sdk.Client, error) { return c, nil }, Options{})
 	if _, err := srv.Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,16 @@ const DefaultMaxBytes = 20000
 // client of the command line, over HTTP one that carries the caller's key.
 type Clients func(extra *gomcp.RequestExtra) (*sdk.Client, error)
 
+// Options are what differs between the transports.
+type Options struct {
+	// Local adds the tools that copy files between the machine the server
+	// runs on and a sandbox: for `sbx mcp`, run by the client on its own
+	// machine; never for the daemon, whose files are not the caller's.
+	Local bool
+}
+
 // New returns the MCP server with every tool and resource of sbx.
-func New(clients Clients) *gomcp.Server {
+func New(clients Clients, opts Options) *gomcp.Server {
 	s := gomcp.NewServer(&gomcp.Implementation{Name: "sbx", Title: "sbx sandboxes", Version: version()}, &gomcp.ServerOptions{
 		Instructions: instructions,
 	})
@@ -38,6 +46,9 @@ func New(clients Clients) *gomcp.Server {
 	r.commandTools()
 	r.codeTools()
 	r.fileTools()
+	if opts.Local {
+		r.localFileTools()
+	}
 	r.gitTools()
 	r.desktopTools()
 	r.resources()
