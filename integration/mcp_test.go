@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"os"
@@ -314,6 +315,35 @@ func TestMCP(t *testing.T) {
 		toolFails(t, cs, "git_diff", map[string]any{"sandbox": "m1", "path": "/workspace/repo"}, "needs the git program")
 		tool(t, cs, "git_commit", map[string]any{"sandbox": "m1", "path": "/workspace/repo", "message": "second", "addAll": true, "authorName": "a", "authorEmail": "a@example.com"}, `"message": "second`)
 		tool(t, cs, "git_status", map[string]any{"sandbox": "m1", "path": "/workspace/repo"}, `"clean": true`)
+	})
+
+	t.Run("debian", func(t *testing.T) {
+		// The debian image has bash (a context keeps its state) and git.
+		f, err := os.Open(debianImageTar(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.client.ImportImage(ctx, "debian", f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Imported by the operator: a team key starts sandboxes from it too.
+		tool(t, cs, "sandbox_create", map[string]any{"name": "deb", "image": "debian"})
+		out := tool(t, cs, "code_context_create", map[string]any{"sandbox": "deb", "language": "bash"}, `"language": "bash"`)
+		var c sdk.Context
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatalf("code_context_create: %v: %s", err, out)
+		}
+		tool(t, cs, "code_run", map[string]any{"sandbox": "deb", "context": c.ID, "code": "X=41"})
+		tool(t, cs, "code_run", map[string]any{"sandbox": "deb", "context": c.ID, "code": "echo $((X+1))"}, "--- stdout ---\n42")
+		if _, err := d.client.UploadTar(ctx, "deb", "/srv/repo.git", bareRepoTar(t, map[string]string{"README": "one\n"})); err != nil {
+			t.Fatal(err)
+		}
+		tool(t, cs, "git_clone", map[string]any{"sandbox": "deb", "url": "file:///srv/repo.git", "path": "/workspace/repo"})
+		tool(t, cs, "file_edit", map[string]any{"sandbox": "deb", "path": "/workspace/repo/README", "old": "one", "new": "two"})
+		tool(t, cs, "git_diff", map[string]any{"sandbox": "deb", "path": "/workspace/repo"}, "-one\n+two\n")
+		tool(t, cs, "sandbox_delete", map[string]any{"sandbox": "deb"})
 	})
 
 	t.Run("desktop", func(t *testing.T) {
