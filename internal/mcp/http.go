@@ -47,7 +47,12 @@ func Handler(gate *authz.Gate, api http.Handler) http.Handler {
 	// needs a session: every request carries its key. A 2026-07-28 client
 	// cancels a call by closing its request, which cancels the tool's work.
 	h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return srv },
-		&gomcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
+		&gomcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true,
+			// The SDK refuses a loopback connection naming another host,
+			// against DNS rebinding of a local server without credentials.
+			// Here every request needs a key, which a rebound page lacks,
+			// and a reverse proxy in front of the daemon must get through.
+			DisableLocalhostProtection: true})
 	verify := func(ctx context.Context, key string, r *http.Request) (*auth.TokenInfo, error) {
 		p, err := gate.Key(ctx, key)
 		if err != nil {

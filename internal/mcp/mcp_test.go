@@ -205,6 +205,27 @@ func TestHTTPGated(t *testing.T) {
 	if got := api.keys[len(api.keys)-1]; got != "Bearer "+key {
 		t.Errorf("the API saw %q, want the caller's key", got)
 	}
+
+	// Behind a reverse proxy on the same host: a loopback connection that
+	// names the public host.
+	proxied := &http.Client{Transport: hostRewrite{bearer{key}, "sbx.example.com"}}
+	cs, err = gomcp.NewClient(&gomcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &gomcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: proxied}, nil)
+	if err != nil {
+		t.Fatalf("through a reverse proxy: %v", err)
+	}
+	defer cs.Close()
+	call(t, cs, "sandbox_get", map[string]any{"sandbox": "box"})
+}
+
+type hostRewrite struct {
+	next http.RoundTripper
+	host string
+}
+
+func (h hostRewrite) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Host = h.host
+	return h.next.RoundTrip(r)
 }
 
 type bearer struct{ key string }
