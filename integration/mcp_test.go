@@ -68,9 +68,9 @@ func (b bearerKey) RoundTrip(r *http.Request) (*http.Response, error) {
 	return next.RoundTrip(r)
 }
 
-// toolText calls a tool and returns its text and whether it is an error;
+// mcpToolText calls a tool and returns its text and whether it is an error;
 // a failure of the protocol itself fails the test.
-func toolText(t *testing.T, cs *gomcp.ClientSession, name string, args map[string]any) (string, *gomcp.CallToolResult) {
+func mcpToolText(t *testing.T, cs *gomcp.ClientSession, name string, args map[string]any) (string, *gomcp.CallToolResult) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &gomcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -85,10 +85,10 @@ func toolText(t *testing.T, cs *gomcp.ClientSession, name string, args map[strin
 	return b.String(), res
 }
 
-// tool calls a tool that must succeed and returns its text.
-func tool(t *testing.T, cs *gomcp.ClientSession, name string, args map[string]any, want ...string) string {
+// mcpTool calls a tool that must succeed and returns its text.
+func mcpTool(t *testing.T, cs *gomcp.ClientSession, name string, args map[string]any, want ...string) string {
 	t.Helper()
-	out, res := toolText(t, cs, name, args)
+	out, res := mcpToolText(t, cs, name, args)
 	if res.IsError {
 		t.Fatalf("%s %v: tool error %s", name, args, out)
 	}
@@ -100,10 +100,10 @@ func tool(t *testing.T, cs *gomcp.ClientSession, name string, args map[string]an
 	return out
 }
 
-// toolFails calls a tool that must fail with a tool error holding want.
-func toolFails(t *testing.T, cs *gomcp.ClientSession, name string, args map[string]any, want string) {
+// mcpToolFails calls a tool that must fail with a tool error holding want.
+func mcpToolFails(t *testing.T, cs *gomcp.ClientSession, name string, args map[string]any, want string) {
 	t.Helper()
-	out, res := toolText(t, cs, name, args)
+	out, res := mcpToolText(t, cs, name, args)
 	if !res.IsError || !strings.Contains(out, want) {
 		t.Errorf("%s %v: error %v %q, want a tool error with %q", name, args, res.IsError, out, want)
 	}
@@ -152,7 +152,7 @@ func cancelEndsCommand(t *testing.T, cs *gomcp.ClientSession) {
 	}()
 	sleeping := func() bool {
 		time.Sleep(200 * time.Millisecond)
-		return strings.Contains(tool(t, cs, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"ps"}}), "sleep 300")
+		return strings.Contains(mcpTool(t, cs, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"ps"}}), "sleep 300")
 	}
 	waitFor(t, 30*time.Second, "sleep 300 to run", sleeping)
 	cancel()
@@ -189,103 +189,103 @@ func TestMCP(t *testing.T) {
 	if v := old.InitializeResult().ProtocolVersion; v != "2025-11-25" {
 		t.Errorf("a 2025-11-25 client negotiated %q", v)
 	}
-	toolFails(t, old, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND")
+	mcpToolFails(t, old, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND")
 
 	t.Run("sandboxes", func(t *testing.T) {
-		tool(t, cs, "sandbox_create", map[string]any{"name": "m1", "labels": map[string]string{"task": "mcp"}, "autoStopSeconds": 600, "cpu": 1, "memoryMiB": 256}, `"name": "m1"`, `"autoStopSeconds": 600`, `"memoryMiB": 256`)
-		tool(t, cs, "sandbox_get_or_create", map[string]any{"name": "m1"}, `"created": false`)
-		tool(t, cs, "sandbox_get_or_create", map[string]any{"name": "m2", "ephemeral": false}, `"created": true`)
-		out := tool(t, cs, "sandbox_list", map[string]any{"labels": map[string]string{"task": "mcp"}}, `"name": "m1"`)
+		mcpTool(t, cs, "sandbox_create", map[string]any{"name": "m1", "labels": map[string]string{"task": "mcp"}, "autoStopSeconds": 600, "cpu": 1, "memoryMiB": 256}, `"name": "m1"`, `"autoStopSeconds": 600`, `"memoryMiB": 256`)
+		mcpTool(t, cs, "sandbox_get_or_create", map[string]any{"name": "m1"}, `"created": false`)
+		mcpTool(t, cs, "sandbox_get_or_create", map[string]any{"name": "m2", "ephemeral": false}, `"created": true`)
+		out := mcpTool(t, cs, "sandbox_list", map[string]any{"labels": map[string]string{"task": "mcp"}}, `"name": "m1"`)
 		if strings.Contains(out, `"m2"`) {
 			t.Errorf("the label filter let m2 through: %s", out)
 		}
-		tool(t, cs, "sandbox_get", map[string]any{"sandbox": "m1"}, `"state": "started"`)
-		toolFails(t, cs, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND (HTTP 404)")
-		toolFails(t, cs, "sandbox_get", map[string]any{"sandbox": 7}, "sandbox")               // a bad argument
-		toolFails(t, cs, "sandbox_create", map[string]any{"name": "m3", "cpu": "lots"}, "cpu") // wrong type
-		tool(t, cs, "sandbox_pause", map[string]any{"sandbox": "m2"}, `"state": "paused"`)
-		tool(t, cs, "sandbox_resume", map[string]any{"sandbox": "m2"}, `"state": "started"`)
-		tool(t, cs, "sandbox_stop", map[string]any{"sandbox": "m2"}, `"state": "stopped"`)
-		tool(t, cs, "sandbox_start", map[string]any{"sandbox": "m2"}, `"state": "started"`)
+		mcpTool(t, cs, "sandbox_get", map[string]any{"sandbox": "m1"}, `"state": "started"`)
+		mcpToolFails(t, cs, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND (HTTP 404)")
+		mcpToolFails(t, cs, "sandbox_get", map[string]any{"sandbox": 7}, "sandbox")               // a bad argument
+		mcpToolFails(t, cs, "sandbox_create", map[string]any{"name": "m3", "cpu": "lots"}, "cpu") // wrong type
+		mcpTool(t, cs, "sandbox_pause", map[string]any{"sandbox": "m2"}, `"state": "paused"`)
+		mcpTool(t, cs, "sandbox_resume", map[string]any{"sandbox": "m2"}, `"state": "started"`)
+		mcpTool(t, cs, "sandbox_stop", map[string]any{"sandbox": "m2"}, `"state": "stopped"`)
+		mcpTool(t, cs, "sandbox_start", map[string]any{"sandbox": "m2"}, `"state": "started"`)
 		for _, idle := range []string{"sandbox_stop", "sandbox_pause"} { // as the idle policy would
-			tool(t, cs, idle, map[string]any{"sandbox": "m2"})
-			tool(t, cs, "sandbox_get_or_create", map[string]any{"name": "m2"}, `"created": false`, `"state": "started"`)
+			mcpTool(t, cs, idle, map[string]any{"sandbox": "m2"})
+			mcpTool(t, cs, "sandbox_get_or_create", map[string]any{"name": "m2"}, `"created": false`, `"state": "started"`)
 		}
-		tool(t, cs, "command_run", map[string]any{"sandbox": "m2", "shell": "echo kept > /workspace/k"}, "exit code: 0")
-		tool(t, cs, "sandbox_snapshot", map[string]any{"sandbox": "m2", "name": "snap-m2"}, `"name": "snap-m2"`)
-		tool(t, cs, "sandbox_fork", map[string]any{"sandbox": "m2", "name": "m2-fork"}, `"name": "m2-fork"`)
-		tool(t, cs, "command_run", map[string]any{"sandbox": "m2-fork", "cmd": []string{"cat", "/workspace/k"}}, "kept")
-		tool(t, cs, "sandbox_delete", map[string]any{"sandbox": "m2-fork"}, "deleted m2-fork")
-		tool(t, cs, "port_expose", map[string]any{"sandbox": "m1", "port": 8080}, "http://"+d.addr+"/v1/sandboxes/", "/ports/8080/")
+		mcpTool(t, cs, "command_run", map[string]any{"sandbox": "m2", "shell": "echo kept > /workspace/k"}, "exit code: 0")
+		mcpTool(t, cs, "sandbox_snapshot", map[string]any{"sandbox": "m2", "name": "snap-m2"}, `"name": "snap-m2"`)
+		mcpTool(t, cs, "sandbox_fork", map[string]any{"sandbox": "m2", "name": "m2-fork"}, `"name": "m2-fork"`)
+		mcpTool(t, cs, "command_run", map[string]any{"sandbox": "m2-fork", "cmd": []string{"cat", "/workspace/k"}}, "kept")
+		mcpTool(t, cs, "sandbox_delete", map[string]any{"sandbox": "m2-fork"}, "deleted m2-fork")
+		mcpTool(t, cs, "port_expose", map[string]any{"sandbox": "m1", "port": 8080}, "http://"+d.addr+"/v1/sandboxes/", "/ports/8080/")
 	})
 
 	t.Run("commands", func(t *testing.T) {
-		tool(t, cs, "command_run", map[string]any{"sandbox": "m1", "shell": "echo out; echo err >&2; exit 3"}, "exit code: 3", "--- stdout ---\nout", "--- stderr ---\nerr")
+		mcpTool(t, cs, "command_run", map[string]any{"sandbox": "m1", "shell": "echo out; echo err >&2; exit 3"}, "exit code: 3", "--- stdout ---\nout", "--- stderr ---\nerr")
 		// An output larger than the budget: cut, with a note saying so.
-		out := tool(t, cs, "command_run", map[string]any{"sandbox": "m1", "shell": "yes x | head -c 50000"},
+		out := mcpTool(t, cs, "command_run", map[string]any{"sandbox": "m1", "shell": "yes x | head -c 50000"},
 			"[truncated at maxBytes 20000: the last 30000 bytes of stdout are left out")
 		if n := strings.Count(out, "x\n"); n != 10000 {
 			t.Errorf("%d lines of output within the budget, want 10000", n)
 		}
-		tool(t, cs, "command_run", map[string]any{"sandbox": "m1", "shell": "sleep 5", "timeoutSeconds": 0.5}, "(timed out)")
+		mcpTool(t, cs, "command_run", map[string]any{"sandbox": "m1", "shell": "sleep 5", "timeoutSeconds": 0.5}, "(timed out)")
 
 		cancelEndsCommand(t, cs)
 
 		// Longer than a client's 60 s call: started, polled, awaited.
-		tool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "long", "shell": "echo begun; sleep 61; echo ended"}, `"id": "long"`)
-		out = tool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "long"}, "[still running]")
+		mcpTool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "long", "shell": "echo begun; sleep 61; echo ended"}, `"id": "long"`)
+		out = mcpTool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "long"}, "[still running]")
 		for strings.Contains(out, "[still running]") {
-			tool(t, cs, "process_wait", map[string]any{"sandbox": "m1", "process": "long", "timeoutSeconds": 20})
-			out = tool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "long"})
+			mcpTool(t, cs, "process_wait", map[string]any{"sandbox": "m1", "process": "long", "timeoutSeconds": 20})
+			out = mcpTool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "long"})
 		}
 		if !strings.Contains(out, "begun\nended\n") || !strings.Contains(out, "[exited with code 0]") {
 			t.Errorf("the long process's output: %q", out)
 		}
 
 		// Output past the budget pages on with since and skip.
-		tool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "big", "shell": "seq 1 3000"})
-		tool(t, cs, "process_wait", map[string]any{"sandbox": "m1", "process": "big"}, `"state": "exited"`)
-		out = tool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "big", "maxBytes": 6000}, "continue with since 0 and skip 6000")
-		rest := tool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "big", "skip": 6000}, "[nextSince ")
+		mcpTool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "big", "shell": "seq 1 3000"})
+		mcpTool(t, cs, "process_wait", map[string]any{"sandbox": "m1", "process": "big"}, `"state": "exited"`)
+		out = mcpTool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "big", "maxBytes": 6000}, "continue with since 0 and skip 6000")
+		rest := mcpTool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "big", "skip": 6000}, "[nextSince ")
 		if got := strings.SplitN(out, "\n[", 2)[0] + strings.SplitN(rest, "\n[", 2)[0]; !strings.HasPrefix(got, "1\n2\n") || !strings.HasSuffix(got, "2999\n3000") {
 			t.Errorf("the two pages do not make the whole output: %q … %q", got[:20], got[len(got)-20:])
 		}
 
-		tool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "cat", "cmd": []string{"cat"}})
-		tool(t, cs, "process_write_stdin", map[string]any{"sandbox": "m1", "process": "cat", "data": "fed\n", "close": true}, "stdin closed: true")
-		tool(t, cs, "process_wait", map[string]any{"sandbox": "m1", "process": "cat"}, `"exitCode": 0`)
-		tool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "cat"}, "fed\n")
+		mcpTool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "cat", "cmd": []string{"cat"}})
+		mcpTool(t, cs, "process_write_stdin", map[string]any{"sandbox": "m1", "process": "cat", "data": "fed\n", "close": true}, "stdin closed: true")
+		mcpTool(t, cs, "process_wait", map[string]any{"sandbox": "m1", "process": "cat"}, `"exitCode": 0`)
+		mcpTool(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "cat"}, "fed\n")
 
-		tool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "sleeper", "cmd": []string{"sleep", "600"}})
-		tool(t, cs, "process_signal", map[string]any{"sandbox": "m1", "process": "sleeper", "signal": "KILL"})
-		tool(t, cs, "process_wait", map[string]any{"sandbox": "m1", "process": "sleeper"}, `"signal": "SIGKILL"`)
-		toolFails(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "nope"}, "PROCESS_NOT_FOUND")
+		mcpTool(t, cs, "process_start", map[string]any{"sandbox": "m1", "id": "sleeper", "cmd": []string{"sleep", "600"}})
+		mcpTool(t, cs, "process_signal", map[string]any{"sandbox": "m1", "process": "sleeper", "signal": "KILL"})
+		mcpTool(t, cs, "process_wait", map[string]any{"sandbox": "m1", "process": "sleeper"}, `"signal": "SIGKILL"`)
+		mcpToolFails(t, cs, "process_output", map[string]any{"sandbox": "m1", "process": "nope"}, "PROCESS_NOT_FOUND")
 
-		tool(t, cs, "code_run", map[string]any{"sandbox": "m1", "language": "sh", "code": "echo from code"}, "--- stdout ---\nfrom code")
+		mcpTool(t, cs, "code_run", map[string]any{"sandbox": "m1", "language": "sh", "code": "echo from code"}, "--- stdout ---\nfrom code")
 		// The base image has no interpreter a context can keep (bash, python).
-		toolFails(t, cs, "code_context_create", map[string]any{"sandbox": "m1", "language": "python"}, "(HTTP ")
+		mcpToolFails(t, cs, "code_context_create", map[string]any{"sandbox": "m1", "language": "python"}, "(HTTP ")
 	})
 
 	t.Run("files", func(t *testing.T) {
-		tool(t, cs, "file_write", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "content": "hello world\nhello again\n"}, "wrote 24 bytes")
-		tool(t, cs, "file_read", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt"}, "hello world\nhello again\n")
-		out := tool(t, cs, "file_read", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "offset": 6, "limit": 5}, "continue with offset 11")
+		mcpTool(t, cs, "file_write", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "content": "hello world\nhello again\n"}, "wrote 24 bytes")
+		mcpTool(t, cs, "file_read", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt"}, "hello world\nhello again\n")
+		out := mcpTool(t, cs, "file_read", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "offset": 6, "limit": 5}, "continue with offset 11")
 		if !strings.HasPrefix(out, "world\n[truncated") {
 			t.Errorf("a window of the file: %q", out)
 		}
-		toolFails(t, cs, "file_edit", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "old": "hello", "new": "bye"}, "occurs 2 times")
-		toolFails(t, cs, "file_edit", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "old": "absent", "new": "bye"}, "not found")
-		tool(t, cs, "file_edit", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "old": "hello world", "new": "hello sbx"}, "replaced 1")
-		tool(t, cs, "file_list", map[string]any{"sandbox": "m1", "path": "/workspace"}, `"name": "a.txt"`)
-		tool(t, cs, "file_search", map[string]any{"sandbox": "m1", "path": "/workspace", "pattern": "sbx"}, "/workspace/a.txt:1:hello sbx")
-		tool(t, cs, "file_search", map[string]any{"sandbox": "m1", "path": "/workspace", "pattern": "nowhere"}, "no matches")
-		tool(t, cs, "file_move", map[string]any{"sandbox": "m1", "from": "/workspace/a.txt", "to": "/workspace/b.txt"}, "b.txt")
+		mcpToolFails(t, cs, "file_edit", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "old": "hello", "new": "bye"}, "occurs 2 times")
+		mcpToolFails(t, cs, "file_edit", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "old": "absent", "new": "bye"}, "not found")
+		mcpTool(t, cs, "file_edit", map[string]any{"sandbox": "m1", "path": "/workspace/a.txt", "old": "hello world", "new": "hello sbx"}, "replaced 1")
+		mcpTool(t, cs, "file_list", map[string]any{"sandbox": "m1", "path": "/workspace"}, `"name": "a.txt"`)
+		mcpTool(t, cs, "file_search", map[string]any{"sandbox": "m1", "path": "/workspace", "pattern": "sbx"}, "/workspace/a.txt:1:hello sbx")
+		mcpTool(t, cs, "file_search", map[string]any{"sandbox": "m1", "path": "/workspace", "pattern": "nowhere"}, "no matches")
+		mcpTool(t, cs, "file_move", map[string]any{"sandbox": "m1", "from": "/workspace/a.txt", "to": "/workspace/b.txt"}, "b.txt")
 		res, err := cs.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "sbx://m1/workspace/b.txt"})
 		if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != "hello sbx\nhello again\n" {
 			t.Errorf("resource sbx://m1/workspace/b.txt: %v %+v", err, res)
 		}
-		tool(t, cs, "file_delete", map[string]any{"sandbox": "m1", "path": "/workspace/b.txt"}, "deleted")
-		toolFails(t, cs, "file_read", map[string]any{"sandbox": "m1", "path": "/workspace/b.txt"}, "NOT_FOUND")
+		mcpTool(t, cs, "file_delete", map[string]any{"sandbox": "m1", "path": "/workspace/b.txt"}, "deleted")
+		mcpToolFails(t, cs, "file_read", map[string]any{"sandbox": "m1", "path": "/workspace/b.txt"}, "NOT_FOUND")
 		if _, err := cs.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "sbx://ghost/etc/hostname"}); err == nil {
 			t.Error("a missing sandbox's file resource read")
 		}
@@ -293,7 +293,7 @@ func TestMCP(t *testing.T) {
 		if err != nil || !strings.Contains(res.Contents[0].Text, `"state": "started"`) {
 			t.Errorf("events resource: %v %+v", err, res)
 		}
-		tool(t, cs, "sandbox_create", map[string]any{"name": "logger", "entrypoint": []string{"sh", "-c", "echo main says hi; exec sleep 3600"}})
+		mcpTool(t, cs, "sandbox_create", map[string]any{"name": "logger", "entrypoint": []string{"sh", "-c", "echo main says hi; exec sleep 3600"}})
 		waitFor(t, 30*time.Second, "the main process's output in sbx-logs://logger", func() bool {
 			res, err := cs.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "sbx-logs://logger"})
 			if err != nil {
@@ -301,20 +301,20 @@ func TestMCP(t *testing.T) {
 			}
 			return strings.Contains(res.Contents[0].Text, "main says hi\n")
 		})
-		tool(t, cs, "sandbox_delete", map[string]any{"sandbox": "logger"})
+		mcpTool(t, cs, "sandbox_delete", map[string]any{"sandbox": "logger"})
 	})
 
 	t.Run("git", func(t *testing.T) {
 		if _, err := d.client.UploadTar(ctx, "m1", "/srv/repo.git", bareRepoTar(t, map[string]string{"README": "one\n"})); err != nil {
 			t.Fatal(err)
 		}
-		tool(t, cs, "git_clone", map[string]any{"sandbox": "m1", "url": "file:///srv/repo.git", "path": "/workspace/repo"}, `"branch": "main"`)
-		tool(t, cs, "file_write", map[string]any{"sandbox": "m1", "path": "/workspace/repo/README", "content": "two\n"})
-		tool(t, cs, "git_status", map[string]any{"sandbox": "m1", "path": "/workspace/repo"}, `"path": "README"`, `"clean": false`)
+		mcpTool(t, cs, "git_clone", map[string]any{"sandbox": "m1", "url": "file:///srv/repo.git", "path": "/workspace/repo"}, `"branch": "main"`)
+		mcpTool(t, cs, "file_write", map[string]any{"sandbox": "m1", "path": "/workspace/repo/README", "content": "two\n"})
+		mcpTool(t, cs, "git_status", map[string]any{"sandbox": "m1", "path": "/workspace/repo"}, `"path": "README"`, `"clean": false`)
 		// busybox has no git program: git_diff says so instead of failing obscurely.
-		toolFails(t, cs, "git_diff", map[string]any{"sandbox": "m1", "path": "/workspace/repo"}, "needs the git program")
-		tool(t, cs, "git_commit", map[string]any{"sandbox": "m1", "path": "/workspace/repo", "message": "second", "addAll": true, "authorName": "a", "authorEmail": "a@example.com"}, `"message": "second`)
-		tool(t, cs, "git_status", map[string]any{"sandbox": "m1", "path": "/workspace/repo"}, `"clean": true`)
+		mcpToolFails(t, cs, "git_diff", map[string]any{"sandbox": "m1", "path": "/workspace/repo"}, "needs the git program")
+		mcpTool(t, cs, "git_commit", map[string]any{"sandbox": "m1", "path": "/workspace/repo", "message": "second", "addAll": true, "authorName": "a", "authorEmail": "a@example.com"}, `"message": "second`)
+		mcpTool(t, cs, "git_status", map[string]any{"sandbox": "m1", "path": "/workspace/repo"}, `"clean": true`)
 	})
 
 	t.Run("debian", func(t *testing.T) {
@@ -329,32 +329,32 @@ func TestMCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Imported by the operator: a team key starts sandboxes from it too.
-		tool(t, cs, "sandbox_create", map[string]any{"name": "deb", "image": "debian"})
-		out := tool(t, cs, "code_context_create", map[string]any{"sandbox": "deb", "language": "bash"}, `"language": "bash"`)
+		mcpTool(t, cs, "sandbox_create", map[string]any{"name": "deb", "image": "debian"})
+		out := mcpTool(t, cs, "code_context_create", map[string]any{"sandbox": "deb", "language": "bash"}, `"language": "bash"`)
 		var c sdk.Context
 		if err := json.Unmarshal([]byte(out), &c); err != nil {
 			t.Fatalf("code_context_create: %v: %s", err, out)
 		}
-		tool(t, cs, "code_run", map[string]any{"sandbox": "deb", "context": c.ID, "code": "X=41"})
-		tool(t, cs, "code_run", map[string]any{"sandbox": "deb", "context": c.ID, "code": "echo $((X+1))"}, "--- stdout ---\n42")
+		mcpTool(t, cs, "code_run", map[string]any{"sandbox": "deb", "context": c.ID, "code": "X=41"})
+		mcpTool(t, cs, "code_run", map[string]any{"sandbox": "deb", "context": c.ID, "code": "echo $((X+1))"}, "--- stdout ---\n42")
 		if _, err := d.client.UploadTar(ctx, "deb", "/srv/repo.git", bareRepoTar(t, map[string]string{"README": "one\n"})); err != nil {
 			t.Fatal(err)
 		}
-		tool(t, cs, "git_clone", map[string]any{"sandbox": "deb", "url": "file:///srv/repo.git", "path": "/workspace/repo"})
-		tool(t, cs, "file_edit", map[string]any{"sandbox": "deb", "path": "/workspace/repo/README", "old": "one", "new": "two"})
-		tool(t, cs, "git_diff", map[string]any{"sandbox": "deb", "path": "/workspace/repo"}, "-one\n+two\n")
-		tool(t, cs, "sandbox_delete", map[string]any{"sandbox": "deb"})
+		mcpTool(t, cs, "git_clone", map[string]any{"sandbox": "deb", "url": "file:///srv/repo.git", "path": "/workspace/repo"})
+		mcpTool(t, cs, "file_edit", map[string]any{"sandbox": "deb", "path": "/workspace/repo/README", "old": "one", "new": "two"})
+		mcpTool(t, cs, "git_diff", map[string]any{"sandbox": "deb", "path": "/workspace/repo"}, "-one\n+two\n")
+		mcpTool(t, cs, "sandbox_delete", map[string]any{"sandbox": "deb"})
 	})
 
 	t.Run("desktop", func(t *testing.T) {
 		// The base image has no desktop: each tool is refused with sbx's code.
-		toolFails(t, cs, "desktop_start", map[string]any{"sandbox": "m1"}, "DESKTOP_")
+		mcpToolFails(t, cs, "desktop_start", map[string]any{"sandbox": "m1"}, "DESKTOP_")
 		for name, args := range map[string]map[string]any{
 			"desktop_screenshot": {}, "desktop_click": {"x": 1, "y": 1}, "desktop_type": {"text": "a"},
 			"desktop_key": {"key": "Return"}, "desktop_scroll": {"direction": "down"},
 		} {
 			args["sandbox"] = "m1"
-			toolFails(t, cs, name, args, "DESKTOP_NOT_RUNNING")
+			mcpToolFails(t, cs, name, args, "DESKTOP_NOT_RUNNING")
 		}
 	})
 
@@ -368,10 +368,10 @@ func TestMCP(t *testing.T) {
 			t.Errorf("/mcp without a key: %d, want 401", resp.StatusCode)
 		}
 		ro := mcpHTTP(t, d, key(sdk.ScopeSandboxesRead).Key)
-		tool(t, ro, "sandbox_list", map[string]any{}, `"name": "m1"`)
-		toolFails(t, ro, "sandbox_create", map[string]any{"name": "nope"}, "MISSING_SCOPE (HTTP 403)")
-		toolFails(t, ro, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"true"}}, "MISSING_SCOPE")
-		toolFails(t, ro, "file_write", map[string]any{"sandbox": "m1", "path": "/x", "content": "x"}, "MISSING_SCOPE")
+		mcpTool(t, ro, "sandbox_list", map[string]any{}, `"name": "m1"`)
+		mcpToolFails(t, ro, "sandbox_create", map[string]any{"name": "nope"}, "MISSING_SCOPE (HTTP 403)")
+		mcpToolFails(t, ro, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"true"}}, "MISSING_SCOPE")
+		mcpToolFails(t, ro, "file_write", map[string]any{"sandbox": "m1", "path": "/x", "content": "x"}, "MISSING_SCOPE")
 
 		if _, err := d.client.CreateTeam(ctx, sdk.CreateTeamRequest{ID: "rival"}); err != nil {
 			t.Fatal(err)
@@ -380,11 +380,11 @@ func TestMCP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		toolFails(t, mcpHTTP(t, d, rival.Key), "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"true"}}, "SANDBOX_NOT_FOUND")
+		mcpToolFails(t, mcpHTTP(t, d, rival.Key), "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"true"}}, "SANDBOX_NOT_FOUND")
 
 		doomed := key(sdk.ScopeSandboxesRead)
 		s := mcpHTTP(t, d, doomed.Key)
-		tool(t, s, "sandbox_get", map[string]any{"sandbox": "m1"})
+		mcpTool(t, s, "sandbox_get", map[string]any{"sandbox": "m1"})
 		if _, err := d.client.RevokeKey(ctx, doomed.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -422,21 +422,21 @@ func TestMCP(t *testing.T) {
 		if err != nil || len(tools.Tools) < 35 {
 			t.Fatalf("tools over stdio: %v, %d", err, len(tools.Tools))
 		}
-		tool(t, st, "sandbox_get_or_create", map[string]any{"name": "m1"}, `"created": false`)
-		tool(t, st, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"echo", "over stdio"}}, "over stdio")
+		mcpTool(t, st, "sandbox_get_or_create", map[string]any{"name": "m1"}, `"created": false`)
+		mcpTool(t, st, "command_run", map[string]any{"sandbox": "m1", "cmd": []string{"echo", "over stdio"}}, "over stdio")
 
 		// Files between the client's machine and the sandbox: stdio only.
 		local := t.TempDir()
 		if err := os.WriteFile(filepath.Join(local, "in.txt"), []byte("from the client\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tool(t, st, "file_upload", map[string]any{"sandbox": "m1", "localPath": filepath.Join(local, "in.txt"), "path": "/workspace/up/in.txt"}, "(16 bytes)")
-		tool(t, st, "command_run", map[string]any{"sandbox": "m1", "shell": "cat /workspace/up/in.txt; echo back > /workspace/up/out.txt"}, "from the client")
-		tool(t, st, "file_download", map[string]any{"sandbox": "m1", "path": "/workspace/up/out.txt", "localPath": filepath.Join(local, "out.txt")}, "(5 bytes)")
+		mcpTool(t, st, "file_upload", map[string]any{"sandbox": "m1", "localPath": filepath.Join(local, "in.txt"), "path": "/workspace/up/in.txt"}, "(16 bytes)")
+		mcpTool(t, st, "command_run", map[string]any{"sandbox": "m1", "shell": "cat /workspace/up/in.txt; echo back > /workspace/up/out.txt"}, "from the client")
+		mcpTool(t, st, "file_download", map[string]any{"sandbox": "m1", "path": "/workspace/up/out.txt", "localPath": filepath.Join(local, "out.txt")}, "(5 bytes)")
 		if b, err := os.ReadFile(filepath.Join(local, "out.txt")); err != nil || string(b) != "back\n" {
 			t.Errorf("downloaded file: %q %v", b, err)
 		}
-		toolFails(t, st, "file_upload", map[string]any{"sandbox": "m1", "localPath": filepath.Join(local, "none"), "path": "/x"}, "on this machine")
+		mcpToolFails(t, st, "file_upload", map[string]any{"sandbox": "m1", "localPath": filepath.Join(local, "none"), "path": "/x"}, "on this machine")
 		httpTools, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -447,9 +447,9 @@ func TestMCP(t *testing.T) {
 			}
 		}
 		cancelEndsCommand(t, st)
-		toolFails(t, st, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND")
-		tool(t, st, "sandbox_delete", map[string]any{"sandbox": "m1"}, "deleted m1")
+		mcpToolFails(t, st, "sandbox_get", map[string]any{"sandbox": "ghost"}, "SANDBOX_NOT_FOUND")
+		mcpTool(t, st, "sandbox_delete", map[string]any{"sandbox": "m1"}, "deleted m1")
 		bad := mcpStdio(t, d, "sbx_wrong")
-		toolFails(t, bad, "sandbox_list", map[string]any{}, "UNAUTHORIZED")
+		mcpToolFails(t, bad, "sandbox_list", map[string]any{}, "UNAUTHORIZED")
 	})
 }
