@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"strings"
 	"testing"
 
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,4 +46,30 @@ func TestMCPDesktop(t *testing.T) {
 	mcpTool(t, cs, "desktop_key", map[string]any{"sandbox": "desk", "key": "Return"}, "pressed Return")
 	mcpTool(t, cs, "desktop_scroll", map[string]any{"sandbox": "desk", "direction": "down", "amount": 2}, "scrolled down")
 	mcpToolFails(t, cs, "desktop_scroll", map[string]any{"sandbox": "desk", "direction": "sideways"}, "INVALID_DESKTOP_INPUT")
+}
+
+// TestMCPCodeChart: code_run on the python image returns a matplotlib chart
+// as PNG image content and a pandas table as HTML, beside the text.
+func TestMCPCodeChart(t *testing.T) {
+	d := startDaemon(t)
+	importPython(t, d)
+	cs := mcpHTTP(t, d, d.token)
+	mcpTool(t, cs, "sandbox_create", map[string]any{"name": "py", "image": "python", "memoryMiB": 1024})
+	code := "import pandas as pd, matplotlib.pyplot as plt\nprint('plotting')\nplt.plot([1, 2, 3], [1, 4, 9])\nplt.show()\npd.DataFrame({'a': [1, 2]})"
+	out, res := mcpToolText(t, cs, "code_run", map[string]any{"sandbox": "py", "code": code})
+	if res.IsError {
+		t.Fatalf("code_run: %s", out)
+	}
+	var pngs int
+	for _, c := range res.Content {
+		if img, ok := c.(*gomcp.ImageContent); ok && img.MIMEType == "image/png" {
+			if _, err := png.Decode(bytes.NewReader(img.Data)); err != nil {
+				t.Errorf("the chart is not a PNG: %v", err)
+			}
+			pngs++
+		}
+	}
+	if pngs != 1 || !strings.Contains(out, "--- stdout ---\nplotting") || !strings.Contains(out, "result (text/html):\n<div>") {
+		t.Errorf("code_run: %d PNG images, text %q", pngs, out)
+	}
 }
