@@ -80,6 +80,7 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newBackupCmd(g), // backup.go
 		newBucketCmd(g), // bucket.go
 		newGatewayCmd(), // gateway.go
+		newMCPCmd(g),    // mcp.go
 	)
 	setVersionFlag(root) // version.go
 	return root

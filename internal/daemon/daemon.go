@@ -260,6 +260,7 @@ func Run(ctx context.Context, cfg Config) error {
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	mountDaytona(cfg, handler, mgr, images, previews, gate)                                // daytona.go
 	mountUI(ctx, cfg, handler, mgr, gate, life.hooks)                                      // ui.go: the dashboard
+	mountMCP(handler, gate)                                                                // mcp.go: MCP at /mcp
 	if err := startSSH(ctx, cfg, st, mgr, handler, gate, keySvc); err != nil {             // ssh.go
 		return err
 	}

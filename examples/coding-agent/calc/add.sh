@@ -1,0 +1,3 @@
+#!/bin/sh
+# add prints the sum of its two arguments.
+echo $(($1 - $2))
