@@ -8,12 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -64,7 +66,35 @@ func Handler(gate *authz.Gate, api http.Handler) http.Handler {
 		}
 		return &auth.TokenInfo{UserID: p.KeyID, Extra: map[string]any{keyExtra: key, baseExtra: base}}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return admitted(gate, auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
+}
+
+// admitted passes every /mcp request of a valid key through the gate as a
+// read, so the request itself is rate-limited by its key (429 with
+// Retry-After) and needs the read scope; the API requests its tool calls
+// make are admitted again, each with its own scope and audit entry. A
+// request without a valid key goes on to the SDK's 401, which carries
+// the WWW-Authenticate header MCP clients read.
+func admitted(gate *authz.Gate, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		p, err := gate.Key(r.Context(), key)
+		if err != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w, r, end, err := gate.HTTP(w, r, p, authz.Read)
+		defer end()
+		if err != nil {
+			httpjson.WriteError(w, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // inProcess is an http.RoundTripper that serves a request with an

@@ -13,6 +13,7 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/authz/authztest"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -172,6 +173,7 @@ func TestClip(t *testing.T) {
 // TestEveryRouteGated).
 func TestHTTPGated(t *testing.T) {
 	h := authztest.New(t)
+	h.Gate.Limits = nil // many requests of one key; TestHTTPAdmitted checks the limit
 	key, _ := h.Key("acme", auth.ScopeSandboxesRead)
 	api := &fakeAPI{}
 	ts := httptest.NewServer(Handler(h.Gate, api))
@@ -308,4 +310,27 @@ func TestUnknownArgumentRefused(t *testing.T) {
 	if len(api.keys) != 0 {
 		t.Errorf("refused calls reached the API: %d requests", len(api.keys))
 	}
+}
+
+// /mcp itself goes through the gate: no key 401, a key without the read
+// scope 403, a key past its rate limit 429.
+func TestHTTPAdmitted(t *testing.T) {
+	h := authztest.New(t)
+	ts := httptest.NewServer(Handler(h.Gate, &fakeAPI{}))
+	defer ts.Close()
+	h.Check(t, authztest.Op{Name: "POST /mcp", Need: authz.Read, Method: "POST", Path: "/mcp",
+		Do: func(key string, _ auth.Principal) int {
+			r, _ := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "application/json, text/event-stream")
+			if key != "" {
+				r.Header.Set("Authorization", "Bearer "+key)
+			}
+			resp, err := http.DefaultClient.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}}, nil)
 }
