@@ -31,6 +31,7 @@ var Programs = map[string]Program{
 	"unshare":    {Package: "util-linux"}, // a sandbox's user and network namespaces (internal/userns)
 	"s3fs":       {Package: "s3fs"},       // bucket mounts (internal/bucketmount)
 	"go":         {Note: "the Go toolchain: setup.sh checks for it and says where to get it (Debian 12's golang is too old)"},
+	"sbx":        {Note: "sbx itself: the examples run the CLI the repository builds (the integration tests put it on PATH)"},
 
 	// Tests only: systemd-analyze checks the unit sbx install-service writes.
 	"systemd-analyze": {Package: "systemd"},
