@@ -92,6 +92,7 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 		return err
 	}
 	p := NewProvider(m, sandboxObjects{dyn}, addrs, cfg.NodeName, cfg.Address, log)
+	go reapArchives(ctx, dyn, client, m, log)
 	mux := http.NewServeMux()
 	opts := []nodeutil.NodeOpt{
 		func(c *nodeutil.NodeConfig) error {
@@ -323,16 +324,3 @@ func hostMemory() string {
 	return "1Gi"
 }
 
-// sandboxObjects reads agent-sandbox Sandbox objects.
-type sandboxObjects struct{ dyn dynamic.Interface }
-
-func (s sandboxObjects) SandboxExists(ctx context.Context, namespace, name string) (bool, error) {
-	obj, err := s.dyn.Resource(sandboxGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		if isNotFound(err) {
-			return false, nil
-		}
-		return false, err
-	}
-	return obj.GetDeletionTimestamp() == nil, nil
-}
