@@ -323,4 +323,3 @@ func hostMemory() string {
 	}
 	return "1Gi"
 }
-
