@@ -9,8 +9,8 @@ import (
 )
 
 // TestKubeManifests: every manifest of deploy/kubernetes is accepted by the
-// API server (server-side dry run: schema, defaulting, admission), and the
-// node policy fences a host to its own virtual node: with a token bound to
+// API server (server-side dry run: schema, defaulting, admission), the
+// host's RBAC reaches Secrets of namespace sbx only, and the node policy fences a host to its own virtual node: with a token bound to
 // a DaemonSet-like pod on machine m1, sbx-host may write Node m1-sbx and
 // its Lease but no other Node, and an unbound token may write none.
 func TestKubeManifests(t *testing.T) {
@@ -18,6 +18,21 @@ func TestKubeManifests(t *testing.T) {
 	// The CRDs, namespaces and host RBAC are applied already (startCluster).
 	c.kubectl("apply", "--dry-run=server", "-R", "-f", kubeDeploy)
 	c.kubectl("apply", "-f", filepath.Join(kubeDeploy, "host-node-policy.yaml"))
+
+	// The host reads Secrets of the sandbox namespace only.
+	for _, tc := range []struct{ verb, resource, ns, want string }{
+		{"list", "secrets", "sbx", "yes"},
+		{"get", "secrets", "sbx-system", "no"},
+		{"list", "secrets", "default", "no"},
+		{"list", "pods", "default", "no"},
+		{"update", "sandboxes.agents.x-k8s.io", "sbx", "yes"},
+		{"update", "sandboxes.agents.x-k8s.io", "default", "no"},
+	} {
+		out, _ := c.tryKubectl("auth", "can-i", tc.verb, tc.resource, "-n", tc.ns, "--as", "system:serviceaccount:sbx-system:sbx-host")
+		if got := strings.TrimSpace(out); got != tc.want {
+			t.Errorf("can sbx-host %s %s in %s: %q, want %s", tc.verb, tc.resource, tc.ns, got, tc.want)
+		}
+	}
 
 	// Machine m1 and a pod of the host's service account placed on it (no
 	// kubelet here runs it: the token only needs it bound).

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sbxhq/sbx/internal/daemon"
+	kubenode "github.com/sbxhq/sbx/internal/kube/node"
 )
 
 // kubeNodeFlags are the flags of sbx serve that make this host a
@@ -17,7 +18,7 @@ type kubeNodeFlags struct {
 	enabled                      bool
 	kubeconfig, name, advertise  string
 	address, clientCA, cert, key string
-	cpu, memory                  string
+	cpu, memory, namespace       string
 	port, pods                   int
 	clientNames                  []string
 }
@@ -29,7 +30,8 @@ func (f *kubeNodeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.name, "kube-node-name", "", "name of this host's Node object (env SBX_KUBE_NODE_NAME; default: the host name)")
 	fl.StringVar(&f.advertise, "kube-advertise-url", "", "URL of this host's sbx API as the gateway reaches it, e.g. http://10.0.0.5:7423: the node's annotation sbx.dev/api (env SBX_KUBE_ADVERTISE_URL; default: --listen when it names one address)")
 	fl.StringVar(&f.address, "kube-node-address", "", "the node's InternalIP, where kube-apiserver reaches the kubelet API for logs and exec (env SBX_KUBE_NODE_ADDRESS; default: --kube-advertise-url's host)")
-	fl.IntVar(&f.port, "kube-node-port", 10250, "port of the kubelet API (kubectl logs/exec)")
+	fl.IntVar(&f.port, "kube-node-port", kubenode.DefaultPort, "port of the kubelet API (kubectl logs/exec); not the kubelet's 10250, so a host runs next to a real kubelet")
+	fl.StringVar(&f.namespace, "kube-namespace", kubenode.DefaultNamespace, "the one namespace whose sandbox pods this host runs (and whose Secrets, ConfigMaps and Services it reads): the gateway's --kube-namespace")
 	fl.StringVar(&f.clientCA, "kube-node-client-ca", "", "CA that signed kube-apiserver's --kubelet-client-certificate; without it kubectl logs/exec are not served (env SBX_KUBE_NODE_CLIENT_CA)")
 	fl.StringArrayVar(&f.clientNames, "kube-node-client-name", nil, "name (subject CN or DNS SAN) kube-apiserver's --kubelet-client-certificate carries; any other certificate the CA signed is refused; repeat for several (env SBX_KUBE_NODE_CLIENT_NAMES, comma-separated; default: kube-apiserver-kubelet-client)")
 	fl.StringVar(&f.cert, "kube-node-tls-cert", "", "certificate of the kubelet API (default: self-signed)")
@@ -61,7 +63,7 @@ func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
 	if v := os.Getenv("SBX_KUBE_NODE_CLIENT_NAMES"); v != "" && !cmd.Flags().Changed("kube-node-client-name") {
 		c.ClientNames = strings.Split(v, ",")
 	}
-	c.Port, c.Pods = f.port, f.pods
+	c.Port, c.Pods, c.Namespace = f.port, f.pods, f.namespace
 	c.TLSCert, c.TLSKey = f.cert, f.key
 	c.CPU, c.Memory = f.cpu, f.memory
 	if (c.TLSCert == "") != (c.TLSKey == "") {

@@ -67,8 +67,8 @@ func (s sandboxObjects) KeepArchive(ctx context.Context, namespace, name string,
 // reapArchives finishes the deletion of Sandbox objects that hold
 // ArchiveFinalizer, until ctx ends. Every host runs it; each step is
 // idempotent, so two hosts doing the same one do no harm.
-func reapArchives(ctx context.Context, dyn dynamic.Interface, client kubernetes.Interface, m Sandboxes, log *slog.Logger) {
-	f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, reapResync)
+func reapArchives(ctx context.Context, dyn dynamic.Interface, client kubernetes.Interface, namespace string, m Sandboxes, log *slog.Logger) {
+	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, reapResync, namespace, nil)
 	inf := f.ForResource(sandboxGVR).Informer()
 	handle := func(o any) {
 		if obj, ok := o.(*unstructured.Unstructured); ok {
