@@ -3,6 +3,7 @@ package main
 import (
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"strings"
 
@@ -19,6 +20,7 @@ type kubeNodeFlags struct {
 	kubeconfig, name, advertise  string
 	address, clientCA, cert, key string
 	cpu, memory, namespace       string
+	subnetPool                   string
 	port, pods                   int
 	clientNames                  []string
 }
@@ -39,6 +41,7 @@ func (f *kubeNodeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.cpu, "kube-node-cpu", "", "CPU capacity offered to kube-scheduler, e.g. 16 or 15500m (default: the host's cores)")
 	fl.StringVar(&f.memory, "kube-node-memory", "", "memory capacity offered to kube-scheduler, e.g. 60Gi (default: the host's memory)")
 	fl.IntVar(&f.pods, "kube-node-pods", 110, "most sandboxes (pods) kube-scheduler places here")
+	fl.StringVar(&f.subnetPool, "kube-node-subnet-pool", "", "IPv4 CIDR shared by all hosts, e.g. 10.64.0.0/10: this host's sandbox subnet is the /24 of it chosen by the low bits of its node address, so pod IPs differ between hosts; instead of --subnet (env SBX_KUBE_NODE_SUBNET_POOL)")
 }
 
 func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
@@ -74,6 +77,20 @@ func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
 	}
 	if c.AdvertiseURL == "" {
 		return usagef("--kube-node needs --kube-advertise-url: the URL of this host's sbx API as the gateway reaches it (--listen %s names no one address)", cfg.Listen)
+	}
+	if pool := setting(cmd, "kube-node-subnet-pool", f.subnetPool, "SBX_KUBE_NODE_SUBNET_POOL"); pool != "" {
+		if cmd.Flags().Changed("subnet") || os.Getenv("SBX_SUBNET") != "" {
+			return usagef("--kube-node-subnet-pool and --subnet both name the sandbox subnet: give one")
+		}
+		addr := c.Address
+		if u, err := url.Parse(c.AdvertiseURL); addr == "" && err == nil {
+			addr = u.Hostname()
+		}
+		subnet, err := kubenode.SubnetFor(pool, addr)
+		if err != nil {
+			return usagef("--kube-node-subnet-pool: %v", err)
+		}
+		cfg.Subnet = subnet
 	}
 	return nil
 }
