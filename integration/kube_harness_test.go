@@ -88,6 +88,7 @@ func startCluster(t *testing.T) *cluster {
 		"--cert-dir", filepath.Join(c.dir, "apiserver-certs"),
 		"--token-auth-file", pki.tokens,
 		"--authorization-mode", "RBAC",
+		"--allow-privileged=true", // as kubeadm's: the host DaemonSet is privileged
 		"--service-cluster-ip-range", "10.254.0.0/16",
 		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file", pki.saKey, "--service-account-signing-key-file", pki.saKey,

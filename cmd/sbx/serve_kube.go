@@ -3,12 +3,14 @@ package main
 import (
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sbxhq/sbx/internal/daemon"
+	kubenode "github.com/sbxhq/sbx/internal/kube/node"
 )
 
 // kubeNodeFlags are the flags of sbx serve that make this host a
@@ -17,7 +19,8 @@ type kubeNodeFlags struct {
 	enabled                      bool
 	kubeconfig, name, advertise  string
 	address, clientCA, cert, key string
-	cpu, memory                  string
+	cpu, memory, namespace       string
+	subnetPool                   string
 	port, pods                   int
 	clientNames                  []string
 }
@@ -29,7 +32,8 @@ func (f *kubeNodeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.name, "kube-node-name", "", "name of this host's Node object (env SBX_KUBE_NODE_NAME; default: the host name)")
 	fl.StringVar(&f.advertise, "kube-advertise-url", "", "URL of this host's sbx API as the gateway reaches it, e.g. http://10.0.0.5:7423: the node's annotation sbx.dev/api (env SBX_KUBE_ADVERTISE_URL; default: --listen when it names one address)")
 	fl.StringVar(&f.address, "kube-node-address", "", "the node's InternalIP, where kube-apiserver reaches the kubelet API for logs and exec (env SBX_KUBE_NODE_ADDRESS; default: --kube-advertise-url's host)")
-	fl.IntVar(&f.port, "kube-node-port", 10250, "port of the kubelet API (kubectl logs/exec)")
+	fl.IntVar(&f.port, "kube-node-port", kubenode.DefaultPort, "port of the kubelet API (kubectl logs/exec); not the kubelet's 10250, so a host runs next to a real kubelet")
+	fl.StringVar(&f.namespace, "kube-namespace", kubenode.DefaultNamespace, "the one namespace whose sandbox pods this host runs (and whose Secrets, ConfigMaps and Services it reads): the gateway's --kube-namespace")
 	fl.StringVar(&f.clientCA, "kube-node-client-ca", "", "CA that signed kube-apiserver's --kubelet-client-certificate; without it kubectl logs/exec are not served (env SBX_KUBE_NODE_CLIENT_CA)")
 	fl.StringArrayVar(&f.clientNames, "kube-node-client-name", nil, "name (subject CN or DNS SAN) kube-apiserver's --kubelet-client-certificate carries; any other certificate the CA signed is refused; repeat for several (env SBX_KUBE_NODE_CLIENT_NAMES, comma-separated; default: kube-apiserver-kubelet-client)")
 	fl.StringVar(&f.cert, "kube-node-tls-cert", "", "certificate of the kubelet API (default: self-signed)")
@@ -37,6 +41,7 @@ func (f *kubeNodeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.cpu, "kube-node-cpu", "", "CPU capacity offered to kube-scheduler, e.g. 16 or 15500m (default: the host's cores)")
 	fl.StringVar(&f.memory, "kube-node-memory", "", "memory capacity offered to kube-scheduler, e.g. 60Gi (default: the host's memory)")
 	fl.IntVar(&f.pods, "kube-node-pods", 110, "most sandboxes (pods) kube-scheduler places here")
+	fl.StringVar(&f.subnetPool, "kube-node-subnet-pool", "", "IPv4 CIDR shared by all hosts, e.g. 10.64.0.0/10: this host's sandbox subnet is the /24 of it chosen by the low bits of its node address, so pod IPs differ between hosts; instead of --subnet (env SBX_KUBE_NODE_SUBNET_POOL)")
 }
 
 func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
@@ -61,7 +66,7 @@ func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
 	if v := os.Getenv("SBX_KUBE_NODE_CLIENT_NAMES"); v != "" && !cmd.Flags().Changed("kube-node-client-name") {
 		c.ClientNames = strings.Split(v, ",")
 	}
-	c.Port, c.Pods = f.port, f.pods
+	c.Port, c.Pods, c.Namespace = f.port, f.pods, f.namespace
 	c.TLSCert, c.TLSKey = f.cert, f.key
 	c.CPU, c.Memory = f.cpu, f.memory
 	if (c.TLSCert == "") != (c.TLSKey == "") {
@@ -72,6 +77,20 @@ func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
 	}
 	if c.AdvertiseURL == "" {
 		return usagef("--kube-node needs --kube-advertise-url: the URL of this host's sbx API as the gateway reaches it (--listen %s names no one address)", cfg.Listen)
+	}
+	if pool := setting(cmd, "kube-node-subnet-pool", f.subnetPool, "SBX_KUBE_NODE_SUBNET_POOL"); pool != "" {
+		if cmd.Flags().Changed("subnet") || os.Getenv("SBX_SUBNET") != "" {
+			return usagef("--kube-node-subnet-pool and --subnet both name the sandbox subnet: give one")
+		}
+		addr := c.Address
+		if u, err := url.Parse(c.AdvertiseURL); addr == "" && err == nil {
+			addr = u.Hostname()
+		}
+		subnet, err := kubenode.SubnetFor(pool, addr)
+		if err != nil {
+			return usagef("--kube-node-subnet-pool: %v", err)
+		}
+		cfg.Subnet = subnet
 	}
 	return nil
 }

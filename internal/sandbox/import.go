@@ -36,7 +36,11 @@ func transferKey(id string) string { return "sandboxes/" + id + "/sandbox.json" 
 
 // Transfer is the manifest of a handed-off sandbox.
 type Transfer struct {
-	ID        string     `json:"id"`
+	ID string `json:"id"`
+	// Owner is the UID of the Kubernetes object the sandbox belongs to: a
+	// later object of the same namespace/name (same id, other UID) must not
+	// take the old one's files over.
+	Owner     string     `json:"owner,omitempty"`
 	Name      string     `json:"name,omitempty"`
 	Team      string     `json:"team,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
@@ -61,18 +65,28 @@ func (m *Manager) CreateWithID(ctx context.Context, id string, req sdk.CreateSan
 	return m.createAs(ctx, id, req)
 }
 
-// HasTransfer reports whether the blob store holds a handed-off sandbox id.
-func (m *Manager) HasTransfer(ctx context.Context, id string) (bool, error) {
+// TransferOwner reports whether the blob store holds a handed-off sandbox
+// id, and the owner its manifest names ("" for manifests written before
+// owners were recorded).
+func (m *Manager) TransferOwner(ctx context.Context, id string) (owner string, found bool, err error) {
 	if m.cfg.Blobs == nil || !idRe.MatchString(id) {
-		return false, nil
+		return "", false, nil
 	}
-	return m.cfg.Blobs.Exists(ctx, transferKey(id))
+	tr, err := m.readTransfer(ctx, id)
+	if errdefs.KindOf(err) == errdefs.KindNotFound {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return tr.Owner, true, nil
 }
 
 // Handoff stops a sandbox (a started one gets opt's grace), archives it
-// with its layers and manifest, and removes it from this host, keeping
-// nothing local: the next start, here or on another host, is a TakeOver.
-func (m *Manager) Handoff(ctx context.Context, id string, opt StopOptions) error {
+// with its layers and manifest (naming owner, see Transfer), and removes it
+// from this host, keeping nothing local: the next start, here or on another
+// host, is a TakeOver.
+func (m *Manager) Handoff(ctx context.Context, id, owner string, opt StopOptions) error {
 	ctx = context.WithoutCancel(ctx)
 	if m.cfg.Blobs == nil {
 		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot hand sandbox %s off", id)
@@ -89,7 +103,7 @@ func (m *Manager) Handoff(ctx context.Context, id string, opt StopOptions) error
 	if sb, err = m.Archive(ctx, id); err != nil {
 		return err
 	}
-	tr := Transfer{ID: sb.ID, Name: sb.Name, Team: sb.Team, CreatedAt: sb.CreatedAt, Spec: sb.Spec}
+	tr := Transfer{ID: sb.ID, Owner: owner, Name: sb.Name, Team: sb.Team, CreatedAt: sb.CreatedAt, Spec: sb.Spec}
 	b, err := json.Marshal(tr)
 	if err != nil {
 		return errdefs.Internal(err, "encode the manifest of %s", id)

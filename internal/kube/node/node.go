@@ -47,7 +47,13 @@ type Config struct {
 	// Address is the node's InternalIP, where kube-apiserver reaches the
 	// kubelet API (logs, exec) on Port. Default: AdvertiseURL's host.
 	Address string
-	Port    int // default 10250
+	// Port defaults to DefaultPort, not the kubelet's 10250: a host on a
+	// machine that is also a Kubernetes node shares its kubelet's addresses.
+	Port int
+	// Namespace is the one namespace whose pods (and the Secrets,
+	// ConfigMaps and Services they name) the host serves. Default
+	// DefaultNamespace.
+	Namespace string
 	// ClientCA verifies kube-apiserver's client certificate
 	// (--kubelet-client-certificate) on the kubelet API; without it the
 	// kubelet API is not served (kubectl logs/exec do not work) rather
@@ -79,10 +85,11 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 	if err != nil {
 		return err
 	}
-	client, err := kubernetes.NewForConfig(rc)
+	all, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return fmt.Errorf("kube client: %w", err)
 	}
+	client := namespaced{all, cfg.Namespace}
 	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
 		return fmt.Errorf("kube client: %w", err)
@@ -92,6 +99,7 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 		return err
 	}
 	p := NewProvider(m, sandboxObjects{dyn}, addrs, cfg.NodeName, cfg.Address, log)
+	go reapArchives(ctx, dyn, client, cfg.Namespace, m, log)
 	mux := http.NewServeMux()
 	opts := []nodeutil.NodeOpt{
 		func(c *nodeutil.NodeConfig) error {
@@ -168,7 +176,10 @@ func (c *Config) fill() error {
 		return fmt.Errorf("--kube-node-address %q is not an IP address", c.Address)
 	}
 	if c.Port == 0 {
-		c.Port = 10250
+		c.Port = DefaultPort
+	}
+	if c.Namespace == "" {
+		c.Namespace = DefaultNamespace
 	}
 	if c.Pods == 0 {
 		c.Pods = 110
@@ -234,6 +245,11 @@ func (c *Config) nodeSpec() (*corev1.Node, error) {
 		},
 	}, nil
 }
+
+// DefaultPort is the kubelet API's port on an sbx host: outside the
+// 10250-10259 of Kubernetes' own components, so a host runs next to a real
+// kubelet on the same machine.
+const DefaultPort = 10260
 
 // DefaultClientName is the name kubeadm gives kube-apiserver's
 // --kubelet-client-certificate.
@@ -321,18 +337,4 @@ func hostMemory() string {
 		}
 	}
 	return "1Gi"
-}
-
-// sandboxObjects reads agent-sandbox Sandbox objects.
-type sandboxObjects struct{ dyn dynamic.Interface }
-
-func (s sandboxObjects) SandboxExists(ctx context.Context, namespace, name string) (bool, error) {
-	obj, err := s.dyn.Resource(sandboxGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		if isNotFound(err) {
-			return false, nil
-		}
-		return false, err
-	}
-	return obj.GetDeletionTimestamp() == nil, nil
 }

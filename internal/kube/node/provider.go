@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
@@ -36,9 +37,9 @@ type Sandboxes interface {
 	CreateWithID(ctx context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
 	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
-	Handoff(ctx context.Context, id string, opt sandbox.StopOptions) error
+	Handoff(ctx context.Context, id, owner string, opt sandbox.StopOptions) error
 	Forget(ctx context.Context, id string) error
-	HasTransfer(ctx context.Context, id string) (bool, error)
+	TransferOwner(ctx context.Context, id string) (owner string, found bool, err error)
 	TakeOver(ctx context.Context, id string, labels map[string]string) (*store.Sandbox, error)
 	DropTransfer(ctx context.Context, id string) error
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
@@ -47,9 +48,11 @@ type Sandboxes interface {
 }
 
 // Owners answers whether a pod's agent-sandbox Sandbox object still exists
-// (and is not being deleted): then the sandbox must survive its pod.
+// (the one of that UID, and is not being deleted): then the sandbox must
+// survive its pod, and the object is made to hold ArchiveFinalizer first,
+// so deleting it later drops the archive (finalizer.go).
 type Owners interface {
-	SandboxExists(ctx context.Context, namespace, name string) (bool, error)
+	KeepArchive(ctx context.Context, namespace, name string, uid types.UID) (bool, error)
 }
 
 // Addresses gives a running sandbox's IP (the network package), if any.
@@ -131,13 +134,22 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 		return err
 	}
 	labels := map[string]string{LabelPodNamespace: pod.Namespace, LabelPodName: pod.Name}
-	handedOff, err := p.m.HasTransfer(ctx, id)
+	owner := string(ownerOf(pod))
+	holder, handedOff, err := p.m.TransferOwner(ctx, id)
 	if err != nil {
 		return err
 	}
-	if handedOff {
+	if handedOff && (holder == owner || holder == "") {
 		_, err := p.m.TakeOver(ctx, id, labels)
 		return err
+	}
+	if handedOff {
+		// Left by a deleted object of the same namespace/name (its
+		// finalizer was removed by hand): not this one's files.
+		p.log.Info("kube: drop the archive of a deleted owner", "id", id, "owner", holder, "pod", key(pod.Namespace, pod.Name))
+		if err := p.m.DropTransfer(ctx, id); err != nil {
+			return err
+		}
 	}
 	if req.Labels == nil {
 		req.Labels = map[string]string{}
@@ -214,7 +226,7 @@ func (p *Provider) end(ctx context.Context, pod *corev1.Pod, id string) error {
 	}
 	if keep {
 		p.log.Info("kube: hand off sandbox", "id", id, "pod", key(pod.Namespace, pod.Name))
-		return p.m.Handoff(ctx, id, sandbox.StopOptions{Grace: p.grace})
+		return p.m.Handoff(ctx, id, string(ownerOf(pod)), sandbox.StopOptions{Grace: p.grace})
 	}
 	p.log.Info("kube: delete sandbox", "id", id, "pod", key(pod.Namespace, pod.Name))
 	_, derr := p.m.Delete(ctx, id, true)
@@ -228,14 +240,26 @@ func (p *Provider) end(ctx context.Context, pod *corev1.Pod, id string) error {
 }
 
 // sandboxSurvives reports whether the pod's owning Sandbox object exists
-// and is not being deleted. A pod no Sandbox owns dies with its sandbox.
+// and is not being deleted (and makes it hold the archive's finalizer). A
+// pod no Sandbox owns dies with its sandbox.
 func (p *Provider) sandboxSurvives(ctx context.Context, pod *corev1.Pod) (bool, error) {
 	for _, ref := range pod.OwnerReferences {
 		if ref.Kind == "Sandbox" && p.owners != nil {
-			return p.owners.SandboxExists(ctx, pod.Namespace, ref.Name)
+			return p.owners.KeepArchive(ctx, pod.Namespace, ref.Name, ref.UID)
 		}
 	}
 	return false, nil
+}
+
+// ownerOf is the UID of the pod's Sandbox object ("" when none owns it):
+// what a handed-off sandbox's manifest is bound to.
+func ownerOf(pod *corev1.Pod) types.UID {
+	for _, ref := range pod.OwnerReferences {
+		if ref.Kind == "Sandbox" {
+			return ref.UID
+		}
+	}
+	return ""
 }
 
 // GetPod returns the pod as Kubernetes gave it, with its current status.

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -21,13 +22,13 @@ import (
 type fakeSandboxes struct {
 	mu        sync.Mutex
 	local     map[string]*store.Sandbox
-	transfers map[string]bool
+	transfers map[string]string // id → owner
 	calls     []string
 	changed   chan struct{}
 }
 
 func newFake() *fakeSandboxes {
-	return &fakeSandboxes{local: map[string]*store.Sandbox{}, transfers: map[string]bool{}, changed: make(chan struct{})}
+	return &fakeSandboxes{local: map[string]*store.Sandbox{}, transfers: map[string]string{}, changed: make(chan struct{})}
 }
 
 func (f *fakeSandboxes) record(s string) { f.calls = append(f.calls, s) }
@@ -76,12 +77,12 @@ func (f *fakeSandboxes) Delete(_ context.Context, id string, _ bool) (*store.San
 	return nil, nil
 }
 
-func (f *fakeSandboxes) Handoff(_ context.Context, id string, _ sandbox.StopOptions) error {
+func (f *fakeSandboxes) Handoff(_ context.Context, id, owner string, _ sandbox.StopOptions) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.record("handoff " + id)
+	f.record("handoff " + id + " " + owner)
 	delete(f.local, id)
-	f.transfers[id] = true
+	f.transfers[id] = owner
 	return nil
 }
 
@@ -93,10 +94,11 @@ func (f *fakeSandboxes) Forget(_ context.Context, id string) error {
 	return nil
 }
 
-func (f *fakeSandboxes) HasTransfer(_ context.Context, id string) (bool, error) {
+func (f *fakeSandboxes) TransferOwner(_ context.Context, id string) (string, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.transfers[id], nil
+	owner, ok := f.transfers[id]
+	return owner, ok, nil
 }
 
 func (f *fakeSandboxes) TakeOver(_ context.Context, id string, labels map[string]string) (*store.Sandbox, error) {
@@ -131,9 +133,12 @@ func (f *fakeSandboxes) history() string {
 
 type fakeOwners map[string]bool
 
-func (o fakeOwners) SandboxExists(_ context.Context, ns, name string) (bool, error) {
-	return o[ns+"/"+name], nil
+func (o fakeOwners) KeepArchive(_ context.Context, ns, name string, uid types.UID) (bool, error) {
+	return o[ns+"/"+name] && uid == ownerUID(name), nil
 }
+
+// ownerUID is the UID of the Sandbox object of sandboxPod(name, true).
+func ownerUID(name string) types.UID { return types.UID("uid-" + name) }
 
 func sandboxPod(name string, owned bool) *corev1.Pod {
 	pod := &corev1.Pod{
@@ -141,7 +146,7 @@ func sandboxPod(name string, owned bool) *corev1.Pod {
 		Spec:       corev1.PodSpec{NodeName: "h1", Containers: []corev1.Container{{Name: "main", Image: "base"}}},
 	}
 	if owned {
-		pod.OwnerReferences = []metav1.OwnerReference{{Kind: "Sandbox", Name: name}}
+		pod.OwnerReferences = []metav1.OwnerReference{{Kind: "Sandbox", Name: name, UID: ownerUID(name)}}
 	}
 	return pod
 }
@@ -185,12 +190,27 @@ func podReady(pod *corev1.Pod) bool {
 func TestCreatePodTakesOverAHandedOffSandbox(t *testing.T) {
 	f := newFake()
 	id := podspec.IDForPod("sbx", "box")
-	f.transfers[id] = true
+	f.transfers[id] = string(ownerUID("box"))
 	p := NewProvider(f, fakeOwners{}, nil, "h1", "10.0.0.1", nil)
 	if err := p.CreatePod(t.Context(), sandboxPod("box", true)); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.history(); got != "takeover "+id {
+		t.Fatalf("calls: %s", got)
+	}
+}
+
+// A Sandbox deleted and made again under the same name has the same sbx id
+// but another UID: the old one's archive is dropped, not taken over.
+func TestCreatePodDoesNotTakeOverAnotherOwnersArchive(t *testing.T) {
+	f := newFake()
+	id := podspec.IDForPod("sbx", "box")
+	f.transfers[id] = "uid-of-a-deleted-object"
+	p := NewProvider(f, fakeOwners{}, nil, "h1", "10.0.0.1", nil)
+	if err := p.CreatePod(t.Context(), sandboxPod("box", true)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.history(); got != "drop "+id+"; create "+id+" base" {
 		t.Fatalf("calls: %s", got)
 	}
 }
@@ -211,7 +231,7 @@ func TestDeletePodHandsOffOrDeletes(t *testing.T) {
 		}
 	}
 	kept, gone := podspec.IDForPod("sbx", "kept"), podspec.IDForPod("sbx", "gone")
-	if got := f.history(); !strings.Contains(got, "handoff "+kept) || !strings.Contains(got, "delete "+gone+"; drop "+gone) {
+	if got := f.history(); !strings.Contains(got, "handoff "+kept+" "+string(ownerUID("kept"))) || !strings.Contains(got, "delete "+gone+"; drop "+gone) {
 		t.Fatalf("calls: %s", got)
 	}
 	last := sent[len(sent)-1]
