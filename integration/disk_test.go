@@ -22,7 +22,7 @@ import (
 // works again. The data dir is a small ext4 filesystem of the test's own.
 func TestFullHostDisk(t *testing.T) {
 	dataDir := smallFilesystem(t, 192)
-	d := startDaemonAt(t, dataDir, "--disk-reserve-mib", "32")
+	d := startDaemonAt(t, dataDir, fullDiskArgs()...)
 	ctx := context.Background()
 	ballast := filepath.Join(dataDir, "disk-ballast")
 	if _, err := os.Stat(ballast); err != nil {
@@ -30,22 +30,7 @@ func TestFullHostDisk(t *testing.T) {
 	}
 	hog := d.create(sdk.CreateSandboxRequest{Name: "hog"})
 
-	res, err := d.client.Exec(ctx, hog.ID, sdk.ExecRequest{Shell: "dd if=/dev/zero of=/workspace/fill bs=1M"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "No space left") {
-		t.Fatalf("filling the host's disk: %+v", res)
-	}
-	// Take the crumbs too (what delayed allocation had set aside, room for
-	// small files), so that the store's next write needs a block it cannot
-	// have.
-	if _, err := d.client.Exec(ctx, hog.ID, sdk.ExecRequest{Shell: "sync; dd if=/dev/zero of=/workspace/fill2 bs=4k; sync; for i in $(seq 100); do echo > /workspace/small$i || break; done; sync"}); err != nil {
-		t.Fatal(err)
-	}
-	if free := freeBytes(t, dataDir); free > 64<<10 {
-		t.Fatalf("the disk still has %d bytes free after filling it", free)
-	}
+	fillHostDisk(t, d, hog.ID, dataDir)
 
 	wantFull := func(what string, err error) {
 		t.Helper()
@@ -54,7 +39,7 @@ func TestFullHostDisk(t *testing.T) {
 			t.Errorf("%s on a full disk: %v, want 507", what, err)
 		}
 	}
-	_, err = d.client.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "refused"})
+	_, err := d.client.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "refused"})
 	wantFull("create", err)
 	var apiErr *sdk.APIError
 	if errors.As(err, &apiErr) && (apiErr.Code != "INSUFFICIENT_STORAGE" || !strings.Contains(apiErr.Message, "reserve")) {
@@ -96,6 +81,71 @@ func TestFullHostDisk(t *testing.T) {
 	again := d.create(sdk.CreateSandboxRequest{Name: "again"})
 	if out := d.exec(again.ID, "echo ok"); out != "ok" {
 		t.Errorf("exec after the disk was freed: %q", out)
+	}
+}
+
+// fullDiskArgs are the flags of a daemon whose data disk a test fills from
+// a sandbox: a 32 MiB reserve, and sandboxes without a disk of their own.
+func fullDiskArgs() []string {
+	return []string{"--disk-reserve-mib", "32", "--default-disk-mib", "0"}
+}
+
+// fillHostDisk fills the data disk at dataDir from inside sandbox id, which
+// has no disk of its own, to the last block.
+func fillHostDisk(t *testing.T, d *daemon, id, dataDir string) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := d.client.Exec(ctx, id, sdk.ExecRequest{Shell: "dd if=/dev/zero of=/workspace/fill bs=1M"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "No space left") {
+		t.Fatalf("filling the host's disk: %+v", res)
+	}
+	// Take the crumbs too (what delayed allocation had set aside, room for
+	// small files), so that the store's next write needs a block it cannot
+	// have.
+	if _, err := d.client.Exec(ctx, id, sdk.ExecRequest{Shell: "sync; dd if=/dev/zero of=/workspace/fill2 bs=4k; sync; for i in $(seq 100); do echo > /workspace/small$i || break; done; sync"}); err != nil {
+		t.Fatal(err)
+	}
+	if free := freeBytes(t, dataDir); free > 64<<10 {
+		t.Fatalf("the disk still has %d bytes free after filling it", free)
+	}
+}
+
+// TestDefaultDiskKeepsTheReserve: a sandbox created with the daemon's
+// defaults (no diskMiB) gets a disk of its own, no bigger than the data
+// disk's free space above the reserve, so writing until it is full leaves
+// the reserve to the daemon: the hog's own writes fail, the store still
+// writes, and once the hog is gone sandboxes are made again.
+func TestDefaultDiskKeepsTheReserve(t *testing.T) {
+	dataDir := smallFilesystem(t, 256)
+	d := startDaemonAt(t, dataDir, "--disk-reserve-mib", "64")
+	ctx := context.Background()
+	spare := freeBytes(t, dataDir) - 64<<20
+	hog := d.create(sdk.CreateSandboxRequest{Name: "hog"})
+	if hog.DiskMiB < 16 || uint64(hog.DiskMiB)<<20 > spare {
+		t.Errorf("default diskMiB = %d, want one no bigger than the %d MiB above the reserve", hog.DiskMiB, spare>>20)
+	}
+	res, err := d.client.Exec(ctx, hog.ID, sdk.ExecRequest{Shell: "dd if=/dev/zero of=/workspace/fill bs=1M; sync"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Stderr, "No space left") {
+		t.Errorf("writing until full: %+v, want ENOSPC inside the sandbox", res)
+	}
+	if free := freeBytes(t, dataDir); free < 32<<20 {
+		t.Errorf("a sandbox with the default disk left %d KiB of the data disk free, want most of the 64 MiB reserve", free>>10)
+	}
+	if res, err := d.client.Exec(ctx, hog.ID, sdk.ExecRequest{Shell: "rm /workspace/fill && echo ok"}); err != nil || res.Stdout != "ok\n" {
+		t.Errorf("the hog frees its own disk: %+v, %v", res, err)
+	}
+	if err := d.client.DeleteSandbox(ctx, hog.ID, true); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	next := d.create(sdk.CreateSandboxRequest{Name: "next"})
+	if out := d.exec(next.ID, "echo ok"); out != "ok" {
+		t.Errorf("exec in a sandbox made after the hog: %q", out)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// A sandbox created with diskMiB keeps its writes (the overlay's upper and
+// A sandbox created with diskMiB (or given the operator's default,
+// defaultDiskMiB) keeps its writes (the overlay's upper and
 // work dirs) on a filesystem of its own: an ext4 image, sandboxes/<id>/disk.img,
 // attached to a loop device and mounted at sandboxes/<id>/disk while an
 // instance runs. Writes beyond the size fail with ENOSPC inside the sandbox
@@ -31,6 +32,22 @@ const (
 	minDiskMiB = 16
 	maxDiskMiB = 1 << 20 // 1 TiB
 )
+
+// defaultDiskMiB is the disk of a sandbox whose create names none: the
+// operator's default (sbx serve --default-disk-mib), or the data disk's free
+// space above its reserve when that is less, so that one sandbox alone
+// cannot write the disk full. The images are sparse: many sandboxes may
+// together be promised more than the disk has.
+func (m *Manager) defaultDiskMiB() int {
+	n := m.cfg.Defaults.DiskMiB
+	if n == 0 || m.cfg.Disk == nil {
+		return n
+	}
+	if spare, err := m.cfg.Disk.Spare(); err == nil && spare>>20 < uint64(n) {
+		n = max(int(spare>>20), minDiskMiB)
+	}
+	return n
+}
 
 // diskDirs returns the upper and work dirs of sb, mounting its disk first if
 // it has one.
