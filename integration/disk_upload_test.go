@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -22,10 +22,12 @@ func TestUploadIntoOtherSandboxOnFullHostDisk(t *testing.T) {
 	hog := d.create(sdk.CreateSandboxRequest{Name: "hog"})
 	fillHostDisk(t, d, hog.ID, dataDir)
 
-	for i, size := range []int64{1 << 20, 1, 64 << 20, 4 << 20, 0, 256 << 20, 512, 32 << 20, 128 << 20} {
+	sizes := []int64{1 << 20, 1, 64 << 20, 4 << 20, 0, 256 << 20, 512, 32 << 20, 128 << 20}
+	for i := range 3 * len(sizes) {
+		size := sizes[i%len(sizes)]
 		// The bound only turns a hang into a failure; an answer comes at once.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err := d.client.Upload(ctx, other.ID, "/workspace/up"+strings.Repeat("x", i), io.LimitReader(zeros{}, size), 0o644)
+		_, err := d.client.Upload(ctx, other.ID, "/workspace/up"+strconv.Itoa(i), io.LimitReader(zeros{}, size), 0o644)
 		cancel()
 		if size == 0 && err == nil {
 			continue // an empty file needs an inode, which a full disk may still have

@@ -88,6 +88,7 @@ func startDaemonAt(t *testing.T, dataDir string, args ...string) *daemon {
 	t.Helper()
 	d := &daemon{t: t, dataDir: dataDir, addr: freeAddr(t), created: map[string]bool{}}
 	d.args = netArgs(t, args) // a bridge and subnet of its own: see network_test.go
+	d.watchCensus()           // census_test.go: checked after cleanup
 	// Before start: a daemon that never becomes healthy is still stopped,
 	// its leftovers removed and its log shown.
 	t.Cleanup(d.cleanup)
