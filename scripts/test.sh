@@ -14,21 +14,21 @@ timed() {
 	local name=$1 start=$SECONDS rc=0
 	shift
 	"$@" || rc=$?
-	echo "$name $((SECONDS - start)) $rc" >>"$work/stages"
+	echo "$((SECONDS - start)) $rc $name" >>"$work/stages"
 	return $rc
 }
 print_stages() {
 	echo
 	echo "test.sh stages (wall seconds; the background ones overlap the unit tests):"
-	printf '  %-30s %7s  %s\n' STAGE SECONDS RESULT
+	printf '  %-36s %7s  %s\n' STAGE SECONDS RESULT
 	if [ -f "$work/stages" ]; then
-		while read -r name secs rc; do
-			printf '  %-30s %7d  %s\n' "$name" "$secs" "$([ "$rc" = 0 ] && echo ok || echo "failed ($rc)")"
+		while read -r secs rc name; do
+			printf '  %-36s %7d  %s\n' "$name" "$secs" "$([ "$rc" = 0 ] && echo ok || echo "failed ($rc)")"
 		done <"$work/stages"
 	fi
-	printf '  %-30s %7d\n' total "$SECONDS"
+	printf '  %-36s %7d\n' total "$SECONDS"
 }
-trap 'print_stages >&2; rm -rf "$work"' EXIT
+trap 'print_stages >&2 || true; rm -rf "$work"' EXIT
 
 # The Kubernetes control plane of the cluster tests is the longest build
 # here (scripts/build-kube.sh, cached after the first time) and only
@@ -60,12 +60,13 @@ timed "npm install" ./scripts/npm-install.sh
 # the desktop image. A variable already set names an artefact to use
 # instead. One after the other (they share caches), beside the unit tests.
 artefact() { # artefact VAR SCRIPT: VAR=<what SCRIPT printed> on stdout
-	local var=$1 script=$2 path
+	local var=$1 script=$2 name path
 	if [ -n "${!var:-}" ]; then
 		echo "$var=${!var}"
 		return
 	fi
-	path=$(timed "build ${script#./scripts/build-} (background)" "$script") || return 1
+	name=${script##*/build-}
+	path=$(timed "build ${name%.sh} (background)" "$script") || return 1
 	echo "$var=$path"
 }
 artefacts() {
