@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,6 +85,17 @@ func TestFullHostDisk(t *testing.T) {
 	}
 }
 
+// plainDisk gives sandboxes created without diskMiB no disk of their own
+// (--default-disk-mib 0) unless args name a default: most tests look at a
+// sandbox's upper directory in the data dir or count the data dir's loop
+// devices. TestDefaultDiskKeepsTheReserve runs the shipped default.
+func plainDisk(args []string) []string {
+	if slices.Contains(args, "--default-disk-mib") {
+		return args
+	}
+	return append(args, "--default-disk-mib", "0")
+}
+
 // fullDiskArgs are the flags of a daemon whose data disk a test fills from
 // a sandbox: a 32 MiB reserve, and sandboxes without a disk of their own.
 func fullDiskArgs() []string {
@@ -120,7 +132,7 @@ func fillHostDisk(t *testing.T, d *daemon, id, dataDir string) {
 // writes, and once the hog is gone sandboxes are made again.
 func TestDefaultDiskKeepsTheReserve(t *testing.T) {
 	dataDir := smallFilesystem(t, 256)
-	d := startDaemonAt(t, dataDir, "--disk-reserve-mib", "64")
+	d := startDaemonAt(t, dataDir, "--disk-reserve-mib", "64", "--default-disk-mib", "10240") // sbx serve's default
 	ctx := context.Background()
 	spare := freeBytes(t, dataDir) - 64<<20
 	hog := d.create(sdk.CreateSandboxRequest{Name: "hog"})
@@ -146,6 +158,16 @@ func TestDefaultDiskKeepsTheReserve(t *testing.T) {
 	next := d.create(sdk.CreateSandboxRequest{Name: "next"})
 	if out := d.exec(next.ID, "echo ok"); out != "ok" {
 		t.Errorf("exec in a sandbox made after the hog: %q", out)
+	}
+	// Under a team's disk quota such a sandbox counts its default disk.
+	c, _ := d.teamKey("t", sdk.Quotas{DiskMiB: 1 << 20}, allScopes...)
+	sb, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{Name: "counted"})
+	if err != nil {
+		t.Fatalf("a sandbox without diskMiB under a disk quota: %v, want one with the default disk", err)
+	}
+	d.created[sb.ID] = true
+	if u, err := c.TeamUsage(ctx, "t"); err != nil || sb.DiskMiB == 0 || u.DiskMiB != sb.DiskMiB {
+		t.Errorf("usage: %+v, %v; want the sandbox's default disk (%d MiB)", u, err, sb.DiskMiB)
 	}
 }
 

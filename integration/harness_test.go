@@ -87,8 +87,8 @@ func startDaemon(t *testing.T, args ...string) *daemon {
 func startDaemonAt(t *testing.T, dataDir string, args ...string) *daemon {
 	t.Helper()
 	d := &daemon{t: t, dataDir: dataDir, addr: freeAddr(t), created: map[string]bool{}}
-	d.args = netArgs(t, args) // a bridge and subnet of its own: see network_test.go
-	d.watchCensus()           // census_test.go: checked after cleanup
+	d.args = plainDisk(netArgs(t, args)) // a bridge and subnet of its own: see network_test.go; disk_test.go
+	d.watchCensus()                      // census_test.go: checked after cleanup
 	// Before start: a daemon that never becomes healthy is still stopped,
 	// its leftovers removed and its log shown.
 	t.Cleanup(d.cleanup)
