@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/sbxhq/sbx/internal/runtime"
 )
 
 // Scope says which objects are one daemon's.
@@ -133,7 +135,7 @@ func mounts(dataDir string, own func(string) bool) (all, fuse []string) {
 		if len(fields) < 5 {
 			continue
 		}
-		mp := unescape(fields[4])
+		mp := runtime.UnescapeMount(fields[4])
 		if !under(mp, dataDir) && !underRun(mp, own) {
 			continue
 		}
@@ -403,23 +405,4 @@ func devOf(fi fs.FileInfo) uint64 {
 // under reports whether path is strictly inside dir.
 func under(path, dir string) bool {
 	return dir != "" && strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
-}
-
-// unescape undoes mountinfo's octal escapes (\040 for a space).
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
