@@ -3,8 +3,10 @@ package integration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +39,24 @@ func TestUploadIntoOtherSandboxOnFullHostDisk(t *testing.T) {
 			t.Errorf("upload %d (%d bytes) into another sandbox on a full host disk: %v, want 507 NO_SPACE", i, size, err)
 		}
 	}
+	// Side by side too.
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				_, err := d.client.Upload(ctx, other.ID, fmt.Sprintf("/workspace/par%d-%d", w, i), io.LimitReader(zeros{}, 64<<20), 0o644)
+				cancel()
+				var apiErr *sdk.APIError
+				if !errors.As(err, &apiErr) || apiErr.Code != sdk.CodeNoSpace || apiErr.StatusCode != 507 {
+					t.Errorf("concurrent upload %d/%d into another sandbox on a full host disk: %v, want 507 NO_SPACE", w, i, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	// The sandbox itself is fine: it answers, and reads what it has.
 	if out := d.exec(other.ID, "echo ok"); out != "ok" {
 		t.Errorf("exec in the other sandbox: %q", out)
