@@ -1,13 +1,17 @@
 package integration
 
 import (
+	"bytes"
 	"context"
+	"crypto/md5"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,6 +172,53 @@ func TestDefaultDiskKeepsTheReserve(t *testing.T) {
 	d.created[sb.ID] = true
 	if u, err := c.TeamUsage(ctx, "t"); err != nil || sb.DiskMiB == 0 || u.DiskMiB != sb.DiskMiB {
 		t.Errorf("usage: %+v, %v; want the sandbox's default disk (%d MiB)", u, err, sb.DiskMiB)
+	}
+}
+
+// TestDefaultDisksDoNotOvercommit: the default disks of several sandboxes
+// together stay within the data disk's free space (their images are sparse,
+// so each create counts what the others may still grow by). When two fill
+// their disks, the host's disk keeps room, the first one's filesystem stays
+// writable where it has room, and a full one answers an upload with
+// 507 NO_SPACE, not READ_ONLY_FILESYSTEM (which a loop-mounted ext4 turns
+// into when the host cannot take its writes).
+func TestDefaultDisksDoNotOvercommit(t *testing.T) {
+	dataDir := smallFilesystem(t, 256)
+	d := startDaemonAt(t, dataDir, "--disk-reserve-mib", "32", "--default-disk-mib", "10240") // sbx serve's default
+	ctx := context.Background()
+	spare := freeBytes(t, dataDir)>>20 - 32
+	first := d.create(sdk.CreateSandboxRequest{Name: "first"})
+	second := d.create(sdk.CreateSandboxRequest{Name: "second"})
+	if sum := uint64(first.DiskMiB + second.DiskMiB); sum > spare+16 {
+		t.Errorf("default disks %d + %d MiB, more than the %d MiB above the reserve (and the 16 MiB least disk)", first.DiskMiB, second.DiskMiB, spare)
+	}
+	res, err := d.client.Exec(ctx, second.ID, sdk.ExecRequest{Shell: "dd if=/dev/zero of=/workspace/fill bs=1M; sync"})
+	if err != nil || !strings.Contains(res.Stderr, "No space left") {
+		t.Errorf("filling the second sandbox's disk: %+v, %v", res, err)
+	}
+	for i := 0; ; i++ {
+		data := bytes.Repeat([]byte{byte('a' + i%26)}, 24<<20)
+		path := "/workspace/up" + strconv.Itoa(i)
+		_, err := d.client.Upload(ctx, first.ID, path, bytes.NewReader(data), 0o644)
+		if err != nil {
+			var apiErr *sdk.APIError
+			if !errors.As(err, &apiErr) || apiErr.Code != sdk.CodeNoSpace || apiErr.StatusCode != 507 {
+				t.Errorf("upload %d into a full default disk: %v, want 507 NO_SPACE", i, err)
+			}
+			break
+		}
+		if i > 2*int(first.DiskMiB)/24 {
+			t.Fatalf("%d uploads of 24 MiB fit in a disk of %d MiB", i+1, first.DiskMiB)
+		}
+		if out := d.exec(first.ID, "sync; md5sum < "+path+" | cut -c1-32"); out != fmt.Sprintf("%x", md5.Sum(data)) {
+			t.Errorf("upload %d reads back as %q", i, out)
+		}
+	}
+	if free := freeBytes(t, dataDir); free < 1<<20 {
+		t.Errorf("the data disk has %d KiB free with two full default disks", free>>10)
+	}
+	if out := d.exec(first.ID, "rm /workspace/up0 && echo x > /workspace/small && cat /workspace/small"); out != "x" {
+		t.Errorf("the first sandbox's disk after it was full: %q, want it writable", out)
 	}
 }
 

@@ -25,7 +25,7 @@ func (f *diskFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.reserveMiB, "disk-reserve-mib", defaultDiskReserveMiB,
 		"free space (MiB) the data dir's disk keeps: below it, creating or starting a sandbox and importing or pulling an image answer 507 INSUFFICIENT_STORAGE; 0 turns the check off (env SBX_DISK_RESERVE_MIB)")
 	cmd.Flags().IntVar(&f.defaultMiB, "default-disk-mib", defaultDiskMiB,
-		"disk (MiB) of a sandbox whose create names no diskMiB: its own sparse filesystem, at most the data disk's free space above the reserve at create; 0: such sandboxes write to the data dir unbounded (env SBX_DEFAULT_DISK_MIB)")
+		"disk (MiB) of a sandbox whose create names no diskMiB: its own sparse filesystem, at most what the data disk has free above the reserve and beyond what other sandboxes' disks may grow by (at least 16); 0: such sandboxes write to the data dir unbounded (env SBX_DEFAULT_DISK_MIB)")
 }
 
 func (f *diskFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -34,19 +35,51 @@ const (
 )
 
 // defaultDiskMiB is the disk of a sandbox whose create names none: the
-// operator's default (sbx serve --default-disk-mib), or the data disk's free
-// space above its reserve when that is less, so that one sandbox alone
-// cannot write the disk full. The images are sparse: many sandboxes may
-// together be promised more than the disk has.
-func (m *Manager) defaultDiskMiB() int {
+// operator's default (sbx serve --default-disk-mib), or less: the data
+// disk's free space above its reserve that no other sandbox's disk may still
+// grow into (the images are sparse), and at least minDiskMiB. So sandboxes
+// with the default disk cannot together write the data disk full, which
+// would turn every loop-mounted disk read-only at its next write.
+func (m *Manager) defaultDiskMiB(ctx context.Context) int {
 	n := m.cfg.Defaults.DiskMiB
 	if n == 0 || m.cfg.Disk == nil {
 		return n
 	}
-	if spare, err := m.cfg.Disk.Spare(); err == nil && spare>>20 < uint64(n) {
-		n = max(int(spare>>20), minDiskMiB)
+	spare, err := m.cfg.Disk.Spare()
+	if err != nil {
+		return n
+	}
+	promised, err := m.promisedDisk(ctx)
+	if err != nil {
+		m.log.Warn("cannot sum the sandboxes' disks; the default disk may overcommit the data disk", "err", err)
+	}
+	if free := (int64(spare) - promised) >> 20; free < int64(n) {
+		n = max(int(free), minDiskMiB)
 	}
 	return n
+}
+
+// promisedDisk is what the sandboxes' disk images may still grow by: each
+// one's size less the blocks it already holds (all of it for one not made
+// yet, or archived).
+func (m *Manager) promisedDisk(ctx context.Context) (int64, error) {
+	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, sb := range all {
+		if sb.Spec.DiskMiB == 0 {
+			continue
+		}
+		left := int64(sb.Spec.DiskMiB) << 20
+		var st unix.Stat_t
+		if unix.Stat(filepath.Join(m.dirsOf(sb.ID).root, "disk.img"), &st) == nil {
+			left -= st.Blocks * 512
+		}
+		sum += max(left, 0)
+	}
+	return sum, nil
 }
 
 // diskDirs returns the upper and work dirs of sb, mounting its disk first if
