@@ -301,7 +301,7 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 		return store.Spec{}, err
 	}
 	if spec.DiskMiB == 0 && req.Snapshot == "" {
-		spec.DiskMiB = m.defaultDiskMiB(ctx) // disk.go
+		spec.DiskMiB, spec.DiskDefault = m.defaultDiskMiB(ctx), true // disk.go
 	}
 	if err := m.resolveVolumes(ctx, req, &spec); err != nil { // volumes.go
 		return store.Spec{}, err

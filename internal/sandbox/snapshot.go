@@ -487,7 +487,7 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 		spec.DiskMiB = from.DiskMiB
 	}
 	if spec.DiskMiB == 0 && !snap.Memory { // a memory image restores with the mounts it had
-		spec.DiskMiB = m.defaultDiskMiB(ctx) // disk.go
+		spec.DiskMiB, spec.DiskDefault = m.defaultDiskMiB(ctx), true // disk.go
 	}
 	if req.Workdir == "" {
 		spec.Workdir = from.Workdir
