@@ -267,3 +267,26 @@ func freeBytes(t *testing.T, dir string) uint64 {
 	}
 	return st.Bavail * uint64(st.Bsize)
 }
+
+// TestPoolServesDefaultDiskCreates: under the shipped default disk, a create
+// without diskMiB is served by a warm pool whose template names none, though
+// the default disk's size follows the free space at each create.
+func TestPoolServesDefaultDiskCreates(t *testing.T) {
+	d := startDaemon(t, "--default-disk-mib", "10240") // sbx serve's default
+	ctx := context.Background()
+	if _, err := d.client.CreatePool(ctx, sdk.CreatePoolRequest{Name: "p", Min: 2, Max: 2}); err != nil {
+		t.Fatal(err)
+	}
+	d.poolReady("p", 2) // the pool is left to the harness's cleanup
+	before := d.poolInstances()
+	sb := d.create(sdk.CreateSandboxRequest{Name: "warm"})
+	if !before[sb.ID] {
+		t.Errorf("a create without diskMiB started cold (%s is not one of the pool's instances)", sb.ID)
+	}
+	if sb.DiskMiB == 0 {
+		t.Errorf("the adopted sandbox has no disk of its own")
+	}
+	// Refilled, so that no instance is starting when the cleanup deletes
+	// the pool (DeletePool does not wait for one that is).
+	d.poolReady("p", 2)
+}

@@ -210,6 +210,13 @@ func (d *daemon) cleanup() {
 			list, err = d.client.ListSandboxes(ctx, sdk.ListOptions{})
 		}
 		if err == nil {
+			// A pool's instances are no one's sandboxes: they go with it.
+			pools, _ := d.client.ListPools(ctx)
+			for _, p := range pools {
+				if err := d.client.DeletePool(ctx, p.Name); err != nil {
+					d.t.Errorf("cleanup: delete pool %s: %v", p.Name, err)
+				}
+			}
 			// Newest first: a fork goes before its parent, which refuses
 			// to go while it has forks.
 			for i := len(list) - 1; i >= 0; i-- {
