@@ -290,3 +290,24 @@ func TestPoolServesDefaultDiskCreates(t *testing.T) {
 	// the pool (DeletePool does not wait for one that is).
 	d.poolReady("p", 2)
 }
+
+// TestForkOfASandboxWithADisk: a fork of a sandbox with a disk of its own
+// gets a disk of the same size holding the parent's files.
+func TestForkOfASandboxWithADisk(t *testing.T) {
+	d := startDaemon(t)
+	ctx := context.Background()
+	d.create(sdk.CreateSandboxRequest{Name: "p", DiskMiB: 32})
+	d.exec("p", "echo kept > /workspace/f")
+	res, err := d.client.ForkSandbox(ctx, "p", sdk.ForkRequest{})
+	if err != nil {
+		t.Fatalf("fork of a sandbox with a disk: %v", err)
+	}
+	fork := res.Forks[0]
+	d.created[fork.ID] = true
+	if fork.DiskMiB != 32 {
+		t.Errorf("the fork's diskMiB = %d, want 32", fork.DiskMiB)
+	}
+	if out := d.exec(fork.ID, "cat /workspace/f; df -m /workspace | tail -1 | awk '{print $2}'"); !strings.HasPrefix(out, "kept\n") {
+		t.Errorf("in the fork: %q, want the parent's file on a disk of its own", out)
+	}
+}

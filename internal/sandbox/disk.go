@@ -94,13 +94,15 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 	if err := m.cfg.Rootfs.Unmount(mnt); err != nil {
 		return "", "", errdefs.Internal(err, "clear old disk mount of %s", sb.ID)
 	}
+	// Also the sandbox's directory: a fork's disk is made before anything
+	// else of it.
+	if err := os.MkdirAll(mnt, 0o700); err != nil {
+		return "", "", errdefs.Internal(err, "create disk mount point of %s", sb.ID)
+	}
 	if _, err := os.Stat(img); errors.Is(err, os.ErrNotExist) {
 		if err := loopdisk.Make(img, sb.Spec.DiskMiB); err != nil {
 			return "", "", err
 		}
-	}
-	if err := os.MkdirAll(mnt, 0o700); err != nil {
-		return "", "", errdefs.Internal(err, "create disk mount point of %s", sb.ID)
 	}
 	// Two mounts of one ext4 image would corrupt it. A previous instance's
 	// mount that had to be detached lazily lives until its last user goes;
