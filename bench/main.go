@@ -116,6 +116,14 @@ func main() {
 		log.Fatal(err)
 	}
 	add(sbx)
+	if *soakFor > 0 { // soak.go: the soak instead of the scenarios
+		err := runSoak(sbx, *soakFor)
+		cleanup()
+		if err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *sbxBaseline != "" {
 		base, err := openSecondSbx(env, *sbxBaseline, "sbx (baseline)", "baseline")
 		if err != nil {

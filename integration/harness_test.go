@@ -87,7 +87,8 @@ func startDaemon(t *testing.T, args ...string) *daemon {
 func startDaemonAt(t *testing.T, dataDir string, args ...string) *daemon {
 	t.Helper()
 	d := &daemon{t: t, dataDir: dataDir, addr: freeAddr(t), created: map[string]bool{}}
-	d.args = netArgs(t, args) // a bridge and subnet of its own: see network_test.go
+	d.args = plainDisk(netArgs(t, args)) // a bridge and subnet of its own: see network_test.go; disk_test.go
+	d.watchCensus()                      // census_test.go: checked after cleanup
 	// Before start: a daemon that never becomes healthy is still stopped,
 	// its leftovers removed and its log shown.
 	t.Cleanup(d.cleanup)
@@ -209,6 +210,13 @@ func (d *daemon) cleanup() {
 			list, err = d.client.ListSandboxes(ctx, sdk.ListOptions{})
 		}
 		if err == nil {
+			// A pool's instances are no one's sandboxes: they go with it.
+			pools, _ := d.client.ListPools(ctx)
+			for _, p := range pools {
+				if err := d.client.DeletePool(ctx, p.Name); err != nil {
+					d.t.Errorf("cleanup: delete pool %s: %v", p.Name, err)
+				}
+			}
 			// Newest first: a fork goes before its parent, which refuses
 			// to go while it has forks.
 			for i := len(list) - 1; i >= 0; i-- {

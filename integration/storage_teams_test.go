@@ -130,8 +130,9 @@ func (d *daemon) dropVolumes(clients ...*sdk.Client) {
 }
 
 // Under a disk quota every byte a team can make counts: a sandbox without
-// diskMiB (the host's disk, unbounded) is refused, volumes count their
-// size and backups their stored bytes, and the usage shows them.
+// diskMiB (the host's disk, unbounded, under the harness's
+// --default-disk-mib 0) is refused, volumes count their size and backups
+// their stored bytes, and the usage shows them.
 func TestDiskQuotaCountsVolumesAndBackups(t *testing.T) {
 	d := startDaemon(t)
 	ctx := context.Background()

@@ -1,50 +1,112 @@
 #!/usr/bin/env bash
 # Runs every check and test. Needs root: integration tests run real runc
 # sandboxes. Usage: sudo ./scripts/test.sh [go test flags]
+#
+# At the end (pass or fail) it prints how long each stage took. The
+# artefacts only the integration tests need build in the background while
+# the unit tests run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+# timed NAME CMD...: runs CMD, noting its wall time and result under NAME.
+timed() {
+	local name=$1 start=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	echo "$((SECONDS - start)) $rc $name" >>"$work/stages"
+	return $rc
+}
+print_stages() {
+	echo
+	echo "test.sh stages (wall seconds; the background ones overlap the unit tests):"
+	printf '  %-36s %7s  %s\n' STAGE SECONDS RESULT
+	if [ -f "$work/stages" ]; then
+		while read -r secs rc name; do
+			printf '  %-36s %7d  %s\n' "$name" "$secs" "$([ "$rc" = 0 ] && echo ok || echo "failed ($rc)")"
+		done <"$work/stages"
+	fi
+	printf '  %-36s %7d\n' total "$SECONDS"
+}
+trap 'print_stages >&2 || true; rm -rf "$work"' EXIT
 
 # The Kubernetes control plane of the cluster tests is the longest build
 # here (scripts/build-kube.sh, cached after the first time) and only
 # compiles Go, while the image builds below mostly download and unpack: on
 # a fresh machine it builds in the background from the start.
 if [ -z "${SBX_KUBE_BIN:-}" ]; then
-	kube_tmp=$(mktemp -d)
-	./scripts/build-kube.sh >"$kube_tmp/out" 2>"$kube_tmp/log" &
+	timed "build kube (background)" ./scripts/build-kube.sh >"$work/kube.out" 2>"$work/kube.log" &
 	kube_build=$!
 fi
 
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
-if [ -n "$unformatted" ]; then
-	echo "gofmt needed on: $unformatted" >&2
-	exit 1
-fi
-go vet ./...
+checks() {
+	local unformatted
+	unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+	if [ -n "$unformatted" ]; then
+		echo "gofmt needed on: $unformatted" >&2
+		return 1
+	fi
+	go vet ./...
+}
+timed "gofmt and vet" checks
 
-# What the integration tests use, built or installed once per machine and
-# cached in /var/cache/sbx (minutes the first time, then nothing): the
-# python and debian images, the pinned npm packages of the SDK and compat
-# tests, and the S3 server of the storage tests. A variable already set
-# names an artefact to use instead.
-SBX_PYTHON_IMAGE=${SBX_PYTHON_IMAGE:-$(./scripts/build-python-image.sh)}
-SBX_DEBIAN_IMAGE=${SBX_DEBIAN_IMAGE:-$(./scripts/build-debian-image.sh)}
-SBX_VERSITYGW=${SBX_VERSITYGW:-$(./scripts/build-versitygw.sh)}
-export SBX_PYTHON_IMAGE SBX_DEBIAN_IMAGE SBX_VERSITYGW
-SBX_RUNSC=${SBX_RUNSC:-$(./scripts/build-runsc.sh)}; export SBX_RUNSC # the runsc every sbx serve of the tests runs
-SBX_DESKTOP_IMAGE=${SBX_DESKTOP_IMAGE:-$(./scripts/build-desktop-image.sh)}; export SBX_DESKTOP_IMAGE # integration/desktop_test.go
-if [ -n "${kube_build:-}" ]; then # the cluster tests' control plane (integration/kube_harness_test.go)
-	if ! wait "$kube_build"; then
-		cat "$kube_tmp/log" >&2
-		echo "test.sh: scripts/build-kube.sh failed (log above)" >&2
+# The pinned npm packages of the SDK and compat tests, which unit tests
+# (internal/ui, internal/api) use too.
+timed "npm install" ./scripts/npm-install.sh
+
+# What only the integration tests use, built or installed once per machine
+# and cached in /var/cache/sbx (minutes the first time, then nothing): the
+# python and debian images, the S3 server of the storage tests, runsc and
+# the desktop image. A variable already set names an artefact to use
+# instead. One after the other (they share caches), beside the unit tests.
+artefact() { # artefact VAR SCRIPT: VAR=<what SCRIPT printed> on stdout
+	local var=$1 script=$2 name path
+	if [ -n "${!var:-}" ]; then
+		echo "$var=${!var}"
+		return
+	fi
+	name=${script##*/build-}
+	path=$(timed "build ${name%.sh} (background)" "$script") || return 1
+	echo "$var=$path"
+}
+artefacts() {
+	artefact SBX_PYTHON_IMAGE ./scripts/build-python-image.sh &&
+		artefact SBX_DEBIAN_IMAGE ./scripts/build-debian-image.sh &&
+		artefact SBX_VERSITYGW ./scripts/build-versitygw.sh &&
+		artefact SBX_RUNSC ./scripts/build-runsc.sh && # the runsc every sbx serve of the tests runs
+		artefact SBX_DESKTOP_IMAGE ./scripts/build-desktop-image.sh # integration/desktop_test.go
+}
+artefacts >"$work/artefacts.env" 2>"$work/artefacts.log" &
+artefacts_build=$!
+
+timed "build sbx (static)" env CGO_ENABLED=0 go build -o /dev/null ./cmd/sbx
+unit=$(go list ./... | grep -v '/integration$')
+unit_rc=0
+timed "unit tests" go test -race -count=1 -timeout 60m "$@" $unit || unit_rc=$?
+
+wait_for() { # wait_for PID LOG NAME: the background build's result, its log shown
+	local rc=0
+	wait "$1" || rc=$?
+	cat "$2" >&2
+	if [ "$rc" != 0 ]; then
+		echo "test.sh: $3 failed (log above)" >&2
 		exit 1
 	fi
-	cat "$kube_tmp/log" >&2
-	SBX_KUBE_BIN=$(cat "$kube_tmp/out")
-	rm -rf "$kube_tmp"
+}
+wait_for "$artefacts_build" "$work/artefacts.log" "an integration artefact's build"
+while IFS='=' read -r var path; do
+	export "$var=$path"
+done <"$work/artefacts.env"
+if [ -n "${kube_build:-}" ]; then # the cluster tests' control plane (integration/kube_harness_test.go)
+	wait_for "$kube_build" "$work/kube.log" "scripts/build-kube.sh"
+	SBX_KUBE_BIN=$(cat "$work/kube.out")
 fi
 export SBX_KUBE_BIN
-./scripts/npm-install.sh
-CGO_ENABLED=0 go build -o /dev/null ./cmd/sbx
-go test -race -count=1 -timeout 60m "$@" ./...
+
+timed "integration tests" go test -race -count=1 -timeout 60m "$@" ./integration
+if [ "$unit_rc" != 0 ]; then
+	echo "test.sh: unit tests failed (output above)" >&2
+	exit "$unit_rc"
+fi
 # Every fuzz target briefly (FUZZTIME, default 10s each); longer by hand.
-./scripts/fuzz.sh
+timed "fuzz" ./scripts/fuzz.sh

@@ -14,6 +14,7 @@ import (
 
 func newDoctorCmd() *cobra.Command {
 	var dataDir, bridge, subnet, config string
+	var leaks bool
 	var floorAllow, floorDeny []string
 	var df diskFlags
 	var out *outputFlag
@@ -34,11 +35,19 @@ Prints one line per check: ok, warn (sbx runs, a feature may not) or fail,
 with how to fix it. Exits 1 when a check fails, else 0. Run it as root, with
 the --data-dir, --subnet, --bridge and --disk-reserve-mib that sbx serve
 uses (the same defaults and environment variables), and --config to check
-sbx serve's config file.`,
+sbx serve's config file.
+
+With --leaks it instead counts what sbx owns on this host for the data dir
+(processes, cgroups, mounts, FUSE mounts, loop devices, the bridge and its
+veths, the nftables table with its sets and elements, tracked connections of
+the subnet, user id ranges, files, and the daemon's fds, threads and memory)
+and lists leftovers: processes, cgroups, mounts and id ranges of sandboxes
+the data dir does not hold. Exits 1 when there are leftovers.`,
 		Example: `  sudo sbx doctor
   sudo sbx doctor --data-dir /srv/sbx --subnet 10.99.0.0/16
   sudo sbx doctor -o json
-  sudo sbx doctor --config /etc/sbx/config.json`,
+  sudo sbx doctor --config /etc/sbx/config.json
+  sudo sbx doctor --leaks`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.check(); err != nil {
@@ -49,6 +58,9 @@ sbx serve's config file.`,
 				return err
 			}
 			dir := setting(cmd, "data-dir", dataDir, "SBX_DATA_DIR")
+			if leaks {
+				return doctorLeaks(cmd, out, dir, bridge, setting(cmd, "subnet", subnet, "SBX_SUBNET")) // doctor_leaks.go
+			}
 			cfg := doctor.Config{
 				DataDir:          dir,
 				StorePath:        filepath.Join(dir, daemon.StoreFile),
@@ -74,6 +86,7 @@ sbx serve's config file.`,
 	fl.StringVar(&dataDir, "data-dir", defaultDataDir, "sbx serve's data dir (env SBX_DATA_DIR)")
 	fl.StringVar(&subnet, "subnet", network.DefaultSubnet, "sbx serve's sandbox subnet (env SBX_SUBNET)")
 	fl.StringVar(&bridge, "bridge", network.DefaultBridge, "sbx serve's bridge (its own routes do not count as overlaps)")
+	fl.BoolVar(&leaks, "leaks", false, "count what sbx owns on this host and list leftovers instead of checking the host")
 	fl.StringVar(&config, "config", "", "sbx serve's config file: checked as sbx serve would (env SBX_CONFIG)")
 	fl.StringSliceVar(&floorAllow, "egress-allow-private", nil, "sbx serve's ranges lifted out of the network floor (env SBX_EGRESS_ALLOW_PRIVATE)")
 	fl.StringSliceVar(&floorDeny, "egress-deny", nil, "sbx serve's ranges added to the network floor (env SBX_EGRESS_DENY)")

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/sbxhq/sbx/internal/network"
@@ -130,6 +132,16 @@ func sandboxDefaults(dataDir string, d SandboxDefaults) (sandbox.Defaults, error
 		return out, err
 	}
 	return out, os.Rename(tmp, out.CABundle)
+}
+
+// defaultDisk is the default disk of sandboxes: miB, or none on a host
+// without mkfs.ext4, which every sandbox's create would then fail on.
+func defaultDisk(miB int) int {
+	if _, err := exec.LookPath("mkfs.ext4"); miB > 0 && err != nil {
+		slog.Warn("sandboxes get no default disk limit: mkfs.ext4 is missing (Debian: e2fsprogs); one sandbox can fill the data disk", "default-disk-mib", miB)
+		return 0
+	}
+	return miB
 }
 
 // Check reports what is wrong with d, as sbx serve would at start (sbx

@@ -81,6 +81,9 @@ type Config struct {
 	// DiskReserveMiB is the free space the data dir's disk keeps: below it
 	// creates, starts and image imports are refused (507). 0: no reserve.
 	DiskReserveMiB int
+	// DefaultDiskMiB is the disk of a sandbox whose create names none
+	// (sandbox/disk.go); 0: its writes go to the data dir unbounded.
+	DefaultDiskMiB int
 
 	Metrics MetricsConfig // metrics.go
 
@@ -162,6 +165,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	defaults.DiskMiB = defaultDisk(cfg.DefaultDiskMiB) // config.go
 	netfloor.SetDefault(netfloor.New(cfg.Floor))
 	nw, netw, err := startNetwork(ctx, cfg, st)
 	if err != nil {

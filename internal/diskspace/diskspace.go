@@ -60,6 +60,15 @@ func (g *Guard) Free() (uint64, error) {
 	return st.Bavail * uint64(st.Bsize), nil
 }
 
+// Spare returns the free space above the reserve: 0 below it.
+func (g *Guard) Spare() (uint64, error) {
+	free, err := g.Free()
+	if err != nil || free < g.reserve {
+		return 0, err
+	}
+	return free - g.reserve, nil
+}
+
 // Check refuses an operation that makes the data dir grow when the free
 // space is below the reserve. what names the operation for the message.
 func (g *Guard) Check(what string) error {

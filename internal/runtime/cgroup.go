@@ -61,14 +61,14 @@ func cgroupMounts() ([]string, error) {
 			continue
 		}
 		if fstype[0] == "cgroup" || fstype[0] == "cgroup2" {
-			out = append(out, unescapeMount(fields[4]))
+			out = append(out, UnescapeMount(fields[4]))
 		}
 	}
 	return out, sc.Err()
 }
 
-// unescapeMount undoes the octal escapes (\040 for space) of mountinfo.
-func unescapeMount(s string) string {
+// UnescapeMount undoes the octal escapes (\040 for space) of mountinfo.
+func UnescapeMount(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}

@@ -25,7 +25,7 @@ var caEnv = []string{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE
 // ValidateDefaults checks the operator's env and limits as a create
 // request's would be checked, so a bad config fails at daemon start.
 func ValidateDefaults(d Defaults) error {
-	return validateCreate(&sdk.CreateSandboxRequest{Env: d.Env, CPU: d.CPU, MemoryMiB: d.MemoryMiB, PidsLimit: d.PidsLimit})
+	return validateCreate(&sdk.CreateSandboxRequest{Env: d.Env, CPU: d.CPU, MemoryMiB: d.MemoryMiB, PidsLimit: d.PidsLimit, DiskMiB: d.DiskMiB})
 }
 
 // withOperatorDefaults fills in the default env under req's own variables

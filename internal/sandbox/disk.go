@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,7 +15,8 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// A sandbox created with diskMiB keeps its writes (the overlay's upper and
+// A sandbox created with diskMiB (or given the operator's default,
+// defaultDiskMiB) keeps its writes (the overlay's upper and
 // work dirs) on a filesystem of its own: an ext4 image, sandboxes/<id>/disk.img,
 // attached to a loop device and mounted at sandboxes/<id>/disk while an
 // instance runs. Writes beyond the size fail with ENOSPC inside the sandbox
@@ -32,6 +34,54 @@ const (
 	maxDiskMiB = 1 << 20 // 1 TiB
 )
 
+// defaultDiskMiB is the disk of a sandbox whose create names none: the
+// operator's default (sbx serve --default-disk-mib), or less: the data
+// disk's free space above its reserve that no other sandbox's disk may still
+// grow into (the images are sparse), and at least minDiskMiB. So sandboxes
+// with the default disk cannot together write the data disk full, which
+// would turn every loop-mounted disk read-only at its next write.
+func (m *Manager) defaultDiskMiB(ctx context.Context) int {
+	n := m.cfg.Defaults.DiskMiB
+	if n == 0 || m.cfg.Disk == nil {
+		return n
+	}
+	spare, err := m.cfg.Disk.Spare()
+	if err != nil {
+		return n
+	}
+	promised, err := m.promisedDisk(ctx)
+	if err != nil {
+		m.log.Warn("cannot sum the sandboxes' disks; the default disk may overcommit the data disk", "err", err)
+	}
+	if free := (int64(spare) - promised) >> 20; free < int64(n) {
+		n = max(int(free), minDiskMiB)
+	}
+	return n
+}
+
+// promisedDisk is what the sandboxes' disk images may still grow by: each
+// one's size less the blocks it already holds (all of it for one not made
+// yet, or archived).
+func (m *Manager) promisedDisk(ctx context.Context) (int64, error) {
+	all, err := m.cfg.Store.ListSandboxes(ctx, store.Filter{})
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, sb := range all {
+		if sb.Spec.DiskMiB == 0 {
+			continue
+		}
+		left := int64(sb.Spec.DiskMiB) << 20
+		var st unix.Stat_t
+		if unix.Stat(filepath.Join(m.dirsOf(sb.ID).root, "disk.img"), &st) == nil {
+			left -= st.Blocks * 512
+		}
+		sum += max(left, 0)
+	}
+	return sum, nil
+}
+
 // diskDirs returns the upper and work dirs of sb, mounting its disk first if
 // it has one.
 func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
@@ -44,13 +94,15 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 	if err := m.cfg.Rootfs.Unmount(mnt); err != nil {
 		return "", "", errdefs.Internal(err, "clear old disk mount of %s", sb.ID)
 	}
+	// Also the sandbox's directory: a fork's disk is made before anything
+	// else of it.
+	if err := os.MkdirAll(mnt, 0o700); err != nil {
+		return "", "", errdefs.Internal(err, "create disk mount point of %s", sb.ID)
+	}
 	if _, err := os.Stat(img); errors.Is(err, os.ErrNotExist) {
 		if err := loopdisk.Make(img, sb.Spec.DiskMiB); err != nil {
 			return "", "", err
 		}
-	}
-	if err := os.MkdirAll(mnt, 0o700); err != nil {
-		return "", "", errdefs.Internal(err, "create disk mount point of %s", sb.ID)
 	}
 	// Two mounts of one ext4 image would corrupt it. A previous instance's
 	// mount that had to be detached lazily lives until its last user goes;

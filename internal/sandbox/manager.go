@@ -47,6 +47,9 @@ type Defaults struct {
 	MemoryMiB int
 	PidsLimit int
 	Workdir   string
+	// DiskMiB is the disk of a sandbox whose create names none (disk.go);
+	// 0: its writes go to the data dir unbounded.
+	DiskMiB int
 	// The operator's defaults (defaults.go): Env and Egress fill what a
 	// create request leaves out; CABundle, a host PEM file, is every
 	// instance's trust store. HTTPEgressCABundle is CABundle (or the
@@ -309,6 +312,9 @@ func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest)
 	}
 	if err := m.applyClassAndSnapshot(ctx, req, &spec); err != nil { // snapshot.go
 		return store.Spec{}, err
+	}
+	if spec.DiskMiB == 0 && req.Snapshot == "" {
+		spec.DiskMiB, spec.DiskDefault = m.defaultDiskMiB(ctx), true // disk.go
 	}
 	if err := m.resolveVolumes(ctx, req, &spec); err != nil { // volumes.go
 		return store.Spec{}, err

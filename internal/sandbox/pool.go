@@ -137,11 +137,17 @@ func (m *Manager) resolvePoolSpec(ctx context.Context, t sdk.PoolTemplate) (stor
 func poolMatches(pool, want store.Spec) bool {
 	return pool.ImageID == want.ImageID && slices.Equal(pool.Layers, want.Layers) &&
 		classOf(pool) == classOf(want) && pool.CPU == want.CPU && pool.MemoryMiB == want.MemoryMiB &&
-		pool.PidsLimit == want.PidsLimit && pool.DiskMiB == want.DiskMiB && pool.Workdir == want.Workdir &&
+		pool.PidsLimit == want.PidsLimit && sameDisk(pool, want) && pool.Workdir == want.Workdir &&
 		pool.Network == want.Network && reflect.DeepEqual(pool.ImageConfig, want.ImageConfig) &&
 		len(want.Entrypoint) == 0 && want.Snapshot == "" && want.Parent == "" &&
 		len(want.Volumes) == 0 && len(want.Buckets) == 0 &&
 		hasHTTPRules(pool) == hasHTTPRules(want) // they decide the trust store (caBundle)
+}
+
+// sameDisk: the same diskMiB, or both the daemon's default, whose size
+// follows the free space at each create (disk.go).
+func sameDisk(pool, want store.Spec) bool {
+	return pool.DiskMiB == want.DiskMiB || (pool.DiskDefault && want.DiskDefault)
 }
 
 func hasHTTPRules(s store.Spec) bool { return s.Egress != nil && s.Egress.HTTP != nil }

@@ -486,6 +486,9 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 	if req.DiskMiB == 0 {
 		spec.DiskMiB = from.DiskMiB
 	}
+	if spec.DiskMiB == 0 && !snap.Memory { // a memory image restores with the mounts it had
+		spec.DiskMiB, spec.DiskDefault = m.defaultDiskMiB(ctx), true // disk.go
+	}
 	if req.Workdir == "" {
 		spec.Workdir = from.Workdir
 	}

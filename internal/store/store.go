@@ -55,7 +55,10 @@ type Spec struct {
 	MemoryMiB   int               `json:"memoryMiB"`
 	PidsLimit   int               `json:"pidsLimit"`
 	DiskMiB     int               `json:"diskMiB,omitempty"` // 0: writes go to the host's data dir
-	Workdir     string            `json:"workdir"`
+	// DiskDefault says DiskMiB is the daemon's default disk (the create
+	// named none), whose size depends on the free space at create.
+	DiskDefault bool   `json:"diskDefault,omitempty"`
+	Workdir     string `json:"workdir"`
 	// Class is "container" (runc; also when empty, as in records made
 	// before classes) or "gvisor" (runsc). Parent is the id of the sandbox
 	// this one was forked from; Snapshot the snapshot it was created from.
