@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbxhq/sbx/internal/version"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -15,9 +16,8 @@ import (
 // GET /v1/openapi.json. The SDKs under sdks/ are generated from it, and
 // redocly lints it (sdks/typescript, TestOpenAPILint).
 
-// APIVersion is the version of the document and of the SDKs under sdks/
-// (package.json, pyproject.toml), which a test keeps equal.
-const APIVersion = "0.1.0"
+// APIVersion is the version of the document: sbx's (internal/version).
+const APIVersion = version.Version
 
 var pathParamRe = regexp.MustCompile(`\{([a-zA-Z]+)(\.\.\.)?\}`)
 
