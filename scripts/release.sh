@@ -50,6 +50,7 @@ export SOURCE_DATE_EPOCH=$(git -C "$src" log -1 --format=%ct "$commit")
 # the toolchain alone.
 export CGO_ENABLED=0 GOOS=linux GOFLAGS= GOAMD64=v1 GOARM64=v8.0 GOEXPERIMENT=
 ldflags=-buildid=
+modcache=$(go env GOMODCACHE) # before GOPATH changes below: runsc's modules come from here
 log "sbx $version from $commit ($(go version)), SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
 
 rm -rf "$out"
@@ -65,7 +66,7 @@ for arch in $arches; do
 		# go install of a module version builds outside this module; a GOPATH
 		# of its own keeps the binary apart (cross builds land in bin/linux_ARCH).
 		gp=$work/gopath-$arch
-		GOPATH=$gp GOMODCACHE=$(go env GOMODCACHE) GOBIN= GOARCH=$arch \
+		GOPATH=$gp GOMODCACHE=$modcache GOBIN= GOARCH=$arch \
 			go install -trimpath -ldflags="$ldflags" "gvisor.dev/gvisor/runsc@$runsc_version"
 		cp "$(find "$gp/bin" -name runsc -type f)" "$bin/runsc"
 		runsc_flag=(-runsc "$bin/runsc")
@@ -81,7 +82,7 @@ for arch in $arches; do
 	[ ! -e "$dir/runsc" ] || chmod 0755 "$dir/runsc"
 	tar -C "$work/tar" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
 		--format=posix --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
-		-cf - "$name" | gzip -n -9 >"$out/$name.tar.gz"
+		-cf - "$name" | gzip -n >"$out/$name.tar.gz"
 
 	log "$arch: .deb"
 	(cd "$src" && GOARCH= GOOS= go run ./packaging/cmd/mkdeb -version "$version" -arch "$arch" \

@@ -67,8 +67,7 @@ func field(t *testing.T, path, re string) string {
 }
 
 // TestChangelog: CHANGELOG.md is in Keep a Changelog form, with an
-// Unreleased section first and a semver section per release
-// (scripts/release.sh refuses a version without one).
+// Unreleased section first and a semver section per release.
 func TestChangelog(t *testing.T) {
 	log := read(t, "../../CHANGELOG.md")
 	if !strings.Contains(log, "https://keepachangelog.com/en/1.1.0/") || !strings.Contains(log, "https://semver.org/spec/v2.0.0.html") {
