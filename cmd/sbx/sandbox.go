@@ -93,7 +93,7 @@ Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
 
 func newListCmd(g *globals) *cobra.Command {
 	var (
-		opts   sdk.ListOptions
+		opts    sdk.ListOptions
 		labels  []string
 		filters []string
 		quiet   bool
