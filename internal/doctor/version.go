@@ -27,7 +27,11 @@ func Version(ctx context.Context, h Host) VersionInfo {
 	bi, _ := debug.ReadBuildInfo()
 	v := versionOf(bi)
 	v.Runc = programVersion(ctx, h, "runc")
-	v.Runsc = programVersion(ctx, h, "runsc")
+	runsc := "runsc" // Debian's, which sbx serve falls back to
+	if _, err := h.LookPath(h.BundledRunsc); h.BundledRunsc != "" && err == nil {
+		runsc = h.BundledRunsc // what sbx serve runs by default (runtime.FindRunsc), as checkRunsc says
+	}
+	v.Runsc = programVersion(ctx, h, runsc)
 	return v
 }
 
