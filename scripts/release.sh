@@ -65,9 +65,11 @@ for arch in $arches; do
 		log "$arch: runsc $runsc_version"
 		# go install of a module version builds outside this module; a GOPATH
 		# of its own keeps the binary apart (cross builds land in bin/linux_ARCH).
+		# The -X is what gVisor's own build stamps: runsc --version says which
+		# it is (not VERSION_MISSING).
 		gp=$work/gopath-$arch
 		GOPATH=$gp GOMODCACHE=$modcache GOBIN= GOARCH=$arch \
-			go install -trimpath -ldflags="$ldflags" "gvisor.dev/gvisor/runsc@$runsc_version"
+			go install -trimpath -ldflags="$ldflags -X gvisor.dev/gvisor/runsc/version.version=$runsc_version" "gvisor.dev/gvisor/runsc@$runsc_version"
 		cp "$(find "$gp/bin" -name runsc -type f)" "$bin/runsc"
 		runsc_flag=(-runsc "$bin/runsc")
 	fi
