@@ -54,7 +54,8 @@ func TestRunscPrefersSbxOwn(t *testing.T) {
 	r := checkRunsc(context.Background(), h, fakeConfig(t))
 	if r.Status != OK || !strings.Contains(r.Detail, h.BundledRunsc) || !strings.Contains(r.Detail, "release-20260905") {
 		t.Errorf("runsc check with sbx's own installed: %+v", r)
-	}	// sbx version names the same runsc, not Debian's on PATH.
+	}
+	// sbx version names the same runsc, not Debian's on PATH.
 	if v := Version(context.Background(), h); v.Runsc != h.BundledRunsc+": runsc version release-20260905" {
 		t.Errorf("Version: runsc %q, want sbx's own %s", v.Runsc, h.BundledRunsc)
 	}
