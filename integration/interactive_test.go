@@ -359,7 +359,7 @@ func (x *tmux) waitScreen(want string) {
 
 func TestInteractiveTermInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is needed (scripts/setup.sh --deps installs it)")
+		t.Fatal("tmux is needed (scripts/setup-tests.sh installs it)")
 	}
 	d := startDaemon(t)
 	sb := d.create(sdk.CreateSandboxRequest{Name: "term"}).ID

@@ -61,7 +61,7 @@ func kubeBin(t *testing.T) string {
 		t.Fatalf("SBX_KUBE_BIN=%s is not a finished build (run scripts/build-kube.sh): %v", dir, err)
 	}
 	if _, err := exec.LookPath("etcd"); err != nil {
-		t.Fatal("etcd is not installed: apt-get install etcd-server (scripts/setup.sh)")
+		t.Fatal("etcd is not installed: apt-get install etcd-server (scripts/setup-tests.sh)")
 	}
 	return dir
 }

@@ -7,7 +7,7 @@ import (
 
 // TestPythonSDK runs sdks/python's pytest suite with Debian's python3 and
 // its packages (python3-httpx, python3-websockets, python3-pytest; see
-// scripts/setup.sh) against a real daemon with the python image:
+// scripts/setup-tests.sh) against a real daemon with the python image:
 // /usr/bin/python3, so that another python3 on PATH (pyenv, a venv)
 // without those packages is not picked.
 func TestPythonSDK(t *testing.T) {

@@ -28,7 +28,7 @@ import (
 func TestDashboard(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
-		t.Fatal("the dashboard tests need Debian's chromium: scripts/setup.sh --deps installs it")
+		t.Fatal("the dashboard tests need Debian's chromium: scripts/setup-tests.sh installs it")
 	}
 	d := startDaemon(t, "--ui-stats-every", "1s", "--log-level", "debug")
 	key := d.token

@@ -9,3 +9,9 @@ import _ "embed"
 //
 //go:embed sbx.service
 var SystemdUnit string
+
+// DefaultEnv is packaging/sbx.env, the /etc/sbx/sbx.env the .deb installs
+// (packaging/cmd/mkdeb): every setting commented out, at its default.
+//
+//go:embed sbx.env
+var DefaultEnv string

@@ -11,7 +11,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench-setup.sh: run as root (it installs packages): sudo $0" >&2
 	exit 1
 fi
-./scripts/setup.sh --deps
+./scripts/setup-tests.sh # sbx's packages and node, which the Daytona and E2B rows run
 missing=()
 packages=(docker.io podman)
 for p in "${packages[@]}"; do

@@ -14,7 +14,7 @@
 # to rebuild. The mirror comes from SBX_DEBIAN_MIRROR, else from this
 # machine's apt sources, else deb.debian.org.
 #
-# Needs root, mmdebstrap (scripts/setup.sh --deps installs it) and network
+# Needs root, mmdebstrap (scripts/setup-tests.sh installs it) and network
 # access to the Debian archive.
 set -euo pipefail
 cd "$(dirname "$0")/.."

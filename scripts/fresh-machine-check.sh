@@ -12,23 +12,47 @@
 #
 #   sudo ./scripts/fresh-machine-check.sh
 #
+# With --deb it checks the release instead, as someone who never builds:
+# scripts/release.sh builds this commit's artefacts for the host's
+# architecture (with runsc), and inside a bare root that has neither Go nor
+# this repository:
+#
+#   1. apt-get install ./sbx_VERSION_ARCH.deb   pulls the declared dependencies
+#   2. sbx version, sbx doctor
+#   3. the packaged unit's ExecStart with /etc/sbx/sbx.env, as systemd would
+#      start it, then sbx create and sbx exec in class container and gvisor,
+#      in a network namespace of its own
+#
+#   sudo ./scripts/fresh-machine-check.sh --deb
+#
+# The root is not booted (systemd-nspawn -b): a bare root has no systemd, and
+# sbx serve needs the host's cgroup v2 tree, /dev and the right to make user
+# and mount namespaces, which the pivot_root below gives it; the package's
+# postinst skips its systemctl steps there, as in any chroot.
+#
 # Not run by CI (it downloads a few hundred MB of Debian packages and takes
-# minutes); run it after changing setup.sh or what the code executes.
-# Downloaded .deb files are kept in $SBX_DEB_CACHE (default /var/cache/sbx/debs,
-# shared with scripts/build-python-image.sh), Go modules come from the host's
-# module cache. Needs root, mmdebstrap, unshare and network access to the
-# Debian archive. The root filesystem is deleted at the end.
+# minutes); run it after changing setup.sh, what the code executes or the
+# packaging. Downloaded .deb files are kept in $SBX_DEB_CACHE (default
+# /var/cache/sbx/debs, shared with scripts/build-python-image.sh), Go modules
+# come from the host's module cache. Needs root, mmdebstrap, unshare and
+# network access to the Debian archive. The root filesystem is deleted at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 log() { echo "fresh-machine-check: $*" >&2; }
+mode=source
+case "${1:-}" in
+--deb) mode=deb ;;
+"") ;;
+*) log "usage: $0 [--deb]"; exit 2 ;;
+esac
 if [ "$(id -u)" -ne 0 ]; then
 	log "run as root: sudo $0"
 	exit 1
 fi
 for p in mmdebstrap unshare git go; do
-	command -v "$p" >/dev/null || { log "$p is missing (scripts/setup.sh --deps installs mmdebstrap and unshare)"; exit 1; }
+	command -v "$p" >/dev/null || { log "$p is missing (scripts/setup-tests.sh installs mmdebstrap; unshare is util-linux)"; exit 1; }
 done
 
 debs=${SBX_DEB_CACHE:-/var/cache/sbx/debs}
@@ -45,6 +69,14 @@ cleanup() {
 trap cleanup EXIT
 start=$(date +%s)
 
+if [ "$mode" = deb ]; then
+	arch=$(dpkg --print-architecture)
+	version=$(sed -n 's/^const Version = "\(.*\)"$/\1/p' internal/version/version.go)
+	log "building the release of $version for $arch (scripts/release.sh)"
+	SBX_RELEASE_ARCHES=$arch ./scripts/release.sh "$version" "$work/dist"
+	log "release built after $(($(date +%s) - start))s"
+fi
+
 log "building a bare Debian 12 rootfs in $root"
 mmdebstrap --quiet --variant=apt --include=ca-certificates \
 	--skip=essential/unlink \
@@ -52,42 +84,9 @@ mmdebstrap --quiet --variant=apt --include=ca-certificates \
 	bookworm "$root" "deb $mirror bookworm main" "deb $mirror bookworm-updates main" \
 	"deb ${mirror%/debian}/debian-security bookworm-security main" >&2
 log "rootfs ready after $(($(date +%s) - start))s"
-
-# "git clone", as a user would; Go as the README asks for it.
-git clone --quiet --no-hardlinks "$repo" "$root/root/sbx"
-git -C "$root/root/sbx" checkout --quiet "$(git rev-parse HEAD)"
-mkdir -p "$root/usr/local" "$root/root/go/pkg/mod"
-cp -a "$goroot" "$root/usr/local/go"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
-# Inside: step 1 and 2 in the host's network namespace (apt and the Go proxy
-# need it), step 3 in a fresh one.
-cat >"$root/root/check.sh" <<'EOF'
-set -euo pipefail
-export PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-cd /root/sbx
-t=$(date +%s)
-./scripts/setup.sh
-echo "fresh-machine-check: setup.sh took $(($(date +%s) - t))s" >&2
-sbx version
-sbx doctor --subnet 10.253.0.0/24 --bridge sbxfresh0
-EOF
-cat >"$root/root/sandbox.sh" <<'EOF'
-set -euo pipefail
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-ip link set lo up
-echo 1 > /proc/sys/net/ipv4/ip_forward # this namespace only (procps is not needed by sbx)
-sbx serve --bridge sbxfresh0 --subnet 10.253.0.0/24 >/var/log/sbx-serve.log 2>&1 &
-serve=$!
-for i in $(seq 100); do sbx ls >/dev/null 2>&1 && break; sleep 0.2; done
-out=$(sbx create demo >/dev/null && sbx exec demo -- sh -c 'echo hello from $(hostname)')
-echo "$out"
-sbx rm demo >/dev/null
-kill "$serve"; wait "$serve" || true
-[ "$out" = "hello from demo" ] || { cat /var/log/sbx-serve.log >&2; exit 1; }
-EOF
-
-in_root() { # in_root [unshare flags...] -- script
+in_root() { # in_root [unshare flags...] -- script [args]
 	local flags=()
 	while [ "$1" != -- ]; do flags+=("$1"); shift; done
 	shift
@@ -102,7 +101,7 @@ in_root() { # in_root [unshare flags...] -- script
 		mount -t tmpfs tmpfs "$root/run"
 		mount -t tmpfs tmpfs "$root/tmp"
 		mount --bind "$debs" "$root/var/cache/apt/archives"
-		mount --bind -o ro "$mods" "$root/root/go/pkg/mod"
+		[ ! -d "$root/root/go/pkg/mod" ] || mount --bind -o ro "$mods" "$root/root/go/pkg/mod"
 		# pivot_root, not chroot: the kernel refuses a chrooted process a
 		# user namespace, and sbx makes one per sandbox.
 		cd "$root"
@@ -111,6 +110,75 @@ in_root() { # in_root [unshare flags...] -- script
 		# The host'"'"'s umount (the bare system has none before setup.sh).
 		exec /bin/bash -c "/.oldroot/usr/bin/umount -l /.oldroot || umount -l /.oldroot; cd / && exec bash $script"' _ "$root" "$debs" "$gomodcache" "$1"
 }
+
+# sandbox.sh [serve command]: sbx serve, create, exec (and in class gvisor
+# with SBX_CHECK_GVISOR=1), in the network namespace it is given.
+cat >"$root/root/sandbox.sh" <<'EOF'
+set -euo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ip link set lo up
+echo 1 > /proc/sys/net/ipv4/ip_forward # this namespace only (procps is not needed by sbx)
+${SBX_SERVE:-sbx serve} --bridge sbxfresh0 --subnet 10.253.0.0/24 >/var/log/sbx-serve.log 2>&1 &
+serve=$!
+for i in $(seq 100); do sbx ls >/dev/null 2>&1 && break; sleep 0.2; done
+classes=container
+[ -z "${SBX_CHECK_GVISOR:-}" ] || classes="container gvisor"
+for class in $classes; do
+	out=$(sbx create "demo-$class" --class "$class" >/dev/null && sbx exec "demo-$class" -- sh -c 'echo hello from $(hostname)') || true
+	echo "$class: $out"
+	[ "$out" = "hello from demo-$class" ] || { cat /var/log/sbx-serve.log >&2; exit 1; }
+	sbx rm "demo-$class" >/dev/null
+done
+kill "$serve"; wait "$serve" || true
+EOF
+
+if [ "$mode" = deb ]; then
+	cp "$work/dist/sbx_${version}_${arch}.deb" "$root/root/"
+	cat >"$root/root/install.sh" <<'EOF'
+set -euo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+cd /root
+if command -v go >/dev/null || [ -e /root/sbx ]; then echo "the root has Go or the source tree" >&2; exit 1; fi
+t=$(date +%s)
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./sbx_*.deb >/dev/null
+echo "fresh-machine-check: apt-get install ./sbx_*.deb took $(($(date +%s) - t))s" >&2
+dpkg -s sbx | grep -E '^(Status|Version|Depends):'
+sbx version
+sbx doctor --subnet 10.253.0.0/24 --bridge sbxfresh0
+EOF
+	cat >"$root/root/service.sh" <<'EOF'
+set -euo pipefail
+# What systemd would run: the unit's ExecStart with its EnvironmentFile.
+set -a; . /etc/sbx/sbx.env; set +a
+SBX_SERVE=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/sbx.service) SBX_CHECK_GVISOR=1 exec bash /root/sandbox.sh
+EOF
+	log "step 1+2: apt-get install ./sbx_${version}_${arch}.deb, sbx version, sbx doctor"
+	in_root -- /root/install.sh
+	log "step 3: the packaged unit's sbx serve; create and exec in class container and gvisor (own network namespace)"
+	in_root --net -- /root/service.sh
+	log "passed in $(($(date +%s) - start))s"
+	exit 0
+fi
+
+# "git clone", as a user would; Go as the README asks for it.
+git clone --quiet --no-hardlinks "$repo" "$root/root/sbx"
+git -C "$root/root/sbx" checkout --quiet "$(git rev-parse HEAD)"
+mkdir -p "$root/usr/local" "$root/root/go/pkg/mod"
+cp -a "$goroot" "$root/usr/local/go"
+
+# Inside: step 1 and 2 in the host's network namespace (apt and the Go proxy
+# need it), step 3 in a fresh one.
+cat >"$root/root/check.sh" <<'EOF'
+set -euo pipefail
+export PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+cd /root/sbx
+t=$(date +%s)
+./scripts/setup.sh
+echo "fresh-machine-check: setup.sh took $(($(date +%s) - t))s" >&2
+sbx version
+sbx doctor --subnet 10.253.0.0/24 --bridge sbxfresh0
+EOF
 
 log "step 1+2: scripts/setup.sh, sbx version, sbx doctor"
 in_root -- /root/check.sh

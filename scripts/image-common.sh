@@ -30,7 +30,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 if ! command -v mmdebstrap >/dev/null; then
-	log "mmdebstrap is missing: apt-get install mmdebstrap (or ./scripts/setup.sh --deps)"
+	log "mmdebstrap is missing: apt-get install mmdebstrap (or ./scripts/setup-tests.sh)"
 	exit 1
 fi
 

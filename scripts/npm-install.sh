@@ -8,7 +8,7 @@
 #   ./scripts/npm-install.sh            # every directory
 #   ./scripts/npm-install.sh DIR...     # just these
 #
-# Needs node and npm (scripts/setup.sh --deps installs Debian's) and the npm
+# Needs node and npm (scripts/setup-tests.sh installs Debian's) and the npm
 # registry.
 set -euo pipefail
 cd "$(dirname "$0")/.."

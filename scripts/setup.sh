@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs what sbx needs from Debian's packages and builds the sbx binary.
-# Every program the code runs must have its package here:
-# internal/doctor TestSetupInstallsEveryProgram checks it.
+# Installs what sbx needs to run from Debian's packages and builds the sbx
+# binary. Every program sbx runs must have its package here, and every
+# program only the tests run its package here or in scripts/setup-tests.sh
+# (which scripts/test.sh runs): internal/doctor TestSetupInstallsEveryProgram
+# checks both.
 #
 #   sudo ./scripts/setup.sh            # packages + /usr/local/bin/sbx, sbx-agent + /usr/local/lib/sbx/runsc
-#   sudo ./scripts/setup.sh --deps     # packages only (what CI needs)
+#   sudo ./scripts/setup.sh --deps     # packages only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,16 +23,8 @@ packages=(
 	iproute2 nftables  # sandbox networks
 	e2fsprogs          # mkfs.ext4 for disk limits and volumes
 	util-linux         # unshare for user namespaces
-	tmux               # interactive tests
-	mmdebstrap         # scripts/build-*-image.sh
-	systemd            # systemd-analyze checks the unit of sbx install-service
-	nodejs             # scripts/npm-install.sh and the SDK and compat tests
-	git                # integration/upgrade_test.go builds the previous release; git_test.go runs git http-backend
-	openssh-client     # ssh, scp, sftp: sbx ssh and the SSH gateway tests
+	openssh-client     # ssh, scp, sftp: sbx ssh
 	s3fs               # bucket mounts
-	python3 python3-httpx python3-websockets python3-pytest # the Python SDK, sdks/python, and its suite
-	chromium           # headless browser tests of the dashboard and the desktop's noVNC page
-	etcd-server        # the Kubernetes control plane of the cluster tests, scripts/build-kube.sh
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -40,13 +34,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "setup.sh: installing ${missing[*]}"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
-
-# Debian's nodejs comes without npm; NodeSource's has it built in and
-# conflicts with Debian's npm package.
-if ! command -v npm >/dev/null; then
-	echo "setup.sh: installing npm"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
 fi
 
 if ! command -v go >/dev/null; then

@@ -30,6 +30,10 @@ print_stages() {
 }
 trap 'print_stages >&2 || true; rm -rf "$work"' EXIT
 
+# What only the tests need (chromium, etcd, mmdebstrap, the SDK toolchains),
+# on top of what sbx needs to run; nothing when it is all there.
+timed "setup-tests.sh" ./scripts/setup-tests.sh
+
 # The Kubernetes control plane of the cluster tests is the longest build
 # here (scripts/build-kube.sh, cached after the first time) and only
 # compiles Go, while the image builds below mostly download and unpack: on

@@ -78,7 +78,6 @@ func TestUsageErrors(t *testing.T) {
 		{"ls", "-o", "yaml"},
 		{"stop", "box", "--grace", "-1"},
 		{"cp", "a", "b"},
-		{"exec", "box"},
 		{"nosuchcommand"},
 	} {
 		r := runCLI(t, "", args...)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -25,7 +27,9 @@ func newExecCmd(g *globals) *cobra.Command {
 		Short: "Run a command in a sandbox",
 		Long: `Run a command in a started sandbox. Its output is shown as it comes, stdout
 and stderr apart, and sbx exits with the command's exit code (128+N when a
-signal N killed it, as a shell does).
+signal N killed it, as a shell does). As docker exec, it exits 127 when the
+command is not found, 126 when it cannot be run, and 125 when sbx itself
+failed (no such sandbox, a bad flag, a lost connection).
 
 Put the command after "--" so that its own flags are not read as sbx's; the
 flags of sbx exec go before "--". The command runs without a shell: use
@@ -37,6 +41,7 @@ go to it as you type). With -d it runs in the background as a process that
 "sbx ps", "sbx logs" and "sbx kill" know; sbx prints its id.`,
 		Example: `  sbx exec box -- uname -a
   sbx exec box --cwd /tmp --env DEBUG=1 -- python3 -c 'print(42)'
+  sbx exec -w /tmp -e DEBUG=1 -u nobody box -- id
   sbx exec box --timeout 10 -- sh -c 'make test 2>&1 | tail'
   echo hello | sbx exec -i box -- wc -c
   sbx exec -it box -- vi /etc/hosts
@@ -45,17 +50,18 @@ go to it as you type). With -d it runs in the background as a process that
 	}
 	// Flags after the command (sbx exec box ls -la) would be read as sbx's.
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usagef("%v (put the command after \"--\": sbx exec NAME -- CMD [ARG…])", err)
+		return &sbxFailed{usagef("%v (put the command after \"--\": sbx exec NAME -- CMD [ARG…])", err)}
 	})
 	f := cmd.Flags()
-	f.StringVar(&req.Cwd, "cwd", "", "directory to run in (default: the sandbox's workdir)")
-	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE (repeatable)")
+	f.StringVarP(&req.Cwd, "cwd", "w", "", "directory to run in (default: the sandbox's workdir)")
+	f.StringArrayVarP(&envs, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
+	f.StringVarP(&req.User, "user", "u", "", "run as this account of the sandbox: a name or uid[:gid] (default root)")
 	f.Float64Var(&timeout, "timeout", 0, "kill the command after this many seconds (0: no limit)")
 	f.BoolVarP(&interactive, "interactive", "i", false, "send sbx's stdin to the command")
 	f.BoolVarP(&tty, "tty", "t", false, "run the command on a terminal")
 	f.BoolVarP(&detach, "detach", "d", false, "run the command in the background and print its process id")
 	f.StringVar(&procID, "id", "", "with -d: the process id to use (default generated)")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	run := func(cmd *cobra.Command, args []string) error {
 		name, argv, err := splitExecArgs(args, cmd.ArgsLenAtDash())
 		if err != nil {
 			return err
@@ -90,7 +96,36 @@ go to it as you type). With -d it runs in the background as a process that
 		}
 		return &exitError{code: execExitCode(res)}
 	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error { return execFailure(run(cmd, args)) }
 	return cmd
+}
+
+// sbxFailed is an error of sbx exec that is not the command's: it exits
+// with docker exec's codes (execFailure), after the usual message.
+type sbxFailed struct{ error }
+
+func (e *sbxFailed) Unwrap() error { return e.error }
+
+// code is 127 when the command was not found, 126 when it could not be
+// run, 125 when sbx itself failed, as docker run and docker exec exit.
+func (e *sbxFailed) code() int {
+	var api *sdk.APIError
+	switch {
+	case errors.As(e.error, &api) && api.Code == sdk.CodeCommandNotFound:
+		return 127
+	case errors.As(e.error, &api) && api.Code == sdk.CodeCommandNotExecutable:
+		return 126
+	}
+	return 125
+}
+
+// execFailure marks every error of sbx exec but the command's own exit.
+func execFailure(err error) error {
+	var exit *exitError
+	if err == nil || errors.As(err, &exit) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &sbxFailed{err}
 }
 
 // splitExecArgs separates the sandbox name from the command. dash is the

@@ -115,7 +115,56 @@ func TestExecStreamWithoutExitFails(t *testing.T) {
 	var got sdk.ExecRequest
 	execDaemon(t, &got, sdk.ExecEvent{Type: "stdout", Data: []byte("partial")})
 	r := runCLI(t, "", "exec", "box", "true")
-	if r.code != 1 || r.stdout != "partial" || !strings.Contains(r.stderr, "sbx: exec stream ended before") {
+	if r.code != 125 || r.stdout != "partial" || !strings.Contains(r.stderr, "sbx: exec stream ended before") {
 		t.Errorf("got %+v", r)
+	}
+}
+
+// TestExecDockerFlags: -e, -w and -u are docker exec's --env, --workdir
+// and --user.
+func TestExecDockerFlags(t *testing.T) {
+	var got sdk.ExecRequest
+	execDaemon(t, &got, sdk.ExecEvent{Type: "exit"})
+	r := runCLI(t, "", "exec", "-e", "K=V", "-e", "L=W", "-w", "/tmp", "-u", "1000:1000", "box", "--", "id")
+	want := sdk.ExecRequest{Cmd: []string{"id"}, Cwd: "/tmp", Env: map[string]string{"K": "V", "L": "W"}, User: "1000:1000"}
+	if r.code != 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%+v: request %+v, want %+v", r, got, want)
+	}
+}
+
+// TestExecExitCodesLikeDocker: 127 for a command that is not there, 126 for
+// one that cannot run, 125 for every failure of sbx itself (a missing
+// sandbox, a bad flag), each with its message; the command's own code
+// otherwise (TestExecStreamsAndExitsWithCommandCode).
+func TestExecExitCodesLikeDocker(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/sandboxes/{id}/exec", func(w http.ResponseWriter, r *http.Request) {
+		var req sdk.ExecRequest
+		json.NewDecoder(r.Body).Decode(&req)
+		switch {
+		case r.PathValue("id") == "gone":
+			replyErr(w, http.StatusNotFound, sdk.CodeSandboxNotFound, `sandbox "gone" not found`)
+		case req.Cmd[0] == "nosuch":
+			replyErr(w, http.StatusBadRequest, sdk.CodeCommandNotFound, `command "nosuch" not found in PATH /bin`)
+		default:
+			replyErr(w, http.StatusBadRequest, sdk.CodeCommandNotExecutable, `command "/etc/passwd" is not executable`)
+		}
+	})
+	fakeDaemon(t, mux)
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"exec", "box", "--", "nosuch"}, 127, "COMMAND_NOT_FOUND"},
+		{[]string{"exec", "box", "--", "/etc/passwd"}, 126, "COMMAND_NOT_EXECUTABLE"},
+		{[]string{"exec", "gone", "--", "true"}, 125, "SANDBOX_NOT_FOUND"},
+		{[]string{"exec", "--bogus", "box", "--", "true"}, 125, "unknown flag: --bogus"},
+		{[]string{"exec", "box"}, 125, "give a command to run"},
+		{[]string{"exec", "-t", "-u", "nobody", "box", "--", "true"}, 125, "-u does not apply with -t"},
+	} {
+		if r := runCLI(t, "", tc.args...); r.code != tc.code || !strings.Contains(r.stderr, tc.stderr) {
+			t.Errorf("%q: %+v, want exit %d and %q", tc.args, r, tc.code, tc.stderr)
+		}
 	}
 }

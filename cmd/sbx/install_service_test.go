@@ -190,7 +190,7 @@ func TestInstallServiceRefusesBadFlags(t *testing.T) {
 func TestInstallServiceUnitVerifies(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
-		t.Skip("systemd-analyze is not installed (Debian package systemd; scripts/setup.sh installs it)")
+		t.Skip("systemd-analyze is not installed (Debian package systemd; scripts/setup-tests.sh installs it)")
 	}
 	exe, err := os.Executable() // verify wants ExecStart's program to exist
 	if err != nil {

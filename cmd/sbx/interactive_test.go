@@ -17,8 +17,8 @@ func TestExecFlagConflicts(t *testing.T) {
 		{"exec", "-i", "-d", "box", "--", "true"},
 		{"exec", "-t", "--timeout", "3", "box", "--", "true"},
 	} {
-		if r := runCLI(t, "", args...); r.code != 1 || !strings.Contains(r.stderr, "--help") {
-			t.Errorf("%q: %+v, want a usage error", args, r)
+		if r := runCLI(t, "", args...); r.code != 125 || !strings.Contains(r.stderr, "--help") {
+			t.Errorf("%q: %+v, want a usage error (exit 125, as docker exec)", args, r)
 		}
 	}
 }
@@ -39,8 +39,8 @@ func TestExecDetachedAndPs(t *testing.T) {
 		})
 	})
 	fakeDaemon(t, mux)
-	r := runCLI(t, "", "exec", "-d", "--id", "web", "--env", "A=1", "box", "--", "httpd", "-f")
-	if r.code != 0 || r.stdout != "web\n" || got.ID != "web" || got.Env["A"] != "1" || strings.Join(got.Cmd, " ") != "httpd -f" {
+	r := runCLI(t, "", "exec", "-d", "--id", "web", "--env", "A=1", "-u", "www", "box", "--", "httpd", "-f")
+	if r.code != 0 || r.stdout != "web\n" || got.ID != "web" || got.Env["A"] != "1" || got.User != "www" || strings.Join(got.Cmd, " ") != "httpd -f" {
 		t.Fatalf("exec -d: %+v, request %+v", r, got)
 	}
 	r = runCLI(t, "", "ps", "box")

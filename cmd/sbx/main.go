@@ -83,6 +83,10 @@ func exitCode(cmd *cobra.Command, err error, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", path)
 	}
+	var failed *sbxFailed
+	if errors.As(err, &failed) {
+		return failed.code() // exec.go
+	}
 	return 1
 }
 

@@ -60,9 +60,9 @@ defaults, as a create would.`,
 	f.StringVar(&t.Image, "image", "", "image (default: the daemon's base image)")
 	f.StringVar(&t.Class, "class", "", "isolation: container (default) or gvisor")
 	f.Float64Var(&t.CPU, "cpu", 0, "CPU limit in CPUs")
-	f.IntVar(&t.MemoryMiB, "memory", 0, "memory limit in MiB")
+	mibVar(f, &t.MemoryMiB, "memory", "memory limit")
 	f.IntVar(&t.PidsLimit, "pids", 0, "limit on the number of processes")
-	f.IntVar(&t.DiskMiB, "disk", 0, "size in MiB of each instance's own filesystem")
+	mibVar(f, &t.DiskMiB, "disk", "size of each instance's own filesystem")
 	f.StringVar(&t.Workdir, "workdir", "", "directory commands run in")
 	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE (repeatable)")
 	netFlags := addNetworkFlags(cmd) // ports.go

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sbxhq/sbx/sdk"
 	"github.com/spf13/cobra"
@@ -38,9 +40,9 @@ Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
 	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE (repeatable)")
 	f.StringArrayVar(&labels, "label", nil, "label KEY=VALUE to find the sandbox by (repeatable)")
 	f.Float64Var(&req.CPU, "cpu", 0, "CPU limit in CPUs, e.g. 0.5")
-	f.IntVar(&req.MemoryMiB, "memory", 0, "memory limit in MiB")
+	mibVar(f, &req.MemoryMiB, "memory", "memory limit")
 	f.IntVar(&req.PidsLimit, "pids", 0, "limit on the number of processes")
-	f.IntVar(&req.DiskMiB, "disk", 0, "size in MiB of the sandbox's own filesystem for its writes (default: no limit)")
+	mibVar(f, &req.DiskMiB, "disk", "size of the sandbox's own filesystem for its writes (default: no limit)")
 	f.StringVar(&req.Workdir, "workdir", "", "directory commands run in (default /workspace)")
 	f.StringVar(&req.Class, "class", "", "isolation: container (runc, default) or gvisor (runsc: pause with memory, memory snapshots, fork)")
 	f.StringVar(&req.Snapshot, "snapshot", "", "start from this snapshot instead of an image (see sbx snapshot)")
@@ -91,26 +93,50 @@ Limits left out take the daemon's defaults: --cpu in CPUs (fractions allowed),
 
 func newListCmd(g *globals) *cobra.Command {
 	var (
-		opts   sdk.ListOptions
-		labels []string
+		opts    sdk.ListOptions
+		labels  []string
+		filters []string
+		quiet   bool
 	)
 	cmd := &cobra.Command{
-		Use:     "ls [--state STATE] [--label KEY=VALUE]…",
+		Use:     "ls [--state STATE] [--label KEY=VALUE]… [-q]",
 		Aliases: []string{"list"},
 		Short:   "List sandboxes",
 		Long: `List sandboxes, optionally only those in one state (creating, starting,
-started, stopping, stopped, deleting, error) or carrying all the given labels.`,
+started, stopping, stopped, deleting, error) or carrying all the given labels.
+As with docker ps, --filter state=STATE (or status=STATE) and
+--filter label=KEY=VALUE filter too, and -q prints only the ids.`,
 		Example: `  sbx ls
   sbx ls --state started
-  sbx ls --label team=ml --label env=dev -o json`,
+  sbx ls --label team=ml --label env=dev -o json
+  sbx rm $(sbx ls -q --filter label=env=dev)`,
 		Args: exactArgs(0, "no arguments (filter with --state and --label)"),
 	}
 	out := addOutputFlag(cmd)
 	cmd.Flags().StringVar(&opts.State, "state", "", "only sandboxes in this state")
 	cmd.Flags().StringArrayVar(&labels, "label", nil, "only sandboxes with label KEY=VALUE (repeatable)")
+	cmd.Flags().StringArrayVarP(&filters, "filter", "f", nil, "docker's form of the filters: state=STATE, status=STATE or label=KEY=VALUE (repeatable)")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only the ids, one a line")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if err := out.check(); err != nil {
 			return err
+		}
+		if quiet && cmd.Flags().Changed("output") {
+			return usagef("-q and -o do not go together")
+		}
+		for _, f := range filters {
+			key, value, _ := strings.Cut(f, "=")
+			switch key {
+			case "label":
+				labels = append(labels, value)
+			case "state", "status":
+				if opts.State != "" && opts.State != value {
+					return usagef("--filter %s: only one state at a time, got %q and %q", f, opts.State, value)
+				}
+				opts.State = value
+			default:
+				return usagef("--filter %q: sbx ls filters by state, status or label", f)
+			}
 		}
 		var err error
 		if opts.Labels, err = parseKV("--label", labels); err != nil {
@@ -126,6 +152,12 @@ started, stopping, stopped, deleting, error) or carrying all the given labels.`,
 		}
 		if list == nil {
 			list = []sdk.Sandbox{} // "[]", not "null", in JSON
+		}
+		if quiet {
+			for _, sb := range list {
+				fmt.Fprintln(cmd.OutOrStdout(), sb.ID)
+			}
+			return nil
 		}
 		return out.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return printSandboxes(w, list) })
 	}

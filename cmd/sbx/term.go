@@ -170,6 +170,8 @@ func execTTYOrDetached(cmd *cobra.Command, g *globals, name string, req *sdk.Exe
 		return usagef("-i and -d do not go together; write to a background process's stdin through the API")
 	case tty && req.TimeoutSeconds > 0:
 		return usagef("--timeout does not apply with -t")
+	case tty && req.User != "":
+		return usagef("-u does not apply with -t: a terminal runs as root")
 	}
 	c, err := g.client()
 	if err != nil {
@@ -177,7 +179,7 @@ func execTTYOrDetached(cmd *cobra.Command, g *globals, name string, req *sdk.Exe
 	}
 	if detach {
 		p, err := c.StartProcess(cmd.Context(), name, sdk.StartProcessRequest{
-			ID: procID, Cmd: req.Cmd, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds})
+			ID: procID, Cmd: req.Cmd, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds, User: req.User})
 		if err != nil {
 			return err
 		}

@@ -16,7 +16,7 @@ func addLimitFlags(cmd *cobra.Command) *limitFlags {
 	l := &limitFlags{}
 	f := cmd.Flags()
 	f.Float64Var(&l.cpu, "cpu", 0, "new CPU limit in CPUs, e.g. 0.5")
-	f.IntVar(&l.memory, "memory", 0, "new memory limit in MiB")
+	mibVar(f, &l.memory, "memory", "new memory limit")
 	f.IntVar(&l.pid, "pids", 0, "new limit on the number of processes")
 	f.StringArrayVar(&l.labels, "label", nil, "label KEY=VALUE; the labels given replace all of the sandbox's labels (repeatable)")
 	return l

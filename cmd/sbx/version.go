@@ -16,11 +16,13 @@ func newVersionCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version [-o json]",
 		Short: "Print the version of sbx and of the runc and runsc it runs",
-		Long: `Print the version of this sbx binary (module version, commit, whether the
-tree had uncommitted changes, the commit's time, as the Go toolchain embedded
-them), the Go version it was built with, and the first line of
-runc --version and runsc --version for the runc and runsc on PATH
-("not found" when missing). sbx --version prints the same text.`,
+		Long: `Print the version of sbx (semver, the same for the API document and the
+SDKs), the commit it was built from (whether the tree had uncommitted changes,
+the commit's time, as the Go toolchain embedded them), the Go version it was
+built with, and the first line of --version of the runc on PATH and of the
+runsc sbx serve runs by default: sbx's own (/usr/local/lib/sbx/runsc or the
+package's /usr/lib/sbx/runsc), else the one on PATH ("not found" when
+missing). sbx --version prints the same text.`,
 		Example: `  sbx version
   sbx version -o json`,
 		Args: exactArgs(0, "no arguments"),

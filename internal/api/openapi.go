@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbxhq/sbx/internal/version"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -17,9 +18,8 @@ import (
 
 //go:generate go run ../sdkdoc/gen
 
-// APIVersion is the version of the document and of the SDKs under sdks/
-// (package.json, pyproject.toml), which a test keeps equal.
-const APIVersion = "0.1.0"
+// APIVersion is the version of the document: sbx's (internal/version).
+const APIVersion = version.Version
 
 var pathParamRe = regexp.MustCompile(`\{([a-zA-Z]+)(\.\.\.)?\}`)
 

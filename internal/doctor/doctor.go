@@ -60,7 +60,7 @@ type Host struct {
 	// ClockSynced reports whether the kernel says the clock is NTP-synced.
 	ClockSynced func() (bool, error)
 	// BundledRunsc is where sbx's own runsc is installed
-	// (runtime.BundledRunsc); "" checks runsc on PATH alone.
+	// (runtime.OwnRunsc); "" checks runsc on PATH alone.
 	BundledRunsc string
 }
 
@@ -77,7 +77,7 @@ func LocalHost() Host {
 		SubnetFree:   network.CheckSubnetFree,
 		Now:          time.Now,
 		ClockSynced:  clockSynced,
-		BundledRunsc: runtime.BundledRunsc,
+		BundledRunsc: runtime.OwnRunsc(),
 	}
 }
 

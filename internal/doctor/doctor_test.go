@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sbxhq/sbx/internal/version"
 )
 
 // fakeHost is a host with a fake /proc, cgroup dir and PATH under t's temp
@@ -52,6 +54,10 @@ func TestRunscPrefersSbxOwn(t *testing.T) {
 	r := checkRunsc(context.Background(), h, fakeConfig(t))
 	if r.Status != OK || !strings.Contains(r.Detail, h.BundledRunsc) || !strings.Contains(r.Detail, "release-20260905") {
 		t.Errorf("runsc check with sbx's own installed: %+v", r)
+	}
+	// sbx version names the same runsc, not Debian's on PATH.
+	if v := Version(context.Background(), h); v.Runsc != h.BundledRunsc+": runsc version release-20260905" {
+		t.Errorf("Version: runsc %q, want sbx's own %s", v.Runsc, h.BundledRunsc)
 	}
 }
 
@@ -201,10 +207,10 @@ func TestClockBeforeTheCommitFails(t *testing.T) {
 func TestVersionOfReadsTheStamps(t *testing.T) {
 	v := versionOf(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.modified", Value: "true"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"}}})
-	if v.Version != "v1.2.3" || v.Commit != "abc123" || !v.Modified || v.CommitTime != "2026-12-01T10:00:00Z" || !strings.HasPrefix(v.Go, "go") {
+	if v.Version != version.Version || v.Module != "v1.2.3" || v.Commit != "abc123" || !v.Modified || v.CommitTime != "2026-12-01T10:00:00Z" || !strings.HasPrefix(v.Go, "go") {
 		t.Errorf("versionOf = %+v", v)
 	}
-	if v := versionOf(nil); v.Version != "unknown" {
+	if v := versionOf(nil); v.Version != version.Version || v.Module != "" {
 		t.Errorf("versionOf(nil) = %+v", v)
 	}
 }

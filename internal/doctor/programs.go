@@ -54,12 +54,16 @@ var Programs = map[string]Program{
 	// The cluster tests' control plane; kube-apiserver and friends are built
 	// from the Go module proxy by scripts/build-kube.sh.
 	"etcd": {Package: "etcd-server"},
+	// packaging/release_test.go: scripts/release.sh's tarballs and the .deb it checks.
+	"tar":      {Package: "tar"},
+	"dpkg-deb": {Package: "dpkg"},
 }
 
 // basePackages are in every Debian installation (priority required, what
 // mmdebstrap's minbase variant installs), so setup.sh need not install them.
 var basePackages = map[string]bool{
 	"bash": true, "coreutils": true, "dash": true, "mount": true, "util-linux": true,
+	"tar": true, "dpkg": true,
 }
 
 // installFix is the fix for a missing program: the package to install.

@@ -19,12 +19,15 @@ type programUse struct {
 	program string
 	where   string // file:line
 	bench   bool   // in the benchmark, whose peers scripts/bench-setup.sh installs
+	test    bool   // in a test, whose programs scripts/setup-tests.sh may install
 }
 
 // TestSetupInstallsEveryProgram lists every program the Go code (daemon,
 // CLI, tests, benchmark) executes, and the programs the scripts it runs
 // look for, and fails when scripts/setup.sh does not install the Debian
-// package that has one. A fresh machine that ran setup.sh must run them all.
+// package that has one, or for a test's program neither setup.sh nor
+// scripts/setup-tests.sh does. A fresh machine that ran setup.sh must run
+// sbx, and after setup-tests.sh (which scripts/test.sh runs) the tests.
 func TestSetupInstallsEveryProgram(t *testing.T) {
 	root := repoRoot(t)
 	uses := programUses(t, root)
@@ -32,8 +35,9 @@ func TestSetupInstallsEveryProgram(t *testing.T) {
 		t.Fatalf("found only %d program uses; the scan is broken: %v", len(uses), uses)
 	}
 	setup := scriptPackages(t, filepath.Join(root, "scripts/setup.sh"))
+	tests := scriptPackages(t, filepath.Join(root, "scripts/setup-tests.sh"))
 	bench := scriptPackages(t, filepath.Join(root, "scripts/bench-setup.sh"))
-	for _, msg := range missingFromSetup(uses, setup, bench) {
+	for _, msg := range missingFromSetup(uses, setup, tests, bench) {
 		t.Error(msg)
 	}
 	for _, u := range uses {
@@ -49,20 +53,25 @@ func TestSetupInstallsEveryProgram(t *testing.T) {
 func TestMissingFromSetupNamesTheProgram(t *testing.T) {
 	uses := []programUse{{program: "nft", where: "a.go:1"}, {program: "uname", where: "b.go:2"},
 		{program: "podman", where: "bench/c.go:3", bench: true}, {program: "frobnicate", where: "d.go:4"}}
-	got := missingFromSetup(uses, map[string]bool{"runc": true}, map[string]bool{"podman": true})
+	got := missingFromSetup(uses, map[string]bool{"runc": true}, nil, map[string]bool{"podman": true})
 	if len(got) != 2 || !strings.Contains(got[0], `"nft"`) || !strings.Contains(got[0], "nftables") ||
 		!strings.Contains(got[1], `"frobnicate"`) {
 		t.Fatalf("missingFromSetup = %q; want nft (nftables) and frobnicate reported, uname and podman not", got)
 	}
-	if got := missingFromSetup(uses[:3], map[string]bool{"nftables": true}, map[string]bool{"podman": true}); len(got) != 0 {
+	if got := missingFromSetup(uses[:3], map[string]bool{"nftables": true}, nil, map[string]bool{"podman": true}); len(got) != 0 {
 		t.Fatalf("missingFromSetup = %q with nftables installed, want nothing", got)
+	}
+	// A test's program may come from setup-tests.sh; the daemon's may not.
+	tmux := []programUse{{program: "tmux", where: "integration/a_test.go:1", test: true}, {program: "tmux", where: "cmd/sbx/b.go:2"}}
+	if got := missingFromSetup(tmux, nil, map[string]bool{"tmux": true}, nil); len(got) != 1 || !strings.Contains(got[0], "cmd/sbx/b.go:2") {
+		t.Fatalf("missingFromSetup = %q, want only the daemon's use of tmux reported", got)
 	}
 }
 
 // missingFromSetup returns one message per program whose package neither
-// every Debian installation nor setup.sh (for the benchmark also
-// bench-setup.sh) provides.
-func missingFromSetup(uses []programUse, setup, bench map[string]bool) []string {
+// every Debian installation nor setup.sh (for a test also setup-tests.sh,
+// for the benchmark also bench-setup.sh) provides.
+func missingFromSetup(uses []programUse, setup, tests, bench map[string]bool) []string {
 	var out []string
 	for _, u := range uses {
 		p, ok := Programs[u.program]
@@ -70,7 +79,10 @@ func missingFromSetup(uses []programUse, setup, bench map[string]bool) []string 
 		case !ok:
 			out = append(out, fmt.Sprintf("%s runs %q, which internal/doctor's Programs table lacks: add it with its Debian package (and the package to scripts/setup.sh)", u.where, u.program))
 		case p.Note != "" || basePackages[p.Package] || setup[p.Package]:
-		case u.bench && bench[p.Package]:
+		case u.bench && (bench[p.Package] || tests[p.Package]):
+		case u.test && tests[p.Package]:
+		case u.test:
+			out = append(out, fmt.Sprintf("%s runs %q from the Debian package %s, which neither scripts/setup.sh nor scripts/setup-tests.sh installs: add it to packages=(...) in setup-tests.sh", u.where, u.program, p.Package))
 		default:
 			out = append(out, fmt.Sprintf("%s runs %q from the Debian package %s, which scripts/setup.sh does not install: add it to packages=(...) there", u.where, u.program, p.Package))
 		}
@@ -124,6 +136,7 @@ func programUses(t *testing.T, root string) []programUse {
 		for _, u := range execCalls(fset, f) {
 			u.where = rel + ":" + u.where
 			u.bench = strings.HasPrefix(rel, "bench/")
+			u.test = strings.HasSuffix(rel, "_test.go")
 			if strings.HasSuffix(u.program, ".sh") {
 				script := filepath.Join(filepath.Dir(path), u.program)
 				uses = append(uses, scriptUses(t, script, u)...)

@@ -5,11 +5,14 @@ import (
 	"runtime"
 	"runtime/debug"
 	"time"
+
+	"github.com/sbxhq/sbx/internal/version"
 )
 
 // VersionInfo is what sbx version prints.
 type VersionInfo struct {
-	Version    string `json:"version"`              // module version, e.g. v0.3.0 or a pseudo-version
+	Version    string `json:"version"`              // sbx's semver (internal/version)
+	Module     string `json:"module,omitempty"`     // module version the Go toolchain stamped, e.g. a pseudo-version
 	Commit     string `json:"commit,omitempty"`     // vcs.revision
 	Modified   bool   `json:"modified,omitempty"`   // built from a tree with uncommitted changes
 	CommitTime string `json:"commitTime,omitempty"` // vcs.time; Go embeds no build time (builds are reproducible)
@@ -24,17 +27,19 @@ func Version(ctx context.Context, h Host) VersionInfo {
 	bi, _ := debug.ReadBuildInfo()
 	v := versionOf(bi)
 	v.Runc = programVersion(ctx, h, "runc")
-	v.Runsc = programVersion(ctx, h, "runsc")
+	runsc := "runsc" // Debian's, which sbx serve falls back to
+	if _, err := h.LookPath(h.BundledRunsc); h.BundledRunsc != "" && err == nil {
+		runsc = h.BundledRunsc // what sbx serve runs by default (runtime.FindRunsc), as checkRunsc says
+	}
+	v.Runsc = programVersion(ctx, h, runsc)
 	return v
 }
 
 // versionOf reads the module version and VCS stamps of bi (nil: none).
 func versionOf(bi *debug.BuildInfo) VersionInfo {
-	v := VersionInfo{Version: "unknown", Go: runtime.Version()}
+	v := VersionInfo{Version: version.Version, Go: runtime.Version()}
 	if bi != nil {
-		if bi.Main.Version != "" {
-			v.Version = bi.Main.Version
-		}
+		v.Module = bi.Main.Version
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":

@@ -14,10 +14,27 @@ import (
 // slower to pause, resume and fork.
 const BundledRunsc = "/usr/local/lib/sbx/runsc"
 
-// FindRunsc returns the runsc binary sbx uses by default: BundledRunsc if it
+// PackagedRunsc is where the .deb installs the same runsc
+// (packaging/cmd/mkdeb): a package never writes below /usr/local.
+const PackagedRunsc = "/usr/lib/sbx/runsc"
+
+// OwnRunsc is the path of sbx's own runsc: BundledRunsc if it is installed,
+// else PackagedRunsc if that is, else BundledRunsc (where setup.sh puts it).
+func OwnRunsc() string { return ownRunsc(BundledRunsc, PackagedRunsc) }
+
+func ownRunsc(bundled, packaged string) string {
+	if _, err := exec.LookPath(bundled); err != nil {
+		if _, err := exec.LookPath(packaged); err == nil {
+			return packaged
+		}
+	}
+	return bundled
+}
+
+// FindRunsc returns the runsc binary sbx uses by default: OwnRunsc if it
 // is installed, else runsc on PATH (Debian's), with fallback true so the
 // caller can warn.
-func FindRunsc() (path string, fallback bool, err error) { return findRunsc(BundledRunsc) }
+func FindRunsc() (path string, fallback bool, err error) { return findRunsc(OwnRunsc()) }
 
 func findRunsc(bundled string) (path string, fallback bool, err error) {
 	if p, err := exec.LookPath(bundled); err == nil {

@@ -38,3 +38,24 @@ func TestFindRunsc(t *testing.T) {
 		t.Errorf("with neither: %v, want Unavailable naming scripts/setup.sh", err)
 	}
 }
+
+// TestOwnRunsc: setup.sh's install wins over the package's; the package's
+// is used when it is the only one; with neither, setup.sh's path is named.
+func TestOwnRunsc(t *testing.T) {
+	dir := t.TempDir()
+	bundled, packaged := filepath.Join(dir, "local", "runsc"), filepath.Join(dir, "usr", "runsc")
+	if got := ownRunsc(bundled, packaged); got != bundled {
+		t.Errorf("with neither: %s, want %s", got, bundled)
+	}
+	for _, p := range []string{packaged, bundled} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := ownRunsc(bundled, packaged); got != p {
+			t.Errorf("with %s installed: %s", p, got)
+		}
+	}
+}
