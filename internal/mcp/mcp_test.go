@@ -3,12 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,8 +24,9 @@ import (
 type fakeAPI struct {
 	mu   sync.Mutex
 	keys []string
-	// exec is the command_run answer.
+	// exec is the command_run answer, given once slow (if not nil) closes.
 	exec sdk.ExecResult
+	slow chan struct{}
 }
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -35,6 +38,9 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == "GET" && r.URL.Path == "/v1/sandboxes/box":
 		json.NewEncoder(w).Encode(sdk.Sandbox{ID: "sbx-1", Name: "box", State: sdk.StateStarted})
 	case r.Method == "POST" && r.URL.Path == "/v1/sandboxes/box/exec":
+		if f.slow != nil {
+			<-f.slow
+		}
 		json.NewEncoder(w).Encode(f.exec)
 	case r.Method == "POST" && r.URL.Path == "/v1/sandboxes/box/run":
 		json.NewEncoder(w).Encode(sdk.RunResult{Stdout: "hi\n", Results: []sdk.CodeResult{{PNG: pngBytes}, {HTML: "<table></table>"}, {Main: true, Text: "42"}}})
@@ -333,4 +339,58 @@ func TestHTTPAdmitted(t *testing.T) {
 			resp.Body.Close()
 			return resp.StatusCode
 		}}, nil)
+}
+
+// A call that carries a progress token hears its tool is still working
+// while the work lasts, and nothing after it ends.
+func TestProgressWhileWorking(t *testing.T) {
+	defer func(d time.Duration) { progressEvery = d }(progressEvery)
+	progressEvery = 10 * time.Millisecond
+	api := &fakeAPI{exec: sdk.ExecResult{Stdout: "done"}, slow: make(chan struct{})}
+	ts := httptest.NewServer(api)
+	defer ts.Close()
+	notes := make(chan *gomcp.ProgressNotificationParams, 100)
+	ct, st := gomcp.NewInMemoryTransports()
+	srv := New(func(*gomcp.RequestExtra) (*sdk.Client, error) { return sdk.NewClient(ts.URL, "k"), nil }, Options{})
+	if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := gomcp.NewClient(&gomcp.Implementation{Name: "test"}, &gomcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *gomcp.ProgressNotificationClientRequest) {
+			select {
+			case notes <- req.Params:
+			default:
+			}
+		}}).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	result := make(chan error, 1)
+	go func() {
+		params := &gomcp.CallToolParams{Name: "command_run", Arguments: map[string]any{"sandbox": "box", "shell": "sleep 60"}}
+		params.SetProgressToken("tok-1")
+		res, err := cs.CallTool(context.Background(), params)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("tool error: %+v", res.Content[0])
+		}
+		result <- err
+	}()
+	var last float64
+	for range 2 {
+		var n *gomcp.ProgressNotificationParams
+		select {
+		case n = <-notes:
+		case err := <-result:
+			t.Fatalf("the call ended before any progress: %v", err)
+		}
+		if n.ProgressToken != "tok-1" || n.Progress <= last || !strings.Contains(n.Message, "command_run") {
+			t.Fatalf("progress %+v after %v", n, last)
+		}
+		last = n.Progress
+	}
+	close(api.slow)
+	if err := <-result; err != nil {
+		t.Fatal(err)
+	}
 }

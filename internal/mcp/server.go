@@ -12,11 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime/debug"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sbxhq/sbx/internal/version"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -38,7 +39,7 @@ type Options struct {
 
 // New returns the MCP server with every tool and resource of sbx.
 func New(clients Clients, opts Options) *gomcp.Server {
-	s := gomcp.NewServer(&gomcp.Implementation{Name: "sbx", Title: "sbx sandboxes", Version: version()}, &gomcp.ServerOptions{
+	s := gomcp.NewServer(&gomcp.Implementation{Name: "sbx", Title: "sbx sandboxes", Version: version.Version}, &gomcp.ServerOptions{
 		Instructions: instructions,
 	})
 	r := registry{s: s, clients: clients}
@@ -53,14 +54,6 @@ func New(clients Clients, opts Options) *gomcp.Server {
 	r.desktopTools()
 	r.resources()
 	return s
-}
-
-// version is this binary's module version, as the server reports it.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 const instructions = `sbx runs isolated Linux sandboxes. Keep one sandbox per task by name
@@ -90,6 +83,9 @@ func tool[In any](r registry, name, desc string, write bool, descs map[string]st
 		if err != nil {
 			return nil, nil, err
 		}
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			defer reportProgress(ctx, req.Session, tok, name)()
+		}
 		res, err := fn(ctx, c, in)
 		if err != nil {
 			return nil, nil, toolError(err)
@@ -99,6 +95,38 @@ func tool[In any](r registry, name, desc string, write bool, descs map[string]st
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// progressEvery is how often a call that asked for progress hears that its
+// tool still works.
+var progressEvery = 2 * time.Second
+
+// reportProgress sends progress notifications for token every
+// progressEvery until the returned stop is called: long work (a pull, a
+// fork, a restore, a wait) tells the client it is alive, so a client that
+// resets its timeout on progress does not give up. The daemon's API
+// reports no fractions, so the progress is the seconds elapsed and the
+// total unknown.
+func reportProgress(ctx context.Context, ss *gomcp.ServerSession, token any, name string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		start := time.Now()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				secs := time.Since(start).Seconds()
+				ss.NotifyProgress(ctx, &gomcp.ProgressNotificationParams{ProgressToken: token, Progress: secs,
+					Message: fmt.Sprintf("%s: still working after %.0f s", name, secs)})
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
 
 // inputSchema infers In's schema and adds descs to its properties (a name
 // descs gives that In lacks is a mistake of this package: it panics).
