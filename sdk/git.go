@@ -45,6 +45,11 @@ type GitStatus struct {
 	Head   string          `json:"head"`   // commit hash; "" before the first commit
 	Clean  bool            `json:"clean"`  // nothing staged, changed or untracked
 	Files  []GitFileStatus `json:"files"`  // changed, staged and untracked files, by path
+	// Upstream is the current branch's upstream ("origin/main"), "" when it
+	// has none; Ahead and Behind count the commits only one side has.
+	Upstream string `json:"upstream,omitempty"`
+	Ahead    int    `json:"ahead"`
+	Behind   int    `json:"behind"`
 }
 
 // GitFileStatus is one file that differs from HEAD. Staging and Worktree
@@ -109,10 +114,13 @@ type GitSyncRequest struct {
 	Branch string `json:"branch,omitempty"` // default: the current branch
 	// Username and Token as in GitCloneRequest; without them stored
 	// credentials (StoreCredentials) are used if there are any.
-	Username       string `json:"username,omitempty"`
-	Token          string `json:"token,omitempty"`
-	Force          bool   `json:"force,omitempty"` // push only: overwrite the remote branch
-	TimeoutSeconds int    `json:"timeoutSeconds,omitempty"`
+	Username string `json:"username,omitempty"`
+	Token    string `json:"token,omitempty"`
+	Force    bool   `json:"force,omitempty"` // push only: overwrite the remote branch
+	// SetUpstream (push only) makes the pushed branch the local branch's
+	// upstream, as git push --set-upstream.
+	SetUpstream    bool `json:"setUpstream,omitempty"`
+	TimeoutSeconds int  `json:"timeoutSeconds,omitempty"`
 }
 
 // GitSyncResult is the answer of push and pull.

@@ -194,6 +194,10 @@ type FileInfo struct {
 	Mode    string    `json:"mode"` // octal permission bits, e.g. "0644"
 	ModTime time.Time `json:"modTime"`
 	Target  string    `json:"target,omitempty"` // symlink target
+	// Owner and Group are the file's user and group: their names in the
+	// sandbox's /etc/passwd and /etc/group, else the numbers.
+	Owner string `json:"owner,omitempty"`
+	Group string `json:"group,omitempty"`
 }
 
 // MkdirRequest is the body of POST …/files/mkdir.

@@ -216,6 +216,20 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.ExecAttach:    s.handleExecAttach, // execattach.go
 		agentapi.ForwardTCP:    s.handleForwardTCP, // forward.go
 
+		// file operations (fileops.go)
+		agentapi.SetPermissions: gitHandler(s.setPermissions),
+		agentapi.Grep:           gitHandler(s.grep),
+		agentapi.Glob:           gitHandler(s.glob),
+		agentapi.Replace:        gitHandler(s.replace),
+		agentapi.LookupUser:     answerJSON(lookupAccount),
+
+		// recorded session commands (sessioncmds.go)
+		agentapi.SessionRun:          s.withSession(s.handleSessionRun),
+		agentapi.SessionCommands:     s.withSession(s.handleSessionCommands),
+		agentapi.SessionCommandGet:   s.withSession(s.withSessionCommand(s.handleSessionCommand)),
+		agentapi.SessionCommandLogs:  s.withSession(s.withSessionCommand(s.handleSessionCommandLogs)),
+		agentapi.SessionCommandInput: s.withSession(s.withSessionCommand(s.handleSessionCommandInput)),
+
 		// git (git*.go)
 		agentapi.GitClone:    gitHandler(s.gitClone),
 		agentapi.GitStatus:   gitHandler(s.gitStatus),

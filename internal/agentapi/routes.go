@@ -98,11 +98,31 @@ var (
 	DesktopLaunch     = Route{"POST", "/desktop/launch"}                 // sdk.LaunchRequest → 201 sdk.Process
 )
 
+// File operations done next to the files (internal/agent/fileops.go).
+var (
+	SetPermissions = Route{"POST", "/files/permissions"} // PermissionsRequest → sdk.FileInfo
+	Grep           = Route{"POST", "/files/grep"}        // GrepRequest → GrepResult
+	Glob           = Route{"POST", "/files/glob"}        // GlobRequest → GlobResult
+	Replace        = Route{"POST", "/files/replace"}     // ReplaceRequest → []ReplaceResult
+	LookupUser     = Route{"GET", "/user"}               // ?name=NAME|UID (default: who commands run as) → User
+)
+
+// Recorded session commands (internal/agent/sessioncmds.go).
+var (
+	SessionRun          = Route{"POST", "/sessions/{session}/commands"}                 // SessionRunRequest → SessionCommand
+	SessionCommands     = Route{"GET", "/sessions/{session}/commands"}                  // → []SessionCommand
+	SessionCommandGet   = Route{"GET", "/sessions/{session}/commands/{command}"}        // → SessionCommand
+	SessionCommandLogs  = Route{"GET", "/sessions/{session}/commands/{command}/logs"}   // → SessionLogs, or with ?follow=true NDJSON SessionLogEvent
+	SessionCommandInput = Route{"POST", "/sessions/{session}/commands/{command}/input"} // SessionInput → 204
+)
+
 // Routes lists every route the agent serves; the agent's mux is built from
 // it (agent.routes fails to start on a route it has no handler for).
 var Routes = []Route{
 	Health, Exec, Shutdown, Sync, Suspend, Run, Watch,
 	PutFile, GetFile, DeleteFile, ListFiles, StatFile, Mkdir, Move, GetTar, PutTar,
+	SetPermissions, Grep, Glob, Replace, LookupUser,
+	SessionRun, SessionCommands, SessionCommandGet, SessionCommandLogs, SessionCommandInput,
 	CreateContext, ListContexts, GetContext, DeleteContext, RunContext,
 	StartProcess, ListProcesses, GetProcess, DeleteProcess, ProcessLogs, WriteStdin, CloseStdin,
 	SignalProcess, WaitProcess, WaitForLog, WaitForPort,

@@ -139,7 +139,6 @@ func (h *Handler) deleteSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h.sessions.forgetSandbox(sb.ID)
 	h.contexts.forget(sb.ID)
 	return h.sendSandbox(w, r, http.StatusOK, sb)
 }
@@ -214,15 +213,18 @@ func (h *Handler) replaceLabels(w http.ResponseWriter, r *http.Request) error {
 	if in.Labels == nil {
 		return invalid(sdk.CodeInvalidLabel, "labels is required: an object of string values")
 	}
-	sb, err := h.cfg.Sandboxes.Update(r.Context(), r.PathValue("id"), sdk.UpdateSandboxRequest{Labels: in.Labels})
+	if in.Labels[publicLabel] != "" {
+		return invalid(sdk.CodeInvalidLabel, "label %s is sbx's own", publicLabel)
+	}
+	old, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	labels := sb.Spec.Labels
-	if labels == nil {
-		labels = map[string]string{}
+	sb, err := h.cfg.Sandboxes.Update(r.Context(), old.ID, sdk.UpdateSandboxRequest{Labels: withPublic(in.Labels, old.Spec.Labels[publicLabel] == "true")})
+	if err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"labels": labels})
+	writeJSON(w, http.StatusOK, map[string]any{"labels": withPublic(sb.Spec.Labels, false)})
 	return nil
 }
 

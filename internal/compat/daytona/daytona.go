@@ -72,6 +72,8 @@ type Images interface {
 type Previews interface {
 	// Link returns the exposed port, exposing it private if it is not.
 	Link(ctx context.Context, id string, port int) (*store.Port, error)
+	// Expose exposes a port, public or not (a conflict if it already is the other way).
+	Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error)
 	Sign(rec *store.Port, expires time.Time) string
 }
 
@@ -91,13 +93,12 @@ type Config struct {
 type Handler struct {
 	cfg      Config
 	mux      *http.ServeMux
-	sessions *sessionLog     // session commands' output (sessions.go)
 	contexts defaultContexts // each sandbox's default interpreter context (interpreter.go)
 }
 
 // New returns the Daytona compat handler; mount it at Prefix.
 func New(cfg Config) *Handler {
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), sessions: newSessionLog()}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux()}
 	for _, rt := range h.routes() {
 		fn := rt.fn
 		if !rt.public {

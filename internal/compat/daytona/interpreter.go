@@ -78,8 +78,8 @@ func (h *Handler) createContext(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out sdk.Context
-	if err := call(r.Context(), c, agentapi.CreateContext, agentapi.CreateContext.Path, nil, sdk.CreateContextRequest{Language: in.Language, Cwd: in.Cwd}, &out); err != nil {
+	out, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.CreateContext, agentapi.Params{}, sdk.CreateContextRequest{Language: in.Language, Cwd: in.Cwd})
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toInterpreterContext(out))
@@ -91,8 +91,8 @@ func (h *Handler) listContexts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var list []sdk.Context
-	if err := call(r.Context(), c, agentapi.ListContexts, agentapi.ListContexts.Path, nil, nil, &list); err != nil {
+	list, err := agentapi.Call[[]sdk.Context](r.Context(), c, agentapi.ListContexts, agentapi.Params{}, nil)
+	if err != nil {
 		return err
 	}
 	out := []interpreterContext{}
@@ -111,7 +111,7 @@ func (h *Handler) deleteContext(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := call(r.Context(), c, agentapi.DeleteContext, "/contexts/"+url.PathEscape(r.PathValue("cid")), nil, nil, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.DeleteContext, at(r.PathValue("cid")), nil); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -161,17 +161,12 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 		runCtx, cancel = context.WithTimeout(ctx, time.Duration(in.Timeout*float64(time.Second))+execMargin)
 		defer cancel()
 	}
-	resp, err := c.Forward(runCtx, agentapi.Request{Method: agentapi.RunContext.Method, Path: "/contexts/" + url.PathEscape(cid) + "/run",
-		RawQuery: "stream=true", ContentType: "application/json", Body: bytes.NewReader(body), ContentLength: int64(len(body))})
+	resp, err := agentapi.Open(runCtx, c, agentapi.RunContext, agentapi.Params{Path: []string{cid}, Query: url.Values{"stream": {"true"}}}, bytes.NewReader(body), "application/json")
 	if err != nil {
-		ws.c.Close(websocket.StatusInternalError, truncate(agentLost(err).Error()))
+		ws.c.Close(websocket.StatusInternalError, truncate(err.Error()))
 		return nil
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		ws.c.Close(websocket.StatusInternalError, truncate(agentapi.ResponseError(resp).Error()))
-		return nil
-	}
 	send := func(v any) bool {
 		b, _ := json.Marshal(v)
 		return ws.writeText(ctx, string(b)) == nil
@@ -219,7 +214,7 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 // if there is none or its interpreter is gone.
 func (h *Handler) defaultContext(r *http.Request, c *agentapi.Client, sandboxID string) (string, error) {
 	if id := h.contexts.get(sandboxID); id != "" {
-		err := call(r.Context(), c, agentapi.GetContext, "/contexts/"+url.PathEscape(id), nil, nil, nil)
+		_, err := agentapi.Call[none](r.Context(), c, agentapi.GetContext, at(id), nil)
 		if err == nil {
 			return id, nil
 		}
@@ -227,8 +222,8 @@ func (h *Handler) defaultContext(r *http.Request, c *agentapi.Client, sandboxID 
 			return "", err
 		}
 	}
-	var out sdk.Context
-	if err := call(r.Context(), c, agentapi.CreateContext, agentapi.CreateContext.Path, nil, sdk.CreateContextRequest{Language: "python"}, &out); err != nil {
+	out, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.CreateContext, agentapi.Params{}, sdk.CreateContextRequest{Language: "python"})
+	if err != nil {
 		return "", err
 	}
 	h.contexts.set(sandboxID, out.ID)
