@@ -3037,10 +3037,12 @@ export interface components {
             public?: boolean;
         };
         FileInfo: {
+            group?: string;
             /** Format: date-time */
             modTime: string;
             mode: string;
             name: string;
+            owner?: string;
             path: string;
             size: number;
             target?: string;
@@ -3417,11 +3419,14 @@ export interface components {
             path?: string;
         };
         GitStatus: {
+            ahead: number;
+            behind: number;
             branch: string;
             clean: boolean;
             files: components["schemas"]["GitFileStatus"][];
             head: string;
             path: string;
+            upstream?: string;
         };
         GitStatusError: {
             error: {
@@ -3437,6 +3442,7 @@ export interface components {
             force?: boolean;
             path: string;
             remote?: string;
+            setUpstream?: boolean;
             timeoutSeconds?: number;
             token?: string;
             username?: string;

@@ -480,9 +480,11 @@ class ExposePortRequest(TypedDict):
 
 
 class FileInfo(TypedDict):
+    group: NotRequired[str]
     modTime: str
     mode: str
     name: str
+    owner: NotRequired[str]
     path: str
     size: int
     target: NotRequired[str]
@@ -699,11 +701,14 @@ class GitRepoRequest(TypedDict):
 
 
 class GitStatus(TypedDict):
+    ahead: int
+    behind: int
     branch: str
     clean: bool
     files: List["GitFileStatus"]
     head: str
     path: str
+    upstream: NotRequired[str]
 
 
 class GitStatusError(TypedDict):
@@ -715,6 +720,7 @@ class GitSyncRequest(TypedDict):
     force: NotRequired[bool]
     path: str
     remote: NotRequired[str]
+    setUpstream: NotRequired[bool]
     timeoutSeconds: NotRequired[int]
     token: NotRequired[str]
     username: NotRequired[str]
