@@ -111,6 +111,164 @@ async function main() {
     assert.equal((await py.fs.downloadFile('/work/src/f')).toString(), 'hi\n')
   })
 
+  await check('git status ahead, behind and upstream', async () => {
+    let st = await py.git.status('/work/src')
+    assert.equal(st.currentBranch, 'master')
+    assert.equal(st.branchPublished, true) // cloned: master tracks origin/master
+    assert.equal(st.ahead, 0)
+    await py.fs.uploadFile(Buffer.from('more\n'), '/work/src/g')
+    await py.git.add('/work/src', ['g'])
+    await py.git.commit('/work/src', 'more', 'Ann', 'ann@example.com')
+    st = await py.git.status('/work/src')
+    assert.equal(st.ahead, 1)
+    assert.equal(st.behind, 0)
+    await py.git.createBranch('/work/src', 'topic')
+    await py.git.checkoutBranch('/work/src', 'topic')
+    st = await py.git.status('/work/src')
+    assert.equal(st.branchPublished, false)
+    await py.git.push('/work/src') // publishes topic as its upstream
+    st = await py.git.status('/work/src')
+    assert.equal(st.branchPublished, true)
+    assert.equal(st.ahead, 0)
+    // the remote moves on: after a pull of it elsewhere, this clone is behind once fetched
+    const moved = await py.process.executeCommand('cd /srv/src && git checkout -q topic && echo x > h && git add h && git -c user.name=a -c user.email=a@example.com commit -qm h')
+    assert.equal(moved.exitCode, 0, moved.result)
+    await py.git.pull('/work/src')
+    st = await py.git.status('/work/src')
+    assert.equal(st.behind, 0)
+    assert.equal(st.ahead, 0)
+  })
+
+  await check('file owner, group and permissions', async () => {
+    await py.fs.uploadFile(Buffer.from('x'), '/tmp/owned')
+    let info = await py.fs.getFileDetails('/tmp/owned')
+    assert.equal(info.owner, 'root')
+    assert.equal(info.group, 'root')
+    await py.fs.setFilePermissions('/tmp/owned', { owner: 'nobody', group: 'nogroup', mode: '640' })
+    info = await py.fs.getFileDetails('/tmp/owned')
+    assert.equal(info.owner, 'nobody')
+    assert.equal(info.group, 'nogroup')
+    assert.equal(info.permissions, '0640')
+    const listed = (await py.fs.listFiles('/tmp')).find((f) => f.name === 'owned')
+    assert.equal(listed.owner, 'nobody')
+    const n = await py.process.executeCommand('chown 4321:8765 /tmp/owned')
+    assert.equal(n.exitCode, 0)
+    info = await py.fs.getFileDetails('/tmp/owned')
+    assert.equal(info.owner, '4321')
+    assert.equal(info.group, '8765')
+    await refused(() => py.fs.setFilePermissions('/tmp/owned', { owner: 'no-such-user' }), /no-such-user/, 'an unknown owner')
+  })
+
+  await check('search, find and replace in the agent', async () => {
+    await py.fs.uploadFiles([
+      { source: Buffer.from('alpha\nbeta alpha\n'), destination: '/work/s/a.txt' },
+      { source: Buffer.from('gamma\n'), destination: '/work/s/sub/b.md' },
+      { source: Buffer.from('alpha\0binary'), destination: '/work/s/c.bin' },
+    ])
+    const found = await py.fs.findFiles('/work/s', 'alpha')
+    assert.deepEqual(found.map((m) => [m.file, m.line, m.content]), [['/work/s/a.txt', 1, 'alpha'], ['/work/s/a.txt', 2, 'beta alpha']])
+    assert.deepEqual((await py.fs.searchFiles('/work/s', '*.md')).files, ['/work/s/sub/b.md'])
+    await py.fs.setFilePermissions('/work/s/a.txt', { mode: '600' })
+    const rep = await py.fs.replaceInFiles(['/work/s/a.txt', '/work/s/missing'], 'alpha', 'omega')
+    assert.equal(rep[0].success, true)
+    assert.equal(rep[1].success, false)
+    assert.equal((await py.fs.downloadFile('/work/s/a.txt')).toString(), 'omega\nbeta omega\n')
+    assert.equal((await py.fs.getFileDetails('/work/s/a.txt')).permissions, '0600')
+  })
+
+  await check('getUserHomeDir is the account home', async () => {
+    assert.equal(await py.getUserHomeDir(), '/root')
+    const moved = await py.process.executeCommand("sed -i 's#^root:x:0:0:root:/root:#root:x:0:0:root:/home/admin:#' /etc/passwd")
+    assert.equal(moved.exitCode, 0)
+    assert.equal(await py.getUserHomeDir(), '/home/admin')
+  })
+
+  await check('public sandbox previews need no token', async () => {
+    const pub = await daytona.create({ image: 'python', public: true })
+    try {
+      assert.equal(pub.public, true)
+      assert.deepEqual(pub.labels, {}) // sbx's own mark is not a label the user sees
+      await pub.fs.uploadFile(Buffer.from('open\n'), '/srv/www/i.txt')
+      await pub.process.createSession('web')
+      await pub.process.executeSessionCommand('web', { command: 'cd /srv/www && python3 -m http.server 8080', runAsync: true })
+      const link = await pub.getPreviewLink(8080)
+      const body = await until('the public preview', async () => {
+        const res = await fetch(`${link.url}/i.txt`)
+        return res.status === 200 ? res.text() : null
+      })
+      assert.equal(body, 'open\n')
+      assert.deepEqual(await pub.setLabels({ a: 'b' }), { a: 'b' })
+      await pub.refreshData()
+      assert.equal(pub.public, true)
+      const pubs = []
+      for await (const s of daytona.list({ isPublic: true })) pubs.push(s.id)
+      assert.deepEqual(pubs, [pub.id])
+    } finally {
+      await pub.delete(60, true)
+    }
+  })
+
+  await check('every create field honoured or refused', async () => {
+    const name = `all-${process.pid}`
+    const all = await daytona.create({
+      name, image: 'python', language: 'python', user: 'root', envVars: { A: 'b' }, labels: { k: 'v' },
+      public: false, networkAllowList: '10.0.0.0/8', resources: { cpu: 1, memory: 1, disk: 3 },
+      autoStopInterval: 15, autoArchiveInterval: 60, autoDeleteInterval: 120, ttlMinutes: 90,
+    })
+    try {
+      assert.equal(all.name, name)
+      assert.equal(all.user, 'root')
+      assert.equal(all.env.A, 'b')
+      assert.equal(all.labels.k, 'v')
+      assert.equal(all.public, false)
+      assert.equal(all.networkAllowList, '10.0.0.0/8')
+      assert.equal(all.cpu, 1)
+      assert.equal(all.memory, 1)
+      assert.equal(all.disk, 3)
+      assert.equal(all.autoStopInterval, 15)
+      assert.equal(all.autoArchiveInterval, 60)
+      assert.equal(all.autoDeleteInterval, 120)
+      assert.ok(all.autoDestroyAt, 'ttlMinutes sets autoDestroyAt')
+      assert.equal((await all.process.executeCommand('echo $A')).result, 'b\n')
+    } finally {
+      await all.delete(60, true)
+    }
+    const paused = await daytona.create({ autoPauseInterval: 7, ephemeral: true, networkBlockAll: true })
+    assert.equal(paused.autoPauseInterval, 7)
+    assert.equal(paused.autoDeleteInterval, 0)
+    assert.equal(paused.networkBlockAll, true)
+    await paused.delete(60, true)
+    for (const [field, params] of [
+      ['gpu', { image: 'python', resources: { gpu: 1 } }],
+      ['volumes', { volumes: [{ volumeId: 'v', mountPath: '/v' }] }],
+      ['secrets', { secrets: { TOKEN: 'my-secret' } }],
+      ['kvm', { kvm: true }],
+      ['linkedSandbox', { linkedSandbox: 'other' }],
+      ['outboundProxyUrl', { outboundProxyUrl: 'http://proxy.example:3128' }],
+      ['otelEndpointOverride', { otelEndpointOverride: 'http://otel.example:4318' }],
+      ['spot', { spot: true }],
+      ['user', { user: 'daytona' }],
+    ]) {
+      await refused(() => daytona.create(params), new RegExp(field), `create with ${field}`)
+    }
+    const elsewhere = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: process.env.DAYTONA_API_KEY, target: 'eu' })
+    await refused(() => elsewhere.create(), /target eu/, 'create in another target')
+  })
+
+  await check('list filters and sort', async () => {
+    const ids = async (q) => {
+      const out = []
+      for await (const s of daytona.list(q)) out.push(s.id)
+      return out
+    }
+    const all = await ids()
+    assert.deepEqual(await ids({ sort: 'createdAt', order: 'desc' }), [...all].reverse())
+    assert.deepEqual(await ids({ snapshots: ['python'], states: ['started'] }), all.filter((id) => id !== plainTs.id))
+    assert.deepEqual(await ids({ createdAtAfter: new Date(Date.now() + 3600e3) }), [])
+    assert.deepEqual(await ids({ minCpu: 1000 }), [])
+    await refused(() => ids({ sort: 'bogus' }), /sort/, 'an unknown sort')
+  })
+
   for (const sb of [py, js, ts, plainTs]) await sb.delete(60, true)
 }
 
