@@ -75,17 +75,9 @@ func (h *Handler) deleteSandbox(w http.ResponseWriter, r *http.Request) error {
 }
 
 // startSandbox starts a stopped or archived sandbox and resumes a paused
-// one (Daytona's start does both).
+// one (Daytona's start does both): the Manager decides which.
 func (h *Handler) startSandbox(w http.ResponseWriter, r *http.Request) error {
-	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if sb.State == sdk.StatePaused {
-		sb, err = h.cfg.Sandboxes.Resume(r.Context(), sb.ID)
-	} else {
-		sb, err = h.cfg.Sandboxes.Start(r.Context(), sb.ID)
-	}
+	sb, err := h.cfg.Sandboxes.EnsureRunning(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

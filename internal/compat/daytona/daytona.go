@@ -44,11 +44,11 @@ type Sandboxes interface {
 	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
 	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
-	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	// EnsureRunning starts, resumes or restores a sandbox as its state needs.
+	EnsureRunning(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Archive(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Pause(ctx context.Context, idOrName string) (*store.Sandbox, error)
-	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
 	Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (*sandbox.ForkResult, error)
 	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
