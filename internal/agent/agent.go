@@ -54,7 +54,8 @@ type server struct {
 
 	shutdownReq chan time.Duration // from POST /shutdown: the grace
 
-	contexts contextSet // code contexts (contexts.go)
+	contexts contextSet      // code contexts (contexts.go)
+	defaults defaultContexts // each language's default context (contextdefault.go)
 
 	procs    processTable  // background processes (processes.go)
 	sessions sessionTable  // persistent shells (sessions.go)
@@ -222,6 +223,10 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.Glob:           gitHandler(s.glob),
 		agentapi.Replace:        gitHandler(s.replace),
 		agentapi.LookupUser:     answerJSON(lookupAccount),
+
+		// default code contexts (contextdefault.go)
+		agentapi.DefaultContext:    s.handleDefaultContext(true),
+		agentapi.GetDefaultContext: s.handleDefaultContext(false),
 
 		// recorded session commands (sessioncmds.go)
 		agentapi.SessionRun:          s.withSession(s.handleSessionRun),

@@ -116,12 +116,20 @@ var (
 	SessionCommandInput = Route{"POST", "/sessions/{session}/commands/{command}/input"} // SessionInput → 204
 )
 
+// Default code contexts (internal/agent/contextdefault.go): per language,
+// the context that runs without a context of their own share.
+var (
+	DefaultContext    = Route{"POST", "/default-contexts/{language}"} // → sdk.Context, started if there is none live
+	GetDefaultContext = Route{"GET", "/default-contexts/{language}"}  // → sdk.Context, or 404 CONTEXT_NOT_FOUND
+)
+
 // Routes lists every route the agent serves; the agent's mux is built from
 // it (agent.routes fails to start on a route it has no handler for).
 var Routes = []Route{
 	Health, Exec, Shutdown, Sync, Suspend, Run, Watch,
 	PutFile, GetFile, DeleteFile, ListFiles, StatFile, Mkdir, Move, GetTar, PutTar,
 	SetPermissions, Grep, Glob, Replace, LookupUser,
+	DefaultContext, GetDefaultContext,
 	SessionRun, SessionCommands, SessionCommandGet, SessionCommandLogs, SessionCommandInput,
 	CreateContext, ListContexts, GetContext, DeleteContext, RunContext,
 	StartProcess, ListProcesses, GetProcess, DeleteProcess, ProcessLogs, WriteStdin, CloseStdin,

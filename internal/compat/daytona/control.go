@@ -70,7 +70,6 @@ func (h *Handler) deleteSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h.contexts.forget(sb.ID)
 	return h.sendSandbox(w, r, http.StatusOK, sb)
 }
 

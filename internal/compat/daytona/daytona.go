@@ -91,9 +91,8 @@ type Config struct {
 
 // Handler serves the Daytona API.
 type Handler struct {
-	cfg      Config
-	mux      *http.ServeMux
-	contexts defaultContexts // each sandbox's default interpreter context (interpreter.go)
+	cfg Config
+	mux *http.ServeMux
 }
 
 // New returns the Daytona compat handler; mount it at Prefix.
