@@ -187,7 +187,7 @@ async function main() {
     const pub = await daytona.create({ image: 'python', public: true })
     try {
       assert.equal(pub.public, true)
-      assert.deepEqual(pub.labels, {}) // sbx's own mark is not a label the user sees
+      assert.ok(Object.keys(pub.labels).every((k) => !k.startsWith('sbx.')), `labels ${JSON.stringify(pub.labels)}`) // sbx's own mark is not a label the user sees
       await pub.fs.uploadFile(Buffer.from('open\n'), '/srv/www/i.txt')
       await pub.process.createSession('web')
       await pub.process.executeSessionCommand('web', { command: 'cd /srv/www && python3 -m http.server 8080', runAsync: true })
@@ -197,7 +197,7 @@ async function main() {
         return res.status === 200 ? res.text() : null
       })
       assert.equal(body, 'open\n')
-      assert.deepEqual(await pub.setLabels({ a: 'b' }), { a: 'b' })
+      assert.deepEqual(await pub.setLabels({ a: 'b' }), { a: 'b' }) // and a replace keeps it
       await pub.refreshData()
       assert.equal(pub.public, true)
       const pubs = []
@@ -233,11 +233,14 @@ async function main() {
     } finally {
       await all.delete(60, true)
     }
-    const paused = await daytona.create({ autoPauseInterval: 7, ephemeral: true, networkBlockAll: true })
+    const paused = await daytona.create({ autoPauseInterval: 7 })
     assert.equal(paused.autoPauseInterval, 7)
-    assert.equal(paused.autoDeleteInterval, 0)
-    assert.equal(paused.networkBlockAll, true)
+    assert.equal(paused.autoStopInterval, 0)
     await paused.delete(60, true)
+    const eph = await daytona.create({ ephemeral: true, networkBlockAll: true })
+    assert.equal(eph.autoDeleteInterval, 0)
+    assert.equal(eph.networkBlockAll, true)
+    await eph.delete(60, true)
     for (const [field, params] of [
       ['gpu', { image: 'python', resources: { gpu: 1 } }],
       ['volumes', { volumes: [{ volumeId: 'v', mountPath: '/v' }] }],
