@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -72,6 +73,20 @@ func (s *Server) routes() []route {
 		{method: "GET", pattern: "/v1/sandboxes/{id}/files/stat", scope: auth.ScopeExec, summary: "Describe a file", handler: s.proxy, onlyRunning: true, query: []param{pathQ}, status: 200, response: sdk.FileInfo{}, name: "statFile"},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/files/mkdir", scope: auth.ScopeExec, summary: "Create a directory", handler: s.proxy, body: sdk.MkdirRequest{}, status: 200, response: sdk.FileInfo{}, name: "makeDirectory"},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/files/move", scope: auth.ScopeExec, summary: "Move or rename a file", handler: s.proxy, body: sdk.MoveRequest{}, status: 200, response: sdk.FileInfo{}, name: "moveFile"},
+
+		// Done by the agent next to the files and sessions (agentapi/fileops.go, agentapi/sessioncmds.go).
+		{method: "POST", pattern: "/v1/sandboxes/{id}/files/permissions", scope: auth.ScopeExec, summary: "Set a file's mode, owner and group (names of the sandbox's /etc/passwd and /etc/group, or numbers); empty fields stay", handler: s.proxy, body: agentapi.PermissionsRequest{}, status: 200, response: sdk.FileInfo{}, name: "setFilePermissions"},
+		{method: "POST", pattern: "/v1/sandboxes/{id}/files/grep", scope: auth.ScopeExec, summary: "Lines of the text files under a path that contain a string, at most max (truncated says more were left out)", handler: s.proxy, body: agentapi.GrepRequest{}, status: 200, response: agentapi.GrepResult{}, name: "grepFiles"},
+		{method: "POST", pattern: "/v1/sandboxes/{id}/files/glob", scope: auth.ScopeExec, summary: "Files and directories under a path whose name matches a pattern (as find -name), at most max", handler: s.proxy, body: agentapi.GlobRequest{}, status: 200, response: agentapi.GlobResult{}, name: "globFiles"},
+		{method: "POST", pattern: "/v1/sandboxes/{id}/files/replace", scope: auth.ScopeExec, summary: "Replace every occurrence of a string in each file (each rewritten whole, mode and owner kept); one result per file", handler: s.proxy, body: agentapi.ReplaceRequest{}, status: 200, response: []agentapi.ReplaceResult{}, name: "replaceInFiles"},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/user", scope: auth.ScopeExec, summary: "An account of the sandbox's /etc/passwd (default root, whom commands run as): uid, gid, home", handler: s.proxy, onlyRunning: true, query: []param{{"name", "string", "a user name or uid"}}, status: 200, response: agentapi.User{}, name: "lookupUser"},
+		{method: "POST", pattern: "/v1/sandboxes/{id}/default-contexts/{language}", scope: auth.ScopeExec, summary: "The language's default code context, started if there is none live", handler: s.proxy, status: 200, response: sdk.Context{}, name: "defaultContext"},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/default-contexts/{language}", scope: auth.ScopeExec, summary: "The language's default code context, or 404 CONTEXT_NOT_FOUND", handler: s.proxy, lookup: true, status: 200, response: sdk.Context{}, name: "getDefaultContext"},
+		{method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands", scope: auth.ScopeExec, summary: "Run a command in a session and keep its record (id, output, exit code); async answers at once and the command reads the input sent to it", handler: s.proxy, body: agentapi.SessionRunRequest{}, status: 200, response: agentapi.SessionCommand{}, name: "runSessionCommand"},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands", scope: auth.ScopeExec, summary: "A session's recorded commands", handler: s.proxy, lookup: true, status: 200, response: []agentapi.SessionCommand{}, name: "listSessionCommands"},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}", scope: auth.ScopeExec, summary: "A recorded command: its text and, once it ended, its exit code", handler: s.proxy, lookup: true, status: 200, response: agentapi.SessionCommand{}, name: "getSessionCommand"},
+		{method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/logs", scope: auth.ScopeExec, summary: "A recorded command's output; with follow=true NDJSON SessionLogEvents until it ends", handler: s.streamProxy, lookup: true, query: []param{{"follow", "boolean", "stream until the command ends"}}, status: 200, response: agentapi.SessionLogs{}, name: "sessionCommandLogs", events: agentapi.SessionLogEvent{}},
+		{method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/input", scope: auth.ScopeExec, summary: "Write to the stdin of a command run async", handler: s.proxy, body: agentapi.SessionInput{}, status: 204, name: "sendSessionCommandInput"},
 
 		// Background processes, sessions, terminals and watches (interactive.go).
 		{method: "POST", pattern: "/v1/sandboxes/{id}/processes", scope: auth.ScopeExec, summary: "Start a background process in its own process group; it outlives the request", handler: s.proxy, body: sdk.StartProcessRequest{}, status: 201, response: sdk.Process{}, name: "startProcess"},

@@ -596,6 +596,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/default-contexts/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The language's default code context, or 404 CONTEXT_NOT_FOUND
+         * @description The language's default code context, or 404 CONTEXT_NOT_FOUND
+         */
+        get: operations["getDefaultContext"];
+        put?: never;
+        /**
+         * The language's default code context, started if there is none live
+         * @description The language's default code context, started if there is none live
+         */
+        post: operations["defaultContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/desktop/keyboard/press": {
         parameters: {
             query?: never;
@@ -1004,6 +1028,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/files/glob": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Files and directories under a path whose name matches a pattern
+         * @description Files and directories under a path whose name matches a pattern (as find -name), at most max
+         */
+        post: operations["globFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/files/grep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lines of the text files under a path that contain a string, at most max
+         * @description Lines of the text files under a path that contain a string, at most max (truncated says more were left out)
+         */
+        post: operations["grepFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/files/list": {
         parameters: {
             query?: never;
@@ -1058,6 +1122,46 @@ export interface paths {
          * @description Move or rename a file
          */
         post: operations["moveFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/files/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a file's mode, owner and group
+         * @description Set a file's mode, owner and group (names of the sandbox's /etc/passwd and /etc/group, or numbers); empty fields stay
+         */
+        post: operations["setFilePermissions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/files/replace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace every occurrence of a string in each file
+         * @description Replace every occurrence of a string in each file (each rewritten whole, mode and owner kept); one result per file
+         */
+        post: operations["replaceInFiles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1852,6 +1956,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/sessions/{session}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's recorded commands
+         * @description A session's recorded commands
+         */
+        get: operations["listSessionCommands"];
+        put?: never;
+        /**
+         * Run a command in a session and keep its record
+         * @description Run a command in a session and keep its record (id, output, exit code); async answers at once and the command reads the input sent to it
+         */
+        post: operations["runSessionCommand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/sessions/{session}/commands/{command}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recorded command
+         * @description A recorded command: its text and, once it ended, its exit code
+         */
+        get: operations["getSessionCommand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write to the stdin of a command run async
+         * @description Write to the stdin of a command run async
+         */
+        post: operations["sendSessionCommandInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recorded command's output
+         * @description A recorded command's output; with follow=true NDJSON SessionLogEvents until it ends
+         */
+        get: operations["sessionCommandLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/sessions/{session}/exec": {
         parameters: {
             query?: never;
@@ -2010,6 +2198,26 @@ export interface paths {
          * @description Stop a sandbox: SIGTERM, grace period, SIGKILL
          */
         post: operations["stopSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account of the sandbox's /etc/passwd
+         * @description An account of the sandbox's /etc/passwd (default root, whom commands run as): uid, gid, home
+         */
+        get: operations["lookupUser"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2737,6 +2945,15 @@ export interface components {
             scopes: string[];
             team: string;
         };
+        DefaultContextError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         DeleteBackupError: {
             error: {
                 /** @enum {string} */
@@ -3103,6 +3320,15 @@ export interface components {
                 reason?: string;
             };
         };
+        GetDefaultContextError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         GetDesktopStatusError: {
             error: {
                 /** @enum {string} */
@@ -3242,6 +3468,15 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetSessionCommandError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -3451,6 +3686,47 @@ export interface components {
             branch: string;
             head: string;
             upToDate: boolean;
+        };
+        GlobFilesError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GlobRequest: {
+            max?: number;
+            path: string;
+            pattern: string;
+        };
+        GlobResult: {
+            files: string[];
+            truncated: boolean;
+        };
+        GrepFilesError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GrepMatch: {
+            content: string;
+            file: string;
+            line: number;
+        };
+        GrepRequest: {
+            max?: number;
+            path: string;
+            pattern: string;
+        };
+        GrepResult: {
+            matches: components["schemas"]["GrepMatch"][];
+            truncated: boolean;
         };
         HTTPEgress: {
             rules: components["schemas"]["HTTPRule"][];
@@ -3698,6 +3974,15 @@ export interface components {
                 reason?: string;
             };
         };
+        ListSessionCommandsError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         ListSessionsError: {
             error: {
                 /** @enum {string} */
@@ -3756,6 +4041,15 @@ export interface components {
             seq: number;
             /** @enum {string} */
             stream: "stdout" | "stderr";
+        };
+        LookupUserError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         MakeDirectoryError: {
             error: {
@@ -3866,6 +4160,12 @@ export interface components {
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
+        };
+        PermissionsRequest: {
+            group?: string;
+            mode?: string;
+            owner?: string;
+            path: string;
         };
         Pool: {
             adopted: number;
@@ -4014,6 +4314,25 @@ export interface components {
                 reason?: string;
             };
         };
+        ReplaceInFilesError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ReplaceRequest: {
+            files: string[];
+            new: string;
+            old: string;
+        };
+        ReplaceResult: {
+            error?: string;
+            file: string;
+            replaced: number;
+        };
         ResizePTYError: {
             error: {
                 /** @enum {string} */
@@ -4120,6 +4439,15 @@ export interface components {
             stdout: string;
             timedOut: boolean;
             truncated: boolean;
+        };
+        RunSessionCommandError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         SSHAccess: {
             command?: string;
@@ -4230,6 +4558,15 @@ export interface components {
             size: number;
             team: string;
         };
+        SendSessionCommandInputError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         Session: {
             /** Format: date-time */
             createdAt: string;
@@ -4246,6 +4583,21 @@ export interface components {
             /** @enum {string} */
             state: "idle" | "busy" | "ended";
             timeoutSeconds?: number;
+        };
+        SessionCommand: {
+            command: string;
+            exitCode?: number;
+            id: string;
+            logs?: components["schemas"]["SessionLogs"];
+        };
+        SessionCommandLogsError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         /** @description One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
         SessionEvent: {
@@ -4276,10 +4628,39 @@ export interface components {
             timedOut: boolean;
             truncated: boolean;
         };
+        SessionInput: {
+            data: string;
+        };
+        SessionLogEvent: {
+            data?: string;
+            exitCode: number;
+            type: string;
+        };
+        SessionLogs: {
+            output: string;
+            stderr: string;
+            stdout: string;
+            truncated: boolean;
+        };
+        SessionRunRequest: {
+            async?: boolean;
+            command: string;
+            echo?: boolean;
+            timeoutSeconds?: number;
+        };
         SetEgressError: {
             error: {
                 /** @enum {string} */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EGRESS" | "INVALID_HTTP_RULE" | "INVALID_JSON" | "MISSING_SCOPE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        SetFilePermissionsError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
@@ -4529,6 +4910,12 @@ export interface components {
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
+        };
+        User: {
+            gid: number;
+            home: string;
+            name: string;
+            uid: number;
         };
         Volume: {
             /** Format: date-time */
@@ -6359,6 +6746,92 @@ export interface operations {
             };
         };
     };
+    getDefaultContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Context"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDefaultContextError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDefaultContextError"];
+                };
+            };
+        };
+    };
+    defaultContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Context"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefaultContextError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefaultContextError"];
+                };
+            };
+        };
+    };
     pressKey: {
         parameters: {
             query?: never;
@@ -7349,6 +7822,96 @@ export interface operations {
             };
         };
     };
+    globFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GlobRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlobResult"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlobFilesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlobFilesError"];
+                };
+            };
+        };
+    };
+    grepFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrepRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrepResult"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrepFilesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrepFilesError"];
+                };
+            };
+        };
+    };
     listFiles: {
         parameters: {
             query?: {
@@ -7481,6 +8044,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MoveFileError"];
+                };
+            };
+        };
+    };
+    setFilePermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermissionsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileInfo"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetFilePermissionsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetFilePermissionsError"];
+                };
+            };
+        };
+    };
+    replaceInFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplaceResult"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplaceInFilesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplaceInFilesError"];
                 };
             };
         };
@@ -9689,6 +10342,237 @@ export interface operations {
             };
         };
     };
+    listSessionCommands: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommand"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSessionCommandsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSessionCommandsError"];
+                };
+            };
+        };
+    };
+    runSessionCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionRunRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommand"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSessionCommandError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSessionCommandError"];
+                };
+            };
+        };
+    };
+    getSessionCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+                /** @description sandbox id or name */
+                command: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommand"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSessionCommandError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSessionCommandError"];
+                };
+            };
+        };
+    };
+    sendSessionCommandInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+                /** @description sandbox id or name */
+                command: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionInput"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendSessionCommandInputError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendSessionCommandInputError"];
+                };
+            };
+        };
+    };
+    sessionCommandLogs: {
+        parameters: {
+            query?: {
+                /** @description stream until the command ends */
+                follow?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+                /** @description sandbox id or name */
+                command: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionLogs"];
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommandLogsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommandLogsError"];
+                };
+            };
+        };
+    };
     execInSession: {
         parameters: {
             query?: {
@@ -10081,6 +10965,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StopSandboxError"];
+                };
+            };
+        };
+    };
+    lookupUser: {
+        parameters: {
+            query?: {
+                /** @description a user name or uid */
+                name?: string;
+            };
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupUserError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupUserError"];
                 };
             };
         };

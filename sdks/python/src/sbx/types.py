@@ -267,6 +267,10 @@ class CreatedKey(TypedDict):
     team: str
 
 
+class DefaultContextError(TypedDict):
+    error: Dict[str, Any]
+
+
 class DeleteBackupError(TypedDict):
     error: Dict[str, Any]
 
@@ -522,6 +526,10 @@ class GetCursorPositionError(TypedDict):
     error: Dict[str, Any]
 
 
+class GetDefaultContextError(TypedDict):
+    error: Dict[str, Any]
+
+
 class GetDesktopStatusError(TypedDict):
     error: Dict[str, Any]
 
@@ -583,6 +591,10 @@ class GetSandboxLogsError(TypedDict):
 
 
 class GetSandboxStatsError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetSessionCommandError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -732,6 +744,42 @@ class GitSyncResult(TypedDict):
     upToDate: bool
 
 
+class GlobFilesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GlobRequest(TypedDict):
+    max: NotRequired[int]
+    path: str
+    pattern: str
+
+
+class GlobResult(TypedDict):
+    files: List[str]
+    truncated: bool
+
+
+class GrepFilesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GrepMatch(TypedDict):
+    content: str
+    file: str
+    line: int
+
+
+class GrepRequest(TypedDict):
+    max: NotRequired[int]
+    path: str
+    pattern: str
+
+
+class GrepResult(TypedDict):
+    matches: List["GrepMatch"]
+    truncated: bool
+
+
 class HTTPEgress(TypedDict):
     rules: List["HTTPRule"]
 
@@ -876,6 +924,10 @@ class ListSecretsError(TypedDict):
     error: Dict[str, Any]
 
 
+class ListSessionCommandsError(TypedDict):
+    error: Dict[str, Any]
+
+
 class ListSessionsError(TypedDict):
     error: Dict[str, Any]
 
@@ -908,6 +960,10 @@ class LogMatch(TypedDict):
     line: str
     seq: int
     stream: Literal["stdout", "stderr"]
+
+
+class LookupUserError(TypedDict):
+    error: Dict[str, Any]
 
 
 class MakeDirectoryError(TypedDict):
@@ -991,6 +1047,13 @@ class PTYControl(TypedDict):
 
 class PauseSandboxError(TypedDict):
     error: Dict[str, Any]
+
+
+class PermissionsRequest(TypedDict):
+    group: NotRequired[str]
+    mode: NotRequired[str]
+    owner: NotRequired[str]
+    path: str
 
 
 class Pool(TypedDict):
@@ -1091,6 +1154,22 @@ class ReadFileError(TypedDict):
     error: Dict[str, Any]
 
 
+class ReplaceInFilesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ReplaceRequest(TypedDict):
+    files: List[str]
+    new: str
+    old: str
+
+
+class ReplaceResult(TypedDict):
+    error: NotRequired[str]
+    file: str
+    replaced: int
+
+
 class ResizePTYError(TypedDict):
     error: Dict[str, Any]
 
@@ -1164,6 +1243,10 @@ class RunResult(TypedDict):
     truncated: bool
 
 
+class RunSessionCommandError(TypedDict):
+    error: Dict[str, Any]
+
+
 class SSHAccess(TypedDict):
     command: NotRequired[str]
     createdAt: str
@@ -1216,6 +1299,10 @@ class SecretInfo(TypedDict):
     team: str
 
 
+class SendSessionCommandInputError(TypedDict):
+    error: Dict[str, Any]
+
+
 class Session(TypedDict):
     createdAt: str
     env: NotRequired[Dict[str, str]]
@@ -1227,6 +1314,17 @@ class Session(TypedDict):
     shell: str
     state: Literal["idle", "busy", "ended"]
     timeoutSeconds: NotRequired[float]
+
+
+class SessionCommand(TypedDict):
+    command: str
+    exitCode: NotRequired[int]
+    id: str
+    logs: NotRequired["SessionLogs"]
+
+
+class SessionCommandLogsError(TypedDict):
+    error: Dict[str, Any]
 
 
 class SessionEvent(TypedDict):
@@ -1260,7 +1358,31 @@ class SessionExecResult(TypedDict):
     truncated: bool
 
 
+class SessionInput(TypedDict):
+    data: str
+
+
+class SessionLogEvent(TypedDict):
+    data: NotRequired[str]
+    exitCode: int
+    type: str
+
+
+class SessionLogs(TypedDict):
+    output: str
+    stderr: str
+    stdout: str
+    truncated: bool
+
+
+SessionRunRequest = TypedDict("SessionRunRequest", {"async": NotRequired[bool], "command": str, "echo": NotRequired[bool], "timeoutSeconds": NotRequired[float]})
+
+
 class SetEgressError(TypedDict):
+    error: Dict[str, Any]
+
+
+class SetFilePermissionsError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -1408,6 +1530,13 @@ class UpdateSandboxRequest(TypedDict):
 
 class UploadTarError(TypedDict):
     error: Dict[str, Any]
+
+
+class User(TypedDict):
+    gid: int
+    home: str
+    name: str
+    uid: int
 
 
 class Volume(TypedDict):
