@@ -1,9 +1,11 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +80,22 @@ func TestDaytonaSessionSurvivesRestart(t *testing.T) {
 	}
 	if s := call("GET", tb+"/s", "", http.StatusOK); len(s["commands"].([]any)) != 1 {
 		t.Errorf("session after the restart: %v, want its one command", s)
+	}
+}
+
+// Daytona's computerUse runs on sbx's desktop (the desktop image).
+func TestDaytonaSDKComputerUse(t *testing.T) {
+	needDaytonaSDK(t)
+	d := startDaemon(t)
+	f, err := os.Open(desktopImageTar(t)) // desktop_test.go
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := d.client.ImportImage(context.Background(), "desktop", f); err != nil {
+		t.Fatalf("import the desktop image: %v", err)
+	}
+	if out := runDaytonaProgram(t, d, "computeruse.mjs"); !strings.Contains(out, "done\n") {
+		t.Errorf("computeruse.mjs:\n%s", out)
 	}
 }
