@@ -246,6 +246,12 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.GitPull:     gitHandler(s.gitPull),
 		agentapi.GitLog:      gitHandler(s.gitLog),
 
+		// repository set-up (git_repo.go)
+		agentapi.GitInit:         gitHandler(s.gitInit),
+		agentapi.GitDeleteBranch: gitHandler(s.gitDeleteBranch),
+		agentapi.GitRemotes:      gitHandler(s.gitRemotes),
+		agentapi.GitAddRemote:    gitHandler(s.gitAddRemote),
+
 		agentapi.PackDir:   s.handlePackDir,         // backup.go
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go
 

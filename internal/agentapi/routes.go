@@ -123,6 +123,14 @@ var (
 	GetDefaultContext = Route{"GET", "/default-contexts/{language}"}  // → sdk.Context, or 404 CONTEXT_NOT_FOUND
 )
 
+// More git (internal/agent/git_repo.go): bodies in agentapi/git.go.
+var (
+	GitInit         = Route{"POST", "/git/init"}            // GitInitRequest → 204
+	GitDeleteBranch = Route{"POST", "/git/branches/delete"} // GitBranchRequest → 204
+	GitRemotes      = Route{"POST", "/git/remotes/list"}    // sdk.GitRepoRequest → []GitRemote
+	GitAddRemote    = Route{"POST", "/git/remotes"}         // GitAddRemoteRequest → 204
+)
+
 // Routes lists every route the agent serves; the agent's mux is built from
 // it (agent.routes fails to start on a route it has no handler for).
 var Routes = []Route{
@@ -138,6 +146,7 @@ var Routes = []Route{
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
+	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote,
 	PackDir, UnpackDir,
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,

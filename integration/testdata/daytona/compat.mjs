@@ -139,6 +139,23 @@ async function main() {
     assert.equal(st.ahead, 0)
   })
 
+  await check('git init, remotes and deleteBranch', async () => {
+    await py.git.init('/work/fresh', false, 'main')
+    await py.fs.uploadFile(Buffer.from('x\n'), '/work/fresh/x')
+    await py.git.add('/work/fresh', ['x'])
+    await py.git.commit('/work/fresh', 'first', 'Ann', 'ann@example.com')
+    assert.equal((await py.git.status('/work/fresh')).currentBranch, 'main')
+    await py.git.init('/srv/bare.git', true)
+    await py.git.remoteAdd('/work/fresh', 'origin', 'file:///srv/bare.git', true)
+    assert.deepEqual((await py.git.remotes('/work/fresh')).remotes, [{ name: 'origin', url: 'file:///srv/bare.git' }])
+    assert.equal(await py.git.remoteGet('/work/fresh', 'origin'), 'file:///srv/bare.git')
+    await py.git.push('/work/fresh')
+    assert.equal((await py.git.status('/work/fresh')).branchPublished, true)
+    await py.git.createBranch('/work/fresh', 'gone')
+    await py.git.deleteBranch('/work/fresh', 'gone')
+    assert.deepEqual((await py.git.branches('/work/fresh')).branches, ['main'])
+  })
+
   await check('file owner, group and permissions', async () => {
     await py.fs.uploadFile(Buffer.from('x'), '/tmp/owned')
     let info = await py.fs.getFileDetails('/tmp/owned')

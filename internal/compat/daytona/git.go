@@ -8,9 +8,8 @@ import (
 )
 
 // git: Daytona's toolbox git routes onto the agent's git (go-git, so it
-// works in any image, no git binary needed). Not served: init, reset,
-// restore, remotes, config, credentials and branch deletion, which the
-// agent does not have.
+// works in any image, no git binary needed). Not served: reset, restore,
+// config and credentials, which the agent does not have.
 
 // gitStatusNames are Daytona's names of sbx's file states.
 var gitStatusNames = map[string]string{
@@ -241,5 +240,58 @@ func (h *Handler) gitHistory(w http.ResponseWriter, r *http.Request) error {
 		out = append(out, info{c.Hash, c.Message, c.AuthorName, c.AuthorEmail, stamp(c.Time)})
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) gitInit(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Path          string `json:"path"`
+		Bare          bool   `json:"bare"`
+		InitialBranch string `json:"initial_branch"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitInit, agentapi.GitInitRequest{Path: in.Path, Bare: in.Bare, InitialBranch: in.InitialBranch}); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (h *Handler) gitDeleteBranch(w http.ResponseWriter, r *http.Request) error {
+	var in agentapi.GitBranchRequest
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitDeleteBranch, in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (h *Handler) gitListRemotes(w http.ResponseWriter, r *http.Request) error {
+	p, err := repoPath(r)
+	if err != nil {
+		return err
+	}
+	remotes, err := gitCall[[]agentapi.GitRemote](h, r, agentapi.GitRemotes, sdk.GitRepoRequest{Path: p})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"remotes": remotes})
+	return nil
+}
+
+func (h *Handler) gitAddRemote(w http.ResponseWriter, r *http.Request) error {
+	var in agentapi.GitAddRemoteRequest
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitAddRemote, in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
 	return nil
 }

@@ -1292,6 +1292,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/git/branches/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a local branch that is not the current one
+         * @description Delete a local branch that is not the current one
+         */
+        post: operations["gitDeleteBranch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/git/checkout": {
         parameters: {
             query?: never;
@@ -1352,6 +1372,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/git/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a repository
+         * @description Make a repository (bare or with a worktree) in a directory
+         */
+        post: operations["gitInit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/git/log": {
         parameters: {
             query?: never;
@@ -1406,6 +1446,46 @@ export interface paths {
          * @description Push a branch (default the current one) to a remote (default origin); 400 GIT_AUTH_FAILED when the server refuses the credentials, 409 GIT_CONFLICT when it is not a fast-forward
          */
         post: operations["gitPush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/remotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a remote
+         * @description Add a remote (overwrite: replace one of that name; fetch: fetch it once added)
+         */
+        post: operations["gitAddRemote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/remotes/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A repository's remotes and their URLs
+         * @description A repository's remotes and their URLs (credentials removed)
+         */
+        post: operations["gitRemotes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3536,8 +3616,28 @@ export interface components {
                 reason?: string;
             };
         };
+        GitAddRemoteError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitAddRemoteRequest: {
+            fetch?: boolean;
+            name: string;
+            overwrite?: boolean;
+            path: string;
+            url: string;
+        };
         GitAddRequest: {
             files: string[];
+            path: string;
+        };
+        GitBranchRequest: {
+            name: string;
             path: string;
         };
         GitBranches: {
@@ -3614,10 +3714,33 @@ export interface components {
             message: string;
             path: string;
         };
+        GitDeleteBranchError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         GitFileStatus: {
             path: string;
             staging: string;
             worktree: string;
+        };
+        GitInitError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitInitRequest: {
+            bare?: boolean;
+            initialBranch?: string;
+            path: string;
         };
         GitLogError: {
             error: {
@@ -3642,6 +3765,19 @@ export interface components {
             };
         };
         GitPushError: {
+            error: {
+                /** @enum {string} */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GitRemote: {
+            name: string;
+            url: string;
+        };
+        GitRemotesError: {
             error: {
                 /** @enum {string} */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
@@ -4125,6 +4261,7 @@ export interface components {
             /** @enum {string} */
             mode: "bridge" | "none";
         };
+        None: Record<string, never>;
         PTY: {
             attached: number;
             cmd: string[];
@@ -8452,6 +8589,51 @@ export interface operations {
             };
         };
     };
+    gitDeleteBranch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitBranchRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["None"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitDeleteBranchError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitDeleteBranchError"];
+                };
+            };
+        };
+    };
     gitCheckout: {
         parameters: {
             query?: never;
@@ -8587,6 +8769,51 @@ export interface operations {
             };
         };
     };
+    gitInit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitInitRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["None"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitInitError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitInitError"];
+                };
+            };
+        };
+    };
     gitLog: {
         parameters: {
             query?: never;
@@ -8718,6 +8945,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GitPushError"];
+                };
+            };
+        };
+    };
+    gitAddRemote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitAddRemoteRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["None"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitAddRemoteError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitAddRemoteError"];
+                };
+            };
+        };
+    };
+    gitRemotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitRepoRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitRemote"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitRemotesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitRemotesError"];
                 };
             };
         };

@@ -622,8 +622,25 @@ class GitAddError(TypedDict):
     error: Dict[str, Any]
 
 
+class GitAddRemoteError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitAddRemoteRequest(TypedDict):
+    fetch: NotRequired[bool]
+    name: str
+    overwrite: NotRequired[bool]
+    path: str
+    url: str
+
+
 class GitAddRequest(TypedDict):
     files: List[str]
+    path: str
+
+
+class GitBranchRequest(TypedDict):
+    name: str
     path: str
 
 
@@ -685,10 +702,24 @@ class GitCommitRequest(TypedDict):
     path: str
 
 
+class GitDeleteBranchError(TypedDict):
+    error: Dict[str, Any]
+
+
 class GitFileStatus(TypedDict):
     path: str
     staging: str
     worktree: str
+
+
+class GitInitError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitInitRequest(TypedDict):
+    bare: NotRequired[bool]
+    initialBranch: NotRequired[str]
+    path: str
 
 
 class GitLogError(TypedDict):
@@ -705,6 +736,15 @@ class GitPullError(TypedDict):
 
 
 class GitPushError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitRemote(TypedDict):
+    name: str
+    url: str
+
+
+class GitRemotesError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -1018,6 +1058,10 @@ class NetworkInfo(TypedDict):
     egress: NotRequired["EgressPolicy"]
     gateway: NotRequired[str]
     mode: Literal["bridge", "none"]
+
+
+class None(TypedDict):
+    pass
 
 
 class PTY(TypedDict):
