@@ -7,6 +7,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -102,7 +103,7 @@ func (s *server) gitAddRemote(ctx context.Context, req agentapi.GitAddRemoteRequ
 	}
 	defer cancel()
 	err = repo.FetchContext(ctx, &git.FetchOptions{RemoteName: req.Name, Auth: storedAuth(req.URL)})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return agentapi.None{}, remoteError(ctx, err, req.URL)
 	}
 	return agentapi.None{}, nil
