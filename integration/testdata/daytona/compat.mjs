@@ -156,6 +156,19 @@ async function main() {
     assert.deepEqual((await py.git.branches('/work/fresh')).branches, ['main'])
   })
 
+  await check('streams, root dir and killPtySession', async () => {
+    const { Readable } = await import('node:stream')
+    await py.fs.uploadFileStream(Readable.from([Buffer.from('stream '), Buffer.from('me\n')]), '/work/st/s.txt')
+    const chunks = []
+    for await (const c of await py.fs.downloadFileStream('/work/st/s.txt')) chunks.push(c)
+    assert.equal(Buffer.concat(chunks).toString(), 'stream me\n')
+    assert.equal(await py.getUserRootDir(), await py.getUserHomeDir())
+    const pty = await py.process.createPty({ id: 'k1', onData: () => {} })
+    await py.process.killPtySession('k1')
+    await until('the killed terminal to go', async () => !(await py.process.listPtySessions()).some((p) => p.id === 'k1' && p.active))
+    await pty.disconnect()
+  })
+
   await check('file owner, group and permissions', async () => {
     await py.fs.uploadFile(Buffer.from('x'), '/tmp/owned')
     let info = await py.fs.getFileDetails('/tmp/owned')
