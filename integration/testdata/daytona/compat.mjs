@@ -163,6 +163,7 @@ async function main() {
     for await (const c of await py.fs.downloadFileStream('/work/st/s.txt')) chunks.push(c)
     assert.equal(Buffer.concat(chunks).toString(), 'stream me\n')
     assert.equal(await py.getUserRootDir(), await py.getUserHomeDir())
+    await refused(() => py.process.getEntrypointSession(), /entrypoint/, 'the entrypoint session')
     const pty = await py.process.createPty({ id: 'k1', onData: () => {} })
     await py.process.killPtySession('k1')
     await until('the killed terminal to go', async () => !(await py.process.listPtySessions()).some((p) => p.id === 'k1' && p.active))

@@ -58,6 +58,8 @@ func (h *Handler) routes() []route {
 		tb("GET", "/process/session/{session}/command/{command}", execRead, h.getSessionCommand),
 		tb("GET", "/process/session/{session}/command/{command}/logs", execRead, h.commandLogs),
 		tb("POST", "/process/session/{session}/command/{command}/input", exec, h.sendSessionInput),
+		tb("GET", "/process/session/entrypoint", execRead, entrypointUnsupported),
+		tb("GET", "/process/session/entrypoint/logs", execRead, entrypointUnsupported),
 		tb("GET", "/process/pty/create-connect", exec, h.ptyCreateConnect),
 		tb("GET", "/process/pty", execRead, h.listPTYs),
 		tb("GET", "/process/pty/{pty}", execRead, h.getPTY),
