@@ -217,7 +217,9 @@ func (s *server) handleSessionRun(w http.ResponseWriter, r *http.Request, ss *se
 		writeError(w, err)
 		return
 	}
+	c.mu.Lock()
 	c.stdin = f
+	c.mu.Unlock()
 	// It runs until it ends, the session is deleted (its shell killed) or
 	// the agent shuts down: not bound to this request.
 	go s.runRecorded(context.Background(), ss, c, path, req)
