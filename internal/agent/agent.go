@@ -53,6 +53,7 @@ type server struct {
 	groups  map[int]struct{} // process groups we started that may still have members
 
 	shutdownReq chan time.Duration // from POST /shutdown: the grace
+	runDir      string             // the socket's directory: agent-only files (sessioncmds.go)
 
 	contexts contextSet      // code contexts (contexts.go)
 	defaults defaultContexts // each language's default context (contextdefault.go)
@@ -104,6 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 		outputLimit: outputLimit,
 		groups:      make(map[int]struct{}),
 		shutdownReq: make(chan time.Duration, 1),
+		runDir:      filepath.Dir(cfg.Socket),
 	}
 	s.startMain(filepath.Dir(cfg.Socket)) // the sandbox's entrypoint, if any (mainproc.go)
 	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 30 * time.Second}

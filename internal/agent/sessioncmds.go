@@ -2,14 +2,15 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -148,12 +149,12 @@ func (t *sessionCmds) all() []*sessionCmd {
 // openStdin makes the FIFO a background command reads its stdin from and
 // opens its write end (O_RDWR, so neither side blocks on open). The FIFO
 // is the session user's; it is removed once the command ends.
-func openStdin(ss *session) (string, *os.File, error) {
+func (s *server) openStdin(ss *session) (string, *os.File, error) {
 	var b [8]byte
 	for i := range b {
 		b[i] = byte(rand.Uint32())
 	}
-	path := filepath.Join(agentapi.RunPath, "stdin-"+hex.EncodeToString(b[:]))
+	path := filepath.Join(cmp.Or(s.runDir, os.TempDir()), "stdin-"+hex.EncodeToString(b[:]))
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		return "", nil, errdefs.Internal(err, "make the command's stdin")
 	}
@@ -211,7 +212,7 @@ func (s *server) handleSessionRun(w http.ResponseWriter, r *http.Request, ss *se
 		writeJSON(w, http.StatusOK, c.toAPI(true))
 		return
 	}
-	path, f, err := openStdin(ss)
+	path, f, err := s.openStdin(ss)
 	if err != nil {
 		c.finish(-1)
 		writeError(w, err)
@@ -318,4 +319,4 @@ func (s *server) handleSessionCommandInput(w http.ResponseWriter, r *http.Reques
 }
 
 // sessionStdin is the redirect of a command's stdin in the session script.
-func sessionStdin(path string) string { return fmt.Sprintf(" <%s", path) }
+func sessionStdin(path string) string { return " <'" + strings.ReplaceAll(path, "'", `'\''`) + "'" }

@@ -260,7 +260,7 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 }
 
 // runInSessionFrom is runInSession with the command's stdin read from the
-// file at stdin (an agent-made path, safe in the script unquoted).
+// file at stdin.
 func (s *server) runInSessionFrom(ctx context.Context, ss *session, text, stdin string, timeout time.Duration, out execOutput) (sessionResult, error) {
 	if text == "" || strings.ContainsRune(text, 0) {
 		return sessionResult{}, errdefs.Invalid(sdk.CodeInvalidCommand, "command must be non-empty shell text without NUL bytes")
