@@ -303,6 +303,68 @@ async function main() {
     await refused(() => ids({ sort: 'bogus' }), /sort/, 'an unknown sort')
   })
 
+  // What sbx does not do fails at once with the layer's error naming the
+  // route or the feature (404 ROUTE_NOT_FOUND or 400 FEATURE_UNSUPPORTED).
+  await check('unsupported methods refuse clearly', async () => {
+    const lsp = await py.createLspServer('python', '/work')
+    const cases = {
+      getMetrics: () => py.getMetrics(),
+      getMetricsLatest: () => py.getMetricsLatest(),
+      recover: () => py.recover(),
+      updateNetworkSettings: () => py.updateNetworkSettings({ networkBlockAll: true }),
+      updateSecrets: () => py.updateSecrets({ A: 'b' }),
+      downloadUrl: () => py.downloadUrl('/tmp/x'),
+      uploadUrl: () => py.uploadUrl('/tmp/x'),
+      rotateSigningKey: () => py.rotateSigningKey(),
+      expireSignedPreviewUrl: () => py.expireSignedPreviewUrl(8080, 'tok'),
+      createSshAccess: () => py.createSshAccess(),
+      revokeSshAccess: () => py.revokeSshAccess('tok'),
+      validateSshAccess: () => py.validateSshAccess('tok'),
+      'lsp.start': () => lsp.start(),
+      'lsp.stop': () => lsp.stop(),
+      'lsp.didOpen': () => lsp.didOpen('/work/a.py'),
+      'lsp.didClose': () => lsp.didClose('/work/a.py'),
+      'lsp.completions': () => lsp.completions('/work/a.py', { line: 0, character: 0 }),
+      'lsp.documentSymbols': () => lsp.documentSymbols('/work/a.py'),
+      'lsp.workspaceSymbols': () => lsp.workspaceSymbols('x'),
+      'lsp.sandboxSymbols': () => lsp.sandboxSymbols('x'),
+      'git.reset': () => py.git.reset('/work/src'),
+      'git.restore': () => py.git.restore('/work/src', ['f']),
+      'git.setConfig': () => py.git.setConfig('user.name', 'a'),
+      'git.getConfig': () => py.git.getConfig('user.name'),
+      'git.configureUser': () => py.git.configureUser('a', 'a@example.com'),
+      'git.dangerouslyAuthenticate': () => py.git.dangerouslyAuthenticate('u', 'p', 'example.com'),
+      getEntrypointLogs: () => py.process.getEntrypointLogs(),
+      'snapshot.create': () => daytona.snapshot.create({ name: 'new-snap', image: 'python' }),
+      'snapshot.delete': () => daytona.snapshot.delete('python'),
+      'snapshot.activate': () => daytona.snapshot.activate('python'),
+      'volume.list': () => daytona.volume.list(),
+      'volume.get': () => daytona.volume.get('v'),
+      'volume.create': () => daytona.volume.create('v'),
+      'volume.delete': () => daytona.volume.delete({ id: 'v', name: 'v' }),
+      'secret.list': () => daytona.secret.list(),
+      'secret.get': () => daytona.secret.get('s'),
+      'secret.create': () => daytona.secret.create({ name: 's', value: 'v' }),
+      'secret.update': () => daytona.secret.update('s', { value: 'v' }),
+      'secret.delete': () => daytona.secret.delete('s'),
+      'warmPool.list': () => daytona.warmPool.list(),
+      'warmPool.create': () => daytona.warmPool.create({ snapshot: 'python', size: 1 }),
+      'warmPool.update': () => daytona.warmPool.update('w', { size: 2 }),
+      'warmPool.delete': () => daytona.warmPool.delete('w'),
+    }
+    const bad = []
+    for (const [name, fn] of Object.entries(cases)) {
+      try {
+        await fn()
+        bad.push(`${name}: no error`)
+      } catch (e) {
+        const clear = e instanceof DaytonaError && [400, 404].includes(e.statusCode) && /sbx/.test(e.message)
+        if (!clear) bad.push(`${name}: ${e?.constructor?.name} ${e?.statusCode} ${e?.message}`)
+      }
+    }
+    assert.deepEqual(bad, [])
+  })
+
   for (const sb of [py, js, ts, plainTs]) await sb.delete(60, true)
 }
 
