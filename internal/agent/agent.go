@@ -253,6 +253,8 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.GitDeleteBranch: gitHandler(s.gitDeleteBranch),
 		agentapi.GitRemotes:      gitHandler(s.gitRemotes),
 		agentapi.GitAddRemote:    gitHandler(s.gitAddRemote),
+		agentapi.GitReset:        gitHandler(s.gitReset),
+		agentapi.GitRestore:      gitHandler(s.gitRestore),
 
 		agentapi.PackDir:   s.handlePackDir,         // backup.go
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go

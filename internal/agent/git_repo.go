@@ -3,6 +3,9 @@ package agent
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -107,4 +110,85 @@ func (s *server) gitAddRemote(ctx context.Context, req agentapi.GitAddRemoteRequ
 		return agentapi.None{}, remoteError(ctx, err, req.URL)
 	}
 	return agentapi.None{}, nil
+}
+
+var resetModes = map[string]git.ResetMode{"": git.MixedReset, "mixed": git.MixedReset, "soft": git.SoftReset, "hard": git.HardReset}
+
+func (s *server) gitReset(_ context.Context, req agentapi.GitResetRequest) (sdk.GitStatus, error) {
+	repo, wt, dir, err := s.openWorktree(req.Path)
+	if err != nil {
+		return sdk.GitStatus{}, err
+	}
+	mode, ok := resetModes[req.Mode]
+	if !ok {
+		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "reset mode %q is not soft, mixed or hard", req.Mode)
+	}
+	target := req.Target
+	if target == "" {
+		target = "HEAD"
+	}
+	h, err := repo.ResolveRevision(plumbing.Revision(target))
+	if err != nil {
+		return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no revision %q", dir, target)
+	}
+	if err := wt.Reset(&git.ResetOptions{Commit: *h, Mode: mode, Files: req.Files}); err != nil {
+		return sdk.GitStatus{}, gitError(err, dir)
+	}
+	return repoStatus(repo, dir)
+}
+
+func (s *server) gitRestore(_ context.Context, req agentapi.GitRestoreRequest) (sdk.GitStatus, error) {
+	repo, wt, dir, err := s.openWorktree(req.Path)
+	if err != nil {
+		return sdk.GitStatus{}, err
+	}
+	if len(req.Files) == 0 {
+		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "files is required: the paths to restore")
+	}
+	if !req.Staged { // go-git restores the worktree only together with the index
+		if err := restoreFromIndex(repo, wt.Filesystem.Root(), req.Files); err != nil {
+			return sdk.GitStatus{}, err
+		}
+		return repoStatus(repo, dir)
+	}
+	if err := wt.Restore(&git.RestoreOptions{Files: req.Files, Staged: true, Worktree: req.Worktree}); err != nil {
+		return sdk.GitStatus{}, gitError(err, dir)
+	}
+	return repoStatus(repo, dir)
+}
+
+// restoreFromIndex writes files of the worktree as the index has them.
+func restoreFromIndex(repo *git.Repository, root string, files []string) error {
+	idx, err := repo.Storer.Index()
+	if err != nil {
+		return gitError(err, root)
+	}
+	for _, f := range files {
+		e, err := idx.Entry(filepath.ToSlash(filepath.Clean(f)))
+		if err != nil {
+			return errdefs.NotFound(sdk.CodeFileNotFound, "%s is not in the index of %s", f, root)
+		}
+		blob, err := repo.BlobObject(e.Hash)
+		if err != nil {
+			return gitError(err, root)
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			return gitError(err, root)
+		}
+		mode, _ := e.Mode.ToOSFileMode()
+		p := filepath.Join(root, filepath.FromSlash(e.Name))
+		out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode.Perm())
+		if err == nil {
+			_, err = io.Copy(out, rd)
+			if cerr := out.Close(); err == nil {
+				err = cerr
+			}
+		}
+		rd.Close()
+		if err != nil {
+			return fsError(err, p)
+		}
+	}
+	return nil
 }

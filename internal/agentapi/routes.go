@@ -129,6 +129,8 @@ var (
 	GitDeleteBranch = Route{"POST", "/git/branches/delete"} // GitBranchRequest → 204
 	GitRemotes      = Route{"POST", "/git/remotes/list"}    // sdk.GitRepoRequest → []GitRemote
 	GitAddRemote    = Route{"POST", "/git/remotes"}         // GitAddRemoteRequest → 204
+	GitReset        = Route{"POST", "/git/reset"}           // GitResetRequest → sdk.GitStatus
+	GitRestore      = Route{"POST", "/git/restore"}         // GitRestoreRequest → sdk.GitStatus
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -146,7 +148,7 @@ var Routes = []Route{
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
-	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote,
+	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote, GitReset, GitRestore,
 	PackDir, UnpackDir,
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,

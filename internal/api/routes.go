@@ -93,6 +93,9 @@ func (s *Server) routes() []route {
 		{method: "POST", pattern: "/v1/sandboxes/{id}/git/remotes/list", scope: auth.ScopeExec, summary: "A repository's remotes and their URLs (credentials removed)", handler: s.git, body: sdk.GitRepoRequest{}, status: 200, response: []agentapi.GitRemote{}, name: "gitRemotes"},
 		{method: "POST", pattern: "/v1/sandboxes/{id}/git/remotes", scope: auth.ScopeExec, summary: "Add a remote (overwrite: replace one of that name; fetch: fetch it once added)", handler: s.git, body: agentapi.GitAddRemoteRequest{}, status: 200, response: agentapi.None{}, name: "gitAddRemote"},
 
+		{method: "POST", pattern: "/v1/sandboxes/{id}/git/reset", scope: auth.ScopeExec, summary: "Move HEAD and the current branch to a revision (default HEAD) and reset the index (mixed), also the worktree (hard), or neither (soft); files: only those index paths", handler: s.git, body: agentapi.GitResetRequest{}, status: 200, response: sdk.GitStatus{}, name: "gitReset"},
+		{method: "POST", pattern: "/v1/sandboxes/{id}/git/restore", scope: auth.ScopeExec, summary: "Restore files of the worktree from the index (default) and/or of the index from HEAD (staged)", handler: s.git, body: agentapi.GitRestoreRequest{}, status: 200, response: sdk.GitStatus{}, name: "gitRestore"},
+
 		// Background processes, sessions, terminals and watches (interactive.go).
 		{method: "POST", pattern: "/v1/sandboxes/{id}/processes", scope: auth.ScopeExec, summary: "Start a background process in its own process group; it outlives the request", handler: s.proxy, body: sdk.StartProcessRequest{}, status: 201, response: sdk.Process{}, name: "startProcess"},
 		{method: "GET", pattern: "/v1/sandboxes/{id}/processes", scope: auth.ScopeExec, summary: "List background processes, running and exited", handler: s.proxy, lookup: true, status: 200, response: []sdk.Process{}, name: "listProcesses"},

@@ -154,6 +154,18 @@ async function main() {
     await py.git.createBranch('/work/fresh', 'gone')
     await py.git.deleteBranch('/work/fresh', 'gone')
     assert.deepEqual((await py.git.branches('/work/fresh')).branches, ['main'])
+    // restore a changed file, unstage an added one, reset hard to the last commit
+    await py.fs.uploadFile(Buffer.from('changed\n'), '/work/fresh/x')
+    await py.git.restore('/work/fresh', ['x'])
+    assert.equal((await py.fs.downloadFile('/work/fresh/x')).toString(), 'x\n')
+    await py.fs.uploadFile(Buffer.from('y\n'), '/work/fresh/y')
+    await py.git.add('/work/fresh', ['y'])
+    await py.git.restore('/work/fresh', ['y'], true)
+    assert.equal((await py.git.status('/work/fresh')).fileStatus.find((f) => f.name === 'y').worktree, 'Untracked')
+    await py.git.add('/work/fresh', ['y'])
+    await py.git.commit('/work/fresh', 'second', 'Ann', 'ann@example.com')
+    await py.git.reset('/work/fresh', 'hard', 'HEAD~1')
+    await assert.rejects(py.fs.downloadFile('/work/fresh/y'))
   })
 
   await check('streams, root dir and killPtySession', async () => {
@@ -328,8 +340,6 @@ async function main() {
       'lsp.documentSymbols': () => lsp.documentSymbols('/work/a.py'),
       'lsp.workspaceSymbols': () => lsp.workspaceSymbols('x'),
       'lsp.sandboxSymbols': () => lsp.sandboxSymbols('x'),
-      'git.reset': () => py.git.reset('/work/src'),
-      'git.restore': () => py.git.restore('/work/src', ['f']),
       'git.setConfig': () => py.git.setConfig('user.name', 'a'),
       'git.getConfig': () => py.git.getConfig('user.name'),
       'git.configureUser': () => py.git.configureUser('a', 'a@example.com'),

@@ -8,8 +8,8 @@ import (
 )
 
 // git: Daytona's toolbox git routes onto the agent's git (go-git, so it
-// works in any image, no git binary needed). Not served: reset, restore,
-// config and credentials, which the agent does not have.
+// works in any image, no git binary needed). Not served: config and
+// credentials, which the agent does not have.
 
 // gitStatusNames are Daytona's names of sbx's file states.
 var gitStatusNames = map[string]string{
@@ -290,6 +290,36 @@ func (h *Handler) gitAddRemote(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if _, err := gitCall[none](h, r, agentapi.GitAddRemote, in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (h *Handler) gitReset(w http.ResponseWriter, r *http.Request) error {
+	var in agentapi.GitResetRequest
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitReset, in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (h *Handler) gitRestore(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		agentapi.GitRestoreRequest
+		Source string `json:"source"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Source != "" && in.Source != "HEAD" {
+		return invalid(sdk.CodeFeatureUnsupported, "restore from source %q is not supported on sbx: only from the index and HEAD", in.Source)
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitRestore, in.GitRestoreRequest); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)

@@ -84,6 +84,8 @@ func (h *Handler) routes() []route {
 		tb("DELETE", "/git/branches", exec, h.gitDeleteBranch),
 		tb("GET", "/git/remotes", execRead, h.gitListRemotes),
 		tb("POST", "/git/remotes", exec, h.gitAddRemote),
+		tb("POST", "/git/reset", exec, h.gitReset),
+		tb("POST", "/git/restore", exec, h.gitRestore),
 		tb("GET", "/files", execRead, h.listFiles),
 		tb("DELETE", "/files", exec, h.deleteFile),
 		tb("GET", "/files/info", execRead, h.fileInfo),

@@ -752,6 +752,28 @@ class GitRepoRequest(TypedDict):
     path: NotRequired[str]
 
 
+class GitResetError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitResetRequest(TypedDict):
+    files: NotRequired[List[str]]
+    mode: NotRequired[str]
+    path: str
+    target: NotRequired[str]
+
+
+class GitRestoreError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitRestoreRequest(TypedDict):
+    files: List[str]
+    path: str
+    staged: NotRequired[bool]
+    worktree: NotRequired[bool]
+
+
 class GitStatus(TypedDict):
     ahead: int
     behind: int
