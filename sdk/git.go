@@ -48,6 +48,12 @@ type GitStatus struct {
 	Head   string          `json:"head"`   // commit hash; "" before the first commit
 	Clean  bool            `json:"clean"`  // nothing staged, changed or untracked
 	Files  []GitFileStatus `json:"files"`  // changed, staged and untracked files, by path
+	// The current branch's upstream ("origin/main"); absent when it has none.
+	Upstream string `json:"upstream,omitempty"`
+	// Commits of the current branch its upstream lacks.
+	Ahead int `json:"ahead"`
+	// Commits of the upstream the current branch lacks.
+	Behind int `json:"behind"`
 }
 
 // GitFileStatus is one file that differs from HEAD. Staging and Worktree
@@ -135,6 +141,9 @@ type GitSyncRequest struct {
 	// A password or access token for HTTP(S) (with username, as in a clone).
 	Token string `json:"token,omitempty"`
 	Force bool   `json:"force,omitempty"` // push only: overwrite the remote branch
+	// Push only: make the pushed branch the local branch's upstream, as
+	// git push --set-upstream.
+	SetUpstream bool `json:"setUpstream,omitempty"`
 	// Give up after this long (1 to 3600). Default: 300.
 	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
 }

@@ -249,6 +249,10 @@ type FileInfo struct {
 	// When its content last changed.
 	ModTime time.Time `json:"modTime"`
 	Target  string    `json:"target,omitempty"` // symlink target
+	// The file's user: its name in the sandbox's /etc/passwd, else the uid.
+	Owner string `json:"owner,omitempty"`
+	// The file's group: its name in the sandbox's /etc/group, else the gid.
+	Group string `json:"group,omitempty"`
 }
 
 // MkdirRequest is the body of POST …/files/mkdir.

@@ -53,8 +53,10 @@ type server struct {
 	groups  map[int]struct{} // process groups we started that may still have members
 
 	shutdownReq chan time.Duration // from POST /shutdown: the grace
+	runDir      string             // the socket's directory: agent-only files (sessioncmds.go)
 
-	contexts contextSet // code contexts (contexts.go)
+	contexts contextSet      // code contexts (contexts.go)
+	defaults defaultContexts // each language's default context (contextdefault.go)
 
 	procs    processTable  // background processes (processes.go)
 	sessions sessionTable  // persistent shells (sessions.go)
@@ -103,6 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 		outputLimit: outputLimit,
 		groups:      make(map[int]struct{}),
 		shutdownReq: make(chan time.Duration, 1),
+		runDir:      filepath.Dir(cfg.Socket),
 	}
 	s.startMain(filepath.Dir(cfg.Socket)) // the sandbox's entrypoint, if any (mainproc.go)
 	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 30 * time.Second}
@@ -223,6 +226,24 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.RestartContext: s.handleRestartContext,
 		agentapi.PTYInput:       s.withPTY(s.handlePTYInput), // pty_input.go
 
+		// file operations (fileops.go)
+		agentapi.SetPermissions: gitHandler(s.setPermissions),
+		agentapi.Grep:           gitHandler(s.grep),
+		agentapi.Glob:           gitHandler(s.glob),
+		agentapi.Replace:        gitHandler(s.replace),
+		agentapi.LookupUser:     answerJSON(lookupAccount),
+
+		// default code contexts (contextdefault.go)
+		agentapi.DefaultContext:    s.handleDefaultContext(true),
+		agentapi.GetDefaultContext: s.handleDefaultContext(false),
+
+		// recorded session commands (sessioncmds.go)
+		agentapi.SessionRun:          s.withSession(s.handleSessionRun),
+		agentapi.SessionCommands:     s.withSession(s.handleSessionCommands),
+		agentapi.SessionCommandGet:   s.withSession(s.withSessionCommand(s.handleSessionCommand)),
+		agentapi.SessionCommandLogs:  s.withSession(s.withSessionCommand(s.handleSessionCommandLogs)),
+		agentapi.SessionCommandInput: s.withSession(s.withSessionCommand(s.handleSessionCommandInput)),
+
 		// git (git*.go)
 		agentapi.GitClone:    gitHandler(s.gitClone),
 		agentapi.GitStatus:   gitHandler(s.gitStatus),
@@ -233,6 +254,14 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.GitPush:     gitHandler(s.gitPush),
 		agentapi.GitPull:     gitHandler(s.gitPull),
 		agentapi.GitLog:      gitHandler(s.gitLog),
+
+		// repository set-up (git_repo.go)
+		agentapi.GitInit:         gitHandler(s.gitInit),
+		agentapi.GitDeleteBranch: gitHandler(s.gitDeleteBranch),
+		agentapi.GitRemotes:      gitHandler(s.gitRemotes),
+		agentapi.GitAddRemote:    gitHandler(s.gitAddRemote),
+		agentapi.GitReset:        gitHandler(s.gitReset),
+		agentapi.GitRestore:      gitHandler(s.gitRestore),
 
 		agentapi.PackDir:   s.handlePackDir,         // backup.go
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go

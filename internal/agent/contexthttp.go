@@ -28,15 +28,23 @@ func (s *server) handleCreateContext(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	spec, err := s.prepareContext(req.Language, req.Cwd, req.Env, req.IdleSeconds)
+	c, err := s.newContext(r.Context(), req)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	c, err := s.startContext(r.Context(), spec)
+	writeJSON(w, http.StatusCreated, c.info())
+}
+
+// newContext starts a context and adds it to the live ones.
+func (s *server) newContext(ctx context.Context, req sdk.CreateContextRequest) (*codeContext, error) {
+	spec, err := s.prepareContext(req.Language, req.Cwd, req.Env, req.IdleSeconds)
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, err
+	}
+	c, err := s.startContext(ctx, spec)
+	if err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	c.onGone = func() { s.contexts.remove(c.id) }
@@ -45,7 +53,7 @@ func (s *server) handleCreateContext(w http.ResponseWriter, r *http.Request) {
 	if c.isDead() { // it died before onGone was set
 		s.contexts.remove(c.id)
 	}
-	writeJSON(w, http.StatusCreated, c.info())
+	return c, nil
 }
 
 func (s *server) handleListContexts(w http.ResponseWriter, r *http.Request) {

@@ -93,6 +93,7 @@ func fileInfo(path string) (sdk.FileInfo, error) {
 		Name: fi.Name(), Path: path, Size: fi.Size(),
 		Mode: modeString(fi.Mode()), ModTime: fi.ModTime().UTC(), Type: "other",
 	}
+	info.Owner, info.Group = ownerNames(fi) // fileops.go
 	switch {
 	case fi.Mode().IsRegular():
 		info.Type = "file"

@@ -112,7 +112,7 @@ func repoStatus(repo *git.Repository, dir string) (sdk.GitStatus, error) {
 	}
 	sort.Slice(st.Files, func(i, j int) bool { return st.Files[i].Path < st.Files[j].Path })
 	st.Clean = len(st.Files) == 0
-	return st, nil
+	return st, tracking(repo, &st) // git_track.go
 }
 
 func statusName(c git.StatusCode) string {

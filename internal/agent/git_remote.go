@@ -41,7 +41,7 @@ var gitSetup sync.Once
 
 func prepareRemotes() {
 	gitSetup.Do(func() {
-		client.InstallProtocol("file", gitserver.NewClient(gitserver.DefaultLoader))
+		client.InstallProtocol("file", gitserver.NewClient(localRepos{})) // git_local.go
 		pool := x509.NewCertPool()
 		for r := range bundle.Roots() {
 			cert, err := x509.ParseCertificate(r.Certificate)
@@ -199,12 +199,17 @@ func (s *server) gitPush(ctx context.Context, req sdk.GitSyncRequest) (sdk.GitSy
 	if err != nil && !res.UpToDate {
 		return res, remoteError(ctx, err, url)
 	}
+	if req.SetUpstream {
+		if err := setUpstream(repo, remote, branch); err != nil { // git_track.go
+			return res, gitError(err, dir)
+		}
+	}
 	return res, nil
 }
 
 func (s *server) gitPull(ctx context.Context, req sdk.GitSyncRequest) (sdk.GitSyncResult, error) {
-	if req.Force {
-		return sdk.GitSyncResult{}, errdefs.Invalid(sdk.CodeInvalidParameter, "force is for push only")
+	if req.Force || req.SetUpstream {
+		return sdk.GitSyncResult{}, errdefs.Invalid(sdk.CodeInvalidParameter, "force and setUpstream are for push only")
 	}
 	repo, dir, remote, branch, url, auth, err := s.syncTarget(req)
 	if err != nil {

@@ -70,6 +70,7 @@ type session struct {
 	nonce   string
 
 	turn chan struct{} // holds a token while a command runs
+	cmds sessionCmds   // recorded commands (sessioncmds.go)
 
 	mu       sync.Mutex
 	sh       *shellProc // the current shell; replaced (holding turn) once it ended
@@ -255,6 +256,12 @@ type sessionResult struct {
 // runInSession runs one command in the shell and feeds its output to out. Errors
 // are returned only when the command did not start.
 func (s *server) runInSession(ctx context.Context, ss *session, text string, timeout time.Duration, out execOutput) (sessionResult, error) {
+	return s.runInSessionFrom(ctx, ss, text, "/dev/null", timeout, out)
+}
+
+// runInSessionFrom is runInSession with the command's stdin read from the
+// file at stdin.
+func (s *server) runInSessionFrom(ctx context.Context, ss *session, text, stdin string, timeout time.Duration, out execOutput) (sessionResult, error) {
 	if text == "" || strings.ContainsRune(text, 0) {
 		return sessionResult{}, errdefs.Invalid(sdk.CodeInvalidCommand, "command must be non-empty shell text without NUL bytes")
 	}
@@ -287,7 +294,7 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 		out.write("stderr", msg)
 		return sessionResult{exitCode: 2, shellRestarted: restarted, duration: time.Since(begin)}, nil
 	}
-	script := "__sbx_run() { eval '" + strings.ReplaceAll(text, "'", `'\''`) + "' </dev/null; }; __sbx_in=1 __sbx_run; " +
+	script := "__sbx_run() { eval '" + strings.ReplaceAll(text, "'", `'\''`) + "'" + sessionStdin(stdin) + "; }; __sbx_in=1 __sbx_run; " +
 		"printf '\\n%s %d\\n' " + marker + " $? >&8; printf '\\n%s 0\\n' " + marker + " >&9\n"
 	sh.stdin.SetWriteDeadline(time.Now().Add(stdinWriteTimeout))
 	if _, err := sh.stdin.WriteString(script); err != nil {

@@ -45,6 +45,8 @@ func (r Route) Expand(params ...string) string {
 // MaxAnswer; every other route's answer is bounded by MaxAnswer.
 var answerLimits = map[Route]int64{
 	ListFiles:     16 << 20,
+	Grep:          16 << 20, // MaxGrepMatches lines
+	Glob:          16 << 20, // MaxGlobFiles names
 	GitLog:        16 << 20,
 	ListProcesses: 4 << 20,
 	Run:           16 << 20, // rich results (images) of a whole run

@@ -107,11 +107,49 @@ var (
 	PTYInput       = Route{"POST", "/ptys/{pty}/input"}       // raw body typed into the terminal → 204 (pty_input.go)
 )
 
+// File operations done next to the files (internal/agent/fileops.go).
+var (
+	SetPermissions = Route{"POST", "/files/permissions"} // PermissionsRequest → sdk.FileInfo
+	Grep           = Route{"POST", "/files/grep"}        // GrepRequest → GrepResult
+	Glob           = Route{"POST", "/files/glob"}        // GlobRequest → GlobResult
+	Replace        = Route{"POST", "/files/replace"}     // ReplaceRequest → []ReplaceResult
+	LookupUser     = Route{"GET", "/user"}               // ?name=NAME|UID (default: who commands run as) → User
+)
+
+// Recorded session commands (internal/agent/sessioncmds.go).
+var (
+	SessionRun          = Route{"POST", "/sessions/{session}/commands"}                 // SessionRunRequest → SessionCommand
+	SessionCommands     = Route{"GET", "/sessions/{session}/commands"}                  // → []SessionCommand
+	SessionCommandGet   = Route{"GET", "/sessions/{session}/commands/{command}"}        // → SessionCommand
+	SessionCommandLogs  = Route{"GET", "/sessions/{session}/commands/{command}/logs"}   // → SessionLogs, or with ?follow=true NDJSON SessionLogEvent
+	SessionCommandInput = Route{"POST", "/sessions/{session}/commands/{command}/input"} // SessionInput → 204
+)
+
+// Default code contexts (internal/agent/contextdefault.go): per language,
+// the context that runs without a context of their own share.
+var (
+	DefaultContext    = Route{"POST", "/default-contexts/{language}"} // → sdk.Context, started if there is none live
+	GetDefaultContext = Route{"GET", "/default-contexts/{language}"}  // → sdk.Context, or 404 CONTEXT_NOT_FOUND
+)
+
+// More git (internal/agent/git_repo.go): bodies in agentapi/git.go.
+var (
+	GitInit         = Route{"POST", "/git/init"}            // GitInitRequest → 204
+	GitDeleteBranch = Route{"POST", "/git/branches/delete"} // GitBranchRequest → 204
+	GitRemotes      = Route{"POST", "/git/remotes/list"}    // sdk.GitRepoRequest → []GitRemote
+	GitAddRemote    = Route{"POST", "/git/remotes"}         // GitAddRemoteRequest → 204
+	GitReset        = Route{"POST", "/git/reset"}           // GitResetRequest → sdk.GitStatus
+	GitRestore      = Route{"POST", "/git/restore"}         // GitRestoreRequest → sdk.GitStatus
+)
+
 // Routes lists every route the agent serves; the agent's mux is built from
 // it (agent.routes fails to start on a route it has no handler for).
 var Routes = []Route{
 	Health, Exec, Shutdown, Sync, Suspend, Run, Watch,
 	PutFile, GetFile, DeleteFile, ListFiles, StatFile, Mkdir, Move, GetTar, PutTar,
+	SetPermissions, Grep, Glob, Replace, LookupUser,
+	DefaultContext, GetDefaultContext,
+	SessionRun, SessionCommands, SessionCommandGet, SessionCommandLogs, SessionCommandInput,
 	CreateContext, ListContexts, GetContext, DeleteContext, RunContext,
 	StartProcess, ListProcesses, GetProcess, DeleteProcess, ProcessLogs, WriteStdin, CloseStdin,
 	SignalProcess, WaitProcess, WaitForLog, WaitForPort,
@@ -119,6 +157,7 @@ var Routes = []Route{
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
+	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote, GitReset, GitRestore,
 	PackDir, UnpackDir,
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,

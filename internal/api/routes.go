@@ -332,6 +332,137 @@ func (s *Server) routes() []route {
 			status: 200, response: sdk.FileInfo{},
 		},
 
+		// Done by the agent next to the files and sessions (internal/agent/fileops.go, sessioncmds.go,
+		// git_repo.go).
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/files/permissions", name: "setFilePermissions",
+			summary: "Set a file's mode, owner and group (names of the sandbox's /etc/passwd and /etc/group, or " +
+				"numbers); empty fields stay",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.PermissionsRequest{Path: "run.sh", Mode: "0755", Owner: "user"},
+			status: 200, response: sdk.FileInfo{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/files/grep", name: "grepFiles",
+			summary: "Lines of the text files under a path that contain a string, at most max (truncated says more " +
+				"were left out)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.GrepRequest{Path: "src", Pattern: "TODO", Max: 100},
+			status: 200, response: sdk.GrepResult{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/files/glob", name: "globFiles",
+			summary: "Files and directories under a path whose name matches a pattern (as find -name), at most max",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.GlobRequest{Path: "src", Pattern: "*.py"},
+			status: 200, response: sdk.GlobResult{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/files/replace", name: "replaceInFiles",
+			summary: "Replace every occurrence of a string in each file (each rewritten whole, mode and owner " +
+				"kept); one result per file",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.ReplaceRequest{Files: []string{"src/app.py"}, Old: "debug = True", New: "debug = False"},
+			status: 200, response: []sdk.ReplaceResult{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/user", name: "lookupUser",
+			summary: "An account of the sandbox's /etc/passwd (default root, whom commands run as): uid, gid, home",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			query:  []param{{"name", "string", "a user name or uid"}},
+			status: 200, response: sdk.User{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/default-contexts/{language}", name: "defaultContext",
+			summary: "The language's default code context, started if there is none live",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 200, response: sdk.Context{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/default-contexts/{language}", name: "getDefaultContext",
+			summary: "The language's default code context, or 404 CONTEXT_NOT_FOUND",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: sdk.Context{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands", name: "runSessionCommand",
+			summary: "Run a command in a session and keep its record (id, output, exit code); async answers at " +
+				"once and the command reads the input sent to it",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.SessionRunRequest{Command: "npm test", Async: true},
+			status: 200, response: sdk.SessionCommand{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands", name: "listSessionCommands",
+			summary: "A session's recorded commands",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: []sdk.SessionCommand{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}", name: "getSessionCommand",
+			summary: "A recorded command: its text and, once it ended, its exit code",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: sdk.SessionCommand{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/logs", name: "sessionCommandLogs",
+			summary: "A recorded command's output; with follow=true NDJSON SessionLogEvents until it ends",
+			handler: s.streamProxy, scope: auth.ScopeExec, lookup: true,
+			query:  []param{{"follow", "boolean", "stream until the command ends"}},
+			status: 200, response: sdk.SessionLogs{},
+			events: sdk.SessionLogEvent{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/input", name: "sendSessionCommandInput",
+			summary: "Write to the stdin of a command run async",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.SessionInput{Data: "yes\n"},
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/init", name: "gitInit",
+			summary: "Make a repository (bare or with a worktree) in a directory",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitInitRequest{Path: "repo", InitialBranch: "main"},
+			status: 200,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/branches/delete", name: "gitDeleteBranch",
+			summary: "Delete a local branch that is not the current one",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitBranchRequest{Path: "repo", Name: "old-feature"},
+			status: 200,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/remotes/list", name: "gitRemotes",
+			summary: "A repository's remotes and their URLs (credentials removed)",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitRepoRequest{Path: "repo"},
+			status: 200, response: []sdk.GitRemote{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/remotes", name: "gitAddRemote",
+			summary: "Add a remote (overwrite: replace one of that name; fetch: fetch it once added)",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitAddRemoteRequest{Path: "repo", Name: "origin", URL: "https://git.example.com/acme/app.git"},
+			status: 200,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/reset", name: "gitReset",
+			summary: "Move HEAD and the current branch to a revision (default HEAD) and reset the index (mixed), " +
+				"also the worktree (hard), or neither (soft); files: only those index paths",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitResetRequest{Path: "repo", Mode: "hard", Target: "HEAD~1"},
+			status: 200, response: sdk.GitStatus{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/restore", name: "gitRestore",
+			summary: "Restore files of the worktree from the index (default) and/or of the index from HEAD (staged)",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitRestoreRequest{Path: "repo", Files: []string{"README.md"}, Staged: true},
+			status: 200, response: sdk.GitStatus{},
+		},
+
 		// Background processes, sessions, terminals and watches (interactive.go).
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes", name: "startProcess",
@@ -482,7 +613,7 @@ func (s *Server) routes() []route {
 			handler: s.proxy, scope: auth.ScopeExec,
 			body:   rawBody{},
 			status: 204,
-			codes: []sdk.Code{sdk.CodePTYExited, sdk.CodeBodyTooLarge},
+			codes:  []sdk.Code{sdk.CodePTYExited, sdk.CodeBodyTooLarge},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/resize", name: "resizePTY",

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
@@ -65,73 +63,6 @@ func (h *Handler) getSandbox(w http.ResponseWriter, r *http.Request) error {
 	return h.sendSandbox(w, r, http.StatusOK, sb)
 }
 
-// listPage is Daytona's ListSandboxesResponse.
-type listPage struct {
-	Items      []sandboxDTO `json:"items"`
-	NextCursor *string      `json:"nextCursor"`
-}
-
-const (
-	defaultPageSize = 100
-	maxPageSize     = 200
-)
-
-// listSandboxes answers a page of sandboxes, oldest first; the cursor is
-// the offset of the next page.
-func (h *Handler) listSandboxes(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	f := store.Filter{}
-	if l := q.Get("labels"); l != "" {
-		if err := json.Unmarshal([]byte(l), &f.Labels); err != nil {
-			return invalid(sdk.CodeInvalidLabel, "labels must be a JSON object of strings, got %q", l)
-		}
-	}
-	offset, limit := 0, defaultPageSize
-	if c := q.Get("cursor"); c != "" {
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 0 {
-			return invalid(sdk.CodeInvalidParameter, "cursor %q is not one this server gave out", c)
-		}
-		offset = n
-	}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxPageSize {
-			return invalid(sdk.CodeInvalidParameter, "limit must be a whole number from 1 to %d, got %q", maxPageSize, l)
-		}
-		limit = n
-	}
-	list, err := h.cfg.Sandboxes.List(r.Context(), f)
-	if err != nil {
-		return err
-	}
-	states := q["states"]
-	var keep []*store.Sandbox
-	for _, sb := range list {
-		if id := q.Get("id"); id != "" && !strings.HasPrefix(sb.ID, id) {
-			continue
-		}
-		if name := q.Get("name"); name != "" && !strings.HasPrefix(sb.Name, name) {
-			continue
-		}
-		if len(states) > 0 && !slices.Contains(states, stateOf(sb.State)) {
-			continue
-		}
-		keep = append(keep, sb)
-	}
-	slices.SortStableFunc(keep, func(a, b *store.Sandbox) int { return a.CreatedAt.Compare(b.CreatedAt) })
-	page := listPage{Items: []sandboxDTO{}}
-	for i := offset; i < len(keep) && i < offset+limit; i++ {
-		page.Items = append(page.Items, toDTO(keep[i], toolboxURL(r)))
-	}
-	if offset+limit < len(keep) {
-		next := strconv.Itoa(offset + limit)
-		page.NextCursor = &next
-	}
-	writeJSON(w, http.StatusOK, page)
-	return nil
-}
-
 // deleteSandbox starts the deletion and answers the sandbox in "destroying"
 // (the SDK waits for "destroyed", or for a 404).
 func (h *Handler) deleteSandbox(w http.ResponseWriter, r *http.Request) error {
@@ -139,23 +70,13 @@ func (h *Handler) deleteSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h.sessions.forgetSandbox(sb.ID)
-	h.contexts.forget(sb.ID)
 	return h.sendSandbox(w, r, http.StatusOK, sb)
 }
 
 // startSandbox starts a stopped or archived sandbox and resumes a paused
-// one (Daytona's start does both).
+// one (Daytona's start does both): the Manager decides which.
 func (h *Handler) startSandbox(w http.ResponseWriter, r *http.Request) error {
-	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if sb.State == sdk.StatePaused {
-		sb, err = h.cfg.Sandboxes.Resume(r.Context(), sb.ID)
-	} else {
-		sb, err = h.cfg.Sandboxes.Start(r.Context(), sb.ID)
-	}
+	sb, err := h.cfg.Sandboxes.EnsureRunning(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -214,15 +135,18 @@ func (h *Handler) replaceLabels(w http.ResponseWriter, r *http.Request) error {
 	if in.Labels == nil {
 		return invalid(sdk.CodeInvalidLabel, "labels is required: an object of string values")
 	}
-	sb, err := h.cfg.Sandboxes.Update(r.Context(), r.PathValue("id"), sdk.UpdateSandboxRequest{Labels: in.Labels})
+	if in.Labels[publicLabel] != "" {
+		return invalid(sdk.CodeInvalidLabel, "label %s is sbx's own", publicLabel)
+	}
+	old, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	labels := sb.Spec.Labels
-	if labels == nil {
-		labels = map[string]string{}
+	sb, err := h.cfg.Sandboxes.Update(r.Context(), old.ID, sdk.UpdateSandboxRequest{Labels: withPublic(in.Labels, old.Spec.Labels[publicLabel] == "true")})
+	if err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"labels": labels})
+	writeJSON(w, http.StatusOK, map[string]any{"labels": withPublic(sb.Spec.Labels, false)})
 	return nil
 }
 

@@ -41,6 +41,9 @@ type createRequest struct {
 	LinkedSandbox string `json:"linkedSandbox"`
 	Secrets       []any  `json:"secrets"`
 	KVM           bool   `json:"kvm"`
+	Spot          bool   `json:"spot"`
+	Target        string `json:"target"`
+	OtelEndpoint  string `json:"otelEndpointOverride"`
 }
 
 // translateCreate turns Daytona's create body into sbx's. Everything is
@@ -62,6 +65,14 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 		return sdk.CreateSandboxRequest{}, unsupported("linkedSandbox")
 	case in.OutboundProxyURL != "":
 		return sdk.CreateSandboxRequest{}, unsupported("outboundProxyUrl")
+	case in.Spot:
+		return sdk.CreateSandboxRequest{}, unsupported("spot")
+	case in.OtelEndpoint != "":
+		return sdk.CreateSandboxRequest{}, unsupported("otelEndpointOverride")
+	case in.Target != "" && in.Target != target:
+		return sdk.CreateSandboxRequest{}, unsupported("target " + in.Target + " (sbx has one target, " + target + ")")
+	case in.Labels[publicLabel] != "":
+		return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidLabel, "label %s is sbx's own: set public instead", publicLabel)
 	case in.User != "" && in.User != "root":
 		return sdk.CreateSandboxRequest{}, unsupported("user " + in.User + " (sbx runs the toolbox as root)")
 	}
@@ -85,6 +96,9 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 		AutoStopSeconds: minutesToSeconds(in.AutoStopInterval), AutoPauseSeconds: minutesToSeconds(in.AutoPauseInterval),
 		AutoArchiveSeconds: minutesToSeconds(in.AutoArchiveInterval), AutoDeleteSeconds: minutesToSeconds(in.AutoDeleteInterval),
 		TTLSeconds: in.TTLMinutes * 60,
+	}
+	if in.Public {
+		req.Labels = withPublic(req.Labels, true)
 	}
 	// Daytona's auto-stop and auto-pause exclude each other; sbx's default
 	// auto-stop must not collide with an auto-pause the caller asked for.

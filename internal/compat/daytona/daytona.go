@@ -44,11 +44,11 @@ type Sandboxes interface {
 	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
 	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
-	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
+	// EnsureRunning starts, resumes or restores a sandbox as its state needs.
+	EnsureRunning(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Archive(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Pause(ctx context.Context, idOrName string) (*store.Sandbox, error)
-	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
 	Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (*sandbox.ForkResult, error)
 	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
@@ -72,6 +72,8 @@ type Images interface {
 type Previews interface {
 	// Link returns the exposed port, exposing it private if it is not.
 	Link(ctx context.Context, id string, port int) (*store.Port, error)
+	// Expose exposes a port, public or not (a conflict if it already is the other way).
+	Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error)
 	Sign(rec *store.Port, expires time.Time) string
 }
 
@@ -89,15 +91,13 @@ type Config struct {
 
 // Handler serves the Daytona API.
 type Handler struct {
-	cfg      Config
-	mux      *http.ServeMux
-	sessions *sessionLog     // session commands' output (sessions.go)
-	contexts defaultContexts // each sandbox's default interpreter context (interpreter.go)
+	cfg Config
+	mux *http.ServeMux
 }
 
 // New returns the Daytona compat handler; mount it at Prefix.
 func New(cfg Config) *Handler {
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), sessions: newSessionLog()}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux()}
 	for _, rt := range h.routes() {
 		fn := rt.fn
 		if !rt.public {

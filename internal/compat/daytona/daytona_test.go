@@ -58,7 +58,7 @@ func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error
 func (f *fakeSandboxes) Delete(context.Context, string, bool) (*store.Sandbox, error) {
 	return nil, errNotHere
 }
-func (f *fakeSandboxes) Start(context.Context, string) (*store.Sandbox, error) {
+func (f *fakeSandboxes) EnsureRunning(context.Context, string) (*store.Sandbox, error) {
 	return nil, errNotHere
 }
 func (f *fakeSandboxes) Stop(context.Context, string, sandbox.StopOptions) (*store.Sandbox, error) {
@@ -68,9 +68,6 @@ func (f *fakeSandboxes) Archive(context.Context, string) (*store.Sandbox, error)
 	return nil, errNotHere
 }
 func (f *fakeSandboxes) Pause(context.Context, string) (*store.Sandbox, error) {
-	return nil, errNotHere
-}
-func (f *fakeSandboxes) Resume(context.Context, string) (*store.Sandbox, error) {
 	return nil, errNotHere
 }
 func (f *fakeSandboxes) Update(ctx context.Context, id string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error) {

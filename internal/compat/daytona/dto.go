@@ -35,10 +35,11 @@ type sandboxDTO struct {
 	ErrorReason         string            `json:"errorReason,omitempty"`
 	Recoverable         bool              `json:"recoverable"`
 	BackupState         string            `json:"backupState"`
-	AutoStopInterval    int               `json:"autoStopInterval"`    // minutes; 0: never
-	AutoPauseInterval   int               `json:"autoPauseInterval"`   // minutes; 0: never
-	AutoArchiveInterval int               `json:"autoArchiveInterval"` // minutes
-	AutoDeleteInterval  int               `json:"autoDeleteInterval"`  // minutes; -1: never, 0: on stop
+	AutoStopInterval    int               `json:"autoStopInterval"`        // minutes; 0: never
+	AutoPauseInterval   int               `json:"autoPauseInterval"`       // minutes; 0: never
+	AutoArchiveInterval int               `json:"autoArchiveInterval"`     // minutes
+	AutoDeleteInterval  int               `json:"autoDeleteInterval"`      // minutes; -1: never, 0: on stop
+	AutoDestroyAt       string            `json:"autoDestroyAt,omitempty"` // the TTL's end; none without a TTL
 	Volumes             []any             `json:"volumes"`
 	CreatedAt           string            `json:"createdAt"`
 	UpdatedAt           string            `json:"updatedAt"`
@@ -50,19 +51,48 @@ type sandboxDTO struct {
 // organizationID is the one organization sbx shows Daytona clients.
 const organizationID = "sbx"
 
+// target is the one region sbx shows Daytona clients.
+const target = "local"
+
+// publicLabel marks a sandbox created public: its previews need no token.
+// It is kept with the sandbox (a label sbx stores), not by this layer, and
+// Daytona clients never see it among the labels.
+const publicLabel = "sbx.daytona/public"
+
+// withPublic returns labels with publicLabel set (public) or left out.
+func withPublic(labels map[string]string, public bool) map[string]string {
+	out := make(map[string]string, len(labels)+1)
+	for k, v := range labels {
+		if k != publicLabel {
+			out[k] = v
+		}
+	}
+	if public {
+		out[publicLabel] = "true"
+	}
+	return out
+}
+
 // toDTO turns a stored sandbox into Daytona's Sandbox. toolbox is the
 // toolbox proxy URL the SDK appends "/{id}" to.
 func toDTO(sb *store.Sandbox, toolbox string) sandboxDTO {
 	s, pol := sb.Spec, sandbox.PolicyOf(sb.Spec)
 	d := sandboxDTO{
 		ID: sb.ID, OrganizationID: organizationID, Name: sb.Name, Snapshot: s.Snapshot,
-		User: "root", Env: s.Env, Labels: s.Labels, Target: "local",
+		User: "root", Env: s.Env, Labels: withPublic(s.Labels, false), Public: s.Labels[publicLabel] == "true", Target: target,
 		CPU: int(math.Ceil(s.CPU)), Memory: ceilDiv(s.MemoryMiB, 1024), Disk: ceilDiv(s.DiskMiB, 1024),
 		State: stateOf(sb.State), ErrorReason: sb.Error, BackupState: "None",
 		AutoStopInterval: pol.AutoStopSeconds / 60, AutoPauseInterval: pol.AutoPauseSeconds / 60,
 		AutoArchiveInterval: pol.AutoArchiveSeconds / 60, AutoDeleteInterval: deleteMinutes(pol.AutoDeleteSeconds),
 		Volumes: []any{}, CreatedAt: stamp(sb.CreatedAt), UpdatedAt: stamp(sb.UpdatedAt),
 		LastActivityAt: stamp(sb.LastActivityAt), SandboxClass: s.Class, ToolboxProxyURL: toolbox,
+	}
+	if pol.TTLSeconds > 0 { // as internal/sandbox/policy.go's plan counts it
+		from := pol.TTLFrom
+		if from.IsZero() {
+			from = sb.CreatedAt
+		}
+		d.AutoDestroyAt = stamp(from.Add(time.Duration(pol.TTLSeconds) * time.Second))
 	}
 	if d.Name == "" {
 		d.Name = sb.ID // Daytona sandboxes always have a name

@@ -1,7 +1,6 @@
 package daytona
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -43,7 +41,7 @@ func toFileInfo(f sdk.FileInfo) fileInfo {
 	}
 	t := stamp(f.ModTime)
 	return fileInfo{Name: f.Name, Path: f.Path, IsDir: f.Type == "dir", Size: f.Size, Mode: mode.String(),
-		Permissions: f.Mode, ModTime: t, ModifiedAt: t, Owner: "root", Group: "root"}
+		Permissions: f.Mode, ModTime: t, ModifiedAt: t, Owner: f.Owner, Group: f.Group}
 }
 
 func pathParam(r *http.Request) (string, error) {
@@ -77,8 +75,8 @@ func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var list []sdk.FileInfo
-	if err := call(r.Context(), c, agentapi.ListFiles, agentapi.ListFiles.Path, q, nil, &list); err != nil {
+	list, err := agentapi.Call[[]sdk.FileInfo](r.Context(), c, agentapi.ListFiles, query(q), nil)
+	if err != nil {
 		return err
 	}
 	out := make([]fileInfo, 0, len(list))
@@ -94,8 +92,8 @@ func (h *Handler) fileInfo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var f sdk.FileInfo
-	if err := call(r.Context(), c, agentapi.StatFile, agentapi.StatFile.Path, url.Values{"path": {p}}, nil, &f); err != nil {
+	f, err := agentapi.Call[sdk.FileInfo](r.Context(), c, agentapi.StatFile, query(url.Values{"path": {p}}), nil)
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toFileInfo(f))
@@ -118,7 +116,7 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := call(r.Context(), c, agentapi.Mkdir, agentapi.Mkdir.Path, nil, sdk.MkdirRequest{Path: p, Mode: mode, Parents: true}, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.Mkdir, agentapi.Params{}, sdk.MkdirRequest{Path: p, Mode: mode, Parents: true}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusCreated)
@@ -134,7 +132,7 @@ func (h *Handler) deleteFile(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Query().Get("recursive") == "true" {
 		q.Set("recursive", "true")
 	}
-	if err := call(r.Context(), c, agentapi.DeleteFile, agentapi.DeleteFile.Path, q, nil, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.DeleteFile, query(q), nil); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -151,7 +149,7 @@ func (h *Handler) moveFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := call(r.Context(), c, agentapi.Move, agentapi.Move.Path, nil, sdk.MoveRequest{From: from, To: to}, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.Move, agentapi.Params{}, sdk.MoveRequest{From: from, To: to}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -176,29 +174,20 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request) error {
 
 // getFile opens a file of the sandbox as a stream.
 func getFile(r *http.Request, c *agentapi.Client, path string) (io.ReadCloser, error) {
-	resp, err := c.Forward(r.Context(), agentapi.Request{Method: agentapi.GetFile.Method, Path: agentapi.GetFile.Path, RawQuery: url.Values{"path": {path}}.Encode()})
+	resp, err := agentapi.Open(r.Context(), c, agentapi.GetFile, query(url.Values{"path": {path}}), nil, "")
 	if err != nil {
-		return nil, agentLost(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		return nil, agentapi.ResponseError(resp)
+		return nil, err
 	}
 	return resp.Body, nil
 }
 
 // putFile writes body to path in the sandbox, creating parent directories.
-func putFile(r *http.Request, c *agentapi.Client, path string, body io.Reader, size int64) error {
-	resp, err := c.Forward(r.Context(), agentapi.Request{Method: agentapi.PutFile.Method, Path: agentapi.PutFile.Path,
-		RawQuery: url.Values{"path": {path}, "parents": {"true"}}.Encode(), Body: body, ContentLength: size,
-		ContentType: "application/octet-stream"})
+func putFile(r *http.Request, c *agentapi.Client, path string, body io.Reader) error {
+	resp, err := agentapi.Open(r.Context(), c, agentapi.PutFile, query(url.Values{"path": {path}, "parents": {"true"}}), body, "application/octet-stream")
 	if err != nil {
-		return agentLost(err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return agentapi.ResponseError(resp)
-	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return nil
 }
@@ -296,7 +285,7 @@ func (h *Handler) bulkUpload(w http.ResponseWriter, r *http.Request) error {
 			if dst == "" {
 				return invalid(sdk.CodeInvalidPath, "%s came without %s.path", name, idx)
 			}
-			if err := putFile(r, c, dst, part, -1); err != nil {
+			if err := putFile(r, c, dst, part); err != nil {
 				return err
 			}
 		}
@@ -306,137 +295,83 @@ func (h *Handler) bulkUpload(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// setPermissions serves POST /files/permissions?path&owner&group&mode with
-// chmod and chown run by the agent (argv, no shell).
+// setPermissions serves POST /files/permissions?path&owner&group&mode,
+// done by the agent.
 func (h *Handler) setPermissions(w http.ResponseWriter, r *http.Request) error {
 	p, err := pathParam(r)
 	if err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	var cmds [][]string
-	if m := q.Get("mode"); m != "" {
-		if _, err := strconv.ParseUint(m, 8, 32); err != nil {
-			return invalid(sdk.CodeInvalidMode, "mode must be octal permission bits like 755, got %q", m)
+	req := sdk.PermissionsRequest{Path: p, Mode: q.Get("mode"), Owner: q.Get("owner"), Group: q.Get("group")}
+	if req.Mode != "" {
+		if _, err := strconv.ParseUint(req.Mode, 8, 32); err != nil {
+			return invalid(sdk.CodeInvalidMode, "mode must be octal permission bits like 755, got %q", req.Mode)
 		}
-		cmds = append(cmds, []string{"chmod", m, "--", p})
-	}
-	owner, group := q.Get("owner"), q.Get("group")
-	for _, s := range []string{owner, group} {
-		if strings.ContainsAny(s, ":/ ") || strings.HasPrefix(s, "-") {
-			return invalid(sdk.CodeInvalidParameter, "owner and group must be plain user and group names, got %q", s)
-		}
-	}
-	if owner != "" || group != "" {
-		spec := owner
-		if group != "" {
-			spec += ":" + group
-		}
-		cmds = append(cmds, []string{"chown", spec, "--", p})
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	for _, cmd := range cmds {
-		var res sdk.ExecResult
-		if err := call(r.Context(), c, agentapi.Exec, agentapi.Exec.Path, nil, sdk.ExecRequest{Cmd: cmd}, &res); err != nil {
-			return err
-		}
-		if res.ExitCode != 0 {
-			return invalid(sdk.CodeInvalidParameter, "%s: %s", cmd[0], strings.TrimSpace(res.Stderr))
-		}
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.SetPermissions, agentapi.Params{}, req); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
 
-// match is Daytona's Match (findFiles).
-type match struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Content string `json:"content"`
-}
-
-// findInFiles serves GET /files/find?path&pattern: lines containing
-// pattern, found with grep in the sandbox.
+// findInFiles serves GET /files/find?path&pattern: the lines containing
+// pattern, found by the agent.
 func (h *Handler) findInFiles(w http.ResponseWriter, r *http.Request) error {
-	p, err := pathParam(r)
+	p, c, pattern, err := h.searchParams(r)
 	if err != nil {
 		return err
 	}
-	pattern := r.URL.Query().Get("pattern")
-	if pattern == "" {
-		return invalid(sdk.CodeInvalidParameter, "pattern is required")
-	}
-	out, err := h.run(r, []string{"grep", "-rnIF", "--", pattern, p}, 1)
+	res, err := agentapi.Call[sdk.GrepResult](r.Context(), c, agentapi.Grep, agentapi.Params{}, sdk.GrepRequest{Path: p, Pattern: pattern})
 	if err != nil {
 		return err
 	}
-	matches := []match{}
-	for _, line := range strings.Split(out, "\n") {
-		file, rest, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		num, content, ok := strings.Cut(rest, ":")
-		n, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			continue
-		}
-		matches = append(matches, match{File: file, Line: n, Content: content})
+	if res.Truncated {
+		return invalid(sdk.CodeInvalidParameter, "more than %d lines under %s contain %q: search a narrower path or pattern", agentapi.MaxGrepMatches, p, pattern)
 	}
-	writeJSON(w, http.StatusOK, matches)
+	writeJSON(w, http.StatusOK, res.Matches)
 	return nil
 }
 
-// searchFiles serves GET /files/search?path&pattern: files whose name
-// matches a glob, found with find in the sandbox.
+// searchFiles serves GET /files/search?path&pattern: the files whose name
+// matches a glob, found by the agent.
 func (h *Handler) searchFiles(w http.ResponseWriter, r *http.Request) error {
-	p, err := pathParam(r)
+	p, c, pattern, err := h.searchParams(r)
 	if err != nil {
 		return err
 	}
-	pattern := r.URL.Query().Get("pattern")
-	if pattern == "" {
-		return invalid(sdk.CodeInvalidParameter, "pattern is required")
-	}
-	out, err := h.run(r, []string{"find", p, "-name", pattern}, 0)
+	res, err := agentapi.Call[sdk.GlobResult](r.Context(), c, agentapi.Glob, agentapi.Params{}, sdk.GlobRequest{Path: p, Pattern: pattern})
 	if err != nil {
 		return err
 	}
-	files := []string{}
-	for _, f := range strings.Split(out, "\n") {
-		if f != "" {
-			files = append(files, f)
-		}
+	if res.Truncated {
+		return invalid(sdk.CodeInvalidParameter, "more than %d names under %s match %q: search a narrower path or pattern", agentapi.MaxGlobFiles, p, pattern)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"files": files})
+	writeJSON(w, http.StatusOK, map[string]any{"files": res.Files})
 	return nil
 }
 
-// run runs argv in the sandbox and returns its stdout; an exit code above
-// okUpTo is an error with its stderr.
-func (h *Handler) run(r *http.Request, argv []string, okUpTo int) (string, error) {
-	c, _, err := h.agentFor(r)
+// searchParams are the path and pattern of a search and the agent.
+func (h *Handler) searchParams(r *http.Request) (string, *agentapi.Client, string, error) {
+	p, err := pathParam(r)
 	if err != nil {
-		return "", err
+		return "", nil, "", err
 	}
-	var res sdk.ExecResult
-	if err := call(r.Context(), c, agentapi.Exec, agentapi.Exec.Path, nil, sdk.ExecRequest{Cmd: argv}, &res); err != nil {
-		return "", err
+	pattern := r.URL.Query().Get("pattern")
+	if pattern == "" {
+		return "", nil, "", invalid(sdk.CodeInvalidParameter, "pattern is required")
 	}
-	if res.ExitCode > okUpTo {
-		if strings.Contains(res.Stderr, "No such file") {
-			return "", errdefs.NotFound(sdk.CodeFileNotFound, "%s", strings.TrimSpace(res.Stderr))
-		}
-		return "", invalid(sdk.CodeInvalidParameter, "%s failed: %s", argv[0], strings.TrimSpace(res.Stderr))
-	}
-	return res.Stdout, nil
+	c, _, err := h.agentFor(r)
+	return p, c, pattern, err
 }
 
-// replaceInFiles serves POST /files/replace {files, pattern, newValue}:
-// each file is read, changed and written back through the agent.
+// replaceInFiles serves POST /files/replace {files, pattern, newValue},
+// done by the agent file by file.
 func (h *Handler) replaceInFiles(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Files    []string `json:"files"`
@@ -453,40 +388,19 @@ func (h *Handler) replaceInFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	res, err := agentapi.Call[[]sdk.ReplaceResult](r.Context(), c, agentapi.Replace, agentapi.Params{}, sdk.ReplaceRequest{Files: in.Files, Old: in.Pattern, New: in.NewValue})
+	if err != nil {
+		return err
+	}
 	type result struct {
 		File    string `json:"file"`
 		Success bool   `json:"success"`
 		Error   string `json:"error,omitempty"`
 	}
-	results := []result{}
-	for _, f := range in.Files {
-		err := replaceIn(r, c, f, in.Pattern, in.NewValue)
-		res := result{File: f, Success: err == nil}
-		if err != nil {
-			res.Error = err.Error()
-		}
-		results = append(results, res)
+	out := []result{}
+	for _, x := range res {
+		out = append(out, result{File: x.File, Success: x.Error == "", Error: x.Error})
 	}
-	writeJSON(w, http.StatusOK, results)
+	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// maxReplaceFile bounds a file replaceInFiles reads whole.
-const maxReplaceFile = 64 << 20
-
-func replaceIn(r *http.Request, c *agentapi.Client, path, old, new string) error {
-	body, err := getFile(r, c, path)
-	if err != nil {
-		return err
-	}
-	b, err := io.ReadAll(io.LimitReader(body, maxReplaceFile+1))
-	body.Close()
-	if err != nil {
-		return agentLost(err)
-	}
-	if len(b) > maxReplaceFile {
-		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "%s is larger than %d bytes", path, maxReplaceFile)
-	}
-	changed := bytes.ReplaceAll(b, []byte(old), []byte(new))
-	return putFile(r, c, path, bytes.NewReader(changed), int64(len(changed)))
 }

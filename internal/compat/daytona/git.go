@@ -8,9 +8,8 @@ import (
 )
 
 // git: Daytona's toolbox git routes onto the agent's git (go-git, so it
-// works in any image, no git binary needed). Not served: init, reset,
-// restore, remotes, config, credentials and branch deletion, which the
-// agent does not have.
+// works in any image, no git binary needed). Not served: config and
+// credentials, which the agent does not have.
 
 // gitStatusNames are Daytona's names of sbx's file states.
 var gitStatusNames = map[string]string{
@@ -18,12 +17,14 @@ var gitStatusNames = map[string]string{
 	"deleted": "Deleted", "renamed": "Renamed", "copied": "Copied", "unmerged": "Updated but unmerged",
 }
 
-func (h *Handler) gitCall(w http.ResponseWriter, r *http.Request, route agentapi.Route, in, out any) error {
+// gitCall sends one git request to the agent of the request's sandbox.
+func gitCall[Out any](h *Handler, r *http.Request, route agentapi.Route, in any) (Out, error) {
 	c, _, err := h.agentFor(r)
 	if err != nil {
-		return err
+		var zero Out
+		return zero, err
 	}
-	return call(r.Context(), c, route, route.Path, nil, in, out)
+	return agentapi.Call[Out](r.Context(), c, route, agentapi.Params{}, in)
 }
 
 func (h *Handler) gitClone(w http.ResponseWriter, r *http.Request) error {
@@ -49,7 +50,7 @@ func (h *Handler) gitClone(w http.ResponseWriter, r *http.Request) error {
 		return invalid(sdk.CodeFeatureUnsupported, "insecureSkipTls is not supported on sbx")
 	}
 	req := sdk.GitCloneRequest{URL: in.URL, Path: in.Path, Branch: in.Branch, Depth: in.Depth, Username: in.Username, Token: in.Password}
-	if err := h.gitCall(w, r, agentapi.GitClone, req, nil); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitClone, req); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -69,8 +70,8 @@ func (h *Handler) gitStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var st sdk.GitStatus
-	if err := h.gitCall(w, r, agentapi.GitStatus, sdk.GitRepoRequest{Path: p}, &st); err != nil {
+	st, err := gitCall[sdk.GitStatus](h, r, agentapi.GitStatus, sdk.GitRepoRequest{Path: p})
+	if err != nil {
 		return err
 	}
 	type fileStatus struct {
@@ -84,7 +85,7 @@ func (h *Handler) gitStatus(w http.ResponseWriter, r *http.Request) error {
 		files = append(files, fileStatus{Name: f.Path, Staging: gitStatusNames[f.Staging], Worktree: gitStatusNames[f.Worktree]})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"currentBranch": st.Branch, "detached": st.Branch == "",
-		"fileStatus": files, "ahead": 0, "behind": 0, "branchPublished": false})
+		"fileStatus": files, "ahead": st.Ahead, "behind": st.Behind, "branchPublished": st.Upstream != ""})
 	return nil
 }
 
@@ -93,8 +94,8 @@ func (h *Handler) gitBranches(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var b sdk.GitBranches
-	if err := h.gitCall(w, r, agentapi.GitBranches, sdk.GitRepoRequest{Path: p}, &b); err != nil {
+	b, err := gitCall[sdk.GitBranches](h, r, agentapi.GitBranches, sdk.GitRepoRequest{Path: p})
+	if err != nil {
 		return err
 	}
 	branches := b.Local
@@ -116,17 +117,17 @@ func (h *Handler) gitCreateBranch(w http.ResponseWriter, r *http.Request) error 
 	if in.Path == "" || in.Name == "" {
 		return invalid(sdk.CodeInvalidParameter, "path and name are required")
 	}
-	var st sdk.GitStatus
-	if err := h.gitCall(w, r, agentapi.GitStatus, sdk.GitRepoRequest{Path: in.Path}, &st); err != nil {
+	st, err := gitCall[sdk.GitStatus](h, r, agentapi.GitStatus, sdk.GitRepoRequest{Path: in.Path})
+	if err != nil {
 		return err
 	}
 	if st.Branch == "" {
 		return invalid(sdk.CodeFeatureUnsupported, "creating a branch while HEAD is detached is not supported on sbx")
 	}
-	if err := h.gitCall(w, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: in.Name, Create: true}, nil); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: in.Name, Create: true}); err != nil {
 		return err
 	}
-	if err := h.gitCall(w, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: st.Branch}, nil); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: st.Branch}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusCreated)
@@ -138,7 +139,7 @@ func (h *Handler) gitCheckout(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if err := h.gitCall(w, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: in.Branch}, nil); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: in.Branch}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -153,7 +154,7 @@ func (h *Handler) gitAdd(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if err := h.gitCall(w, r, agentapi.GitAdd, sdk.GitAddRequest{Path: in.Path, Files: in.Files}, nil); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitAdd, sdk.GitAddRequest{Path: in.Path, Files: in.Files}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -171,9 +172,9 @@ func (h *Handler) gitCommit(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	var c sdk.GitCommit
 	req := sdk.GitCommitRequest{Path: in.Path, Message: in.Message, AuthorName: in.Author, AuthorEmail: in.Email, AllowEmpty: in.AllowEmpty}
-	if err := h.gitCall(w, r, agentapi.GitCommit, req, &c); err != nil {
+	c, err := gitCall[sdk.GitCommit](h, r, agentapi.GitCommit, req)
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"hash": c.Hash})
@@ -197,7 +198,9 @@ func (h *Handler) gitPush(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if err := h.gitCall(w, r, agentapi.GitPush, in.request(), nil); err != nil {
+	req := in.request()
+	req.SetUpstream = true // Daytona's push publishes the branch as its upstream
+	if _, err := gitCall[none](h, r, agentapi.GitPush, req); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -209,7 +212,7 @@ func (h *Handler) gitPull(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if err := h.gitCall(w, r, agentapi.GitPull, in.request(), nil); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitPull, in.request()); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -221,8 +224,8 @@ func (h *Handler) gitHistory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var log []sdk.GitCommit
-	if err := h.gitCall(w, r, agentapi.GitLog, sdk.GitLogRequest{Path: p}, &log); err != nil {
+	log, err := gitCall[[]sdk.GitCommit](h, r, agentapi.GitLog, sdk.GitLogRequest{Path: p})
+	if err != nil {
 		return err
 	}
 	type info struct {
@@ -237,5 +240,88 @@ func (h *Handler) gitHistory(w http.ResponseWriter, r *http.Request) error {
 		out = append(out, info{c.Hash, c.Message, c.AuthorName, c.AuthorEmail, stamp(c.Time)})
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) gitInit(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Path          string `json:"path"`
+		Bare          bool   `json:"bare"`
+		InitialBranch string `json:"initial_branch"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitInit, sdk.GitInitRequest{Path: in.Path, Bare: in.Bare, InitialBranch: in.InitialBranch}); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (h *Handler) gitDeleteBranch(w http.ResponseWriter, r *http.Request) error {
+	var in sdk.GitBranchRequest
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitDeleteBranch, in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (h *Handler) gitListRemotes(w http.ResponseWriter, r *http.Request) error {
+	p, err := repoPath(r)
+	if err != nil {
+		return err
+	}
+	remotes, err := gitCall[[]sdk.GitRemote](h, r, agentapi.GitRemotes, sdk.GitRepoRequest{Path: p})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"remotes": remotes})
+	return nil
+}
+
+func (h *Handler) gitAddRemote(w http.ResponseWriter, r *http.Request) error {
+	var in sdk.GitAddRemoteRequest
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitAddRemote, in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (h *Handler) gitReset(w http.ResponseWriter, r *http.Request) error {
+	var in sdk.GitResetRequest
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitReset, in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (h *Handler) gitRestore(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		sdk.GitRestoreRequest
+		Source string `json:"source"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Source != "" && in.Source != "HEAD" {
+		return invalid(sdk.CodeFeatureUnsupported, "restore from source %q is not supported on sbx: only from the index and HEAD", in.Source)
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitRestore, in.GitRestoreRequest); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -19,37 +18,11 @@ import (
 // JSON request and streams {"type":"stdout"|"stderr"|"error"|"control"}
 // messages; its contexts are sbx's code contexts (long-lived python
 // interpreters). Without a context, runs share one default context per
-// sandbox, as Daytona's do (state persists between them).
+// sandbox, as Daytona's do (state persists between them): the agent's
+// default python context (agentapi.DefaultContext).
 
 // timeoutClose is the close code the SDK reads as a timeout.
 const timeoutClose = 4008
-
-// defaultContexts remembers each sandbox's default context.
-type defaultContexts struct {
-	mu  sync.Mutex
-	ids map[string]string // sandbox id → context id
-}
-
-func (d *defaultContexts) get(sandboxID string) string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.ids[sandboxID]
-}
-
-func (d *defaultContexts) set(sandboxID, ctxID string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.ids == nil {
-		d.ids = map[string]string{}
-	}
-	d.ids[sandboxID] = ctxID
-}
-
-func (d *defaultContexts) forget(sandboxID string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.ids, sandboxID)
-}
 
 type interpreterContext struct {
 	ID        string `json:"id"`
@@ -78,8 +51,8 @@ func (h *Handler) createContext(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out sdk.Context
-	if err := call(r.Context(), c, agentapi.CreateContext, agentapi.CreateContext.Path, nil, sdk.CreateContextRequest{Language: in.Language, Cwd: in.Cwd}, &out); err != nil {
+	out, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.CreateContext, agentapi.Params{}, sdk.CreateContextRequest{Language: in.Language, Cwd: in.Cwd})
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toInterpreterContext(out))
@@ -87,18 +60,23 @@ func (h *Handler) createContext(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) listContexts(w http.ResponseWriter, r *http.Request) error {
-	c, sb, err := h.agentFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	var list []sdk.Context
-	if err := call(r.Context(), c, agentapi.ListContexts, agentapi.ListContexts.Path, nil, nil, &list); err != nil {
+	list, err := agentapi.Call[[]sdk.Context](r.Context(), c, agentapi.ListContexts, agentapi.Params{}, nil)
+	if err != nil {
 		return err
 	}
 	out := []interpreterContext{}
-	def := h.contexts.get(sb.ID)
+	var def string // the default context is the layer's own
+	if d, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.GetDefaultContext, at("python"), nil); err == nil {
+		def = d.ID
+	} else if !errdefs.Is(err, errdefs.KindNotFound) {
+		return err
+	}
 	for _, x := range list {
-		if x.ID != def { // the default context is the layer's own
+		if x.ID != def {
 			out = append(out, toInterpreterContext(x))
 		}
 	}
@@ -111,7 +89,7 @@ func (h *Handler) deleteContext(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := call(r.Context(), c, agentapi.DeleteContext, "/contexts/"+url.PathEscape(r.PathValue("cid")), nil, nil, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.DeleteContext, at(r.PathValue("cid")), nil); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -128,7 +106,7 @@ type runRequest struct {
 
 // interpreterExecute serves the /process/interpreter/execute WebSocket.
 func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) error {
-	c, sb, err := h.agentFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
@@ -149,7 +127,7 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 	}
 	cid := in.ContextID
 	if cid == "" {
-		if cid, err = h.defaultContext(r, c, sb.ID); err != nil {
+		if cid, err = defaultContext(r, c); err != nil {
 			ws.c.Close(websocket.StatusInternalError, truncate(err.Error()))
 			return nil
 		}
@@ -161,17 +139,12 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 		runCtx, cancel = context.WithTimeout(ctx, time.Duration(in.Timeout*float64(time.Second))+execMargin)
 		defer cancel()
 	}
-	resp, err := c.Forward(runCtx, agentapi.Request{Method: agentapi.RunContext.Method, Path: "/contexts/" + url.PathEscape(cid) + "/run",
-		RawQuery: "stream=true", ContentType: "application/json", Body: bytes.NewReader(body), ContentLength: int64(len(body))})
+	resp, err := agentapi.Open(runCtx, c, agentapi.RunContext, agentapi.Params{Path: []string{cid}, Query: url.Values{"stream": {"true"}}}, bytes.NewReader(body), "application/json")
 	if err != nil {
-		ws.c.Close(websocket.StatusInternalError, truncate(agentLost(err).Error()))
+		ws.c.Close(websocket.StatusInternalError, truncate(err.Error()))
 		return nil
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		ws.c.Close(websocket.StatusInternalError, truncate(agentapi.ResponseError(resp).Error()))
-		return nil
-	}
 	send := func(v any) bool {
 		b, _ := json.Marshal(v)
 		return ws.writeText(ctx, string(b)) == nil
@@ -215,24 +188,11 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 	}
 }
 
-// defaultContext returns the sandbox's default python context, making it
-// if there is none or its interpreter is gone.
-func (h *Handler) defaultContext(r *http.Request, c *agentapi.Client, sandboxID string) (string, error) {
-	if id := h.contexts.get(sandboxID); id != "" {
-		err := call(r.Context(), c, agentapi.GetContext, "/contexts/"+url.PathEscape(id), nil, nil, nil)
-		if err == nil {
-			return id, nil
-		}
-		if !errdefs.Is(err, errdefs.KindNotFound) {
-			return "", err
-		}
-	}
-	var out sdk.Context
-	if err := call(r.Context(), c, agentapi.CreateContext, agentapi.CreateContext.Path, nil, sdk.CreateContextRequest{Language: "python"}, &out); err != nil {
-		return "", err
-	}
-	h.contexts.set(sandboxID, out.ID)
-	return out.ID, nil
+// defaultContext returns the sandbox's default python context, which the
+// agent starts if there is none or its interpreter is gone.
+func defaultContext(r *http.Request, c *agentapi.Client) (string, error) {
+	out, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.DefaultContext, at("python"), nil)
+	return out.ID, err
 }
 
 // truncate keeps a close reason within the 123 bytes a close frame allows.

@@ -14,10 +14,11 @@ import (
 )
 
 // Preview links: Daytona's getPreviewLink answers a URL and a token that
-// goes in the X-Daytona-Preview-Token header. sbx exposes the port (private,
-// so its token is needed) and serves the link at /daytona/preview/{id}/{port}
+// goes in the X-Daytona-Preview-Token header. sbx exposes the port —
+// private, so its token is needed, or public (no token) for a sandbox
+// created public — and serves the link at /daytona/preview/{id}/{port}
 // by handing the request to its own preview proxy with the token moved to
-// sbx's header.
+// sbx's header. A port of a public sandbox opens at its first link.
 
 const daytonaTokenHeader = "X-Daytona-Preview-Token"
 
@@ -38,6 +39,10 @@ func (h *Handler) exposed(r *http.Request) (*store.Sandbox, *store.Port, error) 
 	}
 	if sb.Spec.Network != sdk.NetworkBridge {
 		return nil, nil, errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has no network (networkBlockAll); preview links need one", sb.ID)
+	}
+	if sb.Spec.Labels[publicLabel] == "true" {
+		rec, err := h.cfg.Previews.Expose(r.Context(), sb.ID, port, true)
+		return sb, rec, err
 	}
 	rec, err := h.cfg.Previews.Link(r.Context(), sb.ID, port)
 	return sb, rec, err

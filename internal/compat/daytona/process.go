@@ -3,6 +3,8 @@ package daytona
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
@@ -36,9 +38,9 @@ func (h *Handler) execute(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var res sdk.ExecResult
 	req := sdk.ExecRequest{Shell: in.Command, Cwd: in.Cwd, Env: in.Envs, TimeoutSeconds: in.Timeout}
-	if err := callWithin(r.Context(), in.Timeout, c, agentapi.Exec, req, &res); err != nil {
+	res, err := callWithin[sdk.ExecResult](r.Context(), in.Timeout, c, agentapi.Exec, req)
+	if err != nil {
 		return err
 	}
 	if res.TimedOut { // the SDK raises DaytonaProcessExecutionTimeoutError
@@ -48,8 +50,11 @@ func (h *Handler) execute(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// codeRun serves POST /process/code-run: a stateless run in the sandbox's
-// language (the SDK sends the code-toolbox-language label's value).
+// codeRun serves POST /process/code-run: the code run once as a program
+// in the sandbox's language (the SDK sends the code-toolbox-language
+// label's value), as Daytona does: its exit code, its output, argv as the
+// program's arguments. The program is read from stdin ("-"), so any size
+// fits and nothing is written into the sandbox.
 func (h *Handler) codeRun(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Code     string            `json:"code"`
@@ -61,9 +66,6 @@ func (h *Handler) codeRun(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if len(in.Argv) > 0 {
-		return invalid(sdk.CodeFeatureUnsupported, "argv is not supported by codeRun on sbx")
-	}
 	if in.Timeout < 0 {
 		return invalid(sdk.CodeInvalidParameter, "timeout must not be negative")
 	}
@@ -71,27 +73,47 @@ func (h *Handler) codeRun(w http.ResponseWriter, r *http.Request) error {
 	if lang == "" {
 		lang = "python"
 	}
+	runners, ok := codeRunners[lang]
+	if !ok {
+		return invalid(sdk.CodeUnknownLanguage, "codeRun has no language %q on sbx: use python, javascript or typescript", lang)
+	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	var res sdk.RunResult
-	req := sdk.RunRequest{Language: lang, Code: in.Code, Env: in.Envs, TimeoutSeconds: in.Timeout}
-	if err := callWithin(r.Context(), in.Timeout, c, agentapi.Run, req, &res); err != nil {
-		return err
-	}
-	exit, out := 0, res.Stdout+res.Stderr
-	if res.Error != nil {
-		exit = 1
-		if res.Stderr == "" && res.Error.Traceback != "" {
-			out += res.Error.Traceback
+	var res sdk.ExecResult
+	for _, runner := range runners {
+		req := sdk.ExecRequest{Cmd: append(append(slices.Clone(runner), "-"), in.Argv...), Stdin: in.Code, Env: in.Envs, TimeoutSeconds: in.Timeout}
+		res, err = callWithin[sdk.ExecResult](r.Context(), in.Timeout, c, agentapi.Exec, req)
+		if errdefs.CodeOf(err) != sdk.CodeCommandNotFound {
+			break
 		}
 	}
+	if errdefs.CodeOf(err) == sdk.CodeCommandNotFound {
+		var names []string
+		for _, r := range runners {
+			names = append(names, r[0])
+		}
+		return invalid(sdk.CodeLanguageNotAvailable, "codeRun in %s needs %s in the sandbox's image, which has none of them (sbx's python image has python3 and node, no TypeScript runner)",
+			lang, strings.Join(names, " or "))
+	}
+	if err != nil {
+		return err
+	}
+	exit, out := res.ExitCode, res.Stdout+res.Stderr
 	if res.TimedOut {
 		exit = -1
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"exitCode": exit, "result": out, "artifacts": map[string]any{"stdout": out, "charts": []any{}}})
 	return nil
+}
+
+// codeRunners are the programs that run a language's code read from stdin,
+// first found wins.
+var codeRunners = map[string][][]string{
+	"python":     {{"python3"}},
+	"javascript": {{"node"}},
+	"typescript": {{"tsx"}, {"ts-node"}},
 }
 
 func (h *Handler) workDir(w http.ResponseWriter, r *http.Request) error {
@@ -108,20 +130,25 @@ func (h *Handler) workDir(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) homeDir(w http.ResponseWriter, r *http.Request) error {
-	if _, _, err := h.agentFor(r); err != nil {
+	c, _, err := h.agentFor(r)
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"dir": "/root"}) // the toolbox runs as root
+	u, err := agentapi.Call[sdk.User](r.Context(), c, agentapi.LookupUser, agentapi.Params{}, nil) // whom the toolbox runs commands as
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"dir": u.Home})
 	return nil
 }
 
-// callWithin calls route with in, as call does, giving up timeout seconds
-// (plus execMargin for the agent to answer) later when timeout is above 0.
-func callWithin(ctx context.Context, timeout float64, c *agentapi.Client, route agentapi.Route, in, out any) error {
+// callWithin is agentapi.Call giving up timeout seconds (plus execMargin
+// for the agent to answer) later when timeout is above 0.
+func callWithin[Out any](ctx context.Context, timeout float64, c *agentapi.Client, route agentapi.Route, in any) (Out, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second))+execMargin)
 		defer cancel()
 	}
-	return call(ctx, c, route, route.Path, nil, in, out)
+	return agentapi.Call[Out](ctx, c, route, agentapi.Params{}, in)
 }

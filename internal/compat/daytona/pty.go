@@ -5,12 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/coder/websocket"
 	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -40,8 +40,6 @@ func toPTYInfo(p sdk.PTY) ptyInfo {
 	return ptyInfo{ID: p.ID, Cols: p.Cols, Rows: p.Rows, Cwd: p.Cwd, Envs: map[string]string{},
 		CreatedAt: stamp(p.CreatedAt), Active: p.State == sdk.ProcessRunning}
 }
-
-func ptyPath(id string) string { return "/ptys/" + url.PathEscape(id) }
 
 // ptyEnvs reads the environment the SDK sends as a subprotocol
 // (base64url JSON), since a browser WebSocket cannot send headers.
@@ -100,7 +98,7 @@ func (h *Handler) ptyCreateConnect(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if err := call(r.Context(), c, agentapi.CreatePTY, agentapi.CreatePTY.Path, nil, req, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.CreatePTY, agentapi.Params{}, req); err != nil {
 		return err
 	}
 	return h.bridgePTY(w, r, c, req.ID)
@@ -112,7 +110,7 @@ func (h *Handler) ptyConnect(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := call(r.Context(), c, agentapi.GetPTY, ptyPath(r.PathValue("pty")), nil, nil, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.GetPTY, at(r.PathValue("pty")), nil); err != nil {
 		return err
 	}
 	return h.bridgePTY(w, r, c, r.PathValue("pty"))
@@ -124,12 +122,12 @@ func (h *Handler) ptyConnect(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) bridgePTY(w http.ResponseWriter, r *http.Request, c *agentapi.Client, id string) error {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
-	agentWS, resp, err := websocket.Dial(ctx, "ws://agent"+ptyPath(id)+"/attach", &websocket.DialOptions{HTTPClient: &http.Client{Transport: c.Transport()}})
+	agentWS, resp, err := websocket.Dial(ctx, "ws://agent"+agentapi.AttachPTY.Expand(id), &websocket.DialOptions{HTTPClient: &http.Client{Transport: c.Transport()}})
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		return agentLost(err)
+		return errdefs.Unavailable(sdk.CodeAgentUnavailable, "attach to terminal %s: %v", id, err)
 	}
 	defer agentWS.CloseNow()
 	agentWS.SetReadLimit(1 << 20)
@@ -179,8 +177,8 @@ func (h *Handler) listPTYs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var list []sdk.PTY
-	if err := call(r.Context(), c, agentapi.ListPTYs, agentapi.ListPTYs.Path, nil, nil, &list); err != nil {
+	list, err := agentapi.Call[[]sdk.PTY](r.Context(), c, agentapi.ListPTYs, agentapi.Params{}, nil)
+	if err != nil {
 		return err
 	}
 	out := []ptyInfo{}
@@ -196,8 +194,8 @@ func (h *Handler) getPTY(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var p sdk.PTY
-	if err := call(r.Context(), c, agentapi.GetPTY, ptyPath(r.PathValue("pty")), nil, nil, &p); err != nil {
+	p, err := agentapi.Call[sdk.PTY](r.Context(), c, agentapi.GetPTY, at(r.PathValue("pty")), nil)
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toPTYInfo(p))
@@ -209,7 +207,7 @@ func (h *Handler) deletePTY(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := call(r.Context(), c, agentapi.DeletePTY, ptyPath(r.PathValue("pty")), nil, nil, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.DeletePTY, at(r.PathValue("pty")), nil); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"message": "PTY session " + r.PathValue("pty") + " deleted"})
@@ -225,8 +223,8 @@ func (h *Handler) resizePTY(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var p sdk.PTY
-	if err := call(r.Context(), c, agentapi.ResizePTY, ptyPath(r.PathValue("pty"))+"/resize", nil, in, &p); err != nil {
+	p, err := agentapi.Call[sdk.PTY](r.Context(), c, agentapi.ResizePTY, at(r.PathValue("pty")), in)
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toPTYInfo(p))

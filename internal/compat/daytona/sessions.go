@@ -1,146 +1,18 @@
 package daytona
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// Sessions: sbx's agent keeps the shell (cd and exports persist); Daytona
-// also names each command run in a session, runs it in the background on
-// request and serves its output later. That bookkeeping lives here, in
-// memory: a command's output is kept until its session is deleted or the
-// daemon restarts (then its logs are gone; the session's shell is not).
-
-// maxCommandOutput bounds the output kept per command; the rest is dropped.
-const maxCommandOutput = 8 << 20
-
-// command is one command run in a session.
-type command struct {
-	id, text string
-
-	mu       sync.Mutex
-	chunks   []chunk       // output in order
-	size     int           // bytes in chunks
-	exitCode *int          // set once it ended
-	changed  chan struct{} // closed and replaced on every change
-}
-
-type chunk struct {
-	stderr bool
-	data   []byte
-}
-
-func newCommand(id, text string) *command {
-	return &command{id: id, text: text, changed: make(chan struct{})}
-}
-
-func (c *command) append(stderr bool, data []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.size+len(data) > maxCommandOutput {
-		data = data[:max(0, maxCommandOutput-c.size)]
-	}
-	if len(data) > 0 {
-		c.chunks = append(c.chunks, chunk{stderr, bytes.Clone(data)})
-		c.size += len(data)
-	}
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
-
-func (c *command) finish(code int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.exitCode == nil {
-		c.exitCode = &code
-	}
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
-
-// snapshot returns the chunks from index from on, whether it ended, and a
-// channel closed at the next change.
-func (c *command) snapshot(from int) ([]chunk, *int, <-chan struct{}) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.chunks[min(from, len(c.chunks)):], c.exitCode, c.changed
-}
-
-// logs returns the command's output: all of it, stdout, stderr.
-func (c *command) logs() (all, stdout, stderr string) {
-	chunks, _, _ := c.snapshot(0)
-	var a, o, e bytes.Buffer
-	for _, ch := range chunks {
-		a.Write(ch.data)
-		if ch.stderr {
-			e.Write(ch.data)
-		} else {
-			o.Write(ch.data)
-		}
-	}
-	return a.String(), o.String(), e.String()
-}
-
-// sessionLog holds the commands of every session, by sandbox and session.
-type sessionLog struct {
-	mu   sync.Mutex
-	cmds map[string][]*command // sandboxID/sessionID → commands, oldest first
-	seq  atomic.Int64
-}
-
-func newSessionLog() *sessionLog { return &sessionLog{cmds: map[string][]*command{}} }
-
-func sessionKey(sandboxID, session string) string { return sandboxID + "/" + session }
-
-func (l *sessionLog) add(key string, c *command) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.cmds[key] = append(l.cmds[key], c)
-}
-
-func (l *sessionLog) list(key string) []*command {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]*command(nil), l.cmds[key]...)
-}
-
-func (l *sessionLog) get(key, id string) *command {
-	for _, c := range l.list(key) {
-		if c.id == id {
-			return c
-		}
-	}
-	return nil
-}
-
-// forgetSandbox drops the commands of every session of a sandbox.
-func (l *sessionLog) forgetSandbox(sandboxID string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for k := range l.cmds {
-		if strings.HasPrefix(k, sandboxID+"/") {
-			delete(l.cmds, k)
-		}
-	}
-}
-
-func (l *sessionLog) forget(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.cmds, key)
-}
+// Sessions: sbx's agent keeps the shell (cd and exports persist) and the
+// record of each command run in it (its id, output and exit code;
+// agentapi.SessionRun), so the layer keeps nothing: a daemon restart loses
+// neither the commands nor their output.
 
 // sessionDTO is Daytona's Session.
 type sessionDTO struct {
@@ -154,17 +26,21 @@ type commandDTO struct {
 	ExitCode *int   `json:"exitCode,omitempty"`
 }
 
-func (c *command) dto() commandDTO {
-	_, code, _ := c.snapshot(0)
-	return commandDTO{ID: c.id, Command: c.text, ExitCode: code}
+func toCommandDTO(c sdk.SessionCommand) commandDTO {
+	return commandDTO{ID: c.ID, Command: c.Command, ExitCode: c.ExitCode}
 }
 
-func (h *Handler) sessionDTO(sandboxID, session string) sessionDTO {
-	d := sessionDTO{SessionID: session, Commands: []commandDTO{}}
-	for _, c := range h.sessions.list(sessionKey(sandboxID, session)) {
-		d.Commands = append(d.Commands, c.dto())
+// sessionDTO reads the commands of session id from the agent.
+func sessionOf(r *http.Request, c *agentapi.Client, id string) (sessionDTO, error) {
+	cmds, err := agentapi.Call[[]sdk.SessionCommand](r.Context(), c, agentapi.SessionCommands, at(id), nil)
+	if err != nil {
+		return sessionDTO{}, err
 	}
-	return d
+	d := sessionDTO{SessionID: id, Commands: []commandDTO{}}
+	for _, x := range cmds {
+		d.Commands = append(d.Commands, toCommandDTO(x))
+	}
+	return d, nil
 }
 
 func (h *Handler) createSession(w http.ResponseWriter, r *http.Request) error {
@@ -177,72 +53,73 @@ func (h *Handler) createSession(w http.ResponseWriter, r *http.Request) error {
 	if in.SessionID == "" {
 		return invalid(sdk.CodeInvalidID, "sessionId is required")
 	}
-	c, sb, err := h.agentFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	if err := call(r.Context(), c, agentapi.CreateSession, agentapi.CreateSession.Path, nil, sdk.CreateSessionRequest{ID: in.SessionID}, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.CreateSession, agentapi.Params{}, sdk.CreateSessionRequest{ID: in.SessionID}); err != nil {
 		return err
 	}
-	h.sessions.forget(sessionKey(sb.ID, in.SessionID)) // a new session of an old name starts clean
 	w.WriteHeader(http.StatusCreated)
 	return nil
 }
 
-func sessionPath(id string) string { return "/sessions/" + url.PathEscape(id) }
-
 func (h *Handler) getSession(w http.ResponseWriter, r *http.Request) error {
-	c, sb, err := h.agentFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("session")
-	if err := call(r.Context(), c, agentapi.GetSession, sessionPath(id), nil, nil, nil); err != nil {
+	d, err := sessionOf(r, c, r.PathValue("session"))
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, h.sessionDTO(sb.ID, id))
+	writeJSON(w, http.StatusOK, d)
 	return nil
 }
 
 func (h *Handler) listSessions(w http.ResponseWriter, r *http.Request) error {
-	c, sb, err := h.agentFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	var list []sdk.Session
-	if err := call(r.Context(), c, agentapi.ListSessions, agentapi.ListSessions.Path, nil, nil, &list); err != nil {
+	list, err := agentapi.Call[[]sdk.Session](r.Context(), c, agentapi.ListSessions, agentapi.Params{}, nil)
+	if err != nil {
 		return err
 	}
 	out := []sessionDTO{}
 	for _, s := range list {
-		out = append(out, h.sessionDTO(sb.ID, s.ID))
+		d, err := sessionOf(r, c, s.ID)
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		out = append(out, d)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
 func (h *Handler) deleteSession(w http.ResponseWriter, r *http.Request) error {
-	c, sb, err := h.agentFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("session")
-	if err := call(r.Context(), c, agentapi.DeleteSession, sessionPath(id), nil, nil, nil); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.DeleteSession, at(r.PathValue("session")), nil); err != nil {
 		return err
 	}
-	h.sessions.forget(sessionKey(sb.ID, id))
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
 // sessionExec serves POST /process/session/{session}/exec: the command
-// runs in the session's shell; with runAsync the answer is its id at once
-// and its output is collected in the background.
+// runs in the session's shell; with runAsync the answer is its id at once,
+// and it reads the input sent to it (sendSessionCommandInput), echoed to
+// its output unless suppressInputEcho.
 func (h *Handler) sessionExec(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
-		Command  string `json:"command"`
-		RunAsync bool   `json:"runAsync"`
-		Async    bool   `json:"async"`
+		Command      string `json:"command"`
+		RunAsync     bool   `json:"runAsync"`
+		Async        bool   `json:"async"`
+		SuppressEcho bool   `json:"suppressInputEcho"`
 	}
 	if err := decode(w, r, &in); err != nil {
 		return err
@@ -250,89 +127,60 @@ func (h *Handler) sessionExec(w http.ResponseWriter, r *http.Request) error {
 	if in.Command == "" {
 		return invalid(sdk.CodeInvalidCommand, "command is required")
 	}
-	c, sb, err := h.agentFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	session := r.PathValue("session")
 	async := in.RunAsync || in.Async
-	ctx := r.Context()
-	if async {
-		ctx = context.WithoutCancel(ctx) // outlives this request
-	}
-	body, _ := json.Marshal(sdk.SessionExecRequest{Command: in.Command})
-	resp, err := c.Forward(ctx, agentapi.Request{Method: agentapi.SessionExec.Method, Path: sessionPath(session) + "/exec",
-		RawQuery: "stream=true", ContentType: "application/json", Body: bytes.NewReader(body), ContentLength: int64(len(body))})
+	cmd, err := agentapi.Call[sdk.SessionCommand](r.Context(), c, agentapi.SessionRun, at(r.PathValue("session")),
+		sdk.SessionRunRequest{Command: in.Command, Async: async, Echo: !in.SuppressEcho})
 	if err != nil {
-		return agentLost(err)
+		return err
 	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		return agentapi.ResponseError(resp)
-	}
-	cmd := newCommand("cmd-"+strconv.FormatInt(h.sessions.seq.Add(1), 10), in.Command)
-	h.sessions.add(sessionKey(sb.ID, session), cmd)
 	if async {
-		go collect(resp.Body, cmd)
-		writeJSON(w, http.StatusAccepted, map[string]string{"cmdId": cmd.id})
+		writeJSON(w, http.StatusAccepted, map[string]string{"cmdId": cmd.ID})
 		return nil
 	}
-	collect(resp.Body, cmd)
-	all, stdout, stderr := cmd.logs()
-	_, code, _ := cmd.snapshot(0)
-	writeJSON(w, http.StatusOK, map[string]any{"cmdId": cmd.id, "exitCode": code, "output": all, "stdout": stdout, "stderr": stderr})
+	logs := cmd.Logs
+	if logs == nil {
+		logs = &sdk.SessionLogs{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"cmdId": cmd.ID, "exitCode": cmd.ExitCode, "output": logs.Output, "stdout": logs.Stdout, "stderr": logs.Stderr})
 	return nil
 }
 
-// collect reads a session command's event stream into cmd until it exits.
-// A stream that breaks first ends the command with exit code -1.
-func collect(body io.ReadCloser, cmd *command) {
-	defer body.Close()
-	rd := agentapi.NewReader(body, agentapi.MaxLine)
-	for {
-		line, err := rd.Next()
-		if err != nil {
-			cmd.finish(-1)
-			return
-		}
-		var ev sdk.SessionEvent
-		if json.Unmarshal(line, &ev) != nil {
-			continue
-		}
-		switch ev.Type {
-		case "stdout", "stderr":
-			cmd.append(ev.Type == "stderr", ev.Data)
-		case agentapi.EventExit:
-			cmd.finish(ev.ExitCode)
-			return
-		case agentapi.EventError:
-			if ev.Error != nil {
-				cmd.append(true, []byte(ev.Error.Message+"\n"))
-			}
-			cmd.finish(-1)
-			return
-		}
-	}
-}
-
-func (h *Handler) commandFor(r *http.Request) (*command, error) {
-	_, sb, err := h.agentFor(r)
-	if err != nil {
-		return nil, err
-	}
-	cmd := h.sessions.get(sessionKey(sb.ID, r.PathValue("session")), r.PathValue("command"))
-	if cmd == nil {
-		return nil, errdefs.NotFound(sdk.CodeCommandNotFound, "no command %s in session %s", r.PathValue("command"), r.PathValue("session"))
-	}
-	return cmd, nil
+func commandParams(r *http.Request) agentapi.Params {
+	return at(r.PathValue("session"), r.PathValue("command"))
 }
 
 func (h *Handler) getSessionCommand(w http.ResponseWriter, r *http.Request) error {
-	cmd, err := h.commandFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, cmd.dto())
+	cmd, err := agentapi.Call[sdk.SessionCommand](r.Context(), c, agentapi.SessionCommandGet, commandParams(r), nil)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toCommandDTO(cmd))
+	return nil
+}
+
+// sendSessionInput serves POST …/command/{command}/input {data}: bytes for
+// the stdin of a command started with runAsync.
+func (h *Handler) sendSessionInput(w http.ResponseWriter, r *http.Request) error {
+	var in sdk.SessionInput
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	c, _, err := h.agentFor(r)
+	if err != nil {
+		return err
+	}
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.SessionCommandInput, commandParams(r), in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
 	return nil
 }
 
@@ -345,41 +193,58 @@ var (
 // commandLogs serves GET …/command/{command}/logs: the output as JSON, or
 // with follow=true a WebSocket of prefixed frames until the command ends.
 func (h *Handler) commandLogs(w http.ResponseWriter, r *http.Request) error {
-	cmd, err := h.commandFor(r)
+	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
 	if r.URL.Query().Get("follow") != "true" {
-		all, stdout, stderr := cmd.logs()
-		writeJSON(w, http.StatusOK, map[string]string{"output": all, "stdout": stdout, "stderr": stderr})
+		logs, err := agentapi.Call[sdk.SessionLogs](r.Context(), c, agentapi.SessionCommandLogs, commandParams(r), nil)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"output": logs.Output, "stdout": logs.Stdout, "stderr": logs.Stderr})
 		return nil
 	}
+	p := commandParams(r)
+	p.Query = url.Values{"follow": {"true"}}
+	resp, err := agentapi.Open(r.Context(), c, agentapi.SessionCommandLogs, p, nil, "")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
 	ws, err := acceptWebSocket(w, r)
 	if err != nil {
 		return nil // Accept has answered
 	}
 	ctx := r.Context()
-	sent := 0
+	rd := agentapi.NewReader(resp.Body, agentapi.MaxLine)
 	for {
-		chunks, code, changed := cmd.snapshot(sent)
-		for _, ch := range chunks {
+		line, err := rd.Next()
+		if err != nil {
+			return nil // the stream broke: the SDK sees the socket close
+		}
+		var ev sdk.SessionLogEvent
+		if json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "stdout", "stderr":
 			prefix := stdoutPrefix
-			if ch.stderr {
+			if ev.Type == "stderr" {
 				prefix = stderrPrefix
 			}
-			if err := ws.write(ctx, append(append([]byte{}, prefix...), ch.data...)); err != nil {
+			if err := ws.write(ctx, append(append([]byte{}, prefix...), ev.Data...)); err != nil {
 				return nil
 			}
-			sent++
-		}
-		if code != nil {
+		case agentapi.EventExit:
 			ws.closeNormal()
 			return nil
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return nil
-		}
 	}
+}
+
+// entrypointUnsupported refuses Daytona's entrypoint session: sbx's main
+// process is not a session; its output is the sbx API's.
+func entrypointUnsupported(w http.ResponseWriter, r *http.Request) error {
+	return invalid(sdk.CodeFeatureUnsupported, "the entrypoint session is not served by sbx's Daytona compatibility layer: read the main process's output with GET /v1/sandboxes/{id}/logs")
 }

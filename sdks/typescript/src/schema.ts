@@ -620,6 +620,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/default-contexts/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The language's default code context, or 404 CONTEXT_NOT_FOUND
+         * @description The language's default code context, or 404 CONTEXT_NOT_FOUND
+         */
+        get: operations["getDefaultContext"];
+        put?: never;
+        /**
+         * The language's default code context, started if there is none live
+         * @description The language's default code context, started if there is none live
+         */
+        post: operations["defaultContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/desktop/keyboard/press": {
         parameters: {
             query?: never;
@@ -1028,6 +1052,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/files/glob": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Files and directories under a path whose name matches a pattern
+         * @description Files and directories under a path whose name matches a pattern (as find -name), at most max
+         */
+        post: operations["globFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/files/grep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lines of the text files under a path that contain a string, at most max
+         * @description Lines of the text files under a path that contain a string, at most max (truncated says more were left out)
+         */
+        post: operations["grepFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/files/list": {
         parameters: {
             query?: never;
@@ -1122,6 +1186,46 @@ export interface paths {
          */
         put: operations["writeFileOwned"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/files/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a file's mode, owner and group
+         * @description Set a file's mode, owner and group (names of the sandbox's /etc/passwd and /etc/group, or numbers); empty fields stay
+         */
+        post: operations["setFilePermissions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/files/replace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace every occurrence of a string in each file
+         * @description Replace every occurrence of a string in each file (each rewritten whole, mode and owner kept); one result per file
+         */
+        post: operations["replaceInFiles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1252,6 +1356,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/git/branches/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a local branch that is not the current one
+         * @description Delete a local branch that is not the current one
+         */
+        post: operations["gitDeleteBranch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/git/checkout": {
         parameters: {
             query?: never;
@@ -1312,6 +1436,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/git/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a repository
+         * @description Make a repository (bare or with a worktree) in a directory
+         */
+        post: operations["gitInit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/git/log": {
         parameters: {
             query?: never;
@@ -1366,6 +1510,86 @@ export interface paths {
          * @description Push a branch (default the current one) to a remote (default origin); 400 GIT_AUTH_FAILED when the server refuses the credentials, 409 GIT_CONFLICT when it is not a fast-forward
          */
         post: operations["gitPush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/remotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a remote
+         * @description Add a remote (overwrite: replace one of that name; fetch: fetch it once added)
+         */
+        post: operations["gitAddRemote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/remotes/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A repository's remotes and their URLs
+         * @description A repository's remotes and their URLs (credentials removed)
+         */
+        post: operations["gitRemotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move HEAD and the current branch to a revision
+         * @description Move HEAD and the current branch to a revision (default HEAD) and reset the index (mixed), also the worktree (hard), or neither (soft); files: only those index paths
+         */
+        post: operations["gitReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/git/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore files of the worktree from the index
+         * @description Restore files of the worktree from the index (default) and/or of the index from HEAD (staged)
+         */
+        post: operations["gitRestore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1936,6 +2160,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/sessions/{session}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's recorded commands
+         * @description A session's recorded commands
+         */
+        get: operations["listSessionCommands"];
+        put?: never;
+        /**
+         * Run a command in a session and keep its record
+         * @description Run a command in a session and keep its record (id, output, exit code); async answers at once and the command reads the input sent to it
+         */
+        post: operations["runSessionCommand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/sessions/{session}/commands/{command}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recorded command
+         * @description A recorded command: its text and, once it ended, its exit code
+         */
+        get: operations["getSessionCommand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write to the stdin of a command run async
+         * @description Write to the stdin of a command run async
+         */
+        post: operations["sendSessionCommandInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recorded command's output
+         * @description A recorded command's output; with follow=true NDJSON SessionLogEvents until it ends
+         */
+        get: operations["sessionCommandLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/sessions/{session}/exec": {
         parameters: {
             query?: never;
@@ -2094,6 +2402,26 @@ export interface paths {
          * @description Stop a sandbox: SIGTERM, grace period, SIGKILL
          */
         post: operations["stopSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account of the sandbox's /etc/passwd
+         * @description An account of the sandbox's /etc/passwd (default root, whom commands run as): uid, gid, home
+         */
+        get: operations["lookupUser"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3288,6 +3616,20 @@ export interface components {
             /** @description The team the key acts for. */
             team: string;
         };
+        DefaultContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         DeleteBackupError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -3978,6 +4320,8 @@ export interface components {
         };
         /** @description FileInfo describes one file inside a sandbox. */
         FileInfo: {
+            /** @description The file's group: its name in the sandbox's /etc/group, else the gid. */
+            group?: string;
             /**
              * Format: date-time
              * @description When its content last changed.
@@ -3987,6 +4331,8 @@ export interface components {
             mode: string;
             /** @description The file's base name. */
             name: string;
+            /** @description The file's user: its name in the sandbox's /etc/passwd, else the uid. */
+            owner?: string;
             /** @description The file's absolute path inside the sandbox. */
             path: string;
             /** @description Size in bytes (of the link itself for a symlink). */
@@ -4082,6 +4428,20 @@ export interface components {
                  * @enum {string}
                  */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetDefaultContextError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
@@ -4312,6 +4672,20 @@ export interface components {
                 reason?: string;
             };
         };
+        GetSessionCommandError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         GetSessionError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -4396,11 +4770,45 @@ export interface components {
                 reason?: string;
             };
         };
+        GitAddRemoteError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description GitAddRemoteRequest is the body of POST …/git/remotes. */
+        GitAddRemoteRequest: {
+            /** @description Fetch the remote once it is added. */
+            fetch?: boolean;
+            /** @description The remote's name. */
+            name: string;
+            /** @description Replace a remote of that name instead of refusing. */
+            overwrite?: boolean;
+            /** @description The repository's directory. */
+            path: string;
+            /** @description The remote's URL. */
+            url: string;
+        };
         /** @description GitAddRequest is the body of POST /v1/sandboxes/{id}/git/add. */
         GitAddRequest: {
             /** @description paths inside the repository; "." stages every change, removals too */
             files: string[];
             /** @description The repository's worktree; a relative path starts at the workdir. */
+            path: string;
+        };
+        /** @description GitBranchRequest is the body of POST …/git/branches/delete. */
+        GitBranchRequest: {
+            /** @description The branch to delete (not the current one). */
+            name: string;
+            /** @description The repository's directory. */
             path: string;
         };
         /** @description GitBranches lists a repository's branches. */
@@ -4540,6 +4948,20 @@ export interface components {
             /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
         };
+        GitDeleteBranchError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         /** @description GitFileStatus is one file that differs from HEAD. Staging and Worktree are each one of unmodified, untracked, modified, added, deleted, renamed, copied, unmerged. */
         GitFileStatus: {
             /** @description The file's path inside the repository. */
@@ -4548,6 +4970,32 @@ export interface components {
             staging: string;
             /** @description Its state in the worktree: unmodified, added, modified, deleted, renamed, copied, untracked or unmerged. */
             worktree: string;
+        };
+        GitInitError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description GitInitRequest is the body of POST …/git/init. */
+        GitInitRequest: {
+            /** @description Make a bare repository (no worktree). */
+            bare?: boolean;
+            /**
+             * @description The first branch's name. Default: "master".
+             * @default master
+             */
+            initialBranch?: string;
+            /** @description The directory to make the repository in. */
+            path: string;
         };
         GitLogError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -4601,13 +5049,94 @@ export interface components {
                 reason?: string;
             };
         };
+        /** @description GitRemote is one remote of a repository (its first URL). */
+        GitRemote: {
+            /** @description The remote's name, e.g. origin. */
+            name: string;
+            /** @description Its first URL, credentials removed. */
+            url: string;
+        };
+        GitRemotesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         /** @description GitRepoRequest names a repository: the body of status and branches. Every Path of a git request defaults to the working directory. */
         GitRepoRequest: {
             /** @description The repository's worktree; a relative path starts at the workdir. By default the workdir. */
             path?: string;
         };
+        GitResetError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description GitResetRequest is the body of POST …/git/reset: move HEAD (and the current branch) to Target and reset the index (mixed), also the worktree (hard), or neither (soft); with Files only those paths of the index. */
+        GitResetRequest: {
+            /** @description Reset only these paths of the index; empty: all. */
+            files?: string[];
+            /**
+             * @description soft, mixed or hard. Default: "mixed".
+             * @default mixed
+             */
+            mode?: string;
+            /** @description The repository's directory. */
+            path: string;
+            /**
+             * @description A revision (hash, branch, HEAD~1). Default: "HEAD".
+             * @default HEAD
+             */
+            target?: string;
+        };
+        GitRestoreError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description GitRestoreRequest is the body of POST …/git/restore: Files of the worktree from the index (Worktree, the default) and/or of the index from HEAD (Staged). */
+        GitRestoreRequest: {
+            /** @description The paths to restore. */
+            files: string[];
+            /** @description The repository's directory. */
+            path: string;
+            /** @description Restore the index from HEAD (unstage). */
+            staged?: boolean;
+            /** @description Restore the worktree from the index (the default when neither is set). */
+            worktree?: boolean;
+        };
         /** @description GitStatus is a repository's state: the answer of clone, status, checkout, add and pull. */
         GitStatus: {
+            /** @description Commits of the current branch its upstream lacks. */
+            ahead: number;
+            /** @description Commits of the upstream the current branch lacks. */
+            behind: number;
             /** @description "" when HEAD is detached */
             branch: string;
             /** @description nothing staged, changed or untracked */
@@ -4618,6 +5147,8 @@ export interface components {
             head: string;
             /** @description the worktree's absolute path */
             path: string;
+            /** @description The current branch's upstream ("origin/main"); absent when it has none. */
+            upstream?: string;
         };
         GitStatusError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -4646,6 +5177,8 @@ export interface components {
              * @default origin
              */
             remote?: string;
+            /** @description Push only: make the pushed branch the local branch's upstream, as git push --set-upstream. */
+            setUpstream?: boolean;
             /**
              * @description Give up after this long (1 to 3600). Default: 300.
              * @default 300
@@ -4664,6 +5197,75 @@ export interface components {
             head: string;
             /** @description nothing was sent or received */
             upToDate: boolean;
+        };
+        GlobFilesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description GlobRequest is the body of POST …/files/glob: the files and directories under Path whose name matches Pattern (path.Match syntax, as find -name). */
+        GlobRequest: {
+            /** @description At most this many names; 0: the agent's bound (50000). */
+            max?: number;
+            /** @description The directory to search; relative paths start at the workdir. */
+            path: string;
+            /** @description A name pattern, as find -name: *, ? and [a-z]. */
+            pattern: string;
+        };
+        /** @description GlobResult is the answer of …/files/glob. */
+        GlobResult: {
+            /** @description The paths whose name matched. */
+            files: string[];
+            /** @description Max (or the agent's bound) stopped the search: there may be more. */
+            truncated: boolean;
+        };
+        GrepFilesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description GrepMatch is one line that matched. */
+        GrepMatch: {
+            /** @description The line's text. */
+            content: string;
+            /** @description The file the line is in. */
+            file: string;
+            /** @description The line's number, from 1. */
+            line: number;
+        };
+        /** @description GrepRequest is the body of POST …/files/grep: lines of the text files under Path that contain Pattern (a plain string, not a regular expression). */
+        GrepRequest: {
+            /** @description At most this many matches; 0: the agent's bound (10000). */
+            max?: number;
+            /** @description The directory (or file) to search; relative paths start at the workdir. */
+            path: string;
+            /** @description The string a line must contain (not a regular expression). */
+            pattern: string;
+        };
+        /** @description GrepResult is the answer of …/files/grep. */
+        GrepResult: {
+            /** @description The lines that matched, file by file. */
+            matches: components["schemas"]["GrepMatch"][];
+            /** @description Max (or the agent's bound) stopped the search: there may be more. */
+            truncated: boolean;
         };
         /** @description HTTPEgress is the http section of an egress policy. With it the daemon sees a bridge sandbox's outbound HTTP (TCP port 80) and HTTPS (TCP 443): both are redirected to a proxy in the daemon, transparently. HTTPS is decrypted only for hosts a rule names (with a certificate from the daemon's CA, which every sandbox trusts); other HTTPS passes untouched. Rules are tried in order; the first that matches decides. A request no rule matches is passed on (logged with rule -1). */
         HTTPEgress: {
@@ -5071,6 +5673,20 @@ export interface components {
                 reason?: string;
             };
         };
+        ListSessionCommandsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         ListSessionsError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -5224,6 +5840,20 @@ export interface components {
              * @enum {string}
              */
             stream: "stdout" | "stderr";
+        };
+        LookupUserError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         MakeDirectoryError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -5500,6 +6130,17 @@ export interface components {
                 reason?: string;
             };
         };
+        /** @description PermissionsRequest is the body of POST …/files/permissions; empty fields are left as they are. */
+        PermissionsRequest: {
+            /** @description A group of the sandbox's /etc/group, or a gid; empty: unchanged. */
+            group?: string;
+            /** @description Octal permission bits, e.g. "0644"; empty: unchanged. */
+            mode?: string;
+            /** @description A user of the sandbox's /etc/passwd, or a uid; empty: unchanged. */
+            owner?: string;
+            /** @description The file or directory; relative paths start at the workdir. */
+            path: string;
+        };
         /** @description Pool is a warm pool and how full it is. */
         Pool: {
             /** @description Adopted and Missed count, since the daemon started, the creates that took an instance and those that matched the pool but found it empty (and started cold). */
@@ -5756,6 +6397,38 @@ export interface components {
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
+        };
+        ReplaceInFilesError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description ReplaceRequest is the body of POST …/files/replace: every Old in each file becomes New. */
+        ReplaceRequest: {
+            /** @description The files to rewrite (each at most 64 MiB). */
+            files: string[];
+            /** @description What replaces it. */
+            new: string;
+            /** @description The string to replace. */
+            old: string;
+        };
+        /** @description ReplaceResult is one file's outcome of …/files/replace. */
+        ReplaceResult: {
+            /** @description Why the file was not rewritten; empty on success. */
+            error?: string;
+            /** @description The file. */
+            file: string;
+            /** @description How many occurrences were replaced. */
+            replaced: number;
         };
         ResizePTYError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -6032,6 +6705,20 @@ export interface components {
             /** @description stdout or stderr went over the limit and was cut */
             truncated: boolean;
         };
+        RunSessionCommandError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         /** @description SSHAccess is a way into a sandbox over the daemon's SSH gateway. Token and Command are only in the answer that creates a token; the daemon keeps just the token's hash. */
         SSHAccess: {
             /** @description ready to paste: ssh -p PORT TOKEN@HOST */
@@ -6259,6 +6946,20 @@ export interface components {
             /** @description The team that owns it. */
             team: string;
         };
+        SendSessionCommandInputError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         /** @description Session is a persistent shell: the working directory, exported variables, functions and aliases of one command are there for the next. */
         Session: {
             /**
@@ -6292,6 +6993,31 @@ export interface components {
             state: "idle" | "busy" | "ended";
             /** @description The default limit of each command; 0: none. */
             timeoutSeconds?: number;
+        };
+        /** @description SessionCommand is one recorded command. */
+        SessionCommand: {
+            /** @description The command line. */
+            command: string;
+            /** @description Its exit code once it ended; absent while it runs. */
+            exitCode?: number;
+            /** @description The command's id in its session. */
+            id: string;
+            /** @description Its output, in the answer of a command that was not async. */
+            logs?: components["schemas"]["SessionLogs"];
+        };
+        SessionCommandLogsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SESSION_ENDED" | "SESSION_NOT_FOUND" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         /** @description SessionEvent is one line of a streamed session command: an ExecEvent whose "exit" also says whether the shell ended and whether it was restarted. One line of an NDJSON stream. A stream ends after an event of type exit or end or error. */
         SessionEvent: components["schemas"]["SessionEventStart"] | components["schemas"]["SessionEventStdout"] | components["schemas"]["SessionEventStderr"] | components["schemas"]["SessionEventExit"] | components["schemas"]["SessionEventEnd"] | components["schemas"]["SessionEventHeartbeat"] | components["schemas"]["SessionEventError"];
@@ -6447,6 +7173,42 @@ export interface components {
             /** @description Output beyond the limit was dropped. */
             truncated: boolean;
         };
+        /** @description SessionInput is the body of POST …/commands/{command}/input. */
+        SessionInput: {
+            /** @description Text written to the command's stdin as it is. */
+            data: string;
+        };
+        /** @description SessionLogEvent is one NDJSON line of …/commands/{command}/logs with follow=true: "stdout"/"stderr" with Data, then one "exit" with ExitCode. */
+        SessionLogEvent: {
+            /** @description A chunk of output (base64 in JSON), for stdout and stderr. */
+            data?: string;
+            /** @description The command's exit code, for exit. */
+            exitCode: number;
+            /** @description stdout, stderr or exit. */
+            type: string;
+        };
+        /** @description SessionLogs is a command's output: both streams in order, and each. */
+        SessionLogs: {
+            /** @description stdout and stderr as they came, interleaved. */
+            output: string;
+            /** @description The command's stderr. */
+            stderr: string;
+            /** @description The command's stdout. */
+            stdout: string;
+            /** @description Output past the 8 MiB kept per command was dropped. */
+            truncated: boolean;
+        };
+        /** @description SessionRunRequest is the body of POST …/sessions/{session}/commands. */
+        SessionRunRequest: {
+            /** @description Answer at once with the command's id; the command runs on, reading the input sent to …/commands/{command}/input. Otherwise the answer comes when it ends, and its stdin is empty. */
+            async?: boolean;
+            /** @description The command line, run by the session's shell. */
+            command: string;
+            /** @description Add the input sent to an async command to its stdout, as a terminal would show it. */
+            echo?: boolean;
+            /** @description Give up after this many seconds; 0: the session's timeout. */
+            timeoutSeconds?: number;
+        };
         SetEgressError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -6455,6 +7217,20 @@ export interface components {
                  * @enum {string}
                  */
                 code: "BODY_TOO_LARGE" | "INTERNAL" | "INVALID_EGRESS" | "INVALID_HTTP_RULE" | "INVALID_JSON" | "MISSING_SCOPE" | "NO_NETWORK" | "RATE_LIMITED" | "SANDBOX_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_SECRET";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        SetFilePermissionsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "IS_A_DIRECTORY" | "MISSING_SCOPE" | "NOT_A_DIRECTORY" | "NO_SPACE" | "PATH_NOT_FOUND" | "PERMISSION_DENIED" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
                 /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
@@ -6878,6 +7654,17 @@ export interface components {
                 /** @description INSTANCE_LOST: why the instance ended, if known */
                 reason?: string;
             };
+        };
+        /** @description User is an account of the sandbox's /etc/passwd (GET …/user). */
+        User: {
+            /** @description Its primary group id. */
+            gid: number;
+            /** @description Its home directory. */
+            home: string;
+            /** @description The account's name. */
+            name: string;
+            /** @description Its user id. */
+            uid: number;
         };
         /** @description Volume is a named filesystem of a fixed size that sandboxes mount at create (CreateSandboxRequest.Volumes); several at once, and it outlives them. */
         Volume: {
@@ -9185,6 +9972,92 @@ export interface operations {
             };
         };
     };
+    getDefaultContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Context"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDefaultContextError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDefaultContextError"];
+                };
+            };
+        };
+    };
+    defaultContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Context"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefaultContextError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefaultContextError"];
+                };
+            };
+        };
+    };
     pressKey: {
         parameters: {
             query?: never;
@@ -10255,6 +11128,109 @@ export interface operations {
             };
         };
     };
+    globFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "src",
+                 *       "pattern": "*.py"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GlobRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlobResult"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlobFilesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlobFilesError"];
+                };
+            };
+        };
+    };
+    grepFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "src",
+                 *       "pattern": "TODO",
+                 *       "max": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrepRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrepResult"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrepFilesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrepFilesError"];
+                };
+            };
+        };
+    };
     listFiles: {
         parameters: {
             query?: {
@@ -10504,6 +11480,112 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WriteFileOwnedError"];
+                };
+            };
+        };
+    };
+    setFilePermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "run.sh",
+                 *       "mode": "0755",
+                 *       "owner": "user"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PermissionsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileInfo"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetFilePermissionsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetFilePermissionsError"];
+                };
+            };
+        };
+    };
+    replaceInFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "files": [
+                 *         "src/app.py"
+                 *       ],
+                 *       "old": "debug = True",
+                 *       "new": "debug = False"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplaceRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplaceResult"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplaceInFilesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, IS_A_DIRECTORY, MISSING_SCOPE, NOT_A_DIRECTORY, NO_SPACE, PATH_NOT_FOUND, PERMISSION_DENIED, RATE_LIMITED, READ_ONLY_FILESYSTEM, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplaceInFilesError"];
                 };
             };
         };
@@ -10841,6 +11923,55 @@ export interface operations {
             };
         };
     };
+    gitDeleteBranch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "repo",
+                 *       "name": "old-feature"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GitBranchRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitDeleteBranchError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitDeleteBranchError"];
+                };
+            };
+        };
+    };
     gitCheckout: {
         parameters: {
             query?: never;
@@ -10998,6 +12129,55 @@ export interface operations {
             };
         };
     };
+    gitInit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "repo",
+                 *       "initialBranch": "main"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GitInitRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitInitError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitInitError"];
+                };
+            };
+        };
+    };
     gitLog: {
         parameters: {
             query?: never;
@@ -11149,6 +12329,212 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GitPushError"];
+                };
+            };
+        };
+    };
+    gitAddRemote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "repo",
+                 *       "name": "origin",
+                 *       "url": "https://git.example.com/acme/app.git"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GitAddRemoteRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitAddRemoteError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitAddRemoteError"];
+                };
+            };
+        };
+    };
+    gitRemotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "repo"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GitRepoRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitRemote"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitRemotesError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitRemotesError"];
+                };
+            };
+        };
+    };
+    gitReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "repo",
+                 *       "mode": "hard",
+                 *       "target": "HEAD~1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GitResetRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitResetError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitResetError"];
+                };
+            };
+        };
+    };
+    gitRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "repo",
+                 *       "files": [
+                 *         "README.md"
+                 *       ],
+                 *       "staged": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["GitRestoreRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitStatus"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitRestoreError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitRestoreError"];
                 };
             };
         };
@@ -12886,6 +14272,248 @@ export interface operations {
             };
         };
     };
+    listSessionCommands: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommand"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSessionCommandsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSessionCommandsError"];
+                };
+            };
+        };
+    };
+    runSessionCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "command": "npm test",
+                 *       "async": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SessionRunRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommand"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSessionCommandError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSessionCommandError"];
+                };
+            };
+        };
+    };
+    getSessionCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+                /** @description sandbox id or name */
+                command: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommand"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSessionCommandError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSessionCommandError"];
+                };
+            };
+        };
+    };
+    sendSessionCommandInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+                /** @description sandbox id or name */
+                command: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": "yes\n"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SessionInput"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendSessionCommandInputError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendSessionCommandInputError"];
+                };
+            };
+        };
+    };
+    sessionCommandLogs: {
+        parameters: {
+            query?: {
+                /** @description stream until the command ends */
+                follow?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description session id */
+                session: string;
+                /** @description sandbox id or name */
+                command: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionLogs"];
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommandLogsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, INVALID_PARAMETER, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SESSION_ENDED, SESSION_NOT_FOUND, STALE_HANDLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCommandLogsError"];
+                };
+            };
+        };
+    };
     execInSession: {
         parameters: {
             query?: {
@@ -13300,6 +14928,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StopSandboxError"];
+                };
+            };
+        };
+    };
+    lookupUser: {
+        parameters: {
+            query?: {
+                /** @description a user name or uid */
+                name?: string;
+            };
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupUserError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupUserError"];
                 };
             };
         };

@@ -412,6 +412,10 @@ class CreatedKey(TypedDict):
     team: str
 
 
+class DefaultContextError(TypedDict):
+    error: Dict[str, Any]
+
+
 class DeleteBackupError(TypedDict):
     error: Dict[str, Any]
 
@@ -783,9 +787,11 @@ class ExposePortRequest(TypedDict):
 
 class FileInfo(TypedDict):
     "FileInfo describes one file inside a sandbox."
+    group: NotRequired[str]
     modTime: str
     mode: str
     name: str
+    owner: NotRequired[str]
     path: str
     size: int
     target: NotRequired[str]
@@ -822,6 +828,10 @@ class GetContextError(TypedDict):
 
 
 class GetCursorPositionError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GetDefaultContextError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -889,6 +899,10 @@ class GetSandboxStatsError(TypedDict):
     error: Dict[str, Any]
 
 
+class GetSessionCommandError(TypedDict):
+    error: Dict[str, Any]
+
+
 class GetSessionError(TypedDict):
     error: Dict[str, Any]
 
@@ -913,9 +927,28 @@ class GitAddError(TypedDict):
     error: Dict[str, Any]
 
 
+class GitAddRemoteError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitAddRemoteRequest(TypedDict):
+    "GitAddRemoteRequest is the body of POST \u2026/git/remotes."
+    fetch: NotRequired[bool]
+    name: str
+    overwrite: NotRequired[bool]
+    path: str
+    url: str
+
+
 class GitAddRequest(TypedDict):
     "GitAddRequest is the body of POST /v1/sandboxes/{id}/git/add."
     files: List[str]
+    path: str
+
+
+class GitBranchRequest(TypedDict):
+    "GitBranchRequest is the body of POST \u2026/git/branches/delete."
+    name: str
     path: str
 
 
@@ -982,11 +1015,26 @@ class GitCommitRequest(TypedDict):
     path: str
 
 
+class GitDeleteBranchError(TypedDict):
+    error: Dict[str, Any]
+
+
 class GitFileStatus(TypedDict):
     "GitFileStatus is one file that differs from HEAD. Staging and Worktree are each one of unmodified, untracked, modified, added, deleted, renamed, copied, unmerged."
     path: str
     staging: str
     worktree: str
+
+
+class GitInitError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitInitRequest(TypedDict):
+    "GitInitRequest is the body of POST \u2026/git/init."
+    bare: NotRequired[bool]
+    initialBranch: NotRequired[str]
+    path: str
 
 
 class GitLogError(TypedDict):
@@ -1007,18 +1055,55 @@ class GitPushError(TypedDict):
     error: Dict[str, Any]
 
 
+class GitRemote(TypedDict):
+    "GitRemote is one remote of a repository (its first URL)."
+    name: str
+    url: str
+
+
+class GitRemotesError(TypedDict):
+    error: Dict[str, Any]
+
+
 class GitRepoRequest(TypedDict):
     "GitRepoRequest names a repository: the body of status and branches. Every Path of a git request defaults to the working directory."
     path: NotRequired[str]
 
 
+class GitResetError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitResetRequest(TypedDict):
+    "GitResetRequest is the body of POST \u2026/git/reset: move HEAD (and the current branch) to Target and reset the index (mixed), also the worktree (hard), or neither (soft); with Files only those paths of the index."
+    files: NotRequired[List[str]]
+    mode: NotRequired[str]
+    path: str
+    target: NotRequired[str]
+
+
+class GitRestoreError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitRestoreRequest(TypedDict):
+    "GitRestoreRequest is the body of POST \u2026/git/restore: Files of the worktree from the index (Worktree, the default) and/or of the index from HEAD (Staged)."
+    files: List[str]
+    path: str
+    staged: NotRequired[bool]
+    worktree: NotRequired[bool]
+
+
 class GitStatus(TypedDict):
     "GitStatus is a repository's state: the answer of clone, status, checkout, add and pull."
+    ahead: int
+    behind: int
     branch: str
     clean: bool
     files: List["GitFileStatus"]
     head: str
     path: str
+    upstream: NotRequired[str]
 
 
 class GitStatusError(TypedDict):
@@ -1031,6 +1116,7 @@ class GitSyncRequest(TypedDict):
     force: NotRequired[bool]
     path: str
     remote: NotRequired[str]
+    setUpstream: NotRequired[bool]
     timeoutSeconds: NotRequired[int]
     token: NotRequired[str]
     username: NotRequired[str]
@@ -1041,6 +1127,47 @@ class GitSyncResult(TypedDict):
     branch: str
     head: str
     upToDate: bool
+
+
+class GlobFilesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GlobRequest(TypedDict):
+    "GlobRequest is the body of POST \u2026/files/glob: the files and directories under Path whose name matches Pattern (path.Match syntax, as find -name)."
+    max: NotRequired[int]
+    path: str
+    pattern: str
+
+
+class GlobResult(TypedDict):
+    "GlobResult is the answer of \u2026/files/glob."
+    files: List[str]
+    truncated: bool
+
+
+class GrepFilesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GrepMatch(TypedDict):
+    "GrepMatch is one line that matched."
+    content: str
+    file: str
+    line: int
+
+
+class GrepRequest(TypedDict):
+    "GrepRequest is the body of POST \u2026/files/grep: lines of the text files under Path that contain Pattern (a plain string, not a regular expression)."
+    max: NotRequired[int]
+    path: str
+    pattern: str
+
+
+class GrepResult(TypedDict):
+    "GrepResult is the answer of \u2026/files/grep."
+    matches: List["GrepMatch"]
+    truncated: bool
 
 
 class HTTPEgress(TypedDict):
@@ -1195,6 +1322,10 @@ class ListSecretsError(TypedDict):
     error: Dict[str, Any]
 
 
+class ListSessionCommandsError(TypedDict):
+    error: Dict[str, Any]
+
+
 class ListSessionsError(TypedDict):
     error: Dict[str, Any]
 
@@ -1263,6 +1394,10 @@ class LogMatch(TypedDict):
     line: str
     seq: int
     stream: Literal["stdout", "stderr"]
+
+
+class LookupUserError(TypedDict):
+    error: Dict[str, Any]
 
 
 class MakeDirectoryError(TypedDict):
@@ -1392,6 +1527,14 @@ class PauseSandboxError(TypedDict):
     error: Dict[str, Any]
 
 
+class PermissionsRequest(TypedDict):
+    "PermissionsRequest is the body of POST \u2026/files/permissions; empty fields are left as they are."
+    group: NotRequired[str]
+    mode: NotRequired[str]
+    owner: NotRequired[str]
+    path: str
+
+
 class Pool(TypedDict):
     "Pool is a warm pool and how full it is."
     adopted: int
@@ -1495,6 +1638,24 @@ class Quotas(TypedDict):
 
 class ReadFileError(TypedDict):
     error: Dict[str, Any]
+
+
+class ReplaceInFilesError(TypedDict):
+    error: Dict[str, Any]
+
+
+class ReplaceRequest(TypedDict):
+    "ReplaceRequest is the body of POST \u2026/files/replace: every Old in each file becomes New."
+    files: List[str]
+    new: str
+    old: str
+
+
+class ReplaceResult(TypedDict):
+    "ReplaceResult is one file's outcome of \u2026/files/replace."
+    error: NotRequired[str]
+    file: str
+    replaced: int
 
 
 class ResizePTYError(TypedDict):
@@ -1648,6 +1809,10 @@ class RunResult(TypedDict):
     truncated: bool
 
 
+class RunSessionCommandError(TypedDict):
+    error: Dict[str, Any]
+
+
 class SSHAccess(TypedDict):
     "SSHAccess is a way into a sandbox over the daemon's SSH gateway. Token and Command are only in the answer that creates a token; the daemon keeps just the token's hash."
     command: NotRequired[str]
@@ -1704,6 +1869,10 @@ class SecretInfo(TypedDict):
     team: str
 
 
+class SendSessionCommandInputError(TypedDict):
+    error: Dict[str, Any]
+
+
 class Session(TypedDict):
     "Session is a persistent shell: the working directory, exported variables, functions and aliases of one command are there for the next."
     createdAt: str
@@ -1716,6 +1885,18 @@ class Session(TypedDict):
     shell: str
     state: Literal["idle", "busy", "ended"]
     timeoutSeconds: NotRequired[float]
+
+
+class SessionCommand(TypedDict):
+    "SessionCommand is one recorded command."
+    command: str
+    exitCode: NotRequired[int]
+    id: str
+    logs: NotRequired["SessionLogs"]
+
+
+class SessionCommandLogsError(TypedDict):
+    error: Dict[str, Any]
 
 
 SessionEvent = Union["SessionEventStart", "SessionEventStdout", "SessionEventStderr", "SessionEventExit", "SessionEventEnd", "SessionEventHeartbeat", "SessionEventError"]
@@ -1859,7 +2040,34 @@ class SessionExecResult(TypedDict):
     truncated: bool
 
 
+class SessionInput(TypedDict):
+    "SessionInput is the body of POST \u2026/commands/{command}/input."
+    data: str
+
+
+class SessionLogEvent(TypedDict):
+    "SessionLogEvent is one NDJSON line of \u2026/commands/{command}/logs with follow=true: \"stdout\"/\"stderr\" with Data, then one \"exit\" with ExitCode."
+    data: NotRequired[str]
+    exitCode: int
+    type: str
+
+
+class SessionLogs(TypedDict):
+    "SessionLogs is a command's output: both streams in order, and each."
+    output: str
+    stderr: str
+    stdout: str
+    truncated: bool
+
+
+SessionRunRequest = TypedDict("SessionRunRequest", {"async": NotRequired[bool], "command": str, "echo": NotRequired[bool], "timeoutSeconds": NotRequired[float]})
+
+
 class SetEgressError(TypedDict):
+    error: Dict[str, Any]
+
+
+class SetFilePermissionsError(TypedDict):
     error: Dict[str, Any]
 
 
@@ -2017,6 +2225,14 @@ class UpdateSandboxRequest(TypedDict):
 
 class UploadTarError(TypedDict):
     error: Dict[str, Any]
+
+
+class User(TypedDict):
+    "User is an account of the sandbox's /etc/passwd (GET \u2026/user)."
+    gid: int
+    home: str
+    name: str
+    uid: int
 
 
 class Volume(TypedDict):
