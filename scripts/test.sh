@@ -60,9 +60,9 @@ timed "npm install" ./scripts/npm-install.sh
 
 # What only the integration tests use, built or installed once per machine
 # and cached in /var/cache/sbx (minutes the first time, then nothing): the
-# python and debian images, the S3 server of the storage tests, runsc and
-# the desktop image. A variable already set names an artefact to use
-# instead. One after the other (they share caches), beside the unit tests.
+# python and debian images, runsc and the desktop image. A variable already
+# set names an artefact to use instead. One after the other (they share
+# caches), beside the unit tests.
 artefact() { # artefact VAR SCRIPT: VAR=<what SCRIPT printed> on stdout
 	local var=$1 script=$2 name path
 	if [ -n "${!var:-}" ]; then
@@ -70,16 +70,19 @@ artefact() { # artefact VAR SCRIPT: VAR=<what SCRIPT printed> on stdout
 		return
 	fi
 	name=${script##*/build-}
-	path=$(timed "build ${name%.sh} (background)" "$script") || return 1
+	path=$(timed "build ${name%.sh}" "$script") || return 1
 	echo "$var=$path"
 }
 artefacts() {
 	artefact SBX_PYTHON_IMAGE ./scripts/build-python-image.sh &&
 		artefact SBX_DEBIAN_IMAGE ./scripts/build-debian-image.sh &&
-		artefact SBX_VERSITYGW ./scripts/build-versitygw.sh &&
 		artefact SBX_RUNSC ./scripts/build-runsc.sh && # the runsc every sbx serve of the tests runs
 		artefact SBX_DESKTOP_IMAGE ./scripts/build-desktop-image.sh # integration/desktop_test.go
 }
+# The S3 server first, in the foreground: the blob store's unit tests
+# (internal/blob/s3) run against it too.
+versitygw=$(artefact SBX_VERSITYGW ./scripts/build-versitygw.sh)
+export "$versitygw"
 artefacts >"$work/artefacts.env" 2>"$work/artefacts.log" &
 artefacts_build=$!
 
