@@ -55,18 +55,24 @@ func pythonImageTar(t *testing.T) string {
 }
 
 // importPython imports the python image into d as "python".
-func importPython(t *testing.T, d *daemon) {
+func importPython(t *testing.T, d *daemon) { importImageTar(t, d, "python", pythonImageTar(t)) }
+
+// importDesktop imports the desktop image into d as "desktop".
+func importDesktop(t *testing.T, d *daemon) { importImageTar(t, d, "desktop", desktopImageTar(t)) }
+
+// importImageTar imports the image tarball at path into d as name.
+func importImageTar(t *testing.T, d *daemon, name, path string) {
 	t.Helper()
-	f, err := os.Open(pythonImageTar(t))
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	start := time.Now()
-	if _, err := d.client.ImportImage(context.Background(), "python", f); err != nil {
-		t.Fatalf("import the python image: %v", err)
+	if _, err := d.client.ImportImage(context.Background(), name, f); err != nil {
+		t.Fatalf("import the %s image: %v", name, err)
 	}
-	t.Logf("imported the python image in %s", time.Since(start).Round(time.Millisecond))
+	t.Logf("imported the %s image in %s", name, time.Since(start).Round(time.Millisecond))
 }
 
 func mainResult(res *sdk.RunResult) *sdk.CodeResult {

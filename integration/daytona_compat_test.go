@@ -1,11 +1,9 @@
 package integration
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -87,14 +85,7 @@ func TestDaytonaSessionSurvivesRestart(t *testing.T) {
 func TestDaytonaSDKComputerUse(t *testing.T) {
 	needDaytonaSDK(t)
 	d := startDaemon(t)
-	f, err := os.Open(desktopImageTar(t)) // desktop_test.go
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := d.client.ImportImage(context.Background(), "desktop", f); err != nil {
-		t.Fatalf("import the desktop image: %v", err)
-	}
+	importDesktop(t, d)
 	if out := runDaytonaProgram(t, d, "computeruse.mjs"); !strings.Contains(out, "done\n") {
 		t.Errorf("computeruse.mjs:\n%s", out)
 	}

@@ -167,15 +167,7 @@ func TestExamplePerUserSandbox(t *testing.T) {
 // screenshots are full-screen PNGs that differ.
 func TestExampleComputerUse(t *testing.T) {
 	d := startDaemon(t)
-	f, err := os.Open(desktopImageTar(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = d.client.ImportImage(context.Background(), "desktop", f)
-	f.Close()
-	if err != nil {
-		t.Fatalf("import the desktop image: %v", err)
-	}
+	importDesktop(t, d)
 	bin := buildExample(t, "computer-use")
 	dir := t.TempDir()
 	out := runExample(t, d, dir, bin, "-out", dir)

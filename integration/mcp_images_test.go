@@ -2,10 +2,8 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"image"
 	"image/png"
-	"os"
 	"strings"
 	"testing"
 
@@ -17,15 +15,7 @@ import (
 // and scroll (what each does to the screen: TestDesktop).
 func TestMCPDesktop(t *testing.T) {
 	d := startDaemon(t)
-	f, err := os.Open(desktopImageTar(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = d.client.ImportImage(context.Background(), "desktop", f)
-	f.Close()
-	if err != nil {
-		t.Fatalf("import the desktop image: %v", err)
-	}
+	importDesktop(t, d)
 	cs := mcpHTTP(t, d, d.token)
 	mcpTool(t, cs, "sandbox_create", map[string]any{"name": "desk", "image": "desktop", "memoryMiB": 1024})
 	mcpTool(t, cs, "desktop_start", map[string]any{"sandbox": "desk", "width": 800, "height": 600}, `"running": true`)
