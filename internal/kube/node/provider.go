@@ -102,6 +102,11 @@ func key(namespace, name string) string { return namespace + "/" + name }
 // CreatePod runs the pod's sandbox: the local one if this host has it
 // (a restart), else the handed-off one from the blob store, else a new one.
 func (p *Provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
+	if pod.DeletionTimestamp != nil {
+		// Being deleted: an update after DeletePod forgot it must not
+		// start its sandbox again (it would outlive the pod).
+		return nil
+	}
 	ctx = nodeScope(ctx)
 	k := key(pod.Namespace, pod.Name)
 	p.mu.Lock()

@@ -287,3 +287,26 @@ func TestTailLines(t *testing.T) {
 		}
 	}
 }
+
+// An update of a pod that is being deleted, after DeletePod forgot it,
+// does not start its sandbox again (it would outlive the pod).
+func TestUpdateOfADeletedPodMakesNoSandbox(t *testing.T) {
+	f := newFake()
+	p := NewProvider(f, fakeOwners{}, nil, "h1", "10.0.0.1", nil)
+	pod := sandboxPod("box", false)
+	if err := p.CreatePod(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	pod.DeletionTimestamp = &now
+	if err := p.DeletePod(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.UpdatePod(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+	id := podspec.IDForPod("sbx", "box")
+	if _, err := f.Get(t.Context(), id); err == nil {
+		t.Fatalf("the deleted pod's sandbox was made again; calls: %s", f.history())
+	}
+}
