@@ -185,19 +185,8 @@ func TestHTTPGated(t *testing.T) {
 	ts := httptest.NewServer(Handler(h.Gate, api))
 	defer ts.Close()
 	for _, k := range []string{"", "wrong"} {
-		r, _ := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		if k != "" {
-			r.Header.Set("Authorization", "Bearer "+k)
-		}
-		resp, err := http.DefaultClient.Do(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 401 {
-			t.Errorf("key %q: %d, want 401", k, resp.StatusCode)
+		if got := postInitialize(t, ts.URL, k); got != 401 {
+			t.Errorf("key %q: %d, want 401", k, got)
 		}
 	}
 	hc := &http.Client{Transport: bearer{key}}
@@ -325,20 +314,25 @@ func TestHTTPAdmitted(t *testing.T) {
 	ts := httptest.NewServer(Handler(h.Gate, &fakeAPI{}))
 	defer ts.Close()
 	h.Check(t, authztest.Op{Name: "POST /mcp", Need: authz.Read, Method: "POST", Path: "/mcp",
-		Do: func(key string, _ auth.Principal) int {
-			r, _ := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
-			r.Header.Set("Content-Type", "application/json")
-			r.Header.Set("Accept", "application/json, text/event-stream")
-			if key != "" {
-				r.Header.Set("Authorization", "Bearer "+key)
-			}
-			resp, err := http.DefaultClient.Do(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			return resp.StatusCode
-		}}, nil)
+		Do: func(key string, _ auth.Principal) int { return postInitialize(t, ts.URL, key) }}, nil)
+}
+
+// postInitialize sends an MCP initialize request to url with key as the
+// bearer token ("" none) and returns the answer's status.
+func postInitialize(t *testing.T, url, key string) int {
+	t.Helper()
+	r, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if key != "" {
+		r.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // A call that carries a progress token hears its tool is still working
