@@ -5,6 +5,7 @@
 // failed. The image "python" must be in sbx.
 import assert from 'node:assert/strict'
 import { Daytona, DaytonaError } from '@daytonaio/sdk'
+import { until } from './until.mjs'
 
 const daytona = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: process.env.DAYTONA_API_KEY })
 let failed = 0
@@ -17,21 +18,6 @@ async function check(name, fn) {
     failed++
     console.log(`FAIL ${name}: ${e?.stack ?? e}`)
   }
-}
-
-async function until(what, cond, ms = 30000) {
-  const end = Date.now() + ms
-  let last
-  while (Date.now() < end) {
-    try {
-      const v = await cond()
-      if (v) return v
-    } catch (e) {
-      last = e
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ''}`)
 }
 
 // refused runs fn and checks it fails with a 400 whose message matches re.

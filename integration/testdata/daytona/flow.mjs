@@ -7,25 +7,11 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Daytona, Image, DaytonaNotFoundError, DaytonaProcessExecutionTimeoutError, DaytonaValidationError } from '@daytonaio/sdk'
+import { until } from './until.mjs'
 
 const daytona = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: process.env.DAYTONA_API_KEY })
 const ok = (name) => console.log(`ok ${name}`)
 
-// until polls cond (async) until it returns a truthy value or the deadline passes.
-async function until(what, cond, ms = 30000) {
-  const end = Date.now() + ms
-  let last
-  while (Date.now() < end) {
-    try {
-      const v = await cond()
-      if (v) return v
-    } catch (e) {
-      last = e
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ''}`)
-}
 
 async function expectError(cls, fn, what) {
   try {
