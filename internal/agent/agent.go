@@ -55,8 +55,7 @@ type server struct {
 	shutdownReq chan time.Duration // from POST /shutdown: the grace
 	runDir      string             // the socket's directory: agent-only files (sessioncmds.go)
 
-	contexts contextSet      // code contexts (contexts.go)
-	defaults defaultContexts // each language's default context (contextdefault.go)
+	contexts contextSet // code contexts (contexts.go)
 
 	procs    processTable  // background processes (processes.go)
 	sessions sessionTable  // persistent shells (sessions.go)
@@ -234,8 +233,6 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.LookupUser:     answerJSON(lookupAccount),
 
 		// default code contexts (contextdefault.go)
-		agentapi.DefaultContext:    s.handleDefaultContext(true),
-		agentapi.GetDefaultContext: s.handleDefaultContext(false),
 
 		// recorded session commands (sessioncmds.go)
 		agentapi.SessionRun:          s.withSession(s.handleSessionRun),

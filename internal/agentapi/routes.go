@@ -127,10 +127,7 @@ var (
 
 // Default code contexts (internal/agent/contextdefault.go): per language,
 // the context that runs without a context of their own share.
-var (
-	DefaultContext    = Route{"POST", "/default-contexts/{language}"} // → sdk.Context, started if there is none live
-	GetDefaultContext = Route{"GET", "/default-contexts/{language}"}  // → sdk.Context, or 404 CONTEXT_NOT_FOUND
-)
+var ()
 
 // More git (internal/agent/git_repo.go): bodies in agentapi/git.go.
 var (
@@ -148,7 +145,6 @@ var Routes = []Route{
 	Health, Exec, Shutdown, Sync, Suspend, Run, Watch,
 	PutFile, GetFile, DeleteFile, ListFiles, StatFile, Mkdir, Move, GetTar, PutTar,
 	SetPermissions, Grep, Glob, Replace, LookupUser,
-	DefaultContext, GetDefaultContext,
 	SessionRun, SessionCommands, SessionCommandGet, SessionCommandLogs, SessionCommandInput,
 	CreateContext, ListContexts, GetContext, DeleteContext, RunContext,
 	StartProcess, ListProcesses, GetProcess, DeleteProcess, ProcessLogs, WriteStdin, CloseStdin,

@@ -373,18 +373,6 @@ func (s *Server) routes() []route {
 			status: 200, response: sdk.User{},
 		},
 		{
-			method: "POST", pattern: "/v1/sandboxes/{id}/default-contexts/{language}", name: "defaultContext",
-			summary: "The language's default code context, started if there is none live",
-			handler: s.proxy, scope: auth.ScopeExec,
-			status: 200, response: sdk.Context{},
-		},
-		{
-			method: "GET", pattern: "/v1/sandboxes/{id}/default-contexts/{language}", name: "getDefaultContext",
-			summary: "The language's default code context, or 404 CONTEXT_NOT_FOUND",
-			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: sdk.Context{},
-		},
-		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands", name: "runSessionCommand",
 			summary: "Run a command in a session and keep its record (id, output, exit code); async answers at " +
 				"once and the command reads the input sent to it",

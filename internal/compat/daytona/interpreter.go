@@ -10,7 +10,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -19,7 +18,7 @@ import (
 // messages; its contexts are sbx's code contexts (long-lived python
 // interpreters). Without a context, runs share one default context per
 // sandbox, as Daytona's do (state persists between them): the agent's
-// default python context (agentapi.DefaultContext).
+// context named defaultContextID, which dies with the instance.
 
 // timeoutClose is the close code the SDK reads as a timeout.
 const timeoutClose = 4008
@@ -69,14 +68,8 @@ func (h *Handler) listContexts(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := []interpreterContext{}
-	var def string // the default context is the layer's own
-	if d, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.GetDefaultContext, at("python"), nil); err == nil {
-		def = d.ID
-	} else if !errdefs.Is(err, errdefs.KindNotFound) {
-		return err
-	}
 	for _, x := range list {
-		if x.ID != def {
+		if x.ID != defaultContextID {
 			out = append(out, toInterpreterContext(x))
 		}
 	}
@@ -188,10 +181,14 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 	}
 }
 
+// defaultContextID names the sandbox's default python context.
+const defaultContextID = "daytona-default-python"
+
 // defaultContext returns the sandbox's default python context, which the
 // agent starts if there is none or its interpreter is gone.
 func defaultContext(r *http.Request, c *agentapi.Client) (string, error) {
-	out, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.DefaultContext, at("python"), nil)
+	out, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.EnsureContext, at(defaultContextID),
+		sdk.CreateContextRequest{Language: "python"})
 	return out.ID, err
 }
 

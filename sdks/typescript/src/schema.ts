@@ -620,30 +620,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/sandboxes/{id}/default-contexts/{language}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The language's default code context, or 404 CONTEXT_NOT_FOUND
-         * @description The language's default code context, or 404 CONTEXT_NOT_FOUND
-         */
-        get: operations["getDefaultContext"];
-        put?: never;
-        /**
-         * The language's default code context, started if there is none live
-         * @description The language's default code context, started if there is none live
-         */
-        post: operations["defaultContext"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/sandboxes/{id}/desktop/keyboard/press": {
         parameters: {
             query?: never;
@@ -3616,20 +3592,6 @@ export interface components {
             /** @description The team the key acts for. */
             team: string;
         };
-        DefaultContextError: {
-            /** @description What went wrong: a stable code to compare against and a message for people */
-            error: {
-                /**
-                 * @description The error's stable, machine-readable code
-                 * @enum {string}
-                 */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
-                /** @description What went wrong, for people; it may change between versions */
-                message: string;
-                /** @description INSTANCE_LOST: why the instance ended, if known */
-                reason?: string;
-            };
-        };
         DeleteBackupError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -4428,20 +4390,6 @@ export interface components {
                  * @enum {string}
                  */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
-                /** @description What went wrong, for people; it may change between versions */
-                message: string;
-                /** @description INSTANCE_LOST: why the instance ended, if known */
-                reason?: string;
-            };
-        };
-        GetDefaultContextError: {
-            /** @description What went wrong: a stable code to compare against and a message for people */
-            error: {
-                /**
-                 * @description The error's stable, machine-readable code
-                 * @enum {string}
-                 */
-                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
@@ -9968,92 +9916,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunCodeInContextError"];
-                };
-            };
-        };
-    };
-    getDefaultContext: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description sandbox id or name */
-                id: string;
-                /** @description sandbox id or name */
-                language: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Context"];
-                };
-            };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetDefaultContextError"];
-                };
-            };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetDefaultContextError"];
-                };
-            };
-        };
-    };
-    defaultContext: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description sandbox id or name */
-                id: string;
-                /** @description sandbox id or name */
-                language: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Context"];
-                };
-            };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefaultContextError"];
-                };
-            };
-            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefaultContextError"];
                 };
             };
         };

@@ -412,10 +412,6 @@ class CreatedKey(TypedDict):
     team: str
 
 
-class DefaultContextError(TypedDict):
-    error: Dict[str, Any]
-
-
 class DeleteBackupError(TypedDict):
     error: Dict[str, Any]
 
@@ -828,10 +824,6 @@ class GetContextError(TypedDict):
 
 
 class GetCursorPositionError(TypedDict):
-    error: Dict[str, Any]
-
-
-class GetDefaultContextError(TypedDict):
     error: Dict[str, Any]
 
 
