@@ -232,8 +232,6 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.Replace:        gitHandler(s.replace),
 		agentapi.LookupUser:     answerJSON(lookupAccount),
 
-		// default code contexts (contextdefault.go)
-
 		// recorded session commands (sessioncmds.go)
 		agentapi.SessionRun:          s.withSession(s.handleSessionRun),
 		agentapi.SessionCommands:     s.withSession(s.handleSessionCommands),

@@ -125,11 +125,7 @@ var (
 	SessionCommandInput = Route{"POST", "/sessions/{session}/commands/{command}/input"} // SessionInput → 204
 )
 
-// Default code contexts (internal/agent/contextdefault.go): per language,
-// the context that runs without a context of their own share.
-var ()
-
-// More git (internal/agent/git_repo.go): bodies in agentapi/git.go.
+// More git (internal/agent/git_repo.go): bodies in sdk/git_repo.go.
 var (
 	GitInit         = Route{"POST", "/git/init"}            // GitInitRequest → 204
 	GitDeleteBranch = Route{"POST", "/git/branches/delete"} // GitBranchRequest → 204
