@@ -73,6 +73,8 @@ type daemon struct {
 	args    []string        // more flags of sbx serve (see netArgs)
 	ca      []byte          // PEM CA of its TLS certificate; nil: plain http (tls_test.go)
 	bin     string          // the sbx binary it runs; "" is sbxBin (upgrade_test.go)
+
+	cleanedUp bool // cleanup has run (it may be called early: kube_node_test.go)
 }
 
 // startDaemon starts a daemon on a fresh data dir; cleanup deletes its
@@ -201,6 +203,10 @@ func (d *daemon) stop() {
 }
 
 func (d *daemon) cleanup() {
+	if d.cleanedUp {
+		return
+	}
+	d.cleanedUp = true
 	ctx := context.Background()
 	d.noteInstances()
 	if d.running() {

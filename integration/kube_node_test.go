@@ -86,6 +86,15 @@ func TestKubeNode(t *testing.T) {
 	for _, name := range []string{"sbx-host-a", "sbx-host-b"} {
 		hosts[name] = startKubeHost(t, c, srv, bucket, name, hostKC)
 	}
+	// A re-placed pod keeps its sandbox id, and here both hosts share one
+	// kernel (cgroup and /run/sbx names are by id), so the census of one
+	// host would count the sandboxes the other now runs: both are cleaned
+	// up before either census is checked (census_test.go).
+	t.Cleanup(func() {
+		for _, h := range hosts {
+			h.cleanup()
+		}
+	})
 	ctx := context.Background()
 	for name, h := range hosts {
 		waitFor(t, 60*time.Second, name+" to be a Ready node", func() bool {
