@@ -31,9 +31,6 @@ version=$1
 out=$(realpath -m "${2:-dist/$version}")
 arches=${SBX_RELEASE_ARCHES:-amd64 arm64}
 with_runsc=${SBX_RELEASE_RUNSC:-1}
-# The runsc scripts/build-runsc.sh builds for setup.sh and the tests.
-runsc_version=$(sed -n 's/^version=\${SBX_RUNSC_VERSION:-\(.*\)}$/\1/p' scripts/build-runsc.sh)
-[ -n "$runsc_version" ] || die "no runsc version in scripts/build-runsc.sh"
 
 commit=$(git rev-parse HEAD)
 work=$(mktemp -d /var/tmp/sbx-release.XXXXXX)
@@ -50,7 +47,6 @@ export SOURCE_DATE_EPOCH=$(git -C "$src" log -1 --format=%ct "$commit")
 # the toolchain alone.
 export CGO_ENABLED=0 GOOS=linux GOFLAGS= GOAMD64=v1 GOARM64=v8.0 GOEXPERIMENT=
 ldflags=-buildid=
-modcache=$(go env GOMODCACHE) # before GOPATH changes below: runsc's modules come from here
 log "sbx $version from $commit ($(go version)), SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
 
 rm -rf "$out"
@@ -62,15 +58,10 @@ for arch in $arches; do
 	(cd "$src" && GOARCH=$arch go build -trimpath -buildvcs=true -ldflags="$ldflags" -o "$bin/" ./cmd/sbx ./cmd/sbx-agent)
 	runsc_flag=()
 	if [ "$with_runsc" = 1 ]; then
-		log "$arch: runsc $runsc_version"
-		# go install of a module version builds outside this module; a GOPATH
-		# of its own keeps the binary apart (cross builds land in bin/linux_ARCH).
-		# The -X is what gVisor's own build stamps: runsc --version says which
-		# it is (not VERSION_MISSING).
-		gp=$work/gopath-$arch
-		GOPATH=$gp GOMODCACHE=$modcache GOBIN= GOARCH=$arch \
-			go install -trimpath -ldflags="$ldflags -X gvisor.dev/gvisor/runsc/version.version=$runsc_version" "gvisor.dev/gvisor/runsc@$runsc_version"
-		cp "$(find "$gp/bin" -name runsc -type f)" "$bin/runsc"
+		# The runsc setup.sh installs and the tests run, content-keyed in
+		# its cache (precompiled seccomp filters on the host's architecture).
+		log "$arch: runsc (scripts/build-runsc.sh)"
+		cp "$(GOARCH=$arch "$src/scripts/build-runsc.sh")" "$bin/runsc"
 		runsc_flag=(-runsc "$bin/runsc")
 	fi
 
