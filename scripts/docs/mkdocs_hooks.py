@@ -1,0 +1,102 @@
+"""mkdocs hooks of sbx's documentation site (mkdocs.yml names this file).
+
+The pages under docs/ are plain Markdown that must also read well on a forge,
+so they link to files outside docs/ (../BENCHMARKS.md, ../examples/grader/)
+by relative path. mkdocs cannot serve those, so here:
+
+- a link that leaves docs/ is checked against the repository and rewritten to
+  the file's address on the forge (repo_url); a missing target is a warning,
+  which fails `mkdocs build --strict`;
+- a link to a heading (page.md#anchor, #anchor) is checked against the ids of
+  the rendered target page: mkdocs 1.4 checks only that the page exists;
+- the API reference (docs/api/index.html, Redoc) gets its script and the
+  OpenAPI document copied into the site: Redoc's standalone bundle from the
+  npm tree pinned in scripts/docs/package-lock.json (./scripts/npm-install.sh
+  scripts/docs installs it) and sdks/openapi.json.
+"""
+
+import logging
+import os
+import posixpath
+import re
+
+from mkdocs.structure.files import File
+
+log = logging.getLogger("mkdocs.hooks.sbx")
+
+REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BRANCH = "main"  # the branch the forge links of the built site point at
+REDOC = os.path.join(REPO, "scripts/docs/node_modules/redoc/bundles/redoc.standalone.js")
+COPIED = {  # site path: source in the repository
+    "api/redoc.standalone.js": REDOC,
+    "api/openapi.json": os.path.join(REPO, "sdks/openapi.json"),
+}
+
+LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)(\))")
+FENCE = re.compile(r"^\s*(```|~~~)")
+ID = re.compile(r'\sid="([^"]+)"')
+
+links = []  # (page src_uri, target src_uri, anchor): checked in on_env
+ids = {}  # page src_uri -> ids in its rendered HTML
+
+
+def on_files(files, config):
+    for dest, src in COPIED.items():
+        if not os.path.isfile(src):
+            log.warning(f"{src} is missing: run ./scripts/npm-install.sh scripts/docs")
+            continue
+        f = File(dest, config["docs_dir"], config["site_dir"], config["use_directory_urls"])
+        f.abs_src_path = src
+        files.append(f)
+    return files
+
+
+def forge_url(config, path):
+    kind = "tree" if os.path.isdir(os.path.join(REPO, path)) else "blob"
+    return f"{config['repo_url'].rstrip('/')}/{kind}/{BRANCH}/{path}"
+
+
+def rewrite(target, page, config):
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("/"):
+        return target  # a URL or a site-absolute path
+    path, _, anchor = target.partition("#")
+    src = page.file.src_uri
+    if not path:  # #anchor on this page
+        links.append((src, src, anchor))
+        return target
+    docs_rel = posixpath.normpath(posixpath.join(posixpath.dirname(src), path))
+    if docs_rel.startswith("../"):  # leaves docs/: a file of the repository
+        repo_rel = posixpath.normpath(posixpath.join("docs", docs_rel))
+        if not os.path.exists(os.path.join(REPO, repo_rel)):
+            log.warning(f"Documentation file '{src}' links to '{target}': {repo_rel} does not exist in the repository")
+            return target
+        return forge_url(config, repo_rel) + ("#" + anchor if anchor else "")
+    if anchor and docs_rel.endswith(".md"):
+        links.append((src, docs_rel, anchor))
+    return target
+
+
+def on_page_markdown(markdown, page, config, files):
+    out, fenced = [], False
+    for line in markdown.split("\n"):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            line = LINK.sub(lambda m: m.group(1) + rewrite(m.group(2), page, config) + m.group(3), line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def on_page_content(html, page, config, files):
+    ids[page.file.src_uri] = set(ID.findall(html))
+    return html
+
+
+def on_env(env, config, files):
+    for src, target, anchor in links:
+        if target not in ids:
+            continue  # a missing page is mkdocs' own warning
+        if anchor not in ids[target]:
+            log.warning(f"Documentation file '{src}' links to '{target}#{anchor}': '{target}' has no heading with that anchor")
+    links.clear()
+    return env
