@@ -58,8 +58,8 @@ timed "gofmt and vet" checks
 # (internal/ui, internal/api) use too.
 timed "npm install" ./scripts/npm-install.sh
 
-# The documentation site (mkdocs.yml): a broken link, a missing anchor or a
-# heading it names is missing fails it. Built into $work, not the checkout.
+# The documentation site (mkdocs.yml): a link to a missing file or heading
+# fails it. Built into $work, not the checkout.
 timed "docs site (mkdocs --strict)" mkdocs build --strict --site-dir "$work/site"
 
 # What only the integration tests use, built or installed once per machine
