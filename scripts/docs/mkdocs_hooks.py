@@ -12,7 +12,8 @@ by relative path. mkdocs cannot serve those, so here:
 - the API reference (docs/api/index.html, Redoc) gets its script and the
   OpenAPI document copied into the site: Redoc's standalone bundle from the
   npm tree pinned in scripts/docs/package-lock.json (./scripts/npm-install.sh
-  scripts/docs installs it) and sdks/openapi.json.
+  scripts/docs installs it), its one remote URL taken out, and
+  sdks/openapi.json.
 """
 
 import logging
@@ -28,9 +29,12 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BRANCH = "main"  # the branch the forge links of the built site point at
 REDOC = os.path.join(REPO, "scripts/docs/node_modules/redoc/bundles/redoc.standalone.js")
 COPIED = {  # site path: source in the repository
-    "api/redoc.standalone.js": REDOC,
     "api/openapi.json": os.path.join(REPO, "sdks/openapi.json"),
 }
+# The one thing Redoc's bundle fetches from elsewhere, the logo of its "API
+# docs by Redocly" link: an image that fails to load is left out, so the
+# site loads nothing from outside (integration/docs_site_test.go checks).
+REDOC_REMOTE = {"https://cdn.redoc.ly/redoc/logo-mini.svg": "data:,"}
 
 LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)(\))")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -43,7 +47,7 @@ ids = {}  # page src_uri -> ids in its rendered HTML
 def on_files(files, config):
     for dest, src in COPIED.items():
         if not os.path.isfile(src):
-            log.warning(f"{src} is missing: run ./scripts/npm-install.sh scripts/docs")
+            log.warning(f"{src} is missing")
             continue
         f = File(dest, config["docs_dir"], config["site_dir"], config["use_directory_urls"])
         f.abs_src_path = src
@@ -100,3 +104,17 @@ def on_env(env, config, files):
             log.warning(f"Documentation file '{src}' links to '{target}#{anchor}': '{target}' has no heading with that anchor")
     links.clear()
     return env
+
+
+def on_post_build(config):
+    if not os.path.isfile(REDOC):
+        log.warning(f"{REDOC} is missing: run ./scripts/npm-install.sh scripts/docs")
+        return
+    with open(REDOC, encoding="utf-8") as f:
+        js = f.read()
+    for remote, local in REDOC_REMOTE.items():
+        js = js.replace(remote, local)
+    dest = os.path.join(config["site_dir"], "api", "redoc.standalone.js")
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(dest, "w", encoding="utf-8") as f:
+        f.write(js)
