@@ -9,6 +9,7 @@ by relative path. mkdocs cannot serve those, so here:
   which fails `mkdocs build --strict`;
 - a link to a heading (page.md#anchor, #anchor) is checked against the ids of
   the rendered target page: mkdocs 1.4 checks only that the page exists;
+- the README's links, to files and to headings of docs/ pages, are checked too;
 - the API reference (docs/api/index.html, Redoc) gets its script and the
   OpenAPI document copied into the site: Redoc's standalone bundle from the
   npm tree pinned in scripts/docs/package-lock.json (./scripts/npm-install.sh
@@ -80,15 +81,27 @@ def rewrite(target, page, config):
     return target
 
 
-def on_page_markdown(markdown, page, config, files):
-    out, fenced = [], False
+def prose(markdown):
+    """Splits markdown into (text, fenced) runs of lines, so that a link
+    whose text wraps onto the next line is seen whole and code is left alone."""
+    runs, cur, fenced = [], [], False
     for line in markdown.split("\n"):
-        if FENCE.match(line):
-            fenced = not fenced
-        elif not fenced:
-            line = LINK.sub(lambda m: m.group(1) + rewrite(m.group(2), page, config) + m.group(3), line)
-        out.append(line)
-    return "\n".join(out)
+        if FENCE.match(line) and not fenced:
+            runs.append(("\n".join(cur), False))
+            cur, fenced = [line], True
+        elif FENCE.match(line) and fenced:
+            cur.append(line)
+            runs.append(("\n".join(cur), True))
+            cur, fenced = [], False
+        else:
+            cur.append(line)
+    runs.append(("\n".join(cur), fenced))
+    return runs
+
+
+def on_page_markdown(markdown, page, config, files):
+    sub = lambda m: m.group(1) + rewrite(m.group(2), page, config) + m.group(3)
+    return "\n".join(text if fenced else LINK.sub(sub, text) for text, fenced in prose(markdown))
 
 
 def on_page_content(html, page, config, files):
@@ -96,7 +109,27 @@ def on_page_content(html, page, config, files):
     return html
 
 
+def readme_links():
+    """The README's relative links as (target path in the repository, anchor):
+    it is the front door, though not a page of the site."""
+    out = []
+    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+        runs = prose(f.read())
+    for text, fenced in runs:
+        for m in [] if fenced else LINK.finditer(text):
+            target = m.group(2)
+            if not re.match(r"^[a-z][a-z0-9+.-]*:", target) and not target.startswith("/"):
+                path, _, anchor = target.partition("#")
+                out.append((posixpath.normpath(path) if path else "README.md", anchor))
+    return out
+
+
 def on_env(env, config, files):
+    for path, anchor in readme_links():
+        if not os.path.exists(os.path.join(REPO, path)):
+            log.warning(f"README.md links to '{path}', which does not exist")
+        elif path.startswith("docs/") and anchor:
+            links.append(("../README.md", path[len("docs/"):], anchor))
     for src, target, anchor in links:
         if target not in ids:
             continue  # a missing page is mkdocs' own warning
