@@ -27,7 +27,7 @@ func (d *daemon) sbxAs(token, stdin string, args ...string) (string, int) {
 	return string(out), cmd.ProcessState.ExitCode()
 }
 
-// TestEgressSecretREADME follows the README's plain-HTTP secret example
+// TestEgressSecretREADME follows docs/egress-http.md's plain-HTTP secret example
 // ("Give sandboxes credentials without giving them the secret") with the
 // CLI, as a new user would on a fresh data dir, with the operator's key and
 // with a team key, before and after a daemon restart: the secret reaches

@@ -140,7 +140,7 @@ func TestDiskLimitBypass(t *testing.T) {
 				t.Errorf("the host's instance log grew by %d bytes", grown)
 			}
 			// The instance's mountinfo names the host's data directory only
-			// for the agent binary (issue 13.9, README "Security"): overlay
+			// for the agent binary (issue 13.9, docs/security.md, "Host paths"): overlay
 			// layers are mounted through neutral paths, resolv.conf comes
 			// from the run directory's tmpfs.
 			for _, line := range strings.Split(run("cat /proc/self/mountinfo").Stdout, "\n") {

@@ -29,7 +29,7 @@ import (
 // nodes themselves (sbx serve --kube-node). Start-up takes ~20 s, so the
 // cluster tests share one cluster per test function.
 
-// kubeDeploy is the repository's manifests, applied as the README shows.
+// kubeDeploy is the repository's manifests, applied as docs/kubernetes/index.md shows.
 const kubeDeploy = "../deploy/kubernetes"
 
 // nodeGracePeriod is how long a host may miss its lease before the node

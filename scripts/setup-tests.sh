@@ -24,6 +24,7 @@ packages=(
 	python3 python3-httpx python3-websockets python3-pytest # the Python SDK, sdks/python, and its suite
 	chromium           # headless browser tests of the dashboard and the desktop's noVNC page
 	etcd-server        # the Kubernetes control plane of the cluster tests, scripts/build-kube.sh
+	mkdocs mkdocs-material # the documentation site: scripts/test.sh runs mkdocs build --strict
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -58,6 +58,10 @@ timed "gofmt and vet" checks
 # (internal/ui, internal/api) use too.
 timed "npm install" ./scripts/npm-install.sh
 
+# The documentation site (mkdocs.yml): a link to a missing file or heading
+# fails it. Built into $work, not the checkout.
+timed "docs site (mkdocs --strict)" mkdocs build --strict --site-dir "$work/site"
+
 # What only the integration tests use, built or installed once per machine
 # and cached in /var/cache/sbx (minutes the first time, then nothing): the
 # python and debian images, runsc and the desktop image. A variable already

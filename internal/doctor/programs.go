@@ -54,6 +54,9 @@ var Programs = map[string]Program{
 	// The cluster tests' control plane; kube-apiserver and friends are built
 	// from the Go module proxy by scripts/build-kube.sh.
 	"etcd": {Package: "etcd-server"},
+	// The documentation site (integration/docs_site_test.go, scripts/test.sh);
+	// its theme is the mkdocs-material package.
+	"mkdocs": {Package: "mkdocs"},
 	// packaging/release_test.go: scripts/release.sh's tarballs and the .deb it checks.
 	"tar":      {Package: "tar"},
 	"dpkg-deb": {Package: "dpkg"},
