@@ -6,13 +6,13 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/census"
+	"github.com/sbxhq/sbx/internal/chaos"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -103,7 +103,7 @@ func runSoak(s *sbxSystem, d time.Duration) error {
 			_, err := c.Upload(ctx, sb.ID, "/workspace/f", bytes.NewReader(data), 0o644)
 			return err
 		})
-		st.time("download", func() error { return readBack(c, sb.ID, "/workspace/f", data) })
+		st.time("download", func() error { return chaos.ReadBack(c, sb.ID, "/workspace/f", data) })
 		st.time("session", func() error {
 			if _, err := c.CreateSession(ctx, sb.ID, sdk.CreateSessionRequest{ID: "s"}); err != nil {
 				return err
@@ -188,7 +188,7 @@ func runSoak(s *sbxSystem, d time.Duration) error {
 	// Every acknowledged write reads back, then the kept sandboxes go.
 	for w, sb := range keep {
 		for path, data := range written[w] {
-			if err := readBack(c, sb.ID, path, data); err != nil {
+			if err := chaos.ReadBack(c, sb.ID, path, data); err != nil {
 				failures = append(failures, fmt.Sprintf("acknowledged write %s of %s: %v", path, sb.Name, err))
 			}
 		}
@@ -218,22 +218,5 @@ func runSoak(s *sbxSystem, d time.Duration) error {
 		return fmt.Errorf("soak failed: %d problems (above)", len(failures))
 	}
 	fmt.Println("soak passed: the census is flat and every acknowledged write read back")
-	return nil
-}
-
-// readBack downloads path and compares it with want.
-func readBack(c *sdk.Client, id, path string, want []byte) error {
-	rc, err := c.Download(context.Background(), id, path)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	got, err := io.ReadAll(rc)
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(got, want) {
-		return fmt.Errorf("%s read back %d bytes that differ from the %d written", path, len(got), len(want))
-	}
 	return nil
 }
