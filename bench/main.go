@@ -116,8 +116,16 @@ func main() {
 		log.Fatal(err)
 	}
 	add(sbx)
-	if *soakFor > 0 { // soak.go: the soak instead of the scenarios
-		err := runSoak(sbx, *soakFor)
+	// The soak (soak.go) or the chaos rounds (chaos.go) instead of the scenarios.
+	var only func(*sbxSystem) error
+	switch {
+	case *soakFor > 0:
+		only = func(s *sbxSystem) error { return runSoak(s, *soakFor) }
+	case *chaosRounds > 0:
+		only = runChaos
+	}
+	if only != nil {
+		err := only(sbx)
 		cleanup()
 		if err != nil {
 			log.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"slices"
 	"sync"
 	"time"
 
@@ -59,13 +58,7 @@ func (st *soakStats) take() (map[string][]time.Duration, []string) {
 	return lat, errs
 }
 
-func p99(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	return ds[(len(ds)*99+99)/100-1] // the smallest value at or above 99% of them
-}
+func p99(ds []time.Duration) time.Duration { return percentile(ds, 99) } // chaos.go
 
 // runSoak drives s with soakWorkers clients for d: each round creates a
 // sandbox, runs a command, writes and reads back a file, runs a session
