@@ -116,13 +116,16 @@ func main() {
 		log.Fatal(err)
 	}
 	add(sbx)
-	// The soak (soak.go) or the chaos rounds (chaos.go) instead of the scenarios.
+	// The soak (soak.go), the chaos rounds (chaos.go) or the load at the
+	// edges (chaos_load.go) instead of the scenarios.
 	var only func(*sbxSystem) error
 	switch {
 	case *soakFor > 0:
 		only = func(s *sbxSystem) error { return runSoak(s, *soakFor) }
 	case *chaosRounds > 0:
 		only = runChaos
+	case *loadClients > 0:
+		only = runLoad
 	}
 	if only != nil {
 		err := only(sbx)

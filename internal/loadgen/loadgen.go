@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -131,4 +132,93 @@ func Percentile(ds []time.Duration, p int) time.Duration {
 	}
 	slices.Sort(ds)
 	return ds[(len(ds)*p+99)/100-1]
+}
+
+// CrowdResult is what Crowd's clients saw, by operation.
+type CrowdResult struct {
+	Latency map[string][]time.Duration // of the calls answered
+	Errors  map[string]map[string]int  // operation → error code (or message) → count
+	Elapsed time.Duration
+}
+
+// Crowd runs clients API clients at once for d, spread over sandboxes
+// sandboxes made first, each in a loop of exec, upload, download, list and,
+// one call in ten, the create and delete of a sandbox of its own (when
+// fewer than creates are under way; else a download instead, so the crowd
+// neither queues behind creates nor becomes a create storm). The
+// shared sandboxes are deleted at the end.
+func Crowd(host, token string, clients, sandboxes, creates int, d time.Duration) (*CrowdResult, error) {
+	ctx := context.Background()
+	c := sdk.NewClient(host, token)
+	res := &CrowdResult{Latency: map[string][]time.Duration{}, Errors: map[string]map[string]int{}}
+	var mu sync.Mutex
+	record := func(op string, began time.Time, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil {
+			res.Latency[op] = append(res.Latency[op], time.Since(began))
+			return
+		}
+		code := err.Error()
+		var apiErr *sdk.APIError
+		if errors.As(err, &apiErr) {
+			code = fmt.Sprintf("%d %s", apiErr.StatusCode, apiErr.Code)
+		}
+		if res.Errors[op] == nil {
+			res.Errors[op] = map[string]int{}
+		}
+		res.Errors[op][code]++
+	}
+	shared := make([]Tenant, sandboxes)
+	for i := range shared {
+		sb, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{})
+		if err != nil {
+			return nil, fmt.Errorf("create shared sandbox %d: %w", i, err)
+		}
+		shared[i] = Tenant{Client: c, Sandbox: sb.ID}
+		defer c.DeleteSandbox(ctx, sb.ID, true)
+		if err := call(shared[i], 3); err != nil { // what the downloads read
+			return nil, err
+		}
+	}
+	slots := make(chan struct{}, creates)
+	began := time.Now()
+	end := began.Add(d)
+	var wg sync.WaitGroup
+	for n := range clients {
+		// A client of its own: its own connections, as separate users have.
+		own := sdk.NewClient(host, token, sdk.WithHTTPClient(&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}))
+		t := Tenant{Client: own, Sandbox: shared[n%sandboxes].Sandbox}
+		wg.Go(func() {
+			for i := n; time.Now().Before(end); i++ {
+				if i%10 == 9 && tryTake(slots) {
+					t0 := time.Now()
+					sb, err := t.Client.CreateSandbox(ctx, sdk.CreateSandboxRequest{})
+					record("create", t0, err)
+					if err == nil {
+						t0 = time.Now()
+						record("delete", t0, t.Client.DeleteSandbox(ctx, sb.ID, true))
+					}
+					<-slots
+					continue
+				}
+				t0 := time.Now()
+				err := call(t, i)
+				record([]string{"list", "get", "exec", "upload", "download"}[i%5], t0, err)
+			}
+		})
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(began)
+	return res, nil
+}
+
+// tryTake takes a slot of sem if one is free.
+func tryTake(sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }
