@@ -1,5 +1,6 @@
 // Package chaos runs a mixed workload on one sbx daemon and, at seeded
-// random points during it, kills the daemon (kill -9) or a sandbox's agent.
+// random points during it, kills the daemon (kill -9) or a sandbox's agent,
+// or stops the S3 server of its blob store for a while.
 // After each fault it checks that the daemon recovers every sandbox to a
 // state consistent with what it acknowledged, and that every acknowledged
 // write reads back with the same bytes; at the end, that the host holds
@@ -42,12 +43,16 @@ type Config struct {
 	// exited; StartDaemon starts it again and returns once it answers.
 	KillDaemon  func() error
 	StartDaemon func() error
-	Logf        func(format string, args ...any)
+	// StopS3 and StartS3, when set, stop and start the S3 server of the
+	// daemon's blob store: an S3 outage is then a fault too, and the
+	// workload also archives sandboxes and starts them again from S3.
+	StopS3, StartS3 func()
+	Logf            func(format string, args ...any)
 }
 
 // Result is what a run injected and found.
 type Result struct {
-	Faults    map[string]int  // injected, by kind: "daemon", "agent"
+	Faults    map[string]int  // injected, by kind: "daemon", "agent", "s3"
 	Recovered int             // faults after which every check held
 	Recovery  []time.Duration // from each fault to a checked, working daemon and sandbox
 	Ops       int             // workload operations acknowledged
@@ -133,21 +138,27 @@ func Run(cfg Config) *Result {
 	for round := range cfg.Rounds {
 		// Let the workload run a while, so the fault lands mid-operation.
 		time.Sleep(time.Duration(500+rng.IntN(2500)) * time.Millisecond)
-		kind := "daemon"
-		if rng.IntN(2) == 1 {
-			kind = "agent"
+		kinds := []string{"daemon", "agent"}
+		if cfg.StopS3 != nil {
+			kinds = append(kinds, "s3")
 		}
+		kind := kinds[rng.IntN(len(kinds))]
 		res.Faults[kind]++
 		began := time.Now()
 		var ok bool
-		if kind == "daemon" {
+		switch kind {
+		case "daemon":
 			down := time.Duration(rng.IntN(1000)) * time.Millisecond
 			cfg.Logf("chaos: round %d: kill -9 the daemon (down for %s)", round, down)
 			ok = r.daemonFault(down)
-		} else {
+		case "agent":
 			id := keep[rng.IntN(len(keep))]
 			cfg.Logf("chaos: round %d: kill -9 the agent of %s", round, id)
 			ok = r.agentFault(id)
+		case "s3":
+			down := time.Duration(500+rng.IntN(2500)) * time.Millisecond
+			cfg.Logf("chaos: round %d: S3 down for %s", round, down)
+			ok = r.s3Fault(down)
 		}
 		res.Recovery = append(res.Recovery, time.Since(began))
 		if ok {
@@ -216,8 +227,12 @@ func (r *run) work(w int, keep string, rng *rand.Rand, stop chan struct{}) {
 		for j := range data {
 			data[j] = byte(rng.Uint32())
 		}
+		ops := 4
+		if r.cfg.StopS3 != nil {
+			ops = 5 // and archive cycles
+		}
 		var err error
-		switch op := rng.IntN(4); op {
+		switch op := rng.IntN(ops); op {
 		case 0, 1:
 			if _, err = c.Upload(r.ctx, keep, path, bytes.NewReader(data), 0o644); err == nil {
 				r.wrote(write{keep, path, data})
@@ -230,6 +245,8 @@ func (r *run) work(w int, keep string, rng *rand.Rand, stop chan struct{}) {
 			}
 		case 3:
 			err = r.createDelete()
+		case 4:
+			err = r.archiveCycle(data)
 		}
 		r.gate.RUnlock()
 		if err != nil {
@@ -272,6 +289,65 @@ func (r *run) createDelete() error {
 	r.ops++
 	r.mu.Unlock()
 	return nil
+}
+
+// archiveCycle makes a sandbox, uploads data into it, stops it, archives
+// it to S3, starts it again (a restore) and reads data back, then deletes
+// it. Where a step is not acknowledged, the sandbox stays and the upload
+// joins the writes checked after the fault (checkWrites starts it).
+func (r *run) archiveCycle(data []byte) error {
+	c := r.cfg.Client
+	sb, err := c.CreateSandbox(r.ctx, sdk.CreateSandboxRequest{})
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.seen[sb.ID], r.boxes[sb.ID] = true, false
+	r.ops++
+	r.mu.Unlock()
+	const path = "/workspace/archived"
+	if _, err := c.Upload(r.ctx, sb.ID, path, bytes.NewReader(data), 0o644); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.ops++
+	r.mu.Unlock()
+	pending := func(err error) error { r.wrote(write{sb.ID, path, data}); return err }
+	if _, err := c.StopSandbox(r.ctx, sb.ID, sdk.StopOptions{}); err != nil {
+		return pending(err)
+	}
+	if _, err := c.ArchiveSandbox(r.ctx, sb.ID); err != nil {
+		return pending(err)
+	}
+	if _, err := c.StartSandbox(r.ctx, sb.ID); err != nil {
+		return pending(err)
+	}
+	if err := ReadBack(c, sb.ID, path, data); err != nil {
+		r.problem("%s%s of %s after its archive and restore: %v", lostPrefix, path, sb.ID, err)
+		return err
+	}
+	if err := c.DeleteSandbox(r.ctx, sb.ID, true); err != nil {
+		r.mu.Lock()
+		delete(r.boxes, sb.ID)
+		r.mu.Unlock()
+		return err
+	}
+	r.mu.Lock()
+	r.boxes[sb.ID] = true
+	r.ops++
+	r.mu.Unlock()
+	return nil
+}
+
+// s3Fault stops the S3 server for down while the workload runs on, starts
+// it and checks the daemon.
+func (r *run) s3Fault(down time.Duration) bool {
+	r.cfg.StopS3()
+	time.Sleep(down)
+	r.cfg.StartS3()
+	r.gate.Lock()
+	defer r.gate.Unlock()
+	return r.checkSandboxes("", 0) && r.checkWrites()
 }
 
 // daemonFault kills the daemon, waits for the operations in flight to
@@ -355,7 +431,7 @@ func (r *run) checkSandboxes(crashed string, crashedPid int) bool {
 	for _, sb := range list {
 		r.saw(sb.ID)
 		listed[sb.ID] = sb
-		if sb.State != sdk.StateStarted && sb.State != sdk.StateStopped {
+		if sb.State != sdk.StateStarted && sb.State != sdk.StateStopped && sb.State != sdk.StateArchived {
 			r.problem("%s is %s (%s: %s) after the fault", sb.ID, sb.State, sb.Reason, sb.Error)
 			ok = false
 		}
@@ -394,6 +470,14 @@ func (r *run) checkWrites() bool {
 	r.mu.Unlock()
 	ok := true
 	for _, wr := range todo {
+		// An archive cycle's sandbox may be left stopped or archived.
+		if sb, err := r.cfg.Client.GetSandbox(r.ctx, wr.box); err == nil && sb.State != sdk.StateStarted {
+			if _, err := r.cfg.Client.StartSandbox(r.ctx, wr.box); err != nil {
+				r.problem("%s%s of %s: start the %s sandbox: %v", lostPrefix, wr.path, wr.box, sb.State, err)
+				ok = false
+				continue
+			}
+		}
 		if err := ReadBack(r.cfg.Client, wr.box, wr.path, wr.data); err != nil {
 			r.problem("%s%s of %s: %v", lostPrefix, wr.path, wr.box, err)
 			ok = false
