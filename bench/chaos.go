@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,26 +20,58 @@ var (
 	chaosRounds  = flag.Int("chaos", 0, "instead of the scenarios: inject this many faults (kill -9 of the daemon or of a sandbox's agent, at seeded random points) into a mixed workload on sbx (internal/chaos); fails unless every fault is recovered, no acknowledged write is lost and nothing is left")
 	chaosWorkers = flag.Int("chaos-workers", 4, "concurrent clients of the chaos workload")
 	chaosSeed    = flag.Uint64("chaos-seed", 0, "seed of the chaos run (0: from the clock); printed, to replay a run")
+	chaosS3      = flag.Bool("chaos-s3", false, "run the chaos on a second daemon whose blob store is S3 (a versitygw of the run, -versitygw): S3 outages are faults too and the workload archives and restores")
 )
 
-// runChaos runs *chaosRounds faults against s and prints what it found.
+// runChaos runs *chaosRounds faults against s (or, with -chaos-s3, a
+// second daemon on S3) and prints what it found.
 func runChaos(s *sbxSystem) error {
 	seed := *chaosSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	res := chaos.Run(chaos.Config{
+	cfg := chaos.Config{
 		Client: s.client, Rounds: *chaosRounds, Workers: *chaosWorkers, Seed: seed,
 		Scope:       census.Scope{DataDir: s.dataDir, Bridge: benchNet.bridge, Subnet: benchNet.subnet},
 		KillDaemon:  s.kill9,
 		StartDaemon: s.restart,
 		Logf:        log.Printf,
-	})
+	}
+	if *chaosS3 {
+		if *versitygwBin == "" {
+			return fmt.Errorf("-chaos-s3 needs -versitygw or SBX_VERSITYGW (scripts/build-versitygw.sh)")
+		}
+		work := filepath.Dir(s.dataDir)
+		gw, err := startVersitygw(filepath.Join(work, "versitygw")) // storage.go
+		if err != nil {
+			return err
+		}
+		defer gw.stop()
+		// The second daemon reads its S3 settings from the environment
+		// while it starts, and again at each restart.
+		for k, v := range gw.env() {
+			os.Setenv(k, v)
+		}
+		second, err := openSecondSbx(&Env{Work: work}, s.cmd.Path, "sbx (S3)", "sbx-s3")
+		if err != nil {
+			return err
+		}
+		defer second.Close()
+		cfg.Client, cfg.KillDaemon, cfg.StartDaemon = second.client, second.kill9, second.restart
+		cfg.Scope = census.Scope{DataDir: second.dataDir, Bridge: second.net.bridge, Subnet: second.net.subnet}
+		cfg.StopS3 = gw.stop
+		cfg.StartS3 = func() {
+			if err := gw.restart(); err != nil {
+				log.Printf("chaos: restart versitygw: %v", err)
+			}
+		}
+	}
+	res := chaos.Run(cfg)
 	rec := slices.Clone(res.Recovery)
 	fmt.Printf("seed %d, %d workers\n", seed, *chaosWorkers)
 	fmt.Println("| faults injected | recovered | operations acknowledged | writes read back | acknowledged writes lost | recovery p50 | recovery max |")
 	fmt.Println("|---|---|---|---|---|---|---|")
-	fmt.Printf("| %d (daemon %d, agent %d) | %d | %d | %d | %d | %s | %s |\n", len(res.Recovery), res.Faults["daemon"], res.Faults["agent"],
+	fmt.Printf("| %d (daemon %d, agent %d, S3 %d) | %d | %d | %d | %d | %s | %s |\n", len(res.Recovery), res.Faults["daemon"], res.Faults["agent"], res.Faults["s3"],
 		res.Recovered, res.Ops, res.Acked, res.Lost, percentile(rec, 50).Round(time.Millisecond), percentile(rec, 100).Round(time.Millisecond))
 	if len(res.Problems) > 0 || res.Recovered != *chaosRounds {
 		for _, p := range res.Problems {
@@ -86,4 +119,29 @@ func (s *sbxSystem) restart() error {
 		return fmt.Errorf("the restarted daemon does not answer (see %s): %w", logf.Name(), err)
 	}
 	return nil
+}
+
+// restart starts versitygw again on its port and directory (after stop).
+func (g *versitygw) restart() error {
+	logf, err := os.OpenFile(filepath.Join(filepath.Dir(g.cmd.Args[len(g.cmd.Args)-1]), "versitygw.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(g.cmd.Path, g.cmd.Args[1:]...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = g.cmd.Env, logf, logf
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	g.cmd = cmd
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(g.endpoint + "/") // any answer: it is up (anonymous calls get 403)
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("versitygw did not answer again (see %s): %w", logf.Name(), err)
+		}
+	}
 }
