@@ -68,7 +68,7 @@ func runChaos(s *sbxSystem) error {
 	}
 	res := chaos.Run(cfg)
 	rec := slices.Clone(res.Recovery)
-	fmt.Printf("seed %d, %d workers\n", seed, *chaosWorkers)
+	fmt.Printf("seed %d, %d workers, %d archive cycles through\n", seed, *chaosWorkers, res.Archived)
 	fmt.Println("| faults injected | recovered | operations acknowledged | writes read back | acknowledged writes lost | recovery p50 | recovery max |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	fmt.Printf("| %d (daemon %d, agent %d, S3 %d) | %d | %d | %d | %d | %s | %s |\n", len(res.Recovery), res.Faults["daemon"], res.Faults["agent"], res.Faults["s3"],

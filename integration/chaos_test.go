@@ -54,12 +54,15 @@ func runChaos(t *testing.T, d *daemon, srv *s3test.Server) {
 	for _, id := range res.IDs {
 		d.created[id] = true // for the harness's leak checks
 	}
-	t.Logf("seed %d: faults %v, recovered %d, operations acknowledged %d, writes checked %d, lost %d, recovery %v",
-		seed, res.Faults, res.Recovered, res.Ops, res.Acked, res.Lost, res.Recovery)
+	t.Logf("seed %d: faults %v, recovered %d, operations acknowledged %d, archive cycles %d, writes checked %d, lost %d, recovery %v",
+		seed, res.Faults, res.Recovered, res.Ops, res.Archived, res.Acked, res.Lost, res.Recovery)
 	for _, p := range res.Problems {
 		t.Error(p)
 	}
 	if res.Acked == 0 || res.Recovered != rounds {
 		t.Errorf("%d acknowledged writes checked, %d of %d faults recovered; want some and all", res.Acked, res.Recovered, rounds)
+	}
+	if srv != nil && res.Archived == 0 {
+		t.Errorf("no archive cycle (stop, archive to S3, restore, read back) went through")
 	}
 }

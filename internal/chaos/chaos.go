@@ -56,6 +56,7 @@ type Result struct {
 	Recovered int             // faults after which every check held
 	Recovery  []time.Duration // from each fault to a checked, working daemon and sandbox
 	Ops       int             // workload operations acknowledged
+	Archived  int             // archive cycles acknowledged through the restore and read back
 	Acked     int             // acknowledged writes (files) checked
 	Lost      int             // acknowledged writes that did not read back
 	Problems  []string        // every failed check, lost writes included
@@ -80,6 +81,7 @@ type run struct {
 	kept     map[string]bool // the workers' sandboxes, kept for the run
 	seen     map[string]bool
 	ops      int
+	archived int
 	problems []string
 }
 
@@ -192,7 +194,7 @@ func Run(cfg Config) *Result {
 func (r *run) result(res *Result) *Result {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res.Ops, res.Acked, res.Problems = r.ops, r.checked, r.problems
+	res.Ops, res.Archived, res.Acked, res.Problems = r.ops, r.archived, r.checked, r.problems
 	for id := range r.seen {
 		res.IDs = append(res.IDs, id)
 	}
@@ -326,6 +328,9 @@ func (r *run) archiveCycle(data []byte) error {
 		r.problem("%s%s of %s after its archive and restore: %v", lostPrefix, path, sb.ID, err)
 		return err
 	}
+	r.mu.Lock()
+	r.archived++
+	r.mu.Unlock()
 	if err := c.DeleteSandbox(r.ctx, sb.ID, true); err != nil {
 		r.mu.Lock()
 		delete(r.boxes, sb.ID)
