@@ -22,6 +22,23 @@ var (
 // runLoad runs the crowd, then the neighbours, and prints both.
 func runLoad(s *sbxSystem) error {
 	ctx := context.Background()
+	// Creates and deletes with nothing else of the run going, to compare
+	// the crowd's with.
+	var idleCreate, idleDelete []time.Duration
+	for range 5 {
+		began := time.Now()
+		sb, err := s.client.CreateSandbox(ctx, sdk.CreateSandboxRequest{})
+		if err != nil {
+			return err
+		}
+		idleCreate = append(idleCreate, time.Since(began))
+		began = time.Now()
+		if err := s.client.DeleteSandbox(ctx, sb.ID, true); err != nil {
+			return err
+		}
+		idleDelete = append(idleDelete, time.Since(began))
+	}
+	fmt.Printf("alone: create p50 %s, delete p50 %s (5 each)\n", msText(loadgen.Percentile(idleCreate, 50)), msText(loadgen.Percentile(idleDelete, 50)))
 	res, err := loadgen.Crowd(s.client.Host(), s.token, *loadClients, *loadSandboxes, *loadCreates, *loadFor)
 	if err != nil {
 		return err
