@@ -116,8 +116,19 @@ func main() {
 		log.Fatal(err)
 	}
 	add(sbx)
-	if *soakFor > 0 { // soak.go: the soak instead of the scenarios
-		err := runSoak(sbx, *soakFor)
+	// The soak (soak.go), the chaos rounds (chaos.go) or the load at the
+	// edges (chaos_load.go) instead of the scenarios.
+	var only func(*sbxSystem) error
+	switch {
+	case *soakFor > 0:
+		only = func(s *sbxSystem) error { return runSoak(s, *soakFor) }
+	case *chaosRounds > 0:
+		only = runChaos
+	case *loadClients > 0:
+		only = runLoad
+	}
+	if only != nil {
+		err := only(sbx)
 		cleanup()
 		if err != nil {
 			log.Fatal(err)

@@ -23,6 +23,7 @@ type sbxSystem struct {
 	cmd     *exec.Cmd
 	dataDir string
 	client  *sdk.Client
+	token   string // the admin token
 }
 
 func openSbx(env *Env, bin string) (*sbxSystem, error) {
@@ -56,7 +57,8 @@ func openSbx(env *Env, bin string) (*sbxSystem, error) {
 		s.Close()
 		return nil, err
 	}
-	s.client = sdk.NewClient("http://"+addr, strings.TrimSpace(string(tok)))
+	s.token = strings.TrimSpace(string(tok))
+	s.client = sdk.NewClient("http://"+addr, s.token)
 	env.Client = s.client
 	if env.Rootfs, err = baseRootfs(dataDir); err != nil {
 		s.Close()

@@ -6,13 +6,12 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
-	"io"
 	"log"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/census"
+	"github.com/sbxhq/sbx/internal/chaos"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -59,13 +58,7 @@ func (st *soakStats) take() (map[string][]time.Duration, []string) {
 	return lat, errs
 }
 
-func p99(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	return ds[(len(ds)*99+99)/100-1] // the smallest value at or above 99% of them
-}
+func p99(ds []time.Duration) time.Duration { return percentile(ds, 99) } // chaos.go
 
 // runSoak drives s with soakWorkers clients for d: each round creates a
 // sandbox, runs a command, writes and reads back a file, runs a session
@@ -103,7 +96,7 @@ func runSoak(s *sbxSystem, d time.Duration) error {
 			_, err := c.Upload(ctx, sb.ID, "/workspace/f", bytes.NewReader(data), 0o644)
 			return err
 		})
-		st.time("download", func() error { return readBack(c, sb.ID, "/workspace/f", data) })
+		st.time("download", func() error { return chaos.ReadBack(c, sb.ID, "/workspace/f", data) })
 		st.time("session", func() error {
 			if _, err := c.CreateSession(ctx, sb.ID, sdk.CreateSessionRequest{ID: "s"}); err != nil {
 				return err
@@ -188,7 +181,7 @@ func runSoak(s *sbxSystem, d time.Duration) error {
 	// Every acknowledged write reads back, then the kept sandboxes go.
 	for w, sb := range keep {
 		for path, data := range written[w] {
-			if err := readBack(c, sb.ID, path, data); err != nil {
+			if err := chaos.ReadBack(c, sb.ID, path, data); err != nil {
 				failures = append(failures, fmt.Sprintf("acknowledged write %s of %s: %v", path, sb.Name, err))
 			}
 		}
@@ -218,22 +211,5 @@ func runSoak(s *sbxSystem, d time.Duration) error {
 		return fmt.Errorf("soak failed: %d problems (above)", len(failures))
 	}
 	fmt.Println("soak passed: the census is flat and every acknowledged write read back")
-	return nil
-}
-
-// readBack downloads path and compares it with want.
-func readBack(c *sdk.Client, id, path string, want []byte) error {
-	rc, err := c.Download(context.Background(), id, path)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	got, err := io.ReadAll(rc)
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(got, want) {
-		return fmt.Errorf("%s read back %d bytes that differ from the %d written", path, len(got), len(want))
-	}
 	return nil
 }

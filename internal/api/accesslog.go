@@ -62,7 +62,7 @@ func validRequestID(s string) bool {
 // logRequest starts the access log of one request: it sets its id on the
 // answer and in its context and returns the writer and request to serve
 // with, and the function that writes the access line once it is served.
-func logRequest(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request, func()) {
+func (s *Server) logRequest(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request, func()) {
 	start := time.Now()
 	id := requestID(r.Header.Get(RequestIDHeader))
 	w.Header().Set(RequestIDHeader, id)
@@ -86,6 +86,13 @@ func logRequest(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *h
 		}
 		if sb := r.PathValue("id"); sb != "" {
 			attrs = append(attrs, slog.String("sandbox", sb))
+		}
+		if rec.statusCode() == http.StatusTooManyRequests {
+			log, unlogged := s.refusals.take(time.Now()) // accesslog_refusals.go
+			if !log {
+				return
+			}
+			attrs = append(attrs, slog.Int("unlogged429", unlogged))
 		}
 		level := slog.LevelInfo
 		if route == "GET /healthz" && rec.statusCode() == http.StatusOK {

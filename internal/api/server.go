@@ -35,6 +35,7 @@ type Server struct {
 	images    Images
 	auth      auth.Authenticator
 	gate      *authz.Gate // every route goes through it (auth.go)
+	refusals  refusalLog  // thins the access lines of 429s (accesslog_refusals.go)
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
 	builds    Builds      // image builds; nil without (build.go)
@@ -75,7 +76,7 @@ func New(sandboxes Sandboxes, images Images, keys auth.Authenticator) *Server {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w, r, logged := logRequest(w, r) // accesslog.go: request id and access line
+	w, r, logged := s.logRequest(w, r) // accesslog.go: request id and access line
 	defer logged()
 	defer func() {
 		// A panic is a bug; answer 500 instead of dropping the connection.
