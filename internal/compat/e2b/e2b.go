@@ -191,7 +191,7 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 		writeAPIError(w, err)
 		return
 	}
-	r = r.WithContext(withSandbox(r.Context(), id))
+	r.Header.Set(sandboxHeader, id) // the id the host named, for s.box
 	r.URL.Path = path
 	if r.URL.RawPath != "" {
 		r.URL.RawPath = ""
@@ -205,11 +205,3 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 		writeEnvdError(w, http.StatusBadGateway, "sbx's E2B layer serves ports 49983 (envd) and 49999 (code interpreter) only; for other ports use sbx previews")
 	}
 }
-
-type sandboxKey struct{}
-
-func withSandbox(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, sandboxKey{}, id)
-}
-
-func sandboxOf(ctx context.Context) string { id, _ := ctx.Value(sandboxKey{}).(string); return id }
