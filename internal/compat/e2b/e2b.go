@@ -14,6 +14,7 @@ package e2b
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -179,6 +180,11 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 		return
 	}
 	p, err := s.checkAccessToken(r, id) // tokens.go
+	if err != nil && r.URL.Query().Has("signature") {
+		// uploadUrl/downloadUrl sign with the access token, which sbx
+		// derives from the caller's key: a URL alone cannot name it.
+		err = errors.New("signed file URLs (uploadUrl, downloadUrl) are not supported by sbx's E2B layer: send the request with the sandbox's envdAccessToken as X-Access-Token (files.read/files.write), or share a signed preview URL of a port the sandbox serves files on (sbx port url)")
+	}
 	if err != nil {
 		writeEnvdError(w, http.StatusUnauthorized, err.Error())
 		return

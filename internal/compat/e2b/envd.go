@@ -119,6 +119,9 @@ func absPath(p, user string) string {
 	return path.Clean(p)
 }
 
+// mcpTokenPath is where getMcpToken reads the MCP gateway's token.
+const mcpTokenPath = "/etc/mcp-gateway/.token"
+
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 	b := s.box(r.Header)
 	q := r.URL.Query()
@@ -126,7 +129,11 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 	if user == "" {
 		user = userOf(r.Header)
 	}
-	resp, err := b.open(r.Context(), agentapi.GetFile, query("path", absPath(q.Get("path"), user)), nil, "")
+	p := absPath(q.Get("path"), user)
+	resp, err := b.open(r.Context(), agentapi.GetFile, query("path", p), nil, "")
+	if p == mcpTokenPath && errdefs.Is(err, errdefs.KindNotFound) {
+		err = errdefs.Invalid(sdk.CodeInvalidParameter, "getMcpToken: this sandbox runs no MCP gateway; sbx's E2B layer refuses create's mcp option")
+	}
 	if err != nil {
 		writeEnvdErr(w, err)
 		return

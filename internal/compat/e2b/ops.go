@@ -36,6 +36,7 @@ func (s *Server) restRoutes() []restRoute {
 		{"POST", "/sandboxes/{id}/snapshots", authz.Write, s.createSnapshot},
 		{"GET", "/snapshots", authz.Read, s.listSnapshots},
 		{"DELETE", "/templates/{id}", authz.Write, s.deleteTemplate},
+		{"POST", "/sandboxes/{id}/fork", authz.Write, func(w http.ResponseWriter, r *http.Request, id string) error { return s.fork(w, r, id, principalOf(r)) }},
 	}
 }
 

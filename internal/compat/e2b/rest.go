@@ -138,6 +138,26 @@ func egressOf(allowInternet *bool, n *createNetwork) (*sdk.EgressPolicy, error) 
 // serveAPI serves the control plane: each request goes through the gate
 // (internal/authz) as its route needs (ops.go).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
+	path = strings.TrimPrefix(strings.TrimPrefix(path, "/v2"), "/v3")
+	// Refused before the routes (DELETE /templates/tags is no template's
+	// delete) and the key check (the volume content API sends a volume
+	// token instead; the answer names no one's data).
+	if err := refused(r.Method, path); err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	var rt *restRoute
+	var id string
+	for _, c := range s.restRoutes() {
+		if cid, ok := c.match(r.Method, path); ok {
+			rt, id = &c, cid
+			break
+		}
+	}
+	if rt == nil {
+		writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s", r.Method, path))
+		return
+	}
 	key := r.Header.Get("X-API-KEY")
 	if key == "" {
 		if k, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
@@ -149,23 +169,14 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		writeAPIError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "invalid API key: set E2B_API_KEY to an sbx API key"))
 		return
 	}
-	path = strings.TrimPrefix(path, "/v2")
-	for _, rt := range s.restRoutes() {
-		id, ok := rt.match(r.Method, path)
-		if !ok {
-			continue
-		}
-		w, r, end, err := s.gate.HTTP(w, r, p, rt.need)
-		defer end()
-		if err == nil {
-			err = rt.fn(w, r, id)
-		}
-		if err != nil {
-			writeAPIError(w, err)
-		}
-		return
+	w, r, end, err := s.gate.HTTP(w, r, p, rt.need)
+	defer end()
+	if err == nil {
+		err = rt.fn(w, r, id)
 	}
-	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (template builds, volumes, secrets and fork are not implemented)", r.Method, path))
+	if err != nil {
+		writeAPIError(w, err)
+	}
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, id string) error {
@@ -639,12 +650,17 @@ func (s *Server) toE2B(sb *store.Sandbox, p auth.Principal, withTokens bool) san
 
 // writeAPIError answers in E2B's error format with the status of err's kind.
 func writeAPIError(w http.ResponseWriter, err error) {
+	status, msg := errStatus(err)
+	writeJSON(w, status, apiErrJSON{Code: status, Message: msg})
+}
+
+// errStatus is the HTTP status of err's kind and the message E2B shows.
+func errStatus(err error) (int, string) {
 	var e *errdefs.Error
 	if !errors.As(err, &e) {
 		e = &errdefs.Error{Kind: errdefs.KindInternal, Message: "internal error; see the daemon log"}
 	}
-	status := httpjson.Status(e.Kind)
-	writeJSON(w, status, map[string]any{"code": status, "message": e.Message})
+	return httpjson.Status(e.Kind), e.Message
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
