@@ -101,6 +101,12 @@ func (f *filesystemService) Remove(ctx context.Context, req *connect.Request[fil
 // create, write, remove and rename events named relative to the directory.
 func (f *filesystemService) WatchDir(ctx context.Context, req *connect.Request[filesystempb.WatchDirRequest], stream *connect.ServerStream[filesystempb.WatchDirResponse]) error {
 	b := f.s.box(req.Header())
+	switch {
+	case req.Msg.GetIncludeEntry():
+		return connect.NewError(connect.CodeInvalidArgument, errors.New("watchDir's includeEntry is not supported by sbx's E2B layer: events name the path; stat it with files.getInfo"))
+	case req.Msg.GetAllowNetworkMounts():
+		return connect.NewError(connect.CodeInvalidArgument, errors.New("watchDir's allowNetworkMounts is not supported by sbx's E2B layer"))
+	}
 	dir := absPath(req.Msg.GetPath(), userOf(req.Header()))
 	q := query("path", dir)
 	if req.Msg.GetRecursive() {

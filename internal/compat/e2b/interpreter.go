@@ -107,8 +107,11 @@ func (b box) createContext(ctx context.Context, name, lang, cwd string) (context
 }
 
 func (b box) createContextHTTP(w http.ResponseWriter, r *http.Request) error {
-	var body struct{ Language, Cwd string }
-	if err := decodeBody(w, r, &body); err != nil {
+	var body struct {
+		Language string `json:"language"`
+		Cwd      string `json:"cwd"`
+	}
+	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
 	c, err := b.createContext(r.Context(), "", body.Language, body.Cwd)
@@ -152,7 +155,7 @@ func (b box) execute(w http.ResponseWriter, r *http.Request) error {
 		Language  string            `json:"language"`
 		EnvVars   map[string]string `json:"env_vars"`
 	}
-	if err := decodeBody(w, r, &body); err != nil {
+	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
 	ctx := r.Context()

@@ -464,7 +464,7 @@ func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, id string) e
 	var body struct {
 		Timeout int `json:"timeout"`
 	}
-	if err := decodeBody(w, r, &body); err != nil {
+	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
 	if body.Timeout <= 0 {
@@ -668,13 +668,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(raw, '\n'))
-}
-
-// decodeBody reads a JSON body into v. Unlike sbx's own API it ignores
-// fields it does not know: the SDK sends many that sbx has no use for
-// (network, mcp, volumeMounts, …).
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	return decodeJSON(w, r, v, false)
 }
 
 // decodeJSON decodes r's body into v; strict refuses a field v lacks.

@@ -1,0 +1,94 @@
+package e2b
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sbxhq/sbx/internal/auth"
+)
+
+// TestEveryBodyRefusesUnknownFields: no request body of the control plane
+// or the code interpreter drops a field it does not know; each is a 400
+// naming it.
+func TestEveryBodyRefusesUnknownFields(t *testing.T) {
+	f := &fakeSandboxes{}
+	s := newTestServer(f)
+	call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{"templateID":"mine"}`)
+	for _, path := range []string{"timeout", "refreshes", "pause", "connect", "resume", "fork", "snapshots"} {
+		w := call(s, "POST", "/e2b/sandboxes/sbx-0/"+path, "secret-key", `{"surprise":1}`)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), "surprise") {
+			t.Errorf("POST %s with an unknown field: %d %s", path, w.Code, w.Body)
+		}
+	}
+	if w := call(s, "PUT", "/e2b/sandboxes/sbx-0/network", "secret-key", `{"surprise":1}`); w.Code != 400 || !strings.Contains(w.Body.String(), "surprise") {
+		t.Errorf("updateNetwork with an unknown field: %d %s", w.Code, w.Body)
+	}
+	tok := s.accessToken(auth.Principal{KeyID: "admin", Team: auth.DefaultTeam}, "sbx-0")
+	for path, body := range map[string]string{"/execute": `{"code":"1","surprise":1}`, "/contexts": `{"language":"python","surprise":1}`} {
+		r := httptest.NewRequest("POST", "/e2b/sandbox"+path, strings.NewReader(body))
+		r.Header.Set("E2b-Sandbox-Id", "sbx-0")
+		r.Header.Set("E2b-Sandbox-Port", "49999")
+		r.Header.Set("X-Access-Token", tok)
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), "surprise") {
+			t.Errorf("interpreter %s with an unknown field: %d %s", path, w.Code, w.Body)
+		}
+	}
+}
+
+// TestRefusedAPIsNameTheirMethods: each E2B API sbx does not implement is a
+// 400 naming the SDK methods that call it, with or without a key (the
+// volume content API sends a volume token); the routes sbx serves beside
+// them still answer.
+func TestRefusedAPIsNameTheirMethods(t *testing.T) {
+	s := newTestServer(&fakeSandboxes{})
+	for req, want := range map[string]string{
+		"POST /e2b/volumes":                    "Volume.create",
+		"GET /e2b/volumes/v1":                  "Volume.getInfo",
+		"DELETE /e2b/volumes/v1":               "Volume.destroy",
+		"PUT /e2b/volumecontent/v1/file":       "writeFile",
+		"GET /e2b/secrets":                     "Secret.list",
+		"DELETE /e2b/secrets/k":                "Secret.destroy",
+		"POST /e2b/v3/templates":               "Template.build",
+		"GET /e2b/templates/t/builds/b/status": "Template.getBuildStatus",
+		"POST /e2b/v2/templates/t/builds/b":    "Template.build",
+		"GET /e2b/templates/t/files/abc":       "Template.build",
+		"POST /e2b/templates/tags":             "Template.assignTags",
+		"DELETE /e2b/templates/tags":           "Template.removeTags",
+		"GET /e2b/templates/t/tags":            "Template.getTags",
+		"GET /e2b/v2/sandboxes/sbx-0/logs":     "logs",
+	} {
+		method, path, _ := strings.Cut(req, " ")
+		for _, key := range []string{"secret-key", ""} {
+			w := call(s, method, path, key, "")
+			if w.Code != 400 || !strings.Contains(w.Body.String(), want) || !strings.Contains(w.Body.String(), "not supported by sbx's E2B layer") {
+				t.Errorf("%s (key %q): %d %s, want a 400 naming %s", req, key, w.Code, w.Body, want)
+			}
+		}
+	}
+	if w := call(s, "GET", "/e2b/templates/aliases/base", "secret-key", ""); w.Code != 200 {
+		t.Errorf("Template.exists: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "GET", "/e2b/templates/aliases/base", "", ""); w.Code != http.StatusUnauthorized {
+		t.Errorf("Template.exists without a key: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "GET", "/e2b/nothing-here", "secret-key", ""); w.Code != 404 {
+		t.Errorf("unknown path: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestSignedURLRefused: a request with uploadUrl/downloadUrl's signature
+// and no access token is refused naming them.
+func TestSignedURLRefused(t *testing.T) {
+	s := newTestServer(&fakeSandboxes{})
+	r := httptest.NewRequest("GET", "/e2b/sandbox/files?path=/a&signature=v1_x", nil)
+	r.Header.Set("E2b-Sandbox-Id", "sbx-0")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	if w.Code != 401 || !strings.Contains(w.Body.String(), "uploadUrl, downloadUrl") {
+		t.Fatalf("signed URL: %d %s", w.Code, w.Body)
+	}
+}
