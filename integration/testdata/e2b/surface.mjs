@@ -33,6 +33,12 @@ try {
     assert.equal(info.state, 'running')
   })
 
+  await check('connect (instance) answers the same sandbox', async () => {
+    const same = await sbx.connect()
+    assert.equal(same.sandboxId, sbx.sandboxId)
+    assert.equal((await same.commands.run('echo again')).stdout, 'again\n')
+  })
+
   await check('Sandbox.setTimeout (static) moves endAt', async () => {
     await Base.setTimeout(sbx.sandboxId, 900_000)
     const end = (await sbx.getInfo()).endAt.getTime()
@@ -182,6 +188,7 @@ await check('Secret.* are refused, naming them; Secret.fill/iamToken only feed c
   await refused(Secret.exists('k'), /Secret\.exists/)
   await refused(Secret.destroy('k'), /Secret\.destroy/)
   await refused(Base.create('base', { network: { rules: { 'api.example.test': [{ transform: { headers: { Authorization: Secret.fill('k') } } }] } } }), /rules/)
+  await refused(Base.create('base', { iam: { tokens: { aws: Secret.iamToken({ audience: 'sts.amazonaws.com', tokenType: 'jwt' }) } } }), /iam/)
 })
 
 if (failed.length) {
