@@ -74,6 +74,18 @@ try {
     assert.equal(envd.status, 204, envd.body)
   })
 
+  await check('getHost(port) with the traffic token reaches a server in the sandbox, with no expose call', async () => {
+    await sbx.files.write('/tmp/www/hello.txt', 'hello from 8080')
+    await sbx.commands.run('cd /tmp/www && exec python3 -m http.server 8080 >/dev/null 2>&1', { background: true })
+    const host = sbx.getHost(8080)
+    const token = { 'e2b-traffic-access-token': sbx.trafficAccessToken }
+    let res
+    await waitUntil('the server to answer', async () => (res = await getVia(host, '/hello.txt', token)).status === 200)
+    assert.equal(res.body, 'hello from 8080')
+    assert.equal((await getVia(host, '/hello.txt', {})).status, 401)
+    assert.equal((await getVia(host, '/hello.txt', { 'e2b-traffic-access-token': sbx.trafficAccessToken + 'x' })).status, 401)
+  })
+
   await check('files.write([{path, data}, …]) stores each file under its path', async () => {
     const infos = await sbx.files.write([
       { path: '/tmp/multi/one.txt', data: 'one' },

@@ -133,6 +133,12 @@ try {
     }
   })
 
+  await check('network.allowPublicTraffic: false is honoured (the default here), true is refused naming it', async () => {
+    await refused(Base.create('base', { network: { allowPublicTraffic: true } }), /allowPublicTraffic: true/)
+    const priv = await Base.create('base', { timeoutMs: 60_000, network: { allowPublicTraffic: false } })
+    assert.equal(await priv.kill(), true)
+  })
+
   await check('getMcpUrl/getMcpToken: no MCP gateway, create({mcp}) is refused naming mcp', async () => {
     await refused(Base.create('base', { mcp: { exa: { apiKey: 'x' } } }), /mcp/)
     await refused(sbx.getMcpToken(), /getMcpToken: this sandbox runs no MCP gateway/)

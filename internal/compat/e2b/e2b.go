@@ -81,6 +81,9 @@ type Config struct {
 	// Usage reads what a sandbox uses now (getMetrics); nil refuses
 	// getMetrics.
 	Usage Usage
+	// Ports exposes a sandbox port for a request with E2B's traffic
+	// token (ports.go); nil: only ports exposed through sbx are served.
+	Ports Ports
 }
 
 // Usage is internal/metrics.Sampler as getMetrics needs it.
@@ -165,8 +168,11 @@ func (s *Server) ServeHost(w http.ResponseWriter, r *http.Request, domain string
 		return false
 	}
 	port, id, ok := strings.Cut(label, "-")
-	if !ok || (port != "49983" && port != "49999") {
+	if !ok {
 		return false
+	}
+	if port != "49983" && port != "49999" {
+		return s.trafficToken(w, r, id, port) // ports.go
 	}
 	s.serveSandbox(w, r, id, port, r.URL.Path)
 	return true

@@ -238,8 +238,9 @@ func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.Create
 	case isSet(body.VolumeMounts):
 		return req, unsupported("volumeMounts", "use sbx volumes through sbx's API")
 	case n == nil:
-	case n.AllowPublicTraffic != nil && !*n.AllowPublicTraffic:
-		return req, unsupported("network.allowPublicTraffic: false", "sbx previews have their own tokens")
+	case n.AllowPublicTraffic != nil && *n.AllowPublicTraffic:
+		// false is what sbx does: a port answers the traffic token (ports.go).
+		return req, unsupported("network.allowPublicTraffic: true", "a port is reached with the sandbox's traffic token (header e2b-traffic-access-token); make one public with sbx port expose --public")
 	case n.MaskRequestHost != nil:
 		return req, unsupported("network.maskRequestHost", "previews pass the Host header through")
 	case isSet(n.HTTPSPorts):

@@ -1,12 +1,17 @@
 package e2b
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/auth"
+	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/network"
+	"github.com/sbxhq/sbx/internal/store"
 )
 
 // TestEveryBodyRefusesUnknownFields: no request body of the control plane
@@ -90,5 +95,41 @@ func TestSignedURLRefused(t *testing.T) {
 	s.ServeHTTP(w, r)
 	if w.Code != 401 || !strings.Contains(w.Body.String(), "uploadUrl, downloadUrl") {
 		t.Fatalf("signed URL: %d %s", w.Code, w.Body)
+	}
+}
+
+type fakePorts struct{ linked []string }
+
+func (f *fakePorts) Link(ctx context.Context, id string, port int) (*store.Port, error) {
+	p, _ := auth.FromContext(ctx)
+	f.linked = append(f.linked, fmt.Sprintf("%s:%d by %s", id, port, p.KeyID))
+	return &store.Port{SandboxID: id, Port: port, Token: "port-token"}, nil
+}
+
+// TestTrafficTokenReachesPorts: {port}-{id}.{domain} with E2B's traffic
+// token exposes the port on the token's key and hands the request to sbx's
+// previews with the port's token; a wrong token is a 401; without one the
+// previews' own rules apply.
+func TestTrafficTokenReachesPorts(t *testing.T) {
+	ports := &fakePorts{}
+	s := New(&fakeSandboxes{}, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Ports: ports})
+	tok := s.accessToken(auth.Principal{KeyID: "admin", Team: auth.DefaultTeam, Scopes: []auth.Scope{auth.ScopeAdmin}}, "sbx-1")
+	req := func(token string) (*http.Request, *httptest.ResponseRecorder, bool) {
+		r := httptest.NewRequest("GET", "http://8080-sbx-1.e2b.test/x", nil)
+		if token != "" {
+			r.Header.Set("e2b-traffic-access-token", token)
+		}
+		w := httptest.NewRecorder()
+		return r, w, s.ServeHost(w, r, "e2b.test")
+	}
+	r, _, served := req(tok)
+	if served || r.Header.Get(network.TokenHeader) != "port-token" || r.Header.Get(trafficHeader) != "" || fmt.Sprint(ports.linked) != "[sbx-1:8080 by admin]" {
+		t.Fatalf("with the token: served %v, headers %v, linked %v", served, r.Header, ports.linked)
+	}
+	if _, w, served := req(tok + "x"); !served || w.Code != 401 {
+		t.Fatalf("with a wrong token: served %v %d", served, w.Code)
+	}
+	if r, _, served := req(""); served || r.Header.Get(network.TokenHeader) != "" || len(ports.linked) != 1 {
+		t.Fatalf("without a token: served %v, headers %v", served, r.Header)
 	}
 }
