@@ -5,7 +5,7 @@
 // all). Every check runs even when one before it failed; "ALL OK" is
 // printed only when none did.
 import assert from 'node:assert/strict'
-import { Sandbox as Base, Template, Volume, Secret } from 'e2b'
+import { Sandbox as Base, Template, Volume, VolumeNotFoundError, Secret } from 'e2b'
 
 const api = process.env.E2B_API_URL
 const key = process.env.E2B_API_KEY
@@ -18,6 +18,13 @@ const check = async (what, fn) => {
   } catch (e) {
     failed.push(what)
     console.log('FAIL ' + what + ': ' + (e && e.stack ? e.stack : e))
+  }
+}
+const waitUntil = async (what, cond, ms = 20000) => {
+  const end = Date.now() + ms
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('timed out waiting for ' + what)
+    await new Promise((r) => setTimeout(r, 100))
   }
 }
 // refused asserts that p fails with an error whose message matches re.
@@ -165,12 +172,36 @@ await check('Template.build, buildInBackground, getBuildStatus and tags are refu
   await refused(Template.getTags('mine'), /Template\.getTags/)
 })
 
-await check('Volume.* are refused, naming them', async () => {
-  await refused(Volume.create('data'), /Volume\.create/)
-  await refused(Volume.connect('vol-1'), /Volume\.connect/)
-  await refused(Volume.getInfo('vol-1'), /Volume\.getInfo/)
-  await refused(Volume.list(), /Volume\.list/)
-  await refused(Volume.destroy('vol-1'), /Volume\.destroy/)
+await check('Volume.create/connect/getInfo/list/destroy on sbx volumes; volumeMounts shares one between sandboxes', async () => {
+  const vol = await Volume.create('e2b-shared')
+  assert.equal(vol.volumeId, 'e2b-shared')
+  assert.equal((await Volume.getInfo(vol.volumeId)).name, 'e2b-shared')
+  assert.equal((await Volume.connect(vol.volumeId)).name, 'e2b-shared')
+  assert.ok((await Volume.list()).some((v) => v.volumeId === 'e2b-shared'))
+  const a = await Base.create('base', { timeoutMs: 60_000, volumeMounts: { '/data': vol } })
+  const b = await Base.create('base', { timeoutMs: 60_000, volumeMounts: { '/mnt/shared': 'e2b-shared' } })
+  try {
+    await a.files.write('/data/note.txt', 'written in a', { user: 'root' })
+    assert.equal(await b.files.read('/mnt/shared/note.txt'), 'written in a')
+    await refused(Volume.destroy(vol.volumeId), /mounted by sandbox/)
+  } finally {
+    await a.kill()
+    await b.kill()
+  }
+  // kill deletes in the background: the volume is free once both are gone.
+  await waitUntil('the killed sandboxes to let the volume go', async () => {
+    try {
+      return await Volume.destroy(vol.volumeId)
+    } catch (e) {
+      if (/mounted by sandbox/.test(e.message)) return false
+      throw e
+    }
+  }, 60_000)
+  assert.equal(await Volume.destroy(vol.volumeId), false)
+  await assert.rejects(Volume.getInfo(vol.volumeId), (e) => e instanceof VolumeNotFoundError)
+})
+
+await check("Volume's file methods are refused, naming them", async () => {
   const v = new Volume('vol-1', 'data', 'token', undefined, undefined, undefined)
   for (const [name, call] of [
     ['list', () => v.list('/')],

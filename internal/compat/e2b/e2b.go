@@ -62,7 +62,8 @@ type Sandboxes interface {
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error)
-	Snapshots // snapshots.go
+	VolumeUsers(ctx context.Context, name string) ([]string, error) // volumes.go
+	Snapshots                                                       // snapshots.go
 }
 
 // Config is the E2B layer's settings.
@@ -81,6 +82,8 @@ type Config struct {
 	// Usage reads what a sandbox uses now (getMetrics); nil refuses
 	// getMetrics.
 	Usage Usage
+	// Volumes are sbx's named volumes (volumes.go); nil refuses Volume.*.
+	Volumes Volumes
 	// Ports exposes a sandbox port for a request with E2B's traffic
 	// token (ports.go); nil: only ports exposed through sbx are served.
 	Ports Ports

@@ -171,7 +171,7 @@ func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
 		`{"network":{"somethingNew":true}}`:                                 "somethingNew",
 		`{"mcp":{"x":{}}}`:                                                  "mcp",
 		`{"iam":{"tokens":{}}}`:                                             "iam",
-		`{"volumeMounts":[{"name":"v","path":"/v"}]}`:                       "volumeMounts",
+		`{"volumeMounts":[{"name":"v","path":"/v","mode":"ro"}]}`:           "mode",
 		`{"autoResume":{"enabled":true}}`:                                   "autoResume",
 		`{"autoPauseMemory":false}`:                                         "autoPauseMemory",
 		`{"allowInternetAccess":false}`:                                     "allowInternetAccess",
@@ -193,7 +193,7 @@ func TestCreateHonoursEveryField(t *testing.T) {
 	s := newTestServer(f)
 	body := `{"templateID":"mine","timeout":77,"metadata":{"team":"x"},"envVars":{"E":"v"},"autoPause":false,
 		"autoPauseMemory":true,"secure":true,"allow_internet_access":false,"network":{"allowOut":["10.9.0.1"],"allowPublicTraffic":false},
-		"mcp":null,"iam":null,"volumeMounts":null,"autoResume":null}`
+		"mcp":null,"iam":null,"volumeMounts":[{"name":"data","path":"/data"}],"autoResume":null}`
 	if w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body); w.Code != 201 {
 		t.Fatalf("create: %d %s", w.Code, w.Body)
 	}
@@ -207,6 +207,8 @@ func TestCreateHonoursEveryField(t *testing.T) {
 		t.Errorf("metadata/envVars: %+v", req)
 	case req.Egress == nil || req.Egress.Mode != sdk.EgressAllowList || fmt.Sprint(req.Egress.CIDRs) != "[10.9.0.1]": // allow_internet_access, network
 		t.Errorf("egress: %+v", req.Egress)
+	case fmt.Sprint(req.Volumes) != "[{data /data false}]": // volumeMounts
+		t.Errorf("volumes: %+v", req.Volumes)
 	}
 }
 

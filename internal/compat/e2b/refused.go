@@ -20,8 +20,7 @@ type refusal struct {
 }
 
 var refusals = []refusal{
-	{"", "/volumes", "Volume.create, Volume.connect, Volume.getInfo, Volume.list and Volume.destroy", "E2B volumes are not implemented; use sbx volumes (sbx volume create; volumes in sbx's own create) or buckets"},
-	{"", "/volumecontent", "Volume's file methods (list, makeDir, getInfo, exists, updateMetadata, readFile, writeFile, remove)", "E2B volumes are not implemented; use sbx volumes"},
+	{"", "/volumecontent", "Volume's file methods (list, makeDir, getInfo, exists, updateMetadata, readFile, writeFile, remove)", "a volume's files are reached through a sandbox that mounts it (volumeMounts)"},
 	{"", "/secrets", "Secret.create, Secret.update, Secret.getInfo, Secret.list, Secret.exists and Secret.destroy", "E2B secrets are not implemented; use sbx secrets (sbx secret set), injected by sbx's egress proxy"},
 	{"", "/templates/tags", "Template.assignTags and Template.removeTags", "template tags are not implemented; sbx templates are the images set by sbx serve --e2b-template"},
 	{"", "/templates/{id}/tags", "Template.getTags", "template tags are not implemented"},

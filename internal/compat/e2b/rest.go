@@ -70,7 +70,14 @@ type createBody struct {
 	AutoResume      json.RawMessage `json:"autoResume"`
 	MCP             json.RawMessage `json:"mcp"`
 	IAM             json.RawMessage `json:"iam"`
-	VolumeMounts    json.RawMessage `json:"volumeMounts"`
+	// volumeMounts: sbx volumes mounted at their paths (volumes.go).
+	VolumeMounts []volumeMount `json:"volumeMounts"`
+}
+
+// volumeMount is one of E2B's volumeMounts: volume name at path.
+type volumeMount struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
 // createNetwork is E2B's SandboxNetworkConfig. allowOut wins over denyOut.
@@ -235,8 +242,6 @@ func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.Create
 		return req, unsupported("mcp", "no MCP gateway")
 	case isSet(body.IAM):
 		return req, unsupported("iam", "no IAM tokens")
-	case isSet(body.VolumeMounts):
-		return req, unsupported("volumeMounts", "use sbx volumes through sbx's API")
 	case n == nil:
 	case n.AllowPublicTraffic != nil && *n.AllowPublicTraffic:
 		// false is what sbx does: a port answers the traffic token (ports.go).
@@ -264,6 +269,9 @@ func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.Create
 	}
 	for k, v := range body.Metadata {
 		req.Labels[labelMeta+k] = v
+	}
+	for _, m := range body.VolumeMounts {
+		req.Volumes = append(req.Volumes, sdk.VolumeMount{Name: m.Name, Path: m.Path})
 	}
 	timeout := DefaultTimeoutSeconds
 	if body.Timeout != nil {

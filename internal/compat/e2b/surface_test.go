@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // TestEveryBodyRefusesUnknownFields: no request body of the control plane
@@ -51,9 +54,6 @@ func TestEveryBodyRefusesUnknownFields(t *testing.T) {
 func TestRefusedAPIsNameTheirMethods(t *testing.T) {
 	s := newTestServer(&fakeSandboxes{})
 	for req, want := range map[string]string{
-		"POST /e2b/volumes":                    "Volume.create",
-		"GET /e2b/volumes/v1":                  "Volume.getInfo",
-		"DELETE /e2b/volumes/v1":               "Volume.destroy",
 		"PUT /e2b/volumecontent/v1/file":       "writeFile",
 		"GET /e2b/secrets":                     "Secret.list",
 		"DELETE /e2b/secrets/k":                "Secret.destroy",
@@ -131,5 +131,61 @@ func TestTrafficTokenReachesPorts(t *testing.T) {
 	}
 	if r, _, served := req(""); served || r.Header.Get(network.TokenHeader) != "" || len(ports.linked) != 1 {
 		t.Fatalf("without a token: served %v, headers %v", served, r.Header)
+	}
+}
+
+type fakeVolumes struct{ names []string }
+
+func (f *fakeVolumes) Create(_ context.Context, name string, _ int) (*sdk.Volume, error) {
+	f.names = append(f.names, name)
+	return &sdk.Volume{Name: name}, nil
+}
+
+func (f *fakeVolumes) Get(_ context.Context, name string) (*sdk.Volume, error) {
+	for _, n := range f.names {
+		if n == name {
+			return &sdk.Volume{Name: n}, nil
+		}
+	}
+	return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
+}
+
+func (f *fakeVolumes) List(context.Context) ([]sdk.Volume, error) {
+	var out []sdk.Volume
+	for _, n := range f.names {
+		out = append(out, sdk.Volume{Name: n})
+	}
+	return out, nil
+}
+
+func (f *fakeVolumes) Delete(_ context.Context, name string) error {
+	f.names = slices.DeleteFunc(f.names, func(n string) bool { return n == name })
+	return nil
+}
+
+func (f *fakeSandboxes) VolumeUsers(context.Context, string) ([]string, error) { return nil, nil }
+
+// TestVolumes: Volume.create/getInfo/list/destroy are sbx volumes, named
+// by their sbx name.
+func TestVolumes(t *testing.T) {
+	vols := &fakeVolumes{}
+	s := New(&fakeSandboxes{}, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Volumes: vols})
+	if w := call(s, "POST", "/e2b/volumes", "secret-key", `{"name":"data"}`); w.Code != 201 || !strings.Contains(w.Body.String(), `"volumeID":"data"`) {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "POST", "/e2b/volumes", "secret-key", `{"name":"x","size":1}`); w.Code != 400 || !strings.Contains(w.Body.String(), "size") {
+		t.Fatalf("create with an unknown field: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "GET", "/e2b/volumes/data", "secret-key", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"name":"data"`) {
+		t.Fatalf("getInfo: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "GET", "/e2b/volumes", "secret-key", ""); w.Code != 200 || w.Body.String() != `[{"volumeID":"data","name":"data"}]`+"\n" {
+		t.Fatalf("list: %d %q", w.Code, w.Body)
+	}
+	if w := call(s, "DELETE", "/e2b/volumes/data", "secret-key", ""); w.Code != 204 {
+		t.Fatalf("destroy: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "DELETE", "/e2b/volumes/data", "secret-key", ""); w.Code != 404 {
+		t.Fatalf("destroy of a gone volume: %d %s", w.Code, w.Body)
 	}
 }
