@@ -59,9 +59,13 @@ await check('create refuses secure: false and unknown options with a 400 naming 
   let res = await rest('POST', '/v2/sandboxes', { templateID: 'base', secure: false })
   assert.equal(res.status, 400)
   assert.match((await res.json()).message, /secure/)
-  res = await rest('POST', '/v2/sandboxes', { templateID: 'base', volumeMounts: [{ name: 'v', path: '/data' }] })
+  res = await rest('POST', '/v2/sandboxes', { templateID: 'base', volumeMounts: [{ name: 'v', path: '/data', readOnly: true }] })
   assert.equal(res.status, 400)
-  assert.match((await res.json()).message, /volumeMounts/)
+  assert.match((await res.json()).message, /readOnly/)
+  // volumeMounts are sbx volumes (surface.mjs): one that does not exist is named.
+  res = await rest('POST', '/v2/sandboxes', { templateID: 'base', volumeMounts: [{ name: 'no-such-volume', path: '/data' }] })
+  assert.equal(res.status, 404)
+  assert.match((await res.json()).message, /no-such-volume/)
   await assert.rejects(Base.create('base', { lifecycle: { onTimeout: 'pause', autoResume: true } }), /autoResume/)
 })
 
