@@ -3,6 +3,7 @@
 // runs even when one before it failed; the summary names each failure and
 // "ALL OK" is printed only when none did.
 import assert from 'node:assert/strict'
+import { check, finish, waitUntil } from './check.mjs'
 import http from 'node:http'
 import dns from 'node:dns'
 import { gzipSync } from 'node:zlib'
@@ -13,23 +14,6 @@ const domain = process.env.SBX_PREVIEW_DOMAIN // sbx serve --preview-domain
 const [daemonHost, daemonPort] = process.env.SBX_ADDR.split(':')
 const api = process.env.E2B_API_URL
 const key = process.env.E2B_API_KEY
-const failed = []
-const check = async (what, fn) => {
-  try {
-    await fn()
-    console.log('ok ' + what)
-  } catch (e) {
-    failed.push(what)
-    console.log('FAIL ' + what + ': ' + (e && e.stack ? e.stack : e))
-  }
-}
-const waitUntil = async (what, cond, ms = 20000) => {
-  const end = Date.now() + ms
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('timed out waiting for ' + what)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 const rest = (method, path, body) =>
   fetch(api + path, { method, headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
 
@@ -266,8 +250,4 @@ try {
   await ci.kill()
 }
 
-if (failed.length) {
-  console.log(`${failed.length} FAILED:\n  ` + failed.join('\n  '))
-  process.exit(1)
-}
-console.log('ALL OK')
+finish()

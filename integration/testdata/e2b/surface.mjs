@@ -5,28 +5,11 @@
 // all). Every check runs even when one before it failed; "ALL OK" is
 // printed only when none did.
 import assert from 'node:assert/strict'
+import { check, finish, waitUntil } from './check.mjs'
 import { Sandbox as Base, Template, Volume, VolumeNotFoundError, Secret } from 'e2b'
 
-const api = process.env.E2B_API_URL
 const key = process.env.E2B_API_KEY
 const sbxAPI = `http://${process.env.SBX_ADDR}/v1`
-const failed = []
-const check = async (what, fn) => {
-  try {
-    await fn()
-    console.log('ok ' + what)
-  } catch (e) {
-    failed.push(what)
-    console.log('FAIL ' + what + ': ' + (e && e.stack ? e.stack : e))
-  }
-}
-const waitUntil = async (what, cond, ms = 20000) => {
-  const end = Date.now() + ms
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('timed out waiting for ' + what)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 // refused asserts that p fails with an error whose message matches re.
 const refused = (p, re) => assert.rejects(p, (e) => { assert.match(String(e && e.message), re); return true })
 const sbxSandbox = async (id) => (await fetch(`${sbxAPI}/sandboxes/${id}`, { headers: { Authorization: `Bearer ${key}` } })).json()
@@ -228,8 +211,4 @@ await check('Secret.* are refused, naming them; Secret.fill/iamToken only feed c
   await refused(Base.create('base', { iam: { tokens: { aws: Secret.iamToken({ audience: 'sts.amazonaws.com', tokenType: 'jwt' }) } } }), /iam/)
 })
 
-if (failed.length) {
-  console.log(`${failed.length} FAILED:\n  ` + failed.join('\n  '))
-  process.exit(1)
-}
-console.log('ALL OK')
+finish()
