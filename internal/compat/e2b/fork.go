@@ -1,6 +1,7 @@
 package e2b
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/sbxhq/sbx/internal/auth"
@@ -65,7 +66,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, id string, p auth.
 	if err != nil {
 		return err
 	}
-	defer s.sandboxes.DeleteSnapshot(r.Context(), snap.Name)
+	defer s.sandboxes.DeleteSnapshot(context.WithoutCancel(r.Context()), snap.Name)
 	out := make([]forkResultJSON, count)
 	for i := range out {
 		req := sdk.CreateSandboxRequest{Snapshot: snap.Name, Labels: map[string]string{}, TTLSeconds: timeout}
