@@ -21,11 +21,12 @@ import (
 // started over Connect-RPC and its output followed) against sbx's exec of
 // `true`, and runCode('1+1') in the default context against a run in a
 // warm sbx context. Needs node, the pinned SDKs (scripts/npm-install.sh)
-// and the python image; without them the rows are skipped.
+// and the python image; without them the rows are skipped. -scenarios E2B
+// runs these rows alone.
 
 var e2bSDKDir = flag.String("e2b-sdk-dir", "integration/testdata/e2b", "directory with E2B's pinned npm SDKs and bench.mjs")
 
-func init() { registerSbxOnly(benchE2B) }
+func init() { registerNamedSbxOnly("E2B SDK", benchE2B) }
 
 func benchE2B(env *Env) []result {
 	if _, err := os.Stat(filepath.Join(*e2bSDKDir, "node_modules", "@e2b", "code-interpreter")); err != nil {

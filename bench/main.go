@@ -185,6 +185,11 @@ func main() {
 			results = append(results, f(env)...)
 		}
 	}
+	for name, f := range namedSbxOnly {
+		if filter == nil || filter.MatchString(name) {
+			results = append(results, f(env)...)
+		}
+	}
 	cleanup()
 
 	fmt.Println(machine())

@@ -108,6 +108,11 @@ func registerScenario(s Scenario) {
 // contexts, gvisor operations); they run after the shared scenarios.
 func registerSbxOnly(f func(env *Env) []result) { sbxOnly = append(sbxOnly, f) }
 
+// namedSbxOnly are sbx-only rows that -scenarios can pick by name too.
+var namedSbxOnly = map[string]func(env *Env) []result{}
+
+func registerNamedSbxOnly(name string, f func(env *Env) []result) { namedSbxOnly[name] = f }
+
 // result is one scenario on one system.
 type result struct {
 	Scenario string  `json:"scenario"`

@@ -39,6 +39,7 @@ func TestE2B(t *testing.T) {
 	t.Run("BadInput", func(t *testing.T) { testE2BBadInput(t, d) })
 	t.Run("SDKFlow", func(t *testing.T) { testE2BSDKFlow(t, d, "flow.mjs") })
 	t.Run("SDKFixes", func(t *testing.T) { testE2BSDKFlow(t, d, "fixes.mjs") })
+	t.Run("SDKSurface", func(t *testing.T) { testE2BSDKFlow(t, d, "surface.mjs") })
 }
 
 // e2bPreviewDomain is TestE2B's preview domain: fixes.mjs resolves every
@@ -56,6 +57,7 @@ func testE2BSDKFlow(t *testing.T, d *daemon, script string) {
 	cmd.Env = append(os.Environ(),
 		"E2B_API_URL="+d.baseURL()+"/e2b",
 		"E2B_SANDBOX_URL="+d.baseURL()+"/e2b/sandbox",
+		"E2B_VOLUME_API_URL="+d.baseURL()+"/e2b",
 		"E2B_API_KEY="+d.token,
 		"SBX_PREVIEW_DOMAIN="+e2bPreviewDomain,
 		"SBX_ADDR="+d.addr,

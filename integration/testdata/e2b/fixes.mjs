@@ -3,6 +3,7 @@
 // runs even when one before it failed; the summary names each failure and
 // "ALL OK" is printed only when none did.
 import assert from 'node:assert/strict'
+import { check, finish, waitUntil } from './check.mjs'
 import http from 'node:http'
 import dns from 'node:dns'
 import { gzipSync } from 'node:zlib'
@@ -13,23 +14,6 @@ const domain = process.env.SBX_PREVIEW_DOMAIN // sbx serve --preview-domain
 const [daemonHost, daemonPort] = process.env.SBX_ADDR.split(':')
 const api = process.env.E2B_API_URL
 const key = process.env.E2B_API_KEY
-const failed = []
-const check = async (what, fn) => {
-  try {
-    await fn()
-    console.log('ok ' + what)
-  } catch (e) {
-    failed.push(what)
-    console.log('FAIL ' + what + ': ' + (e && e.stack ? e.stack : e))
-  }
-}
-const waitUntil = async (what, cond, ms = 20000) => {
-  const end = Date.now() + ms
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('timed out waiting for ' + what)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 const rest = (method, path, body) =>
   fetch(api + path, { method, headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
 
@@ -59,9 +43,13 @@ await check('create refuses secure: false and unknown options with a 400 naming 
   let res = await rest('POST', '/v2/sandboxes', { templateID: 'base', secure: false })
   assert.equal(res.status, 400)
   assert.match((await res.json()).message, /secure/)
-  res = await rest('POST', '/v2/sandboxes', { templateID: 'base', volumeMounts: [{ name: 'v', path: '/data' }] })
+  res = await rest('POST', '/v2/sandboxes', { templateID: 'base', volumeMounts: [{ name: 'v', path: '/data', readOnly: true }] })
   assert.equal(res.status, 400)
-  assert.match((await res.json()).message, /volumeMounts/)
+  assert.match((await res.json()).message, /readOnly/)
+  // volumeMounts are sbx volumes (surface.mjs): one that does not exist is named.
+  res = await rest('POST', '/v2/sandboxes', { templateID: 'base', volumeMounts: [{ name: 'no-such-volume', path: '/data' }] })
+  assert.equal(res.status, 404)
+  assert.match((await res.json()).message, /no-such-volume/)
   await assert.rejects(Base.create('base', { lifecycle: { onTimeout: 'pause', autoResume: true } }), /autoResume/)
 })
 
@@ -72,6 +60,18 @@ try {
     assert.equal(host, `8080-${sbx.sandboxId}.${domain}`)
     const envd = await getVia(sbx.getHost(49983), '/health', { 'X-Access-Token': sbx.envdAccessToken })
     assert.equal(envd.status, 204, envd.body)
+  })
+
+  await check('getHost(port) with the traffic token reaches a server in the sandbox, with no expose call', async () => {
+    await sbx.files.write('/tmp/www/hello.txt', 'hello from 8080')
+    await sbx.commands.run('cd /tmp/www && exec python3 -m http.server 8080 >/dev/null 2>&1', { background: true })
+    const host = sbx.getHost(8080)
+    const token = { 'e2b-traffic-access-token': sbx.trafficAccessToken }
+    let res
+    await waitUntil('the server to answer', async () => (res = await getVia(host, '/hello.txt', token)).status === 200)
+    assert.equal(res.body, 'hello from 8080')
+    assert.equal((await getVia(host, '/hello.txt', {})).status, 401)
+    assert.equal((await getVia(host, '/hello.txt', { 'e2b-traffic-access-token': sbx.trafficAccessToken + 'x' })).status, 401)
   })
 
   await check('files.write([{path, data}, …]) stores each file under its path', async () => {
@@ -250,8 +250,4 @@ try {
   await ci.kill()
 }
 
-if (failed.length) {
-  console.log(`${failed.length} FAILED:\n  ` + failed.join('\n  '))
-  process.exit(1)
-}
-console.log('ALL OK')
+finish()

@@ -3,17 +3,11 @@
 // E2B_API_KEY. Every step asserts; each passed step prints "ok <method>",
 // and the first failure exits 1.
 import assert from 'node:assert/strict'
+import { waitUntil } from './check.mjs'
 import { Sandbox as Base, CommandExitError, NotFoundError as BaseNotFound, AuthenticationError } from 'e2b'
 import { Sandbox } from '@e2b/code-interpreter'
 
 const ok = (what) => console.log('ok ' + what)
-const waitUntil = async (what, cond, ms = 20000) => {
-  const end = Date.now() + ms
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('timed out waiting for ' + what)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 // Bad input first: the errors the SDK expects, never a 500.
 await assert.rejects(Base.create('no-such-template'), (e) => /not found/i.test(e.message) && !/500/.test(e.message))

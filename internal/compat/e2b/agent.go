@@ -8,11 +8,26 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 )
 
-// callAgent sends in to route on the agent of the context's sandbox (which the
-// Manager starts or resumes if needed) and decodes the answer: the one way
-// of calling the agent (internal/agentapi/call.go).
-func callAgent[Out any](ctx context.Context, s *Server, route agentapi.Route, p agentapi.Params, in any) (Out, error) {
-	client, _, err := s.sandboxes.Agent(ctx, sandboxOf(ctx))
+// box is the sandbox one request addresses: every agent call of the
+// request goes to it.
+type box struct {
+	s  *Server
+	id string
+}
+
+// sandboxHeader names the sandbox of an envd or code-interpreter request
+// (E2B_SANDBOX_URL); serveSandbox sets it for requests that name their
+// sandbox in the host instead.
+const sandboxHeader = "E2b-Sandbox-Id"
+
+// box is the sandbox of a request whose headers serveSandbox checked.
+func (s *Server) box(h http.Header) box { return box{s, h.Get(sandboxHeader)} }
+
+// callAgent sends in to route on b's agent (which the Manager starts or
+// resumes if needed) and decodes the answer: the one way of calling the
+// agent (internal/agentapi/call.go).
+func callAgent[Out any](ctx context.Context, b box, route agentapi.Route, p agentapi.Params, in any) (Out, error) {
+	client, _, err := b.s.sandboxes.Agent(ctx, b.id)
 	if err != nil {
 		var zero Out
 		return zero, err
@@ -22,8 +37,8 @@ func callAgent[Out any](ctx context.Context, s *Server, route agentapi.Route, p 
 
 // open sends body (nil for none) to route and returns the 2xx answer for the
 // caller to read and close: a stream or a file.
-func (s *Server) open(ctx context.Context, route agentapi.Route, p agentapi.Params, body io.Reader, contentType string) (*http.Response, error) {
-	client, _, err := s.sandboxes.Agent(ctx, sandboxOf(ctx))
+func (b box) open(ctx context.Context, route agentapi.Route, p agentapi.Params, body io.Reader, contentType string) (*http.Response, error) {
+	client, _, err := b.s.sandboxes.Agent(ctx, b.id)
 	if err != nil {
 		return nil, err
 	}

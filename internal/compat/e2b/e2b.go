@@ -14,6 +14,7 @@ package e2b
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -61,7 +62,8 @@ type Sandboxes interface {
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error)
-	Snapshots // snapshots.go
+	VolumeUsers(ctx context.Context, name string) ([]string, error) // volumes.go
+	Snapshots                                                       // snapshots.go
 }
 
 // Config is the E2B layer's settings.
@@ -80,6 +82,11 @@ type Config struct {
 	// Usage reads what a sandbox uses now (getMetrics); nil refuses
 	// getMetrics.
 	Usage Usage
+	// Volumes are sbx's named volumes (volumes.go); nil refuses Volume.*.
+	Volumes Volumes
+	// Ports exposes a sandbox port for a request with E2B's traffic
+	// token (ports.go); nil: only ports exposed through sbx are served.
+	Ports Ports
 }
 
 // Usage is internal/metrics.Sampler as getMetrics needs it.
@@ -164,8 +171,11 @@ func (s *Server) ServeHost(w http.ResponseWriter, r *http.Request, domain string
 		return false
 	}
 	port, id, ok := strings.Cut(label, "-")
-	if !ok || (port != "49983" && port != "49999") {
+	if !ok {
 		return false
+	}
+	if port != "49983" && port != "49999" {
+		return s.trafficToken(w, r, id, port) // ports.go
 	}
 	s.serveSandbox(w, r, id, port, r.URL.Path)
 	return true
@@ -179,6 +189,11 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 		return
 	}
 	p, err := s.checkAccessToken(r, id) // tokens.go
+	if err != nil && r.URL.Query().Has("signature") {
+		// uploadUrl/downloadUrl sign with the access token, which sbx
+		// derives from the caller's key: a URL alone cannot name it.
+		err = errors.New("signed file URLs (uploadUrl, downloadUrl) are not supported by sbx's E2B layer: send the request with the sandbox's envdAccessToken as X-Access-Token (files.read/files.write), or share a signed preview URL of a port the sandbox serves files on (sbx port url)")
+	}
 	if err != nil {
 		writeEnvdError(w, http.StatusUnauthorized, err.Error())
 		return
@@ -191,7 +206,7 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 		writeAPIError(w, err)
 		return
 	}
-	r = r.WithContext(withSandbox(r.Context(), id))
+	r.Header.Set(sandboxHeader, id) // the id the host named, for s.box
 	r.URL.Path = path
 	if r.URL.RawPath != "" {
 		r.URL.RawPath = ""
@@ -205,11 +220,3 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 		writeEnvdError(w, http.StatusBadGateway, "sbx's E2B layer serves ports 49983 (envd) and 49999 (code interpreter) only; for other ports use sbx previews")
 	}
 }
-
-type sandboxKey struct{}
-
-func withSandbox(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, sandboxKey{}, id)
-}
-
-func sandboxOf(ctx context.Context) string { id, _ := ctx.Value(sandboxKey{}).(string); return id }

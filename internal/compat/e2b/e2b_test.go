@@ -144,12 +144,12 @@ func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
 	f := &fakeSandboxes{}
 	s := newTestServer(f)
 	for body, want := range map[string]*sdk.EgressPolicy{
-		`{"allow_internet_access":false}`:                                                    {Mode: sdk.EgressBlockAll},
-		`{"network":{"denyOut":["0.0.0.0/0"]}}`:                                              {Mode: sdk.EgressBlockAll},
-		`{"allow_internet_access":false,"network":{"allowOut":["10.1.2.3","example.com"]}}`:  {Mode: sdk.EgressAllowList, CIDRs: []string{"10.1.2.3"}, Domains: []string{"example.com"}},
-		`{"network":{"denyOut":["0.0.0.0/0","10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}}`:      {Mode: sdk.EgressAllowList, CIDRs: []string{"10.1.0.0/16"}},
-		`{"network":{"denyOut":["10.0.0.0/8"]}}`:                                             {Mode: sdk.EgressDenyList, CIDRs: []string{"10.0.0.0/8"}},
-		`{"allow_internet_access":true,"secure":true,"network":{"allowPublicTraffic":true}}`: nil,
+		`{"allow_internet_access":false}`:                                                     {Mode: sdk.EgressBlockAll},
+		`{"network":{"denyOut":["0.0.0.0/0"]}}`:                                               {Mode: sdk.EgressBlockAll},
+		`{"allow_internet_access":false,"network":{"allowOut":["10.1.2.3","example.com"]}}`:   {Mode: sdk.EgressAllowList, CIDRs: []string{"10.1.2.3"}, Domains: []string{"example.com"}},
+		`{"network":{"denyOut":["0.0.0.0/0","10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}}`:       {Mode: sdk.EgressAllowList, CIDRs: []string{"10.1.0.0/16"}},
+		`{"network":{"denyOut":["10.0.0.0/8"]}}`:                                              {Mode: sdk.EgressDenyList, CIDRs: []string{"10.0.0.0/8"}},
+		`{"allow_internet_access":true,"secure":true,"network":{"allowPublicTraffic":false}}`: nil,
 	} {
 		n := len(f.created)
 		if w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body); w.Code != 201 {
@@ -163,7 +163,7 @@ func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
 	}
 	for body, field := range map[string]string{
 		`{"network":{"denyOut":["10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}}`: "network.allowOut",
-		`{"network":{"allowPublicTraffic":false}}`:                          "network.allowPublicTraffic",
+		`{"network":{"allowPublicTraffic":true}}`:                           "network.allowPublicTraffic",
 		`{"network":{"maskRequestHost":"x"}}`:                               "network.maskRequestHost",
 		`{"network":{"rules":{}}}`:                                          "network.rules",
 		`{"network":{"egressProxy":{"address":"p:1"}}}`:                     "network.egressProxy",
@@ -171,7 +171,7 @@ func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
 		`{"network":{"somethingNew":true}}`:                                 "somethingNew",
 		`{"mcp":{"x":{}}}`:                                                  "mcp",
 		`{"iam":{"tokens":{}}}`:                                             "iam",
-		`{"volumeMounts":[{"name":"v","path":"/v"}]}`:                       "volumeMounts",
+		`{"volumeMounts":[{"name":"v","path":"/v","mode":"ro"}]}`:           "mode",
 		`{"autoResume":{"enabled":true}}`:                                   "autoResume",
 		`{"autoPauseMemory":false}`:                                         "autoPauseMemory",
 		`{"allowInternetAccess":false}`:                                     "allowInternetAccess",
@@ -192,8 +192,8 @@ func TestCreateHonoursEveryField(t *testing.T) {
 	f := &fakeSandboxes{}
 	s := newTestServer(f)
 	body := `{"templateID":"mine","timeout":77,"metadata":{"team":"x"},"envVars":{"E":"v"},"autoPause":false,
-		"autoPauseMemory":true,"secure":true,"allow_internet_access":false,"network":{"allowOut":["10.9.0.1"],"allowPublicTraffic":true},
-		"mcp":null,"iam":null,"volumeMounts":null,"autoResume":null}`
+		"autoPauseMemory":true,"secure":true,"allow_internet_access":false,"network":{"allowOut":["10.9.0.1"],"allowPublicTraffic":false},
+		"mcp":null,"iam":null,"volumeMounts":[{"name":"data","path":"/data"}],"autoResume":null}`
 	if w := call(s, "POST", "/e2b/v2/sandboxes", "secret-key", body); w.Code != 201 {
 		t.Fatalf("create: %d %s", w.Code, w.Body)
 	}
@@ -207,6 +207,8 @@ func TestCreateHonoursEveryField(t *testing.T) {
 		t.Errorf("metadata/envVars: %+v", req)
 	case req.Egress == nil || req.Egress.Mode != sdk.EgressAllowList || fmt.Sprint(req.Egress.CIDRs) != "[10.9.0.1]": // allow_internet_access, network
 		t.Errorf("egress: %+v", req.Egress)
+	case fmt.Sprint(req.Volumes) != "[{data /data false}]": // volumeMounts
+		t.Errorf("volumes: %+v", req.Volumes)
 	}
 }
 

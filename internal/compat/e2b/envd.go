@@ -31,7 +31,7 @@ func (s *Server) envdHandler() http.Handler {
 	mux.Handle(processpbconnect.NewProcessHandler(&processService{s}))
 	mux.Handle(filesystempbconnect.NewFilesystemHandler(&filesystemService{s}))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
-		if err := s.health(r.Context()); err != nil {
+		if err := s.box(r.Header).health(r.Context()); err != nil {
 			writeHealthErr(w, err)
 			return
 		}
@@ -48,15 +48,15 @@ func (s *Server) envdHandler() http.Handler {
 // health answers nil when the sandbox runs and its agent answers; a
 // sandbox that is not running is a 502, which the SDK's isRunning reads as
 // false. It never starts or resumes the sandbox.
-func (s *Server) health(ctx context.Context) error {
-	sb, err := s.sandboxes.Get(ctx, sandboxOf(ctx))
+func (b box) health(ctx context.Context) error {
+	sb, err := b.s.sandboxes.Get(ctx, b.id)
 	if err != nil {
 		return err
 	}
 	if sb.State != sdk.StateStarted {
 		return errNotRunning(sb)
 	}
-	client, _, err := s.sandboxes.Agent(ctx, sb.ID)
+	client, _, err := b.s.sandboxes.Agent(ctx, sb.ID)
 	if err == nil {
 		_, err = agentapi.Call[agentapi.None](ctx, client, agentapi.Health, agentapi.Params{}, nil)
 	}
@@ -119,13 +119,21 @@ func absPath(p, user string) string {
 	return path.Clean(p)
 }
 
+// mcpTokenPath is where getMcpToken reads the MCP gateway's token.
+const mcpTokenPath = "/etc/mcp-gateway/.token"
+
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
+	b := s.box(r.Header)
 	q := r.URL.Query()
 	user := q.Get("username")
 	if user == "" {
 		user = userOf(r.Header)
 	}
-	resp, err := s.open(r.Context(), agentapi.GetFile, query("path", absPath(q.Get("path"), user)), nil, "")
+	p := absPath(q.Get("path"), user)
+	resp, err := b.open(r.Context(), agentapi.GetFile, query("path", p), nil, "")
+	if p == mcpTokenPath && errdefs.Is(err, errdefs.KindNotFound) {
+		err = errdefs.Invalid(sdk.CodeInvalidParameter, "getMcpToken: this sandbox runs no MCP gateway; sbx's E2B layer refuses create's mcp option")
+	}
 	if err != nil {
 		writeEnvdErr(w, err)
 		return
@@ -140,17 +148,17 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 // image without DefaultUser, when the caller named no user, gets the file
 // as root, as its commands run (process.go); the directory is made first
 // to learn that before the body is sent.
-func (s *Server) writeFile(ctx context.Context, p, user string, defaulted bool, body io.Reader) error {
+func (b box) writeFile(ctx context.Context, p, user string, defaulted bool, body io.Reader) error {
 	owner := user
 	if defaulted {
-		_, err := callAgent[sdk.FileInfo](ctx, s, agentapi.MkdirOwned, query("path", path.Dir(p), "owner", user), nil)
+		_, err := callAgent[sdk.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", path.Dir(p), "owner", user), nil)
 		if errdefs.CodeOf(err) == sdk.CodeUnknownUser {
 			owner = "root"
 		} else if err != nil {
 			return err
 		}
 	}
-	resp, err := s.open(ctx, agentapi.PutFileOwned, query("path", p, "owner", owner), body, "application/octet-stream")
+	resp, err := b.open(ctx, agentapi.PutFileOwned, query("path", p, "owner", owner), body, "application/octet-stream")
 	if err != nil {
 		return err
 	}
@@ -168,6 +176,7 @@ type entryJSON struct {
 // postFiles writes the body (octet-stream, path in the query) or each part
 // of a multipart form (its file name is the path when the query has none).
 func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
+	b := s.box(r.Header)
 	q := r.URL.Query()
 	user, defaulted := q.Get("username"), false
 	if user == "" {
@@ -181,7 +190,7 @@ func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
 		p = absPath(p, user)
 		// The file and the directories the write makes are the user's, as
 		// envd writes them (the agent itself runs as root).
-		if err := s.writeFile(r.Context(), p, user, defaulted, body); err != nil {
+		if err := b.writeFile(r.Context(), p, user, defaulted, body); err != nil {
 			return err
 		}
 		written = append(written, entryJSON{Path: p, Name: path.Base(p), Type: "file"})

@@ -72,7 +72,7 @@ func FuzzEnvdConnect(f *testing.F) {
 		r := httptest.NewRequest("POST", envdProcedures[int(proc)%len(envdProcedures)], strings.NewReader(string(body)))
 		r.Header.Set("Content-Type", contentTypes[int(ctype)%len(contentTypes)])
 		r.Header.Set("Connect-Protocol-Version", "1")
-		r = r.WithContext(withSandbox(r.Context(), "sbx-mine"))
+		r.Header.Set(sandboxHeader, "sbx-mine")
 		w := httptest.NewRecorder()
 		s.envdHandler().ServeHTTP(w, r)
 		for _, id := range f.named {

@@ -23,8 +23,8 @@ import (
 // and watch routes. Relative paths start at the user's home.
 type filesystemService struct{ s *Server }
 
-func (f *filesystemService) stat(ctx context.Context, p string) (*filesystempb.EntryInfo, error) {
-	fi, err := callAgent[sdk.FileInfo](ctx, f.s, agentapi.StatFile, query("path", p), nil)
+func (b box) stat(ctx context.Context, p string) (*filesystempb.EntryInfo, error) {
+	fi, err := callAgent[sdk.FileInfo](ctx, b, agentapi.StatFile, query("path", p), nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -32,7 +32,8 @@ func (f *filesystemService) stat(ctx context.Context, p string) (*filesystempb.E
 }
 
 func (f *filesystemService) Stat(ctx context.Context, req *connect.Request[filesystempb.StatRequest]) (*connect.Response[filesystempb.StatResponse], error) {
-	e, err := f.stat(ctx, absPath(req.Msg.GetPath(), userOf(req.Header())))
+	b := f.s.box(req.Header())
+	e, err := b.stat(ctx, absPath(req.Msg.GetPath(), userOf(req.Header())))
 	if err != nil {
 		return nil, err
 	}
@@ -41,18 +42,19 @@ func (f *filesystemService) Stat(ctx context.Context, req *connect.Request[files
 
 // MakeDir answers AlreadyExists for an existing directory (the SDK's false).
 func (f *filesystemService) MakeDir(ctx context.Context, req *connect.Request[filesystempb.MakeDirRequest]) (*connect.Response[filesystempb.MakeDirResponse], error) {
+	b := f.s.box(req.Header())
 	p := absPath(req.Msg.GetPath(), userOf(req.Header()))
-	if e, err := f.stat(ctx, p); err == nil {
+	if e, err := b.stat(ctx, p); err == nil {
 		if e.Type == filesystempb.FileType_FILE_TYPE_DIRECTORY {
 			return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("directory %s already exists", p))
 		}
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%s exists and is not a directory", p))
 	}
 	// The directories made are the user's, as envd makes them.
-	fi, err := callAgent[sdk.FileInfo](ctx, f.s, agentapi.MkdirOwned, query("path", p, "owner", userOf(req.Header())), nil)
+	fi, err := callAgent[sdk.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", p, "owner", userOf(req.Header())), nil)
 	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
 		// An image without DefaultUser: as root, as its commands run (process.go).
-		fi, err = callAgent[sdk.FileInfo](ctx, f.s, agentapi.MkdirOwned, query("path", p, "owner", "root"), nil)
+		fi, err = callAgent[sdk.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", p, "owner", "root"), nil)
 	}
 	if err != nil {
 		return nil, connectError(err)
@@ -61,9 +63,10 @@ func (f *filesystemService) MakeDir(ctx context.Context, req *connect.Request[fi
 }
 
 func (f *filesystemService) Move(ctx context.Context, req *connect.Request[filesystempb.MoveRequest]) (*connect.Response[filesystempb.MoveResponse], error) {
+	b := f.s.box(req.Header())
 	user := userOf(req.Header())
 	mv := sdk.MoveRequest{From: absPath(req.Msg.GetSource(), user), To: absPath(req.Msg.GetDestination(), user), Overwrite: true}
-	fi, err := callAgent[sdk.FileInfo](ctx, f.s, agentapi.Move, agentapi.Params{}, mv)
+	fi, err := callAgent[sdk.FileInfo](ctx, b, agentapi.Move, agentapi.Params{}, mv)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -71,9 +74,10 @@ func (f *filesystemService) Move(ctx context.Context, req *connect.Request[files
 }
 
 func (f *filesystemService) ListDir(ctx context.Context, req *connect.Request[filesystempb.ListDirRequest]) (*connect.Response[filesystempb.ListDirResponse], error) {
+	b := f.s.box(req.Header())
 	depth := max(1, req.Msg.GetDepth())
 	q := query("path", absPath(req.Msg.GetPath(), userOf(req.Header())), "depth", strconv.Itoa(int(depth)))
-	list, err := callAgent[[]sdk.FileInfo](ctx, f.s, agentapi.ListFiles, q, nil)
+	list, err := callAgent[[]sdk.FileInfo](ctx, b, agentapi.ListFiles, q, nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -85,8 +89,9 @@ func (f *filesystemService) ListDir(ctx context.Context, req *connect.Request[fi
 }
 
 func (f *filesystemService) Remove(ctx context.Context, req *connect.Request[filesystempb.RemoveRequest]) (*connect.Response[filesystempb.RemoveResponse], error) {
+	b := f.s.box(req.Header())
 	q := query("path", absPath(req.Msg.GetPath(), userOf(req.Header())), "recursive", "true")
-	if _, err := callAgent[agentapi.None](ctx, f.s, agentapi.DeleteFile, q, nil); err != nil {
+	if _, err := callAgent[agentapi.None](ctx, b, agentapi.DeleteFile, q, nil); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&filesystempb.RemoveResponse{}), nil
@@ -95,12 +100,19 @@ func (f *filesystemService) Remove(ctx context.Context, req *connect.Request[fil
 // WatchDir relays the agent's watch: a start event once it is ready, then
 // create, write, remove and rename events named relative to the directory.
 func (f *filesystemService) WatchDir(ctx context.Context, req *connect.Request[filesystempb.WatchDirRequest], stream *connect.ServerStream[filesystempb.WatchDirResponse]) error {
+	b := f.s.box(req.Header())
+	switch {
+	case req.Msg.GetIncludeEntry():
+		return connect.NewError(connect.CodeInvalidArgument, errors.New("watchDir's includeEntry is not supported by sbx's E2B layer: events name the path; stat it with files.getInfo"))
+	case req.Msg.GetAllowNetworkMounts():
+		return connect.NewError(connect.CodeInvalidArgument, errors.New("watchDir's allowNetworkMounts is not supported by sbx's E2B layer"))
+	}
 	dir := absPath(req.Msg.GetPath(), userOf(req.Header()))
 	q := query("path", dir)
 	if req.Msg.GetRecursive() {
 		q.Query.Set("recursive", "true")
 	}
-	resp, err := f.s.open(ctx, agentapi.Watch, q, nil, "")
+	resp, err := b.open(ctx, agentapi.Watch, q, nil, "")
 	if err != nil {
 		return connectError(err)
 	}

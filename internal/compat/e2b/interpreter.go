@@ -48,28 +48,29 @@ func sbxLanguage(lang string) (string, error) {
 
 func (s *Server) serveInterpreter(w http.ResponseWriter, r *http.Request) {
 	var err error
+	b := s.box(r.Header)
 	id, restart := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/contexts/"), "/restart")
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/execute":
-		err = s.execute(w, r)
+		err = b.execute(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/health":
-		if err := s.health(r.Context()); err != nil {
+		if err := b.health(r.Context()); err != nil {
 			writeHealthErr(w, err)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
 		w.Write([]byte("OK"))
 	case r.Method == http.MethodPost && r.URL.Path == "/contexts":
-		err = s.createContextHTTP(w, r)
+		err = b.createContextHTTP(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/contexts":
-		err = s.listContexts(w, r)
+		err = b.listContexts(w, r)
 	case strings.HasPrefix(r.URL.Path, "/contexts/") && r.Method == http.MethodDelete && !restart:
-		err = s.deleteContext(r.Context(), id)
+		err = b.deleteContext(r.Context(), id)
 		if err == nil {
 			w.WriteHeader(http.StatusNoContent)
 		}
 	case strings.HasPrefix(r.URL.Path, "/contexts/") && r.Method == http.MethodPost && restart:
-		err = s.restartContext(r.Context(), id)
+		err = b.restartContext(r.Context(), id)
 		if err == nil {
 			w.WriteHeader(http.StatusNoContent)
 		}
@@ -83,7 +84,7 @@ func (s *Server) serveInterpreter(w http.ResponseWriter, r *http.Request) {
 
 // createContext starts an sbx context; with a name, the context of that
 // name (started if it is not running).
-func (s *Server) createContext(ctx context.Context, name, lang, cwd string) (contextJSON, error) {
+func (b box) createContext(ctx context.Context, name, lang, cwd string) (contextJSON, error) {
 	sbxLang, err := sbxLanguage(lang)
 	if err != nil {
 		return contextJSON{}, err
@@ -95,9 +96,9 @@ func (s *Server) createContext(ctx context.Context, name, lang, cwd string) (con
 	if name != "" {
 		route, p = agentapi.EnsureContext, at(name)
 	}
-	c, err := callAgent[sdk.Context](ctx, s, route, p, sdk.CreateContextRequest{Language: sbxLang, Cwd: cwd})
+	c, err := callAgent[sdk.Context](ctx, b, route, p, sdk.CreateContextRequest{Language: sbxLang, Cwd: cwd})
 	if errdefs.CodeOf(err) == sdk.CodeCwdNotFound && cwd == homeOf(DefaultUser) {
-		c, err = callAgent[sdk.Context](ctx, s, route, p, sdk.CreateContextRequest{Language: sbxLang})
+		c, err = callAgent[sdk.Context](ctx, b, route, p, sdk.CreateContextRequest{Language: sbxLang})
 	}
 	if err != nil {
 		return contextJSON{}, err
@@ -105,12 +106,15 @@ func (s *Server) createContext(ctx context.Context, name, lang, cwd string) (con
 	return contextJSON{ID: c.ID, Language: sbxLang, Cwd: c.Cwd}, nil
 }
 
-func (s *Server) createContextHTTP(w http.ResponseWriter, r *http.Request) error {
-	var body struct{ Language, Cwd string }
-	if err := decodeBody(w, r, &body); err != nil {
+func (b box) createContextHTTP(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Language string `json:"language"`
+		Cwd      string `json:"cwd"`
+	}
+	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
-	c, err := s.createContext(r.Context(), "", body.Language, body.Cwd)
+	c, err := b.createContext(r.Context(), "", body.Language, body.Cwd)
 	if err != nil {
 		return err
 	}
@@ -118,8 +122,8 @@ func (s *Server) createContextHTTP(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-func (s *Server) listContexts(w http.ResponseWriter, r *http.Request) error {
-	live, err := callAgent[[]sdk.Context](r.Context(), s, agentapi.ListContexts, agentapi.Params{}, nil)
+func (b box) listContexts(w http.ResponseWriter, r *http.Request) error {
+	live, err := callAgent[[]sdk.Context](r.Context(), b, agentapi.ListContexts, agentapi.Params{}, nil)
 	if err != nil {
 		return err
 	}
@@ -131,27 +135,27 @@ func (s *Server) listContexts(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) deleteContext(ctx context.Context, id string) error {
-	_, err := callAgent[agentapi.None](ctx, s, agentapi.DeleteContext, at(id), nil)
+func (b box) deleteContext(ctx context.Context, id string) error {
+	_, err := callAgent[agentapi.None](ctx, b, agentapi.DeleteContext, at(id), nil)
 	return err
 }
 
 // restartContext replaces a context's interpreter; its id stays.
-func (s *Server) restartContext(ctx context.Context, id string) error {
-	_, err := callAgent[sdk.Context](ctx, s, agentapi.RestartContext, at(id), nil)
+func (b box) restartContext(ctx context.Context, id string) error {
+	_, err := callAgent[sdk.Context](ctx, b, agentapi.RestartContext, at(id), nil)
 	return err
 }
 
 // execute runs code in the named context, or in the language's default
 // context (started on first use, and again if its interpreter went away).
-func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
+func (b box) execute(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Code      string            `json:"code"`
 		ContextID string            `json:"context_id"`
 		Language  string            `json:"language"`
 		EnvVars   map[string]string `json:"env_vars"`
 	}
-	if err := decodeBody(w, r, &body); err != nil {
+	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -161,7 +165,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		c, err := s.createContext(ctx, defaultContextPrefix+lang, lang, "")
+		c, err := b.createContext(ctx, defaultContextPrefix+lang, lang, "")
 		id = c.ID
 		return err
 	}
@@ -172,13 +176,13 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	}
 	run := sdk.RunCodeRequest{Code: body.Code, Env: body.EnvVars}
 	p := agentapi.Params{Path: []string{id}, Query: url.Values{"stream": {"true"}}}
-	resp, err := s.open(ctx, agentapi.RunContext, p, jsonBody(run), "application/json")
+	resp, err := b.open(ctx, agentapi.RunContext, p, jsonBody(run), "application/json")
 	if errdefs.CodeOf(err) == sdk.CodeContextNotFound && body.ContextID == "" {
 		// The default context's interpreter went away (idle, exited) between the two calls.
 		if err := ensureDefault(); err != nil {
 			return err
 		}
-		resp, err = s.open(ctx, agentapi.RunContext, p, jsonBody(run), "application/json")
+		resp, err = b.open(ctx, agentapi.RunContext, p, jsonBody(run), "application/json")
 	}
 	if err != nil {
 		return err
@@ -201,7 +205,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 		}
 		if ev.Type == agentapi.EventEnd {
 			// The context's own run count; if it is gone, no count is sent.
-			if c, err := callAgent[sdk.Context](ctx, s, agentapi.GetContext, at(id), nil); err == nil {
+			if c, err := callAgent[sdk.Context](ctx, b, agentapi.GetContext, at(id), nil); err == nil {
 				out.Send(map[string]any{"type": "number_of_executions", "execution_count": c.Runs})
 			}
 			return nil

@@ -36,6 +36,11 @@ func (s *Server) restRoutes() []restRoute {
 		{"POST", "/sandboxes/{id}/snapshots", authz.Write, s.createSnapshot},
 		{"GET", "/snapshots", authz.Read, s.listSnapshots},
 		{"DELETE", "/templates/{id}", authz.Write, s.deleteTemplate},
+		{"POST", "/volumes", authz.Write, s.createVolume},
+		{"GET", "/volumes", authz.Read, s.listVolumes},
+		{"GET", "/volumes/{id}", authz.Read, s.getVolume},
+		{"DELETE", "/volumes/{id}", authz.Write, s.deleteVolume},
+		{"POST", "/sandboxes/{id}/fork", authz.Write, func(w http.ResponseWriter, r *http.Request, id string) error { return s.fork(w, r, id, principalOf(r)) }},
 	}
 }
 

@@ -31,12 +31,13 @@ type processService struct{ s *Server }
 const untaggedPrefix = "e2b-"
 
 func (p *processService) Start(ctx context.Context, req *connect.Request[processpb.StartRequest], stream *connect.ServerStream[processpb.StartResponse]) error {
+	b := p.s.box(req.Header())
 	m := req.Msg
 	if m.GetProcess() == nil || m.GetProcess().GetCmd() == "" {
 		return connect.NewError(connect.CodeInvalidArgument, errors.New("process.cmd is required"))
 	}
 	if m.Pty != nil {
-		return p.startPTY(ctx, req, stream) // pty.go
+		return b.startPTY(ctx, req, stream) // pty.go
 	}
 	user := userOf(req.Header())
 	id := m.GetTag()
@@ -50,43 +51,44 @@ func (p *processService) Start(ctx context.Context, req *connect.Request[process
 	} else {
 		start.Cwd = homeOf(user)
 	}
-	proc, err := callAgent[sdk.Process](ctx, p.s, agentapi.StartProcess, agentapi.Params{}, start)
+	proc, err := callAgent[sdk.Process](ctx, b, agentapi.StartProcess, agentapi.Params{}, start)
 	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
 		// An image without E2B's "user" account: run as root, in /root or the workdir.
 		start.User, start.Cwd = "", ""
 		if cfg.Cwd != nil {
 			start.Cwd = absPath(cfg.GetCwd(), "root")
 		}
-		proc, err = callAgent[sdk.Process](ctx, p.s, agentapi.StartProcess, agentapi.Params{}, start)
+		proc, err = callAgent[sdk.Process](ctx, b, agentapi.StartProcess, agentapi.Params{}, start)
 	}
 	if err != nil {
 		return connectError(err)
 	}
 	if !m.GetStdin() {
 		// E2B's default: no stdin, so a command that reads it gets end-of-file.
-		if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.CloseStdin, at(id), nil); err != nil {
+		if _, err := callAgent[agentapi.None](ctx, b, agentapi.CloseStdin, at(id), nil); err != nil {
 			return connectError(err)
 		}
 	}
 	if err := stream.Send(&processpb.StartResponse{Event: startEvent(proc.Pid)}); err != nil {
 		return err
 	}
-	return p.follow(ctx, id, 0, func(ev *processpb.ProcessEvent) error {
+	return b.follow(ctx, id, 0, func(ev *processpb.ProcessEvent) error {
 		return stream.Send(&processpb.StartResponse{Event: ev})
 	})
 }
 
 func (p *processService) Connect(ctx context.Context, req *connect.Request[processpb.ConnectRequest], stream *connect.ServerStream[processpb.ConnectResponse]) error {
-	proc, err := p.find(ctx, req.Msg.GetProcess())
+	b := p.s.box(req.Header())
+	proc, err := b.find(ctx, req.Msg.GetProcess())
 	if connect.CodeOf(err) == connect.CodeNotFound {
-		t, terr := p.findPTY(ctx, req.Msg.GetProcess())
+		t, terr := b.findPTY(ctx, req.Msg.GetProcess())
 		if terr != nil {
 			return terr
 		}
 		if err := stream.Send(&processpb.ConnectResponse{Event: startEvent(t.Pid)}); err != nil {
 			return err
 		}
-		return p.followPTY(ctx, t.ID, false, func(ev *processpb.ProcessEvent) error {
+		return b.followPTY(ctx, t.ID, false, func(ev *processpb.ProcessEvent) error {
 			return stream.Send(&processpb.ConnectResponse{Event: ev})
 		})
 	}
@@ -96,18 +98,18 @@ func (p *processService) Connect(ctx context.Context, req *connect.Request[proce
 	if err := stream.Send(&processpb.ConnectResponse{Event: startEvent(proc.Pid)}); err != nil {
 		return err
 	}
-	return p.follow(ctx, proc.ID, proc.LastSeq, func(ev *processpb.ProcessEvent) error {
+	return b.follow(ctx, proc.ID, proc.LastSeq, func(ev *processpb.ProcessEvent) error {
 		return stream.Send(&processpb.ConnectResponse{Event: ev})
 	})
 }
 
 // follow relays a process's output after seq offset, then its end.
-func (p *processService) follow(ctx context.Context, id string, offset int64, send func(*processpb.ProcessEvent) error) error {
+func (b box) follow(ctx context.Context, id string, offset int64, send func(*processpb.ProcessEvent) error) error {
 	q := agentapi.Params{Path: []string{id}, Query: url.Values{"follow": {"true"}}}
 	if offset > 0 {
 		q.Query.Set("offset", strconv.FormatInt(offset, 10))
 	}
-	resp, err := p.s.open(ctx, agentapi.ProcessLogs, q, nil, "")
+	resp, err := b.open(ctx, agentapi.ProcessLogs, q, nil, "")
 	if err != nil {
 		return connectError(err)
 	}
@@ -175,12 +177,13 @@ func startEvent(pid int) *processpb.ProcessEvent {
 	return &processpb.ProcessEvent{Event: &processpb.ProcessEvent_Start{Start: &processpb.ProcessEvent_StartEvent{Pid: uint32(pid)}}}
 }
 
-func (p *processService) List(ctx context.Context, _ *connect.Request[processpb.ListRequest]) (*connect.Response[processpb.ListResponse], error) {
-	procs, err := p.list(ctx)
+func (p *processService) List(ctx context.Context, req *connect.Request[processpb.ListRequest]) (*connect.Response[processpb.ListResponse], error) {
+	b := p.s.box(req.Header())
+	procs, err := b.list(ctx)
 	if err != nil {
 		return nil, err
 	}
-	terms, err := p.ptyInfos(ctx)
+	terms, err := b.ptyInfos(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +207,8 @@ func (p *processService) List(ctx context.Context, _ *connect.Request[processpb.
 	return connect.NewResponse(out), nil
 }
 
-func (p *processService) list(ctx context.Context) ([]sdk.Process, error) {
-	procs, err := callAgent[[]sdk.Process](ctx, p.s, agentapi.ListProcesses, agentapi.Params{}, nil)
+func (b box) list(ctx context.Context) ([]sdk.Process, error) {
+	procs, err := callAgent[[]sdk.Process](ctx, b, agentapi.ListProcesses, agentapi.Params{}, nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -213,11 +216,11 @@ func (p *processService) list(ctx context.Context) ([]sdk.Process, error) {
 }
 
 // find resolves a selector (pid or tag) to a running process.
-func (p *processService) find(ctx context.Context, sel *processpb.ProcessSelector) (*sdk.Process, error) {
+func (b box) find(ctx context.Context, sel *processpb.ProcessSelector) (*sdk.Process, error) {
 	if sel == nil || sel.Selector == nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("process selector (pid or tag) is required"))
 	}
-	procs, err := p.list(ctx)
+	procs, err := b.list(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -249,6 +252,7 @@ func selectorText(sel *processpb.ProcessSelector) string {
 }
 
 func (p *processService) SendSignal(ctx context.Context, req *connect.Request[processpb.SendSignalRequest]) (*connect.Response[processpb.SendSignalResponse], error) {
+	b := p.s.box(req.Header())
 	sig := "SIGTERM"
 	switch req.Msg.GetSignal() {
 	case processpb.Signal_SIGNAL_SIGKILL:
@@ -257,14 +261,14 @@ func (p *processService) SendSignal(ctx context.Context, req *connect.Request[pr
 	default:
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("signal must be SIGTERM or SIGKILL"))
 	}
-	proc, err := p.find(ctx, req.Msg.GetProcess())
+	proc, err := b.find(ctx, req.Msg.GetProcess())
 	if connect.CodeOf(err) == connect.CodeNotFound {
 		// A terminal (pty.kill): ending it kills every process of its session.
-		t, terr := p.findPTY(ctx, req.Msg.GetProcess())
+		t, terr := b.findPTY(ctx, req.Msg.GetProcess())
 		if terr != nil {
 			return nil, terr
 		}
-		if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.DeletePTY, at(t.ID), nil); err != nil {
+		if _, err := callAgent[agentapi.None](ctx, b, agentapi.DeletePTY, at(t.ID), nil); err != nil {
 			return nil, connectError(err)
 		}
 		return connect.NewResponse(&processpb.SendSignalResponse{}), nil
@@ -272,28 +276,29 @@ func (p *processService) SendSignal(ctx context.Context, req *connect.Request[pr
 	if err != nil {
 		return nil, err
 	}
-	if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.SignalProcess, at(proc.ID), sdk.SignalRequest{Signal: sig}); err != nil {
+	if _, err := callAgent[agentapi.None](ctx, b, agentapi.SignalProcess, at(proc.ID), sdk.SignalRequest{Signal: sig}); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&processpb.SendSignalResponse{}), nil
 }
 
 func (p *processService) SendInput(ctx context.Context, req *connect.Request[processpb.SendInputRequest]) (*connect.Response[processpb.SendInputResponse], error) {
-	if err := p.sendInput(ctx, req.Msg.GetProcess(), req.Msg.GetInput()); err != nil {
+	b := p.s.box(req.Header())
+	if err := b.sendInput(ctx, req.Msg.GetProcess(), req.Msg.GetInput()); err != nil {
 		return nil, err
 	}
 	return connect.NewResponse(&processpb.SendInputResponse{}), nil
 }
 
-func (p *processService) sendInput(ctx context.Context, sel *processpb.ProcessSelector, in *processpb.ProcessInput) error {
+func (b box) sendInput(ctx context.Context, sel *processpb.ProcessSelector, in *processpb.ProcessInput) error {
 	if in.GetPty() != nil {
-		return p.ptyInput(ctx, sel, in.GetPty()) // pty.go
+		return b.ptyInput(ctx, sel, in.GetPty()) // pty.go
 	}
-	proc, err := p.find(ctx, sel)
+	proc, err := b.find(ctx, sel)
 	if err != nil {
 		return err
 	}
-	resp, err := p.s.open(ctx, agentapi.WriteStdin, at(proc.ID), bytes.NewReader(in.GetStdin()), "application/octet-stream")
+	resp, err := b.open(ctx, agentapi.WriteStdin, at(proc.ID), bytes.NewReader(in.GetStdin()), "application/octet-stream")
 	if err != nil {
 		return connectError(err)
 	}
@@ -302,6 +307,7 @@ func (p *processService) sendInput(ctx context.Context, sel *processpb.ProcessSe
 }
 
 func (p *processService) StreamInput(ctx context.Context, stream *connect.ClientStream[processpb.StreamInputRequest]) (*connect.Response[processpb.StreamInputResponse], error) {
+	b := p.s.box(stream.RequestHeader())
 	var sel *processpb.ProcessSelector
 	for stream.Receive() {
 		switch ev := stream.Msg().Event.(type) {
@@ -311,7 +317,7 @@ func (p *processService) StreamInput(ctx context.Context, stream *connect.Client
 			if sel == nil {
 				return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("the first message must be start"))
 			}
-			if err := p.sendInput(ctx, sel, ev.Data.GetInput()); err != nil {
+			if err := b.sendInput(ctx, sel, ev.Data.GetInput()); err != nil {
 				return nil, err
 			}
 		}
@@ -323,11 +329,12 @@ func (p *processService) StreamInput(ctx context.Context, stream *connect.Client
 }
 
 func (p *processService) CloseStdin(ctx context.Context, req *connect.Request[processpb.CloseStdinRequest]) (*connect.Response[processpb.CloseStdinResponse], error) {
-	proc, err := p.find(ctx, req.Msg.GetProcess())
+	b := p.s.box(req.Header())
+	proc, err := b.find(ctx, req.Msg.GetProcess())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := callAgent[agentapi.None](ctx, p.s, agentapi.CloseStdin, at(proc.ID), nil); err != nil {
+	if _, err := callAgent[agentapi.None](ctx, b, agentapi.CloseStdin, at(proc.ID), nil); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&processpb.CloseStdinResponse{}), nil
@@ -336,10 +343,11 @@ func (p *processService) CloseStdin(ctx context.Context, req *connect.Request[pr
 // Update resizes a terminal (pty.resize); a process without one has
 // nothing to update.
 func (p *processService) Update(ctx context.Context, req *connect.Request[processpb.UpdateRequest]) (*connect.Response[processpb.UpdateResponse], error) {
+	b := p.s.box(req.Header())
 	if req.Msg.GetPty() == nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("update takes a pty size, and nothing else"))
 	}
-	if err := p.resizePTY(ctx, req.Msg.GetProcess(), req.Msg.GetPty().GetSize()); err != nil {
+	if err := b.resizePTY(ctx, req.Msg.GetProcess(), req.Msg.GetPty().GetSize()); err != nil {
 		return nil, err
 	}
 	return connect.NewResponse(&processpb.UpdateResponse{}), nil

@@ -33,7 +33,7 @@ const ptyPrefix = "e2b-pty-"
 const ptyReadLimit = 1 << 20
 
 // startPTY starts the process of req on a terminal and relays its output.
-func (p *processService) startPTY(ctx context.Context, req *connect.Request[processpb.StartRequest], stream *connect.ServerStream[processpb.StartResponse]) error {
+func (b box) startPTY(ctx context.Context, req *connect.Request[processpb.StartRequest], stream *connect.ServerStream[processpb.StartResponse]) error {
 	m, cfg, user := req.Msg, req.Msg.GetProcess(), userOf(req.Header())
 	id := m.GetTag()
 	if id == "" {
@@ -45,14 +45,14 @@ func (p *processService) startPTY(ctx context.Context, req *connect.Request[proc
 	if cfg.Cwd != nil {
 		create.Cwd = absPath(cfg.GetCwd(), user)
 	}
-	term, err := callAgent[sdk.PTY](ctx, p.s, agentapi.CreatePTY, agentapi.Params{}, create)
+	term, err := callAgent[sdk.PTY](ctx, b, agentapi.CreatePTY, agentapi.Params{}, create)
 	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
 		// An image without E2B's "user" account: as root, as commands run.
 		create.User, create.Cwd = "", ""
 		if cfg.Cwd != nil {
 			create.Cwd = absPath(cfg.GetCwd(), "root")
 		}
-		term, err = callAgent[sdk.PTY](ctx, p.s, agentapi.CreatePTY, agentapi.Params{}, create)
+		term, err = callAgent[sdk.PTY](ctx, b, agentapi.CreatePTY, agentapi.Params{}, create)
 	}
 	if err != nil {
 		return connectError(err)
@@ -60,15 +60,15 @@ func (p *processService) startPTY(ctx context.Context, req *connect.Request[proc
 	if err := stream.Send(&processpb.StartResponse{Event: startEvent(term.Pid)}); err != nil {
 		return err
 	}
-	return p.followPTY(ctx, id, true, func(ev *processpb.ProcessEvent) error {
+	return b.followPTY(ctx, id, true, func(ev *processpb.ProcessEvent) error {
 		return stream.Send(&processpb.StartResponse{Event: ev})
 	})
 }
 
 // followPTY relays a terminal's output (with replay, what it kept of the
 // past first) and then its end.
-func (p *processService) followPTY(ctx context.Context, id string, replay bool, send func(*processpb.ProcessEvent) error) error {
-	client, _, err := p.s.sandboxes.Agent(ctx, sandboxOf(ctx))
+func (b box) followPTY(ctx context.Context, id string, replay bool, send func(*processpb.ProcessEvent) error) error {
+	client, _, err := b.s.sandboxes.Agent(ctx, b.id)
 	if err != nil {
 		return connectError(err)
 	}
@@ -113,11 +113,11 @@ func (p *processService) followPTY(ctx context.Context, id string, replay bool, 
 }
 
 // findPTY resolves a selector (pid or tag) to a running terminal.
-func (p *processService) findPTY(ctx context.Context, sel *processpb.ProcessSelector) (*sdk.PTY, error) {
+func (b box) findPTY(ctx context.Context, sel *processpb.ProcessSelector) (*sdk.PTY, error) {
 	if sel == nil || sel.Selector == nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("process selector (pid or tag) is required"))
 	}
-	terms, err := callAgent[[]sdk.PTY](ctx, p.s, agentapi.ListPTYs, agentapi.Params{}, nil)
+	terms, err := callAgent[[]sdk.PTY](ctx, b, agentapi.ListPTYs, agentapi.Params{}, nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -130,12 +130,12 @@ func (p *processService) findPTY(ctx context.Context, sel *processpb.ProcessSele
 }
 
 // ptyInput types b into the terminal sel names.
-func (p *processService) ptyInput(ctx context.Context, sel *processpb.ProcessSelector, b []byte) error {
-	t, err := p.findPTY(ctx, sel)
+func (b box) ptyInput(ctx context.Context, sel *processpb.ProcessSelector, data []byte) error {
+	t, err := b.findPTY(ctx, sel)
 	if err != nil {
 		return err
 	}
-	resp, err := p.s.open(ctx, agentapi.PTYInput, at(t.ID), bytes.NewReader(b), "application/octet-stream")
+	resp, err := b.open(ctx, agentapi.PTYInput, at(t.ID), bytes.NewReader(data), "application/octet-stream")
 	if err != nil {
 		return connectError(err)
 	}
@@ -144,15 +144,15 @@ func (p *processService) ptyInput(ctx context.Context, sel *processpb.ProcessSel
 }
 
 // resizePTY is Update's pty size.
-func (p *processService) resizePTY(ctx context.Context, sel *processpb.ProcessSelector, size *processpb.PTY_Size) error {
-	t, err := p.findPTY(ctx, sel)
+func (b box) resizePTY(ctx context.Context, sel *processpb.ProcessSelector, size *processpb.PTY_Size) error {
+	t, err := b.findPTY(ctx, sel)
 	if err != nil {
 		return err
 	}
 	if size == nil {
 		return connect.NewError(connect.CodeInvalidArgument, errors.New("pty.size is required"))
 	}
-	_, err = callAgent[sdk.PTY](ctx, p.s, agentapi.ResizePTY, at(t.ID), sdk.ResizeRequest{Cols: int(size.GetCols()), Rows: int(size.GetRows())})
+	_, err = callAgent[sdk.PTY](ctx, b, agentapi.ResizePTY, at(t.ID), sdk.ResizeRequest{Cols: int(size.GetCols()), Rows: int(size.GetRows())})
 	if err != nil {
 		return connectError(err)
 	}
@@ -160,8 +160,8 @@ func (p *processService) resizePTY(ctx context.Context, sel *processpb.ProcessSe
 }
 
 // ptyInfos are the running terminals as envd lists processes.
-func (p *processService) ptyInfos(ctx context.Context) ([]*processpb.ProcessInfo, error) {
-	terms, err := callAgent[[]sdk.PTY](ctx, p.s, agentapi.ListPTYs, agentapi.Params{}, nil)
+func (b box) ptyInfos(ctx context.Context) ([]*processpb.ProcessInfo, error) {
+	terms, err := callAgent[[]sdk.PTY](ctx, b, agentapi.ListPTYs, agentapi.Params{}, nil)
 	if err != nil {
 		return nil, connectError(err)
 	}

@@ -70,7 +70,14 @@ type createBody struct {
 	AutoResume      json.RawMessage `json:"autoResume"`
 	MCP             json.RawMessage `json:"mcp"`
 	IAM             json.RawMessage `json:"iam"`
-	VolumeMounts    json.RawMessage `json:"volumeMounts"`
+	// volumeMounts: sbx volumes mounted at their paths (volumes.go).
+	VolumeMounts []volumeMount `json:"volumeMounts"`
+}
+
+// volumeMount is one of E2B's volumeMounts: volume name at path.
+type volumeMount struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
 // createNetwork is E2B's SandboxNetworkConfig. allowOut wins over denyOut.
@@ -138,6 +145,26 @@ func egressOf(allowInternet *bool, n *createNetwork) (*sdk.EgressPolicy, error) 
 // serveAPI serves the control plane: each request goes through the gate
 // (internal/authz) as its route needs (ops.go).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
+	path = strings.TrimPrefix(strings.TrimPrefix(path, "/v2"), "/v3")
+	// Refused before the routes (DELETE /templates/tags is no template's
+	// delete) and the key check (the volume content API sends a volume
+	// token instead; the answer names no one's data).
+	if err := refused(r.Method, path); err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	var rt *restRoute
+	var id string
+	for _, c := range s.restRoutes() {
+		if cid, ok := c.match(r.Method, path); ok {
+			rt, id = &c, cid
+			break
+		}
+	}
+	if rt == nil {
+		writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s", r.Method, path))
+		return
+	}
 	key := r.Header.Get("X-API-KEY")
 	if key == "" {
 		if k, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
@@ -149,23 +176,14 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		writeAPIError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "invalid API key: set E2B_API_KEY to an sbx API key"))
 		return
 	}
-	path = strings.TrimPrefix(path, "/v2")
-	for _, rt := range s.restRoutes() {
-		id, ok := rt.match(r.Method, path)
-		if !ok {
-			continue
-		}
-		w, r, end, err := s.gate.HTTP(w, r, p, rt.need)
-		defer end()
-		if err == nil {
-			err = rt.fn(w, r, id)
-		}
-		if err != nil {
-			writeAPIError(w, err)
-		}
-		return
+	w, r, end, err := s.gate.HTTP(w, r, p, rt.need)
+	defer end()
+	if err == nil {
+		err = rt.fn(w, r, id)
 	}
-	writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s (template builds, volumes, secrets and fork are not implemented)", r.Method, path))
+	if err != nil {
+		writeAPIError(w, err)
+	}
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, id string) error {
@@ -224,11 +242,10 @@ func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.Create
 		return req, unsupported("mcp", "no MCP gateway")
 	case isSet(body.IAM):
 		return req, unsupported("iam", "no IAM tokens")
-	case isSet(body.VolumeMounts):
-		return req, unsupported("volumeMounts", "use sbx volumes through sbx's API")
 	case n == nil:
-	case n.AllowPublicTraffic != nil && !*n.AllowPublicTraffic:
-		return req, unsupported("network.allowPublicTraffic: false", "sbx previews have their own tokens")
+	case n.AllowPublicTraffic != nil && *n.AllowPublicTraffic:
+		// false is what sbx does: a port answers the traffic token (ports.go).
+		return req, unsupported("network.allowPublicTraffic: true", "a port is reached with the sandbox's traffic token (header e2b-traffic-access-token); make one public with sbx port expose --public")
 	case n.MaskRequestHost != nil:
 		return req, unsupported("network.maskRequestHost", "previews pass the Host header through")
 	case isSet(n.HTTPSPorts):
@@ -252,6 +269,9 @@ func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.Create
 	}
 	for k, v := range body.Metadata {
 		req.Labels[labelMeta+k] = v
+	}
+	for _, m := range body.VolumeMounts {
+		req.Volumes = append(req.Volumes, sdk.VolumeMount{Name: m.Name, Path: m.Path})
 	}
 	timeout := DefaultTimeoutSeconds
 	if body.Timeout != nil {
@@ -453,7 +473,7 @@ func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, id string) e
 	var body struct {
 		Timeout int `json:"timeout"`
 	}
-	if err := decodeBody(w, r, &body); err != nil {
+	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
 	if body.Timeout <= 0 {
@@ -639,12 +659,17 @@ func (s *Server) toE2B(sb *store.Sandbox, p auth.Principal, withTokens bool) san
 
 // writeAPIError answers in E2B's error format with the status of err's kind.
 func writeAPIError(w http.ResponseWriter, err error) {
+	status, msg := errStatus(err)
+	writeJSON(w, status, apiErrJSON{Code: status, Message: msg})
+}
+
+// errStatus is the HTTP status of err's kind and the message E2B shows.
+func errStatus(err error) (int, string) {
 	var e *errdefs.Error
 	if !errors.As(err, &e) {
 		e = &errdefs.Error{Kind: errdefs.KindInternal, Message: "internal error; see the daemon log"}
 	}
-	status := httpjson.Status(e.Kind)
-	writeJSON(w, status, map[string]any{"code": status, "message": e.Message})
+	return httpjson.Status(e.Kind), e.Message
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -652,13 +677,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(raw, '\n'))
-}
-
-// decodeBody reads a JSON body into v. Unlike sbx's own API it ignores
-// fields it does not know: the SDK sends many that sbx has no use for
-// (network, mcp, volumeMounts, …).
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	return decodeJSON(w, r, v, false)
 }
 
 // decodeJSON decodes r's body into v; strict refuses a field v lacks.
