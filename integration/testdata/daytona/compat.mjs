@@ -320,10 +320,6 @@ async function main() {
       'computerUse.accessibility.focusNode': () => py.computerUse.accessibility.focusNode('n'),
       'computerUse.accessibility.invokeNode': () => py.computerUse.accessibility.invokeNode('n'),
       'computerUse.accessibility.setNodeValue': () => py.computerUse.accessibility.setNodeValue('n', 'v'),
-      'warmPool.list': () => daytona.warmPool.list(),
-      'warmPool.create': () => daytona.warmPool.create({ snapshot: 'python', size: 1 }),
-      'warmPool.update': () => daytona.warmPool.update('w', { size: 2 }),
-      'warmPool.delete': () => daytona.warmPool.delete('w'),
     }
     const bad = []
     for (const [name, fn] of Object.entries(cases)) {

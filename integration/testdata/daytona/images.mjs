@@ -15,7 +15,7 @@ async function main() {
       .env({ GREETING: 'hi there' })
       .workdir('/app')
       .runCommands('ln -s "$(command -v python3)" /usr/local/bin/python') // pipInstall runs `python`; sbx's image has python3
-      .pipInstall(['pip'], { extraOptions: '--no-index' }) // already there: no index needed
+      .pipInstall(['pip'], { extraOptions: '--no-index --break-system-packages' }) // already there: no index needed; Debian's python is externally managed
     const logs = []
     const snap = await daytona.snapshot.create({ name: 'decl', image }, { onLogs: (l) => logs.push(l) })
     assert.equal(snap.state, 'active')

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { Daytona, DaytonaError } from '@daytonaio/sdk'
-import { check, finish } from './cases.mjs'
+import { check, refused, finish } from './cases.mjs'
+import { until } from './until.mjs'
 
 const daytona = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: process.env.DAYTONA_API_KEY })
 
@@ -67,6 +68,23 @@ async function main() {
     await sb.revokeSshAccess()
     for (const x of [a, b]) assert.equal((await sb.validateSshAccess(x.token)).valid, false)
     assert.equal((await sb.validateSshAccess('sbxssh-not-a-token')).valid, false)
+  })
+
+  await check('warm pools', async () => {
+    const wp = await daytona.warmPool.create({ snapshot: sb.snapshot, pool: 1 })
+    assert.deepEqual([wp.snapshot, wp.pool, wp.target], [sb.snapshot, 1, 'local'])
+    const ready = (size) => until(`the pool to hold ${size}`, async () =>
+      (await daytona.warmPool.list()).find((p) => p.id === wp.id)?.currentSize === size, 180e3)
+    await ready(1)
+    assert.equal((await daytona.warmPool.update(wp.id, { pool: 2 })).pool, 2)
+    await ready(2)
+    const taken = await daytona.create({ snapshot: sb.snapshot }) // takes a ready one
+    assert.equal(taken.state, 'started')
+    await daytona.warmPool.delete(wp.id)
+    assert.deepEqual(await daytona.warmPool.list(), [])
+    await taken.delete(60, true)
+    await refused(() => daytona.warmPool.create({ snapshot: 'no-such-image', pool: 1 }), /no-such-image/, 'a pool of no image')
+    await refused(() => daytona.warmPool.create({ snapshot: sb.snapshot, pool: 1, target: 'eu' }), /target eu/, 'a pool elsewhere')
   })
 
   await check('the aliases and waits', async () => {

@@ -108,7 +108,7 @@ type createSnapshotRequest struct {
 // SDK finds it active, or failed with the build's reason.
 func (h *Handler) createSnapshotFromImage(w http.ResponseWriter, r *http.Request) error {
 	var in createSnapshotRequest
-	if err := decode(w, r, &in); err != nil {
+	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}
 	unsupported := func(what string) error {

@@ -263,8 +263,13 @@ func TestBadInputMakesNothing(t *testing.T) {
 		{`{"user":"daytona"}`, "FEATURE_UNSUPPORTED"},
 		{`{"autoStopInterval":-1}`, "INVALID_PARAMETER"},
 		{`{"memory":-1}`, "INVALID_PARAMETER"},
+		{`{"name":"a","cpuQuota":2}`, "FEATURE_UNSUPPORTED"},                                       // a field Daytona's model lacks: named, not dropped
+		{`{"volumes":[{"volumeId":"v","mountPath":"/v","readOnly":true}]}`, "FEATURE_UNSUPPORTED"}, // inside too
 	} {
 		rec, body := do(h, "POST", "/daytona/api/sandbox", c.body)
+		if msg, _ := body["message"].(string); c.code == "FEATURE_UNSUPPORTED" && strings.Contains(c.body, "Quota") && !strings.Contains(msg, "cpuQuota") {
+			t.Errorf("%s: %q does not name the field", c.body, msg)
+		}
 		if rec.Code != 400 || body["code"] != c.code || body["statusCode"] != float64(400) || body["message"] == "" {
 			t.Errorf("%s: got %d %v, want 400 %s", c.body, rec.Code, body, c.code)
 		}

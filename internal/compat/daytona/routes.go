@@ -16,7 +16,7 @@ func (h *Handler) routes() []route {
 	}
 	read, write, exec, execRead := authz.Read, authz.Write, authz.Exec, authz.ExecRead
 	return []route{
-		// Control plane (control.go, preview.go, snapshots.go, build.go, volumes.go, settings.go).
+		// Control plane (control.go, preview.go, snapshots.go, build.go, volumes.go, settings.go, warmpools.go).
 		api("POST", "/sandbox", write, h.createSandbox),
 		api("GET", "/sandbox", read, h.listSandboxes),
 		api("GET", "/sandbox/{id}", read, h.getSandbox),
@@ -52,6 +52,10 @@ func (h *Handler) routes() []route {
 		api("GET", "/volumes/by-name/{name}", read, h.getVolume),
 		api("POST", "/volumes", write, h.createVolume),
 		api("DELETE", "/volumes/{name}", write, h.deleteVolume),
+		api("GET", "/warm-pools", read, h.listWarmPools),
+		api("POST", "/warm-pools", write, h.createWarmPool),
+		api("PATCH", "/warm-pools/{wid}", write, h.updateWarmPool),
+		api("DELETE", "/warm-pools/{wid}", write, h.deleteWarmPool),
 		{pattern: "GET " + apiPrefix + "/socket.io/", fn: h.socketIO, public: true}, // authenticates in its CONNECT packet (socketOps)
 		{pattern: previewPrefix + "/{id}/{port}", fn: h.servePreview, public: true}, // sbx's preview proxy checks the key or token (internal/api/ports.go)
 		{pattern: previewPrefix + "/{id}/{port}/{path...}", fn: h.servePreview, public: true},

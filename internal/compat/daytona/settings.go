@@ -24,7 +24,7 @@ func (h *Handler) updateNetworkSettings(w http.ResponseWriter, r *http.Request) 
 		NetworkAllowList *string `json:"networkAllowList"`
 		DomainAllowList  *string `json:"domainAllowList"`
 	}
-	if err := decode(w, r, &in); err != nil {
+	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}
 	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))

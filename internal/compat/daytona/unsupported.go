@@ -21,8 +21,6 @@ var unsupportedRoutes = []struct{ pattern, method, why string }{
 	{apiPrefix + "/secret", "secret.*", "use sbx secrets (sbx secret)"},
 	{apiPrefix + "/secret/{sid}", "secret.*", "use sbx secrets (sbx secret)"},
 	{apiPrefix + "/secret/paginated", "secret.list", "use sbx secrets (sbx secret)"},
-	{apiPrefix + "/warm-pools", "warmPool.*", "use sbx pools (POST /v1/pools)"},
-	{apiPrefix + "/warm-pools/{wid}", "warmPool.*", "use sbx pools (POST /v1/pools)"},
 	{apiPrefix + "/object-storage/push-access", "Image.addLocalFile, addLocalDir, pipInstallFromRequirements and pipInstallFromPyproject",
 		"sbx has no object storage for build context; put the files in with runCommands, or build with sbx image build"},
 	{toolboxPrefix + "/{id}/lsp/{op}", "lspServer.*", "the images carry no language servers"},

@@ -74,7 +74,7 @@ func (h *Handler) createVolume(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Name string `json:"name"`
 	}
-	if err := decode(w, r, &in); err != nil {
+	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}
 	var v sdk.Volume
