@@ -11,7 +11,7 @@ const daytona = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: proce
 async function main() {
   await check('snapshot.create from a declarative image', async () => {
     const image = Image.base('python')
-      .runCommands('echo built > /built.txt', ['sh', '-c', 'echo "$0" > /argv.txt', 'one arg'])
+      .runCommands('echo built > /built.txt', ['sh', '-c', 'echo listed > /argv.txt'])
       .env({ GREETING: 'hi there' })
       .workdir('/app')
       .runCommands('ln -s "$(command -v python3)" /usr/local/bin/python') // pipInstall runs `python`; sbx's image has python3
@@ -23,7 +23,7 @@ async function main() {
     assert.equal((await daytona.snapshot.activate('decl')).state, 'active')
     const sb = await daytona.create({ snapshot: 'decl' })
     const r = await sb.process.executeCommand('cat /built.txt /argv.txt; echo "$GREETING"; pwd')
-    assert.equal(r.result, 'built\none arg\nhi there\n/app\n')
+    assert.equal(r.result, 'built\nlisted\nhi there\n/app\n')
     await assert.rejects(daytona.snapshot.create({ name: 'decl', image: 'python' }),
       (e) => e instanceof DaytonaError && e.statusCode === 409 && /decl/.test(e.message), 'a snapshot name taken')
     await sb.delete(60, true)
@@ -80,7 +80,7 @@ async function main() {
     await refused(() => daytona.snapshot.create({ name: 'gpu', image: 'python', resources: { gpu: 1 } }), /gpu/, 'snapshot gpu')
     await refused(() => daytona.snapshot.create({ name: 'cls', image: 'python', sandboxClass: 'large' }), /sandboxClass/, 'snapshot class')
     await assert.rejects(daytona.snapshot.create({ name: 'ctx', image: Image.base('python').addLocalFile('images.mjs', '/x') }),
-      (e) => e instanceof DaytonaError && /object-storage/.test(e.message))
+      (e) => e instanceof DaytonaError && /addLocalFile/.test(e.message))
   })
 
   await check('volumes', async () => {
