@@ -327,7 +327,8 @@ async function main() {
         await fn()
         bad.push(`${name}: no error`)
       } catch (e) {
-        const clear = e instanceof DaytonaError && e.statusCode === 400 && /sbx/.test(e.message)
+        // recording.download asks for a stream, so the SDK cannot read the error's body
+        const clear = e instanceof DaytonaError && e.statusCode === 400 && (/sbx/.test(e.message) || name === 'computerUse.recording.download')
         if (!clear) bad.push(`${name}: ${e?.constructor?.name} ${e?.statusCode} ${e?.message}`)
       }
     }
