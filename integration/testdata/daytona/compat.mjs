@@ -131,6 +131,19 @@ async function main() {
     await assert.rejects(py.fs.downloadFile('/work/fresh/y'))
   })
 
+  await check('git config', async () => {
+    await py.git.setConfig('user.name', 'Ann Global')
+    assert.equal(await py.git.getConfig('user.name'), 'Ann Global')
+    assert.equal((await py.process.executeCommand('git config --global user.name')).result, 'Ann Global\n') // the git command reads it
+    await py.git.configureUser('Bo', 'bo@example.com', 'local', '/work/fresh')
+    assert.equal((await py.process.executeCommand('git -C /work/fresh config --local user.email')).result, 'bo@example.com\n')
+    assert.equal(await py.git.getConfig('user.name', 'local', '/work/fresh'), 'Bo')
+    await py.process.executeCommand('git config --global core.editor vi')
+    assert.equal(await py.git.getConfig('core.editor'), 'vi') // and reads what it wrote
+    assert.equal(await py.git.getConfig('no.such'), undefined)
+    await refused(() => py.git.setConfig('a.b', 'c', 'system'), /system/, 'the system scope')
+  })
+
   await check('streams, root dir and killPtySession', async () => {
     const { Readable } = await import('node:stream')
     await py.fs.uploadFileStream(Readable.from([Buffer.from('stream '), Buffer.from('me\n')]), '/work/st/s.txt')
@@ -298,9 +311,6 @@ async function main() {
       'lsp.documentSymbols': () => lsp.documentSymbols('/work/a.py'),
       'lsp.workspaceSymbols': () => lsp.workspaceSymbols('x'),
       'lsp.sandboxSymbols': () => lsp.sandboxSymbols('x'),
-      'git.setConfig': () => py.git.setConfig('user.name', 'a'),
-      'git.getConfig': () => py.git.getConfig('user.name'),
-      'git.configureUser': () => py.git.configureUser('a', 'a@example.com'),
       'git.dangerouslyAuthenticate': () => py.git.dangerouslyAuthenticate('u', 'p', 'example.com'),
       getEntrypointLogs: () => py.process.getEntrypointLogs(),
       'secret.list': () => daytona.secret.list(),
