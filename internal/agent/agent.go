@@ -257,6 +257,7 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.GitAddRemote:    gitHandler(s.gitAddRemote),
 		agentapi.GitReset:        gitHandler(s.gitReset),
 		agentapi.GitRestore:      gitHandler(s.gitRestore),
+		agentapi.GitConfig:       gitHandler(s.gitConfig), // git_config.go
 
 		agentapi.PackDir:   s.handlePackDir,         // backup.go
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go

@@ -133,6 +133,7 @@ var (
 	GitAddRemote    = Route{"POST", "/git/remotes"}         // GitAddRemoteRequest → 204
 	GitReset        = Route{"POST", "/git/reset"}           // GitResetRequest → sdk.GitStatus
 	GitRestore      = Route{"POST", "/git/restore"}         // GitRestoreRequest → sdk.GitStatus
+	GitConfig       = Route{"POST", "/git/config"}          // GitConfigRequest → GitConfigValue (git_config.go)
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -149,7 +150,7 @@ var Routes = []Route{
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
-	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote, GitReset, GitRestore,
+	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote, GitReset, GitRestore, GitConfig,
 	PackDir, UnpackDir,
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,

@@ -29,6 +29,14 @@ func (s *Server) SetSSH(access *sshgw.Access, listen, hostKey string) {
 	s.ssh = &sshState{access: access, listen: listen, hostKey: hostKey}
 }
 
+// SSHAccess is the gateway's access records, nil without the gateway.
+func (s *Server) SSHAccess() *sshgw.Access {
+	if s.ssh == nil {
+		return nil
+	}
+	return s.ssh.access
+}
+
 func (s *Server) sshAccess() (*sshgw.Access, error) {
 	if s.ssh == nil {
 		return nil, errdefs.Unavailable(sdk.CodeSSHDisabled, "this daemon runs without the SSH gateway: start sbx serve with --ssh-listen")

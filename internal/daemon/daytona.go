@@ -15,5 +15,5 @@ func mountDaytona(cfg Config, handler *api.Server, mgr *sandbox.Manager, images 
 	if cfg.NoDaytona {
 		return
 	}
-	handler.Mount(daytona.Prefix, daytona.New(daytona.Config{Sandboxes: mgr, Images: images, Gate: gate, Previews: previews, API: handler}))
+	handler.Mount(daytona.Prefix, daytona.New(daytona.Config{Sandboxes: mgr, Images: images, Gate: gate, Previews: previews, API: handler, SSH: handler.SSHAccess}))
 }

@@ -46,6 +46,9 @@ async function main() {
     const jpeg = await cu.screenshot.takeCompressed({ format: 'jpeg', quality: 50 })
     assert.equal(Buffer.from(jpeg.screenshot, 'base64').readUInt16BE(0), 0xffd8, 'a JPEG')
     assert.ok(Array.isArray((await cu.display.getWindows()).windows))
+    // SDK 0.218's takeRegion sends height, width, y, x as x, y, width, height (on Daytona too):
+    // a region whose four numbers are equal comes through as asked
+    assert.deepEqual(pngSize((await cu.screenshot.takeRegion({ x: 30, y: 30, width: 30, height: 30 })).screenshot), [30, 30])
     const small = await cu.screenshot.takeCompressedRegion({ x: 10, y: 10, width: 64, height: 32 }, { format: 'png' })
     assert.deepEqual(pngSize(small.screenshot), [64, 32])
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
@@ -18,14 +19,30 @@ import (
 
 // decode reads a JSON body into v: Daytona's clients send fields sbx does
 // not know, so unknown fields pass; malformed JSON is a 400.
-func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, httpjson.MaxBody)).Decode(v)
+func decode(w http.ResponseWriter, r *http.Request, v any) error { return decodeBody(w, r, v, false) }
+
+// decodeStrict is decode for bodies whose every Daytona field v has (the
+// API client's models: create, snapshot, volume, network settings, warm
+// pool): a field it lacks is a 400 naming it, never dropped.
+func decodeStrict(w http.ResponseWriter, r *http.Request, v any) error {
+	return decodeBody(w, r, v, true)
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, strict bool) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, httpjson.MaxBody))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	err := dec.Decode(v)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case err == nil, errors.Is(err, io.EOF):
 		return nil
 	case errors.As(err, &tooLarge):
 		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return invalid(sdk.CodeFeatureUnsupported, "field %s is not supported by sbx's Daytona compatibility layer", f)
 	}
 	return invalid(sdk.CodeInvalidJSON, "the request body is not valid JSON: %v", err)
 }
@@ -41,7 +58,7 @@ func (h *Handler) sendSandbox(w http.ResponseWriter, r *http.Request, status int
 
 func (h *Handler) createSandbox(w http.ResponseWriter, r *http.Request) error {
 	var in createRequest
-	if err := decode(w, r, &in); err != nil {
+	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}
 	req, err := h.translateCreate(r, in)

@@ -1,7 +1,6 @@
 package daytona
 
 import (
-	"bufio"
 	"math"
 	"net/http"
 	"strings"
@@ -33,17 +32,14 @@ type createRequest struct {
 	AutoArchiveInterval *int              `json:"autoArchiveInterval"`
 	AutoDeleteInterval  *int              `json:"autoDeleteInterval"`
 	TTLMinutes          int               `json:"ttlMinutes"`
-	Volumes             []any             `json:"volumes"`
-	BuildInfo           *struct {
-		DockerfileContent string   `json:"dockerfileContent"`
-		ContextHashes     []string `json:"contextHashes"`
-	} `json:"buildInfo"`
-	LinkedSandbox string `json:"linkedSandbox"`
-	Secrets       []any  `json:"secrets"`
-	KVM           bool   `json:"kvm"`
-	Spot          bool   `json:"spot"`
-	Target        string `json:"target"`
-	OtelEndpoint  string `json:"otelEndpointOverride"`
+	Volumes             []sandboxVolume   `json:"volumes"`
+	BuildInfo           *buildInfo        `json:"buildInfo"`
+	LinkedSandbox       string            `json:"linkedSandbox"`
+	Secrets             []any             `json:"secrets"`
+	KVM                 bool              `json:"kvm"`
+	Spot                bool              `json:"spot"`
+	Target              string            `json:"target"`
+	OtelEndpoint        string            `json:"otelEndpointOverride"`
 }
 
 // translateCreate turns Daytona's create body into sbx's. Everything is
@@ -55,8 +51,6 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 	switch {
 	case in.GPU > 0 || len(in.GPUType) > 0:
 		return sdk.CreateSandboxRequest{}, unsupported("gpu")
-	case len(in.Volumes) > 0:
-		return sdk.CreateSandboxRequest{}, unsupported("volumes")
 	case len(in.Secrets) > 0:
 		return sdk.CreateSandboxRequest{}, unsupported("secrets")
 	case in.KVM:
@@ -97,6 +91,10 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 		AutoArchiveSeconds: minutesToSeconds(in.AutoArchiveInterval), AutoDeleteSeconds: minutesToSeconds(in.AutoDeleteInterval),
 		TTLSeconds: in.TTLMinutes * 60,
 	}
+	var err error
+	if req.Volumes, err = volumeMounts(in.Volumes); err != nil {
+		return sdk.CreateSandboxRequest{}, err
+	}
 	if in.Public {
 		req.Labels = withPublic(req.Labels, true)
 	}
@@ -117,16 +115,23 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 	return req, nil
 }
 
-// resolveImage fills in the image or snapshot: a Dockerfile must be
-// "FROM <image sbx has>"; a snapshot name is an sbx image or snapshot.
+// resolveImage fills in the image or snapshot: a Dockerfile that is only
+// "FROM <image sbx has>" uses that image; any other is built (build.go)
+// into an image named by its content, once; a snapshot name is an sbx
+// image or snapshot.
 func (h *Handler) resolveImage(r *http.Request, in createRequest, req *sdk.CreateSandboxRequest) error {
 	if b := in.BuildInfo; b != nil {
 		if len(b.ContextHashes) > 0 {
-			return invalid(sdk.CodeDockerfileUnsupported, "images with build context (COPY/ADD of local files) are not supported by sbx's Daytona compatibility layer; import the image into sbx and use FROM <image>")
+			return invalid(sdk.CodeDockerfileUnsupported, "images with build context (addLocalFile, addLocalDir) are not supported by sbx's Daytona compatibility layer; put the files in with runCommands or import the image into sbx")
 		}
-		img, err := baseImage(b.DockerfileContent)
-		if err != nil {
-			return err
+		img, ok := onlyFrom(b.DockerfileContent)
+		if !ok {
+			img = builtImageName(b.DockerfileContent)
+			if _, err := h.cfg.Images.Get(r.Context(), img); errdefs.Is(err, errdefs.KindNotFound) {
+				if _, err := h.buildImage(r, img, b.DockerfileContent); err != nil {
+					return err
+				}
+			}
 		}
 		if _, err := h.cfg.Images.Get(r.Context(), img); err != nil {
 			if errdefs.Is(err, errdefs.KindNotFound) {
@@ -146,33 +151,6 @@ func (h *Handler) resolveImage(r *http.Request, in createRequest, req *sdk.Creat
 	}
 	req.Snapshot = in.Snapshot
 	return nil
-}
-
-// baseImage returns the image of a Dockerfile that is only "FROM <image>"
-// (comments and blank lines aside): the one kind sbx can honour without
-// building. Anything else is a 400 naming the instruction.
-func baseImage(dockerfile string) (string, error) {
-	image := ""
-	sc := bufio.NewScanner(strings.NewReader(dockerfile))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fields := strings.Fields(line)
-		instr := strings.ToUpper(fields[0])
-		if instr != "FROM" || image != "" {
-			return "", invalid(sdk.CodeDockerfileUnsupported, "Dockerfile instruction %q is not supported: sbx's Daytona compatibility layer runs images as they are (only \"FROM <image>\"); build the image elsewhere and import it into sbx", instr)
-		}
-		if len(fields) != 2 {
-			return "", invalid(sdk.CodeDockerfileUnsupported, "only \"FROM <image>\" is supported, got %q", line)
-		}
-		image = fields[1]
-	}
-	if image == "" {
-		return "", invalid(sdk.CodeDockerfileUnsupported, "the Dockerfile has no FROM line")
-	}
-	return image, nil
 }
 
 func splitList(s string) []string {

@@ -24,6 +24,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sandbox"
+	"github.com/sbxhq/sbx/internal/sshgw"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -87,6 +88,9 @@ type Config struct {
 	// route. Both nil: preview links answer 503.
 	Previews Previews
 	API      http.Handler
+	// SSH is the SSH gateway's access records (api.Server.SSHAccess), nil
+	// or answering nil when the daemon runs without the gateway.
+	SSH func() *sshgw.Access
 }
 
 // Handler serves the Daytona API.
@@ -104,6 +108,9 @@ func New(cfg Config) *Handler {
 			fn = h.authenticate(rt.need, fn)
 		}
 		h.mux.Handle(rt.pattern, fn)
+	}
+	for _, u := range unsupportedRoutes { // unsupported.go: authenticated, so they say nothing to strangers
+		h.mux.Handle(u.pattern, h.authenticate(authz.Read, unsupportedMethod(u.method, u.why)))
 	}
 	h.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errdefs.NotFound(sdk.CodeRouteNotFound, "the Daytona compatibility layer of sbx does not serve %s %s", r.Method, r.URL.Path))

@@ -194,13 +194,13 @@ func TestToDTO(t *testing.T) {
 	}
 }
 
-func TestBaseImage(t *testing.T) {
-	if img, err := baseImage("# comment\n\nFROM python\n"); err != nil || img != "python" {
-		t.Errorf("FROM python: %q, %v", img, err)
+func TestOnlyFrom(t *testing.T) {
+	if img, ok := onlyFrom("# comment\n\nFROM python\n"); !ok || img != "python" {
+		t.Errorf("FROM python: %q, %v", img, ok)
 	}
 	for _, df := range []string{"", "FROM a\nRUN true\n", "FROM a AS b\n", "FROM a\nFROM b\n", "COPY . /x\n"} {
-		if _, err := baseImage(df); errdefs.CodeOf(err) != sdk.CodeDockerfileUnsupported {
-			t.Errorf("%q: want DOCKERFILE_UNSUPPORTED, got %v", df, err)
+		if img, ok := onlyFrom(df); ok {
+			t.Errorf("%q: want a build, got only FROM %q", df, img)
 		}
 	}
 }
@@ -255,7 +255,7 @@ func TestBadInputMakesNothing(t *testing.T) {
 	h, f := newTest()
 	for _, c := range []struct{ body, code string }{
 		{`{`, "INVALID_JSON"},
-		{`{"buildInfo":{"dockerfileContent":"FROM python\nRUN pip install x\n"}}`, "DOCKERFILE_UNSUPPORTED"},
+		{`{"volumes":[{"volumeId":"v","mountPath":"/v","subpath":"s"}]}`, "FEATURE_UNSUPPORTED"},
 		{`{"buildInfo":{"dockerfileContent":"FROM python\n","contextHashes":["abc"]}}`, "DOCKERFILE_UNSUPPORTED"},
 		{`{"buildInfo":{"dockerfileContent":"FROM nope\n"}}`, "IMAGE_NOT_FOUND"},
 		{`{"gpu":1}`, "FEATURE_UNSUPPORTED"},
@@ -263,8 +263,13 @@ func TestBadInputMakesNothing(t *testing.T) {
 		{`{"user":"daytona"}`, "FEATURE_UNSUPPORTED"},
 		{`{"autoStopInterval":-1}`, "INVALID_PARAMETER"},
 		{`{"memory":-1}`, "INVALID_PARAMETER"},
+		{`{"name":"a","cpuQuota":2}`, "FEATURE_UNSUPPORTED"},                                       // a field Daytona's model lacks: named, not dropped
+		{`{"volumes":[{"volumeId":"v","mountPath":"/v","readOnly":true}]}`, "FEATURE_UNSUPPORTED"}, // inside too
 	} {
 		rec, body := do(h, "POST", "/daytona/api/sandbox", c.body)
+		if msg, _ := body["message"].(string); c.code == "FEATURE_UNSUPPORTED" && strings.Contains(c.body, "Quota") && !strings.Contains(msg, "cpuQuota") {
+			t.Errorf("%s: %q does not name the field", c.body, msg)
+		}
 		if rec.Code != 400 || body["code"] != c.code || body["statusCode"] != float64(400) || body["message"] == "" {
 			t.Errorf("%s: got %d %v, want 400 %s", c.body, rec.Code, body, c.code)
 		}

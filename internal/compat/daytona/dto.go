@@ -40,7 +40,7 @@ type sandboxDTO struct {
 	AutoArchiveInterval int               `json:"autoArchiveInterval"`     // minutes
 	AutoDeleteInterval  int               `json:"autoDeleteInterval"`      // minutes; -1: never, 0: on stop
 	AutoDestroyAt       string            `json:"autoDestroyAt,omitempty"` // the TTL's end; none without a TTL
-	Volumes             []any             `json:"volumes"`
+	Volumes             []sandboxVolume   `json:"volumes"`
 	CreatedAt           string            `json:"createdAt"`
 	UpdatedAt           string            `json:"updatedAt"`
 	LastActivityAt      string            `json:"lastActivityAt,omitempty"`
@@ -84,7 +84,7 @@ func toDTO(sb *store.Sandbox, toolbox string) sandboxDTO {
 		State: stateOf(sb.State), ErrorReason: sb.Error, BackupState: "None",
 		AutoStopInterval: pol.AutoStopSeconds / 60, AutoPauseInterval: pol.AutoPauseSeconds / 60,
 		AutoArchiveInterval: pol.AutoArchiveSeconds / 60, AutoDeleteInterval: deleteMinutes(pol.AutoDeleteSeconds),
-		Volumes: []any{}, CreatedAt: stamp(sb.CreatedAt), UpdatedAt: stamp(sb.UpdatedAt),
+		Volumes: []sandboxVolume{}, CreatedAt: stamp(sb.CreatedAt), UpdatedAt: stamp(sb.UpdatedAt),
 		LastActivityAt: stamp(sb.LastActivityAt), SandboxClass: s.Class, ToolboxProxyURL: toolbox,
 	}
 	if pol.TTLSeconds > 0 { // as internal/sandbox/policy.go's plan counts it
@@ -93,6 +93,9 @@ func toDTO(sb *store.Sandbox, toolbox string) sandboxDTO {
 			from = sb.CreatedAt
 		}
 		d.AutoDestroyAt = stamp(from.Add(time.Duration(pol.TTLSeconds) * time.Second))
+	}
+	for _, v := range s.Volumes {
+		d.Volumes = append(d.Volumes, sandboxVolume{VolumeID: v.Name, MountPath: v.Path})
 	}
 	if d.Name == "" {
 		d.Name = sb.ID // Daytona sandboxes always have a name

@@ -8,8 +8,8 @@ import (
 )
 
 // git: Daytona's toolbox git routes onto the agent's git (go-git, so it
-// works in any image, no git binary needed). Not served: config and
-// credentials, which the agent does not have.
+// works in any image, no git binary needed); config in gitconfig.go. Not
+// served: stored credentials (dangerouslyAuthenticate).
 
 // gitStatusNames are Daytona's names of sbx's file states.
 var gitStatusNames = map[string]string{

@@ -16,7 +16,7 @@ func (h *Handler) routes() []route {
 	}
 	read, write, exec, execRead := authz.Read, authz.Write, authz.Exec, authz.ExecRead
 	return []route{
-		// Control plane (control.go, preview.go, snapshots.go).
+		// Control plane (control.go, preview.go, snapshots.go, build.go, volumes.go, settings.go, warmpools.go).
 		api("POST", "/sandbox", write, h.createSandbox),
 		api("GET", "/sandbox", read, h.listSandboxes),
 		api("GET", "/sandbox/{id}", read, h.getSandbox),
@@ -38,8 +38,24 @@ func (h *Handler) routes() []route {
 		api("POST", "/sandbox/{id}/resize", write, h.resizeSandbox),
 		api("GET", "/sandbox/{id}/ports/{port}/preview-url", exec, h.previewLink),
 		api("GET", "/sandbox/{id}/ports/{port}/signed-preview-url", exec, h.signedPreviewLink),
+		api("POST", "/sandbox/{id}/network-settings", write, h.updateNetworkSettings),
+		api("POST", "/sandbox/{id}/ssh-access", write, h.createSSHAccess),
+		api("DELETE", "/sandbox/{id}/ssh-access", write, h.revokeSSHAccess),
+		api("GET", "/sandbox/ssh-access/validate", read, h.validateSSHAccess),
 		api("GET", "/snapshots", read, h.listSnapshots),
 		api("GET", "/snapshots/{name}", read, h.getSnapshot),
+		api("POST", "/snapshots", write, h.createSnapshotFromImage),
+		api("DELETE", "/snapshots/{name}", write, h.deleteSnapshot),
+		api("POST", "/snapshots/{name}/activate", write, h.activateSnapshot),
+		api("GET", "/volumes", read, h.listVolumes),
+		api("GET", "/volumes/{name}", read, h.getVolume),
+		api("GET", "/volumes/by-name/{name}", read, h.getVolume),
+		api("POST", "/volumes", write, h.createVolume),
+		api("DELETE", "/volumes/{name}", write, h.deleteVolume),
+		api("GET", "/warm-pools", read, h.listWarmPools),
+		api("POST", "/warm-pools", write, h.createWarmPool),
+		api("PATCH", "/warm-pools/{wid}", write, h.updateWarmPool),
+		api("DELETE", "/warm-pools/{wid}", write, h.deleteWarmPool),
 		{pattern: "GET " + apiPrefix + "/socket.io/", fn: h.socketIO, public: true}, // authenticates in its CONNECT packet (socketOps)
 		{pattern: previewPrefix + "/{id}/{port}", fn: h.servePreview, public: true}, // sbx's preview proxy checks the key or token (internal/api/ports.go)
 		{pattern: previewPrefix + "/{id}/{port}/{path...}", fn: h.servePreview, public: true},
@@ -48,6 +64,7 @@ func (h *Handler) routes() []route {
 		tb("POST", "/process/execute", exec, h.execute),
 		tb("POST", "/process/code-run", exec, h.codeRun),
 		tb("GET", "/work-dir", execRead, h.workDir),
+		tb("GET", "/system/metrics", execRead, h.systemMetrics),
 		tb("GET", "/user-home-dir", execRead, h.homeDir),
 		tb("POST", "/env", exec, h.updateEnv),
 		tb("POST", "/process/session", exec, h.createSession),
@@ -86,6 +103,9 @@ func (h *Handler) routes() []route {
 		tb("POST", "/git/remotes", exec, h.gitAddRemote),
 		tb("POST", "/git/reset", exec, h.gitReset),
 		tb("POST", "/git/restore", exec, h.gitRestore),
+		tb("POST", "/git/config", exec, h.gitSetConfig),
+		tb("GET", "/git/config", execRead, h.gitGetConfig),
+		tb("POST", "/git/config/user", exec, h.gitConfigureUser),
 		tb("GET", "/files", execRead, h.listFiles),
 		tb("DELETE", "/files", exec, h.deleteFile),
 		tb("GET", "/files/info", execRead, h.fileInfo),
