@@ -234,3 +234,45 @@ func (m *Manager) readTransfer(ctx context.Context, id string) (*Transfer, error
 	}
 	return &tr, nil
 }
+
+// LifeOwner decides, in this host's place, what a due lifecycle action
+// does to a sandbox whose life another system owns: a Kubernetes host's
+// sandboxes belong to their Sandbox objects, so an idle stop there is a
+// suspend of the object and a TTL a delete of it, never a change behind
+// the cluster's back (docs/kubernetes/lifecycle.md).
+type LifeOwner interface {
+	// Act takes action (stop, pause, archive or delete, for reason) on sb
+	// if sb is the owner's; handled false leaves it to this host.
+	Act(ctx context.Context, sb *store.Sandbox, action, reason string) (handled bool, err error)
+}
+
+// SetLifeOwner makes o decide the due actions of the sandboxes it claims.
+func (m *Manager) SetLifeOwner(o LifeOwner) {
+	m.life.mu.Lock()
+	m.life.owner = o
+	m.life.mu.Unlock()
+	m.life.poke()
+}
+
+// ownerRecheck is how long a due action handed to the LifeOwner waits
+// before it is handed again: the owner's change (the pod deleted, which
+// stops and hands the sandbox off here) normally lands well before.
+const ownerRecheck = 30 * time.Second
+
+// delegate hands a due action of a locked sandbox to the LifeOwner, if it
+// claims sb, and moves the deadline on by ownerRecheck so the scheduler
+// does not ask again at once.
+func (m *Manager) delegate(ctx context.Context, sb *store.Sandbox, active time.Time, action, reason string) (bool, error) {
+	m.life.mu.Lock()
+	o := m.life.owner
+	m.life.mu.Unlock()
+	if o == nil {
+		return false, nil
+	}
+	handled, err := o.Act(ctx, sb, action, reason)
+	if !handled || err != nil {
+		return handled, err
+	}
+	_, err = m.cfg.Store.SetDeadline(ctx, sb.ID, sb.State, active, time.Now().UTC().Add(ownerRecheck), action)
+	return true, err
+}

@@ -45,6 +45,7 @@ type Sandboxes interface {
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	MainLogPath(sb *store.Sandbox) (string, error)
 	EventsChanged() <-chan struct{}
+	SetLifeOwner(o sandbox.LifeOwner)
 }
 
 // Owners answers whether a pod's agent-sandbox Sandbox object still exists
@@ -53,6 +54,9 @@ type Sandboxes interface {
 // so deleting it later drops the archive (finalizer.go).
 type Owners interface {
 	KeepArchive(ctx context.Context, namespace, name string, uid types.UID) (bool, error)
+	// Suspend and Delete change the object of that uid (owner.go).
+	Suspend(ctx context.Context, namespace, name string, uid types.UID) error
+	Delete(ctx context.Context, namespace, name string, uid types.UID) error
 }
 
 // Addresses gives a running sandbox's IP (the network package), if any.
