@@ -38,6 +38,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
 	if e.obj.DeletionTimestamp != nil {
 		return errdefs.Conflict(sdk.CodeInvalidState, "sandbox %s is being deleted", e.ref())
 	}
+	if err := sandbox.ValidateUpdate(upd); err != nil {
+		return err
+	}
 	cur, err := podspec.RequestOf(e.obj)
 	if err != nil {
 		return errdefs.Invalid(sdk.CodeInvalidSandbox, "sandbox %s: %v", e.ref(), err)
