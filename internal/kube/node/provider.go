@@ -37,7 +37,8 @@ type Sandboxes interface {
 	CreateWithID(ctx context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
 	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
-	Handoff(ctx context.Context, id, owner string, opt sandbox.StopOptions) error
+	Handoff(ctx context.Context, id, owner, pod string, opt sandbox.StopOptions) error
+	Claim(ctx context.Context, id, pod string) error
 	Forget(ctx context.Context, id string) error
 	TransferOwner(ctx context.Context, id string) (owner string, found bool, err error)
 	TakeOver(ctx context.Context, id string, labels map[string]string) (*store.Sandbox, error)
@@ -142,6 +143,11 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 	} else if errdefs.KindOf(err) != errdefs.KindNotFound {
 		return err
 	}
+	// The fencing token first: from now on only this pod's host may write
+	// the sandbox back (a cut-off host that ran its predecessor may not).
+	if err := p.m.Claim(ctx, id, string(pod.UID)); err != nil {
+		return err
+	}
 	labels := map[string]string{LabelPodNamespace: pod.Namespace, LabelPodName: pod.Name}
 	owner := string(ownerOf(pod))
 	holder, handedOff, err := p.m.TransferOwner(ctx, id)
@@ -235,7 +241,7 @@ func (p *Provider) end(ctx context.Context, pod *corev1.Pod, id string) error {
 	}
 	if keep {
 		p.log.Info("kube: hand off sandbox", "id", id, "pod", key(pod.Namespace, pod.Name))
-		return p.m.Handoff(ctx, id, string(ownerOf(pod)), sandbox.StopOptions{Grace: p.grace})
+		return p.m.Handoff(ctx, id, string(ownerOf(pod)), string(pod.UID), sandbox.StopOptions{Grace: p.grace})
 	}
 	p.log.Info("kube: delete sandbox", "id", id, "pod", key(pod.Namespace, pod.Name))
 	_, derr := p.m.Delete(ctx, id, true)
