@@ -2,15 +2,12 @@ package integration
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sbxhq/sbx/internal/blob/s3/s3test"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -22,28 +19,8 @@ import (
 // pod, no sandbox on a host and no archive; a PATCHed setting is kept in
 // the object, shown while suspended and carried to the other host.
 func TestKubeLifecycle(t *testing.T) {
-	c := startCluster(t)
-	c.kubectl("apply", "-f", filepath.Join(kubeDeploy, "gateway.yaml"))
-	srv := s3test.Start(t)
-	bucket := srv.Bucket()
-	raw := make([]byte, 16)
-	rand.Read(raw)
-	key := "sbx_" + hex.EncodeToString(raw)
-	keyFile := filepath.Join(c.dir, "admin.token")
-	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hostKC := c.serviceAccountKubeconfig("sbx-system", "sbx-host")
-	hosts := map[string]*gatewayHost{}
-	for _, name := range []string{"sbx-lc-a", "sbx-lc-b"} {
-		hosts[name] = startSharedKeyHost(t, c, srv, bucket, name, hostKC, key)
-	}
-	for name := range hosts {
-		waitFor(t, 90*time.Second, name+" to be a Ready node", func() bool {
-			return c.kubeField("node", name, `{.status.conditions[?(@.type=="Ready")].status}`) == "True"
-		})
-	}
-	gw := startGateway(t, c, c.serviceAccountKubeconfig("sbx-system", "sbx-gateway"), keyFile, key, freeAddr(t))
+	gc := startGatewayCluster(t, "sbx-lc-a", "sbx-lc-b")
+	c, srv, bucket, hosts, gw := gc.cluster, gc.srv, gc.bucket, gc.hosts, gc.gw
 	ctx := context.Background()
 	archived := func(id string) bool {
 		_, err := os.Stat(filepath.Join(srv.Root, bucket, "cluster", "sandboxes", id, "sandbox.json"))
