@@ -97,13 +97,15 @@ func (m *Manager) Handoff(ctx context.Context, id, owner, pod string, opt StopOp
 	if err != nil {
 		return err
 	}
-	if stale, err := m.fenced(ctx, id, pod); err != nil || stale {
-		return err
-	}
 	if sb.State != sdk.StateArchived {
 		if _, err := m.Stop(ctx, id, opt); err != nil {
 			return err
 		}
+	}
+	// Checked once the instance is stopped, as late as can be before the
+	// archive is written (the stop may take the whole grace period).
+	if stale, err := m.fenced(ctx, id, pod); err != nil || stale {
+		return err
 	}
 	if sb, err = m.Archive(ctx, id); err != nil {
 		return err
