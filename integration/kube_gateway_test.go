@@ -106,6 +106,46 @@ func startSharedKeyHost(t *testing.T, c *cluster, srv *s3test.Server, bucket, no
 	return &gatewayHost{daemon: startDaemonAt(t, dir, args...), node: node}
 }
 
+// gatewayCluster is a control plane with sbx hosts that share one bucket
+// and admin key, and a gateway over them.
+type gatewayCluster struct {
+	*cluster
+	srv                *s3test.Server
+	bucket             string
+	key, keyFile, gwKC string
+	hosts              map[string]*gatewayHost // by node name
+	gw                 *gatewayProc
+}
+
+// startGatewayCluster starts a cluster with the gateway's manifests, a host
+// per node name (each a Ready node before it returns) and a gateway.
+func startGatewayCluster(t *testing.T, nodes ...string) *gatewayCluster {
+	t.Helper()
+	gc := &gatewayCluster{cluster: startCluster(t), srv: s3test.Start(t), hosts: map[string]*gatewayHost{}}
+	c := gc.cluster
+	c.kubectl("apply", "-f", filepath.Join(kubeDeploy, "gateway.yaml"))
+	gc.bucket = gc.srv.Bucket()
+	raw := make([]byte, 16)
+	rand.Read(raw)
+	gc.key = "sbx_" + hex.EncodeToString(raw)
+	gc.keyFile = filepath.Join(c.dir, "admin.token")
+	if err := os.WriteFile(gc.keyFile, []byte(gc.key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hostKC := c.serviceAccountKubeconfig("sbx-system", "sbx-host")
+	for _, name := range nodes {
+		gc.hosts[name] = startSharedKeyHost(t, c, gc.srv, gc.bucket, name, hostKC, gc.key)
+	}
+	for _, name := range nodes {
+		waitFor(t, 90*time.Second, name+" to be a Ready node", func() bool {
+			return c.kubeField("node", name, `{.status.conditions[?(@.type=="Ready")].status}`) == "True"
+		})
+	}
+	gc.gwKC = c.serviceAccountKubeconfig("sbx-system", "sbx-gateway")
+	gc.gw = startGateway(t, c, gc.gwKC, gc.keyFile, gc.key, freeAddr(t))
+	return gc
+}
+
 // restartAPIServer stops kube-apiserver and starts it again with the same
 // flags; etcd keeps the state.
 func (c *cluster) restartAPIServer() {
@@ -137,30 +177,9 @@ func (c *cluster) restartAPIServer() {
 // through it; stop and start go through the Sandbox objects; a gateway
 // restart and a kube-apiserver restart lose no sandbox. One cluster for all.
 func TestKubeGateway(t *testing.T) {
-	c := startCluster(t)
-	c.kubectl("apply", "-f", filepath.Join(kubeDeploy, "gateway.yaml"))
-	srv := s3test.Start(t)
-	bucket := srv.Bucket()
-	raw := make([]byte, 16)
-	rand.Read(raw)
-	key := "sbx_" + hex.EncodeToString(raw)
-	keyFile := filepath.Join(c.dir, "admin.token")
-	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hostKC := c.serviceAccountKubeconfig("sbx-system", "sbx-host")
-	hosts := map[string]*gatewayHost{}
-	for _, name := range []string{"sbx-gw-a", "sbx-gw-b"} {
-		hosts[name] = startSharedKeyHost(t, c, srv, bucket, name, hostKC, key)
-	}
-	for name := range hosts {
-		waitFor(t, 90*time.Second, name+" to be a Ready node", func() bool {
-			return c.kubeField("node", name, `{.status.conditions[?(@.type=="Ready")].status}`) == "True"
-		})
-	}
-	gwKC := c.serviceAccountKubeconfig("sbx-system", "sbx-gateway")
-	gwAddr := freeAddr(t)
-	gw := startGateway(t, c, gwKC, keyFile, key, gwAddr)
+	gc := startGatewayCluster(t, "sbx-gw-a", "sbx-gw-b")
+	c, hosts, gw := gc.cluster, gc.hosts, gc.gw
+	gwKC, keyFile, key, gwAddr := gc.gwKC, gc.keyFile, gc.key, gw.addr
 	ctx := context.Background()
 
 	// Ten sandboxes through the gateway, in parallel as users would.

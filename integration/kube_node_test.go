@@ -34,6 +34,26 @@ func startKubeHost(t *testing.T, c *cluster, srv *s3test.Server, bucket, node, k
 	return &kubeHost{daemon: startDaemon(t, args...), node: node}
 }
 
+// endInstances ends every sandbox instance of h. A dead or cut-off machine
+// takes its network with it; here the hosts share one kernel, so h's veths
+// (named after sandbox ids, which another host may now run) go too.
+func (h *kubeHost) endInstances() {
+	runcRoot := filepath.Join(h.dataDir, "runc")
+	if out, err := exec.Command("runc", "--root", runcRoot, "list", "-q").Output(); err == nil {
+		for _, cid := range strings.Fields(string(out)) {
+			exec.Command("runc", "--root", runcRoot, "kill", "--all", cid, "KILL").Run()
+		}
+	}
+	if b := h.flag("--bridge"); b != "" {
+		links, _ := exec.Command("ip", "-o", "link", "show", "master", b).Output()
+		for _, line := range strings.Split(string(links), "\n") {
+			if f := strings.Fields(line); len(f) > 1 {
+				exec.Command("ip", "link", "del", strings.SplitN(strings.TrimSuffix(f[1], ":"), "@", 2)[0]).Run()
+			}
+		}
+	}
+}
+
 // jsonpath reads one field of a Kubernetes object ("" when it is missing).
 func (c *cluster) jsonpath(kind, name, path string) string {
 	out, err := c.tryKubectl("get", kind, name, "-n", "sbx", "-o", "jsonpath="+path)
@@ -222,22 +242,7 @@ func TestKubeNode(t *testing.T) {
 	}
 	// Kill the host: its daemon and every sandbox it runs.
 	second.kill9()
-	runcRoot := filepath.Join(second.dataDir, "runc")
-	if out, err := exec.Command("runc", "--root", runcRoot, "list", "-q").Output(); err == nil {
-		for _, cid := range strings.Fields(string(out)) {
-			exec.Command("runc", "--root", runcRoot, "kill", "--all", cid, "KILL").Run()
-		}
-	}
-	// A dead machine takes its network with it; here the two hosts share
-	// one kernel, so the dead host's veths (named after sandbox ids) go too.
-	if b := second.flag("--bridge"); b != "" {
-		links, _ := exec.Command("ip", "-o", "link", "show", "master", b).Output()
-		for _, line := range strings.Split(string(links), "\n") {
-			if f := strings.Fields(line); len(f) > 1 {
-				exec.Command("ip", "link", "del", strings.SplitN(strings.TrimSuffix(f[1], ":"), "@", 2)[0]).Run()
-			}
-		}
-	}
+	second.endInstances()
 	second.removeNetwork()
 	for _, m := range mountsUnder(second.dataDir) { // its sandboxes' netns and rootfs mounts
 		syscall.Unmount(m, syscall.MNT_DETACH)

@@ -211,6 +211,10 @@ type placement struct {
 	node  string
 	api   string // the host's sbx API URL (node annotation sbx.dev/api)
 	ready bool   // the pod runs and its sandbox's agent answers
+	// onHost: the pod is Running on a host that has its sandbox, started
+	// or not (stopped or paused there: the host starts it on the next
+	// call that needs it, as on one host).
+	onHost bool
 }
 
 // podName is the pod agent-sandbox made for obj.
@@ -233,7 +237,8 @@ func (c *Cluster) placementOf(e entry) placement {
 			p.api = n.Annotations[podspec.AnnotationAPI]
 		}
 	}
-	p.ready = p.api != "" && pod.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning && podReady(pod)
+	p.onHost = p.api != "" && pod.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning
+	p.ready = p.onHost && podReady(pod)
 	return p
 }
 

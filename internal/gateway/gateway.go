@@ -85,6 +85,7 @@ func New(cfg Config) *Server {
 		"stopSandbox":        s.stop,
 		"startSandbox":       s.start,
 		"deleteSandbox":      s.delete,
+		"updateSandbox":      s.update,
 		"forkSandbox":        s.notInCluster("fork makes sandboxes on the host outside the cluster's desired state"),
 		"archiveSandbox":     s.notInCluster("a stopped sandbox is archived to the shared blob store by its host when it stops"),
 	}

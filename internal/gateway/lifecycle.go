@@ -194,6 +194,10 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	if e.obj.DeletionTimestamp != nil {
 		return errdefs.Conflict(sdk.CodeInvalidState, "sandbox %s is being deleted", e.ref())
 	}
+	if p := s.cluster.placementOf(e); p.onHost && !p.ready {
+		s.forward(w, r, p.api, hostPath(r, e.id), false) // stopped on its host: the host starts it
+		return nil
+	}
 	if _, err := s.run(r.Context(), e); err != nil {
 		return err
 	}

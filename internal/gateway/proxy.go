@@ -32,7 +32,7 @@ func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 			return s.publicRefusal(rt, r, err)
 		}
 		p := s.cluster.placementOf(e)
-		if !p.ready {
+		if !p.onHost { // a sandbox on its host, even stopped there, is the host's to answer for
 			switch {
 			case rt.StartsInstance && rt.Public && !s.mayWake(r):
 				// The preview's token and the port's publicity live on the

@@ -2,9 +2,7 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -18,15 +16,15 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// What a user sees of a sandbox is the host's own record while a host runs
-// it (state, times, policy as the host applied it) and otherwise what the
+// What a user sees of a sandbox is the host's own record while a host has
+// it, started or not (state, times, policy as the host applied it) and otherwise what the
 // Sandbox object says: the create request it carries and a state read from
 // its operating mode and pod.
 
 // view is e as a user sees it.
 func (s *Server) view(ctx context.Context, e entry) sdk.Sandbox {
 	p := s.cluster.placementOf(e)
-	if p.ready {
+	if p.onHost {
 		var sb sdk.Sandbox
 		if err := s.hostGet(ctx, p.api, "/v1/sandboxes/"+e.id, &sb); err == nil {
 			return merged(e, sb)
@@ -41,7 +39,7 @@ func (s *Server) views(ctx context.Context, all []entry) []sdk.Sandbox {
 	var apis []string
 	for i, e := range all {
 		places[i] = s.cluster.placementOf(e)
-		if places[i].ready && !slices.Contains(apis, places[i].api) {
+		if places[i].onHost && !slices.Contains(apis, places[i].api) {
 			apis = append(apis, places[i].api)
 		}
 	}
@@ -66,7 +64,7 @@ func (s *Server) views(ctx context.Context, all []entry) []sdk.Sandbox {
 	wg.Wait()
 	out := make([]sdk.Sandbox, len(all))
 	for i, e := range all {
-		if sb, ok := hosts[places[i].api][e.id]; ok && places[i].ready {
+		if sb, ok := hosts[places[i].api][e.id]; ok && places[i].onHost {
 			out[i] = merged(e, sb)
 		} else {
 			out[i] = objectView(e, places[i])
@@ -152,19 +150,9 @@ func stateOf(e entry, p placement) sdk.State {
 
 // hostGet GETs path from the host's API into v.
 func (s *Server) hostGet(ctx context.Context, base, path string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
-	if err != nil {
-		return err
+	status, _, err := s.hostCall(ctx, http.MethodGet, base, path, nil, v) // settings.go
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("GET %s%s: %s", base, path, http.StatusText(status))
 	}
-	req.Header.Set("Authorization", "Bearer "+s.cfg.HostToken)
-	resp, err := s.hosts.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return fmt.Errorf("GET %s%s: %s", base, path, resp.Status)
-	}
-	return json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(v)
+	return err
 }

@@ -21,7 +21,8 @@ type lifecycle struct {
 	wake       chan struct{}         // pokes the scheduler
 	events     notifier
 	once       sync.Once
-	scheduling bool // the scheduler runs
+	scheduling bool      // the scheduler runs
+	owner      LifeOwner // import.go: decides cluster sandboxes' due actions
 }
 
 // activity is what the Manager knows of a sandbox's use since it started.

@@ -85,8 +85,10 @@ func (m *Manager) TransferOwner(ctx context.Context, id string) (owner string, f
 // Handoff stops a sandbox (a started one gets opt's grace), archives it
 // with its layers and manifest (naming owner, see Transfer), and removes it
 // from this host, keeping nothing local: the next start, here or on another
-// host, is a TakeOver.
-func (m *Manager) Handoff(ctx context.Context, id, owner string, opt StopOptions) error {
+// host, is a TakeOver. pod is the pod this host ran it for: when another
+// pod has claimed the sandbox since (Claim), this copy is stale and is only
+// forgotten, so it never writes over the newer one.
+func (m *Manager) Handoff(ctx context.Context, id, owner, pod string, opt StopOptions) error {
 	ctx = context.WithoutCancel(ctx)
 	if m.cfg.Blobs == nil {
 		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot hand sandbox %s off", id)
@@ -100,6 +102,11 @@ func (m *Manager) Handoff(ctx context.Context, id, owner string, opt StopOptions
 			return err
 		}
 	}
+	// Checked once the instance is stopped, as late as can be before the
+	// archive is written (the stop may take the whole grace period).
+	if stale, err := m.fenced(ctx, id, pod); err != nil || stale {
+		return err
+	}
 	if sb, err = m.Archive(ctx, id); err != nil {
 		return err
 	}
@@ -107,6 +114,12 @@ func (m *Manager) Handoff(ctx context.Context, id, owner string, opt StopOptions
 	b, err := json.Marshal(tr)
 	if err != nil {
 		return errdefs.Internal(err, "encode the manifest of %s", id)
+	}
+	// Again just before the manifest: a claim made while this host stopped
+	// and archived the sandbox wins too (the archive it wrote is then
+	// unreferenced: the newer manifest names its own).
+	if stale, err := m.fenced(ctx, id, pod); err != nil || stale {
+		return err
 	}
 	if _, err := m.cfg.Blobs.Put(ctx, transferKey(id), bytes.NewReader(b)); err != nil {
 		return err
@@ -203,6 +216,9 @@ func (m *Manager) DropTransfer(ctx context.Context, id string) error {
 	if err := m.cfg.Blobs.Delete(ctx, transferKey(id)); err != nil {
 		return err
 	}
+	if err := m.cfg.Blobs.Delete(ctx, claimKey(id)); err != nil {
+		return err
+	}
 	return m.cfg.Blobs.Delete(ctx, archiveKey(id))
 }
 
@@ -233,4 +249,111 @@ func (m *Manager) readTransfer(ctx context.Context, id string) (*Transfer, error
 		return nil, errdefs.Internal(nil, "the manifest at %s names sandbox %q", transferKey(id), tr.ID)
 	}
 	return &tr, nil
+}
+
+// LifeOwner decides, in this host's place, what a due lifecycle action
+// does to a sandbox whose life another system owns: a Kubernetes host's
+// sandboxes belong to their Sandbox objects, so an idle stop there is a
+// suspend of the object and a TTL a delete of it, never a change behind
+// the cluster's back (docs/kubernetes/lifecycle.md).
+type LifeOwner interface {
+	// Act takes action (stop, pause, archive or delete, for reason) on sb
+	// if sb is the owner's; handled false leaves it to this host.
+	Act(ctx context.Context, sb *store.Sandbox, action, reason string) (handled bool, err error)
+}
+
+// SetLifeOwner makes o decide the due actions of the sandboxes it claims.
+func (m *Manager) SetLifeOwner(o LifeOwner) {
+	m.life.mu.Lock()
+	m.life.owner = o
+	m.life.mu.Unlock()
+	m.life.poke()
+}
+
+// ownerRecheck is how long a due action handed to the LifeOwner waits
+// before it is handed again: the owner's change (the pod deleted, which
+// stops and hands the sandbox off here) normally lands well before.
+const ownerRecheck = 30 * time.Second
+
+// delegate hands a due action of a locked sandbox to the LifeOwner, if it
+// claims sb, and moves the deadline on by ownerRecheck so the scheduler
+// does not ask again at once.
+func (m *Manager) delegate(ctx context.Context, sb *store.Sandbox, active time.Time, action, reason string) (bool, error) {
+	m.life.mu.Lock()
+	o := m.life.owner
+	m.life.mu.Unlock()
+	if o == nil {
+		return false, nil
+	}
+	handled, err := o.Act(ctx, sb, action, reason)
+	if !handled || err != nil {
+		return handled, err
+	}
+	_, err = m.cfg.Store.SetDeadline(ctx, sb.ID, sb.State, active, time.Now().UTC().Add(ownerRecheck), action)
+	return true, err
+}
+
+// Fencing. A host cut off from the cluster keeps running its sandboxes;
+// Kubernetes gives up on it and places the pod's successor elsewhere, which
+// takes the sandbox over. When the cut-off host comes back it is told to
+// delete the old pod, and a plain Handoff would write its stale copy over
+// the newer one. So every pod that is to run a sandbox first claims it in
+// the blob store (its pod UID and the next generation); a Handoff for a pod
+// that no longer holds the claim forgets its copy and writes nothing.
+
+// claimKey is where a sandbox's claim (its fencing token) lives.
+func claimKey(id string) string { return "sandboxes/" + id + "/claim.json" }
+
+// Claim is the fencing token of a sandbox that moves between hosts.
+type Claim struct {
+	Pod        string `json:"pod"`        // UID of the pod whose host may hand it off
+	Generation int64  `json:"generation"` // how many pods have claimed it
+}
+
+// Claim makes pod the holder of sandbox id's claim (see above). A pod that
+// holds it already keeps it; an empty pod claims nothing.
+func (m *Manager) Claim(ctx context.Context, id, pod string) error {
+	if m.cfg.Blobs == nil || pod == "" || !idRe.MatchString(id) {
+		return nil
+	}
+	cur, err := m.readClaim(ctx, id)
+	if err != nil || cur.Pod == pod {
+		return err
+	}
+	b, _ := json.Marshal(Claim{Pod: pod, Generation: cur.Generation + 1}) // plain fields: cannot fail
+	_, err = m.cfg.Blobs.Put(ctx, claimKey(id), bytes.NewReader(b))
+	return err
+}
+
+// fenced reports whether another pod than pod holds sandbox id's claim;
+// then it forgets this host's stale copy.
+func (m *Manager) fenced(ctx context.Context, id, pod string) (bool, error) {
+	if pod == "" {
+		return false, nil
+	}
+	cur, err := m.readClaim(ctx, id)
+	if err != nil || cur.Pod == "" || cur.Pod == pod {
+		return false, err
+	}
+	m.log.Warn("another pod holds the sandbox's claim: forgetting this host's stale copy instead of handing it off",
+		"id", id, "pod", pod, "holder", cur.Pod, "generation", cur.Generation)
+	return true, m.Forget(ctx, id)
+}
+
+// readClaim is sandbox id's claim; the zero Claim when it has none.
+func (m *Manager) readClaim(ctx context.Context, id string) (Claim, error) {
+	var c Claim
+	ok, err := m.cfg.Blobs.Exists(ctx, claimKey(id))
+	if err != nil || !ok {
+		return c, err
+	}
+	rc, err := m.cfg.Blobs.Get(ctx, claimKey(id))
+	if err != nil {
+		return c, err
+	}
+	defer rc.Close()
+	if err := json.NewDecoder(io.LimitReader(rc, 64<<10)).Decode(&c); err != nil {
+		return c, errdefs.Internal(err, "read the claim of %s", id)
+	}
+	return c, nil
 }

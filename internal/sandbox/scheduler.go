@@ -203,6 +203,9 @@ func (m *Manager) actOnDeadline(ctx context.Context, id string) error {
 		_, err := m.cfg.Store.SetDeadline(ctx, id, sb.State, active, at, action)
 		return err
 	}
+	if handled, err := m.delegate(ctx, sb, active, action, reason); handled { // import.go
+		return err
+	}
 	switch action {
 	case actionStop, actionPause:
 		if !m.life.beginDrain(id) {

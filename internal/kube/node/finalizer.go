@@ -35,8 +35,9 @@ const reapResync = 5 * time.Second
 type sandboxObjects struct{ dyn dynamic.Interface }
 
 // KeepArchive reports whether the Sandbox namespace/name of that uid exists
-// and is not being deleted, after making it hold ArchiveFinalizer (so the
-// archive about to be written is dropped with the object).
+// and is neither being deleted nor expired (owner.go), after making it hold
+// ArchiveFinalizer (so the archive about to be written is dropped with the
+// object).
 func (s sandboxObjects) KeepArchive(ctx context.Context, namespace, name string, uid types.UID) (bool, error) {
 	res := s.dyn.Resource(sandboxGVR).Namespace(namespace)
 	for attempt := 0; ; attempt++ {
@@ -47,7 +48,7 @@ func (s sandboxObjects) KeepArchive(ctx context.Context, namespace, name string,
 		if err != nil {
 			return false, err
 		}
-		if obj.GetUID() != uid || obj.GetDeletionTimestamp() != nil {
+		if obj.GetUID() != uid || obj.GetDeletionTimestamp() != nil || expired(obj, time.Now()) {
 			return false, nil
 		}
 		if slices.Contains(obj.GetFinalizers(), ArchiveFinalizer) {

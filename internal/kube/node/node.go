@@ -99,6 +99,7 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 		return err
 	}
 	p := NewProvider(m, sandboxObjects{dyn}, addrs, cfg.NodeName, cfg.Address, log)
+	m.SetLifeOwner(p) // owner.go: the Sandbox objects decide the sandboxes' lives
 	go reapArchives(ctx, dyn, client, cfg.Namespace, m, log)
 	mux := http.NewServeMux()
 	opts := []nodeutil.NodeOpt{

@@ -37,7 +37,8 @@ type Sandboxes interface {
 	CreateWithID(ctx context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
 	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
-	Handoff(ctx context.Context, id, owner string, opt sandbox.StopOptions) error
+	Handoff(ctx context.Context, id, owner, pod string, opt sandbox.StopOptions) error
+	Claim(ctx context.Context, id, pod string) error
 	Forget(ctx context.Context, id string) error
 	TransferOwner(ctx context.Context, id string) (owner string, found bool, err error)
 	TakeOver(ctx context.Context, id string, labels map[string]string) (*store.Sandbox, error)
@@ -45,6 +46,7 @@ type Sandboxes interface {
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	MainLogPath(sb *store.Sandbox) (string, error)
 	EventsChanged() <-chan struct{}
+	SetLifeOwner(o sandbox.LifeOwner)
 }
 
 // Owners answers whether a pod's agent-sandbox Sandbox object still exists
@@ -53,6 +55,9 @@ type Sandboxes interface {
 // so deleting it later drops the archive (finalizer.go).
 type Owners interface {
 	KeepArchive(ctx context.Context, namespace, name string, uid types.UID) (bool, error)
+	// Suspend and Delete change the object of that uid (owner.go).
+	Suspend(ctx context.Context, namespace, name string, uid types.UID) error
+	Delete(ctx context.Context, namespace, name string, uid types.UID) error
 }
 
 // Addresses gives a running sandbox's IP (the network package), if any.
@@ -136,6 +141,11 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 		_, err = p.m.Start(ctx, id) // a no-op when started
 		return err
 	} else if errdefs.KindOf(err) != errdefs.KindNotFound {
+		return err
+	}
+	// The fencing token first: from now on only this pod's host may write
+	// the sandbox back (a cut-off host that ran its predecessor may not).
+	if err := p.m.Claim(ctx, id, string(pod.UID)); err != nil {
 		return err
 	}
 	labels := map[string]string{LabelPodNamespace: pod.Namespace, LabelPodName: pod.Name}
@@ -231,7 +241,7 @@ func (p *Provider) end(ctx context.Context, pod *corev1.Pod, id string) error {
 	}
 	if keep {
 		p.log.Info("kube: hand off sandbox", "id", id, "pod", key(pod.Namespace, pod.Name))
-		return p.m.Handoff(ctx, id, string(ownerOf(pod)), sandbox.StopOptions{Grace: p.grace})
+		return p.m.Handoff(ctx, id, string(ownerOf(pod)), string(pod.UID), sandbox.StopOptions{Grace: p.grace})
 	}
 	p.log.Info("kube: delete sandbox", "id", id, "pod", key(pod.Namespace, pod.Name))
 	_, derr := p.m.Delete(ctx, id, true)

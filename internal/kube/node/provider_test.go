@@ -77,7 +77,7 @@ func (f *fakeSandboxes) Delete(_ context.Context, id string, _ bool) (*store.San
 	return nil, nil
 }
 
-func (f *fakeSandboxes) Handoff(_ context.Context, id, owner string, _ sandbox.StopOptions) error {
+func (f *fakeSandboxes) Handoff(_ context.Context, id, owner, _ string, _ sandbox.StopOptions) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("handoff " + id + " " + owner)
@@ -122,8 +122,10 @@ func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store
 	return nil, nil, errdefs.Unavailable(sdk.CodeAgentError, "no agent in this fake")
 }
 
-func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error) { return "", nil }
-func (f *fakeSandboxes) EventsChanged() <-chan struct{}             { return f.changed }
+func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error)  { return "", nil }
+func (f *fakeSandboxes) EventsChanged() <-chan struct{}              { return f.changed }
+func (f *fakeSandboxes) SetLifeOwner(sandbox.LifeOwner)              {}
+func (f *fakeSandboxes) Claim(context.Context, string, string) error { return nil }
 
 func (f *fakeSandboxes) history() string {
 	f.mu.Lock()
@@ -135,6 +137,18 @@ type fakeOwners map[string]bool
 
 func (o fakeOwners) KeepArchive(_ context.Context, ns, name string, uid types.UID) (bool, error) {
 	return o[ns+"/"+name] && uid == ownerUID(name), nil
+}
+
+// Suspend and Delete note what was asked as keys "suspend ns/name uid"
+// and "delete ns/name uid".
+func (o fakeOwners) Suspend(_ context.Context, ns, name string, uid types.UID) error {
+	o["suspend "+ns+"/"+name+" "+string(uid)] = true
+	return nil
+}
+
+func (o fakeOwners) Delete(_ context.Context, ns, name string, uid types.UID) error {
+	o["delete "+ns+"/"+name+" "+string(uid)] = true
+	return nil
 }
 
 // ownerUID is the UID of the Sandbox object of sandboxPod(name, true).

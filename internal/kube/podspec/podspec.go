@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -91,7 +92,6 @@ func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sand
 	if team == "" {
 		team = DefaultTeam
 	}
-	spec, _ := json.Marshal(req) // a struct of plain fields: cannot fail
 	labels := map[string]string{LabelTeam: team}
 	if req.Name != "" {
 		labels[LabelName] = req.Name
@@ -103,17 +103,6 @@ func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sand
 	if req.Snapshot != "" && req.Image == "" {
 		image = "snapshot:" + req.Snapshot // shown by kubectl only; the host reads the annotation
 	}
-	cpu, mem := req.CPU, req.MemoryMiB
-	if cpu == 0 {
-		cpu = DefaultCPU
-	}
-	if mem == 0 {
-		mem = DefaultMemoryMiB
-	}
-	res := corev1.ResourceList{
-		corev1.ResourceCPU:    *resource.NewMilliQuantity(int64(cpu*1000+0.5), resource.DecimalSI),
-		corev1.ResourceMemory: *resource.NewQuantity(int64(mem)<<20, resource.BinarySI),
-	}
 	noToken := false
 	stopGrace := int64(5)
 	sb := &asv1.Sandbox{
@@ -122,16 +111,9 @@ func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sand
 		Spec: asv1.SandboxSpec{
 			OperatingMode: asv1.SandboxOperatingModeRunning,
 			SandboxBlueprint: asv1.SandboxBlueprint{PodTemplate: asv1.PodTemplate{
-				ObjectMeta: asv1.PodMetadata{
-					Labels:      maps.Clone(labels),
-					Annotations: map[string]string{AnnotationSpec: string(spec)},
-				},
+				ObjectMeta: asv1.PodMetadata{Labels: maps.Clone(labels)},
 				Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{
-						Name:      ContainerName,
-						Image:     image,
-						Resources: corev1.ResourceRequirements{Requests: res, Limits: res.DeepCopy()},
-					}},
+					Containers:                   []corev1.Container{{Name: ContainerName, Image: image}},
 					NodeSelector:                 map[string]string{LabelHost: "true"},
 					Tolerations:                  Tolerations(),
 					AutomountServiceAccountToken: &noToken,
@@ -143,7 +125,131 @@ func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sand
 			}},
 		},
 	}
+	SetRequest(sb, req) // the annotation and the container's resources
+	SetTTL(sb, req.TTLSeconds, time.Now())
 	return sb
+}
+
+// Resources is what kube-scheduler reserves for req (requests = limits).
+func Resources(req sdk.CreateSandboxRequest) corev1.ResourceList {
+	cpu, mem := req.CPU, req.MemoryMiB
+	if cpu == 0 {
+		cpu = DefaultCPU
+	}
+	if mem == 0 {
+		mem = DefaultMemoryMiB
+	}
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(int64(cpu*1000+0.5), resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(int64(mem)<<20, resource.BinarySI),
+	}
+}
+
+// SetTTL makes a TTL of seconds from now the object's own: agent-sandbox
+// deletes the pod and then the object at shutdownTime (policy Delete),
+// whether or not a host runs the sandbox then (a suspended one has no
+// host to count). 0 removes the TTL.
+func SetTTL(sb *asv1.Sandbox, seconds int, now time.Time) {
+	if seconds <= 0 {
+		sb.Spec.ShutdownTime, sb.Spec.ShutdownPolicy = nil, nil
+		return
+	}
+	at := metav1.NewTime(now.Add(time.Duration(seconds) * time.Second).UTC().Truncate(time.Second))
+	policy := asv1.ShutdownPolicyDelete
+	sb.Spec.ShutdownTime, sb.Spec.ShutdownPolicy = &at, &policy
+}
+
+// RequestOf is the create request a Sandbox object's pods carry (its
+// template's AnnotationSpec); a Sandbox written without one gives the
+// request mapped from its container.
+func RequestOf(sb *asv1.Sandbox) (sdk.CreateSandboxRequest, error) {
+	tpl := sb.Spec.PodTemplate
+	_, req, _, err := RequestFromPod(&corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: sb.Name, Namespace: sb.Namespace, Labels: tpl.ObjectMeta.Labels, Annotations: tpl.ObjectMeta.Annotations},
+		Spec:       tpl.Spec,
+	})
+	return req, err
+}
+
+// SetRequest writes req into the object's pod template (AnnotationSpec and
+// the container's resources): the next pod, on whichever host, is made
+// from it, and agent-sandbox copies the annotation onto the live pod.
+func SetRequest(sb *asv1.Sandbox, req sdk.CreateSandboxRequest) {
+	spec, _ := json.Marshal(req) // a struct of plain fields: cannot fail
+	tpl := &sb.Spec.PodTemplate
+	if tpl.ObjectMeta.Annotations == nil {
+		tpl.ObjectMeta.Annotations = map[string]string{}
+	}
+	tpl.ObjectMeta.Annotations[AnnotationSpec] = string(spec)
+	if len(tpl.Spec.Containers) == 1 {
+		res := Resources(req)
+		tpl.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: res, Limits: res.DeepCopy()}
+	}
+}
+
+// Updated is req with a PATCH's upd applied as a host applies it to its
+// record (internal/sandbox/policy.go applyPolicy, env.go changedEnv):
+// absent fields keep their value, an env value of null unsets, labels
+// replace; idle stop and idle pause exclude each other, and ephemeral is
+// autoDelete 0.
+func Updated(req sdk.CreateSandboxRequest, upd sdk.UpdateSandboxRequest) sdk.CreateSandboxRequest {
+	set := func(dst **int, v *int) {
+		if v != nil {
+			*dst = new(*v)
+		}
+	}
+	set(&req.AutoStopSeconds, upd.AutoStopSeconds)
+	set(&req.AutoPauseSeconds, upd.AutoPauseSeconds)
+	set(&req.AutoArchiveSeconds, upd.AutoArchiveSeconds)
+	set(&req.AutoDeleteSeconds, upd.AutoDeleteSeconds)
+	if upd.AutoStopSeconds != nil && *upd.AutoStopSeconds > 0 {
+		req.AutoPauseSeconds = new(0)
+	}
+	if upd.AutoPauseSeconds != nil && *upd.AutoPauseSeconds > 0 {
+		req.AutoStopSeconds = new(0)
+	}
+	if upd.AutoDeleteSeconds != nil && *upd.AutoDeleteSeconds != 0 {
+		req.Ephemeral = false
+	}
+	if upd.TTLSeconds != nil {
+		req.TTLSeconds = *upd.TTLSeconds
+	}
+	if upd.Ephemeral != nil {
+		req.Ephemeral = *upd.Ephemeral
+		if req.Ephemeral {
+			req.AutoDeleteSeconds = nil // ephemeral's own 0
+		}
+	}
+	if upd.KeepAlive != nil {
+		req.KeepAlive = *upd.KeepAlive
+	}
+	if upd.Env != nil {
+		env := maps.Clone(req.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		for k, v := range upd.Env {
+			if v == nil {
+				delete(env, k)
+			} else {
+				env[k] = *v
+			}
+		}
+		req.Env = env
+	}
+	if upd.CPU != nil {
+		req.CPU = *upd.CPU
+	}
+	if upd.MemoryMiB != nil {
+		req.MemoryMiB = *upd.MemoryMiB
+	}
+	if upd.PidsLimit != nil {
+		req.PidsLimit = *upd.PidsLimit
+	}
+	if upd.Labels != nil {
+		req.Labels = maps.Clone(upd.Labels)
+	}
+	return req
 }
 
 // Tolerations lets a pod onto sbx hosts (their NoSchedule taint) and off a

@@ -3,6 +3,7 @@ package podspec
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -126,5 +127,45 @@ func TestValidLabelValue(t *testing.T) {
 		if ValidLabelValue(s) != ok {
 			t.Errorf("ValidLabelValue(%q) = %v", s, !ok)
 		}
+	}
+}
+
+// Updated applies a PATCH as a host applies it to its record.
+func TestUpdatedAppliesAPatchAsAHostDoes(t *testing.T) {
+	req := sdk.CreateSandboxRequest{AutoPauseSeconds: new(60), Ephemeral: true, Env: map[string]string{"A": "1", "B": "2"},
+		Labels: map[string]string{"x": "1"}, CPU: 1}
+	got := Updated(req, sdk.UpdateSandboxRequest{AutoStopSeconds: new(30), AutoDeleteSeconds: new(600),
+		Env: map[string]*string{"A": nil, "C": new("3")}, Labels: map[string]string{"y": "2"}, MemoryMiB: new(512)})
+	if *got.AutoStopSeconds != 30 || *got.AutoPauseSeconds != 0 || got.Ephemeral || *got.AutoDeleteSeconds != 600 {
+		t.Fatalf("policy: stop %v pause %v ephemeral %v delete %v", *got.AutoStopSeconds, *got.AutoPauseSeconds, got.Ephemeral, *got.AutoDeleteSeconds)
+	}
+	if !reflect.DeepEqual(got.Env, map[string]string{"B": "2", "C": "3"}) || !reflect.DeepEqual(got.Labels, map[string]string{"y": "2"}) {
+		t.Fatalf("env %v labels %v", got.Env, got.Labels)
+	}
+	if got.CPU != 1 || got.MemoryMiB != 512 {
+		t.Fatalf("limits: cpu %v memory %v", got.CPU, got.MemoryMiB)
+	}
+	if req.Env["A"] != "1" {
+		t.Fatal("Updated changed the request it was given")
+	}
+	if again := Updated(got, sdk.UpdateSandboxRequest{Ephemeral: new(true)}); !again.Ephemeral || again.AutoDeleteSeconds != nil {
+		t.Fatalf("ephemeral: %v, autoDelete %v", again.Ephemeral, again.AutoDeleteSeconds)
+	}
+}
+
+// A TTL is the object's shutdownTime with policy Delete; 0 removes it.
+func TestSetTTL(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	sb := SandboxFor("sbx-abcdefghijklmnop", sdk.CreateSandboxRequest{}, "")
+	if sb.Spec.ShutdownTime != nil {
+		t.Fatalf("no TTL, shutdownTime %v", sb.Spec.ShutdownTime)
+	}
+	SetTTL(sb, 90, now)
+	if !sb.Spec.ShutdownTime.Time.Equal(now.Add(90*time.Second)) || *sb.Spec.ShutdownPolicy != "Delete" {
+		t.Fatalf("TTL 90: %v %v", sb.Spec.ShutdownTime, *sb.Spec.ShutdownPolicy)
+	}
+	SetTTL(sb, 0, now)
+	if sb.Spec.ShutdownTime != nil || sb.Spec.ShutdownPolicy != nil {
+		t.Fatal("TTL 0 left a shutdownTime")
 	}
 }
