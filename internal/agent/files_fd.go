@@ -82,11 +82,16 @@ func (s *server) handleFileFD(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	commit, err := readCommit(buf.Reader)
-	if err != nil || commit.Error != "" {
-		return // the daemon failed the upload (or went): abort removes the file
+	if err != nil {
+		return // the daemon went: abort removes the file
 	}
 	rec := httptest.NewRecorder()
-	if info, err := up.finish(); err != nil {
+	if commit.Error != "" {
+		// The daemon failed the upload: the file goes before the answer,
+		// so the caller's error comes after nothing is left.
+		up.abort()
+		rec.WriteHeader(http.StatusNoContent)
+	} else if info, err := up.finish(); err != nil {
 		writeError(rec, err)
 	} else {
 		writeJSON(rec, http.StatusOK, info)

@@ -32,7 +32,7 @@ import (
 // UpgradeFD is the Upgrade token of FileFD. After the 101 answer the agent
 // sends an FDOpened line with the descriptor; for a write the daemon then
 // sends an FDCommit line and the agent answers it with an HTTP response
-// (sdk.FileInfo, or the error).
+// (sdk.FileInfo; 204 once a failed upload's file is removed; or the error).
 const UpgradeFD = "sbx-fd"
 
 // FDOpened is the agent's line after FileFD's 101, sent with the descriptor.
@@ -143,7 +143,7 @@ func openFD(ctx context.Context, uc *net.UnixConn, q url.Values) (*SandboxFile, 
 
 // Commit ends a write whose bytes are all in File (failed nil), renaming
 // the file into place, and returns its info; with failed set the agent
-// removes the file and Commit returns failed.
+// removes the file and Commit returns failed once it has.
 func (f *SandboxFile) Commit(ctx context.Context, failed error) (sdk.FileInfo, error) {
 	var info sdk.FileInfo
 	if err := f.File.Close(); err != nil && failed == nil {
@@ -160,13 +160,20 @@ func (f *SandboxFile) Commit(ctx context.Context, failed error) (sdk.FileInfo, e
 		deadline = time.Now().Add(CallTimeout)
 	}
 	f.conn.SetDeadline(deadline)
-	if _, err := f.conn.Write(append(line, '\n')); err != nil && failed == nil {
+	if _, err := f.conn.Write(append(line, '\n')); err != nil {
+		if failed != nil {
+			return info, failed
+		}
 		return info, transportError(err)
 	}
+	// The answer comes once the file is renamed into place, or removed.
+	resp, err := http.ReadResponse(f.br, nil)
 	if failed != nil {
+		if err == nil {
+			resp.Body.Close()
+		}
 		return info, failed
 	}
-	resp, err := http.ReadResponse(f.br, nil)
 	if err != nil {
 		return info, transportError(err)
 	}
