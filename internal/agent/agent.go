@@ -220,6 +220,7 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 
 		// for an account, and by the caller's name (files_owned.go, contexts_named.go)
 		agentapi.PutFileOwned:   answerJSON(s.putFileOwned),
+		agentapi.FileFD:         s.handleFileFD, // files_fd.go
 		agentapi.MkdirOwned:     answerJSON(s.mkdirOwned),
 		agentapi.EnsureContext:  s.handleEnsureContext,
 		agentapi.RestartContext: s.handleRestartContext,

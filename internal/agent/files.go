@@ -143,34 +143,61 @@ func fsError(err error, path string) error {
 // A symlink at path is written through (the link stays), as Daytona does.
 // Missing parent directories are made unless parents=false.
 func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
-	path, err := s.path(r.URL.Query().Get("path"))
+	up, err := s.startUpload(r)
 	if err != nil {
 		return sdk.FileInfo{}, err
+	}
+	defer up.abort()
+	body := &readErrRecorder{r: r.Body}
+	if _, err := io.Copy(up.tmp, body); err != nil {
+		if body.err != nil {
+			return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUploadIncomplete, "reading the upload of %s failed: %v", up.path, body.err)
+		}
+		return sdk.FileInfo{}, fsError(err, up.path)
+	}
+	return up.finish()
+}
+
+// upload is a file being uploaded: tmp, next to path, is renamed over it
+// by finish with the mode the upload gets.
+type upload struct {
+	path string
+	tmp  *os.File
+	mode os.FileMode
+	done bool
+}
+
+// startUpload checks ?path=, ?mode= and ?parents= and makes the temporary
+// file the upload's bytes go into (putFile, files_fd.go).
+func (s *server) startUpload(r *http.Request) (*upload, error) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		return nil, err
 	}
 	parents, err := parentsParam(r)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return nil, err
 	}
 	if path, err = writeTarget(path); err != nil {
-		return sdk.FileInfo{}, err
+		return nil, err
 	}
 	mode := os.FileMode(0o644)
 	modeSet := r.URL.Query().Has("mode")
 	if modeSet {
 		if mode, err = parseMode(r.URL.Query().Get("mode")); err != nil {
-			return sdk.FileInfo{}, err
+			return nil, err
 		}
 	}
 	old, oldErr := os.Lstat(path)
 	switch {
 	case oldErr == nil && old.IsDir():
-		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeIsADirectory, "%s is a directory", path)
+		return nil, errdefs.Conflict(sdk.CodeIsADirectory, "%s is a directory", path)
 	case oldErr == nil && old.Mode().IsRegular() && !modeSet:
 		mode = old.Mode() & (fs.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
 	}
 	dir := filepath.Dir(path)
 	if err := ensureDir(dir, parents); err != nil {
-		return sdk.FileInfo{}, err
+		return nil, err
 	}
 	prefix := uploadPrefix + "old-"
 	if oldErr != nil {
@@ -178,33 +205,33 @@ func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
 	}
 	tmp, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
-		return sdk.FileInfo{}, fsError(err, dir)
+		return nil, fsError(err, dir)
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	body := &readErrRecorder{r: r.Body}
-	if _, err := io.Copy(tmp, body); err != nil {
-		if body.err != nil {
-			return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUploadIncomplete, "reading the upload of %s failed: %v", path, body.err)
-		}
-		return sdk.FileInfo{}, fsError(err, path)
+	return &upload{path: path, tmp: tmp, mode: mode}, nil
+}
+
+// finish gives the complete file its mode and renames it into place.
+func (u *upload) finish() (sdk.FileInfo, error) {
+	if err := u.tmp.Chmod(u.mode); err != nil {
+		return sdk.FileInfo{}, fsError(err, u.path)
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		return sdk.FileInfo{}, fsError(err, path)
+	if err := u.tmp.Close(); err != nil {
+		return sdk.FileInfo{}, fsError(err, u.path)
 	}
-	if err := tmp.Close(); err != nil {
-		return sdk.FileInfo{}, fsError(err, path)
+	if err := os.Rename(u.tmp.Name(), u.path); err != nil {
+		return sdk.FileInfo{}, fsError(err, u.path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return sdk.FileInfo{}, fsError(err, path)
+	u.done = true
+	return fileInfo(u.path)
+}
+
+// abort removes the temporary file of an upload that did not finish.
+func (u *upload) abort() {
+	if !u.done {
+		u.tmp.Close()
+		os.Remove(u.tmp.Name())
+		u.done = true
 	}
-	done = true
-	return fileInfo(path)
 }
 
 // parentsParam reads parents: true unless the caller says parents=false.
@@ -277,40 +304,49 @@ func (e *readErrRecorder) Read(p []byte) (int, error) {
 }
 
 func (s *server) handleGetFile(w http.ResponseWriter, r *http.Request) {
-	path, err := s.path(r.URL.Query().Get("path"))
+	f, size, err := s.openDownload(r)
 	if err != nil {
 		writeError(w, err)
 		return
+	}
+	defer f.Close()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	w.WriteHeader(http.StatusOK)
+	io.CopyN(w, f, size)
+}
+
+// openDownload opens the regular file at ?path= for a download
+// (handleGetFile, files_fd.go) and returns its size.
+func (s *server) openDownload(r *http.Request) (*os.File, int64, error) {
+	path, err := s.path(r.URL.Query().Get("path"))
+	if err != nil {
+		return nil, 0, err
 	}
 	// Refuse special files before opening them: opening a socket fails
 	// and a device may have effects. O_NONBLOCK covers a swap meanwhile:
 	// opening a FIFO must not hang; fstat then rejects it.
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
-		writeError(w, errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file (a %s)", path, fileKind(fi.Mode())))
-		return
+		return nil, 0, errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file (a %s)", path, fileKind(fi.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		writeError(w, fsError(err, path))
-		return
+		return nil, 0, fsError(err, path)
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	switch {
 	case err != nil:
-		writeError(w, fsError(err, path))
-		return
+		err = fsError(err, path)
 	case fi.IsDir():
-		writeError(w, errdefs.Invalid(sdk.CodeIsADirectory, "%s is a directory; list it with /files/list", path))
-		return
+		err = errdefs.Invalid(sdk.CodeIsADirectory, "%s is a directory; list it with /files/list", path)
 	case !fi.Mode().IsRegular():
-		writeError(w, errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path))
-		return
+		err = errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path)
 	}
-	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("Content-Length", strconv.FormatInt(fi.Size(), 10))
-	w.WriteHeader(http.StatusOK)
-	io.CopyN(w, f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
 }
 
 // fileKind names a special file's type for an error message.

@@ -101,6 +101,10 @@ var (
 	PutFileOwned = Route{"PUT", "/files/owned"}        // ?path=&mode=&parents= raw body → sdk.FileInfo
 	MkdirOwned   = Route{"POST", "/files/mkdir/owned"} // ?path=&mode=&parents= → sdk.FileInfo
 
+	// ?op=read|write&path=&mode=&parents=, Upgrade: sbx-fd → 101 and the
+	// open file's descriptor; the daemon moves the bytes (filefd.go).
+	FileFD = Route{"POST", "/files/fd"}
+
 	// Contexts by the caller's name (internal/agent/contexts_named.go).
 	EnsureContext  = Route{"PUT", "/contexts/{cid}"}          // sdk.CreateContextRequest → sdk.Context: the live one or a new one (201)
 	RestartContext = Route{"POST", "/contexts/{cid}/restart"} // → sdk.Context: a fresh interpreter, same id
@@ -155,7 +159,7 @@ var Routes = []Route{
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,
 	DesktopDrag, DesktopScroll, DesktopType, DesktopPress, DesktopWindows, DesktopFocus, DesktopLaunch,
-	PutFileOwned, MkdirOwned, EnsureContext, RestartContext, PTYInput,
+	PutFileOwned, MkdirOwned, EnsureContext, RestartContext, PTYInput, FileFD,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

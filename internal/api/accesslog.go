@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -125,6 +126,17 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += int64(n)
+	return n, err
+}
+
+// ReadFrom keeps the real writer's ReadFrom (sendfile for a download,
+// files_fd.go) reachable through the wrapper.
+func (s *statusRecorder) ReadFrom(r io.Reader) (int64, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := io.Copy(s.ResponseWriter, r)
+	s.bytes += n
 	return n, err
 }
 

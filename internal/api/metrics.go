@@ -2,6 +2,7 @@ package api
 
 import (
 	"crypto/subtle"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -80,6 +81,14 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 		w.code = http.StatusOK
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// ReadFrom: see statusRecorder.ReadFrom.
+func (w *statusWriter) ReadFrom(r io.Reader) (int64, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return io.Copy(w.ResponseWriter, r)
 }
 
 func (w *statusWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }

@@ -219,7 +219,7 @@ func (s *Server) routes() []route {
 		{
 			method: "PUT", pattern: "/v1/sandboxes/{id}/files", name: "writeFile",
 			summary: "Upload a file (body streamed); a symlink at path is written through",
-			handler: s.proxy, scope: auth.ScopeExec,
+			handler: s.writeFile, scope: auth.ScopeExec,
 			query: []param{
 				pathQ,
 				{"mode", "string", "octal permission bits (default 0644)"},
@@ -232,7 +232,7 @@ func (s *Server) routes() []route {
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/files", name: "readFile",
 			summary: "Download a file (streamed)",
-			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			handler: s.readFile, scope: auth.ScopeExec, onlyRunning: true,
 			query: []param{
 				pathQ,
 			},

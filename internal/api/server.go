@@ -68,6 +68,7 @@ func New(sandboxes Sandboxes, images Images, keys auth.Authenticator) *Server {
 		h = s.measured(rt, h) // metrics.go
 		s.mux.Handle(rt.method+" "+rt.pattern, h)
 	}
+	s.mountPprof() // pprof.go
 	// Unknown routes answer in the API's error format.
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errdefs.NotFound(sdk.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))

@@ -194,7 +194,7 @@ func TestRouting(t *testing.T) {
 func TestToolboxRoutesAreTheAgentContract(t *testing.T) {
 	s, _ := newTestServer(t)
 	forwarding := map[uintptr]bool{}
-	for _, h := range []any{s.proxy, s.streamProxy, s.exec, s.runCode, s.attachPTY, s.git} {
+	for _, h := range []any{s.proxy, s.streamProxy, s.exec, s.runCode, s.attachPTY, s.git, s.writeFile, s.readFile} {
 		forwarding[reflect.ValueOf(h).Pointer()] = true
 	}
 	served := map[agentapi.Route]bool{}
@@ -210,7 +210,8 @@ func TestToolboxRoutesAreTheAgentContract(t *testing.T) {
 		served[ar] = true
 	}
 	daemonOnly := map[agentapi.Route]bool{agentapi.Health: true, agentapi.Shutdown: true, agentapi.Sync: true, agentapi.Suspend: true, agentapi.SetEnv: true, agentapi.ForwardTCP: true, agentapi.ExecAttach: true,
-		agentapi.PackDir: true, agentapi.UnpackDir: true} // backups (backups.go)
+		agentapi.PackDir: true, agentapi.UnpackDir: true, // backups (backups.go)
+		agentapi.FileFD: true} // writeFile and readFile (files_fd.go)
 	for _, ar := range agentapi.Routes {
 		if !served[ar] && !daemonOnly[ar] {
 			t.Errorf("agent route %s is not served by the API", ar.Pattern())

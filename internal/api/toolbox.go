@@ -42,6 +42,11 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return s.proxyTo(client, w, r)
+}
+
+// proxyTo is proxy to client.
+func (s *Server) proxyTo(client *agentapi.Client, w http.ResponseWriter, r *http.Request) error {
 	client.Proxy(agentPath(r), func(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, r, agentLost(err))
 	}).ServeHTTP(w, r)

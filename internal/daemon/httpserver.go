@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -136,6 +137,15 @@ type limitConn struct {
 func (c *limitConn) Close() error {
 	c.once.Do(c.release)
 	return c.Conn.Close()
+}
+
+// ReadFrom keeps the connection's own ReadFrom reachable, so net/http sends
+// a file with sendfile(2) (a download, internal/api/files_fd.go).
+func (c *limitConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
 // raiseFileLimit lifts the daemon's open-files limit as far as the kernel

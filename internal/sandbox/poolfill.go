@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/sdk"
@@ -171,6 +172,7 @@ func (m *Manager) startPoolInstance(rec store.PoolRecord) (id string, err error)
 		m.removeAll(ctx, sb)
 		return "", err
 	}
+	m.warmUp(ctx, sb.ID)
 	if err := m.transition(ctx, sb, sdk.StateStarted, "pool", ""); err != nil {
 		m.removeAll(ctx, sb)
 		return "", err
@@ -182,4 +184,21 @@ func (m *Manager) startPoolInstance(rec store.PoolRecord) (id string, err error)
 // is looked up as a create of that team would.
 func poolTeamCtx(ctx context.Context, team string) context.Context {
 	return auth.WithPrincipal(ctx, auth.Principal{KeyID: "pool", Team: team})
+}
+
+// warmUp runs one command in a pool instance, unseen by anyone: an agent's
+// first command costs it a few milliseconds more than the next (its first
+// fork and exec, pages of the command), and that first one would otherwise
+// be the adopting caller's. Its outcome does not matter: an image without
+// true warms the same path.
+func (m *Manager) warmUp(ctx context.Context, id string) {
+	m.mu.Lock()
+	inst := m.instances[id]
+	m.mu.Unlock()
+	if inst == nil {
+		return
+	}
+	callCtx, cancel := context.WithTimeout(ctx, m.agentCallTimeout())
+	defer cancel()
+	agentapi.Call[sdk.ExecResult](callCtx, inst.agent, agentapi.Exec, agentapi.Params{}, sdk.ExecRequest{Cmd: []string{"true"}})
 }

@@ -1,0 +1,38 @@
+package api
+
+import (
+	"net/http"
+	"net/http/pprof"
+
+	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// /debug/pprof/ serves the daemon's Go profiles (net/http/pprof) to the
+// operator's admin key only: a profile shows every team's work, so a
+// team's admin key is refused. Outside the route table: not part of the
+// API document.
+func (s *Server) mountPprof() {
+	s.mux.Handle("/debug/pprof/", adapt(func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.principal(r)
+		if err != nil {
+			return err
+		}
+		if !p.AllTeams() {
+			return errdefs.Forbidden(sdk.CodeMissingScope, "/debug/pprof/ is for the operator's admin key (<data-dir>/admin.token)")
+		}
+		switch r.URL.Path {
+		case "/debug/pprof/profile":
+			pprof.Profile(w, r)
+		case "/debug/pprof/trace":
+			pprof.Trace(w, r)
+		case "/debug/pprof/symbol":
+			pprof.Symbol(w, r)
+		case "/debug/pprof/cmdline":
+			pprof.Cmdline(w, r)
+		default:
+			pprof.Index(w, r) // and the named profiles: heap, goroutine, allocs, …
+		}
+		return nil
+	}))
+}
