@@ -5,7 +5,7 @@ package sdk
 type GitConfigRequest struct {
 	// The repository's worktree for the "local" scope; a relative path starts at the workdir.
 	Path string `json:"path,omitempty"`
-	// "global" (the toolbox user's ~/.gitconfig, as `git config --global`) or "local" (the repository's). Default: global.
+	// "global" (the toolbox user's ~/.gitconfig, as `git config --global`) or "local" (the repository's). Default: "global".
 	Scope string `json:"scope,omitempty"`
 	// The option, as git names it: "user.name", "remote.origin.url".
 	Key string `json:"key"`

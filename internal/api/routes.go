@@ -436,6 +436,13 @@ func (s *Server) routes() []route {
 			status: 200,
 		},
 		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/config", name: "gitConfig",
+			summary: "Read or set one git configuration option, global (the user's ~/.gitconfig) or of a repository",
+			handler: s.git, scope: auth.ScopeExec,
+			body:   sdk.GitConfigRequest{Scope: "global", Key: "user.name", Value: new("Ada Lovelace")},
+			status: 200, response: sdk.GitConfigValue{},
+		},
+		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/reset", name: "gitReset",
 			summary: "Move HEAD and the current branch to a revision (default HEAD) and reset the index (mixed), " +
 				"also the worktree (hard), or neither (soft); files: only those index paths",

@@ -85,7 +85,7 @@ func (g *Gate) Admit(ctx context.Context, p auth.Principal, op Op) (Done, error)
 		record(httpjson.Status(errdefs.KindOf(err)), errdefs.CodeOf(err))
 		return func(error) {}, err
 	}
-	if p.KeyID != auth.Admin.KeyID {
+	if admitted, _ := onBehalf(ctx, p); p.KeyID != auth.Admin.KeyID && !admitted {
 		if _, err := g.Limits.Allow(p.KeyID); err != nil {
 			return func(error) {}, err
 		}
@@ -99,9 +99,33 @@ func (g *Gate) Admit(ctx context.Context, p auth.Principal, op Op) (Done, error)
 	}, nil
 }
 
-// recorder returns what writes op's audit entry once; a no-op for reads.
+// admission is what the gate puts in the context of a request it admitted:
+// a request a surface then makes in process on its behalf (Daytona's layer
+// calling sbx's own routes, internal/compat/daytona/native.go; MCP's tools)
+// carries it, so the caller's one request is counted once against its key's
+// rate limit and, if it was a write, audited once. Its scope is checked
+// again all the same.
+type admission struct {
+	keyID   string
+	audited bool
+}
+
+type admissionKey struct{}
+
+// onBehalf reports whether ctx is of a request made in process for one of
+// p's that the gate admitted, and whether that one is audited.
+func onBehalf(ctx context.Context, p auth.Principal) (admitted, audited bool) {
+	a, ok := ctx.Value(admissionKey{}).(admission)
+	if !ok || a.keyID != p.KeyID {
+		return false, false
+	}
+	return true, a.audited
+}
+
+// recorder returns what writes op's audit entry once; a no-op for reads and
+// for what an audited request does in process.
 func (g *Gate) recorder(ctx context.Context, p auth.Principal, op Op) func(status int, code sdk.Code) {
-	if !op.Write || g.Audit == nil {
+	if _, audited := onBehalf(ctx, p); !op.Write || g.Audit == nil || audited {
 		return func(int, sdk.Code) {}
 	}
 	done := false
@@ -143,13 +167,15 @@ func (g *Gate) HTTP(w http.ResponseWriter, r *http.Request, p auth.Principal, op
 	if !Allowed(p, op.Scope) {
 		return w, r, end, MissingScope(op.Scope)
 	}
-	if p.KeyID != auth.Admin.KeyID {
+	admitted, audited := onBehalf(r.Context(), p)
+	if p.KeyID != auth.Admin.KeyID && !admitted {
 		if wait, err := g.Limits.Allow(p.KeyID); err != nil {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 			return w, r, func() {}, err
 		}
 	}
-	return w, r.WithContext(auth.WithPrincipal(r.Context(), p)), end, nil
+	ctx := context.WithValue(r.Context(), admissionKey{}, admission{keyID: p.KeyID, audited: audited || aw != nil})
+	return w, r.WithContext(auth.WithPrincipal(ctx, p)), end, nil
 }
 
 // Allowed reports whether p may perform an operation that needs scope.

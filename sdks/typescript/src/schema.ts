@@ -1412,6 +1412,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/git/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read or set one git configuration option, global
+         * @description Read or set one git configuration option, global (the user's ~/.gitconfig) or of a repository
+         */
+        post: operations["gitConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/git/init": {
         parameters: {
             query?: never;
@@ -4895,6 +4915,39 @@ export interface components {
             message: string;
             /** @description The repository's worktree; a relative path starts at the workdir. */
             path: string;
+        };
+        GitConfigError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description GitConfigRequest reads or sets one git configuration option (the agent's git config operation). */
+        GitConfigRequest: {
+            /** @description The option, as git names it: "user.name", "remote.origin.url". */
+            key: string;
+            /** @description The repository's worktree for the "local" scope; a relative path starts at the workdir. */
+            path?: string;
+            /**
+             * @description "global" (the toolbox user's ~/.gitconfig, as `git config --global`) or "local" (the repository's). Default: "global".
+             * @default global
+             */
+            scope?: string;
+            /** @description The value to set; absent: read the option. */
+            value?: string;
+        };
+        /** @description GitConfigValue is an option's value. */
+        GitConfigValue: {
+            /** @description The value; absent when the option is not set. */
+            value?: string;
         };
         GitDeleteBranchError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -11987,6 +12040,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GitCommitError"];
+                };
+            };
+        };
+    };
+    gitConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scope": "global",
+                 *       "key": "user.name",
+                 *       "value": "Ada Lovelace"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GitConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitConfigValue"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitConfigError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitConfigError"];
                 };
             };
         };

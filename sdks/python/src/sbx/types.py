@@ -1007,6 +1007,23 @@ class GitCommitRequest(TypedDict):
     path: str
 
 
+class GitConfigError(TypedDict):
+    error: Dict[str, Any]
+
+
+class GitConfigRequest(TypedDict):
+    "GitConfigRequest reads or sets one git configuration option (the agent's git config operation)."
+    key: str
+    path: NotRequired[str]
+    scope: NotRequired[str]
+    value: NotRequired[str]
+
+
+class GitConfigValue(TypedDict):
+    "GitConfigValue is an option's value."
+    value: NotRequired[str]
+
+
 class GitDeleteBranchError(TypedDict):
     error: Dict[str, Any]
 
