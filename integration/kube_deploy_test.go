@@ -77,7 +77,11 @@ func TestKubeDeploy(t *testing.T) {
 				}
 				continue
 			}
-			t.Errorf("%s: the cluster tests' hosts get --%s; the DaemonSet gives neither it nor its variable %q", dir, name, envOf[name])
+			also := ""
+			if envOf[name] != "" {
+				also = " nor its variable " + envOf[name]
+			}
+			t.Errorf("%s: the cluster tests' hosts get --%s; the DaemonSet gives neither it%s", dir, name, also)
 		}
 
 		gw := containerNamed(t, objs.deployment(t, "sbx-gateway").Spec.Template.Spec.Containers, "gateway")

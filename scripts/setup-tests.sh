@@ -24,6 +24,7 @@ packages=(
 	python3 python3-httpx python3-websockets python3-pytest # the Python SDK, sdks/python, and its suite
 	chromium           # headless browser tests of the dashboard and the desktop's noVNC page
 	etcd-server        # the Kubernetes control plane of the cluster tests, scripts/build-kube.sh
+	docker.io containerd # integration/oci_image_test.go loads the images of scripts/build-oci.sh into its own dockerd and its containerd, ctr
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -32,6 +33,13 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "setup-tests.sh: installing ${missing[*]}"
 	apt-get update -qq
+	# A policy-rc.d that says no keeps dpkg from starting services the
+	# tests start on their own (dockerd, containerd, etcd).
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod +x /usr/sbin/policy-rc.d
+		trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+	fi
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 

@@ -140,7 +140,7 @@ func dataEntries(member string, body []byte) ([]entry, error) {
 			return nil, err
 		}
 		name := strings.Trim(strings.TrimPrefix(h.Name, "./"), "/")
-		if name == "" || name == "." {
+		if name == "" || name == "." || documentation(name) {
 			continue
 		}
 		e := entry{hdr: tar.Header{
@@ -160,4 +160,20 @@ func dataEntries(member string, body []byte) ([]entry, error) {
 		}
 		out = append(out, e)
 	}
+}
+
+// documentation is what a container does not need and Debian's own slim
+// images leave out: manuals, translations, changelogs. The copyright
+// files stay.
+func documentation(name string) bool {
+	for _, dir := range []string{"usr/share/man/", "usr/share/info/", "usr/share/locale/", "usr/share/lintian/"} {
+		if strings.HasPrefix(name, dir) {
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(name, "usr/share/doc/"); ok {
+		_, file, _ := strings.Cut(rest, "/")
+		return file != "" && file != "copyright"
+	}
+	return false
 }

@@ -11,7 +11,8 @@
 // interpreter) their programs need, found by reading each ELF file's
 // DT_NEEDED, repeated until nothing is missing. A library no package of
 // the pool has fails the build, so the image never lacks one. Packages
-// are unpacked, their maintainer scripts not run.
+// are unpacked, their maintainer scripts not run, their documentation
+// (but its copyright files) left out.
 //
 // Reproducible: the Debian layer keeps the packages' own file times, the
 // -file layer and the image's creation time are -mtime, entries are
@@ -48,7 +49,7 @@ import (
 
 // layerFormat changes when the Debian layer's bytes would change for the
 // same packages (a new rule in tree.go): it is part of the cache key.
-const layerFormat = "mkoci-debian-layer-1"
+const layerFormat = "mkoci-debian-layer-2"
 
 // libDirs are where the dynamic loader of Debian's arches looks for a
 // library (its built-in trusted directories).
