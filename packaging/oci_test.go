@@ -163,10 +163,24 @@ func readArchive(t *testing.T, path, want string) v1.Image {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d1, _ := docker.Digest()
-	d2, _ := oci.Digest()
-	if d1 != d2 {
-		t.Errorf("%s: manifest.json's image %s is not index.json's %s", path, d1, d2)
+	// manifest.json carries no manifest (docker load makes its own), so the
+	// two agree on what Docker calls the image's id, its config, and layers.
+	if err := validate.Image(oci); err != nil {
+		t.Fatalf("%s as an OCI layout: %v", path, err)
+	}
+	c1, _ := docker.ConfigName()
+	c2, _ := oci.ConfigName()
+	l1, _ := docker.Layers()
+	l2, _ := oci.Layers()
+	if c1 != c2 || len(l1) != len(l2) {
+		t.Fatalf("%s: manifest.json's image (config %s, %d layers) is not index.json's (config %s, %d layers)", path, c1, len(l1), c2, len(l2))
+	}
+	for i := range l1 {
+		d1, _ := l1[i].Digest()
+		d2, _ := l2[i].Digest()
+		if d1 != d2 {
+			t.Errorf("%s: layer %d is %s in manifest.json, %s in index.json", path, i, d1, d2)
+		}
 	}
 	return docker
 }
