@@ -24,7 +24,8 @@ import (
 // kubelet expands them, parse with sbx serve's and sbx gateway's real
 // flags; the DaemonSet sets every setting the cluster tests give the hosts
 // they run as processes (startKubeHost), as a flag or its environment
-// variable; the kubelet port is 10260; both images are this version's.
+// variable; keys come from Secrets, never from the manifests; the kubelet
+// port is 10260; both images are this version's.
 func TestKubeDeploy(t *testing.T) {
 	c := startCluster(t)
 	// A server-side dry run persists nothing, not even a Namespace, so
@@ -84,11 +85,56 @@ func TestKubeDeploy(t *testing.T) {
 			t.Errorf("%s: the cluster tests' hosts get --%s; the DaemonSet gives neither it%s", dir, name, also)
 		}
 
-		gw := containerNamed(t, objs.deployment(t, "sbx-gateway").Spec.Template.Spec.Containers, "gateway")
+		secretsReferenced(t, dir+": the DaemonSet", &host.Spec.Template.Spec, sbx, args)
+		for k, v := range env { // ConfigMap values included
+			if secretName.MatchString(k) && !strings.HasPrefix(v, "secret:") {
+				t.Errorf("%s: the DaemonSet's %s is not from a Secret", dir, k)
+			}
+		}
+
+		gwPod := &objs.deployment(t, "sbx-gateway").Spec.Template.Spec
+		gw := containerNamed(t, gwPod.Containers, "gateway")
+		secretsReferenced(t, dir+": the gateway", gwPod, gw, gw.Command)
 		if gw.Image != "ghcr.io/sbxhq/sbx-gateway:"+version.Version || gw.Command[0] != "/usr/local/bin/sbx" || gw.Command[1] != "gateway" {
 			t.Errorf("%s: the gateway runs %s %q", dir, gw.Image, gw.Command)
 		}
 		parseFlags(t, dir+": the gateway's", expandArgs(append(gw.Command[1:], gw.Args...), objs.containerEnv(t, gw)))
+	}
+}
+
+var secretName = regexp.MustCompile(`(?i)(key|secret|token|password)`)
+
+// secretsReferenced: no key in plain text. An environment variable named
+// like one comes from a Secret, and a flag named like one names a file of
+// a Secret volume.
+func secretsReferenced(t *testing.T, what string, pod *corev1.PodSpec, c *corev1.Container, args []string) {
+	t.Helper()
+	for _, e := range c.Env {
+		if secretName.MatchString(e.Name) && (e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil) {
+			t.Errorf("%s: env %s is not from a Secret", what, e.Name)
+		}
+	}
+	secretDirs := map[string]bool{}
+	for _, v := range pod.Volumes {
+		if v.Secret != nil {
+			secretDirs[v.Name] = true
+		}
+	}
+	for i, a := range args {
+		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") || !secretName.MatchString(name) {
+			continue
+		}
+		if !ok && i+1 < len(args) {
+			value = args[i+1]
+		}
+		fromSecret := false
+		for _, m := range c.VolumeMounts {
+			fromSecret = fromSecret || (secretDirs[m.Name] && strings.HasPrefix(value, m.MountPath+"/"))
+		}
+		if !fromSecret {
+			t.Errorf("%s: --%s %q is not a file of a Secret volume", what, name, value)
+		}
 	}
 }
 

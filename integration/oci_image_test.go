@@ -15,8 +15,8 @@ import (
 // TestOCIImage: the images scripts/build-oci.sh builds load into Docker
 // (docker load) and containerd (ctr import, namespace k8s.io, as a
 // kubelet sees it) and run what deploy/kubernetes runs in them: the
-// DaemonSet's and the gateway's commands, the init container's busybox,
-// and runc, nft, ip, mkfs.ext4 and sbx's runsc. A dockerd of its own
+// DaemonSet's init container and sbx serve with its arguments, sbx
+// gateway, and runc, nft, ip, mkfs.ext4 and sbx's runsc. A dockerd of its own
 // (no bridge, no iptables rules, containers without a network) and the
 // containerd it starts are stopped at the end.
 func TestOCIImage(t *testing.T) {
@@ -111,6 +111,44 @@ func TestOCIImage(t *testing.T) {
 		if out, err := docker("run", "--rm", "--network", "none", img, "--help"); err != nil || !strings.Contains(out, "Usage:") {
 			t.Errorf("%s --help: %v\n%s", img, err, out)
 		}
+	}
+
+	// The DaemonSet's containers, as deploy/kubernetes runs them: the init
+	// container puts the admin key of its Secret volume where sbx serve
+	// keeps it, and sbx serve takes its arguments (--help: parse only).
+	rendered, err := exec.Command(filepath.Join(kubeBin(t), "kubectl"), "kustomize", kubeDeploy).Output()
+	if err != nil {
+		t.Fatalf("kubectl kustomize: %v %s", err, stderrOf(err))
+	}
+	objs := parseManifests(t, string(rendered))
+	ds := objs.daemonSet(t, "sbx-host")
+	init := containerNamed(t, ds.Spec.Template.Spec.InitContainers, "admin-token")
+	secret, data := filepath.Join(dir, "secret"), filepath.Join(dir, "hostdata")
+	// A Secret volume's file is a symlink into a ..data directory.
+	os.MkdirAll(filepath.Join(secret, "..data"), 0o755)
+	os.WriteFile(filepath.Join(secret, "..data", "token"), []byte("key-of-the-secret\n"), 0o644)
+	os.Symlink("..data/token", filepath.Join(secret, "token"))
+	os.MkdirAll(data, 0o755)
+	mounts := map[string]string{"admin-token": secret, "data": data}
+	run := []string{"run", "--rm", "--network", "none"}
+	for _, m := range init.VolumeMounts {
+		v := mounts[m.Name] + ":" + m.MountPath
+		if m.ReadOnly {
+			v += ":ro"
+		}
+		run = append(run, "-v", v)
+	}
+	if out, err := docker(append(append(run, "--entrypoint", init.Command[0], init.Image), init.Command[1:]...)...); err != nil {
+		t.Errorf("the init container %q: %v\n%s", init.Command, err, out)
+	}
+	fi, err := os.Stat(filepath.Join(data, "admin.token"))
+	if key, _ := os.ReadFile(filepath.Join(data, "admin.token")); err != nil || string(key) != "key-of-the-secret\n" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("after the init container, admin.token is %q (%v, %v), want the Secret's key, mode 0600", key, fi, err)
+	}
+	sbx := containerNamed(t, ds.Spec.Template.Spec.Containers, "sbx")
+	args := expandArgs(append(sbx.Command[1:], sbx.Args...), objs.containerEnv(t, sbx))
+	if out, err := docker(append(append([]string{"run", "--rm", "--network", "none", "--entrypoint", sbx.Command[0], sbx.Image}, args...), "--help")...); err != nil {
+		t.Errorf("the DaemonSet's %q in its image: %v\n%s", sbx.Command, err, out)
 	}
 
 	// containerd, as the kubelet of a containerd node finds images.
