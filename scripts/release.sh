@@ -6,9 +6,14 @@
 #   sbx_VERSION_linux_ARCH.tar.gz   sbx, sbx-agent, runsc (sbx's build of gVisor),
 #                                   the systemd unit, LICENSE, README.md, CHANGELOG.md
 #   sbx_VERSION_ARCH.deb            the same installed under /usr (packaging/cmd/mkdeb)
+#   sbx-host_VERSION_linux_ARCH.oci.tar, sbx-gateway_VERSION_linux_ARCH.oci.tar
+#                                   the Kubernetes images (scripts/build-oci.sh) of
+#                                   these binaries, for docker load / ctr import
 #   SHA256SUMS                      sha256sum of each
 #
-# for ARCH in amd64 and arm64. VERSION must be internal/version's Version at
+# for ARCH in amd64 and arm64. The images hold Debian packages of ARCH, so
+# they are built for the arches apt can download here: this machine's and
+# those `dpkg --add-architecture` added (others are skipped, with a note). VERSION must be internal/version's Version at
 # HEAD: a release is a commit, and its binaries need no -ldflags. Builds are
 # reproducible: the same commit and Go toolchain give the same bytes
 # (CGO_ENABLED=0 static binaries, -trimpath, an empty build id, every file
@@ -16,9 +21,10 @@
 # by root, gzip without a name or time); packaging/release_test.go builds
 # twice and compares. Uncommitted changes are not in the build.
 #
-# SBX_RELEASE_ARCHES (default "amd64 arm64") and SBX_RELEASE_RUNSC=0 (leave
+# SBX_RELEASE_ARCHES (default "amd64 arm64"), SBX_RELEASE_RUNSC=0 (leave
 # runsc out: the tarball and package then use Debian's runsc, or the one
-# scripts/setup.sh installs) narrow a build, for tests.
+# scripts/setup.sh installs; no images then, the host image ships runsc)
+# and SBX_RELEASE_OCI=0 (no images) narrow a build, for tests.
 # Needs Go, git, GNU tar and the Go module proxy (or a warm module cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +37,9 @@ version=$1
 out=$(realpath -m "${2:-dist/$version}")
 arches=${SBX_RELEASE_ARCHES:-amd64 arm64}
 with_runsc=${SBX_RELEASE_RUNSC:-1}
+with_oci=${SBX_RELEASE_OCI:-$with_runsc}
+[ "$with_oci" = 0 ] || [ "$with_runsc" = 1 ] || die "SBX_RELEASE_OCI=1 needs runsc: the host image ships it"
+apt_arches=" $(dpkg --print-architecture 2>/dev/null || true) $(dpkg --print-foreign-architectures 2>/dev/null | tr '\n' ' ')"
 
 commit=$(git rev-parse HEAD)
 work=$(mktemp -d /var/tmp/sbx-release.XXXXXX)
@@ -80,7 +89,16 @@ for arch in $arches; do
 	log "$arch: .deb"
 	(cd "$src" && GOARCH= GOOS= go run ./packaging/cmd/mkdeb -version "$version" -arch "$arch" \
 		-sbx "$bin/sbx" -agent "$bin/sbx-agent" "${runsc_flag[@]}" -mtime "$SOURCE_DATE_EPOCH" -o "$out") >/dev/null
+
+	if [ "$with_oci" = 1 ]; then
+		if [[ "$apt_arches" == *" $arch "* ]]; then
+			log "$arch: OCI images"
+			(cd "$src" && GOARCH= GOOS= SBX_OCI_BIN=$bin SBX_OCI_ARCH=$arch ./scripts/build-oci.sh "$out") >/dev/null
+		else
+			log "$arch: no OCI images: apt here has no $arch packages (dpkg --add-architecture $arch && apt-get update)"
+		fi
+	fi
 done
-(cd "$out" && sha256sum -- *.tar.gz *.deb >SHA256SUMS)
+(cd "$out" && sha256sum -- *.tar.gz *.deb $(ls *.oci.tar 2>/dev/null) >SHA256SUMS)
 log "wrote $out:"
 (cd "$out" && ls -l) >&2

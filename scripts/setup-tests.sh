@@ -25,6 +25,7 @@ packages=(
 	chromium           # headless browser tests of the dashboard and the desktop's noVNC page
 	etcd-server        # the Kubernetes control plane of the cluster tests, scripts/build-kube.sh
 	mkdocs mkdocs-material # the documentation site: scripts/test.sh runs mkdocs build --strict
+	docker.io containerd # integration/oci_image_test.go loads the images of scripts/build-oci.sh into its own dockerd and its containerd, ctr
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -33,6 +34,13 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "setup-tests.sh: installing ${missing[*]}"
 	apt-get update -qq
+	# A policy-rc.d that says no keeps dpkg from starting services the
+	# tests start on their own (dockerd, containerd, etcd).
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod +x /usr/sbin/policy-rc.d
+		trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+	fi
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 

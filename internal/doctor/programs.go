@@ -21,8 +21,10 @@ var Programs = map[string]Program{
 	"mkfs.ext4":  {Package: "e2fsprogs"},
 	"tmux":       {Package: "tmux"},
 	"mmdebstrap": {Package: "mmdebstrap"},
-	"dockerd":    {Package: "docker.io"}, // bench only: scripts/bench-setup.sh
-	"podman":     {Package: "podman"},    // bench only: scripts/bench-setup.sh
+	"dockerd":    {Package: "docker.io"},  // the benchmark, and integration/oci_image_test.go
+	"docker":     {Package: "docker.io"},  // integration/oci_image_test.go: docker load
+	"ctr":        {Package: "containerd"}, // integration/oci_image_test.go: ctr import
+	"podman":     {Package: "podman"},     // bench only: scripts/bench-setup.sh
 	"uname":      {Package: "coreutils"},
 	"sleep":      {Package: "coreutils"},
 	"true":       {Package: "coreutils"},
