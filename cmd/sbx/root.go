@@ -82,7 +82,8 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newGatewayCmd(), // gateway.go
 		newMCPCmd(g),    // mcp.go
 	)
-	setVersionFlag(root) // version.go
+	setVersionFlag(root)    // version.go
+	addCompletions(root, g) // completion.go
 	return root
 }
 

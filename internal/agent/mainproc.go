@@ -184,18 +184,19 @@ type rotatingLog struct {
 	path string
 	max  int64
 
-	mu   sync.Mutex
-	f    *os.File
-	size int64
+	mu    sync.Mutex
+	f     *os.File
+	times *os.File // path + agentapi.LogTimesSuffix: when each write happened
+	size  int64
 }
 
 func (l *rotatingLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f != nil && l.size+int64(len(p)) > l.max && l.size > 0 {
-		l.f.Close()
-		l.f = nil
+		l.closeFiles()
 		os.Rename(l.path, l.path+".1")
+		os.Rename(l.path+agentapi.LogTimesSuffix, l.path+".1"+agentapi.LogTimesSuffix)
 	}
 	if l.f == nil {
 		f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -207,7 +208,16 @@ func (l *rotatingLog) Write(p []byte) (int, error) {
 			f.Close()
 			return 0, err
 		}
-		l.f, l.size = f, fi.Size()
+		times, err := os.OpenFile(l.path+agentapi.LogTimesSuffix, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			f.Close()
+			return 0, err
+		}
+		l.f, l.times, l.size = f, times, fi.Size()
+	}
+	// The record goes first, so every byte in the log has one.
+	if err := agentapi.AppendLogTime(l.times, agentapi.LogTime{Offset: l.size, Time: time.Now()}); err != nil {
+		return 0, err
 	}
 	n, err := l.f.Write(p)
 	l.size += int64(n)
@@ -220,7 +230,12 @@ func (l *rotatingLog) Close() error {
 	if l.f == nil {
 		return nil
 	}
+	return l.closeFiles()
+}
+
+func (l *rotatingLog) closeFiles() error {
 	err := l.f.Close()
-	l.f = nil
+	l.times.Close()
+	l.f, l.times = nil, nil
 	return err
 }

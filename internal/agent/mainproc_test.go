@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,23 @@ func TestRotatingLog(t *testing.T) {
 	old, _ := os.ReadFile(p + ".1")
 	if string(old) != "1234567890" || string(cur) != "abcdefgh" {
 		t.Errorf("rotated %q, current %q", old, cur)
+	}
+	// Each file has its own index of when each write began, rotated with it.
+	for file, want := range map[string][]int64{p + ".1": {0, 6}, p: {0, 6}} {
+		b, err := os.ReadFile(file + agentapi.LogTimesSuffix)
+		if err != nil || len(b)%agentapi.LogTimeSize != 0 {
+			t.Fatal(len(b), err)
+		}
+		var offs []int64
+		for ; len(b) > 0; b = b[agentapi.LogTimeSize:] {
+			r := agentapi.DecodeLogTime(b)
+			offs = append(offs, r.Offset)
+			if time.Since(r.Time) > time.Hour || r.Time.After(time.Now()) {
+				t.Errorf("%s: record time %v", file, r.Time)
+			}
+		}
+		if fmt.Sprint(offs) != fmt.Sprint(want) {
+			t.Errorf("%s: offsets %v, want %v", file, offs, want)
+		}
 	}
 }

@@ -1346,6 +1346,7 @@ class LogLineData(TypedDict):
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["data"]
 
 
@@ -1354,6 +1355,7 @@ class LogLineEnd(TypedDict):
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["end"]
 
 
@@ -1362,6 +1364,7 @@ class LogLineError(TypedDict):
     data: NotRequired[str]
     error: "ErrorBody"
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["error"]
 
 
@@ -1370,6 +1373,7 @@ class LogLineFields(TypedDict):
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["data", "heartbeat", "end", "error"]
 
 
@@ -1378,6 +1382,7 @@ class LogLineHeartbeat(TypedDict):
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["heartbeat"]
 
 
