@@ -99,3 +99,48 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatTemplate: --format runs a Go template per listed item or on the
+// one shown, "table" adds aligned columns under a header, and it refuses
+// -o, -q and a bad template.
+func TestFormatTemplate(t *testing.T) {
+	mux := http.NewServeMux()
+	list := []sdk.Sandbox{{ID: "sbx-1", Name: "web", State: sdk.StateStarted, Labels: map[string]string{"env": "dev"}}, {ID: "sbx-22", Name: "db", State: sdk.StateStopped}}
+	mux.HandleFunc("GET /v1/sandboxes", func(w http.ResponseWriter, r *http.Request) { reply(w, http.StatusOK, list) })
+	mux.HandleFunc("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) { reply(w, http.StatusOK, list[0]) })
+	mux.HandleFunc("GET /v1/volumes", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, http.StatusOK, []sdk.Volume{{Name: "data", SizeMiB: 1024}})
+	})
+	fakeDaemon(t, mux)
+	for args, want := range map[string]string{
+		"ls --format {{.ID}}":                       "sbx-1\nsbx-22\n",
+		`ls --format {{.Name}}:{{.State}}\t{{.ID}}`: "web:started\tsbx-1\ndb:stopped\tsbx-22\n",
+		`ls --format table_{{.Name}}\t{{.ID}}`:      "NAME   ID\nweb    sbx-1\ndb     sbx-22\n",
+		`get web --format {{index_.Labels_"env"}}`:  "dev\n",
+		`get web --format {{json_.Labels}}`:         "{\"env\":\"dev\"}\n",
+		`get web --format {{upper_.Name}}`:          "WEB\n",
+		`volume ls --format {{.Name}}={{.SizeMiB}}`: "data=1024\n",
+	} {
+		// "_" stands for a space inside one argument.
+		words := strings.Fields(args)
+		for i := range words {
+			words[i] = strings.ReplaceAll(words[i], "_", " ")
+		}
+		if r := runCLI(t, "", words...); r.code != 0 || r.stdout != want {
+			t.Errorf("%s: %+v, want stdout %q", args, r, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"ls", "--format", "{{.ID}}", "-o", "json"},
+		{"ls", "--format", "{{.ID}}", "-q"},
+		{"ls", "--format", "{{.ID"},
+		{"ls", "--format", "table"},
+	} {
+		if r := runCLI(t, "", args...); r.code != 1 || !strings.Contains(r.stderr, "--") {
+			t.Errorf("%q: %+v, want a usage error", args, r)
+		}
+	}
+	if r := runCLI(t, "", "ls", "--format", "{{.Nope}}"); r.code != 1 || !strings.Contains(r.stderr, "Nope") {
+		t.Errorf("unknown field: %+v", r)
+	}
+}
