@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,10 +17,24 @@ import (
 func TestPythonSDKPackage(t *testing.T) {
 	src := sdkDir(t, "python")
 	tmp := t.TempDir()
-	// A copy, so the build's egg-info stays out of the tree; -L reads the
-	// LICENSE link.
-	if out, err := exec.Command("cp", "-rL", src, filepath.Join(tmp, "src")).CombinedOutput(); err != nil {
-		t.Fatalf("copy %s: %v\n%s", src, err, out)
+	// A copy, so the build's egg-info stays out of the tree; reading the
+	// files follows the LICENSE link.
+	err := filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(tmp, "src", filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, "src", rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
 	}
 	python := "/usr/bin/python3" // Debian's, with python3-pip and python3-setuptools
 	env := append(os.Environ(), "PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1", "PYTHONDONTWRITEBYTECODE=1")
