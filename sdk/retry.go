@@ -14,8 +14,8 @@ const RequestIDHeader = "X-Request-Id"
 // RetryPolicy says how a Client retries an idempotent call (GET, HEAD, PUT,
 // DELETE, OPTIONS without a streamed body) that the daemon answered with 429
 // (rate limited) or 503 (unavailable, e.g. a sandbox still starting). It
-// waits as long as the answer's Retry-After says, else 0.5 s doubling; a
-// wait of a WAIT_TIMEOUT (the call waited already) is never retried.
+// waits as long as the answer's Retry-After says, else 0.5 s doubling. A
+// WAIT_TIMEOUT (the call has waited already) is never retried.
 type RetryPolicy struct {
 	// MaxRetries is how many times a call is tried again after the first
 	// attempt; 0 turns retries off.
