@@ -408,6 +408,29 @@ func TestMainProcessExitAndRestart(t *testing.T) {
 	if !strings.Contains(logs.String(), "first run") || !strings.Contains(logs.String(), "second run") || !strings.Contains(logs.String(), "restarting") {
 		t.Errorf("on-failure logs: %q", logs.String())
 	}
+	// The agent kept when each write happened: tail, since and timestamps
+	// select on the daemon.
+	lines := strings.SplitAfter(strings.TrimSuffix(logs.String(), "\n"), "\n")
+	one := 1
+	var tail strings.Builder
+	err := d.client.MainLogChunks(ctx, "retry", sdk.MainLogsOptions{Tail: &one, Timestamps: true}, func(data []byte, at *time.Time) error {
+		if at == nil || time.Since(*at) > 10*time.Minute || at.After(time.Now()) {
+			t.Errorf("chunk %q written at %v", data, at)
+		}
+		tail.Write(data)
+		return nil
+	})
+	if err != nil || tail.String() != lines[len(lines)-1]+"\n" {
+		t.Errorf("tail 1 = %q, %v; want %q", tail.String(), err, lines[len(lines)-1])
+	}
+	var since strings.Builder
+	write := func(data []byte, _ *time.Time) error { since.Write(data); return nil }
+	if err := d.client.MainLogChunks(ctx, "retry", sdk.MainLogsOptions{Since: time.Now().Add(time.Minute)}, write); err != nil || since.Len() != 0 {
+		t.Errorf("since a minute ahead = %q, %v", since.String(), err)
+	}
+	if err := d.client.MainLogChunks(ctx, "retry", sdk.MainLogsOptions{Since: time.Now().Add(-time.Hour)}, write); err != nil || since.String() != logs.String() {
+		t.Errorf("since an hour ago = %q, %v", since.String(), err)
+	}
 
 	// An OOM kill of the main process is recorded as such.
 	d.create(sdk.CreateSandboxRequest{Name: "hog", MemoryMiB: 64, Entrypoint: []string{"awk", `BEGIN { s = "xxxxxxxxxxxxxxxx"; while (1) s = s s }`}})

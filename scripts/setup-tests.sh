@@ -22,6 +22,7 @@ packages=(
 	nodejs             # scripts/npm-install.sh and the SDK and compat tests
 	git                # integration/upgrade_test.go builds the previous release; git_test.go runs git http-backend; scripts/release.sh
 	python3 python3-httpx python3-websockets python3-pytest # the Python SDK, sdks/python, and its suite
+	python3-mypy python3-pip python3-setuptools python3-wheel # mypy --strict and the wheel test of sdks/python
 	chromium           # headless browser tests of the dashboard and the desktop's noVNC page
 	etcd-server        # the Kubernetes control plane of the cluster tests, scripts/build-kube.sh
 	mkdocs mkdocs-material # the documentation site: scripts/test.sh runs mkdocs build --strict

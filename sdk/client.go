@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Defaults used by FromEnv.
@@ -40,6 +41,7 @@ type Client struct {
 	http  *http.Client
 	roots *x509.CertPool // WithCACert; nil: the system's
 	err   error          // a bad option; every call returns it
+	retry RetryPolicy    // WithRetry; DefaultRetry
 }
 
 // Option configures a Client.
@@ -103,7 +105,7 @@ func NewClient(host, token string, opts ...Option) *Client {
 	if !strings.Contains(host, "://") {
 		host = "http://" + host
 	}
-	c := &Client{host: host, token: token, http: &http.Client{}}
+	c := &Client{host: host, token: token, http: &http.Client{}, retry: DefaultRetry}
 	for _, o := range opts {
 		o(c)
 	}
@@ -175,6 +177,23 @@ type request struct {
 // send performs req and returns the response when its status is 2xx; any
 // other status is decoded into an *APIError and the body closed.
 func (c *Client) send(ctx context.Context, req request) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := c.sendOnce(ctx, req)
+		wait, retry := c.retry.next(req, err, attempt)
+		if !retry {
+			return resp, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (c *Client) sendOnce(ctx context.Context, req request) (*http.Response, error) {
 	if c.err != nil {
 		return nil, c.err
 	}

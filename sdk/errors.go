@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // APIError is an error response from the daemon.
@@ -14,6 +15,13 @@ type APIError struct {
 	StatusCode int    // HTTP status; 0 for an error event inside a stream
 	Code       Code   // stable code such as CodeSandboxNotFound
 	Message    string // what went wrong, for a person
+	// RequestID is the daemon's id of the request (its X-Request-Id
+	// header), which its log and audit entries carry: quote it when
+	// reporting a problem. "" for an error event inside a stream.
+	RequestID string
+	// RetryAfter is how long the daemon asked to wait before trying again
+	// (its Retry-After header, on 429 and 503); 0 when it did not say.
+	RetryAfter time.Duration
 }
 
 func (e *APIError) Error() string {
@@ -28,7 +36,7 @@ const maxErrorBody = 64 << 10
 // readable error: its first line becomes the message.
 func decodeError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := &APIError{StatusCode: resp.StatusCode}
+	e := &APIError{StatusCode: resp.StatusCode, RequestID: resp.Header.Get(RequestIDHeader), RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
 	var er ErrorResponse
 	if json.Unmarshal(b, &er) == nil && er.Error.Code != "" {
 		e.Code, e.Message = er.Error.Code, er.Error.Message

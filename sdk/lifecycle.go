@@ -114,4 +114,7 @@ type LogLine struct {
 	Data []byte `json:"data,omitempty"`
 	// What failed ("error"); the stream ends after it.
 	Error *ErrorBody `json:"error,omitempty"`
+	// When the main process wrote Data, with timestamps=true; each chunk is then
+	// output of one write.
+	Time *time.Time `json:"time,omitempty"`
 }

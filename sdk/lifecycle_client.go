@@ -128,14 +128,52 @@ func eventsPath(idOrName string) string {
 // stdout and stderr together) to w. With follow it keeps copying until the
 // sandbox stops or ctx is done; a follow keeps the sandbox active.
 func (c *Client) MainLogs(ctx context.Context, idOrName string, follow bool, w io.Writer) error {
+	return c.MainLogChunks(ctx, idOrName, MainLogsOptions{Follow: follow}, func(data []byte, _ *time.Time) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// MainLogsOptions selects the main process's output for MainLogChunks; the
+// daemon applies them. The zero value sends all kept output and returns.
+type MainLogsOptions struct {
+	// Follow keeps the stream open until the sandbox stops or ctx is done.
+	Follow bool
+	// Tail, if set, sends only the last *Tail lines of the kept output (0: none, for
+	// following only what comes next).
+	Tail *int
+	// Since, if set, sends only output written at or after it.
+	Since time.Time
+	// Timestamps passes each chunk's write time to the callback; a chunk is
+	// then the output of one write by the process.
+	Timestamps bool
+}
+
+func (o MainLogsOptions) query() url.Values {
+	q := url.Values{}
+	if o.Follow {
+		q.Set("follow", "true")
+	}
+	if o.Tail != nil {
+		q.Set("tail", strconv.Itoa(*o.Tail))
+	}
+	if !o.Since.IsZero() {
+		q.Set("since", o.Since.UTC().Format(time.RFC3339Nano))
+	}
+	if o.Timestamps {
+		q.Set("timestamps", "true")
+	}
+	return q
+}
+
+// MainLogChunks calls fn with each chunk of the main process's output, and
+// with its write time when opts.Timestamps is set (else nil). An error from
+// fn ends the stream and is returned.
+func (c *Client) MainLogChunks(ctx context.Context, idOrName string, opts MainLogsOptions, fn func(data []byte, at *time.Time) error) error {
 	if err := checkName("sandbox id or name", idOrName); err != nil {
 		return err
 	}
-	q := url.Values{}
-	if follow {
-		q.Set("follow", "true")
-	}
-	resp, err := c.send(ctx, request{method: http.MethodGet, path: sandboxPath(idOrName, "/logs"), query: q})
+	resp, err := c.send(ctx, request{method: http.MethodGet, path: sandboxPath(idOrName, "/logs"), query: opts.query()})
 	if err != nil {
 		return err
 	}
@@ -154,7 +192,10 @@ func (c *Client) MainLogs(ctx context.Context, idOrName string, follow bool, w i
 		}
 		switch line.Type {
 		case "data":
-			if _, err := w.Write(line.Data); err != nil {
+			if !opts.Timestamps {
+				line.Time = nil
+			}
+			if err := fn(line.Data, line.Time); err != nil {
 				return err
 			}
 		case "end":

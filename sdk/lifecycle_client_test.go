@@ -73,3 +73,28 @@ func TestEventLineJSON(t *testing.T) {
 		t.Errorf("heartbeat %s", b)
 	}
 }
+
+// TestMainLogChunks: the options go to the daemon as its query, and each
+// chunk's time reaches the callback.
+func TestMainLogChunks(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/sandboxes/{id}/logs", func(w http.ResponseWriter, r *http.Request) {
+		if q := r.URL.RawQuery; q != "follow=true&since=2026-12-04T10%3A00%3A00Z&tail=0&timestamps=true" {
+			t.Errorf("logs query %q", q)
+		}
+		io.WriteString(w, `{"type":"data","data":"aGkK","time":"2026-12-04T10:00:01Z"}
+{"type":"end"}
+`)
+	})
+	c := newTestServer(t, mux)
+	since := time.Date(2026, 12, 4, 11, 0, 0, 0, time.FixedZone("CET", 3600))
+	var got []string
+	err := c.MainLogChunks(context.Background(), "box", MainLogsOptions{Follow: true, Tail: Ptr(0), Since: since, Timestamps: true},
+		func(data []byte, at *time.Time) error {
+			got = append(got, at.UTC().Format(time.RFC3339)+" "+string(data))
+			return nil
+		})
+	if err != nil || strings.Join(got, "|") != "2026-12-04T10:00:01Z hi\n" {
+		t.Errorf("MainLogChunks = %q, %v", got, err)
+	}
+}

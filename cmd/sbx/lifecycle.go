@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -318,15 +319,21 @@ func writeJSONLine(w io.Writer, v any) error {
 }
 
 func newLogsCmd(g *globals) *cobra.Command {
-	var follow bool
+	var (
+		follow, stamps bool
+		tail, since    string
+	)
 	cmd := &cobra.Command{
 		Use:   "logs NAME [PROCESS] [-f]",
 		Short: "Show the output of a sandbox's main process, or of a background process",
 		Long: `Show the output of the sandbox's main process (its --entrypoint), stdout and
 stderr together, kept on the host across stops; or, with PROCESS, of a
-background process. -f keeps following; following keeps the sandbox active.`,
+background process. -f keeps following; following keeps the sandbox active.
+--tail, --since and --timestamps apply to the main process's output; the
+daemon selects it.`,
 		Example: `  sbx logs web
-  sbx logs web -f
+  sbx logs web -f --tail 20
+  sbx logs web --since 5m --timestamps
   sbx logs web build-1 -f`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
@@ -336,7 +343,32 @@ background process. -f keeps following; following keeps the sandbox active.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output")
+	cmd.Flags().StringVarP(&tail, "tail", "n", "all", "show only the last N lines of the kept output")
+	cmd.Flags().StringVar(&since, "since", "", "show only output written since then: a duration back (5m, 1h30m) or an RFC 3339 time")
+	cmd.Flags().BoolVarP(&stamps, "timestamps", "t", false, "prefix each line with when it was written (RFC 3339, UTC)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		opts := sdk.MainLogsOptions{Follow: follow, Timestamps: stamps}
+		if tail != "all" {
+			n, err := strconv.Atoi(tail)
+			if err != nil || n < 0 {
+				return usagef("--tail takes a number of lines or all, not %q", tail)
+			}
+			opts.Tail = &n
+		}
+		if since != "" {
+			t, err := parseSince(since)
+			if err != nil {
+				return err
+			}
+			opts.Since = t
+		}
+		if len(args) == 2 {
+			for _, f := range []string{"tail", "since", "timestamps"} {
+				if cmd.Flags().Changed(f) {
+					return usagef("--%s applies to the main process's output, not to a background process's", f)
+				}
+			}
+		}
 		c, err := g.client()
 		if err != nil {
 			return err
@@ -346,9 +378,51 @@ background process. -f keeps following; following keeps the sandbox active.`,
 			_, err := c.ProcessLogs(ctx, args[0], args[1], sdk.LogsOptions{Follow: follow}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return err
 		}
-		return c.MainLogs(ctx, args[0], follow, cmd.OutOrStdout())
+		out := &stampWriter{w: cmd.OutOrStdout(), lineStart: true}
+		return c.MainLogChunks(ctx, args[0], opts, out.write)
 	}
 	return cmd
+}
+
+// parseSince reads --since: a duration back from now or an RFC 3339 time.
+func parseSince(v string) (time.Time, error) {
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now().Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, usagef("--since takes a duration back from now (5m, 1h30m) or an RFC 3339 time, not %q", v)
+}
+
+// stampWriter writes log chunks, with each line's write time before it
+// when the chunk has one (docker logs --timestamps' format).
+type stampWriter struct {
+	w         io.Writer
+	lineStart bool
+}
+
+func (s *stampWriter) write(data []byte, at *time.Time) error {
+	if at == nil {
+		_, err := s.w.Write(data)
+		return err
+	}
+	stamp := []byte(at.UTC().Format("2006-01-02T15:04:05.000000000Z") + " ")
+	var b []byte
+	for len(data) > 0 {
+		if s.lineStart {
+			b = append(b, stamp...)
+		}
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line = data[:i+1]
+		}
+		b = append(b, line...)
+		data = data[len(line):]
+		s.lineStart = line[len(line)-1] == '\n'
+	}
+	_, err := s.w.Write(b)
+	return err
 }
 
 // lifecycleLines adds a sandbox's policy and deadline to `sbx get`.

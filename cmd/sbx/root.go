@@ -82,7 +82,9 @@ $SBX_DATA_DIR/admin.token, default /var/lib/sbx/admin.token).`,
 		newGatewayCmd(), // gateway.go
 		newMCPCmd(g),    // mcp.go
 	)
-	setVersionFlag(root) // version.go
+	setVersionFlag(root)    // version.go
+	addCompletions(root, g) // completion.go
+	addFormatFlags(root)    // format_template.go
 	return root
 }
 
@@ -122,11 +124,15 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// outputFlag is the -o/--output flag of commands that print sandboxes or images.
-type outputFlag struct{ format string }
+// outputFlag is the -o/--output flag of commands that print sandboxes or
+// images, and the --format that some of them take (format_template.go).
+type outputFlag struct {
+	format string
+	cmd    *cobra.Command
+}
 
 func addOutputFlag(cmd *cobra.Command) *outputFlag {
-	o := &outputFlag{}
+	o := &outputFlag{cmd: cmd}
 	cmd.Flags().StringVarP(&o.format, "output", "o", "text", "output format: text or json")
 	return o
 }
@@ -135,15 +141,35 @@ func addOutputFlag(cmd *cobra.Command) *outputFlag {
 func (o *outputFlag) check() error {
 	switch o.format {
 	case "json", "text", "table", "":
-		return nil
+	default:
+		return usagef("unknown output format %q: use text or json", o.format)
 	}
-	return usagef("unknown output format %q: use text or json", o.format)
+	_, err := o.template()
+	return err
 }
 
-// print writes v as JSON, or calls text for the human format.
+// template is the command's --format, nil when it has none.
+func (o *outputFlag) template() (*itemTemplate, error) {
+	if o.cmd == nil {
+		return nil, nil
+	}
+	f := o.cmd.Flags().Lookup("format")
+	if f == nil || f.Value.String() == "" {
+		return nil, nil
+	}
+	if o.cmd.Flags().Changed("output") {
+		return nil, usagef("--format and -o do not go together")
+	}
+	return parseFormat(f.Value.String())
+}
+
+// print writes v as JSON, with --format, or calls text for the human format.
 func (o *outputFlag) print(w io.Writer, v any, text func(io.Writer) error) error {
 	if err := o.check(); err != nil {
 		return err
+	}
+	if t, _ := o.template(); t != nil {
+		return t.execute(w, v)
 	}
 	if o.format == "json" {
 		return writeJSON(w, v)

@@ -121,8 +121,8 @@ As with docker ps, --filter state=STATE (or status=STATE) and
 		if err := out.check(); err != nil {
 			return err
 		}
-		if quiet && cmd.Flags().Changed("output") {
-			return usagef("-q and -o do not go together")
+		if quiet && (cmd.Flags().Changed("output") || cmd.Flags().Changed("format")) {
+			return usagef("-q goes with neither -o nor --format")
 		}
 		for _, f := range filters {
 			key, value, _ := strings.Cut(f, "=")

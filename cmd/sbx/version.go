@@ -20,7 +20,7 @@ func newVersionCmd() *cobra.Command {
 SDKs), the commit it was built from (whether the tree had uncommitted changes,
 the commit's time, as the Go toolchain embedded them), the Go version it was
 built with, and the first line of --version of the runc on PATH and of the
-runsc sbx serve runs by default: sbx's own (/usr/local/lib/sbx/runsc or the
+runsc sbx serve runs: $SBX_RUNSC if set, else sbx's own (/usr/local/lib/sbx/runsc or the
 package's /usr/lib/sbx/runsc), else the one on PATH ("not found" when
 missing). sbx --version prints the same text.`,
 		Example: `  sbx version

@@ -35,6 +35,9 @@ var (
 	// mainRestartMax bounds the wait between restarts, which doubles from
 	// one second while the process keeps failing within a minute.
 	mainRestartMax = 30 * time.Second
+	// logTimeEvery is how far apart the write times kept beside main.log
+	// are at least: writes closer together share the first one's record.
+	logTimeEvery = time.Millisecond
 )
 
 // startMain starts supervising the main process named in the environment,
@@ -179,23 +182,29 @@ func (s *server) isClosing() bool {
 }
 
 // rotatingLog appends to path and, when it would grow past max, moves it
-// to path.1 (replacing the older one) and starts afresh.
+// to path.1 (replacing the older one) and starts afresh. Beside it it keeps
+// when the writes happened (agentapi.LogTimesSuffix), which is rotated with
+// it, and also when it reaches max/32: many tiny writes must not fill the
+// run directory (internal/runtime/rundir.go) with records.
 type rotatingLog struct {
 	path string
 	max  int64
 
-	mu   sync.Mutex
-	f    *os.File
-	size int64
+	mu        sync.Mutex
+	f         *os.File
+	times     *os.File // path + agentapi.LogTimesSuffix
+	size      int64
+	timesSize int64
+	lastTime  time.Time // of the newest record
 }
 
 func (l *rotatingLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f != nil && l.size+int64(len(p)) > l.max && l.size > 0 {
-		l.f.Close()
-		l.f = nil
+	if l.f != nil && (l.size+int64(len(p)) > l.max && l.size > 0 || l.max >= 32 && l.timesSize >= l.max/32) {
+		l.closeFiles()
 		os.Rename(l.path, l.path+".1")
+		os.Rename(l.path+agentapi.LogTimesSuffix, l.path+".1"+agentapi.LogTimesSuffix)
 	}
 	if l.f == nil {
 		f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -207,7 +216,26 @@ func (l *rotatingLog) Write(p []byte) (int, error) {
 			f.Close()
 			return 0, err
 		}
-		l.f, l.size = f, fi.Size()
+		times, err := os.OpenFile(l.path+agentapi.LogTimesSuffix, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			f.Close()
+			return 0, err
+		}
+		ti, err := times.Stat()
+		if err != nil {
+			f.Close()
+			times.Close()
+			return 0, err
+		}
+		l.f, l.times, l.size, l.timesSize, l.lastTime = f, times, fi.Size(), ti.Size(), time.Time{}
+	}
+	// The record goes first, so every byte in the log has one.
+	if now := time.Now(); l.lastTime.IsZero() || now.Sub(l.lastTime) >= logTimeEvery {
+		if err := agentapi.AppendLogTime(l.times, agentapi.LogTime{Offset: l.size, Time: now}); err != nil {
+			return 0, err
+		}
+		l.timesSize += agentapi.LogTimeSize
+		l.lastTime = now
 	}
 	n, err := l.f.Write(p)
 	l.size += int64(n)
@@ -220,7 +248,12 @@ func (l *rotatingLog) Close() error {
 	if l.f == nil {
 		return nil
 	}
+	return l.closeFiles()
+}
+
+func (l *rotatingLog) closeFiles() error {
 	err := l.f.Close()
-	l.f = nil
+	l.times.Close()
+	l.f, l.times = nil, nil
 	return err
 }

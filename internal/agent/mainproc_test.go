@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,8 @@ func TestMainNotFound(t *testing.T) {
 }
 
 func TestRotatingLog(t *testing.T) {
+	defer func(d time.Duration) { logTimeEvery = d }(logTimeEvery)
+	logTimeEvery = 0
 	p := filepath.Join(t.TempDir(), "main.log")
 	l := &rotatingLog{path: p, max: 10}
 	for _, s := range []string{"123456", "7890", "abcdef", "gh"} {
@@ -77,5 +80,51 @@ func TestRotatingLog(t *testing.T) {
 	old, _ := os.ReadFile(p + ".1")
 	if string(old) != "1234567890" || string(cur) != "abcdefgh" {
 		t.Errorf("rotated %q, current %q", old, cur)
+	}
+	// Each file has its own index of when each write began, rotated with it.
+	for file, want := range map[string][]int64{p + ".1": {0, 6}, p: {0, 6}} {
+		b, err := os.ReadFile(file + agentapi.LogTimesSuffix)
+		if err != nil || len(b)%agentapi.LogTimeSize != 0 {
+			t.Fatal(len(b), err)
+		}
+		var offs []int64
+		for ; len(b) > 0; b = b[agentapi.LogTimeSize:] {
+			r := agentapi.DecodeLogTime(b)
+			offs = append(offs, r.Offset)
+			if time.Since(r.Time) > time.Hour || r.Time.After(time.Now()) {
+				t.Errorf("%s: record time %v", file, r.Time)
+			}
+		}
+		if fmt.Sprint(offs) != fmt.Sprint(want) {
+			t.Errorf("%s: offsets %v, want %v", file, offs, want)
+		}
+	}
+}
+
+// TestRotatingLogBoundsTimes: writes closer together than logTimeEvery
+// share a record, and a log of many records rotates at max/32 of them, so
+// write times never fill the run directory.
+func TestRotatingLogBoundsTimes(t *testing.T) {
+	defer func(d time.Duration) { logTimeEvery = d }(logTimeEvery)
+	p := filepath.Join(t.TempDir(), "main.log")
+	logTimeEvery = time.Hour
+	l := &rotatingLog{path: p, max: 32 * agentapi.LogTimeSize * 4} // 4 records
+	for range 10 {
+		l.Write([]byte("x"))
+	}
+	if b, _ := os.ReadFile(p + agentapi.LogTimesSuffix); len(b) != agentapi.LogTimeSize {
+		t.Errorf("10 writes within logTimeEvery kept %d bytes of times, want one record", len(b))
+	}
+	logTimeEvery = 0
+	for range 5 {
+		l.Write([]byte("y"))
+	}
+	l.Close()
+	cur, _ := os.ReadFile(p)
+	old, _ := os.ReadFile(p + ".1")
+	times, _ := os.ReadFile(p + agentapi.LogTimesSuffix)
+	oldTimes, _ := os.ReadFile(p + ".1" + agentapi.LogTimesSuffix)
+	if string(old) != "xxxxxxxxxxyyy" || string(cur) != "yy" || len(oldTimes) != 4*agentapi.LogTimeSize || len(times) != 2*agentapi.LogTimeSize {
+		t.Errorf("rotated %q (%d bytes of times), current %q (%d)", old, len(oldTimes), cur, len(times))
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/sbxhq/sbx/sdk"
 )
 
 // Every request gets a request id: the caller's X-Request-Id when it is
@@ -23,7 +25,7 @@ import (
 // query holds tokens and signatures, and no header is logged at all.
 
 // RequestIDHeader is the header that carries a request's id both ways.
-const RequestIDHeader = "X-Request-Id"
+const RequestIDHeader = sdk.RequestIDHeader
 
 // maxRequestID bounds an accepted incoming request id.
 const maxRequestID = 128

@@ -28,6 +28,7 @@ type fakeSandboxes struct {
 	ensureCreates bool      // Ensure succeeds for any name
 	endState      sdk.State // what InstanceEnd answers
 	endReason     string
+	mainLog       string // what MainLogPath answers; "": a path that does not exist
 }
 
 func newFake() *fakeSandboxes {
@@ -93,6 +94,9 @@ func (f *fakeSandboxes) Events(ctx context.Context, id string, after int64, limi
 func (f *fakeSandboxes) EventsChanged() <-chan struct{} { return make(chan struct{}) }
 func (f *fakeSandboxes) Closed() <-chan struct{}        { return f.closed }
 func (f *fakeSandboxes) MainLogPath(sb *store.Sandbox) (string, error) {
+	if f.mainLog != "" {
+		return f.mainLog, nil
+	}
 	return "/nonexistent/sbx-api-test/main.log", nil
 }
 func (f *fakeSandboxes) Hold(ctx context.Context, id string) func() { f.holds++; return func() {} }

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -212,6 +211,10 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	opts, err := parseMainLogOptions(r, time.Now())
+	if err != nil {
+		return err
+	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
@@ -220,23 +223,39 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ns := agentapi.NewWriter(w)
-	if prev, err := sandbox.OpenLogFile(path + ".1"); err == nil {
-		ok := copyLog(ns, prev)
-		prev.Close()
-		if !ok {
-			return nil
-		}
+	// The log may not exist yet (the main process has not started) nor
+	// have been rotated; files holds those that do, oldest first.
+	var files []*mainLogFile
+	prev := openMainLog(path + ".1")
+	if prev != nil {
+		defer prev.Close()
+		files = append(files, prev)
 	}
-	// The log may not exist yet: the main process has not started.
-	cur, _ := sandbox.OpenLogFile(path)
+	cur := openMainLog(path)
 	defer func() {
 		if cur != nil {
 			cur.Close()
 		}
 	}()
-	if cur != nil && !copyLog(ns, cur) {
-		return nil
+	if cur != nil {
+		files = append(files, cur)
+	}
+	if err := opts.checkTimes(files); err != nil {
+		return err
+	}
+	if !opts.since.IsZero() {
+		for _, l := range files {
+			l.skipBefore(opts.since)
+		}
+	}
+	if opts.tail >= 0 {
+		tailFrom(files, opts.tail)
+	}
+	ns := agentapi.NewWriter(w)
+	for _, l := range files {
+		if !l.send(ns, opts.stamps) {
+			return nil
+		}
 	}
 	if !follow {
 		ns.Send(sdk.LogLine{Type: "end"})
@@ -258,13 +277,13 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		case <-poll.C:
 		}
-		if cur != nil && !copyLog(ns, cur) {
+		if cur != nil && !cur.send(ns, opts.stamps) {
 			return nil
 		}
 		// After a rotation the name points at a new file: finish the old
 		// one (done above), then follow the new one from its start.
-		if next, err := sandbox.OpenLogFile(path); err == nil {
-			if cur != nil && sameFile(cur, next) {
+		if next := openMainLog(path); next != nil {
+			if cur != nil && sameFile(cur.f, next.f) {
 				next.Close()
 			} else {
 				if cur != nil {
@@ -277,7 +296,7 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 		now, err := s.sandboxes.Get(r.Context(), sb.ID)
 		if err != nil || !instanceMayWrite(sdk.State(now.State)) {
 			if cur != nil {
-				copyLog(ns, cur)
+				cur.send(ns, opts.stamps)
 			}
 			ns.Send(sdk.LogLine{Type: "end"})
 			return nil
@@ -300,20 +319,6 @@ func sameFile(a, b *os.File) bool {
 	ai, err1 := a.Stat()
 	bi, err2 := b.Stat()
 	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
-}
-
-// copyLog sends what f holds from its offset on as data lines.
-func copyLog(ns *agentapi.Writer, f *os.File) bool {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := f.Read(buf)
-		if n > 0 && !ns.Send(sdk.LogLine{Type: "data", Data: buf[:n]}) {
-			return false
-		}
-		if err != nil || n == 0 {
-			return errors.Is(err, io.EOF) || err == nil
-		}
-	}
 }
 
 func errorBody(err error) *sdk.ErrorBody {

@@ -190,6 +190,9 @@ func (s *Server) routes() []route {
 			handler: s.mainLogs, scope: auth.ScopeSandboxesRead, passive: true,
 			query: []param{
 				{"follow", "boolean", "keep streaming new output"},
+				{"tail", "string", "only the last N lines of the kept output (a whole number, or all)"},
+				{"since", "string", "only output written since then: a duration back from now (5m), an RFC 3339 time or Unix seconds"},
+				{"timestamps", "boolean", "send when each chunk was written, in its time field"},
 			},
 			status: 200, response: ndjson{}, events: sdk.LogLine{},
 		},

@@ -36,6 +36,11 @@ func checkRunc(ctx context.Context, h Host, _ Config) Result {
 // if installed, else Debian's on PATH, which it falls back to with a
 // warning (runtime.FindRunsc).
 func checkRunsc(ctx context.Context, h Host, _ Config) Result {
+	if h.Runsc != "" {
+		r := programCheck(ctx, h, h.Runsc, false, "SBX_RUNSC names it: sandboxes of class gvisor cannot be created", "--version")
+		r.Check = "runsc"
+		return r
+	}
 	if h.BundledRunsc == "" {
 		return programCheck(ctx, h, "runsc", false, "without it sandboxes of class gvisor cannot be created", "--version")
 	}

@@ -62,6 +62,9 @@ type Host struct {
 	// BundledRunsc is where sbx's own runsc is installed
 	// (runtime.OwnRunsc); "" checks runsc on PATH alone.
 	BundledRunsc string
+	// Runsc is the runsc sbx serve is told to run (SBX_RUNSC, as serve
+	// reads it); it wins over BundledRunsc and PATH.
+	Runsc string
 }
 
 // LocalHost is this machine.
@@ -78,6 +81,7 @@ func LocalHost() Host {
 		Now:          time.Now,
 		ClockSynced:  clockSynced,
 		BundledRunsc: runtime.OwnRunsc(),
+		Runsc:        os.Getenv("SBX_RUNSC"),
 	}
 }
 

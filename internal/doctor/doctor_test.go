@@ -59,6 +59,15 @@ func TestRunscPrefersSbxOwn(t *testing.T) {
 	if v := Version(context.Background(), h); v.Runsc != h.BundledRunsc+": runsc version release-20260905" {
 		t.Errorf("Version: runsc %q, want sbx's own %s", v.Runsc, h.BundledRunsc)
 	}
+	// SBX_RUNSC, which sbx serve runs instead, wins for both.
+	h.Runsc = filepath.Join(t.TempDir(), "my-runsc")
+	writeExec(t, h.Runsc, "#!/bin/sh\necho 'runsc version mine'\n")
+	if r := checkRunsc(context.Background(), h, fakeConfig(t)); r.Status != OK || r.Check != "runsc" || r.Detail != h.Runsc+": runsc version mine" {
+		t.Errorf("runsc check with SBX_RUNSC: %+v", r)
+	}
+	if v := Version(context.Background(), h); v.Runsc != h.Runsc+": runsc version mine" {
+		t.Errorf("Version with SBX_RUNSC: runsc %q", v.Runsc)
+	}
 }
 
 func fakeConfig(t *testing.T) Config {

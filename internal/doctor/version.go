@@ -28,7 +28,9 @@ func Version(ctx context.Context, h Host) VersionInfo {
 	v := versionOf(bi)
 	v.Runc = programVersion(ctx, h, "runc")
 	runsc := "runsc" // Debian's, which sbx serve falls back to
-	if _, err := h.LookPath(h.BundledRunsc); h.BundledRunsc != "" && err == nil {
+	if h.Runsc != "" {
+		runsc = h.Runsc // SBX_RUNSC, which serve runs instead
+	} else if _, err := h.LookPath(h.BundledRunsc); h.BundledRunsc != "" && err == nil {
 		runsc = h.BundledRunsc // what sbx serve runs by default (runtime.FindRunsc), as checkRunsc says
 	}
 	v.Runsc = programVersion(ctx, h, runsc)

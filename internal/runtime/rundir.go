@@ -15,8 +15,9 @@ import (
 // (issue 13.2). The directory is writable from inside and lives on the host,
 // so without a cap code inside could fill the host's data disk through it. It
 // holds the agent socket, the main process's log (two files of at most 8 MiB,
-// see agentapi.MainLogFile), the agent's own log (two of at most 1 MiB) and the
-// exit marker, with room to spare. A tenant that fills it only loses its own
+// see agentapi.MainLogFile) and its write times (two of at most 256 KiB,
+// internal/agent/mainproc.go), the agent's own log (two of at most 1 MiB) and
+// the exit marker, with room to spare. A tenant that fills it only loses its own
 // logs.
 const RunDirMiB = 20
 

@@ -9,6 +9,24 @@ export interface ConnectionOptions {
   apiKey?: string;
   /** Limit for each request that is not a stream, in ms (default 60000; 0: none). */
   requestTimeoutMs?: number;
+  /**
+   * How often an idempotent call (GET, HEAD, PUT, DELETE) answered 429 or 503
+   * is tried again (default 3; 0: never). It waits as the answer's Retry-After
+   * says, else 500 ms doubling; a server WAIT_TIMEOUT is never retried.
+   */
+  maxRetries?: number;
+  /** The longest wait between retries, in ms (default 30000): a longer Retry-After throws at once. */
+  maxRetryWaitMs?: number;
+}
+
+const idempotent = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+
+/** retryAfterMs reads a Retry-After header (seconds or an HTTP date); undefined without one. */
+export function retryAfterMs(v: string | null): number | undefined {
+  if (!v) return undefined;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - Date.now());
 }
 
 /** Per-call options: an AbortSignal and/or a client-side timeout. */
@@ -33,11 +51,15 @@ export class ApiClient {
   readonly apiUrl: string;
   readonly apiKey: string;
   readonly requestTimeoutMs: number;
+  readonly maxRetries: number;
+  readonly maxRetryWaitMs: number;
 
   constructor(opts: ConnectionOptions = {}) {
     this.apiUrl = (opts.apiUrl ?? process.env.SBX_HOST ?? "http://127.0.0.1:7423").replace(/\/+$/, "");
     this.apiKey = opts.apiKey ?? process.env.SBX_TOKEN ?? readAdminToken();
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 60_000;
+    this.maxRetries = opts.maxRetries ?? 3;
+    this.maxRetryWaitMs = opts.maxRetryWaitMs ?? 30_000;
   }
 
   url(path: string, query?: Query): string {
@@ -53,8 +75,28 @@ export class ApiClient {
     return this.apiKey ? { Authorization: "Bearer " + this.apiKey } : {};
   }
 
-  /** request sends one request and returns the response, or throws the typed error it answered. */
+  /** request sends one request (retrying as ConnectionOptions.maxRetries says) and returns the response, or throws the typed error it answered. */
   async request(method: string, path: string, init: RequestInit2 = {}): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce(method, path, init);
+      } catch (err) {
+        const wait = this.retryWait(method, err, attempt);
+        if (wait === undefined) throw err;
+        await new Promise((r) => setTimeout(r, wait));
+        if (init.signal?.aborted) throw init.signal.reason;
+      }
+    }
+  }
+
+  private retryWait(method: string, err: unknown, attempt: number): number | undefined {
+    if (!(err instanceof SbxError) || attempt >= this.maxRetries || !idempotent.has(method.toUpperCase())) return undefined;
+    if ((err.status !== 429 && err.status !== 503) || err.code === "WAIT_TIMEOUT") return undefined;
+    const wait = err.retryAfterMs ?? Math.min(500 * 2 ** attempt, this.maxRetryWaitMs);
+    return wait <= this.maxRetryWaitMs ? wait : undefined;
+  }
+
+  private async requestOnce(method: string, path: string, init: RequestInit2): Promise<Response> {
     const headers: Record<string, string> = { ...this.authHeaders };
     let body: BodyInit | undefined;
     if (init.json !== undefined) {
@@ -82,7 +124,9 @@ export class ApiClient {
       } catch {
         parsed = { error: { message: text.slice(0, 200) } };
       }
-      throw errorFrom(resp.status, parsed, resp.headers.get("x-request-id") ?? undefined);
+      const e = errorFrom(resp.status, parsed, resp.headers.get("x-request-id") ?? undefined);
+      e.retryAfterMs = retryAfterMs(resp.headers.get("retry-after"));
+      throw e;
     }
     if (!init.stream) {
       // The body is read by the caller at once; the timer covers that too.

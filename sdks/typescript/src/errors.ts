@@ -2,6 +2,9 @@ import type { ErrorCode } from "./types.js";
 
 /** Every error of the API: status, the stable error code, the request id. */
 export class SbxError extends Error {
+  /** How long the daemon asked to wait before trying again (its Retry-After, on 429 and 503), in ms. */
+  retryAfterMs?: number;
+
   constructor(
     message: string,
     readonly status: number,

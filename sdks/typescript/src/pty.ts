@@ -1,6 +1,5 @@
-import WebSocket from "ws";
 import type { ApiClient, CallOptions } from "./client.js";
-import { errorFrom } from "./errors.js";
+import { openSocket, type Socket, type SocketHandlers } from "./socket.js";
 import type { PtyControl, PtyInfo } from "./types.js";
 
 export interface PtyOptions extends CallOptions {
@@ -30,26 +29,11 @@ export class Pty {
   }
 
   /** connect attaches to a running terminal; recent output is replayed first. */
-  connect(id: string, opts: { onData?: (data: Uint8Array) => void } = {}): Promise<PtyHandle> {
+  async connect(id: string, opts: { onData?: (data: Uint8Array) => void } = {}): Promise<PtyHandle> {
     const url = this.api.url(this.path + "/ptys/" + encodeURIComponent(id) + "/attach").replace(/^http/, "ws");
-    const ws = new WebSocket(url, { headers: this.api.authHeaders });
-    return new Promise((resolve, reject) => {
-      ws.once("unexpected-response", (_req, res) => {
-        let body = "";
-        res.on("data", (c: Buffer) => (body += c));
-        res.on("end", () => {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(body);
-          } catch {
-            parsed = {};
-          }
-          reject(errorFrom(res.statusCode ?? 0, parsed));
-        });
-      });
-      ws.once("error", reject);
-      ws.once("open", () => resolve(new PtyHandle(id, ws, this.api, this.path, opts.onData)));
-    });
+    const handle = new PtyHandle(id, this.api, this.path, opts.onData);
+    handle.attach(await openSocket(url, this.api.authHeaders, handle.handlers));
+    return handle;
   }
 
   /** kill ends every process of the terminal's session. */
@@ -64,43 +48,48 @@ export class PtyHandle {
   private waiters: (() => void)[] = [];
   private exitInfo?: PtyControl;
   private closed = false;
-  private readonly exited: Promise<PtyControl>;
+  private ws?: Socket;
+  private resolveExit!: (c: PtyControl) => void;
+  private readonly exited = new Promise<PtyControl>((r) => (this.resolveExit = r));
 
   constructor(
     readonly id: string,
-    private readonly ws: WebSocket,
     private readonly api: ApiClient,
     private readonly path: string,
-    onData?: (data: Uint8Array) => void,
-  ) {
-    this.exited = new Promise((resolve) => {
-      ws.on("message", (data: Buffer, isBinary: boolean) => {
-        if (!isBinary) {
-          const ctl = JSON.parse(data.toString()) as PtyControl;
-          if (ctl.type === "exit") this.exitInfo = ctl;
-          return;
-        }
-        const bytes = new Uint8Array(data);
-        if (onData) onData(bytes);
-        else this.chunks.push(bytes); // for output(); with onData nothing is kept
-        this.wake();
-      });
-      ws.on("close", () => {
-        this.closed = true;
-        this.wake();
-        resolve(this.exitInfo ?? { type: "exit" });
-      });
-    });
+    private readonly onData?: (data: Uint8Array) => void,
+  ) {}
+
+  /** @internal */
+  readonly handlers: SocketHandlers = {
+    onText: (text) => {
+      const ctl = JSON.parse(text) as PtyControl;
+      if (ctl.type === "exit") this.exitInfo = ctl;
+    },
+    onBinary: (bytes) => {
+      if (this.onData) this.onData(bytes);
+      else this.chunks.push(bytes); // for output(); with onData nothing is kept
+      this.wake();
+    },
+    onClose: () => {
+      this.closed = true;
+      this.wake();
+      this.resolveExit(this.exitInfo ?? { type: "exit" });
+    },
+  };
+
+  /** @internal */
+  attach(ws: Socket): void {
+    this.ws = ws;
   }
 
   /** write types data into the terminal. */
   write(data: string | Uint8Array): void {
-    this.ws.send(typeof data === "string" ? Buffer.from(data) : data, { binary: true });
+    this.ws!.send(typeof data === "string" ? new TextEncoder().encode(data) : data);
   }
 
   /** resize sets the terminal's size. */
   resize(cols: number, rows: number): void {
-    this.ws.send(JSON.stringify({ type: "resize", cols, rows }));
+    this.ws!.send(JSON.stringify({ type: "resize", cols, rows }));
   }
 
   /** output yields the terminal's bytes until it exits or is detached (without onData). */
@@ -123,13 +112,13 @@ export class PtyHandle {
 
   /** disconnect detaches; the program keeps running. */
   disconnect(): void {
-    this.ws.close();
+    this.ws!.close();
   }
 
   /** kill ends the terminal's programs and detaches. */
   async kill(): Promise<void> {
     await this.api.request("DELETE", this.path + "/ptys/" + encodeURIComponent(this.id));
-    this.ws.close();
+    this.ws!.close();
   }
 
   private wake(): void {

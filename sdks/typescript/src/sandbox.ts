@@ -18,6 +18,11 @@ import type {
   UpdateSandboxRequest,
 } from "./types.js";
 
+// Symbol.asyncDispose (Node 20.4 and later); the name TypeScript's own
+// downlevel `await using` falls back to elsewhere.
+const asyncDispose: typeof Symbol.asyncDispose =
+  Symbol.asyncDispose ?? (Symbol.for("Symbol.asyncDispose") as typeof Symbol.asyncDispose);
+
 export type CreateOptions = CreateSandboxRequest & ConnectionOptions & CallOptions;
 
 /** A sandbox: an isolated machine with commands, files, processes, terminals and code contexts. */
@@ -53,8 +58,8 @@ export class Sandbox {
 
   /** create creates and starts a sandbox (image "base" unless told). */
   static async create(opts: CreateOptions = {}): Promise<Sandbox> {
-    const { apiUrl, apiKey, requestTimeoutMs, signal, ...req } = opts;
-    const api = new ApiClient({ apiUrl, apiKey, requestTimeoutMs });
+    const { apiUrl, apiKey, requestTimeoutMs, maxRetries, maxRetryWaitMs, signal, ...req } = opts;
+    const api = new ApiClient({ apiUrl, apiKey, requestTimeoutMs, maxRetries, maxRetryWaitMs });
     return new Sandbox(api, await api.json<SandboxInfo>("POST", "/v1/sandboxes", { json: req, signal, stream: true }));
   }
 
@@ -119,6 +124,14 @@ export class Sandbox {
 
   stats(opts: CallOptions = {}): Promise<SandboxStats> {
     return this.api.json<SandboxStats>("GET", this.path + "/stats", opts);
+  }
+
+  /**
+   * Deletes the sandbox at the end of an `await using` block:
+   * `await using sb = await Sandbox.create();`.
+   */
+  async [asyncDispose](): Promise<void> {
+    await this.kill();
   }
 
   /** kill deletes the sandbox and everything in it. */

@@ -5811,6 +5811,11 @@ export interface components {
             /** @description Not sent by this version of the daemon. */
             offset?: number;
             /**
+             * Format: date-time
+             * @description When the main process wrote Data, with timestamps=true; each chunk is then output of one write.
+             */
+            time?: string;
+            /**
              * @description "data" (output in data), "heartbeat" (keeps a followed stream open), "end" (all output read, without follow, or the sandbox stopped) or "error".
              * @enum {string}
              */
@@ -12561,6 +12566,12 @@ export interface operations {
             query?: {
                 /** @description keep streaming new output */
                 follow?: boolean;
+                /** @description only the last N lines of the kept output (a whole number, or all) */
+                tail?: string;
+                /** @description only output written since then: a duration back from now (5m), an RFC 3339 time or Unix seconds */
+                since?: string;
+                /** @description send when each chunk was written, in its time field */
+                timestamps?: boolean;
             };
             header?: never;
             path: {

@@ -4,10 +4,12 @@ import asyncio
 import base64
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Union
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, Coroutine, Dict, List, Optional, Tuple, TypeVar, Union, cast
 from urllib.parse import quote
 
-import websockets
+import httpx
+from websockets.client import WebSocketClientProtocol, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatusCode
 
 from . import types as t
 from ._desktop import Desktop
@@ -90,7 +92,10 @@ def _event(ev: Dict[str, Any]) -> CommandEvent:
                         ev.get("timedOut", False), ev)
 
 
-async def _within(seconds: Optional[float], coro):
+T = TypeVar("T")
+
+
+async def _within(seconds: Optional[float], coro: Coroutine[Any, Any, T]) -> T:
     """A client-side limit on a whole call: sbx.TimeoutError after seconds."""
     if seconds is None:
         return await coro
@@ -120,7 +125,9 @@ class Commands:
                                  r["durationMs"], r["truncated"])
         return await _within(request_timeout, self._run_streamed(cmd, cwd, env, stdin, timeout, on_stdout, on_stderr))
 
-    async def _run_streamed(self, cmd, cwd, env, stdin, timeout, on_stdout, on_stderr) -> CommandResult:
+    async def _run_streamed(self, cmd: Cmd, cwd: Optional[str], env: Optional[Dict[str, str]], stdin: Optional[str],
+                            timeout: Optional[float], on_stdout: Optional[Callable[[str], Any]],
+                            on_stderr: Optional[Callable[[str], Any]]) -> CommandResult:
         out: List[str] = []
         err: List[str] = []
         events = self.stream(cmd, cwd=cwd, env=env, stdin=stdin, timeout=timeout)
@@ -139,7 +146,8 @@ class Commands:
             await events.aclose()
         raise SbxError("the command's stream ended without an exit event", 0, "STREAM_ENDED")
 
-    async def stream(self, cmd: Cmd, *, cwd=None, env=None, stdin=None, timeout=None) -> AsyncIterator[CommandEvent]:
+    async def stream(self, cmd: Cmd, *, cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+                     stdin: Optional[str] = None, timeout: Optional[float] = None) -> AsyncGenerator[CommandEvent, None]:
         """stream yields the command's events: start, stdout/stderr chunks in order, then exit."""
         body = _drop_none({**_cmd_body(cmd), "cwd": cwd, "env": env, "stdin": stdin, "timeoutSeconds": timeout})
         async for ev in self._api.ndjson("POST", self._path + "/exec", query={"stream": True}, json_body=body):
@@ -154,7 +162,7 @@ class Files:
         self._api, self._path = api, path
 
     async def write(self, path: str, data: Union[str, bytes], *, mode: Optional[str] = None) -> "t.FileInfo":
-        return await self._api.json("PUT", self._path + "/files", query={"path": path, "mode": mode}, content=data)
+        return cast("t.FileInfo", await self._api.json("PUT", self._path + "/files", query={"path": path, "mode": mode}, content=data))
 
     async def read(self, path: str, *, format: str = "text") -> Union[str, bytes]:
         """read returns the file as text, or with format="bytes" as bytes."""
@@ -162,10 +170,10 @@ class Files:
         return resp.content if format == "bytes" else resp.content.decode()
 
     async def list(self, path: str, *, depth: Optional[int] = None) -> List["t.FileInfo"]:
-        return await self._api.json("GET", self._path + "/files/list", query={"path": path, "depth": depth})
+        return cast(List["t.FileInfo"], await self._api.json("GET", self._path + "/files/list", query={"path": path, "depth": depth}))
 
     async def stat(self, path: str) -> "t.FileInfo":
-        return await self._api.json("GET", self._path + "/files/stat", query={"path": path})
+        return cast("t.FileInfo", await self._api.json("GET", self._path + "/files/stat", query={"path": path}))
 
     async def exists(self, path: str) -> bool:
         try:
@@ -180,10 +188,10 @@ class Files:
         await self._api.request("DELETE", self._path + "/files", query={"path": path, "recursive": recursive or None})
 
     async def make_dir(self, path: str, *, parents: bool = True) -> "t.FileInfo":
-        return await self._api.json("POST", self._path + "/files/mkdir", json_body={"path": path, "parents": parents})
+        return cast("t.FileInfo", await self._api.json("POST", self._path + "/files/mkdir", json_body={"path": path, "parents": parents}))
 
     async def move(self, src: str, dst: str, *, overwrite: bool = False) -> "t.FileInfo":
-        return await self._api.json("POST", self._path + "/files/move", json_body={"from": src, "to": dst, "overwrite": overwrite})
+        return cast("t.FileInfo", await self._api.json("POST", self._path + "/files/move", json_body={"from": src, "to": dst, "overwrite": overwrite}))
 
     async def watch(self, path: str, *, recursive: bool = False, include: Optional[List[str]] = None,
                     exclude: Optional[List[str]] = None) -> AsyncIterator["t.WatchEvent"]:
@@ -196,7 +204,7 @@ class Files:
             if ev["type"] == "error":
                 err = ev.get("error") or {}
                 raise SbxError(f"{err.get('code')}: {err.get('message')}", 0, err.get("code", "STREAM_ERROR"))
-            yield ev
+            yield cast("t.WatchEvent", ev)
 
 
 class Processes:
@@ -208,15 +216,16 @@ class Processes:
     def _p(self, pid: str) -> str:
         return self._path + "/processes/" + quote(pid, safe="")
 
-    async def start(self, cmd: Cmd, *, id: Optional[str] = None, cwd=None, env=None, timeout=None) -> "t.Process":
+    async def start(self, cmd: Cmd, *, id: Optional[str] = None, cwd: Optional[str] = None,
+                    env: Optional[Dict[str, str]] = None, timeout: Optional[float] = None) -> "t.Process":
         body = _drop_none({**_cmd_body(cmd), "id": id, "cwd": cwd, "env": env, "timeoutSeconds": timeout})
-        return await self._api.json("POST", self._path + "/processes", json_body=body)
+        return cast("t.Process", await self._api.json("POST", self._path + "/processes", json_body=body))
 
     async def list(self) -> List["t.Process"]:
-        return await self._api.json("GET", self._path + "/processes")
+        return cast(List["t.Process"], await self._api.json("GET", self._path + "/processes"))
 
     async def get(self, pid: str) -> "t.Process":
-        return await self._api.json("GET", self._p(pid))
+        return cast("t.Process", await self._api.json("GET", self._p(pid)))
 
     async def logs(self, pid: str, *, follow: bool = False, offset: Optional[int] = None) -> AsyncIterator[CommandEvent]:
         """logs yields output chunks after offset; with follow until the process exits ("exit"), else to "end"."""
@@ -225,17 +234,17 @@ class Processes:
                 yield _event(ev)
 
     async def wait(self, pid: str, *, timeout: Optional[float] = None) -> "t.Process":
-        return await self._api.json("POST", self._p(pid) + "/wait", query={"timeoutSeconds": timeout}, long=True)
+        return cast("t.Process", await self._api.json("POST", self._p(pid) + "/wait", query={"timeoutSeconds": timeout}, long=True))
 
     async def wait_for_port(self, pid: str, port: int, *, protocol: Optional[str] = None, timeout: Optional[float] = None) -> "t.PortReady":
         body = _drop_none({"port": port, "protocol": protocol, "timeoutSeconds": timeout})
-        return await self._api.json("POST", self._p(pid) + "/wait-for-port", json_body=body, long=True)
+        return cast("t.PortReady", await self._api.json("POST", self._p(pid) + "/wait-for-port", json_body=body, long=True))
 
     async def send_stdin(self, pid: str, data: Union[str, bytes]) -> None:
         await self._api.request("POST", self._p(pid) + "/stdin", content=data)
 
     async def signal(self, pid: str, signal: str) -> "t.Process":
-        return await self._api.json("POST", self._p(pid) + "/signal", json_body={"signal": signal})
+        return cast("t.Process", await self._api.json("POST", self._p(pid) + "/signal", json_body={"signal": signal}))
 
     async def kill(self, pid: str) -> None:
         await self._api.request("DELETE", self._p(pid))
@@ -244,7 +253,7 @@ class Processes:
 class PtyHandle:
     """An attached terminal: write() types; output() yields what it prints; wait() its exit."""
 
-    def __init__(self, pty_id: str, ws, on_data: Optional[Callable[[bytes], Any]]):
+    def __init__(self, pty_id: str, ws: WebSocketClientProtocol, on_data: Optional[Callable[[bytes], Any]]):
         self.id = pty_id
         self._ws = ws
         self._on_data = on_data
@@ -263,7 +272,7 @@ class PtyHandle:
                     self._on_data(msg)
                 else:
                     self._queue.put_nowait(msg)
-        except websockets.ConnectionClosed:
+        except ConnectionClosed:
             pass
         finally:
             self._queue.put_nowait(None)
@@ -295,7 +304,8 @@ class Pty:
     def __init__(self, api: ApiClient, path: str):
         self._api, self._path = api, path
 
-    async def create(self, *, cmd: Optional[List[str]] = None, cwd=None, env=None, cols: Optional[int] = None,
+    async def create(self, *, cmd: Optional[List[str]] = None, cwd: Optional[str] = None,
+                     env: Optional[Dict[str, str]] = None, cols: Optional[int] = None,
                      rows: Optional[int] = None, on_data: Optional[Callable[[bytes], Any]] = None) -> PtyHandle:
         """create starts a program (default a shell) on a new terminal and attaches to it."""
         info = await self._api.json("POST", self._path + "/ptys",
@@ -305,8 +315,8 @@ class Pty:
     async def connect(self, pty_id: str, *, on_data: Optional[Callable[[bytes], Any]] = None) -> PtyHandle:
         url = "ws" + self._api.api_url[4:] + self._path + "/ptys/" + quote(pty_id, safe="") + "/attach"
         try:
-            ws = await websockets.connect(url, extra_headers=self._api.auth_headers, max_size=16 << 20)
-        except websockets.InvalidStatusCode as e:
+            ws = await connect(url, extra_headers=self._api.auth_headers, max_size=16 << 20)
+        except InvalidStatusCode as e:
             raise error_from(e.status_code, {}) from e
         return PtyHandle(pty_id, ws, on_data)
 
@@ -354,7 +364,8 @@ class AsyncSandbox:
             raise
 
     @classmethod
-    async def connect(cls, id_or_name: str, *, api_url=None, api_key=None, request_timeout: float = 60.0) -> "AsyncSandbox":
+    async def connect(cls, id_or_name: str, *, api_url: Optional[str] = None, api_key: Optional[str] = None,
+                      request_timeout: float = 60.0) -> "AsyncSandbox":
         api = ApiClient(api_url, api_key, request_timeout)
         try:
             return cls(api, await api.json("GET", "/v1/sandboxes/" + quote(id_or_name, safe="")))
@@ -364,18 +375,18 @@ class AsyncSandbox:
 
     @staticmethod
     async def list(*, state: Optional[str] = None, labels: Optional[Dict[str, str]] = None,
-                   api_url=None, api_key=None) -> List["t.Sandbox"]:
+                   api_url: Optional[str] = None, api_key: Optional[str] = None) -> List["t.Sandbox"]:
         api = ApiClient(api_url, api_key)
         try:
             label = [f"{k}={v}" for k, v in (labels or {}).items()]
-            return await api.json("GET", "/v1/sandboxes", query={"state": state, "label": label})
+            return cast(List["t.Sandbox"], await api.json("GET", "/v1/sandboxes", query={"state": state, "label": label}))
         finally:
             await api.aclose()
 
     async def __aenter__(self) -> "AsyncSandbox":
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: Any) -> None:
         try:
             await self.kill()
         finally:
@@ -385,30 +396,30 @@ class AsyncSandbox:
         """close ends the HTTP connections (the sandbox keeps running)."""
         await self._api.aclose()
 
-    async def _lifecycle(self, method: str, suffix: str, **kw) -> "t.Sandbox":
+    async def _lifecycle(self, method: str, suffix: str, **kw: Any) -> "t.Sandbox":
         self.info = await self._api.json(method, self._path + suffix, long=True, **kw)
         return self.info
 
     async def refresh(self) -> "t.Sandbox":
-        return await self._lifecycle("GET", "")
+        return cast("t.Sandbox", await self._lifecycle("GET", ""))
 
     async def start(self) -> "t.Sandbox":
-        return await self._lifecycle("POST", "/start")
+        return cast("t.Sandbox", await self._lifecycle("POST", "/start"))
 
     async def stop(self, *, grace_seconds: Optional[int] = None, force: bool = False) -> "t.Sandbox":
-        return await self._lifecycle("POST", "/stop", query={"graceSeconds": grace_seconds, "force": force or None})
+        return cast("t.Sandbox", await self._lifecycle("POST", "/stop", query={"graceSeconds": grace_seconds, "force": force or None}))
 
     async def pause(self) -> "t.Sandbox":
-        return await self._lifecycle("POST", "/pause")
+        return cast("t.Sandbox", await self._lifecycle("POST", "/pause"))
 
     async def resume(self) -> "t.Sandbox":
-        return await self._lifecycle("POST", "/resume")
+        return cast("t.Sandbox", await self._lifecycle("POST", "/resume"))
 
     async def wait_for_state(self, state: str, *, timeout: float = 60) -> "t.Sandbox":
-        return await self._lifecycle("POST", "/wait", query={"state": state, "timeoutSeconds": int(max(1, timeout))})
+        return cast("t.Sandbox", await self._lifecycle("POST", "/wait", query={"state": state, "timeoutSeconds": int(max(1, timeout))}))
 
     async def update(self, **changes: Any) -> "t.Sandbox":
-        return await self._lifecycle("PATCH", "", json_body=changes)
+        return cast("t.Sandbox", await self._lifecycle("PATCH", "", json_body=changes))
 
     async def fork(self, *, count: Optional[int] = None, name: Optional[str] = None) -> List["AsyncSandbox"]:
         """fork makes count (default 1) copies; each shares nothing with this one afterwards."""
@@ -417,17 +428,17 @@ class AsyncSandbox:
 
     async def snapshot(self, name: str, *, include_memory: bool = False) -> "t.Snapshot":
         body = {"name": name, "includeMemory": include_memory}
-        return await self._api.json("POST", self._path + "/snapshots", json_body=body, long=True)
+        return cast("t.Snapshot", await self._api.json("POST", self._path + "/snapshots", json_body=body, long=True))
 
     async def stats(self) -> "t.SandboxStats":
-        return await self._api.json("GET", self._path + "/stats")
+        return cast("t.SandboxStats", await self._api.json("GET", self._path + "/stats"))
 
     async def kill(self, *, cascade: bool = False) -> None:
         """kill deletes the sandbox and everything in it."""
         await self._api.request("DELETE", self._path, query={"wait": True, "cascade": cascade or None}, long=True)
 
     async def create_code_context(self, *, language: str = "python", cwd: Optional[str] = None) -> "t.Context":
-        return await self._api.json("POST", self._path + "/contexts", json_body=_drop_none({"language": language, "cwd": cwd}), long=True)
+        return cast("t.Context", await self._api.json("POST", self._path + "/contexts", json_body=_drop_none({"language": language, "cwd": cwd}), long=True))
 
     async def run_code(self, code: str, *, context: Union[None, str, "t.Context"] = None, language: str = "python",
                        timeout: Optional[float] = None, on_stdout: Optional[Callable[[str], Any]] = None,
@@ -462,19 +473,20 @@ class AsyncSandbox:
                 err = ev.get("error") or {}
                 if err.get("code") and not err.get("name"):
                     raise SbxError(f"{err['code']}: {err.get('message')}", 0, err["code"])
-                ex.error = err
+                ex.error = cast("t.CodeError", err)
             elif typ == "end":
                 ex.timed_out, ex.duration_ms = ev.get("timedOut", False), ev.get("durationMs", 0)
                 return ex
         raise SbxError("the run's stream ended without an end event", 0, "STREAM_ENDED")
 
     async def expose_port(self, port: int, *, public: bool = False) -> "t.Port":
-        return await self._api.json("POST", self._path + "/ports", json_body={"port": port, "public": public})
+        return cast("t.Port", await self._api.json("POST", self._path + "/ports", json_body={"port": port, "public": public}))
 
     async def signed_preview_url(self, port: int, *, expires_in_seconds: Optional[int] = None) -> "t.SignedURL":
-        return await self._api.json("POST", self._path + "/signed-urls",
-                                    json_body=_drop_none({"port": port, "expiresInSeconds": expires_in_seconds}))
+        return cast("t.SignedURL", await self._api.json("POST", self._path + "/signed-urls",
+                                    json_body=_drop_none({"port": port, "expiresInSeconds": expires_in_seconds})))
 
-    async def preview_fetch(self, port: int, path: str = "/", *, method: str = "GET", content=None):
+    async def preview_fetch(self, port: int, path: str = "/", *, method: str = "GET",
+                            content: Union[None, str, bytes] = None) -> httpx.Response:
         """preview_fetch sends an HTTP request to an exposed port through the daemon's preview proxy (an httpx.Response)."""
         return await self._api.http.request(method, f"{self._path}/ports/{port}/{path.lstrip('/')}", content=content)

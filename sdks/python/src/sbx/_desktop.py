@@ -7,7 +7,7 @@ image with Xvfb and xdotool, such as scripts/build-desktop-image.sh's).
     png = await sb.desktop.screenshot()
 """
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union, cast
 from urllib.parse import quote
 
 from . import types as t
@@ -28,16 +28,16 @@ class Desktop:
                     depth: Optional[int] = None) -> "t.DesktopStatus":
         """start starts the desktop and returns once its display accepts connections."""
         body = _drop_none({"width": width, "height": height, "depth": depth})
-        return await self._api.json("POST", self._path + "/start", json_body=body, long=True)
+        return cast("t.DesktopStatus", await self._api.json("POST", self._path + "/start", json_body=body, long=True))
 
     async def stop(self) -> "t.DesktopStatus":
-        return await self._api.json("POST", self._path + "/stop")
+        return cast("t.DesktopStatus", await self._api.json("POST", self._path + "/stop"))
 
     async def status(self) -> "t.DesktopStatus":
-        return await self._api.json("GET", self._path + "/status")
+        return cast("t.DesktopStatus", await self._api.json("GET", self._path + "/status"))
 
     async def screenshot(self, *, format: Optional[str] = None, quality: Optional[int] = None,
-                         cursor: bool = False, region: Optional[tuple] = None) -> bytes:
+                         cursor: bool = False, region: Optional[Tuple[int, int, int, int]] = None) -> bytes:
         """screenshot returns PNG (or with format="jpeg", JPEG) bytes; region is (x, y, width, height)."""
         q: Dict[str, Any] = {"format": format, "quality": quality, "cursor": cursor or None}
         if region is not None:
@@ -46,26 +46,26 @@ class Desktop:
         return resp.content
 
     async def cursor_position(self) -> "t.DesktopPoint":
-        return await self._api.json("GET", self._path + "/mouse")
+        return cast("t.DesktopPoint", await self._api.json("GET", self._path + "/mouse"))
 
     async def move_mouse(self, x: int, y: int) -> "t.DesktopPoint":
-        return await self._api.json("POST", self._path + "/mouse/move", json_body={"x": x, "y": y})
+        return cast("t.DesktopPoint", await self._api.json("POST", self._path + "/mouse/move", json_body={"x": x, "y": y}))
 
     async def click(self, x: Optional[int] = None, y: Optional[int] = None, *, button: Optional[str] = None,
                     double: bool = False) -> "t.DesktopPoint":
         """click clicks button ("left", "middle", "right") at x, y, or where the pointer is."""
         body = _drop_none({"x": x, "y": y, "button": button, "double": double or None})
-        return await self._api.json("POST", self._path + "/mouse/click", json_body=body)
+        return cast("t.DesktopPoint", await self._api.json("POST", self._path + "/mouse/click", json_body=body))
 
-    async def drag(self, from_xy: tuple, to_xy: tuple, *, button: Optional[str] = None) -> "t.DesktopPoint":
+    async def drag(self, from_xy: Tuple[int, int], to_xy: Tuple[int, int], *, button: Optional[str] = None) -> "t.DesktopPoint":
         body = _drop_none({"from": {"x": from_xy[0], "y": from_xy[1]}, "to": {"x": to_xy[0], "y": to_xy[1]},
                            "button": button})
-        return await self._api.json("POST", self._path + "/mouse/drag", json_body=body)
+        return cast("t.DesktopPoint", await self._api.json("POST", self._path + "/mouse/drag", json_body=body))
 
     async def scroll(self, direction: str, *, amount: Optional[int] = None, x: Optional[int] = None,
                      y: Optional[int] = None) -> "t.DesktopPoint":
         body = _drop_none({"direction": direction, "amount": amount, "x": x, "y": y})
-        return await self._api.json("POST", self._path + "/mouse/scroll", json_body=body)
+        return cast("t.DesktopPoint", await self._api.json("POST", self._path + "/mouse/scroll", json_body=body))
 
     async def type(self, text: str, *, delay_ms: Optional[int] = None) -> None:
         """type types Unicode text on the focused window ("\\n" presses Return)."""
@@ -76,7 +76,7 @@ class Desktop:
         await self._api.json("POST", self._path + "/keyboard/press", json_body={"key": key})
 
     async def windows(self) -> List["t.DesktopWindow"]:
-        return await self._api.json("GET", self._path + "/windows")
+        return cast(List["t.DesktopWindow"], await self._api.json("GET", self._path + "/windows"))
 
     async def focus(self, window_id: str) -> None:
         await self._api.json("POST", self._path + "/windows/" + quote(window_id, safe="") + "/focus")
@@ -84,10 +84,10 @@ class Desktop:
     async def launch(self, cmd: Union[str, List[str]], *, env: Optional[Dict[str, str]] = None,
                      user: Optional[str] = None) -> "t.Process":
         """launch starts an application (argv, or a shell command) on the desktop in the background."""
-        body = {"shell": cmd} if isinstance(cmd, str) else {"cmd": list(cmd)}
-        return await self._api.json("POST", self._path + "/launch", json_body=_drop_none({**body, "env": env, "user": user}))
+        body: Dict[str, Any] = {"shell": cmd} if isinstance(cmd, str) else {"cmd": list(cmd)}
+        return cast("t.Process", await self._api.json("POST", self._path + "/launch", json_body=_drop_none({**body, "env": env, "user": user})))
 
     async def view(self, *, public: bool = False, expires_in: Optional[int] = None) -> "t.DesktopView":
         """view exposes the noVNC page and returns its URL (private: token, or signed with expires_in seconds)."""
         body = _drop_none({"public": public or None, "expiresInSeconds": expires_in})
-        return await self._api.json("POST", self._path + "/view", json_body=body)
+        return cast("t.DesktopView", await self._api.json("POST", self._path + "/view", json_body=body))

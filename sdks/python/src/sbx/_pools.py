@@ -2,7 +2,7 @@
 
 Sandbox.create with a matching spec, or with pool="name", takes one in
 milliseconds; the pool starts a replacement in the background."""
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional, cast
 from urllib.parse import quote
 
 from . import types as t
@@ -34,18 +34,18 @@ class AsyncPools:
         body = {"name": name, "template": template, "min": min}
         if max is not None:
             body["max"] = max
-        return await self._call("POST", "/v1/pools", json_body=body)
+        return cast("t.Pool", await self._call("POST", "/v1/pools", json_body=body))
 
     async def list(self) -> List["t.Pool"]:
-        return await self._call("GET", "/v1/pools")
+        return cast(List["t.Pool"], await self._call("GET", "/v1/pools"))
 
     async def get(self, name: str) -> "t.Pool":
-        return await self._call("GET", _path(name))
+        return cast("t.Pool", await self._call("GET", _path(name)))
 
     async def update(self, name: str, *, min: Optional[int] = None, max: Optional[int] = None) -> "t.Pool":
         """update resizes a pool; ready instances past a smaller max are deleted."""
         body = {k: v for k, v in {"min": min, "max": max}.items() if v is not None}
-        return await self._call("PATCH", _path(name), json_body=body)
+        return cast("t.Pool", await self._call("PATCH", _path(name), json_body=body))
 
     async def delete(self, name: str) -> None:
         """delete deletes a pool and the instances waiting in it; adopted sandboxes stay."""

@@ -54,6 +54,7 @@ def error_from(status: int, body: Any, request_id: Optional[str] = None) -> SbxE
     err = body.get("error", {}) if isinstance(body, dict) else {}
     code = err.get("code") or f"HTTP_{status}"
     message = f"{code}: {err.get('message') or 'HTTP ' + str(status)}"
+    cls: type[SbxError]
     if code == "SANDBOX_NOT_FOUND":
         cls = SandboxNotFoundError
     elif code in ("FILE_NOT_FOUND", "PATH_NOT_FOUND"):

@@ -1363,6 +1363,7 @@ class LogLineData(TypedDict):
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["data"]
 
 
@@ -1371,6 +1372,7 @@ class LogLineEnd(TypedDict):
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["end"]
 
 
@@ -1379,6 +1381,7 @@ class LogLineError(TypedDict):
     data: NotRequired[str]
     error: "ErrorBody"
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["error"]
 
 
@@ -1387,6 +1390,7 @@ class LogLineFields(TypedDict):
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["data", "heartbeat", "end", "error"]
 
 
@@ -1395,6 +1399,7 @@ class LogLineHeartbeat(TypedDict):
     data: NotRequired[str]
     error: NotRequired["ErrorBody"]
     offset: NotRequired[int]
+    time: NotRequired[str]
     type: Literal["heartbeat"]
 
 
