@@ -2,7 +2,7 @@ package sdk
 
 import "time"
 
-// Scopes an API key can hold (see README "Keys, teams and quotas").
+// Scopes an API key can hold (docs/teams.md).
 const (
 	ScopeAdmin          = "admin"           // everything, including keys, teams and the audit log
 	ScopeSandboxesWrite = "sandboxes:write" // create, change, start, stop, delete, snapshot, fork

@@ -17,7 +17,7 @@ type httpRulesFlag struct{ file string }
 
 func addHTTPRulesFlag(cmd *cobra.Command) *httpRulesFlag {
 	f := &httpRulesFlag{}
-	cmd.Flags().StringVar(&f.file, "http", "", `JSON file ("-" for stdin) of the policy's http section, {"rules": [...]}: rules for the sandbox's HTTP and HTTPS (see README "Give sandboxes credentials without giving them the secret"); without it the policy has none`)
+	cmd.Flags().StringVar(&f.file, "http", "", `JSON file ("-" for stdin) of the policy's http section, {"rules": [...]}: rules for the sandbox's HTTP and HTTPS (see docs/egress-http.md); without it the policy has none`)
 	return f
 }
 

@@ -28,8 +28,8 @@ func newGatewayCmd() *cobra.Command {
 		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
 		Short: "Serve the sbx API for a Kubernetes cluster of sbx hosts",
 		Long: `Serve sbx's own HTTP API (/v1, the same as one host's) for a whole Kubernetes
-cluster whose sbx hosts run "sbx serve --kube-node" (see README, "Run on
-Kubernetes").
+cluster whose sbx hosts run "sbx serve --kube-node" (see docs/kubernetes/index.md;
+deploying: docs/kubernetes/deploy.md).
 
 The gateway is stateless: run as many replicas as you like behind one Service.
 Each keeps watch caches of the namespace's agent-sandbox Sandbox objects, its

@@ -73,7 +73,7 @@ func checkConfigFile(path string) doctor.Result {
 	}
 	if err != nil {
 		r.Status, r.Detail = doctor.Fail, err.Error()
-		r.Fix = "correct the file (README: Run as a service, Sandbox defaults)"
+		r.Fix = "correct the file (docs/operation.md, Sandbox defaults)"
 	}
 	return r
 }

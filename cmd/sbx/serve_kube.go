@@ -14,7 +14,7 @@ import (
 )
 
 // kubeNodeFlags are the flags of sbx serve that make this host a
-// Kubernetes node (package internal/kube/node; README "Run on Kubernetes").
+// Kubernetes node (package internal/kube/node; docs/kubernetes/index.md).
 type kubeNodeFlags struct {
 	enabled                      bool
 	kubeconfig, name, advertise  string

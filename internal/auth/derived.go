@@ -31,7 +31,7 @@ func LookupKey(ctx context.Context, a Authenticator, id string) (Principal, erro
 
 // LookupKey answers for the bootstrap admin key, which has no revocation:
 // what is derived from it lives until it expires on its own or is
-// revoked itself (see the README's "Derived credentials").
+// revoked itself (docs/teams.md, "Derived credentials die with their key").
 func (t AdminToken) LookupKey(_ context.Context, id string) (Principal, error) {
 	if id != Admin.KeyID || t == "" {
 		return Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown API key")

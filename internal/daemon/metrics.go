@@ -16,7 +16,7 @@ import (
 	"github.com/sbxhq/sbx/internal/webhook"
 )
 
-// MetricsConfig says how /metrics is served (see README "Metrics").
+// MetricsConfig says how /metrics is served (docs/metrics.md).
 type MetricsConfig struct {
 	// Token is a read-only key for /metrics on the API's address, besides
 	// the admin key.

@@ -99,7 +99,7 @@ func (f *agentFS) Filewrite(r *sftp.Request) (io.WriterAt, error) {
 func (f *agentFS) Filecmd(r *sftp.Request) error {
 	switch r.Method {
 	case "Setstat":
-		return nil // modes and times are kept as the agent writes them (a shortcut; see README)
+		return nil // modes and times are kept as the agent writes them (a shortcut; see docs/ssh.md)
 	case "Rename":
 		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Move, agentapi.Params{}, sdk.MoveRequest{From: r.Filepath, To: r.Target})
 		return fsError(err)
