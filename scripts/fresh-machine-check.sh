@@ -129,6 +129,13 @@ for class in $classes; do
 	[ "$out" = "hello from demo-$class" ] || { cat /var/log/sbx-serve.log >&2; exit 1; }
 	sbx rm "demo-$class" >/dev/null
 done
+if [ -e /root/quickstart.sh ]; then
+	# The README's CLI quickstart, verbatim; sudo is a no-op here (root).
+	sudo() { "$@"; }
+	cd /tmp
+	. /root/quickstart.sh
+	echo "quickstart: passed"
+fi
 kill "$serve"; wait "$serve" || true
 EOF
 
@@ -153,9 +160,15 @@ set -euo pipefail
 set -a; . /etc/sbx/sbx.env; set +a
 SBX_SERVE=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/sbx.service) SBX_CHECK_GVISOR=1 exec bash /root/sandbox.sh
 EOF
+	# The README's CLI quickstart block, run as it stands (set -e: any
+	# failing line fails the check).
+	awk '/^\*\*CLI\*\*$/ {cli=1; next} cli && /^```sh$/ {code=1; next} code && /^```$/ {exit} code' \
+		"$repo/README.md" >"$root/root/quickstart.sh"
+	[ -s "$root/root/quickstart.sh" ] || { log "no CLI quickstart block in README.md"; exit 1; }
+	log "the README's CLI quickstart:"; sed 's/^/    /' "$root/root/quickstart.sh" >&2
 	log "step 1+2: apt-get install ./sbx_${version}_${arch}.deb, sbx version, sbx doctor"
 	in_root -- /root/install.sh
-	log "step 3: the packaged unit's sbx serve; create and exec in class container and gvisor (own network namespace)"
+	log "step 3: the packaged unit's sbx serve; create and exec in class container and gvisor, then the README's CLI quickstart (own network namespace)"
 	in_root --net -- /root/service.sh
 	log "passed in $(($(date +%s) - start))s"
 	exit 0
