@@ -279,18 +279,7 @@ func (r *run) createDelete() error {
 	if _, err := c.Exec(r.ctx, sb.ID, sdk.ExecRequest{Cmd: []string{"true"}}); err != nil {
 		return err
 	}
-	if err := c.DeleteSandbox(r.ctx, sb.ID, true); err != nil {
-		// Not acknowledged: it may be gone or not; the end deletes it.
-		r.mu.Lock()
-		delete(r.boxes, sb.ID)
-		r.mu.Unlock()
-		return err
-	}
-	r.mu.Lock()
-	r.boxes[sb.ID] = true
-	r.ops++
-	r.mu.Unlock()
-	return nil
+	return r.remove(sb.ID)
 }
 
 // archiveCycle makes a sandbox, uploads data into it, stops it, archives
@@ -331,16 +320,21 @@ func (r *run) archiveCycle(data []byte) error {
 	r.mu.Lock()
 	r.archived++
 	r.mu.Unlock()
-	if err := c.DeleteSandbox(r.ctx, sb.ID, true); err != nil {
-		r.mu.Lock()
-		delete(r.boxes, sb.ID)
-		r.mu.Unlock()
+	return r.remove(sb.ID)
+}
+
+// remove deletes a sandbox the run made. Not acknowledged, it may be gone
+// or not: it is no longer checked, and the end deletes it.
+func (r *run) remove(id string) error {
+	err := r.cfg.Client.DeleteSandbox(r.ctx, id, true)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		delete(r.boxes, id)
 		return err
 	}
-	r.mu.Lock()
-	r.boxes[sb.ID] = true
+	r.boxes[id] = true
 	r.ops++
-	r.mu.Unlock()
 	return nil
 }
 
