@@ -33,8 +33,11 @@ func TestResizeARunningSandbox(t *testing.T) {
 	ctx := context.Background()
 	c := d.client
 	sb := d.create(sdk.CreateSandboxRequest{Name: "rs", CPU: 1, MemoryMiB: 256, PidsLimit: 128})
-	// A shell variable of 64 MiB: heap memory of a background process.
-	if _, err := c.StartProcess(ctx, "rs", sdk.StartProcessRequest{ID: "hog", Shell: "x=$(head -c 67108864 /dev/zero | tr '\\0' a); sleep 600"}); err != nil {
+	// 64 MiB held by a background process: tail keeps the last 64 MiB of
+	// its input and, at its end, blocks writing them to a reader that never
+	// reads. (A shell variable of that size held its memory only while the
+	// shell read it.)
+	if _, err := c.StartProcess(ctx, "rs", sdk.StartProcessRequest{ID: "hog", Shell: "head -c 67108864 /dev/zero | tail -c 67108864 | sleep 600"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 60*time.Second, "the hog to hold 64 MiB", func() bool {
