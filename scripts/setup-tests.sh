@@ -2,9 +2,10 @@
 # Installs what only the tests need, on top of what sbx needs to run
 # (scripts/setup.sh --deps, which this runs first). scripts/test.sh runs it,
 # so the README's test command works on a machine that ran only setup.sh.
-# Installs nothing when everything is there.
+# Installs nothing when everything is there. More packages given as
+# arguments are installed the same way (scripts/bench-setup.sh).
 #
-#   sudo ./scripts/setup-tests.sh
+#   sudo ./scripts/setup-tests.sh [PACKAGE...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" -ne 0 ]; then
@@ -28,6 +29,7 @@ packages=(
 	mkdocs mkdocs-material # the documentation site: scripts/test.sh runs mkdocs build --strict
 	docker.io containerd # integration/oci_image_test.go loads the images of scripts/build-oci.sh into its own dockerd and its containerd, ctr
 )
+packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
