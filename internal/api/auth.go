@@ -71,8 +71,6 @@ func (s *Server) authenticate(rt route, next http.HandlerFunc) http.HandlerFunc 
 // isReadOnlyPost is a POST that changes nothing (it waits): not audited.
 func isReadOnlyPost(rt route) bool { return rt.scope == auth.ScopeSandboxesRead }
 
-func missingScope(scope auth.Scope) error { return authz.MissingScope(scope) }
-
 // isRoot reports whether p administers the whole installation: an admin
 // key of the default team. An admin key of another team administers only
 // its own team (its keys, usage and audit log).

@@ -28,8 +28,7 @@ const (
 
 // dnsServer serves DNS on the gateway address over UDP and TCP.
 type dnsServer struct {
-	udp, tcp  *dns.Server
-	upstreams []string
+	udp, tcp *dns.Server
 }
 
 // startDNS listens on addr (the gateway, port 53) and serves h.

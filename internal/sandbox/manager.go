@@ -8,7 +8,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -424,5 +423,3 @@ func (m *Manager) UsesImage(ctx context.Context, team, name string) (*store.Sand
 	}
 	return nil, nil
 }
-
-var errClosed = errors.New("manager closed")

@@ -174,15 +174,3 @@ func stateOf(s sdk.State) string {
 	}
 	return "unknown"
 }
-
-// stateFilter is the sbx state a Daytona state filter names ("" for one
-// sbx has no record in).
-func stateFilter(s string) string {
-	switch s {
-	case "destroyed":
-		return string(sdk.StateDeleted)
-	case "destroying":
-		return string(sdk.StateDeleting)
-	}
-	return s
-}
