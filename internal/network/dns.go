@@ -29,6 +29,8 @@ const (
 // dnsServer serves DNS on the gateway address over UDP and TCP.
 type dnsServer struct {
 	udp, tcp *dns.Server
+	pc       net.PacketConn
+	ln       net.Listener
 }
 
 // startDNS listens on addr (the gateway, port 53) and serves h.
@@ -45,6 +47,7 @@ func startDNS(addr string, h dns.Handler) (*dnsServer, error) {
 	s := &dnsServer{
 		udp: &dns.Server{PacketConn: pc, Handler: h},
 		tcp: &dns.Server{Listener: ln, Handler: h, ReadTimeout: 5 * time.Second},
+		pc:  pc, ln: ln,
 	}
 	go s.udp.ActivateAndServe()
 	go s.tcp.ActivateAndServe()
@@ -54,6 +57,11 @@ func startDNS(addr string, h dns.Handler) (*dnsServer, error) {
 func (s *dnsServer) close() {
 	s.udp.Shutdown()
 	s.tcp.Shutdown()
+	// A Shutdown that comes before its server's goroutine started is
+	// refused ("server not started") and closes nothing; closing the
+	// sockets here frees port 53 for the next start either way.
+	s.pc.Close()
+	s.ln.Close()
 }
 
 // exchange asks the upstream resolvers in turn. A truncated UDP answer is
