@@ -279,6 +279,8 @@ func TestMCP(t *testing.T) {
 		mcpTool(t, cs, "file_list", map[string]any{"sandbox": "m1", "path": "/workspace"}, `"name": "a.txt"`)
 		mcpTool(t, cs, "file_search", map[string]any{"sandbox": "m1", "path": "/workspace", "pattern": "sbx"}, "/workspace/a.txt:1:hello sbx")
 		mcpTool(t, cs, "file_search", map[string]any{"sandbox": "m1", "path": "/workspace", "pattern": "nowhere"}, "no matches")
+		mcpTool(t, cs, "file_search", map[string]any{"sandbox": "m1", "path": "/workspace", "pattern": "^hel+o s", "regex": true}, "/workspace/a.txt:1:hello sbx")
+		mcpToolFails(t, cs, "file_search", map[string]any{"sandbox": "m1", "path": "/workspace", "pattern": "(", "regex": true}, "not a regular expression")
 		mcpTool(t, cs, "file_move", map[string]any{"sandbox": "m1", "from": "/workspace/a.txt", "to": "/workspace/b.txt"}, "b.txt")
 		res, err := cs.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "sbx://m1/workspace/b.txt"})
 		if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != "hello sbx\nhello again\n" {

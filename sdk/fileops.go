@@ -19,13 +19,16 @@ type PermissionsRequest struct {
 }
 
 // GrepRequest is the body of POST …/files/grep: lines of the text files
-// under Path that contain Pattern (a plain string, not a regular
+// under Path that contain Pattern (a plain string, or with Regex a regular
 // expression).
 type GrepRequest struct {
 	// The directory (or file) to search; relative paths start at the workdir.
 	Path string `json:"path"`
-	// The string a line must contain (not a regular expression).
+	// The string a line must contain (a regular expression with regex).
 	Pattern string `json:"pattern"`
+	// Pattern is a regular expression (RE2 syntax, as Go's regexp) that
+	// must match somewhere in the line, instead of a plain string.
+	Regex bool `json:"regex,omitempty"`
 	// At most this many matches; 0: the agent's bound (10000).
 	Max int `json:"max,omitempty"`
 }

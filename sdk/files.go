@@ -116,6 +116,19 @@ func (c *Client) Mkdir(ctx context.Context, idOrName string, req MkdirRequest) (
 	return c.filePost(ctx, idOrName, "/files/mkdir", req)
 }
 
+// Grep finds the lines of the text files under req.Path that hold
+// req.Pattern.
+func (c *Client) Grep(ctx context.Context, idOrName string, req GrepRequest) (*GrepResult, error) {
+	if err := checkName("sandbox id or name", idOrName); err != nil {
+		return nil, err
+	}
+	var res GrepResult
+	if err := c.call(ctx, request{method: http.MethodPost, path: sandboxPath(idOrName, "/files/grep"), in: req}, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
 // Move renames a file or directory.
 func (c *Client) Move(ctx context.Context, idOrName string, req MoveRequest) (*FileInfo, error) {
 	return c.filePost(ctx, idOrName, "/files/move", req)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -168,9 +169,12 @@ func (s *server) grep(_ context.Context, req sdk.GrepRequest) (sdk.GrepResult, e
 	if limit <= 0 || limit > agentapi.MaxGrepMatches {
 		limit = agentapi.MaxGrepMatches
 	}
+	match, err := grepMatcher(req)
+	if err != nil {
+		return sdk.GrepResult{}, err
+	}
 	res := sdk.GrepResult{Matches: []sdk.GrepMatch{}}
-	pattern := []byte(req.Pattern)
-	err := s.walkFiles(req.Path, func(p string, d fs.DirEntry) bool {
+	err = s.walkFiles(req.Path, func(p string, d fs.DirEntry) bool {
 		if !d.Type().IsRegular() {
 			return true
 		}
@@ -186,7 +190,7 @@ func (s *server) grep(_ context.Context, req sdk.GrepRequest) (sdk.GrepResult, e
 		sc := bufio.NewScanner(br)
 		sc.Buffer(make([]byte, 64<<10), maxGrepLine)
 		for n := 1; sc.Scan(); n++ {
-			if bytes.Contains(sc.Bytes(), pattern) {
+			if match(sc.Bytes()) {
 				if len(res.Matches) == limit {
 					res.Truncated = true
 					return false
@@ -197,6 +201,20 @@ func (s *server) grep(_ context.Context, req sdk.GrepRequest) (sdk.GrepResult, e
 		return true
 	})
 	return res, err
+}
+
+// grepMatcher is the line test of a grep request: a plain substring, or
+// an RE2 expression (linear time, so a hostile pattern cannot hang the agent).
+func grepMatcher(req sdk.GrepRequest) (func([]byte) bool, error) {
+	if !req.Regex {
+		pattern := []byte(req.Pattern)
+		return func(line []byte) bool { return bytes.Contains(line, pattern) }, nil
+	}
+	re, err := regexp.Compile(req.Pattern)
+	if err != nil {
+		return nil, errdefs.Invalid(sdk.CodeInvalidParameter, "pattern is not a regular expression: %v", err)
+	}
+	return re.Match, nil
 }
 
 // glob finds the files and directories under a path whose name matches a

@@ -36,6 +36,11 @@ func TestFileOps(t *testing.T) {
 	if len(g.Matches) != 2 || !g.Truncated {
 		t.Fatalf("grep with max 2: %+v", g)
 	}
+	a.call("POST", "/files/grep", sdk.GrepRequest{Path: dir, Pattern: "^needle (t|x)", Regex: true}, http.StatusOK, &g)
+	if len(g.Matches) != 1 || g.Matches[0].Content != "needle three" {
+		t.Fatalf("grep with a regular expression: %+v", g)
+	}
+	a.callErr("POST", "/files/grep", sdk.GrepRequest{Path: dir, Pattern: "(", Regex: true}, http.StatusBadRequest, sdk.CodeInvalidParameter)
 	var gl sdk.GlobResult
 	a.call("POST", "/files/glob", sdk.GlobRequest{Path: dir, Pattern: "*.md"}, http.StatusOK, &gl)
 	if len(gl.Files) != 1 || gl.Files[0] != filepath.Join(dir, "sub/b.md") {

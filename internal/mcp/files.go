@@ -54,7 +54,7 @@ type ListFilesInput struct {
 type SearchInput struct {
 	PathInput
 	Pattern  string `json:"pattern" jsonschema:"text to find in files under path"`
-	Regex    bool   `json:"regex,omitempty" jsonschema:"pattern is a regular expression (grep -E) instead of plain text"`
+	Regex    bool   `json:"regex,omitempty" jsonschema:"pattern is a regular expression (RE2, as Go's regexp) instead of plain text"`
 	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"byte budget of the matches; default 20000"`
 }
 
@@ -95,7 +95,7 @@ func (r registry) fileTools() {
 			}
 			return jsonResult(c.ListFiles(ctx, in.Sandbox, in.Path, opts...))
 		})
-	tool(r, "file_search", "Search the files under a path of a sandbox for text (grep -rn): returns file:line:text for each match.", false, nil,
+	tool(r, "file_search", "Search the files under a path of a sandbox for text, as grep -rn does: returns file:line:text for each match.", false, nil,
 		func(ctx context.Context, c *sdk.Client, in SearchInput) (*gomcp.CallToolResult, error) {
 			return searchFiles(ctx, c, in)
 		})
@@ -190,29 +190,28 @@ func searchFiles(ctx context.Context, c *sdk.Client, in SearchInput) (*gomcp.Cal
 	if in.Pattern == "" {
 		return nil, errorf("pattern must not be empty")
 	}
-	mode := "-F"
-	if in.Regex {
-		mode = "-E"
-	}
 	path := in.Path
 	if path == "" {
 		path = "."
 	}
-	res, err := c.Exec(ctx, in.Sandbox, sdk.ExecRequest{Cmd: []string{"grep", "-rn", mode, "-e", in.Pattern, "--", path}})
+	res, err := c.Grep(ctx, in.Sandbox, sdk.GrepRequest{Path: path, Pattern: in.Pattern, Regex: in.Regex})
 	if err != nil {
 		return nil, err
 	}
-	switch res.ExitCode {
-	case 0:
-	case 1:
+	if len(res.Matches) == 0 {
 		return text("no matches"), nil
-	default:
-		return nil, errorf("grep failed (exit %d): %s", res.ExitCode, strings.TrimSpace(res.Stderr))
+	}
+	var b strings.Builder
+	for _, m := range res.Matches {
+		fmt.Fprintf(&b, "%s:%d:%s\n", m.File, m.Line, m.Content)
 	}
 	max := budget(in.MaxBytes)
-	kept, left := cut(res.Stdout, max)
-	if left > 0 {
+	kept, left := cut(b.String(), max)
+	switch {
+	case left > 0:
 		kept += fmt.Sprintf("\n[truncated at maxBytes %d: %d more bytes of matches; narrow path or pattern]", max, left)
+	case res.Truncated:
+		kept += fmt.Sprintf("\n[stopped at %d matches; narrow path or pattern]", len(res.Matches))
 	}
 	return text(kept), nil
 }

@@ -5252,14 +5252,16 @@ export interface components {
             /** @description The line's number, from 1. */
             line: number;
         };
-        /** @description GrepRequest is the body of POST …/files/grep: lines of the text files under Path that contain Pattern (a plain string, not a regular expression). */
+        /** @description GrepRequest is the body of POST …/files/grep: lines of the text files under Path that contain Pattern (a plain string, or with Regex a regular expression). */
         GrepRequest: {
             /** @description At most this many matches; 0: the agent's bound (10000). */
             max?: number;
             /** @description The directory (or file) to search; relative paths start at the workdir. */
             path: string;
-            /** @description The string a line must contain (not a regular expression). */
+            /** @description The string a line must contain (a regular expression with regex). */
             pattern: string;
+            /** @description Pattern is a regular expression (RE2 syntax, as Go's regexp) that must match somewhere in the line, instead of a plain string. */
+            regex?: boolean;
         };
         /** @description GrepResult is the answer of …/files/grep. */
         GrepResult: {

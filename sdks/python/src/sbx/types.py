@@ -1167,10 +1167,11 @@ class GrepMatch(TypedDict):
 
 
 class GrepRequest(TypedDict):
-    "GrepRequest is the body of POST \u2026/files/grep: lines of the text files under Path that contain Pattern (a plain string, not a regular expression)."
+    "GrepRequest is the body of POST \u2026/files/grep: lines of the text files under Path that contain Pattern (a plain string, or with Regex a regular expression)."
     max: NotRequired[int]
     path: str
     pattern: str
+    regex: NotRequired[bool]
 
 
 class GrepResult(TypedDict):
