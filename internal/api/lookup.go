@@ -34,18 +34,33 @@ import (
 // archived sandbox has no files on the host at all; a caller that wants
 // them starts the sandbox.
 
-// lookupKey marks the context of a lookup or onlyRunning route's request;
-// its value is the route's rule.
-type lookupKey struct{}
-
 // instanceRule is what a route that never starts an instance answers
 // without one.
 type instanceRule int
 
 const (
-	ruleLookup      instanceRule = iota + 1 // [] or 404 NOT_IN_CURRENT_INSTANCE
-	ruleOnlyRunning                         // 409 SANDBOX_NOT_RUNNING / SANDBOX_PAUSED
+	ruleStarts      instanceRule = iota // starts (or resumes) the sandbox it needs
+	ruleLookup                          // [] or 404 NOT_IN_CURRENT_INSTANCE
+	ruleOnlyRunning                     // 409 SANDBOX_NOT_RUNNING / SANDBOX_PAUSED
 )
+
+// ruleOf is rt's instance rule, from its row of the route table.
+func ruleOf(rt route) instanceRule {
+	switch {
+	case rt.onlyRunning:
+		return ruleOnlyRunning
+	case rt.lookup:
+		return ruleLookup
+	}
+	return ruleStarts
+}
+
+// instanceRule is the rule of the route that matched r: read from the
+// route table by the mux's pattern, so no handler can be reached without
+// it (a request the mux did not route starts nothing it may not).
+func (s *Server) instanceRule(r *http.Request) instanceRule {
+	return s.rules[r.Pattern]
+}
 
 // withInstanceRule returns rt's handler; a lookup's reaches the agent only
 // if an instance runs, and a list answers [] when none does; one that
@@ -62,7 +77,7 @@ func (s *Server) withInstanceRule(rt route) handler {
 	}
 	list := rt.response != nil && reflect.TypeOf(rt.response).Kind() == reflect.Slice
 	return func(w http.ResponseWriter, r *http.Request) error {
-		err := rt.handler(w, r.WithContext(context.WithValue(r.Context(), lookupKey{}, ruleLookup)))
+		err := rt.handler(w, r)
 		if list && errdefs.CodeOf(err) == sdk.CodeNotInCurrentInstance {
 			writeJSON(w, http.StatusOK, []struct{}{})
 			return nil
@@ -74,7 +89,7 @@ func (s *Server) withInstanceRule(rt route) handler {
 // agentFor returns the agent of the request's sandbox: for a lookup only a
 // running one, for anything else starting the sandbox if need be.
 func (s *Server) agentFor(r *http.Request) (*agentapi.Client, *store.Sandbox, error) {
-	switch r.Context().Value(lookupKey{}) {
+	switch s.instanceRule(r) {
 	case ruleLookup:
 		return s.sandboxes.AgentIfRunning(r.Context(), r.PathValue("id"))
 	case ruleOnlyRunning:
@@ -88,7 +103,6 @@ func (s *Server) agentFor(r *http.Request) (*agentapi.Client, *store.Sandbox, er
 // sandbox themselves, as configured).
 func (s *Server) onlyWhileRunning(rt route) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		r = r.WithContext(context.WithValue(r.Context(), lookupKey{}, ruleOnlyRunning))
 		if rt.public {
 			return rt.handler(w, r)
 		}
@@ -102,8 +116,8 @@ func (s *Server) onlyWhileRunning(rt route) handler {
 }
 
 // onlyRunning reports whether r came through an onlyRunning route.
-func onlyRunning(r *http.Request) bool {
-	return r.Context().Value(lookupKey{}) == ruleOnlyRunning
+func (s *Server) onlyRunning(r *http.Request) bool {
+	return s.instanceRule(r) == ruleOnlyRunning
 }
 
 // runningAgent is AgentIfRunning for an onlyRunning route: a sandbox

@@ -332,7 +332,7 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 	// A stopped sandbox starts (lazy start) before the request goes on, and
 	// its server gets a moment to listen; except through a route that only
 	// reads a running one (lookup.go).
-	if onlyRunning(r) {
+	if s.onlyRunning(r) {
 		if _, sb, err = s.runningAgent(r.Context(), sb.ID); err != nil {
 			return err
 		}

@@ -50,14 +50,17 @@ type Server struct {
 	egressHTTP   *EgressHTTP                                     // secrets, egress log (secret.go); nil without
 	pools        Pools                                           // warm pools; nil without (pool.go)
 	hostHandlers []func(http.ResponseWriter, *http.Request) bool // MountHost
+	rules        map[string]instanceRule                         // by mux pattern (lookup.go)
 }
 
 // New returns the API over the given managers. Every /v1 request must carry
 // "Authorization: Bearer <key>" with a key that keys accepts.
 func New(sandboxes Sandboxes, images Images, keys auth.Authenticator) *Server {
 	s := &Server{sandboxes: sandboxes, images: images, auth: keys, gate: &authz.Gate{Keys: keys, RequestID: RequestID}, mux: http.NewServeMux()}
+	s.rules = map[string]instanceRule{}
 	for _, rt := range s.routes() {
 		// lookup.go: a lookup route never starts the sandbox.
+		s.rules[rt.method+" "+rt.pattern] = ruleOf(rt)
 		h := adapt(s.withInstanceRule(rt))
 		if countsAsActivity(rt) { // lifecycle.go
 			h = s.active(h)
