@@ -14,11 +14,11 @@ import (
 // holds what must survive a restart; this holds what may be lost with it.
 type lifecycle struct {
 	mu         sync.Mutex
-	activity   map[string]*activity  // by sandbox id
-	starts     map[string]*startCall // lazy starts under way, by sandbox id
-	busy       map[string]bool       // deadlines being acted on
-	retry      map[string]retryState // failed deadline actions wait until then
-	wake       chan struct{}         // pokes the scheduler
+	activity   map[string]*activity   // by sandbox id
+	starts     map[string]*startCall  // lazy starts under way, by sandbox id
+	busy       map[string]*workerSlot // deadlines being acted on, with the worker slot each holds (nil until it has one)
+	retry      map[string]retryState  // failed deadline actions wait until then
+	wake       chan struct{}          // pokes the scheduler
 	events     notifier
 	once       sync.Once
 	scheduling bool      // the scheduler runs
@@ -36,7 +36,7 @@ func (l *lifecycle) init() {
 	l.once.Do(func() {
 		l.activity = map[string]*activity{}
 		l.starts = map[string]*startCall{}
-		l.busy = map[string]bool{}
+		l.busy = map[string]*workerSlot{}
 		l.retry = map[string]retryState{}
 		l.wake = make(chan struct{}, 1)
 	})

@@ -33,21 +33,17 @@ type workerSlot struct {
 	release func()
 }
 
-type slotKey struct{}
-
-// withWorkerSlot returns ctx carrying a slot that release frees.
-func withWorkerSlot(ctx context.Context, release func()) (context.Context, *workerSlot) {
-	s := &workerSlot{release: release}
-	return context.WithValue(ctx, slotKey{}, s), s
-}
-
 // free gives the slot back; only the first call counts.
 func (s *workerSlot) free() { s.once.Do(s.release) }
 
-// waitingOnAgent frees the worker slot ctx carries, if any. The action goes
-// on without a slot: what is left after the wait is bounded and short.
-func waitingOnAgent(ctx context.Context) {
-	if s, ok := ctx.Value(slotKey{}).(*workerSlot); ok {
+// waitingOnAgent frees the worker slot of the scheduler's action on sandbox
+// id, if one acts on it now. The action goes on without a slot: what is
+// left after the wait is bounded and short.
+func (m *Manager) waitingOnAgent(id string) {
+	m.life.mu.Lock()
+	s := m.life.busy[id]
+	m.life.mu.Unlock()
+	if s != nil {
 		s.free()
 	}
 }

@@ -167,19 +167,24 @@ func assertStopped(t *testing.T, rt *fakeRuntime, st store.Store, id string) {
 
 // An action that waits on an agent gives its worker slot back, once.
 func TestWaitingOnAgentFreesTheWorkerSlot(t *testing.T) {
+	m := &Manager{}
+	m.life.init()
 	sem := make(chan struct{}, 1)
 	sem <- struct{}{}
-	ctx, slot := withWorkerSlot(auth.System(context.Background(), "test"), func() { <-sem })
-	waitingOnAgent(ctx)
+	slot := &workerSlot{release: func() { <-sem }}
+	m.life.busy["sbx-a"] = slot
+	m.waitingOnAgent("sbx-a")
 	select {
 	case sem <- struct{}{}: // another action can take it
 	default:
 		t.Fatal("waiting on an agent kept the worker slot")
 	}
-	waitingOnAgent(ctx)
+	m.waitingOnAgent("sbx-a")
 	slot.free()
 	if len(sem) != 1 {
 		t.Errorf("the slot was released more than once: %d taken", len(sem))
 	}
-	waitingOnAgent(auth.System(context.Background(), "test")) // no slot: nothing to do
+	m.waitingOnAgent("sbx-b") // no action on it: nothing to do
+	m.life.busy["sbx-c"] = nil
+	m.waitingOnAgent("sbx-c") // an action still waiting for a slot: nothing to do
 }

@@ -335,7 +335,7 @@ func (m *Manager) shutdownGracefully(ctx context.Context, id string, inst *insta
 	if grace == 0 {
 		grace = DefaultGrace
 	}
-	waitingOnAgent(ctx)
+	m.waitingOnAgent(id)
 	ctx, done := m.gracefulStopping(ctx, id) // a force stop or delete cancels ctx
 	defer done()
 	callCtx, cancel := context.WithTimeout(ctx, m.agentCallTimeout())

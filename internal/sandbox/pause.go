@@ -237,7 +237,7 @@ func (m *Manager) suspendAgent(ctx context.Context, sb *store.Sandbox) error {
 	if inst == nil {
 		return ErrNotRunning(sb)
 	}
-	waitingOnAgent(ctx)
+	m.waitingOnAgent(sb.ID)
 	sctx, cancel := context.WithTimeout(ctx, suspendTimeout)
 	defer cancel()
 	if err := inst.agent.Suspend(sctx); err != nil {

@@ -124,9 +124,10 @@ func (m *Manager) dispatchDue(sem chan struct{}) (next time.Time) {
 			break // the rest are later still
 		}
 		m.life.mu.Lock()
-		busy, retry := m.life.busy[sb.ID], m.life.retry[sb.ID].at
+		_, busy := m.life.busy[sb.ID]
+		retry := m.life.retry[sb.ID].at
 		if !busy && !retry.After(now) {
-			m.life.busy[sb.ID] = true
+			m.life.busy[sb.ID] = nil
 		}
 		m.life.mu.Unlock()
 		switch {
@@ -146,8 +147,11 @@ func (m *Manager) dispatchDue(sem chan struct{}) (next time.Time) {
 				return
 			}
 			// The action frees its slot early while it waits on an agent.
-			actx, slot := withWorkerSlot(ctx, func() { <-sem })
-			err := m.actOnDeadline(actx, id)
+			slot := &workerSlot{release: func() { <-sem }}
+			m.life.mu.Lock()
+			m.life.busy[id] = slot
+			m.life.mu.Unlock()
+			err := m.actOnDeadline(ctx, id)
 			slot.free()
 			m.life.mu.Lock()
 			delete(m.life.busy, id)

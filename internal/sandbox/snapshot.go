@@ -284,7 +284,7 @@ func (m *Manager) syncInside(ctx context.Context, sb *store.Sandbox) error {
 	}
 	// Flushing may write much data, so it gets a longer deadline than the
 	// other agent calls; an agent that does not answer fails the snapshot.
-	waitingOnAgent(ctx)
+	m.waitingOnAgent(sb.ID)
 	callCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	if err := inst.agent.Sync(callCtx); err != nil {
