@@ -22,28 +22,46 @@ type CgroupStats struct {
 // hierarchy per controller) or v2 (the unified tree). It never fails: a
 // stopped instance has no cgroup and reads as all zeros.
 func ReadCgroupStats(id string) CgroupStats {
-	var st CgroupStats
+	st := CgroupStats{CPUNanos: CgroupCPUNanos(id), MemoryBytes: CgroupMemoryBytes(id)}
 	if cgroupV2() {
 		dir := filepath.Join("/sys/fs/cgroup", cgroupsPath(id))
-		st.CPUNanos = statField(filepath.Join(dir, "cpu.stat"), "usage_usec") * 1000
-		st.MemoryBytes = subFloor(readUint(filepath.Join(dir, "memory.current")), statField(filepath.Join(dir, "memory.stat"), "inactive_file"))
 		st.MemoryLimit = readUint(filepath.Join(dir, "memory.max"))
 		st.Pids = readUint(filepath.Join(dir, "pids.current"))
 		st.PidsLimit = readUint(filepath.Join(dir, "pids.max"))
 		return st
 	}
-	v1 := func(controller, file string) string {
-		return filepath.Join("/sys/fs/cgroup", controller, cgroupsPath(id), file)
-	}
-	st.CPUNanos = readUint(v1("cpuacct", "cpuacct.usage"))
-	st.MemoryBytes = subFloor(readUint(v1("memory", "memory.usage_in_bytes")), statField(v1("memory", "memory.stat"), "total_inactive_file"))
-	st.MemoryLimit = readUint(v1("memory", "memory.limit_in_bytes"))
+	st.MemoryLimit = readUint(cgroupV1File(id, "memory", "memory.limit_in_bytes"))
 	if st.MemoryLimit >= 1<<62 { // v1 writes "no limit" as a huge page-rounded number
 		st.MemoryLimit = 0
 	}
-	st.Pids = readUint(v1("pids", "pids.current"))
-	st.PidsLimit = readUint(v1("pids", "pids.max"))
+	st.Pids = readUint(cgroupV1File(id, "pids", "pids.current"))
+	st.PidsLimit = readUint(cgroupV1File(id, "pids", "pids.max"))
 	return st
+}
+
+// CgroupCPUNanos is the CPU time instance id has used: one file read, the
+// cheapest sign of whether it did anything since the last look.
+func CgroupCPUNanos(id string) uint64 {
+	if cgroupV2() {
+		return statField(filepath.Join("/sys/fs/cgroup", cgroupsPath(id), "cpu.stat"), "usage_usec") * 1000
+	}
+	return readUint(cgroupV1File(id, "cpuacct", "cpuacct.usage"))
+}
+
+// CgroupMemoryBytes is the memory instance id uses now, without
+// reclaimable inactive file cache. It reads memory.stat, which costs the
+// kernel far more than a one-number file.
+func CgroupMemoryBytes(id string) uint64 {
+	if cgroupV2() {
+		dir := filepath.Join("/sys/fs/cgroup", cgroupsPath(id))
+		return subFloor(readUint(filepath.Join(dir, "memory.current")), statField(filepath.Join(dir, "memory.stat"), "inactive_file"))
+	}
+	return subFloor(readUint(cgroupV1File(id, "memory", "memory.usage_in_bytes")), statField(cgroupV1File(id, "memory", "memory.stat"), "total_inactive_file"))
+}
+
+// cgroupV1File is file of instance id's cgroup in controller's hierarchy.
+func cgroupV1File(id, controller, file string) string {
+	return filepath.Join("/sys/fs/cgroup", controller, cgroupsPath(id), file)
 }
 
 // readUint reads a control file holding one number; "max", a missing file

@@ -19,7 +19,7 @@ var routeParam = regexp.MustCompile(`\{([a-z]+)\}`)
 // calls are the API's own routes (internal/api TestEveryRouteGated).
 func TestEveryRouteGated(t *testing.T) {
 	h := authztest.New(t)
-	u := New(Config{API: &apiRecorder{}, Gate: h.Gate, Sandboxes: sandboxes{}, Usage: func(string) (uint64, uint64) { return 0, 1 << 20 }})
+	u := New(Config{API: &apiRecorder{}, Gate: h.Gate, Sandboxes: sandboxes{}, Usage: fixedUsage(0, 1<<20)})
 	for _, rt := range u.sessionRoutes() {
 		if rt.need == nil {
 			if rt.pattern != "/ui/api/" {

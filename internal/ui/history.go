@@ -12,22 +12,31 @@ import (
 	"github.com/sbxhq/sbx/sdk"
 )
 
-// UsageReader reads a sandbox's cumulative CPU time and its memory in use
-// now (without reclaimable cache).
-type UsageReader func(id string) (cpuNanos, memoryBytes uint64)
-
-func cgroupUsage(id string) (uint64, uint64) {
-	st := runtime.ReadCgroupStats(id)
-	return st.CPUNanos, st.MemoryBytes
+// UsageReader reads a sandbox's cgroup: its cumulative CPU time, and its
+// memory in use now (without reclaimable cache).
+type UsageReader struct {
+	CPUNanos    func(id string) uint64
+	MemoryBytes func(id string) uint64
 }
+
+// cgroupUsage reads the sandboxes' cgroups.
+var cgroupUsage = UsageReader{CPUNanos: runtime.CgroupCPUNanos, MemoryBytes: runtime.CgroupMemoryBytes}
+
+// memoryEvery is how many rounds a sandbox that used no CPU keeps its last
+// memory reading: the memory of an idle sandbox can only shrink (its cache
+// reclaimed), and reading memory.stat of every idle sandbox each round was
+// most of an idle daemon's CPU (docs/performance.md).
+const memoryEvery = 6
 
 // History keeps each running sandbox's CPU and memory over the last window
 // in memory, one sample every `every`: the dashboard's charts. No database:
 // a restart starts the charts afresh.
 //
 // Cost: per round one store query for the started sandboxes and, for each,
-// the reads of its cgroup files (no disk walk); per sandbox a ring of
-// window/every samples of 12 bytes (360 samples, 4 KiB, at the defaults).
+// one cgroup file read (its CPU time), plus its memory files when it used
+// CPU since the last round or every memoryEvery rounds (no disk walk); per
+// sandbox a ring of window/every samples of 12 bytes (360 samples, 4 KiB,
+// at the defaults).
 // A sandbox not started for a whole window is forgotten.
 type History struct {
 	sandboxes Sandboxes
@@ -60,12 +69,14 @@ type ring struct {
 	lastCPU  uint64 // cumulative CPU time at the last sample
 	lastAt   time.Time
 	lastSeen time.Time
+	lastMem  uint64 // memory at the last sample
+	memAge   int    // rounds since memory was last read
 }
 
-// NewHistory returns a history over sandboxes; nil read reads the cgroups,
-// every <= 0 is 10 s, window <= 0 is one hour.
+// NewHistory returns a history over sandboxes; a zero read reads the
+// cgroups, every <= 0 is 10 s, window <= 0 is one hour.
 func NewHistory(sandboxes Sandboxes, read UsageReader, every, window time.Duration) *History {
-	if read == nil {
+	if read.CPUNanos == nil {
 		read = cgroupUsage
 	}
 	if every <= 0 {
@@ -102,24 +113,39 @@ func (h *History) SampleOnce(ctx context.Context, now time.Time) {
 		}
 		return
 	}
-	type reading struct {
-		id       string
-		cpu, mem uint64
+	// The file reads, outside the lock: the CPU time of each, and the
+	// memory of those that used CPU (or whose reading is old).
+	cpus := make([]uint64, len(list))
+	for i, sb := range list {
+		cpus[i] = h.read.CPUNanos(sb.ID)
 	}
-	readings := make([]reading, len(list))
-	for i, sb := range list { // the file reads, outside the lock
-		cpu, mem := h.read(sb.ID)
-		readings[i] = reading{sb.ID, cpu, mem}
+	h.mu.Lock()
+	stale := make([]bool, len(list))
+	for i, sb := range list {
+		r := h.rings[sb.ID]
+		stale[i] = r == nil || r.lastCPU != cpus[i] || r.memAge+1 >= memoryEvery
+	}
+	h.mu.Unlock()
+	mems := make([]uint64, len(list))
+	for i, sb := range list {
+		if stale[i] {
+			mems[i] = h.read.MemoryBytes(sb.ID)
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, rd := range readings {
-		r := h.rings[rd.id]
+	for i, sb := range list {
+		r := h.rings[sb.ID]
 		if r == nil {
 			r = &ring{buf: make([]sample, h.size)}
-			h.rings[rd.id] = r
+			h.rings[sb.ID] = r
 		}
-		r.add(now, rd.cpu, rd.mem)
+		mem := r.lastMem
+		r.memAge++
+		if stale[i] {
+			mem, r.memAge = mems[i], 0
+		}
+		r.add(now, cpus[i], mem)
 	}
 	window := time.Duration(h.size) * h.every
 	for id, r := range h.rings {
@@ -139,7 +165,7 @@ func (r *ring) add(now time.Time, cpuNanos, mem uint64) {
 	r.buf[r.next] = sample{t: uint32(now.Unix()), cpu: pct, memKiB: uint32(min(mem>>10, 1<<32-1))}
 	r.next = (r.next + 1) % len(r.buf)
 	r.full = r.full || r.next == 0
-	r.lastCPU, r.lastAt, r.lastSeen = cpuNanos, now, now
+	r.lastCPU, r.lastAt, r.lastSeen, r.lastMem = cpuNanos, now, now, mem
 }
 
 // Samples returns id's samples, oldest first (none: nil).

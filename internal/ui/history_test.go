@@ -19,7 +19,7 @@ func (l *listed) Get(context.Context, string) (*store.Sandbox, error)          {
 func TestHistoryRingAndRate(t *testing.T) {
 	sbs := &listed{{ID: "s1", State: "started"}}
 	cpu := uint64(0)
-	h := NewHistory(sbs, func(string) (uint64, uint64) { return cpu, 64 << 20 }, 10*time.Second, time.Minute)
+	h := NewHistory(sbs, UsageReader{CPUNanos: func(string) uint64 { return cpu }, MemoryBytes: func(string) uint64 { return 64 << 20 }}, 10*time.Second, time.Minute)
 	start := time.Unix(1_700_000_000, 0)
 	for i := range 10 {
 		h.SampleOnce(context.Background(), start.Add(time.Duration(i)*10*time.Second))
@@ -49,6 +49,40 @@ func TestHistoryRingAndRate(t *testing.T) {
 	}
 }
 
+// fixedUsage reads every sandbox as using cpu and mem.
+func fixedUsage(cpu, mem uint64) UsageReader {
+	return UsageReader{CPUNanos: func(string) uint64 { return cpu }, MemoryBytes: func(string) uint64 { return mem }}
+}
+
+// An idle sandbox (no CPU used since the last round) keeps its memory
+// reading for memoryEvery rounds; a busy one is read every round.
+func TestHistoryReadsMemoryOfBusySandboxes(t *testing.T) {
+	sbs := &listed{{ID: "idle", State: "started"}, {ID: "busy", State: "started"}}
+	cpu := map[string]uint64{"idle": 7, "busy": 0}
+	memReads := map[string]int{}
+	mem := uint64(1 << 20)
+	h := NewHistory(sbs, UsageReader{
+		CPUNanos:    func(id string) uint64 { return cpu[id] },
+		MemoryBytes: func(id string) uint64 { memReads[id]++; return mem },
+	}, 10*time.Second, time.Hour)
+	start := time.Unix(1_700_000_000, 0)
+	rounds := 2 * memoryEvery
+	for i := range rounds {
+		if i == 1 {
+			mem = 2 << 20 // both grow once; only the busy one shows it before its reading is old
+		}
+		h.SampleOnce(context.Background(), start.Add(time.Duration(i)*10*time.Second))
+		cpu["busy"] += uint64(time.Second)
+	}
+	if memReads["busy"] != rounds || memReads["idle"] != 2 {
+		t.Fatalf("memory reads %v over %d rounds; want busy %d, idle 2 (the first round and after %d rounds)", memReads, rounds, rounds, memoryEvery)
+	}
+	idle, busy := h.Samples("idle"), h.Samples("busy")
+	if idle[1].MemoryBytes != 1<<20 || idle[memoryEvery].MemoryBytes != 2<<20 || busy[1].MemoryBytes != 2<<20 {
+		t.Fatalf("idle %+v busy %+v", idle, busy)
+	}
+}
+
 // BenchmarkSampleRound is one sampling round's bookkeeping over 1000
 // started sandboxes (the cgroup reads are BenchmarkCgroupRead).
 func BenchmarkSampleRound(b *testing.B) {
@@ -56,7 +90,7 @@ func BenchmarkSampleRound(b *testing.B) {
 	for i := range 1000 {
 		sbs = append(sbs, &store.Sandbox{ID: fmt.Sprintf("sbx-%d", i), State: "started"})
 	}
-	h := NewHistory(&sbs, func(string) (uint64, uint64) { return 1, 1 }, 10*time.Second, time.Hour)
+	h := NewHistory(&sbs, fixedUsage(1, 1), 10*time.Second, time.Hour)
 	now := time.Unix(1_700_000_000, 0)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

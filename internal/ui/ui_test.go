@@ -80,7 +80,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{api: &apiRecorder{}, keys: &keys{revoked: map[string]bool{}}}
-	f.ui = New(Config{API: f.api, Gate: &authz.Gate{Keys: f.keys}, Sandboxes: sandboxes{}, Usage: func(string) (uint64, uint64) { return 0, 1 << 20 }})
+	f.ui = New(Config{API: f.api, Gate: &authz.Gate{Keys: f.keys}, Sandboxes: sandboxes{}, Usage: fixedUsage(0, 1<<20)})
 	return f
 }
 
@@ -289,7 +289,7 @@ func TestStatsAreScopedToTheTeam(t *testing.T) {
 func TestSessionDiesWithItsKey(t *testing.T) {
 	svc := keystest.New(t)
 	f := &fixture{api: &apiRecorder{}}
-	f.ui = New(Config{API: f.api, Gate: &authz.Gate{Keys: svc}, Sandboxes: sandboxes{}, Usage: func(string) (uint64, uint64) { return 0, 1 << 20 }})
+	f.ui = New(Config{API: f.api, Gate: &authz.Gate{Keys: svc}, Sandboxes: sandboxes{}, Usage: fixedUsage(0, 1<<20)})
 	p, key := keystest.Key(t, svc, sdk.ScopeSandboxesRead)
 	cookie, csrf := f.login(t, key)
 	h := map[string]string{"Cookie": cookie, CSRFHeader: csrf}
