@@ -2,9 +2,10 @@ package agent
 
 import (
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
-	"time"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -29,9 +30,13 @@ const OutputLogFile = agentapi.AgentOutput
 // tests can shrink it.
 var outputLogMax int64 = 1 << 20
 
-// redirectOutput points stdout and stderr at the log in runDir and rotates it
-// in the background. Only PID 1 does it: the agent run by tests in a host
-// process keeps that process's output.
+// outputFDs are the descriptors the log file is made; tests point them
+// elsewhere.
+var outputFDs = []int{1, 2}
+
+// redirectOutput points stdout and stderr at the log in runDir, and the
+// agent's log lines through a writer that rotates it. Only PID 1 does it:
+// the agent run by tests in a host process keeps that process's output.
 func redirectOutput(runDir string) error {
 	if os.Getpid() != 1 {
 		return nil
@@ -40,25 +45,33 @@ func redirectOutput(runDir string) error {
 	if err := pointOutputAt(path); err != nil {
 		return err
 	}
-	go func() {
-		for range time.Tick(time.Second) {
-			rotateOutput(path)
-		}
-	}()
+	log.SetOutput(&logOutput{path: path}) // slog's default handler writes through it
 	return nil
 }
 
-// rotateOutput moves a log past outputLogMax to ".1" and starts a new one.
-func rotateOutput(path string) {
+// logOutput writes log lines to the log file and rotates it when a line
+// takes it past outputLogMax. Rotating on write, not on a timer, lets an
+// idle agent sleep: a ticker woke every idle sandbox each second, and made
+// it look busy to the dashboard's sampler (internal/ui/history.go).
+type logOutput struct {
+	mu   sync.Mutex
+	path string
+}
+
+func (o *logOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	fd := outputFDs[len(outputFDs)-1]
+	n, err := unix.Write(fd, p)
 	var st unix.Stat_t
-	if unix.Fstat(1, &st) != nil || st.Size < outputLogMax {
-		return
+	if unix.Fstat(fd, &st) == nil && st.Size >= outputLogMax {
+		if err := os.Rename(o.path, o.path+".1"); err != nil {
+			// Code inside removed or replaced it: start afresh all the same.
+			os.Remove(o.path)
+		}
+		pointOutputAt(o.path)
 	}
-	if err := os.Rename(path, path+".1"); err != nil {
-		// Code inside removed or replaced it: start afresh all the same.
-		os.Remove(path)
-	}
-	pointOutputAt(path)
+	return n, err
 }
 
 // pointOutputAt opens path and makes it the process's stdout and stderr.
@@ -74,7 +87,7 @@ func pointOutputAt(path string) error {
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return fmt.Errorf("agent log %s is not a regular file", path)
 	}
-	for _, target := range []int{1, 2} {
+	for _, target := range outputFDs {
 		if err := unix.Dup3(fd, target, 0); err != nil {
 			return fmt.Errorf("redirect agent output: %w", err)
 		}
