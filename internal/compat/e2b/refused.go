@@ -20,7 +20,6 @@ type refusal struct {
 }
 
 var refusals = []refusal{
-	{"", "/volumecontent", "Volume's file methods (list, makeDir, getInfo, exists, updateMetadata, readFile, writeFile, remove)", "a volume's files are reached through a sandbox that mounts it (volumeMounts)"},
 	{"", "/secrets", "Secret.create, Secret.update, Secret.getInfo, Secret.list, Secret.exists and Secret.destroy", "E2B secrets are not implemented; sbx secrets need the hosts they may be sent to: sbx secret create NAME --host HOST, injected by sbx's egress proxy"},
 	{"", "/templates/tags", "Template.assignTags and Template.removeTags", "template tags are not implemented; sbx templates are the images set by sbx serve --e2b-template"},
 	{"", "/templates/{id}/tags", "Template.getTags", "template tags are not implemented"},

@@ -2,6 +2,7 @@ package e2b
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
+	"github.com/sbxhq/sbx/internal/volume"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -54,7 +56,6 @@ func TestEveryBodyRefusesUnknownFields(t *testing.T) {
 func TestRefusedAPIsNameTheirMethods(t *testing.T) {
 	s := newTestServer(&fakeSandboxes{})
 	for req, want := range map[string]string{
-		"PUT /e2b/volumecontent/v1/file":       "writeFile",
 		"GET /e2b/secrets":                     "Secret.list",
 		"DELETE /e2b/secrets/k":                "Secret.destroy",
 		"POST /e2b/v3/templates":               "Template.build",
@@ -134,7 +135,24 @@ func TestTrafficTokenReachesPorts(t *testing.T) {
 	}
 }
 
-type fakeVolumes struct{ names []string }
+type fakeVolumes struct {
+	names []string
+	dir   string // every volume's files
+}
+
+func (f *fakeVolumes) ID(ctx context.Context, name string) (string, error) {
+	if _, err := f.Get(ctx, name); err != nil {
+		return "", err
+	}
+	return "vol_" + name, nil
+}
+
+func (f *fakeVolumes) Files(ctx context.Context, name string) (*volume.Files, error) {
+	if _, err := f.Get(ctx, name); err != nil {
+		return nil, err
+	}
+	return volume.OpenFiles(f.dir)
+}
 
 func (f *fakeVolumes) Create(_ context.Context, name string, _ int) (*sdk.Volume, error) {
 	f.names = append(f.names, name)
@@ -187,5 +205,72 @@ func TestVolumes(t *testing.T) {
 	}
 	if w := call(s, "DELETE", "/e2b/volumes/data", "secret-key", ""); w.Code != 404 {
 		t.Fatalf("destroy of a gone volume: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestVolumeContent: Volume's file methods take the token Volume.create
+// answered, signed for that volume: not a key, not another volume's token,
+// not a forged one; each request is the volume file service's.
+func TestVolumeContent(t *testing.T) {
+	vols := &fakeVolumes{dir: t.TempDir()}
+	s := New(&fakeSandboxes{}, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Volumes: vols})
+	token := func(name string) string {
+		w := call(s, "POST", "/e2b/volumes", "secret-key", `{"name":"`+name+`"}`)
+		var v volumeJSON
+		if w.Code != 201 || json.Unmarshal(w.Body.Bytes(), &v) != nil || v.Token == nil || *v.Token == "" {
+			t.Fatalf("create %s: %d %s", name, w.Code, w.Body)
+		}
+		return *v.Token
+	}
+	data, other := token("data"), token("other")
+	do := func(method, path, tok, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, "/e2b/volumecontent/data"+path, strings.NewReader(body))
+		if tok != "" {
+			r.Header.Set("Authorization", "Bearer "+tok)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w
+	}
+	for name, tok := range map[string]string{"none": "", "the API key": "secret-key", "another volume's token": other, "a forged token": data + "x"} {
+		if w := do("PUT", "/file?path=/f", tok, "x"); w.Code != 401 || !strings.Contains(w.Body.String(), "volume token") {
+			t.Errorf("writeFile with %s: %d %s", name, w.Code, w.Body)
+		}
+	}
+	if w := do("PUT", "/file?path=/d/f.txt&mode=384", data, "hello"); w.Code != 404 {
+		t.Errorf("writeFile under a missing directory: %d %s", w.Code, w.Body)
+	}
+	if w := do("POST", "/dir?path=/d&force=true&uid=1000&gid=1000", data, ""); w.Code != 201 || !strings.Contains(w.Body.String(), `"uid":1000`) {
+		t.Fatalf("makeDir: %d %s", w.Code, w.Body)
+	}
+	if w := do("PUT", "/file?path=/d/f.txt&mode=384", data, "hello"); w.Code != 200 || !strings.Contains(w.Body.String(), `"mode":384`) || !strings.Contains(w.Body.String(), `"size":5`) {
+		t.Fatalf("writeFile: %d %s", w.Code, w.Body)
+	}
+	if w := do("PUT", "/file?path=/d/f.txt&force=false", data, "again"); w.Code != 409 {
+		t.Errorf("writeFile force=false over a file: %d %s", w.Code, w.Body)
+	}
+	if w := do("GET", "/file?path=/d/f.txt", data, ""); w.Code != 200 || w.Body.String() != "hello" {
+		t.Errorf("readFile: %d %s", w.Code, w.Body)
+	}
+	if w := do("GET", "/dir?path=/&depth=2", data, ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"path":"/d/f.txt"`) {
+		t.Errorf("list: %d %s", w.Code, w.Body)
+	}
+	if w := do("PATCH", "/path?path=/d/f.txt", data, `{"mode":420,"uid":7}`); w.Code != 200 || !strings.Contains(w.Body.String(), `"mode":420`) || !strings.Contains(w.Body.String(), `"uid":7`) {
+		t.Errorf("updateMetadata: %d %s", w.Code, w.Body)
+	}
+	if w := do("PATCH", "/path?path=/d/f.txt", data, `{"owner":"x"}`); w.Code != 400 || !strings.Contains(w.Body.String(), "owner") {
+		t.Errorf("updateMetadata with an unknown field: %d %s", w.Code, w.Body)
+	}
+	if w := do("GET", "/path?path=/d/f.txt&follow=1", data, ""); w.Code != 400 || !strings.Contains(w.Body.String(), "follow") {
+		t.Errorf("getInfo with an unknown parameter: %d %s", w.Code, w.Body)
+	}
+	if w := do("GET", "/file?path=/../../etc/passwd", data, ""); w.Code != 404 {
+		t.Errorf("readFile of ../../etc/passwd (the volume's /etc/passwd): %d %s", w.Code, w.Body)
+	}
+	if w := do("DELETE", "/path?path=/d", data, ""); w.Code != 204 {
+		t.Errorf("remove: %d %s", w.Code, w.Body)
+	}
+	if w := do("GET", "/path?path=/d", data, ""); w.Code != 404 {
+		t.Errorf("getInfo after remove: %d %s", w.Code, w.Body)
 	}
 }
