@@ -84,6 +84,8 @@ type Config struct {
 	Usage Usage
 	// Volumes are sbx's named volumes (volumes.go); nil refuses Volume.*.
 	Volumes Volumes
+	// Secrets are sbx's secrets (secrets.go); nil refuses Secret.*.
+	Secrets Secrets
 	// Ports exposes a sandbox port for a request with E2B's traffic
 	// token (ports.go); nil: only ports exposed through sbx are served.
 	Ports Ports

@@ -20,7 +20,6 @@ type refusal struct {
 }
 
 var refusals = []refusal{
-	{"", "/secrets", "Secret.create, Secret.update, Secret.getInfo, Secret.list, Secret.exists and Secret.destroy", "E2B secrets are not implemented; sbx secrets need the hosts they may be sent to: sbx secret create NAME --host HOST, injected by sbx's egress proxy"},
 	{"", "/templates/tags", "Template.assignTags and Template.removeTags", "template tags are not implemented; sbx templates are the images set by sbx serve --e2b-template"},
 	{"", "/templates/{id}/tags", "Template.getTags", "template tags are not implemented"},
 	{"", "/templates/{id}/builds", "Template.build, Template.buildInBackground and Template.getBuildStatus", "template builds are not implemented; build an sbx image (sbx image build) and map it with sbx serve --e2b-template name=image"},

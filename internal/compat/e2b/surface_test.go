@@ -56,8 +56,6 @@ func TestEveryBodyRefusesUnknownFields(t *testing.T) {
 func TestRefusedAPIsNameTheirMethods(t *testing.T) {
 	s := newTestServer(&fakeSandboxes{})
 	for req, want := range map[string]string{
-		"GET /e2b/secrets":                     "Secret.list",
-		"DELETE /e2b/secrets/k":                "Secret.destroy",
 		"POST /e2b/v3/templates":               "Template.build",
 		"GET /e2b/templates/t/builds/b/status": "Template.getBuildStatus",
 		"POST /e2b/v2/templates/t/builds/b":    "Template.build",
@@ -272,5 +270,95 @@ func TestVolumeContent(t *testing.T) {
 	}
 	if w := do("GET", "/path?path=/d", data, ""); w.Code != 404 {
 		t.Errorf("getInfo after remove: %d %s", w.Code, w.Body)
+	}
+}
+
+// fakeSecrets keeps secrets per team, as the Keeper does.
+type fakeSecrets struct{ all []sdk.SecretInfo }
+
+func (f *fakeSecrets) Create(ctx context.Context, req sdk.CreateSecretRequest) (*sdk.SecretInfo, error) {
+	team := auth.TeamOf(ctx)
+	f.all = slices.DeleteFunc(f.all, func(i sdk.SecretInfo) bool { return i.Team == team && i.Name == req.Name })
+	i := sdk.SecretInfo{Name: req.Name, Team: team, Size: len(req.Value), SecretHosts: req.SecretHosts}
+	f.all = append(f.all, i)
+	return &i, nil
+}
+
+func (f *fakeSecrets) List(ctx context.Context) ([]sdk.SecretInfo, error) {
+	var out []sdk.SecretInfo
+	for _, i := range f.all {
+		if auth.Sees(ctx, i.Team) {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeSecrets) Delete(ctx context.Context, name string) error {
+	team := auth.TeamOf(ctx)
+	f.all = slices.DeleteFunc(f.all, func(i sdk.SecretInfo) bool { return i.Team == team && i.Name == name })
+	return nil
+}
+
+// TestSecrets: Secret.* are sbx secrets whose hosts come from the
+// metadata; a secret without hosts, and any other metadata, is refused by
+// name; another team's secret is not found, even for the admin key.
+func TestSecrets(t *testing.T) {
+	sec := &fakeSecrets{all: []sdk.SecretInfo{{Name: "theirs", Team: "rival", SecretHosts: sdk.SecretHosts{Hosts: []string{"x.test"}}}}}
+	s := New(&fakeSandboxes{}, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Secrets: sec})
+	for body, want := range map[string]string{
+		`{"name":"k","value":"v"}`:                                                   "metadata: { hosts:",
+		`{"name":"k","value":"v","metadata":{"hosts":" "}}`:                          "metadata: { hosts:",
+		`{"name":"k","value":"v","metadata":{"hosts":"a.test","team":"x"}}`:          "metadata.team",
+		`{"name":"k","value":"v","metadata":{"hosts":"a.test"},"extra":1}`:           "extra",
+		`{"name":"k","value":"v","metadata":{"hosts":"a.test","allowHttp":"maybe"}}`: "allowHttp",
+	} {
+		if w := call(s, "POST", "/e2b/secrets", "secret-key", body); w.Code != 400 || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("create %s: %d %s, want a 400 naming %s", body, w.Code, w.Body, want)
+		}
+	}
+	if len(sec.all) != 1 {
+		t.Fatalf("a refused create stored a secret: %+v", sec.all)
+	}
+	w := call(s, "POST", "/e2b/secrets", "secret-key", `{"name":"k","value":"v1","metadata":{"hosts":"api.a.test, *.b.test","allowHttp":"true"}}`)
+	if w.Code != 201 || !strings.Contains(w.Body.String(), `"metadata":{"allowHttp":"true","hosts":"api.a.test,*.b.test"}`) || !strings.Contains(w.Body.String(), `"secretID":"k"`) {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "POST", "/e2b/secrets", "secret-key", `{"name":"k","value":"v","metadata":{"hosts":"a.test"}}`); w.Code != 409 || !strings.Contains(w.Body.String(), "Secret.update") {
+		t.Errorf("create of an existing secret: %d %s", w.Code, w.Body)
+	}
+	// update without metadata keeps the hosts, with metadata replaces them.
+	if w := call(s, "POST", "/e2b/secrets/k", "secret-key", `{"value":"v22"}`); w.Code != 200 || !strings.Contains(w.Body.String(), `api.a.test`) {
+		t.Errorf("update: %d %s", w.Code, w.Body)
+	}
+	if sec.all[1].Size != 3 || sec.all[1].Hosts[0] != "api.a.test" || !sec.all[1].AllowHTTP {
+		t.Errorf("after update: %+v", sec.all[1])
+	}
+	if w := call(s, "POST", "/e2b/secrets/k", "secret-key", `{"value":"v3","metadata":{"hosts":"c.test"}}`); w.Code != 200 || !strings.Contains(w.Body.String(), `"metadata":{"hosts":"c.test"}`) {
+		t.Errorf("update with hosts: %d %s", w.Code, w.Body)
+	}
+	for _, req := range []string{"GET /e2b/secrets/theirs", "POST /e2b/secrets/theirs", "DELETE /e2b/secrets/theirs", "GET /e2b/secrets/nope"} {
+		method, path, _ := strings.Cut(req, " ")
+		if w := call(s, method, path, "secret-key", `{"value":"x"}`); w.Code != 404 || strings.Contains(w.Body.String(), "rival") {
+			t.Errorf("%s: %d %s", req, w.Code, w.Body)
+		}
+	}
+	call(s, "POST", "/e2b/secrets", "secret-key", `{"name":"a","value":"v","metadata":{"hosts":"a.test"}}`)
+	w = call(s, "GET", "/e2b/secrets?limit=1", "secret-key", "")
+	if w.Code != 200 || w.Header().Get("X-Next-Token") != "a" || !strings.Contains(w.Body.String(), `"name":"a"`) || strings.Contains(w.Body.String(), "theirs") {
+		t.Fatalf("list page 1: %d %v %s", w.Code, w.Header(), w.Body)
+	}
+	w = call(s, "GET", "/e2b/secrets?limit=1&nextToken=a", "secret-key", "")
+	if w.Code != 200 || w.Header().Get("X-Next-Token") != "" || !strings.Contains(w.Body.String(), `"name":"k"`) {
+		t.Fatalf("list page 2: %d %v %s", w.Code, w.Header(), w.Body)
+	}
+	if w := call(s, "DELETE", "/e2b/secrets/k", "secret-key", ""); w.Code != 204 {
+		t.Errorf("destroy: %d %s", w.Code, w.Body)
+	}
+	if w := call(s, "DELETE", "/e2b/secrets/k", "secret-key", ""); w.Code != 404 {
+		t.Errorf("destroy of a gone secret: %d %s", w.Code, w.Body)
+	}
+	if len(sec.all) != 2 || sec.all[0].Name != "theirs" {
+		t.Errorf("the rival's secret: %+v", sec.all)
 	}
 }
