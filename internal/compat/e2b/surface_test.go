@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
@@ -84,16 +85,89 @@ func TestRefusedAPIsNameTheirMethods(t *testing.T) {
 	}
 }
 
-// TestSignedURLRefused: a request with uploadUrl/downloadUrl's signature
-// and no access token is refused naming them.
-func TestSignedURLRefused(t *testing.T) {
-	s := newTestServer(&fakeSandboxes{})
-	r := httptest.NewRequest("GET", "/e2b/sandbox/files?path=/a&signature=v1_x", nil)
-	r.Header.Set("E2b-Sandbox-Id", "sbx-0")
-	w := httptest.NewRecorder()
-	s.ServeHTTP(w, r)
-	if w.Code != 401 || !strings.Contains(w.Body.String(), "uploadUrl, downloadUrl") {
-		t.Fatalf("signed URL: %d %s", w.Code, w.Body)
+// fakeKeys are keys of team "acme" that can be revoked.
+type fakeKeys struct{ live map[string]bool }
+
+func (f *fakeKeys) Authenticate(context.Context, string) (auth.Principal, error) {
+	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "no")
+}
+
+func (f *fakeKeys) LookupKey(_ context.Context, id string) (auth.Principal, error) {
+	if !f.live[id] {
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "revoked")
+	}
+	return auth.Principal{KeyID: id, Team: "acme", Scopes: []auth.Scope{auth.ScopeExec}}, nil
+}
+
+func (f *fakeKeys) List(team string) []sdk.APIKey {
+	var out []sdk.APIKey
+	for id := range f.live {
+		out = append(out, sdk.APIKey{ID: id, Team: "acme"})
+	}
+	if team != "acme" {
+		return nil
+	}
+	return out
+}
+
+// TestSignedURLs: uploadUrl/downloadUrl's signature (the SDK's
+// getSignature over the access token) admits the key whose token signed
+// it, for that path, operation, user and expiry only, and stops working
+// when the key is revoked or the URL expires.
+func TestSignedURLs(t *testing.T) {
+	keys := &fakeKeys{live: map[string]bool{"k1": true, "k2": true}}
+	f := &fakeSandboxes{boxes: []*store.Sandbox{{ID: "sbx-1", Team: "acme"}, {ID: "sbx-2", Team: "rival"}}}
+	s := New(f, &authz.Gate{Keys: keys}, Config{TokenSecret: []byte("s")})
+	now := time.Unix(1_000_000, 0)
+	s.now = func() time.Time { return now }
+	p2, _ := keys.LookupKey(context.Background(), "k2")
+	tok := s.accessToken(p2, "sbx-1")
+	url := func(method, id, path, user, exp, sig string) (*http.Request, string) {
+		q := "path=" + path + "&signature=" + sig
+		if user != "" {
+			q += "&username=" + user
+		}
+		if exp != "" {
+			q += "&signature_expiration=" + exp
+		}
+		return httptest.NewRequest(method, "/e2b/sandbox/files?"+q, nil), id
+	}
+	check := func(method, id, path, user, exp, sig string) (auth.Principal, error) {
+		r, id := url(method, id, path, user, exp, sig)
+		return s.checkSignature(r, id, "/files")
+	}
+	read := signature("/a", "read", "", tok, "")
+	if p, err := check("GET", "sbx-1", "/a", "", "", read); err != nil || p.KeyID != "k2" {
+		t.Fatalf("downloadUrl: %+v %v", p, err)
+	}
+	write := signature("/a", "write", "root", tok, "1000100")
+	if p, err := check("POST", "sbx-1", "/a", "root", "1000100", write); err != nil || p.KeyID != "k2" {
+		t.Fatalf("uploadUrl with user and expiry: %+v %v", p, err)
+	}
+	for name, c := range map[string][6]string{
+		"another path":             {"GET", "sbx-1", "/b", "", "", read},
+		"the other operation":      {"POST", "sbx-1", "/a", "", "", read},
+		"another user":             {"GET", "sbx-1", "/a", "root", "", read},
+		"another sandbox":          {"GET", "sbx-2", "/a", "", "", read},
+		"a later expiry":           {"POST", "sbx-1", "/a", "root", "1000200", write},
+		"no expiry":                {"POST", "sbx-1", "/a", "root", "", write},
+		"a forged signature":       {"GET", "sbx-1", "/a", "", "", read + "x"},
+		"another sandbox's secret": {"GET", "sbx-1", "/a", "", "", signature("/a", "read", "", tok+"x", "")},
+	} {
+		if _, err := check(c[0], c[1], c[2], c[3], c[4], c[5]); err != errBadSignature {
+			t.Errorf("%s: %v, want refused", name, err)
+		}
+	}
+	now = now.Add(101 * time.Second)
+	if _, err := check("POST", "sbx-1", "/a", "root", "1000100", write); err != errExpired {
+		t.Errorf("after the expiry: %v", err)
+	}
+	delete(keys.live, "k2")
+	if _, err := check("GET", "sbx-1", "/a", "", "", read); err != errBadSignature {
+		t.Errorf("after the key was revoked: %v", err)
+	}
+	if _, err := s.checkSignature(httptest.NewRequest("DELETE", "/e2b/sandbox/files?signature=x", nil), "sbx-1", "/files"); err == nil {
+		t.Errorf("a signature on DELETE was accepted")
 	}
 }
 
