@@ -160,10 +160,11 @@ func (f *Files) List(p string, depth int) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e, err := f.entry(r); err != nil {
-		return nil, err
-	} else if e.Type != "directory" {
-		return nil, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory", e.Path)
+	// The directory itself may be a symlink to one inside the volume.
+	if fi, err := f.root.Stat(r); err != nil {
+		return nil, fail(err, p)
+	} else if !fi.IsDir() {
+		return nil, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory", p)
 	}
 	out := []Entry{}
 	var walk func(dir string, level int) error
