@@ -124,6 +124,16 @@ try {
     assert.equal(await vol.exists('/abs'), false)
   })
 
+  await check("the volume's size bounds writeFile, and a failed write leaves the file as it was", async () => {
+    assert.equal((await sbx('POST', '/volumes', { name: 'e2b-tiny', sizeMiB: 16 }, acme.key)).status, 201)
+    const tiny = await Volume.connect('e2b-tiny', { apiKey: acme.key })
+    await tiny.writeFile('/keep.txt', 'small')
+    await refused(tiny.writeFile('/keep.txt', new Uint8Array(24 << 20).fill(1)), /no space left/)
+    assert.equal(await tiny.readFile('/keep.txt'), 'small')
+    assert.deepEqual((await tiny.list('/')).map((x) => x.name).sort(), ['keep.txt', 'lost+found'])
+    assert.equal(await Volume.destroy('e2b-tiny', { apiKey: acme.key }), true)
+  })
+
   await check("another team's key reaches neither the volume nor its files", async () => {
     await assert.rejects(Volume.getInfo('e2b-files', { apiKey: rival.key }), (e) => e instanceof VolumeNotFoundError)
     assert.ok(!(await Volume.list({ apiKey: rival.key })).some((v) => v.name === 'e2b-files'))
