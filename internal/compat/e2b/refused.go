@@ -10,8 +10,7 @@ import (
 // refusal is a part of E2B's API this layer does not implement: requests
 // to it are a 400 naming the SDK methods that send them, so that a caller
 // learns at once what sbx does not do. A 404 would be read by several SDK
-// methods as an answer (Secret.exists → false, Volume.getInfo → "no such
-// volume"), so the status is 400.
+// methods as an answer ("no such template"), so the status is 400.
 type refusal struct {
 	method  string // "" for any
 	prefix  string // path below Prefix (without v2/ or v3/), matched by segments

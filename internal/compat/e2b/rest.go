@@ -151,8 +151,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	// Refused before the routes (DELETE /templates/tags is no template's
-	// delete) and the key check (the volume content API sends a volume
-	// token instead; the answer names no one's data).
+	// delete) and the key check (the answer names no one's data).
 	if err := refused(r.Method, path); err != nil {
 		writeAPIError(w, err)
 		return

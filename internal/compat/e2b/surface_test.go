@@ -51,9 +51,8 @@ func TestEveryBodyRefusesUnknownFields(t *testing.T) {
 }
 
 // TestRefusedAPIsNameTheirMethods: each E2B API sbx does not implement is a
-// 400 naming the SDK methods that call it, with or without a key (the
-// volume content API sends a volume token); the routes sbx serves beside
-// them still answer.
+// 400 naming the SDK methods that call it, with or without a key; the
+// routes sbx serves beside them still answer.
 func TestRefusedAPIsNameTheirMethods(t *testing.T) {
 	s := newTestServer(&fakeSandboxes{})
 	for req, want := range map[string]string{
