@@ -42,6 +42,15 @@ func TestE2B(t *testing.T) {
 	t.Run("SDKSurface", func(t *testing.T) { testE2BSDKFlow(t, d, "surface.mjs") })
 }
 
+// TestE2BStore: Volume's file methods, Secret.* and signed file URLs
+// through E2B's SDK (store.mjs), on the base image (E2B template "plain"),
+// with another team's key, a symlink out of a volume and a revoked key.
+func TestE2BStore(t *testing.T) {
+	requireE2BSDK(t)
+	d := startDaemon(t, "--preview-domain", e2bPreviewDomain, "--e2b-template", "plain=base")
+	testE2BSDKFlow(t, d, "store.mjs")
+}
+
 // e2bPreviewDomain is TestE2B's preview domain: fixes.mjs resolves every
 // name below it to the daemon with a resolver of its own.
 const e2bPreviewDomain = "sbx.test"

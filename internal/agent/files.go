@@ -107,36 +107,7 @@ func fileInfo(path string) (sdk.FileInfo, error) {
 }
 
 // fsError turns an os error into the errdefs error a caller can act on.
-func fsError(err error, path string) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return errdefs.NotFound(sdk.CodeFileNotFound, "%s: no such file or directory", path)
-	case errors.Is(err, syscall.ENOTDIR):
-		return errdefs.Invalid(sdk.CodeNotADirectory, "%s: a parent is not a directory", path)
-	case errors.Is(err, syscall.EISDIR):
-		return errdefs.Conflict(sdk.CodeIsADirectory, "%s is a directory", path)
-	case errors.Is(err, syscall.EEXIST):
-		return errdefs.Conflict(sdk.CodeFileExists, "%s already exists", path)
-	case errors.Is(err, syscall.ENOTEMPTY):
-		return errdefs.Conflict(sdk.CodeDirNotEmpty, "%s is a directory that is not empty", path)
-	case errors.Is(err, syscall.EBUSY):
-		return errdefs.Conflict(sdk.CodeBusy, "%s is in use (a mount point?)", path)
-	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		return errdefs.Invalid(sdk.CodePermissionDenied, "%s: permission denied", path)
-	case errors.Is(err, syscall.EROFS):
-		return errdefs.Invalid(sdk.CodeReadOnlyFilesystem, "%s is on a read-only filesystem", path)
-	case errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.ELOOP):
-		return errdefs.Invalid(sdk.CodeInvalidPath, "%s: name too long or too many levels of symlinks", path)
-	case errors.Is(err, syscall.EXDEV):
-		return errdefs.Invalid(sdk.CodeCrossDevice, "%s: cannot move across filesystems", path)
-	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
-		// open(2) of a socket, or of a device with no driver.
-		return errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path)
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return errdefs.DiskFull(sdk.CodeNoSpace, "no space left for %s", path)
-	}
-	return errdefs.Internal(err, "%s: file operation failed", path)
-}
+func fsError(err error, path string) error { return errdefs.FS(err, path) }
 
 // putFile streams the body into a temporary file next to path and
 // renames it into place, so a failed upload leaves the old file untouched.

@@ -260,7 +260,11 @@ func Run(ctx context.Context, cfg Config) error {
 	// Every surface goes through the one gate (internal/authz); each
 	// declares what its operations need.
 	gate := tenancy.Gate
-	e2b.New(mgr, gate, e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: previews.Domain(), Usage: mx.usage, Ports: previews, Volumes: vols}).Attach(handler)
+	e2bCfg := e2b.Config{Templates: cfg.E2BTemplates, TokenSecret: []byte(token), Domain: previews.Domain(), Usage: mx.usage, Ports: previews, Volumes: vols}
+	if egress != nil {
+		e2bCfg.Secrets = egress.secrets
+	}
+	e2b.New(mgr, gate, e2bCfg).Attach(handler)
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
 	mountDaytona(cfg, handler, mgr, images, previews, gate)                                // daytona.go
 	mountUI(ctx, cfg, handler, mgr, gate, life.hooks)                                      // ui.go: the dashboard

@@ -8,6 +8,8 @@ package errdefs
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 
 	"github.com/sbxhq/sbx/sdk"
 )
@@ -122,4 +124,37 @@ func CodeOf(err error) sdk.Code {
 		return e.Code
 	}
 	return sdk.CodeInternal
+}
+
+// FS is err, from a file operation on path, as the kind and code the API
+// reports (a missing file is FILE_NOT_FOUND, a full disk NO_SPACE, …).
+func FS(err error, path string) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return NotFound(sdk.CodeFileNotFound, "%s: no such file or directory", path)
+	case errors.Is(err, syscall.ENOTDIR):
+		return Invalid(sdk.CodeNotADirectory, "%s: a parent is not a directory", path)
+	case errors.Is(err, syscall.EISDIR):
+		return Conflict(sdk.CodeIsADirectory, "%s is a directory", path)
+	case errors.Is(err, syscall.EEXIST):
+		return Conflict(sdk.CodeFileExists, "%s already exists", path)
+	case errors.Is(err, syscall.ENOTEMPTY):
+		return Conflict(sdk.CodeDirNotEmpty, "%s is a directory that is not empty", path)
+	case errors.Is(err, syscall.EBUSY):
+		return Conflict(sdk.CodeBusy, "%s is in use (a mount point?)", path)
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		return Invalid(sdk.CodePermissionDenied, "%s: permission denied", path)
+	case errors.Is(err, syscall.EROFS):
+		return Invalid(sdk.CodeReadOnlyFilesystem, "%s is on a read-only filesystem", path)
+	case errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.ELOOP):
+		return Invalid(sdk.CodeInvalidPath, "%s: name too long or too many levels of symlinks", path)
+	case errors.Is(err, syscall.EXDEV):
+		return Invalid(sdk.CodeCrossDevice, "%s: cannot move across filesystems", path)
+	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
+		// open(2) of a socket, or of a device with no driver.
+		return Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return DiskFull(sdk.CodeNoSpace, "no space left for %s", path)
+	}
+	return Internal(err, "%s: file operation failed", path)
 }

@@ -14,13 +14,13 @@ package e2b
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
@@ -84,6 +84,8 @@ type Config struct {
 	Usage Usage
 	// Volumes are sbx's named volumes (volumes.go); nil refuses Volume.*.
 	Volumes Volumes
+	// Secrets are sbx's secrets (secrets.go); nil refuses Secret.*.
+	Secrets Secrets
 	// Ports exposes a sandbox port for a request with E2B's traffic
 	// token (ports.go); nil: only ports exposed through sbx are served.
 	Ports Ports
@@ -188,11 +190,12 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 		writeEnvdError(w, http.StatusBadRequest, "missing E2b-Sandbox-Id header")
 		return
 	}
-	p, err := s.checkAccessToken(r, id) // tokens.go
-	if err != nil && r.URL.Query().Has("signature") {
-		// uploadUrl/downloadUrl sign with the access token, which sbx
-		// derives from the caller's key: a URL alone cannot name it.
-		err = errors.New("signed file URLs (uploadUrl, downloadUrl) are not supported by sbx's E2B layer: send the request with the sandbox's envdAccessToken as X-Access-Token (files.read/files.write), or share a signed preview URL of a port the sandbox serves files on (sbx port url)")
+	var p auth.Principal
+	var err error
+	if r.Header.Get("X-Access-Token") == "" && r.Header.Get("E2B-Traffic-Access-Token") == "" && r.URL.Query().Has("signature") && port != "49999" {
+		p, err = s.checkSignature(r, id, path) // signed.go: uploadUrl, downloadUrl
+	} else {
+		p, err = s.checkAccessToken(r, id) // tokens.go
 	}
 	if err != nil {
 		writeEnvdError(w, http.StatusUnauthorized, err.Error())

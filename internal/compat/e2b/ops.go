@@ -40,6 +40,11 @@ func (s *Server) restRoutes() []restRoute {
 		{"GET", "/volumes", authz.Read, s.listVolumes},
 		{"GET", "/volumes/{id}", authz.Read, s.getVolume},
 		{"DELETE", "/volumes/{id}", authz.Write, s.deleteVolume},
+		{"POST", "/secrets", authz.Write, s.createSecret},
+		{"GET", "/secrets", authz.Read, s.listSecrets},
+		{"GET", "/secrets/{id}", authz.Read, s.getSecret},
+		{"POST", "/secrets/{id}", authz.Write, s.updateSecret},
+		{"DELETE", "/secrets/{id}", authz.Write, s.deleteSecret},
 		{"POST", "/sandboxes/{id}/fork", authz.Write, func(w http.ResponseWriter, r *http.Request, id string) error { return s.fork(w, r, id, principalOf(r)) }},
 	}
 }

@@ -10,8 +10,7 @@ import (
 // refusal is a part of E2B's API this layer does not implement: requests
 // to it are a 400 naming the SDK methods that send them, so that a caller
 // learns at once what sbx does not do. A 404 would be read by several SDK
-// methods as an answer (Secret.exists → false, Volume.getInfo → "no such
-// volume"), so the status is 400.
+// methods as an answer ("no such template"), so the status is 400.
 type refusal struct {
 	method  string // "" for any
 	prefix  string // path below Prefix (without v2/ or v3/), matched by segments
@@ -20,8 +19,6 @@ type refusal struct {
 }
 
 var refusals = []refusal{
-	{"", "/volumecontent", "Volume's file methods (list, makeDir, getInfo, exists, updateMetadata, readFile, writeFile, remove)", "a volume's files are reached through a sandbox that mounts it (volumeMounts)"},
-	{"", "/secrets", "Secret.create, Secret.update, Secret.getInfo, Secret.list, Secret.exists and Secret.destroy", "E2B secrets are not implemented; sbx secrets need the hosts they may be sent to: sbx secret create NAME --host HOST, injected by sbx's egress proxy"},
 	{"", "/templates/tags", "Template.assignTags and Template.removeTags", "template tags are not implemented; sbx templates are the images set by sbx serve --e2b-template"},
 	{"", "/templates/{id}/tags", "Template.getTags", "template tags are not implemented"},
 	{"", "/templates/{id}/builds", "Template.build, Template.buildInBackground and Template.getBuildStatus", "template builds are not implemented; build an sbx image (sbx image build) and map it with sbx serve --e2b-template name=image"},

@@ -146,9 +146,12 @@ func egressOf(allowInternet *bool, n *createNetwork) (*sdk.EgressPolicy, error) 
 // (internal/authz) as its route needs (ops.go).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 	path = strings.TrimPrefix(strings.TrimPrefix(path, "/v2"), "/v3")
+	if strings.HasPrefix(path, "/volumecontent/") {
+		s.serveVolumeContent(w, r, path) // volumecontent.go: a volume token, not a key
+		return
+	}
 	// Refused before the routes (DELETE /templates/tags is no template's
-	// delete) and the key check (the volume content API sends a volume
-	// token instead; the answer names no one's data).
+	// delete) and the key check (the answer names no one's data).
 	if err := refused(r.Method, path); err != nil {
 		writeAPIError(w, err)
 		return

@@ -5,15 +5,16 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
+	"github.com/sbxhq/sbx/internal/volume"
 	"github.com/sbxhq/sbx/sdk"
 )
 
 // E2B's volumes are sbx volumes (internal/volume): Volume.create, connect,
 // getInfo, list and destroy, and create's volumeMounts. A volume's id is
-// its sbx name. Volume content (Volume's file methods, the /volumecontent
-// API) is not served: sbx reaches a volume's files through a sandbox that
-// mounts it (refused.go).
+// its sbx name. Volume's file methods (the /volumecontent API,
+// volumecontent.go) are sbx's volume file service (volume.Files).
 
 // Volumes is the volume Manager as this layer needs it.
 type Volumes interface {
@@ -21,10 +22,12 @@ type Volumes interface {
 	Get(ctx context.Context, name string) (*sdk.Volume, error)
 	List(ctx context.Context) ([]sdk.Volume, error)
 	Delete(ctx context.Context, name string) error
+	ID(ctx context.Context, name string) (string, error)
+	Files(ctx context.Context, name string) (*volume.Files, error)
 }
 
 // volumeJSON is E2B's Volume / VolumeAndToken. The token is for the volume
-// content API, which sbx does not serve: it is empty.
+// content API (volumecontent.go).
 type volumeJSON struct {
 	VolumeID string  `json:"volumeID"`
 	Name     string  `json:"name"`
@@ -38,9 +41,19 @@ func (s *Server) volumes() (Volumes, error) {
 	return s.cfg.Volumes, nil
 }
 
-func volumeAnswer(v *sdk.Volume) volumeJSON {
-	none := ""
-	return volumeJSON{VolumeID: v.Name, Name: v.Name, Token: &none}
+// volumeAnswer is v with the caller's token for its files.
+func (s *Server) volumeAnswer(ctx context.Context, v *sdk.Volume) (volumeJSON, error) {
+	vols, err := s.volumes()
+	if err != nil {
+		return volumeJSON{}, err
+	}
+	id, err := vols.ID(ctx, v.Name)
+	if err != nil {
+		return volumeJSON{}, err
+	}
+	p, _ := auth.FromContext(ctx)
+	tok := s.volumeToken(p, id)
+	return volumeJSON{VolumeID: v.Name, Name: v.Name, Token: &tok}, nil
 }
 
 func (s *Server) createVolume(w http.ResponseWriter, r *http.Request, _ string) error {
@@ -58,7 +71,11 @@ func (s *Server) createVolume(w http.ResponseWriter, r *http.Request, _ string) 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, volumeAnswer(v))
+	out, err := s.volumeAnswer(r.Context(), v)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, out)
 	return nil
 }
 
@@ -71,7 +88,11 @@ func (s *Server) getVolume(w http.ResponseWriter, r *http.Request, id string) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, volumeAnswer(v))
+	out, err := s.volumeAnswer(r.Context(), v)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
