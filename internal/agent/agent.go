@@ -258,7 +258,8 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.GitAddRemote:    gitHandler(s.gitAddRemote),
 		agentapi.GitReset:        gitHandler(s.gitReset),
 		agentapi.GitRestore:      gitHandler(s.gitRestore),
-		agentapi.GitConfig:       gitHandler(s.gitConfig), // git_config.go
+		agentapi.GitConfig:       gitHandler(s.gitConfig),      // git_config.go
+		agentapi.GitCredentials:  gitHandler(s.gitCredentials), // git_credentials.go
 
 		agentapi.PackDir:   s.handlePackDir,         // backup.go
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go

@@ -138,6 +138,7 @@ var (
 	GitReset        = Route{"POST", "/git/reset"}           // GitResetRequest → sdk.GitStatus
 	GitRestore      = Route{"POST", "/git/restore"}         // GitRestoreRequest → sdk.GitStatus
 	GitConfig       = Route{"POST", "/git/config"}          // GitConfigRequest → GitConfigValue (git_config.go)
+	GitCredentials  = Route{"POST", "/git/credentials"}     // GitCredentialsRequest → 204 (git_credentials.go)
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -154,7 +155,7 @@ var Routes = []Route{
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
-	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote, GitReset, GitRestore, GitConfig,
+	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote, GitReset, GitRestore, GitConfig, GitCredentials,
 	PackDir, UnpackDir,
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,

@@ -58,6 +58,8 @@ type Sandboxes interface {
 	ListSnapshots(ctx context.Context) ([]*store.Snapshot, error)
 	// Agent reaches a sandbox's agent, starting the sandbox if it is stopped.
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+	// MainExit is how the main process (the entrypoint) ended, if it did.
+	MainExit(sb *store.Sandbox) (agentapi.MainExit, bool)
 	// Events and EventsChanged feed the socket.io state events.
 	Events(ctx context.Context, idOrName string, after int64, limit int) ([]store.Event, error)
 	EventsChanged() <-chan struct{}
@@ -91,6 +93,9 @@ type Config struct {
 	// SSH is the SSH gateway's access records (api.Server.SSHAccess), nil
 	// or answering nil when the daemon runs without the gateway.
 	SSH func() *sshgw.Access
+	// Metrics is the dashboard's stats history, for getMetrics (metrics.go);
+	// nil: getMetrics answers no samples.
+	Metrics MetricsHistory
 }
 
 // Handler serves the Daytona API.

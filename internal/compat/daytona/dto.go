@@ -82,6 +82,7 @@ func toDTO(sb *store.Sandbox, toolbox string) sandboxDTO {
 		User: "root", Env: s.Env, Labels: withPublic(s.Labels, false), Public: s.Labels[publicLabel] == "true", Target: target,
 		CPU: int(math.Ceil(s.CPU)), Memory: ceilDiv(s.MemoryMiB, 1024), Disk: ceilDiv(s.DiskMiB, 1024),
 		State: stateOf(sb.State), ErrorReason: sb.Error, BackupState: "None",
+		Recoverable:      sb.State == sdk.StateError, // recover starts it again (recover.go)
 		AutoStopInterval: pol.AutoStopSeconds / 60, AutoPauseInterval: pol.AutoPauseSeconds / 60,
 		AutoArchiveInterval: pol.AutoArchiveSeconds / 60, AutoDeleteInterval: deleteMinutes(pol.AutoDeleteSeconds),
 		Volumes: []sandboxVolume{}, CreatedAt: stamp(sb.CreatedAt), UpdatedAt: stamp(sb.UpdatedAt),

@@ -1,0 +1,44 @@
+package integration
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sbxhq/sbx/sdk"
+)
+
+// TestDaytonaMore runs testdata/daytona/more.mjs: Daytona's entrypoint
+// session, recover, metrics history, git credentials, secrets and signed
+// file URLs through the official SDK, with another team's key and a
+// revoked key's URLs as the hostile cases.
+func TestDaytonaMore(t *testing.T) {
+	needDaytonaSDK(t)
+	srv := newGitServer(t, "u", "right-token") // git_test.go: a forge in a namespace of the test's
+	d := startDaemon(t, "--ui-stats-every", "1s", "--egress-allow-private", srv.addr.String())
+	_, other := d.teamKey("other", sdk.Quotas{}, allScopes...)
+
+	// A sandbox in state error, as a failed stop leaves one: recover's case.
+	broken := d.create(sdk.CreateSandboxRequest{Name: "broken"})
+	if _, err := d.client.StopSandbox(context.Background(), broken.ID, sdk.StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d.stop()
+	db, err := sql.Open("sqlite", filepath.Join(d.dataDir, "sbx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE sandboxes SET state = 'error', error = 'disk gone' WHERE id = ?", broken.ID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	d.start()
+
+	out := runDaytonaProgram(t, d, "more.mjs", "SBX_API_URL="+d.baseURL(), "OTHER_KEY="+other.Key, "BROKEN=broken",
+		"GIT_URL="+srv.url, "GIT_HOST="+strings.TrimPrefix(srv.url, "http://"), "GIT_USER=u", "GIT_TOKEN=right-token")
+	if !strings.Contains(out, "\ndone\n") {
+		t.Errorf("more.mjs:\n%s", out)
+	}
+}
