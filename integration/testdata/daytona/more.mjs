@@ -45,13 +45,15 @@ async function main() {
     assert.equal(s.commands.length, 1)
     assert.equal(s.commands[0].command, "sh -c 'echo hello-main; echo oops >&2; exit 3'")
     assert.equal(s.commands[0].exitCode, 3)
+    // the main log: the process's output, then sbx's note of its end
+    const want = 'hello-main\noops\n[sbx] the main process exited with code 3; stopping the sandbox\n'
     const logs = await main.process.getEntrypointLogs()
-    assert.equal(logs.output, 'hello-main\noops\n')
+    assert.equal(logs.output, want)
     assert.equal(logs.stdout, logs.output) // one stream: docs/compat/daytona.md
     assert.equal(logs.stderr, '')
     let streamed = ''
     await main.process.getEntrypointLogs((out) => { streamed += out }, () => {})
-    assert.equal(streamed, 'hello-main\noops\n')
+    assert.equal(streamed, want)
     // a sandbox without an entrypoint has an empty entrypoint session
     assert.deepEqual((await sb.process.getEntrypointSession()).commands, [])
     assert.equal((await sb.process.getEntrypointLogs()).output, '')
@@ -60,7 +62,6 @@ async function main() {
       headers: { Authorization: `Bearer ${env.OTHER_KEY}` },
     })
     assert.equal(res.status, 404, "another team's key reads the entrypoint logs")
-    await main.delete()
   })
 
   await check('recover', async () => {
@@ -125,11 +126,71 @@ async function main() {
     await refused(() => sb.git.dangerouslyAuthenticate('u', 'p', 'example.com', 'ftp'), /protocol must be https or http/, 'protocol ftp')
   })
 
-  if (env.MORE_ONLY !== 'first') await more(sb)
-  await sb.delete()
+  await more(sb)
 }
 
 // more is the second half: secrets and signed URLs.
-async function more(sb) {}
+async function more(sb) {
+  await check('secret list, get, create, update, delete', async () => {
+    const made = await daytona.secret.create({ name: 'api-token', value: 's3cret', hosts: ['api.example.com'] })
+    assert.deepEqual([made.id, made.name, made.hosts, made.placeholder], ['api-token', 'api-token', ['api.example.com'], ''])
+    await daytona.secret.create({ name: 'b-token', value: 'x', hosts: ['b.example.com'] })
+    // the secrets as sbx's own API has them
+    const info = async (name) => (await sbx('GET', '/v1/secrets')).body.find((x) => x.name === name)
+    assert.deepEqual([(await info('api-token')).size, (await info('api-token')).hosts], [6, ['api.example.com']])
+    let page = await daytona.secret.list()
+    assert.deepEqual([page.items.map((x) => x.name), page.total, page.nextCursor], [['api-token', 'b-token'], 2, null])
+    page = await daytona.secret.list({ limit: 1 })
+    assert.deepEqual([page.items.map((x) => x.name), page.total, page.nextCursor], [['api-token'], 2, '1'])
+    page = await daytona.secret.list({ cursor: page.nextCursor, limit: 1 })
+    assert.deepEqual([page.items.map((x) => x.name), page.nextCursor], [['b-token'], null])
+    assert.deepEqual((await daytona.secret.list({ name: 'api' })).items.map((x) => x.name), ['api-token'])
+    assert.deepEqual((await daytona.secret.list({ sort: 'name', order: 'desc' })).items.map((x) => x.name), ['b-token', 'api-token'])
+    assert.deepEqual((await daytona.secret.get('api-token')).hosts, ['api.example.com'])
+    // hosts alone, then a new value that keeps them
+    assert.deepEqual((await daytona.secret.update('api-token', { hosts: ['*.example.com'] })).hosts, ['*.example.com'])
+    await daytona.secret.update('api-token', { value: 'longer-secret' })
+    assert.deepEqual([(await info('api-token')).size, (await info('api-token')).hosts], [13, ['*.example.com']])
+    // refused by name: a secret without hosts is never sent everywhere
+    await refused(() => daytona.secret.create({ name: 'nohosts', value: 'v' }), /hosts are required.*never everywhere/, 'a secret without hosts')
+    await refused(() => daytona.secret.create({ name: 'nohosts', value: 'v', hosts: [] }), /at least one host/, 'empty hosts')
+    await refused(() => daytona.secret.update('api-token', { hosts: [] }), /at least one host/, 'update to no hosts')
+    await refused(() => daytona.secret.create({ name: 'd', value: 'v', hosts: ['a.example.com'], description: 'x' }), /description is not supported/, 'description')
+    assert.equal(await info('nohosts'), undefined)
+    await assert.rejects(daytona.secret.create({ name: 'api-token', value: 'v', hosts: ['a.example.com'] }), (e) => e.statusCode === 409, 'a second create of a name')
+    // another team's key sees none of them
+    await notFound(() => other.secret.get('api-token'), "another team's key")
+    assert.equal((await other.secret.list()).total, 0)
+    await notFound(() => other.secret.delete('api-token'), "another team's key deletes")
+    await refused(() => sb.updateSecrets({ API_KEY: 'api-token' }), /sandbox\.updateSecrets is not supported.*inject rule/, 'updateSecrets')
+    await daytona.secret.delete('api-token')
+    await notFound(() => daytona.secret.get('api-token'), 'a deleted secret')
+    assert.equal(await info('api-token'), undefined)
+  })
+
+  await check('expireSignedPreviewUrl', async () => {
+    await sb.process.executeCommand('mkdir -p /tmp/www && echo hi > /tmp/www/index.html')
+    await sb.process.createSession('web')
+    await sb.process.executeSessionCommand('web', { command: 'busybox httpd -f -p 8080 -h /tmp/www', runAsync: true })
+    const link = await sb.getPreviewLink(8080)
+    await until('the preview server', async () => (await fetch(`${link.url}/`, { headers: { 'X-Daytona-Preview-Token': link.token } })).status === 200)
+    const signed = await sb.getSignedPreviewUrl(8080, 600)
+    const second = await sb.getSignedPreviewUrl(8080, 300)
+    assert.equal((await fetch(signed.url)).status, 200)
+    await sb.expireSignedPreviewUrl(8080, signed.token)
+    // every signed URL and the token of the port end: they are signed with it
+    assert.equal((await fetch(signed.url)).status, 401)
+    assert.equal((await fetch(second.url)).status, 401)
+    assert.equal((await fetch(`${link.url}/`, { headers: { 'X-Daytona-Preview-Token': link.token } })).status, 401)
+    const fresh = await sb.getSignedPreviewUrl(8080, 60)
+    assert.equal(await (await fetch(fresh.url)).text(), 'hi\n')
+    await assert.rejects(sb.expireSignedPreviewUrl(8081, 'x'), (e) => e.statusCode === 404, 'a port not exposed')
+    const res = await fetch(`${env.DAYTONA_API_URL}/sandbox/${sb.id}/ports/8080/signed-preview-url/${fresh.token}/expire`, {
+      method: 'POST', headers: { Authorization: `Bearer ${env.OTHER_KEY}` },
+    })
+    assert.equal(res.status, 404, "another team's key expires")
+    assert.equal((await fetch(fresh.url)).status, 200)
+  })
+}
 
 finish(main)

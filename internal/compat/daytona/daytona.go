@@ -78,6 +78,8 @@ type Previews interface {
 	// Expose exposes a port, public or not (a conflict if it already is the other way).
 	Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error)
 	Sign(rec *store.Port, expires time.Time) string
+	// Get returns an exposed port; NotFound if it is not exposed.
+	Get(ctx context.Context, id string, port int) (*store.Port, error)
 }
 
 // Config is what New needs.

@@ -39,6 +39,7 @@ func (h *Handler) routes() []route {
 		api("POST", "/sandbox/{id}/resize", write, h.resizeSandbox),
 		api("GET", "/sandbox/{id}/ports/{port}/preview-url", exec, h.previewLink),
 		api("GET", "/sandbox/{id}/ports/{port}/signed-preview-url", exec, h.signedPreviewLink),
+		api("POST", "/sandbox/{id}/ports/{port}/signed-preview-url/{token}/expire", write, h.expireSignedPreview),
 		api("POST", "/sandbox/{id}/network-settings", write, h.updateNetworkSettings),
 		api("POST", "/sandbox/{id}/ssh-access", write, h.createSSHAccess),
 		api("DELETE", "/sandbox/{id}/ssh-access", write, h.revokeSSHAccess),

@@ -14,7 +14,6 @@ var unsupportedRoutes = []struct{ pattern, method, why string }{
 	{apiPrefix + "/sandbox/{id}/secrets", "sandbox.updateSecrets", "sbx injects a secret into requests to its hosts with an HTTP egress inject rule (PUT /v1/sandboxes/{id}/egress), not as an environment placeholder"},
 	{apiPrefix + "/sandbox/{id}/signing-key", "sandbox.downloadUrl and uploadUrl", "use the toolbox file routes with the API key"},
 	{apiPrefix + "/sandbox/{id}/signing-key/rotate", "sandbox.rotateSigningKey", "signed file URLs are not served"},
-	{apiPrefix + "/sandbox/{id}/ports/{port}/signed-preview-url/{token}/expire", "sandbox.expireSignedPreviewUrl", "signed preview URLs end at their expiry"},
 	{apiPrefix + "/object-storage/push-access", "Image.addLocalFile, addLocalDir, pipInstallFromRequirements and pipInstallFromPyproject",
 		"sbx has no object storage for build context; put the files in with runCommands, or build with sbx image build"},
 	{toolboxPrefix + "/{id}/lsp/{op}", "lspServer.*", "the images carry no language servers"},
