@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/sdk"
 )
 
@@ -19,6 +20,7 @@ func TestDaytonaMore(t *testing.T) {
 	srv := newGitServer(t, "u", "right-token") // git_test.go: a forge in a namespace of the test's
 	d := startDaemon(t, "--ui-stats-every", "1s", "--egress-allow-private", srv.addr.String())
 	_, other := d.teamKey("other", sdk.Quotas{}, allScopes...)
+	_, temp := d.teamKey(auth.DefaultTeam, sdk.Quotas{}, sdk.ScopeSandboxesRead, sdk.ScopeSandboxesWrite, sdk.ScopeExec) // revoked in more.mjs
 
 	// A sandbox in state error, as a failed stop leaves one: recover's case.
 	broken := d.create(sdk.CreateSandboxRequest{Name: "broken"})
@@ -36,7 +38,7 @@ func TestDaytonaMore(t *testing.T) {
 	db.Close()
 	d.start()
 
-	out := runDaytonaProgram(t, d, "more.mjs", "SBX_API_URL="+d.baseURL(), "OTHER_KEY="+other.Key, "BROKEN=broken",
+	out := runDaytonaProgram(t, d, "more.mjs", "SBX_API_URL="+d.baseURL(), "OTHER_KEY="+other.Key, "TEMP_KEY="+temp.Key, "TEMP_KEY_ID="+temp.ID, "BROKEN=broken",
 		"GIT_URL="+srv.url, "GIT_HOST="+strings.TrimPrefix(srv.url, "http://"), "GIT_USER=u", "GIT_TOKEN=right-token")
 	if !strings.Contains(out, "\ndone\n") {
 		t.Errorf("more.mjs:\n%s", out)

@@ -191,6 +191,49 @@ async function more(sb) {
     assert.equal(res.status, 404, "another team's key expires")
     assert.equal((await fetch(fresh.url)).status, 200)
   })
+
+  await check('downloadUrl, uploadUrl, rotateSigningKey', async () => {
+    const get = async (url) => { const res = await fetch(url); return [res.status, await res.text()] }
+    const url = await sb.downloadUrl('/tmp/www/index.html')
+    assert.deepEqual(await get(url), [200, 'hi\n'])
+    // upload with the URL alone, as curl -F file=@… would
+    const up = await sb.uploadUrl('/tmp/up.txt')
+    const form = new FormData()
+    form.append('file', new Blob(['uploaded\n']), 'up.txt')
+    assert.equal((await fetch(up, { method: 'POST', body: form })).status, 200)
+    assert.equal((await sb.fs.downloadFile('/tmp/up.txt')).toString(), 'uploaded\n')
+    // signed for one file, one method, one time
+    assert.equal((await get(url.replace('index.html', 'other.html')))[0], 401)
+    assert.equal((await get(url.replace(/expires=\d+/, 'expires=9999999999')))[0], 401)
+    assert.equal((await fetch(url.replace('/files/download', '/files/upload-v2'), { method: 'POST', body: form })).status, 401)
+    const short = await sb.downloadUrl('/tmp/www/index.html', 1)
+    await new Promise((r) => setTimeout(r, 2100))
+    assert.equal((await get(short))[0], 401)
+    // the key stays hidden from Daytona's labels, and setLabels keeps it
+    await sb.setLabels({ team: 'x' })
+    await sb.refreshData()
+    assert.deepEqual(sb.labels, { team: 'x' })
+    assert.deepEqual(await get(url), [200, 'hi\n'])
+    // a rotation ends the URLs signed before it
+    await sb.rotateSigningKey()
+    assert.equal((await get(url))[0], 401)
+    const url2 = await sb.downloadUrl('/tmp/www/index.html')
+    assert.deepEqual(await get(url2), [200, 'hi\n'])
+    // a signing key made by a key that is then revoked: its URLs end with it
+    const temp = new Daytona({ apiUrl: env.DAYTONA_API_URL, apiKey: env.TEMP_KEY })
+    const tsb = await temp.get(sb.id)
+    await tsb.rotateSigningKey()
+    const tempURL = await tsb.downloadUrl('/tmp/www/index.html')
+    assert.deepEqual(await get(tempURL), [200, 'hi\n'])
+    assert.equal((await sbx('DELETE', `/v1/keys/${env.TEMP_KEY_ID}`)).status, 200)
+    assert.equal((await get(tempURL))[0], 401)
+    // the next caller gets a signing key of its own
+    sb.signingKey = null
+    assert.deepEqual(await get(await sb.downloadUrl('/tmp/www/index.html')), [200, 'hi\n'])
+    // another team's key gets no signing key
+    const res = await fetch(`${env.DAYTONA_API_URL}/sandbox/${sb.id}/signing-key`, { headers: { Authorization: `Bearer ${env.OTHER_KEY}` } })
+    assert.equal(res.status, 404, "another team's key reads the signing key")
+  })
 }
 
 finish(main)

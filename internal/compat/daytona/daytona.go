@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sandbox"
@@ -98,6 +99,10 @@ type Config struct {
 	// Metrics is the dashboard's stats history, for getMetrics (metrics.go);
 	// nil: getMetrics answers no samples.
 	Metrics MetricsHistory
+	// Keys and SigningSecret make and check signed file URLs
+	// (signedurls.go); either unset: they answer 503.
+	Keys          auth.KeyLookup
+	SigningSecret []byte
 }
 
 // Handler serves the Daytona API.
@@ -113,6 +118,9 @@ func New(cfg Config) *Handler {
 		fn := rt.fn
 		if !rt.public {
 			fn = h.authenticate(rt.need, fn)
+		}
+		if rt.signed {
+			fn = h.signedOr(rt.need, strings.Fields(rt.pattern)[0], rt.fn, fn)
 		}
 		h.mux.Handle(rt.pattern, fn)
 	}
@@ -132,6 +140,7 @@ type route struct {
 	fn      handlerFunc
 	public  bool     // authenticates itself (socket.io) or is a preview
 	need    authz.Op // scope and audit (routes.go)
+	signed  bool     // also served to a signed URL without a key (signedurls.go)
 }
 
 // handlerFunc writes its answer or returns the error to answer with.

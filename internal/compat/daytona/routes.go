@@ -14,6 +14,8 @@ func (h *Handler) routes() []route {
 	tb := func(method, path string, need authz.Op, fn handlerFunc) route {
 		return route{pattern: method + " " + toolboxPrefix + "/{id}" + path, fn: fn, need: need}
 	}
+	// signed lets a route be called by a signed URL too (signedurls.go).
+	signed := func(rt route) route { rt.signed = true; return rt }
 	read, write, exec, execRead := authz.Read, authz.Write, authz.Exec, authz.ExecRead
 	return []route{
 		// Control plane (control.go, preview.go, snapshots.go, build.go, volumes.go, settings.go, warmpools.go).
@@ -41,6 +43,8 @@ func (h *Handler) routes() []route {
 		api("GET", "/sandbox/{id}/ports/{port}/signed-preview-url", exec, h.signedPreviewLink),
 		api("POST", "/sandbox/{id}/ports/{port}/signed-preview-url/{token}/expire", write, h.expireSignedPreview),
 		api("POST", "/sandbox/{id}/network-settings", write, h.updateNetworkSettings),
+		api("GET", "/sandbox/{id}/signing-key", exec, h.getSigningKey),
+		api("POST", "/sandbox/{id}/signing-key/rotate", exec, h.rotateSigningKey),
 		api("POST", "/sandbox/{id}/ssh-access", write, h.createSSHAccess),
 		api("DELETE", "/sandbox/{id}/ssh-access", write, h.revokeSSHAccess),
 		api("GET", "/sandbox/ssh-access/validate", read, h.validateSSHAccess),
@@ -122,7 +126,8 @@ func (h *Handler) routes() []route {
 		tb("GET", "/files/info", execRead, h.fileInfo),
 		tb("POST", "/files/folder", exec, h.createFolder),
 		tb("POST", "/files/move", exec, h.moveFile),
-		tb("GET", "/files/download", execRead, h.downloadFile),
+		signed(tb("GET", "/files/download", execRead, h.downloadFile)), // or a signed URL (signedurls.go)
+		signed(tb("POST", "/files/upload-v2", exec, h.uploadV2)),
 		tb("POST", "/files/bulk-download", exec, h.bulkDownload),
 		tb("POST", "/files/bulk-upload", exec, h.bulkUpload),
 		tb("POST", "/files/permissions", exec, h.setPermissions),
