@@ -44,3 +44,15 @@ func TestDaytonaMore(t *testing.T) {
 		t.Errorf("more.mjs:\n%s", out)
 	}
 }
+
+// TestDaytonaMoreDesktop runs testdata/daytona/more_desktop.mjs: one
+// desktop program restarted, its output read, through computerUse.
+func TestDaytonaMoreDesktop(t *testing.T) {
+	needDaytonaSDK(t)
+	d := startDaemon(t)
+	importDesktop(t, d)
+	_, other := d.teamKey("other", sdk.Quotas{}, allScopes...)
+	if out := runDaytonaProgram(t, d, "more_desktop.mjs", "OTHER_KEY="+other.Key); !strings.Contains(out, "\ndone\n") {
+		t.Errorf("more_desktop.mjs:\n%s", out)
+	}
+}

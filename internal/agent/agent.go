@@ -265,20 +265,22 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go
 
 		// desktop (desktop*.go)
-		agentapi.DesktopStart:      s.handleDesktopStart,
-		agentapi.DesktopStop:       s.handleDesktopStop,
-		agentapi.DesktopStatus:     s.handleDesktopStatus,
-		agentapi.DesktopScreenshot: s.handleScreenshot,
-		agentapi.DesktopCursor:     s.handleDesktopCursor,
-		agentapi.DesktopMouseMove:  s.handleMouseMove(),
-		agentapi.DesktopClick:      s.handleMouseClick(),
-		agentapi.DesktopDrag:       s.handleMouseDrag(),
-		agentapi.DesktopScroll:     s.handleMouseScroll(),
-		agentapi.DesktopType:       s.handleTypeText(),
-		agentapi.DesktopPress:      s.handlePressKey(),
-		agentapi.DesktopWindows:    s.handleListWindows,
-		agentapi.DesktopFocus:      s.handleFocusWindow,
-		agentapi.DesktopLaunch:     s.handleLaunch,
+		agentapi.DesktopStart:          s.handleDesktopStart,
+		agentapi.DesktopStop:           s.handleDesktopStop,
+		agentapi.DesktopStatus:         s.handleDesktopStatus,
+		agentapi.DesktopScreenshot:     s.handleScreenshot,
+		agentapi.DesktopCursor:         s.handleDesktopCursor,
+		agentapi.DesktopMouseMove:      s.handleMouseMove(),
+		agentapi.DesktopClick:          s.handleMouseClick(),
+		agentapi.DesktopDrag:           s.handleMouseDrag(),
+		agentapi.DesktopScroll:         s.handleMouseScroll(),
+		agentapi.DesktopType:           s.handleTypeText(),
+		agentapi.DesktopPress:          s.handlePressKey(),
+		agentapi.DesktopWindows:        s.handleListWindows,
+		agentapi.DesktopFocus:          s.handleFocusWindow,
+		agentapi.DesktopLaunch:         s.handleLaunch,
+		agentapi.DesktopProgramRestart: s.handleDesktopProgramRestart, // desktop_programs.go
+		agentapi.DesktopProgramLogs:    s.handleDesktopProgramLogs,
 	}
 }
 

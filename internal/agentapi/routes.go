@@ -96,6 +96,9 @@ var (
 	DesktopWindows    = Route{"GET", "/desktop/windows"}                 // → []sdk.DesktopWindow
 	DesktopFocus      = Route{"POST", "/desktop/windows/{window}/focus"} // → 204
 	DesktopLaunch     = Route{"POST", "/desktop/launch"}                 // sdk.LaunchRequest → 201 sdk.Process
+	// One program of the desktop (internal/agent/desktop_programs.go).
+	DesktopProgramRestart = Route{"POST", "/desktop/programs/{program}/restart"} // → sdk.DesktopProgram
+	DesktopProgramLogs    = Route{"GET", "/desktop/programs/{program}/logs"}     // → sdk.DesktopProgramLogs
 
 	// Files for an account (internal/agent/files_owned.go): ?owner=name|uid[:gid].
 	PutFileOwned = Route{"PUT", "/files/owned"}        // ?path=&mode=&parents= raw body → sdk.FileInfo
@@ -160,6 +163,7 @@ var Routes = []Route{
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,
 	DesktopDrag, DesktopScroll, DesktopType, DesktopPress, DesktopWindows, DesktopFocus, DesktopLaunch,
+	DesktopProgramRestart, DesktopProgramLogs,
 	PutFileOwned, MkdirOwned, EnsureContext, RestartContext, PTYInput, FileFD,
 }
 
