@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
@@ -85,20 +84,9 @@ func (h *Handler) listSecrets(w http.ResponseWriter, r *http.Request) error {
 			return invalid(sdk.CodeInvalidParameter, "the secret list filter %s is not supported by sbx's Daytona compatibility layer", name)
 		}
 	}
-	offset, limit := 0, defaultPageSize
-	if c := q.Get("cursor"); c != "" {
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 0 {
-			return invalid(sdk.CodeInvalidParameter, "cursor %q is not one this server gave out", c)
-		}
-		offset = n
-	}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxPageSize {
-			return invalid(sdk.CodeInvalidParameter, "limit must be a whole number from 1 to %d, got %q", maxPageSize, l)
-		}
-		limit = n
+	offset, limit, err := pageParams(q)
+	if err != nil {
+		return err
 	}
 	sortBy := cmp.Or(q.Get("sort"), "createdAt")
 	if sortBy != "name" && sortBy != "createdAt" && sortBy != "updatedAt" {
@@ -140,14 +128,8 @@ func (h *Handler) listSecrets(w http.ResponseWriter, r *http.Request) error {
 		Items      []secretDTO `json:"items"`
 		Total      int         `json:"total"`
 		NextCursor *string     `json:"nextCursor"`
-	}{Items: []secretDTO{}, Total: len(items)}
-	for i := offset; i < len(items) && i < offset+limit; i++ {
-		page.Items = append(page.Items, items[i])
-	}
-	if offset+limit < len(items) {
-		next := strconv.Itoa(offset + limit)
-		page.NextCursor = &next
-	}
+	}{Total: len(items)}
+	page.Items, page.NextCursor = pageOf(items, offset, limit)
 	writeJSON(w, http.StatusOK, page)
 	return nil
 }
