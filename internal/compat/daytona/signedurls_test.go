@@ -34,7 +34,9 @@ func TestCheckSigned(t *testing.T) {
 	keys := fakeKeys{"k1": {KeyID: "k1", Team: "blue"}, "k2": {KeyID: "k2", Team: "red"}}
 	sb := &store.Sandbox{ID: "sbx-1", Team: "blue", Spec: store.Spec{Labels: map[string]string{}}}
 	h := New(Config{Sandboxes: &fakeSandboxes{sandboxes: []*store.Sandbox{sb}}, Keys: keys, SigningSecret: []byte("secret")})
-	label := func(rec signingRecord, mac string) { sb.Spec.Labels[signingLabel] = rec.keyID + "." + rec.nonce + "." + mac }
+	label := func(rec signingRecord, mac string) {
+		sb.Spec.Labels[signingLabel] = rec.keyID + "." + rec.nonce + "." + mac
+	}
 	rec := signingRecord{keyID: "k1", nonce: "n1"}
 	label(rec, h.signingMAC(sb.ID, rec))
 	sign := func(key, method, path string, exp int64) string {
