@@ -258,28 +258,31 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.GitAddRemote:    gitHandler(s.gitAddRemote),
 		agentapi.GitReset:        gitHandler(s.gitReset),
 		agentapi.GitRestore:      gitHandler(s.gitRestore),
-		agentapi.GitConfig:       gitHandler(s.gitConfig),      // git_config.go
-		agentapi.GitCredentials:  gitHandler(s.gitCredentials), // git_credentials.go
+		agentapi.GitConfig:       gitHandler(s.gitConfig), // git_config.go
+
+		agentapi.GitCredentials: gitHandler(s.gitCredentials), // git_credentials.go
 
 		agentapi.PackDir:   s.handlePackDir,         // backup.go
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go
 
 		// desktop (desktop*.go)
-		agentapi.DesktopStart:          s.handleDesktopStart,
-		agentapi.DesktopStop:           s.handleDesktopStop,
-		agentapi.DesktopStatus:         s.handleDesktopStatus,
-		agentapi.DesktopScreenshot:     s.handleScreenshot,
-		agentapi.DesktopCursor:         s.handleDesktopCursor,
-		agentapi.DesktopMouseMove:      s.handleMouseMove(),
-		agentapi.DesktopClick:          s.handleMouseClick(),
-		agentapi.DesktopDrag:           s.handleMouseDrag(),
-		agentapi.DesktopScroll:         s.handleMouseScroll(),
-		agentapi.DesktopType:           s.handleTypeText(),
-		agentapi.DesktopPress:          s.handlePressKey(),
-		agentapi.DesktopWindows:        s.handleListWindows,
-		agentapi.DesktopFocus:          s.handleFocusWindow,
-		agentapi.DesktopLaunch:         s.handleLaunch,
-		agentapi.DesktopProgramRestart: s.handleDesktopProgramRestart, // desktop_programs.go
+		agentapi.DesktopStart:      s.handleDesktopStart,
+		agentapi.DesktopStop:       s.handleDesktopStop,
+		agentapi.DesktopStatus:     s.handleDesktopStatus,
+		agentapi.DesktopScreenshot: s.handleScreenshot,
+		agentapi.DesktopCursor:     s.handleDesktopCursor,
+		agentapi.DesktopMouseMove:  s.handleMouseMove(),
+		agentapi.DesktopClick:      s.handleMouseClick(),
+		agentapi.DesktopDrag:       s.handleMouseDrag(),
+		agentapi.DesktopScroll:     s.handleMouseScroll(),
+		agentapi.DesktopType:       s.handleTypeText(),
+		agentapi.DesktopPress:      s.handlePressKey(),
+		agentapi.DesktopWindows:    s.handleListWindows,
+		agentapi.DesktopFocus:      s.handleFocusWindow,
+		agentapi.DesktopLaunch:     s.handleLaunch,
+
+		// one desktop program (desktop_programs.go)
+		agentapi.DesktopProgramRestart: s.handleDesktopProgramRestart,
 		agentapi.DesktopProgramLogs:    s.handleDesktopProgramLogs,
 	}
 }

@@ -109,8 +109,13 @@ func New(cfg Config) *UI {
 	return u
 }
 
-// Run samples the stats history until ctx ends.
-func (u *UI) Run(ctx context.Context) { u.history.Run(ctx) }
+// Run samples the stats history until ctx ends; a history given in
+// Config.History is its caller's to run.
+func (u *UI) Run(ctx context.Context) {
+	if u.cfg.History == nil {
+		u.history.Run(ctx)
+	}
+}
 
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
