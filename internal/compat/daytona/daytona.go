@@ -165,16 +165,21 @@ func (h *Handler) authenticate(need authz.Op, next handlerFunc) handlerFunc {
 		if err != nil {
 			return err
 		}
-		w, r, end, err := h.cfg.Gate.HTTP(w, r, p, need)
-		defer end()
-		if err == nil {
-			err = next(w, r)
-		}
-		if err != nil {
-			writeError(w, r, err) // through the gate's writer: the audit sees the answer
-		}
-		return nil
+		return h.serveAs(w, r, p, need, next)
 	}
+}
+
+// serveAs serves r as principal p through the gate as need.
+func (h *Handler) serveAs(w http.ResponseWriter, r *http.Request, p auth.Principal, need authz.Op, next handlerFunc) error {
+	w, r, end, err := h.cfg.Gate.HTTP(w, r, p, need)
+	defer end()
+	if err == nil {
+		err = next(w, r)
+	}
+	if err != nil {
+		writeError(w, r, err) // through the gate's writer: the audit sees the answer
+	}
+	return nil
 }
 
 // baseURL is the scheme and host the client reached sbx by.

@@ -127,15 +127,7 @@ func (h *Handler) signedOr(need authz.Op, method string, serve, next handlerFunc
 		if err != nil {
 			return err
 		}
-		w, r, end, err := h.cfg.Gate.HTTP(w, r, p, need)
-		defer end()
-		if err == nil {
-			err = serve(w, r)
-		}
-		if err != nil {
-			writeError(w, r, err) // through the gate's writer: the audit sees the answer
-		}
-		return nil
+		return h.serveAs(w, r, p, need, serve)
 	}
 }
 
