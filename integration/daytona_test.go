@@ -107,7 +107,7 @@ func TestDaytonaBadInput(t *testing.T) {
 		{"unknown volume", "POST", "/api/sandbox", `{"volumes":[{"volumeId":"nope","mountPath":"/v"}]}`, true, 404, "VOLUME_NOT_FOUND"},
 		{"snapshot without an image", "POST", "/api/snapshots", `{"name":"s"}`, true, 400, "INVALID_PARAMETER"},
 		{"snapshot with resources", "POST", "/api/snapshots", `{"name":"s","imageName":"base","cpu":2}`, true, 400, "FEATURE_UNSUPPORTED"},
-		{"unserved method", "POST", "/api/sandbox/nope/recover", "", true, 400, "FEATURE_UNSUPPORTED"},
+		{"unserved method", "GET", "/api/object-storage/push-access", "", true, 400, "FEATURE_UNSUPPORTED"},
 		{"negative interval", "POST", "/api/sandbox", `{"autoStopInterval":-5}`, true, 400, "INVALID_PARAMETER"},
 		{"absurd cpu", "POST", "/api/sandbox", `{"cpu":100000}`, true, 400, "INVALID_CPU"},
 		{"unknown sandbox", "GET", "/api/sandbox/nope", "", true, 404, "SANDBOX_NOT_FOUND"},

@@ -335,3 +335,12 @@ func (c *Client) Launch(ctx context.Context, idOrName string, req LaunchRequest)
 func (c *Client) DesktopView(ctx context.Context, idOrName string, req DesktopViewRequest) (*DesktopView, error) {
 	return desktopDo[DesktopView](c, ctx, http.MethodPost, idOrName, "/view", req)
 }
+
+// DesktopProgramLogs is a desktop program's output since it last started
+// (the last MiB of each stream).
+type DesktopProgramLogs struct {
+	// What it wrote to standard output.
+	Stdout string `json:"stdout"`
+	// What it wrote to standard error.
+	Stderr string `json:"stderr"`
+}

@@ -18,7 +18,7 @@ type uiFlags struct {
 
 func (f *uiFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.on, "ui", true, "serve the web dashboard at /ui (log in with an API key; env SBX_UI=false turns it off)")
-	cmd.Flags().DurationVar(&f.every, "ui-stats-every", 10*time.Second, "how often the dashboard samples each running sandbox's CPU and memory for its one-hour charts (env SBX_UI_STATS_EVERY)")
+	cmd.Flags().DurationVar(&f.every, "ui-stats-every", 10*time.Second, "how often the dashboard samples each running sandbox's CPU and memory for its one-hour charts and Daytona's getMetrics (env SBX_UI_STATS_EVERY)")
 }
 
 func (f *uiFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {

@@ -260,6 +260,8 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.GitRestore:      gitHandler(s.gitRestore),
 		agentapi.GitConfig:       gitHandler(s.gitConfig), // git_config.go
 
+		agentapi.GitCredentials: gitHandler(s.gitCredentials), // git_credentials.go
+
 		agentapi.PackDir:   s.handlePackDir,         // backup.go
 		agentapi.UnpackDir: answerJSON(s.unpackDir), // backup.go
 
@@ -278,6 +280,10 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		agentapi.DesktopWindows:    s.handleListWindows,
 		agentapi.DesktopFocus:      s.handleFocusWindow,
 		agentapi.DesktopLaunch:     s.handleLaunch,
+
+		// one desktop program (desktop_programs.go)
+		agentapi.DesktopProgramRestart: s.handleDesktopProgramRestart,
+		agentapi.DesktopProgramLogs:    s.handleDesktopProgramLogs,
 	}
 }
 

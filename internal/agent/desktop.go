@@ -180,7 +180,7 @@ func (d *desktop) start(s *server, req sdk.DesktopStartRequest) (sdk.DesktopStat
 		}
 		if time.Now().After(deadline) {
 			run.shutdown()
-			return sdk.DesktopStatus{}, errdefs.Unavailable(sdk.CodeDesktopUnavailable, "Xvfb did not accept connections within %s (see %s/xvfb.log): %v", desktopReadyWait, desktopLogDir, err)
+			return sdk.DesktopStatus{}, errdefs.Unavailable(sdk.CodeDesktopUnavailable, "Xvfb did not accept connections within %s (see %s/xvfb.err.log): %v", desktopReadyWait, desktopLogDir, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -300,12 +300,17 @@ func (run *desktopRun) startProgram(s *server, p *desktopProgram) (*child, error
 		return nil, err
 	}
 	defer log.Close()
+	errLog, err := os.Create(filepath.Join(desktopLogDir, p.name+".err.log")) // desktop_programs.go reads both
+	if err != nil {
+		return nil, err
+	}
+	defer errLog.Close()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		return nil, err
 	}
 	defer null.Close()
-	return s.start(c, null, log, log)
+	return s.start(c, null, log, errLog)
 }
 
 // shutdown ends every program: SIGTERM to each group, SIGKILL after

@@ -99,6 +99,9 @@ func (s *server) gitClone(ctx context.Context, req sdk.GitCloneRequest) (sdk.Git
 	}
 	defer cancel()
 	opts := &git.CloneOptions{URL: req.URL, Depth: req.Depth, Auth: httpAuth(req.Username, req.Token)}
+	if opts.Auth == nil {
+		opts.Auth = storedAuth(req.URL) // as push and pull (syncTarget)
+	}
 	if req.Branch != "" {
 		opts.ReferenceName, opts.SingleBranch = plumbing.NewBranchReferenceName(req.Branch), true
 	}

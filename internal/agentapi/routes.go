@@ -96,6 +96,9 @@ var (
 	DesktopWindows    = Route{"GET", "/desktop/windows"}                 // → []sdk.DesktopWindow
 	DesktopFocus      = Route{"POST", "/desktop/windows/{window}/focus"} // → 204
 	DesktopLaunch     = Route{"POST", "/desktop/launch"}                 // sdk.LaunchRequest → 201 sdk.Process
+	// One program of the desktop (internal/agent/desktop_programs.go).
+	DesktopProgramRestart = Route{"POST", "/desktop/programs/{program}/restart"} // → sdk.DesktopProgram
+	DesktopProgramLogs    = Route{"GET", "/desktop/programs/{program}/logs"}     // → sdk.DesktopProgramLogs
 
 	// Files for an account (internal/agent/files_owned.go): ?owner=name|uid[:gid].
 	PutFileOwned = Route{"PUT", "/files/owned"}        // ?path=&mode=&parents= raw body → sdk.FileInfo
@@ -138,6 +141,7 @@ var (
 	GitReset        = Route{"POST", "/git/reset"}           // GitResetRequest → sdk.GitStatus
 	GitRestore      = Route{"POST", "/git/restore"}         // GitRestoreRequest → sdk.GitStatus
 	GitConfig       = Route{"POST", "/git/config"}          // GitConfigRequest → GitConfigValue (git_config.go)
+	GitCredentials  = Route{"POST", "/git/credentials"}     // GitCredentialsRequest → 204 (git_credentials.go)
 )
 
 // Routes lists every route the agent serves; the agent's mux is built from
@@ -154,11 +158,12 @@ var Routes = []Route{
 	CreatePTY, ListPTYs, GetPTY, DeletePTY, ResizePTY, AttachPTY,
 	SetEnv, ForwardTCP,
 	GitClone, GitStatus, GitBranches, GitCheckout, GitAdd, GitCommit, GitPush, GitPull, GitLog,
-	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote, GitReset, GitRestore, GitConfig,
+	GitInit, GitDeleteBranch, GitRemotes, GitAddRemote, GitReset, GitRestore, GitConfig, GitCredentials,
 	PackDir, UnpackDir,
 	ExecAttach,
 	DesktopStart, DesktopStop, DesktopStatus, DesktopScreenshot, DesktopCursor, DesktopMouseMove, DesktopClick,
 	DesktopDrag, DesktopScroll, DesktopType, DesktopPress, DesktopWindows, DesktopFocus, DesktopLaunch,
+	DesktopProgramRestart, DesktopProgramLogs,
 	PutFileOwned, MkdirOwned, EnsureContext, RestartContext, PTYInput, FileFD,
 }
 

@@ -266,8 +266,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	e2b.New(mgr, gate, e2bCfg).Attach(handler)
 	handler.SetBuilder(build.New(mgr, images, filepath.Join(cfg.DataDir, "tmp", "build"))) // image builds
-	mountDaytona(cfg, handler, mgr, images, previews, gate)                                // daytona.go
-	mountUI(ctx, cfg, handler, mgr, gate, life.hooks)                                      // ui.go: the dashboard
+	hist := statsHistory(ctx, cfg, mgr)                                                    // ui.go: the dashboard's charts and Daytona's getMetrics
+	mountDaytona(cfg, handler, mgr, images, previews, gate, hist, keySvc, token)           // daytona.go
+	mountUI(cfg, handler, mgr, gate, life.hooks, hist)                                     // ui.go: the dashboard
 	mountMCP(handler, gate)                                                                // mcp.go: MCP at /mcp
 	if err := startSSH(ctx, cfg, st, mgr, handler, gate, keySvc); err != nil {             // ssh.go
 		return err

@@ -12,9 +12,21 @@ import (
 	"github.com/sbxhq/sbx/internal/webhook"
 )
 
-// mountUI serves the dashboard at /ui (internal/ui) unless cfg.NoUI, and
-// samples its stats history until ctx ends.
-func mountUI(ctx context.Context, cfg Config, h *api.Server, mgr *sandbox.Manager, gate *authz.Gate, hooks *webhook.Sender) {
+// statsHistory samples each running sandbox's CPU and memory until ctx
+// ends, for the dashboard's charts and Daytona's getMetrics; nil when
+// neither is served.
+func statsHistory(ctx context.Context, cfg Config, mgr *sandbox.Manager) *ui.History {
+	if cfg.NoUI && cfg.NoDaytona {
+		return nil
+	}
+	h := ui.NewHistory(mgr, nil, cfg.UISampleEvery, 0)
+	go h.Run(ctx)
+	return h
+}
+
+// mountUI serves the dashboard at /ui (internal/ui) unless cfg.NoUI, with
+// hist as its stats history.
+func mountUI(cfg Config, h *api.Server, mgr *sandbox.Manager, gate *authz.Gate, hooks *webhook.Sender, hist *ui.History) {
 	if cfg.NoUI {
 		return
 	}
@@ -29,8 +41,7 @@ func mountUI(ctx context.Context, cfg Config, h *api.Server, mgr *sandbox.Manage
 			WebhookURLs: len(cfg.Webhooks),
 			Webhooks:    hooks.Queues,
 		},
-		SampleEvery: cfg.UISampleEvery,
+		History: hist,
 	})
-	go d.Run(ctx)
 	h.Mount(ui.Prefix, d)
 }

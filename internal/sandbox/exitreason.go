@@ -58,6 +58,12 @@ func readExitMarker(runDir string) (agentapi.MainExit, bool) {
 	return ex, true
 }
 
+// MainExit is how the main process of sb's last instance ended, if it did
+// (the agent's exit marker; cleared when an instance starts).
+func (m *Manager) MainExit(sb *store.Sandbox) (agentapi.MainExit, bool) {
+	return readExitMarker(m.dirsOf(sb.ID).run)
+}
+
 // clearExitMarker removes a marker left by the previous instance.
 func (m *Manager) clearExitMarker(id string) {
 	err := os.Remove(filepath.Join(m.dirsOf(id).run, agentapi.MainExitFile))

@@ -63,6 +63,9 @@ type Config struct {
 	MaxSessions   int           // default 10000
 	SampleEvery   time.Duration // stats history resolution; default 10 s
 	HistoryWindow time.Duration // stats history length; default 1 h
+	// History, when set, is a stats history the caller runs (shared with
+	// Daytona's getMetrics); SampleEvery and HistoryWindow are then its own.
+	History *History
 }
 
 // UI is the dashboard's handler.
@@ -88,8 +91,11 @@ func New(cfg Config) *UI {
 	u := &UI{
 		cfg:      cfg,
 		sessions: newSessions(cfg.SessionIdle, cfg.SessionMaxAge, cfg.MaxSessions),
-		history:  NewHistory(cfg.Sandboxes, cfg.Usage, cfg.SampleEvery, cfg.HistoryWindow),
+		history:  cfg.History,
 		mux:      http.NewServeMux(),
+	}
+	if u.history == nil {
+		u.history = NewHistory(cfg.Sandboxes, cfg.Usage, cfg.SampleEvery, cfg.HistoryWindow)
 	}
 	u.mux.HandleFunc("GET /ui/{$}", serveIndex)
 	u.mux.HandleFunc("GET /ui/assets/{file}", serveAsset)
@@ -103,8 +109,13 @@ func New(cfg Config) *UI {
 	return u
 }
 
-// Run samples the stats history until ctx ends.
-func (u *UI) Run(ctx context.Context) { u.history.Run(ctx) }
+// Run samples the stats history until ctx ends; a history given in
+// Config.History is its caller's to run.
+func (u *UI) Run(ctx context.Context) {
+	if u.cfg.History == nil {
+		u.history.Run(ctx)
+	}
+}
 
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()

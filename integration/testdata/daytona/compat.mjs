@@ -151,7 +151,6 @@ async function main() {
     for await (const c of await py.fs.downloadFileStream('/work/st/s.txt')) chunks.push(c)
     assert.equal(Buffer.concat(chunks).toString(), 'stream me\n')
     assert.equal(await py.getUserRootDir(), await py.getUserHomeDir())
-    await refused(() => py.process.getEntrypointSession(), /entrypoint/, 'the entrypoint session')
     const pty = await py.process.createPty({ id: 'k1', onData: () => {} })
     await py.process.killPtySession('k1')
     await until('the killed terminal to go', async () => !(await py.process.listPtySessions()).some((p) => p.id === 'k1' && p.active))
@@ -296,13 +295,7 @@ async function main() {
   await check('unsupported methods refuse clearly', async () => {
     const lsp = await py.createLspServer('python', '/work')
     const cases = {
-      getMetrics: () => py.getMetrics(),
-      recover: () => py.recover(),
       updateSecrets: () => py.updateSecrets({ A: 'b' }),
-      downloadUrl: () => py.downloadUrl('/tmp/x'),
-      uploadUrl: () => py.uploadUrl('/tmp/x'),
-      rotateSigningKey: () => py.rotateSigningKey(),
-      expireSignedPreviewUrl: () => py.expireSignedPreviewUrl(8080, 'tok'),
       'lsp.start': () => lsp.start(),
       'lsp.stop': () => lsp.stop(),
       'lsp.didOpen': () => lsp.didOpen('/work/a.py'),
@@ -311,15 +304,6 @@ async function main() {
       'lsp.documentSymbols': () => lsp.documentSymbols('/work/a.py'),
       'lsp.workspaceSymbols': () => lsp.workspaceSymbols('x'),
       'lsp.sandboxSymbols': () => lsp.sandboxSymbols('x'),
-      'git.dangerouslyAuthenticate': () => py.git.dangerouslyAuthenticate('u', 'p', 'example.com'),
-      getEntrypointLogs: () => py.process.getEntrypointLogs(),
-      'secret.list': () => daytona.secret.list(),
-      'secret.get': () => daytona.secret.get('s'),
-      'secret.create': () => daytona.secret.create({ name: 's', value: 'v' }),
-      'secret.update': () => daytona.secret.update('s', { value: 'v' }),
-      'secret.delete': () => daytona.secret.delete('s'),
-      'computerUse.getProcessLogs': () => py.computerUse.getProcessLogs('xvfb'),
-      'computerUse.getProcessErrors': () => py.computerUse.getProcessErrors('xvfb'),
       'computerUse.recording.stop': () => py.computerUse.recording.stop('r'),
       'computerUse.recording.list': () => py.computerUse.recording.list(),
       'computerUse.recording.get': () => py.computerUse.recording.get('r'),

@@ -54,7 +54,6 @@ async function main() {
 
     for (const [what, fn] of [
       ['recording', () => cu.recording.start('x')],
-      ['restartProcess', () => cu.restartProcess('xvfb')],
       ['scale', () => cu.screenshot.takeCompressed({ scale: 0.5 })],
     ]) {
       try {

@@ -152,14 +152,18 @@ func (h *Handler) replaceLabels(w http.ResponseWriter, r *http.Request) error {
 	if in.Labels == nil {
 		return invalid(sdk.CodeInvalidLabel, "labels is required: an object of string values")
 	}
-	if in.Labels[publicLabel] != "" {
-		return invalid(sdk.CodeInvalidLabel, "label %s is sbx's own", publicLabel)
+	if k := ownLabel(in.Labels); k != "" {
+		return invalid(sdk.CodeInvalidLabel, "label %s is sbx's own", k)
 	}
 	old, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	sb, err := h.cfg.Sandboxes.Update(r.Context(), old.ID, sdk.UpdateSandboxRequest{Labels: withPublic(in.Labels, old.Spec.Labels[publicLabel] == "true")})
+	labels := withPublic(in.Labels, old.Spec.Labels[publicLabel] == "true")
+	if v := old.Spec.Labels[signingLabel]; v != "" { // signed file URLs outlive a setLabels
+		labels[signingLabel] = v
+	}
+	sb, err := h.cfg.Sandboxes.Update(r.Context(), old.ID, sdk.UpdateSandboxRequest{Labels: labels})
 	if err != nil {
 		return err
 	}

@@ -65,8 +65,8 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 		return sdk.CreateSandboxRequest{}, unsupported("otelEndpointOverride")
 	case in.Target != "" && in.Target != target:
 		return sdk.CreateSandboxRequest{}, unsupported("target " + in.Target + " (sbx has one target, " + target + ")")
-	case in.Labels[publicLabel] != "":
-		return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidLabel, "label %s is sbx's own: set public instead", publicLabel)
+	case ownLabel(in.Labels) != "":
+		return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidLabel, "label %s is sbx's own: set public instead", ownLabel(in.Labels))
 	case in.User != "" && in.User != "root":
 		return sdk.CreateSandboxRequest{}, unsupported("user " + in.User + " (sbx runs the toolbox as root)")
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sandbox"
@@ -58,6 +59,8 @@ type Sandboxes interface {
 	ListSnapshots(ctx context.Context) ([]*store.Snapshot, error)
 	// Agent reaches a sandbox's agent, starting the sandbox if it is stopped.
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
+	// MainExit is how the main process (the entrypoint) ended, if it did.
+	MainExit(sb *store.Sandbox) (agentapi.MainExit, bool)
 	// Events and EventsChanged feed the socket.io state events.
 	Events(ctx context.Context, idOrName string, after int64, limit int) ([]store.Event, error)
 	EventsChanged() <-chan struct{}
@@ -76,6 +79,8 @@ type Previews interface {
 	// Expose exposes a port, public or not (a conflict if it already is the other way).
 	Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error)
 	Sign(rec *store.Port, expires time.Time) string
+	// Get returns an exposed port; NotFound if it is not exposed.
+	Get(ctx context.Context, id string, port int) (*store.Port, error)
 }
 
 // Config is what New needs.
@@ -91,6 +96,13 @@ type Config struct {
 	// SSH is the SSH gateway's access records (api.Server.SSHAccess), nil
 	// or answering nil when the daemon runs without the gateway.
 	SSH func() *sshgw.Access
+	// Metrics is the dashboard's stats history, for getMetrics (metrics.go);
+	// nil: getMetrics answers no samples.
+	Metrics MetricsHistory
+	// Keys and SigningSecret make and check signed file URLs
+	// (signedurls.go); either unset: they answer 503.
+	Keys          auth.KeyLookup
+	SigningSecret []byte
 }
 
 // Handler serves the Daytona API.
@@ -106,6 +118,9 @@ func New(cfg Config) *Handler {
 		fn := rt.fn
 		if !rt.public {
 			fn = h.authenticate(rt.need, fn)
+		}
+		if rt.signed {
+			fn = h.signedOr(rt.need, strings.Fields(rt.pattern)[0], rt.fn, fn)
 		}
 		h.mux.Handle(rt.pattern, fn)
 	}
@@ -125,6 +140,7 @@ type route struct {
 	fn      handlerFunc
 	public  bool     // authenticates itself (socket.io) or is a preview
 	need    authz.Op // scope and audit (routes.go)
+	signed  bool     // also served to a signed URL without a key (signedurls.go)
 }
 
 // handlerFunc writes its answer or returns the error to answer with.
@@ -149,16 +165,21 @@ func (h *Handler) authenticate(need authz.Op, next handlerFunc) handlerFunc {
 		if err != nil {
 			return err
 		}
-		w, r, end, err := h.cfg.Gate.HTTP(w, r, p, need)
-		defer end()
-		if err == nil {
-			err = next(w, r)
-		}
-		if err != nil {
-			writeError(w, r, err) // through the gate's writer: the audit sees the answer
-		}
-		return nil
+		return h.serveAs(w, r, p, need, next)
 	}
+}
+
+// serveAs serves r as principal p through the gate as need.
+func (h *Handler) serveAs(w http.ResponseWriter, r *http.Request, p auth.Principal, need authz.Op, next handlerFunc) error {
+	w, r, end, err := h.cfg.Gate.HTTP(w, r, p, need)
+	defer end()
+	if err == nil {
+		err = next(w, r)
+	}
+	if err != nil {
+		writeError(w, r, err) // through the gate's writer: the audit sees the answer
+	}
+	return nil
 }
 
 // baseURL is the scheme and host the client reached sbx by.

@@ -88,6 +88,9 @@ func (f *fakeSandboxes) ListSnapshots(context.Context) ([]*store.Snapshot, error
 func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store.Sandbox, error) {
 	return nil, nil, errNotHere
 }
+func (f *fakeSandboxes) MainExit(*store.Sandbox) (agentapi.MainExit, bool) {
+	return agentapi.MainExit{}, false
+}
 func (f *fakeSandboxes) Events(_ context.Context, _ string, after int64, limit int) ([]store.Event, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -57,13 +57,27 @@ const target = "local"
 // publicLabel marks a sandbox created public: its previews need no token.
 // It is kept with the sandbox (a label sbx stores), not by this layer, and
 // Daytona clients never see it among the labels.
-const publicLabel = "sbx.daytona/public"
+const publicLabel = ownLabelPrefix + "public"
+
+// ownLabelPrefix marks the labels the layer keeps for itself (public,
+// signing-key): hidden from Daytona's labels, refused from the caller.
+const ownLabelPrefix = "sbx.daytona/"
+
+// ownLabel names a label of the layer's among labels, or "".
+func ownLabel(labels map[string]string) string {
+	for k := range labels {
+		if strings.HasPrefix(k, ownLabelPrefix) {
+			return k
+		}
+	}
+	return ""
+}
 
 // withPublic returns labels with publicLabel set (public) or left out.
 func withPublic(labels map[string]string, public bool) map[string]string {
 	out := make(map[string]string, len(labels)+1)
 	for k, v := range labels {
-		if k != publicLabel {
+		if !strings.HasPrefix(k, ownLabelPrefix) {
 			out[k] = v
 		}
 	}
@@ -82,6 +96,7 @@ func toDTO(sb *store.Sandbox, toolbox string) sandboxDTO {
 		User: "root", Env: s.Env, Labels: withPublic(s.Labels, false), Public: s.Labels[publicLabel] == "true", Target: target,
 		CPU: int(math.Ceil(s.CPU)), Memory: ceilDiv(s.MemoryMiB, 1024), Disk: ceilDiv(s.DiskMiB, 1024),
 		State: stateOf(sb.State), ErrorReason: sb.Error, BackupState: "None",
+		Recoverable:      sb.State == sdk.StateError, // recover starts it again (recover.go)
 		AutoStopInterval: pol.AutoStopSeconds / 60, AutoPauseInterval: pol.AutoPauseSeconds / 60,
 		AutoArchiveInterval: pol.AutoArchiveSeconds / 60, AutoDeleteInterval: deleteMinutes(pol.AutoDeleteSeconds),
 		Volumes: []sandboxVolume{}, CreatedAt: stamp(sb.CreatedAt), UpdatedAt: stamp(sb.UpdatedAt),

@@ -61,3 +61,26 @@ func (h *Handler) gitConfigureUser(w http.ResponseWriter, r *http.Request) error
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
+
+// gitAuthenticate serves git.dangerouslyAuthenticate (POST /git/credentials):
+// the credentials go into the sandbox's git credential store for one
+// protocol and host (internal/agent/git_credentials.go), where clone, push
+// and pull without credentials find them. Defaults as Daytona's: github.com
+// over https.
+func (h *Handler) gitAuthenticate(w http.ResponseWriter, r *http.Request) error {
+	var in sdk.GitCredentialsRequest
+	if err := decodeStrict(w, r, &in); err != nil {
+		return err
+	}
+	if in.Host == "" {
+		in.Host = "github.com"
+	}
+	if in.Protocol == "" {
+		in.Protocol = "https"
+	}
+	if _, err := gitCall[none](h, r, agentapi.GitCredentials, in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}

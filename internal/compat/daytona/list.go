@@ -139,20 +139,9 @@ func (h *Handler) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 			return invalid(sdk.CodeInvalidLabel, "labels must be a JSON object of strings, got %q", l)
 		}
 	}
-	offset, limit := 0, defaultPageSize
-	if c := q.Get("cursor"); c != "" {
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 0 {
-			return invalid(sdk.CodeInvalidParameter, "cursor %q is not one this server gave out", c)
-		}
-		offset = n
-	}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxPageSize {
-			return invalid(sdk.CodeInvalidParameter, "limit must be a whole number from 1 to %d, got %q", maxPageSize, l)
-		}
-		limit = n
+	offset, limit, err := pageParams(q)
+	if err != nil {
+		return err
 	}
 	order, err := listOrder(q)
 	if err != nil {
@@ -183,16 +172,45 @@ func (h *Handler) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	slices.SortStableFunc(keep, func(a, b sandboxDTO) int { return order(&a, &b) })
-	page := listPage{Items: []sandboxDTO{}}
-	for i := offset; i < len(keep) && i < offset+limit; i++ {
-		page.Items = append(page.Items, keep[i])
-	}
-	if offset+limit < len(keep) {
-		next := strconv.Itoa(offset + limit)
-		page.NextCursor = &next
-	}
+	page := listPage{}
+	page.Items, page.NextCursor = pageOf(keep, offset, limit)
 	writeJSON(w, http.StatusOK, page)
 	return nil
+}
+
+// pageParams reads a paginated list's cursor (an offset this server gave
+// out) and limit.
+func pageParams(q url.Values) (offset, limit int, err error) {
+	limit = defaultPageSize
+	if c := q.Get("cursor"); c != "" {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 0 {
+			return 0, 0, invalid(sdk.CodeInvalidParameter, "cursor %q is not one this server gave out", c)
+		}
+		offset = n
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > maxPageSize {
+			return 0, 0, invalid(sdk.CodeInvalidParameter, "limit must be a whole number from 1 to %d, got %q", maxPageSize, l)
+		}
+		limit = n
+	}
+	return offset, limit, nil
+}
+
+// pageOf is the page of items at offset, and the cursor of the next (nil
+// after the last).
+func pageOf[T any](items []T, offset, limit int) ([]T, *string) {
+	page := []T{}
+	for i := offset; i < len(items) && i < offset+limit; i++ {
+		page = append(page, items[i])
+	}
+	if offset+limit < len(items) {
+		next := strconv.Itoa(offset + limit)
+		return page, &next
+	}
+	return page, nil
 }
 
 func passes(d *sandboxDTO, q url.Values) (bool, error) {

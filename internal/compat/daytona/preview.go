@@ -111,3 +111,38 @@ func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request) error {
 	h.cfg.API.ServeHTTP(w, r2)
 	return nil
 }
+
+// expireSignedPreview serves POST …/ports/{port}/signed-preview-url/{token}/expire.
+// sbx signs a port's previews with the port's token (network.Previews.Sign),
+// so one signed URL cannot end alone: the port is exposed anew with a new
+// token, which ends every signed URL and token of that port
+// (docs/compat/daytona.md). A signature does not say until when it was
+// made, so the token is not checked: whichever is named, all end.
+func (h *Handler) expireSignedPreview(w http.ResponseWriter, r *http.Request) error {
+	if h.cfg.Previews == nil || h.cfg.API == nil {
+		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "previews are off on this daemon")
+	}
+	port, err := strconv.Atoi(r.PathValue("port"))
+	if err != nil || port < 1 || port > 65535 {
+		return invalid(sdk.CodeInvalidPort, "port must be from 1 to 65535, got %q", r.PathValue("port"))
+	}
+	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	rec, err := h.cfg.Previews.Get(r.Context(), sb.ID, port)
+	if err != nil {
+		return err
+	}
+	if rec.Public {
+		return invalid(sdk.CodeInvalidParameter, "port %d of sandbox %s is public: its previews need no token, so there is no signed URL to expire", port, r.PathValue("id"))
+	}
+	if _, err := h.native(r, "DELETE", "/v1/sandboxes/"+url.PathEscape(sb.ID)+"/ports/"+strconv.Itoa(port), nil, nil, ""); err != nil {
+		return err
+	}
+	if _, err := h.cfg.Previews.Link(r.Context(), sb.ID, port); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}

@@ -242,9 +242,3 @@ func (h *Handler) commandLogs(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 }
-
-// entrypointUnsupported refuses Daytona's entrypoint session: sbx's main
-// process is not a session; its output is the sbx API's.
-func entrypointUnsupported(w http.ResponseWriter, r *http.Request) error {
-	return invalid(sdk.CodeFeatureUnsupported, "the entrypoint session is not served by sbx's Daytona compatibility layer: read the main process's output with GET /v1/sandboxes/{id}/logs")
-}
