@@ -19,7 +19,7 @@ func statsHistory(ctx context.Context, cfg Config, mgr *sandbox.Manager) *ui.His
 	if cfg.NoUI && cfg.NoDaytona {
 		return nil
 	}
-	h := ui.NewHistory(mgr, nil, cfg.UISampleEvery, 0)
+	h := ui.NewHistory(mgr, ui.UsageReader{}, cfg.UISampleEvery, 0)
 	go h.Run(ctx)
 	return h
 }
