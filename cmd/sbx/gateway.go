@@ -19,10 +19,12 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/gateway"
+	"github.com/sbxhq/sbx/internal/mtls"
 )
 
 func newGatewayCmd() *cobra.Command {
 	var kubeconfig, namespace, listen, tokenFile, hostTokenFile, tlsCert, tlsKey string
+	var hostCA, hostCert, hostKey, hostName string
 	var readyTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
@@ -55,9 +57,11 @@ Pods and the Nodes; the Kubernetes API is the only state they share.
 
 Callers authenticate with the gateway's admin key (--admin-token-file); the
 gateway calls the hosts with the hosts' admin key (--host-token-file, by
-default the same file). Images, snapshots, volumes, backups, keys and teams
-are kept by each host and are not served here (404 ROUTE_NOT_FOUND); nor are
-fork and archive.
+default the same file), over mutual TLS with --host-ca, --host-client-cert
+and --host-client-key (the hosts' sbx serve --tls-client-ca serves no other
+client; docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots,
+volumes, backups, keys and teams are kept by each host and are not served
+here (404 ROUTE_NOT_FOUND); nor are fork and archive.
 
 Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
@@ -107,7 +111,11 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			if err := cluster.Start(ctx, 2*time.Minute); err != nil { // the informers run until ctx ends
 				return err
 			}
-			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: &authz.Gate{Keys: auth.AdminToken(token)}, HostToken: hostToken, ReadyTimeout: readyTimeout})
+			transport, err := hostTransport(hostCA, hostCert, hostKey, hostName)
+			if err != nil {
+				return err
+			}
+			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: &authz.Gate{Keys: auth.AdminToken(token)}, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout})
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err
@@ -140,6 +148,10 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 	fl.DurationVar(&readyTimeout, "ready-timeout", 5*time.Minute, "how long create, start and a call on a stopped sandbox wait for it to run")
 	fl.StringVar(&tlsCert, "tls-cert", "", "PEM certificate (chain) to serve over https; needs --tls-key")
 	fl.StringVar(&tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fl.StringVar(&hostCA, "host-ca", "", "PEM CA that signed the hosts' API certificates (mutual TLS with the hosts: docs/kubernetes/deploy.md); needs --host-client-cert and --host-client-key")
+	fl.StringVar(&hostCert, "host-client-cert", "", "PEM certificate the gateway presents to the hosts (their --tls-client-ca signed it; named as their --tls-client-name)")
+	fl.StringVar(&hostKey, "host-client-key", "", "PEM private key of --host-client-cert")
+	fl.StringVar(&hostName, "host-server-name", "sbx-host", "name the hosts' API certificates carry (a DNS SAN), checked whatever address a host advertises")
 	return cmd
 }
 
@@ -152,5 +164,24 @@ func readKeyFile(file string) (string, error) {
 	if t == "" {
 		return "", fmt.Errorf("the key file %s is empty", file)
 	}
+	return t, nil
+}
+
+// hostTransport reaches the hosts: with --host-ca, over mutual TLS (the
+// hosts serve only the gateway's certificate); without, as the hosts'
+// sbx.dev/api annotation says.
+func hostTransport(ca, cert, key, serverName string) (http.RoundTripper, error) {
+	if ca == "" && cert == "" && key == "" {
+		return nil, nil
+	}
+	if ca == "" || cert == "" || key == "" {
+		return nil, usagef("--host-ca, --host-client-cert and --host-client-key go together: give all three or none")
+	}
+	tc, err := mtls.Client(ca, cert, key, serverName)
+	if err != nil {
+		return nil, err
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = tc
 	return t, nil
 }
