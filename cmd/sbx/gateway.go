@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -25,6 +26,9 @@ import (
 func newGatewayCmd() *cobra.Command {
 	var kubeconfig, namespace, listen, tokenFile, hostTokenFile, tlsCert, tlsKey string
 	var hostCA, hostCert, hostKey, hostName string
+	var keysFile, auditLog string
+	var rateLimit float64
+	var rateBurst int
 	var readyTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
@@ -80,6 +84,9 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			if (tlsCert == "") != (tlsKey == "") {
 				return usagef("--tls-cert and --tls-key go together: give both or neither")
 			}
+			if rateLimit < 0 || rateBurst < 0 {
+				return usagef("--rate-limit and --rate-burst must be 0 or more")
+			}
 			token, err := readKeyFile(tokenFile)
 			if err != nil {
 				return err
@@ -115,7 +122,20 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			if err != nil {
 				return err
 			}
-			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: &authz.Gate{Keys: auth.AdminToken(token)}, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout})
+			tenants, err := gateway.NewTenants(ctx, auth.AdminToken(token), keysFile)
+			if err != nil {
+				return err
+			}
+			if keysFile != "" {
+				go tenants.Watch(ctx, 10*time.Second) // a Secret volume changes in place
+			}
+			audit, err := auditWriter(auditLog)
+			if err != nil {
+				return err
+			}
+			gate := &authz.Gate{Keys: tenants, Limits: auth.NewRateLimits(rateLimit, rateBurst), Audit: authz.NewAuditLog(gateway.NewAuditLines(audit), 0)}
+			defer gate.Audit.Close()
+			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout})
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err
@@ -139,6 +159,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			return err
 		},
 	}
+	cmd.AddCommand(newGatewayKeyCmd()) // gateway_key.go
 	fl := cmd.Flags()
 	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default $KUBECONFIG, else the in-cluster service account)")
 	fl.StringVar(&namespace, "kube-namespace", "sbx", "namespace of the Sandbox objects and their pods")
@@ -148,6 +169,10 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 	fl.DurationVar(&readyTimeout, "ready-timeout", 5*time.Minute, "how long create, start and a call on a stopped sandbox wait for it to run")
 	fl.StringVar(&tlsCert, "tls-cert", "", "PEM certificate (chain) to serve over https; needs --tls-key")
 	fl.StringVar(&tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fl.StringVar(&keysFile, "keys-file", "", "teams' API keys and quotas (YAML; Secret sbx-gateway-keys), reloaded when it changes; see docs/kubernetes/teams.md and sbx gateway key create")
+	fl.StringVar(&auditLog, "audit-log", "-", "where every write is audited, one JSON line each: a file, or - for standard output")
+	fl.Float64Var(&rateLimit, "rate-limit", 100, "requests a second each API key may send on average to this replica (the admin key is exempt); 0 turns limits off")
+	fl.IntVar(&rateBurst, "rate-burst", 200, "requests an API key may send at once above --rate-limit")
 	fl.StringVar(&hostCA, "host-ca", "", "PEM CA that signed the hosts' API certificates (mutual TLS with the hosts: docs/kubernetes/deploy.md); needs --host-client-cert and --host-client-key")
 	fl.StringVar(&hostCert, "host-client-cert", "", "PEM certificate the gateway presents to the hosts (their --tls-client-ca signed it; named as their --tls-client-name)")
 	fl.StringVar(&hostKey, "host-client-key", "", "PEM private key of --host-client-cert")
@@ -184,4 +209,16 @@ func hostTransport(ca, cert, key, serverName string) (http.RoundTripper, error) 
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSClientConfig = tc
 	return t, nil
+}
+
+// auditWriter is where the audit lines go: standard output for "-".
+func auditWriter(path string) (io.Writer, error) {
+	if path == "-" {
+		return os.Stdout, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--audit-log: %w", err)
+	}
+	return f, nil
 }

@@ -286,7 +286,7 @@ func Run(ctx context.Context, cfg Config) error {
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	startKubeNode(ctx, cfg.KubeNode, mgr, nw, errc) // kubenode.go
+	startKubeNode(ctx, cfg.KubeNode, mgr, nw, st, errc) // kubenode.go
 	select {
 	case err := <-errc:
 		return err

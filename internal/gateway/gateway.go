@@ -44,6 +44,9 @@ type Config struct {
 	// Gate says who may call the gateway (the admin token) and admits each
 	// route as the API's table says (internal/authz).
 	Gate *authz.Gate
+	// Quota is a team's quota, counted over the cluster (Tenants.Quota);
+	// nil: none.
+	Quota func(team string) sdk.Quotas
 	// HostToken is the hosts' admin key (a secret the cluster shares): the
 	// gateway calls the hosts with it, on behalf of the caller it checked.
 	HostToken string
@@ -159,7 +162,7 @@ func (s *Server) authenticate(rt api.RouteInfo, next http.HandlerFunc) http.Hand
 func (s *Server) principal(r *http.Request) (auth.Principal, error) {
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with the gateway's admin key")
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with a key of the gateway")
 	}
 	return s.cfg.Gate.Key(r.Context(), key)
 }

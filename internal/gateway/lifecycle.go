@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -77,7 +78,11 @@ func (s *Server) createAndWait(ctx context.Context, req sdk.CreateSandboxRequest
 	}
 	obj := podspec.SandboxFor(sandbox.NewID(), req, team)
 	obj.Namespace = s.cluster.Namespace
-	made, err := s.cluster.Agents.AgentsV1beta1().Sandboxes(obj.Namespace).Create(ctx, obj, metav1.CreateOptions{FieldManager: "sbx-gateway"})
+	made, err := s.createWithinQuota(ctx, obj, team) // quota.go
+	var refused *errdefs.Error
+	if errors.As(err, &refused) {
+		return sdk.Sandbox{}, err
+	}
 	if apierrors.IsAlreadyExists(err) {
 		return sdk.Sandbox{}, errdefs.Conflict(sdk.CodeIDTaken, "a sandbox with id %q already exists", obj.Name)
 	}

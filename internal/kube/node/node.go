@@ -64,6 +64,10 @@ type Config struct {
 	// here. Default: kubeadm's DefaultClientName.
 	ClientNames     []string
 	TLSCert, TLSKey string // the kubelet API's certificate; default self-signed
+	// EnsureTeam makes a pod's team on this host if it has none: teams and
+	// their quotas are the gateway's (docs/kubernetes/teams.md), the host
+	// only files the sandbox under it. nil: the team must exist.
+	EnsureTeam func(ctx context.Context, team string) error
 	// Capacity offered to kube-scheduler; defaults: the host's cores and memory.
 	CPU, Memory string
 	Pods        int // default 110
@@ -98,6 +102,7 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 		return err
 	}
 	p := NewProvider(m, sandboxObjects{dyn}, addrs, cfg.NodeName, cfg.Address, log)
+	p.ensureTeam = cfg.EnsureTeam
 	m.SetLifeOwner(p) // owner.go: the Sandbox objects decide the sandboxes' lives
 	go reapArchives(ctx, dyn, client, cfg.Namespace, m, log)
 	mux := http.NewServeMux()
