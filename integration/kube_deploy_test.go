@@ -26,7 +26,8 @@ import (
 // flags; the DaemonSet sets every setting the cluster tests give the hosts
 // they run as processes (startKubeHost), as a flag or its environment
 // variable, mutual TLS with the gateway included; the gateway reaches the
-// hosts with its client certificate as TestKubeMTLS's does; keys come from Secrets, never from the manifests; the kubelet
+// hosts with its client certificate as TestKubeMTLS's does and reads the
+// teams' keys file as TestKubeTeams's does; keys come from Secrets, never from the manifests; the kubelet
 // port is 10260; both images are this version's.
 func TestKubeDeploy(t *testing.T) {
 	c := startCluster(t)
@@ -102,9 +103,9 @@ func TestKubeDeploy(t *testing.T) {
 		}
 		gwArgs := expandArgs(append(gw.Command[1:], gw.Args...), objs.containerEnv(t, gw))
 		parseFlags(t, dir+": the gateway's", gwArgs)
-		for _, name := range flagLiterals(t, "kube_mtls_test.go", "mtlsGatewayFlags") {
+		for _, name := range append(flagLiterals(t, "kube_mtls_test.go", "mtlsGatewayFlags"), "keys-file") {
 			if !slices.Contains(gwArgs, "--"+name) {
-				t.Errorf("%s: the cluster tests' gateway gets --%s (mutual TLS with the hosts); the Deployment does not", dir, name)
+				t.Errorf("%s: the cluster tests' gateway gets --%s (TestKubeMTLS, TestKubeTeams); the Deployment does not", dir, name)
 			}
 		}
 	}

@@ -59,13 +59,16 @@ Pods and the Nodes; the Kubernetes API is the only state they share.
                                            needs a running sandbox starts a
                                            stopped one first.
 
-Callers authenticate with the gateway's admin key (--admin-token-file); the
-gateway calls the hosts with the hosts' admin key (--host-token-file, by
-default the same file), over mutual TLS with --host-ca, --host-client-cert
-and --host-client-key (the hosts' sbx serve --tls-client-ca serves no other
-client; docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots,
-volumes, backups, keys and teams are kept by each host and are not served
-here (404 ROUTE_NOT_FOUND); nor are fork and archive.
+Callers authenticate with the gateway's admin key (--admin-token-file) or a
+team's key of --keys-file (sbx gateway key create; docs/kubernetes/teams.md):
+a team's key sees only its team's sandboxes, maxSandboxes holds over the
+cluster, writes are audited (--audit-log). The gateway calls the hosts with
+the hosts' admin key (--host-token-file, by default the same file), over
+mutual TLS with --host-ca, --host-client-cert and --host-client-key (the
+hosts' sbx serve --tls-client-ca serves no other client;
+docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots, volumes,
+backups, and the hosts' own keys and teams are kept by each host and are
+not served here (404 ROUTE_NOT_FOUND); nor are fork and archive.
 
 Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
