@@ -44,10 +44,11 @@ Pods and the Nodes; the Kubernetes API is the only state they share.
   create, list, get, stop, start, delete   become Sandbox objects
                                            (agents.x-k8s.io/v1beta1): create
                                            makes one and answers once its pod
-                                           runs and answers; stop sets
-                                           operatingMode Suspended (the host
-                                           archives the sandbox to S3); start
-                                           sets Running (kube-scheduler places
+                                           runs and answers; stop (and pause)
+                                           sets operatingMode Suspended (the
+                                           host archives the sandbox to S3);
+                                           start (and resume of a suspended
+                                           one) sets Running (kube-scheduler places
                                            it, maybe on another host); delete
                                            deletes it. get and list merge the
                                            object with the host's live record.

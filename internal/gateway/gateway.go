@@ -3,14 +3,15 @@
 // side by side, each with watch caches of the namespace's agent-sandbox
 // Sandbox objects, Pods and Nodes (Cluster).
 //
-// Lifecycle calls (create, list, get, stop, start, delete) become Sandbox
-// objects: create makes one (operatingMode Running) and waits until its pod
-// runs and answers, as a create on one host waits for the sandbox to start;
-// stop sets operatingMode Suspended (agent-sandbox deletes the pod, the host
-// archives the sandbox to S3); start sets Running again (kube-scheduler
-// places the pod, maybe on another host, which restores the archive); delete
-// deletes the object. get and list merge each object with the live view of
-// the host running it.
+// Lifecycle calls (create, list, get, stop, start, pause, resume, delete)
+// become Sandbox objects: create makes one (operatingMode Running) and
+// waits until its pod runs and answers, as a create on one host waits for
+// the sandbox to start; stop and pause (pause.go) set operatingMode
+// Suspended (agent-sandbox deletes the pod, the host archives the sandbox
+// to S3); start and resume set Running again (kube-scheduler places the
+// pod, maybe on another host, which restores the archive); delete deletes
+// the object. get and list merge each object with the live view of the
+// host running it.
 //
 // Every other route under /v1/sandboxes/{id} is reverse-proxied to that
 // host (pod.spec.nodeName -> the node's sbx.dev/api annotation) with the
@@ -89,6 +90,7 @@ func New(cfg Config) *Server {
 		"startSandbox":       s.start,
 		"deleteSandbox":      s.delete,
 		"updateSandbox":      s.update,
+		"pauseSandbox":       s.pause, // pause.go
 		"forkSandbox":        s.notInCluster("fork makes sandboxes on the host outside the cluster's desired state"),
 		"archiveSandbox":     s.notInCluster("a stopped sandbox is archived to the shared blob store by its host when it stops"),
 	}
@@ -96,6 +98,8 @@ func New(cfg Config) *Server {
 		h, ok := own[rt.Name]
 		switch {
 		case ok:
+		case rt.Name == "resumeSandbox":
+			h = s.resume(s.proxyRoute(rt))
 		case strings.HasPrefix(rt.Pattern, "/v1/sandboxes/{id}"):
 			h = s.proxyRoute(rt)
 		default:

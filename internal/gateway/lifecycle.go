@@ -176,6 +176,13 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return s.suspend(w, r, e)
+}
+
+// suspend sets e's operatingMode Suspended (agent-sandbox deletes the pod,
+// its host archives the sandbox) and answers once the pod is gone.
+func (s *Server) suspend(w http.ResponseWriter, r *http.Request, e entry) error {
+	var err error
 	if e.obj.Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
 		if e, err = s.setMode(r.Context(), e, asv1.SandboxOperatingModeSuspended); err != nil {
 			return err
