@@ -102,6 +102,8 @@ func New(cfg Config) *Server {
 			h = s.resume(s.proxyRoute(rt))
 		case strings.HasPrefix(rt.Pattern, "/v1/sandboxes/{id}"):
 			h = s.proxyRoute(rt)
+		case strings.HasPrefix(rt.Pattern, "/v1/keys"), strings.HasPrefix(rt.Pattern, "/v1/teams"), strings.HasPrefix(rt.Pattern, "/v1/audit"):
+			h = s.notInCluster("the gateway's keys, teams and quotas are its keys file (Secret sbx-gateway-keys, sbx gateway key create) and its audit log is JSON lines in its log; see docs/kubernetes/teams.md")
 		default:
 			h = s.notInCluster("it is served by each sbx host for its own objects")
 		}
