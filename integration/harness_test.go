@@ -5,6 +5,7 @@ package integration
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -68,11 +69,12 @@ type daemon struct {
 	cmd     *exec.Cmd
 	client  *sdk.Client
 	token   string
-	created map[string]bool // ids of sandboxes this test made
-	exited  chan struct{}   // closed once cmd has exited and been waited for
-	args    []string        // more flags of sbx serve (see netArgs)
-	ca      []byte          // PEM CA of its TLS certificate; nil: plain http (tls_test.go)
-	bin     string          // the sbx binary it runs; "" is sbxBin (upgrade_test.go)
+	created map[string]bool   // ids of sandboxes this test made
+	exited  chan struct{}     // closed once cmd has exited and been waited for
+	args    []string          // more flags of sbx serve (see netArgs)
+	ca      []byte            // PEM CA of its TLS certificate; nil: plain http (tls_test.go)
+	cert    []tls.Certificate // the client certificate it requires (kube_mtls_test.go)
+	bin     string            // the sbx binary it runs; "" is sbxBin (upgrade_test.go)
 
 	cleanedUp bool // cleanup has run (it may be called early: kube_node_test.go)
 }

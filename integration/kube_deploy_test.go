@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +25,9 @@ import (
 // kubelet expands them, parse with sbx serve's and sbx gateway's real
 // flags; the DaemonSet sets every setting the cluster tests give the hosts
 // they run as processes (startKubeHost), as a flag or its environment
-// variable; keys come from Secrets, never from the manifests; the kubelet
+// variable, mutual TLS with the gateway included; the gateway reaches the
+// hosts with its client certificate as TestKubeMTLS's does and reads the
+// teams' keys file as TestKubeTeams's does; keys come from Secrets, never from the manifests; the kubelet
 // port is 10260; both images are this version's.
 func TestKubeDeploy(t *testing.T) {
 	c := startCluster(t)
@@ -62,8 +65,8 @@ func TestKubeDeploy(t *testing.T) {
 			"kubeconfig":               "the pod's service account (sbx serve's default)",
 			"blob-s3-credentials-file": "SBX_BLOB_S3_ACCESS_KEY and SBX_BLOB_S3_SECRET_KEY from Secret sbx-blob",
 		}
-		for _, name := range append(flagLiterals(t, "kube_node_test.go", "startKubeHost"),
-			flagLiterals(t, "../internal/blob/s3/s3test/versitygw.go", "Flags")...) {
+		tested := append(flagLiterals(t, "kube_node_test.go", "startKubeHost"), flagLiterals(t, "kube_mtls_test.go", "startMTLSHost")...)
+		for _, name := range append(tested, flagLiterals(t, "../internal/blob/s3/s3test/versitygw.go", "Flags")...) {
 			if _, ok := setting[name]; ok {
 				continue
 			}
@@ -98,7 +101,13 @@ func TestKubeDeploy(t *testing.T) {
 		if gw.Image != "ghcr.io/sbxhq/sbx-gateway:"+version.Version || gw.Command[0] != "/usr/local/bin/sbx" || gw.Command[1] != "gateway" {
 			t.Errorf("%s: the gateway runs %s %q", dir, gw.Image, gw.Command)
 		}
-		parseFlags(t, dir+": the gateway's", expandArgs(append(gw.Command[1:], gw.Args...), objs.containerEnv(t, gw)))
+		gwArgs := expandArgs(append(gw.Command[1:], gw.Args...), objs.containerEnv(t, gw))
+		parseFlags(t, dir+": the gateway's", gwArgs)
+		for _, name := range append(flagLiterals(t, "kube_mtls_test.go", "mtlsGatewayFlags"), "keys-file") {
+			if !slices.Contains(gwArgs, "--"+name) {
+				t.Errorf("%s: the cluster tests' gateway gets --%s (TestKubeMTLS, TestKubeTeams); the Deployment does not", dir, name)
+			}
+		}
 	}
 }
 

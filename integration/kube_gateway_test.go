@@ -33,7 +33,7 @@ type gatewayProc struct {
 // startGateway runs sbx gateway as the sbx-gateway service account of
 // deploy/kubernetes/gateway.yaml (so the test exercises its RBAC) and
 // waits until it answers.
-func startGateway(t *testing.T, c *cluster, kubeconfig, keyFile, key, addr string) *gatewayProc {
+func startGateway(t *testing.T, c *cluster, kubeconfig, keyFile, key, addr string, extra ...string) *gatewayProc {
 	t.Helper()
 	logf, err := os.OpenFile(filepath.Join(c.dir, "gateway.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -43,6 +43,7 @@ func startGateway(t *testing.T, c *cluster, kubeconfig, keyFile, key, addr strin
 	g := &gatewayProc{t: t, addr: addr, exited: make(chan struct{})}
 	g.cmd = exec.Command(sbxBin, "gateway", "--kubeconfig", kubeconfig, "--kube-namespace", "sbx",
 		"--listen", addr, "--admin-token-file", keyFile, "--ready-timeout", "3m")
+	g.cmd.Args = append(g.cmd.Args, extra...)
 	g.cmd.Stdout, g.cmd.Stderr = logf, logf
 	if err := g.cmd.Start(); err != nil {
 		t.Fatal(err)

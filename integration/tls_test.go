@@ -38,12 +38,15 @@ func (d *daemon) httpClient() *http.Client {
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(d.ca)
-	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true}}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: d.cert}, DisableKeepAlives: true}}
 }
 
 func (d *daemon) clientOptions() []sdk.Option {
-	if d.ca == nil {
+	switch {
+	case d.ca == nil:
 		return nil
+	case d.cert != nil:
+		return []sdk.Option{sdk.WithHTTPClient(d.httpClient())}
 	}
 	return []sdk.Option{sdk.WithCACert(d.ca)}
 }

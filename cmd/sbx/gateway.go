@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,10 +20,15 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/gateway"
+	"github.com/sbxhq/sbx/internal/mtls"
 )
 
 func newGatewayCmd() *cobra.Command {
 	var kubeconfig, namespace, listen, tokenFile, hostTokenFile, tlsCert, tlsKey string
+	var hostCA, hostCert, hostKey, hostName string
+	var keysFile, auditLog string
+	var rateLimit float64
+	var rateBurst int
 	var readyTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
@@ -38,10 +44,11 @@ Pods and the Nodes; the Kubernetes API is the only state they share.
   create, list, get, stop, start, delete   become Sandbox objects
                                            (agents.x-k8s.io/v1beta1): create
                                            makes one and answers once its pod
-                                           runs and answers; stop sets
-                                           operatingMode Suspended (the host
-                                           archives the sandbox to S3); start
-                                           sets Running (kube-scheduler places
+                                           runs and answers; stop (and pause)
+                                           sets operatingMode Suspended (the
+                                           host archives the sandbox to S3);
+                                           start (and resume of a suspended
+                                           one) sets Running (kube-scheduler places
                                            it, maybe on another host); delete
                                            deletes it. get and list merge the
                                            object with the host's live record.
@@ -53,11 +60,16 @@ Pods and the Nodes; the Kubernetes API is the only state they share.
                                            needs a running sandbox starts a
                                            stopped one first.
 
-Callers authenticate with the gateway's admin key (--admin-token-file); the
-gateway calls the hosts with the hosts' admin key (--host-token-file, by
-default the same file). Images, snapshots, volumes, backups, keys and teams
-are kept by each host and are not served here (404 ROUTE_NOT_FOUND); nor are
-fork and archive.
+Callers authenticate with the gateway's admin key (--admin-token-file) or a
+team's key of --keys-file (sbx gateway key create; docs/kubernetes/teams.md):
+a team's key sees only its team's sandboxes, maxSandboxes holds over the
+cluster, writes are audited (--audit-log). The gateway calls the hosts with
+the hosts' admin key (--host-token-file, by default the same file), over
+mutual TLS with --host-ca, --host-client-cert and --host-client-key (the
+hosts' sbx serve --tls-client-ca serves no other client;
+docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots, volumes,
+backups, and the hosts' own keys and teams are kept by each host and are
+not served here (404 ROUTE_NOT_FOUND); nor are fork and archive.
 
 Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
@@ -75,6 +87,9 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			}
 			if (tlsCert == "") != (tlsKey == "") {
 				return usagef("--tls-cert and --tls-key go together: give both or neither")
+			}
+			if rateLimit < 0 || rateBurst < 0 {
+				return usagef("--rate-limit and --rate-burst must be 0 or more")
 			}
 			token, err := readKeyFile(tokenFile)
 			if err != nil {
@@ -107,7 +122,24 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			if err := cluster.Start(ctx, 2*time.Minute); err != nil { // the informers run until ctx ends
 				return err
 			}
-			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: &authz.Gate{Keys: auth.AdminToken(token)}, HostToken: hostToken, ReadyTimeout: readyTimeout})
+			transport, err := hostTransport(hostCA, hostCert, hostKey, hostName)
+			if err != nil {
+				return err
+			}
+			tenants, err := gateway.NewTenants(ctx, auth.AdminToken(token), keysFile)
+			if err != nil {
+				return err
+			}
+			if keysFile != "" {
+				go tenants.Watch(ctx, 10*time.Second) // a Secret volume changes in place
+			}
+			audit, err := auditWriter(auditLog)
+			if err != nil {
+				return err
+			}
+			gate := &authz.Gate{Keys: tenants, Limits: auth.NewRateLimits(rateLimit, rateBurst), Audit: authz.NewAuditLog(gateway.NewAuditLines(audit), 0)}
+			defer gate.Audit.Close()
+			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout})
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err
@@ -131,6 +163,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			return err
 		},
 	}
+	cmd.AddCommand(newGatewayKeyCmd()) // gateway_key.go
 	fl := cmd.Flags()
 	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default $KUBECONFIG, else the in-cluster service account)")
 	fl.StringVar(&namespace, "kube-namespace", "sbx", "namespace of the Sandbox objects and their pods")
@@ -140,6 +173,14 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 	fl.DurationVar(&readyTimeout, "ready-timeout", 5*time.Minute, "how long create, start and a call on a stopped sandbox wait for it to run")
 	fl.StringVar(&tlsCert, "tls-cert", "", "PEM certificate (chain) to serve over https; needs --tls-key")
 	fl.StringVar(&tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fl.StringVar(&keysFile, "keys-file", "", "teams' API keys and quotas (YAML; Secret sbx-gateway-keys), reloaded when it changes; see docs/kubernetes/teams.md and sbx gateway key create")
+	fl.StringVar(&auditLog, "audit-log", "-", "where every write is audited, one JSON line each: a file, or - for standard output")
+	fl.Float64Var(&rateLimit, "rate-limit", 100, "requests a second each API key may send on average to this replica (the admin key is exempt); 0 turns limits off")
+	fl.IntVar(&rateBurst, "rate-burst", 200, "requests an API key may send at once above --rate-limit")
+	fl.StringVar(&hostCA, "host-ca", "", "PEM CA that signed the hosts' API certificates (mutual TLS with the hosts: docs/kubernetes/deploy.md); needs --host-client-cert and --host-client-key")
+	fl.StringVar(&hostCert, "host-client-cert", "", "PEM certificate the gateway presents to the hosts (their --tls-client-ca signed it; named as their --tls-client-name)")
+	fl.StringVar(&hostKey, "host-client-key", "", "PEM private key of --host-client-cert")
+	fl.StringVar(&hostName, "host-server-name", "sbx-host", "name the hosts' API certificates carry (a DNS SAN), checked whatever address a host advertises")
 	return cmd
 }
 
@@ -153,4 +194,35 @@ func readKeyFile(file string) (string, error) {
 		return "", fmt.Errorf("the key file %s is empty", file)
 	}
 	return t, nil
+}
+
+// hostTransport reaches the hosts: with --host-ca, over mutual TLS (the
+// hosts serve only the gateway's certificate); without, as the hosts'
+// sbx.dev/api annotation says.
+func hostTransport(ca, cert, key, serverName string) (http.RoundTripper, error) {
+	if ca == "" && cert == "" && key == "" {
+		return nil, nil
+	}
+	if ca == "" || cert == "" || key == "" {
+		return nil, usagef("--host-ca, --host-client-cert and --host-client-key go together: give all three or none")
+	}
+	tc, err := mtls.Client(ca, cert, key, serverName)
+	if err != nil {
+		return nil, err
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = tc
+	return t, nil
+}
+
+// auditWriter is where the audit lines go: standard output for "-".
+func auditWriter(path string) (io.Writer, error) {
+	if path == "-" {
+		return os.Stdout, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--audit-log: %w", err)
+	}
+	return f, nil
 }

@@ -77,6 +77,11 @@ type Config struct {
 	// TLSCert and TLSKey, PEM files, serve the API and previews over
 	// https (tls.go); both or neither.
 	TLSCert, TLSKey string
+	// TLSClientCA, with TLSCert, serves only clients whose certificate it
+	// signed and that name one of TLSClientNames (a host in a cluster: the
+	// gateway; tls.go).
+	TLSClientCA    string
+	TLSClientNames []string
 
 	// DiskReserveMiB is the free space the data dir's disk keeps: below it
 	// creates, starts and image imports are refused (507). 0: no reserve.
@@ -286,7 +291,7 @@ func Run(ctx context.Context, cfg Config) error {
 	slog.Info("sbx serving", "listen", ln.Addr().String(), "tls", cfg.TLSCert != "", "dataDir", cfg.DataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	startKubeNode(ctx, cfg.KubeNode, mgr, nw, errc) // kubenode.go
+	startKubeNode(ctx, cfg.KubeNode, mgr, nw, st, errc) // kubenode.go
 	select {
 	case err := <-errc:
 		return err

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+
+	"github.com/sbxhq/sbx/internal/mtls"
 )
 
 // withTLS wraps the API's listener in TLS when cfg names a certificate. It
@@ -25,11 +27,21 @@ func withTLS(ln net.Listener, cfg Config) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load --tls-cert %s and --tls-key %s: %w", cfg.TLSCert, cfg.TLSKey, err)
 	}
-	return tls.NewListener(ln, &tls.Config{
+	tc := &tls.Config{
 		Certificates: []tls.Certificate{cert},
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"http/1.1"},
-	}), nil
+	}
+	if cfg.TLSClientCA != "" {
+		// The handshake refuses every other client: nothing of the API,
+		// not even an unauthenticated route, answers it.
+		pool, err := mtls.Pool(cfg.TLSClientCA, "--tls-client-ca")
+		if err != nil {
+			return nil, err
+		}
+		mtls.RequireClient(tc, pool, cfg.TLSClientNames, "sbx API (--tls-client-name)")
+	}
+	return tls.NewListener(ln, tc), nil
 }
 
 // warnPlaintext warns when the API is reachable from other hosts without

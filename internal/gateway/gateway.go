@@ -3,14 +3,15 @@
 // side by side, each with watch caches of the namespace's agent-sandbox
 // Sandbox objects, Pods and Nodes (Cluster).
 //
-// Lifecycle calls (create, list, get, stop, start, delete) become Sandbox
-// objects: create makes one (operatingMode Running) and waits until its pod
-// runs and answers, as a create on one host waits for the sandbox to start;
-// stop sets operatingMode Suspended (agent-sandbox deletes the pod, the host
-// archives the sandbox to S3); start sets Running again (kube-scheduler
-// places the pod, maybe on another host, which restores the archive); delete
-// deletes the object. get and list merge each object with the live view of
-// the host running it.
+// Lifecycle calls (create, list, get, stop, start, pause, resume, delete)
+// become Sandbox objects: create makes one (operatingMode Running) and
+// waits until its pod runs and answers, as a create on one host waits for
+// the sandbox to start; stop and pause (pause.go) set operatingMode
+// Suspended (agent-sandbox deletes the pod, the host archives the sandbox
+// to S3); start and resume set Running again (kube-scheduler places the
+// pod, maybe on another host, which restores the archive); delete deletes
+// the object. get and list merge each object with the live view of the
+// host running it.
 //
 // Every other route under /v1/sandboxes/{id} is reverse-proxied to that
 // host (pod.spec.nodeName -> the node's sbx.dev/api annotation) with the
@@ -44,6 +45,9 @@ type Config struct {
 	// Gate says who may call the gateway (the admin token) and admits each
 	// route as the API's table says (internal/authz).
 	Gate *authz.Gate
+	// Quota is a team's quota, counted over the cluster (Tenants.Quota);
+	// nil: none.
+	Quota func(team string) sdk.Quotas
 	// HostToken is the hosts' admin key (a secret the cluster shares): the
 	// gateway calls the hosts with it, on behalf of the caller it checked.
 	HostToken string
@@ -86,6 +90,7 @@ func New(cfg Config) *Server {
 		"startSandbox":       s.start,
 		"deleteSandbox":      s.delete,
 		"updateSandbox":      s.update,
+		"pauseSandbox":       s.pause, // pause.go
 		"forkSandbox":        s.notInCluster("fork makes sandboxes on the host outside the cluster's desired state"),
 		"archiveSandbox":     s.notInCluster("a stopped sandbox is archived to the shared blob store by its host when it stops"),
 	}
@@ -93,8 +98,12 @@ func New(cfg Config) *Server {
 		h, ok := own[rt.Name]
 		switch {
 		case ok:
+		case rt.Name == "resumeSandbox":
+			h = s.resume(s.proxyRoute(rt))
 		case strings.HasPrefix(rt.Pattern, "/v1/sandboxes/{id}"):
 			h = s.proxyRoute(rt)
+		case strings.HasPrefix(rt.Pattern, "/v1/keys"), strings.HasPrefix(rt.Pattern, "/v1/teams"), strings.HasPrefix(rt.Pattern, "/v1/audit"):
+			h = s.notInCluster("the gateway's keys, teams and quotas are its keys file (Secret sbx-gateway-keys, sbx gateway key create) and its audit log is JSON lines in its log; see docs/kubernetes/teams.md")
 		default:
 			h = s.notInCluster("it is served by each sbx host for its own objects")
 		}
@@ -159,7 +168,7 @@ func (s *Server) authenticate(rt api.RouteInfo, next http.HandlerFunc) http.Hand
 func (s *Server) principal(r *http.Request) (auth.Principal, error) {
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with the gateway's admin key")
+		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with a key of the gateway")
 	}
 	return s.cfg.Gate.Key(r.Context(), key)
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -77,7 +78,11 @@ func (s *Server) createAndWait(ctx context.Context, req sdk.CreateSandboxRequest
 	}
 	obj := podspec.SandboxFor(sandbox.NewID(), req, team)
 	obj.Namespace = s.cluster.Namespace
-	made, err := s.cluster.Agents.AgentsV1beta1().Sandboxes(obj.Namespace).Create(ctx, obj, metav1.CreateOptions{FieldManager: "sbx-gateway"})
+	made, err := s.createWithinQuota(ctx, obj, team) // quota.go
+	var refused *errdefs.Error
+	if errors.As(err, &refused) {
+		return sdk.Sandbox{}, err
+	}
 	if apierrors.IsAlreadyExists(err) {
 		return sdk.Sandbox{}, errdefs.Conflict(sdk.CodeIDTaken, "a sandbox with id %q already exists", obj.Name)
 	}
@@ -171,6 +176,13 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return s.suspend(w, r, e)
+}
+
+// suspend sets e's operatingMode Suspended (agent-sandbox deletes the pod,
+// its host archives the sandbox) and answers once the pod is gone.
+func (s *Server) suspend(w http.ResponseWriter, r *http.Request, e entry) error {
+	var err error
 	if e.obj.Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
 		if e, err = s.setMode(r.Context(), e, asv1.SandboxOperatingModeSuspended); err != nil {
 			return err

@@ -107,21 +107,23 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath s
 	rp.ServeHTTP(w, r)
 }
 
-// findFor finds the sandbox of r's path. A public route (a preview) has
-// no principal: with the gateway's key it finds in every team, without it
-// only by id, "<name>--<team>" or a bare name of team default, as one host
-// does (network.PreviewTarget).
+// findFor finds the sandbox of r's path among those the caller sees. A
+// public route (a preview) is not authenticated: with a key of the gateway
+// it finds among that key's team's sandboxes (every team's for the admin
+// key), without one only by id, "<name>--<team>" or a bare name of team
+// default, as one host does (network.PreviewTarget).
 func (s *Server) findFor(rt api.RouteInfo, r *http.Request) (entry, error) {
 	ref := r.PathValue("id")
 	ctx := r.Context()
-	if _, ok := auth.FromContext(ctx); !ok && rt.Public {
-		// A public route (a preview) has no principal: its sandbox is found
-		// in the named system scope, and its own token is checked on the host.
-		ctx = auth.System(ctx, "public preview lookup")
-	}
-	if !rt.Public || s.callerHoldsGatewayKey(r) {
+	if !rt.Public {
 		return s.cluster.find(ctx, ref)
 	}
+	if p, err := s.principal(r); err == nil {
+		return s.cluster.find(auth.WithPrincipal(ctx, p), ref)
+	}
+	// No principal: the sandbox is found in the named system scope, and
+	// the preview's own token is checked on the host.
+	ctx = auth.System(ctx, "public preview lookup")
 	id, name, team := network.PreviewTarget(ref)
 	if id != "" {
 		e, err := s.cluster.find(ctx, id)

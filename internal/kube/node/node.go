@@ -17,9 +17,7 @@ import (
 	"net/url"
 	"os"
 	goruntime "runtime"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	vknode "github.com/virtual-kubelet/virtual-kubelet/node"
@@ -34,6 +32,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/sbxhq/sbx/internal/kube/podspec"
+	"github.com/sbxhq/sbx/internal/mtls"
 )
 
 // Config is how an sbx host joins a cluster (sbx serve --kube-node).
@@ -65,6 +64,10 @@ type Config struct {
 	// here. Default: kubeadm's DefaultClientName.
 	ClientNames     []string
 	TLSCert, TLSKey string // the kubelet API's certificate; default self-signed
+	// EnsureTeam makes a pod's team on this host if it has none: teams and
+	// their quotas are the gateway's (docs/kubernetes/teams.md), the host
+	// only files the sandbox under it. nil: the team must exist.
+	EnsureTeam func(ctx context.Context, team string) error
 	// Capacity offered to kube-scheduler; defaults: the host's cores and memory.
 	CPU, Memory string
 	Pods        int // default 110
@@ -99,6 +102,7 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 		return err
 	}
 	p := NewProvider(m, sandboxObjects{dyn}, addrs, cfg.NodeName, cfg.Address, log)
+	p.ensureTeam = cfg.EnsureTeam
 	m.SetLifeOwner(p) // owner.go: the Sandbox objects decide the sandboxes' lives
 	go reapArchives(ctx, dyn, client, cfg.Namespace, m, log)
 	mux := http.NewServeMux()
@@ -259,13 +263,9 @@ const DefaultClientName = "kube-apiserver-kubelet-client"
 // tlsConfig serves the kubelet API to kube-apiserver only: a client whose
 // certificate ClientCA signed and that names one of ClientNames.
 func (c *Config) tlsConfig() (*tls.Config, error) {
-	caPEM, err := os.ReadFile(c.ClientCA)
+	pool, err := mtls.Pool(c.ClientCA, "--kube-node-client-ca")
 	if err != nil {
-		return nil, fmt.Errorf("read --kube-node-client-ca: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("--kube-node-client-ca %s holds no PEM certificate", c.ClientCA)
+		return nil, err
 	}
 	var cert tls.Certificate
 	if c.TLSCert != "" {
@@ -275,33 +275,13 @@ func (c *Config) tlsConfig() (*tls.Config, error) {
 	} else if cert, err = selfSigned(c.NodeName, c.Address); err != nil {
 		return nil, err
 	}
-	return &tls.Config{
-		MinVersion:   tls.VersionTLS12,
-		Certificates: []tls.Certificate{cert},
-		ClientCAs:    pool,
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		VerifyConnection: func(cs tls.ConnectionState) error {
-			return checkClientName(cs, c.ClientNames)
-		},
-	}, nil
-}
-
-// checkClientName accepts a verified client certificate whose subject CN
-// or a DNS SAN is one of names (DefaultClientName when none are given).
-func checkClientName(cs tls.ConnectionState, names []string) error {
+	names := c.ClientNames
 	if len(names) == 0 {
 		names = []string{DefaultClientName}
 	}
-	if len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
-		return errors.New("kubelet API: no verified client certificate")
-	}
-	leaf := cs.VerifiedChains[0][0]
-	for _, n := range append([]string{leaf.Subject.CommonName}, leaf.DNSNames...) {
-		if slices.Contains(names, n) {
-			return nil
-		}
-	}
-	return fmt.Errorf("kubelet API: client certificate %q is not kube-apiserver's (want one of %s; see --kube-node-client-name)", leaf.Subject.CommonName, strings.Join(names, ", "))
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	mtls.RequireClient(cfg, pool, names, "kubelet API (--kube-node-client-name)")
+	return cfg, nil
 }
 
 // selfSigned makes the kubelet API's certificate when none is given

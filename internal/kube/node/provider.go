@@ -85,6 +85,8 @@ type Provider struct {
 	hostIP string
 	grace  time.Duration
 	log    *slog.Logger
+	// ensureTeam: Config.EnsureTeam.
+	ensureTeam func(ctx context.Context, team string) error
 
 	mu     sync.Mutex
 	pods   map[string]*corev1.Pod // namespace/name → the pod as Kubernetes gave it
@@ -171,6 +173,11 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 	}
 	for k, v := range labels {
 		req.Labels[k] = v
+	}
+	if p.ensureTeam != nil {
+		if err := p.ensureTeam(ctx, team); err != nil {
+			return err
+		}
 	}
 	tctx := auth.WithPrincipal(ctx, auth.Principal{KeyID: "kube-node", Team: team})
 	_, err = p.m.CreateWithID(tctx, id, req)
