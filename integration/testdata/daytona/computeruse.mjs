@@ -53,7 +53,6 @@ async function main() {
     assert.deepEqual(pngSize(small.screenshot), [64, 32])
 
     for (const [what, fn] of [
-      ['recording', () => cu.recording.start('x')],
       ['restartProcess', () => cu.restartProcess('xvfb')],
       ['scale', () => cu.screenshot.takeCompressed({ scale: 0.5 })],
     ]) {

@@ -16,8 +16,8 @@ import (
 // agent's desktop routes: an X server, a window manager, VNC). The image
 // must have the desktop's programs (scripts/build-desktop-image.sh);
 // without them start is the agent's 400 naming what is missing.
-// Recordings, accessibility and per-program restarts and logs are not
-// served: they answer 400 FEATURE_UNSUPPORTED.
+// Recordings are in recording.go. Accessibility and per-program restarts
+// and logs are not served: they answer 400 FEATURE_UNSUPPORTED.
 
 // desktopCall sends one desktop request to the agent of the request's sandbox.
 func desktopCall[Out any](h *Handler, r *http.Request, route agentapi.Route, in any) (Out, error) {

@@ -23,7 +23,6 @@ var unsupportedRoutes = []struct{ pattern, method, why string }{
 	{apiPrefix + "/secret/paginated", "secret.list", "use sbx secrets (sbx secret)"},
 	{apiPrefix + "/object-storage/push-access", "Image.addLocalFile, addLocalDir, pipInstallFromRequirements and pipInstallFromPyproject",
 		"sbx has no object storage for build context; put the files in with runCommands, or build with sbx image build"},
-	{toolboxPrefix + "/{id}/lsp/{op}", "lspServer.*", "the images carry no language servers"},
 	{toolboxPrefix + "/{id}/git/credentials", "git.dangerouslyAuthenticate", "pass username and password to clone, push and pull"},
 }
 
