@@ -2,7 +2,8 @@
 // servers (integration/daytona_lsp_test.go); the image "python" (with
 // pylsp, and no typescript-language-server) must be in sbx.
 import assert from 'node:assert/strict'
-import { Daytona, DaytonaError } from '@daytonaio/sdk'
+import { Daytona } from '@daytonaio/sdk'
+import { refused } from './refused.mjs'
 
 const daytona = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: process.env.DAYTONA_API_KEY })
 
@@ -17,20 +18,6 @@ class Greeter:
 def helper():
     return os.pa
 `
-
-// refused asserts that fn fails with a DaytonaError of status and a message matching re.
-async function refused(what, fn, status, re) {
-  try {
-    await fn()
-  } catch (e) {
-    assert.ok(e instanceof DaytonaError, `${what}: ${e}`)
-    assert.equal(e.statusCode, status, `${what}: ${e.statusCode} ${e.message}`)
-    assert.match(e.message, re, what)
-    console.log(`ok ${what}`)
-    return
-  }
-  assert.fail(`${what}: no error`)
-}
 
 async function main() {
   const sb = await daytona.create({ image: 'python' })

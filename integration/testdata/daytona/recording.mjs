@@ -5,24 +5,11 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { Daytona, DaytonaError } from '@daytonaio/sdk'
+import { Daytona } from '@daytonaio/sdk'
+import { refused } from './refused.mjs'
 
 const daytona = new Daytona({ apiUrl: process.env.DAYTONA_API_URL, apiKey: process.env.DAYTONA_API_KEY })
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-
-// refused asserts that fn fails with a DaytonaError of status and a message matching re.
-async function refused(what, fn, status, re) {
-  try {
-    await fn()
-  } catch (e) {
-    assert.ok(e instanceof DaytonaError, `${what}: ${e}`)
-    assert.equal(e.statusCode, status, `${what}: ${e.statusCode} ${e.message}`)
-    if (re) assert.match(e.message, re, what)
-    console.log(`ok ${what}`)
-    return
-  }
-  assert.fail(`${what}: no error`)
-}
 
 async function main() {
   const sb = await daytona.create({ image: 'desktop', resources: { memory: 1 } })

@@ -68,8 +68,9 @@ type Spawner func(language string, argv []string, dir string) (*Process, error)
 type Manager struct {
 	spawn Spawner
 
-	mu      sync.Mutex
-	servers map[key]*server
+	mu       sync.Mutex
+	servers  map[key]*server
+	starting map[key]chan struct{} // closed when that start ends
 }
 
 type key struct{ language, project string }
@@ -90,7 +91,7 @@ type server struct {
 
 // NewManager returns a Manager that starts servers with spawn.
 func NewManager(spawn Spawner) *Manager {
-	return &Manager{spawn: spawn, servers: map[key]*server{}}
+	return &Manager{spawn: spawn, servers: map[key]*server{}, starting: map[key]chan struct{}{}}
 }
 
 // checkLanguage refuses a language without a server.
@@ -112,20 +113,53 @@ func (m *Manager) Start(ctx context.Context, language, project string) (sdk.LSPS
 	}
 	k := key{language, project}
 	m.mu.Lock()
-	defer m.mu.Unlock() // starts are rare; holding the lock keeps two from racing for one key
+	// One start per key at a time, without holding the lock while a
+	// server initializes (other servers keep answering).
+	for m.starting[k] != nil {
+		ch := m.starting[k]
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return sdk.LSPServer{}, ctx.Err()
+		}
+		m.mu.Lock()
+	}
 	if s := m.servers[k]; s != nil {
 		if !s.exited() {
+			m.mu.Unlock()
 			return s.describe(), nil
 		}
 		delete(m.servers, k)
 	}
-	if len(m.servers) >= maxServers {
+	if len(m.servers)+len(m.starting) >= maxServers {
+		m.mu.Unlock()
 		return sdk.LSPServer{}, errdefs.Conflict(sdk.CodeLSPLimit, "%d language servers run already: stop one first", maxServers)
 	}
-	argv := programs[language]
-	proc, err := m.spawn(language, argv, project)
+	started := make(chan struct{})
+	m.starting[k] = started
+	m.mu.Unlock()
+
+	s, err := m.startServer(ctx, k)
+	m.mu.Lock()
+	delete(m.starting, k)
+	close(started)
+	if err == nil {
+		m.servers[k] = s
+	}
+	m.mu.Unlock()
 	if err != nil {
 		return sdk.LSPServer{}, err
+	}
+	return s.describe(), nil
+}
+
+// startServer spawns and initializes the server of k.
+func (m *Manager) startServer(ctx context.Context, k key) (*server, error) {
+	argv := programs[k.language]
+	proc, err := m.spawn(k.language, argv, k.project)
+	if err != nil {
+		return nil, err
 	}
 	s := &server{key: k, proc: proc, program: argv[0], docs: map[string]int{}}
 	s.conn = newConn(proc.Stdout, proc.Stdin)
@@ -133,10 +167,9 @@ func (m *Manager) Start(ctx context.Context, language, project string) (sdk.LSPS
 	defer cancel()
 	if err := s.initialize(ictx); err != nil {
 		proc.Kill()
-		return sdk.LSPServer{}, s.failed("start", err)
+		return nil, s.failed("start", err)
 	}
-	m.servers[k] = s
-	return s.describe(), nil
+	return s, nil
 }
 
 func (s *server) initialize(ctx context.Context) error {
@@ -235,17 +268,6 @@ func (s *server) stop() {
 	s.proc.Kill()
 }
 
-// Close stops every server.
-func (m *Manager) Close() {
-	m.mu.Lock()
-	servers := m.servers
-	m.servers = map[key]*server{}
-	m.mu.Unlock()
-	for _, s := range servers {
-		s.stop()
-	}
-}
-
 func notStarted(language, project string) error {
 	return errdefs.Conflict(sdk.CodeLSPNotStarted, "no %s language server runs for %s: start it first (lsp/start)", language, project)
 }
@@ -282,14 +304,24 @@ func (s *server) document(file string) (string, error) {
 	return fileURI(file), nil
 }
 
+// doc returns the running server of language and project, and the URI of
+// file, one of the project's files.
+func (m *Manager) doc(language, project, file string) (*server, string, error) {
+	s, err := m.get(language, project)
+	if err != nil {
+		return nil, "", err
+	}
+	uri, err := s.document(file)
+	if err != nil {
+		return nil, "", err
+	}
+	return s, uri, nil
+}
+
 // DidOpen opens file (absolute) on the server: its text is read from disk
 // and sent; opening an open document sends its text again.
 func (m *Manager) DidOpen(language, project, file string) error {
-	s, err := m.get(language, project)
-	if err != nil {
-		return err
-	}
-	uri, err := s.document(file)
+	s, uri, err := m.doc(language, project, file)
 	if err != nil {
 		return err
 	}
@@ -322,11 +354,7 @@ func (m *Manager) DidOpen(language, project, file string) error {
 // DidClose closes file on the server; closing a document that is not open
 // is a no-op.
 func (m *Manager) DidClose(language, project, file string) error {
-	s, err := m.get(language, project)
-	if err != nil {
-		return err
-	}
-	uri, err := s.document(file)
+	s, uri, err := m.doc(language, project, file)
 	if err != nil {
 		return err
 	}
@@ -383,11 +411,7 @@ func languageID(language, file string) string {
 
 // DocumentSymbols answers the symbols of file.
 func (m *Manager) DocumentSymbols(ctx context.Context, language, project, file string) ([]sdk.LSPSymbol, error) {
-	s, err := m.get(language, project)
-	if err != nil {
-		return nil, err
-	}
-	uri, err := s.document(file)
+	s, uri, err := m.doc(language, project, file)
 	if err != nil {
 		return nil, err
 	}
@@ -496,11 +520,7 @@ func (m *Manager) WorkspaceSymbols(ctx context.Context, language, project, query
 
 // Completions answers the completions at a position of file.
 func (m *Manager) Completions(ctx context.Context, language, project, file string, pos sdk.LSPPosition, trigger string) (sdk.LSPCompletionList, error) {
-	s, err := m.get(language, project)
-	if err != nil {
-		return sdk.LSPCompletionList{}, err
-	}
-	uri, err := s.document(file)
+	s, uri, err := m.doc(language, project, file)
 	if err != nil {
 		return sdk.LSPCompletionList{}, err
 	}

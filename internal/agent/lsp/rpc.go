@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // JSON-RPC 2.0 over a language server's stdio, framed as LSP frames it:
@@ -19,6 +20,9 @@ import (
 // maxMessage bounds one message from a server; a bigger one ends the
 // connection (a server gone wrong must not grow the agent).
 const maxMessage = 16 << 20
+
+// writeWait bounds writing one message to a server.
+const writeWait = 30 * time.Second
 
 type rpcError struct {
 	Code    int    `json:"code"`
@@ -112,6 +116,11 @@ func (c *conn) send(m message) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	// A server that stops reading its input must not hold a caller (and the
+	// locks it holds) forever: pipes take a deadline.
+	if d, ok := c.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		d.SetWriteDeadline(time.Now().Add(writeWait))
+	}
 	if _, err := fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n", len(b)); err != nil {
 		return fmt.Errorf("write to the language server: %w", err)
 	}
