@@ -101,6 +101,10 @@ func (h *Handler) recordingDelete(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (h *Handler) recordingDownload(w http.ResponseWriter, r *http.Request) error {
+	// The SDK asks for a stream and, on an error, never reads the answer:
+	// its keep-alive connection would hold node open until the server's
+	// idle timeout. A closed connection lets it go.
+	w.Header().Set("Connection", "close")
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
