@@ -3,7 +3,8 @@
 # (mmdebstrap, minbase) with a virtual X server (Xvfb), a light window
 # manager and panel (openbox, tint2), a VNC server (x11vnc), noVNC and its
 # WebSocket bridge (novnc, python3-websockify), xdotool, a terminal (xterm),
-# a browser (chromium) and fonts, as a rootfs tarball that `sbx image import`
+# a browser (chromium), fonts and ffmpeg (screen recordings with x11grab,
+# internal/agent/desktop_recording.go), as a rootfs tarball that `sbx image import`
 # takes. The sandbox agent starts and supervises these programs when the
 # desktop API is called (internal/agent/desktop*.go); nothing runs at boot.
 #
@@ -30,6 +31,7 @@ packages=(
 	openbox tint2 xdotool xterm            # window manager, panel, input, terminal
 	chromium fonts-dejavu-core fonts-liberation2
 	ca-certificates procps
+	ffmpeg                                 # screen recordings
 )
 dpkgopts=(
 	--dpkgopt='path-exclude=/usr/share/doc/*'

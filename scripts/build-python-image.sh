@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the "python" image for code contexts: Debian bookworm (mmdebstrap,
-# minbase) with python3, numpy, pandas, matplotlib and nodejs, as a rootfs
-# tarball that `sbx image import` takes.
+# minbase) with python3 (also as `python`), numpy, pandas, matplotlib, the
+# python language server pylsp (the agent's LSP bridge, internal/agent/lsp)
+# and nodejs, as a rootfs tarball that `sbx image import` takes.
 #
 #   sudo ./scripts/build-python-image.sh            # build or reuse; prints the tarball path
 #   sudo ./scripts/build-python-image.sh --import   # and import it as image "python"
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 suite=bookworm
 variant=minbase
-packages=(python3 python3-numpy python3-pandas python3-matplotlib python3-pip nodejs npm git curl ca-certificates)
+packages=(python3 python-is-python3 python3-pylsp python3-numpy python3-pandas python3-matplotlib python3-pip nodejs npm git curl ca-certificates)
 # Documentation and translations are a third of the size and nothing here
 # reads them; licences stay.
 dpkgopts=(

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbxhq/sbx/internal/agent/lsp"
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
@@ -65,6 +66,9 @@ type server struct {
 	main mainState // the sandbox's main process (mainproc.go)
 
 	desktop desktop // the virtual display (desktop.go)
+
+	lsp        lspState   // language servers (lsp_routes.go)
+	recordings recordings // screen recordings that run (desktop_recording.go)
 }
 
 // Run serves the agent on cfg.Socket until it is shut down (POST /shutdown,
@@ -284,6 +288,23 @@ func (s *server) handlers() map[agentapi.Route]http.HandlerFunc {
 		// one desktop program (desktop_programs.go)
 		agentapi.DesktopProgramRestart: s.handleDesktopProgramRestart,
 		agentapi.DesktopProgramLogs:    s.handleDesktopProgramLogs,
+
+		// language servers (lsp_routes.go)
+		agentapi.LSPStart:            gitHandler(s.lspStart),
+		agentapi.LSPStop:             s.handleLSPStop,
+		agentapi.LSPDidOpen:          s.lspDocumentHandler((*lsp.Manager).DidOpen),
+		agentapi.LSPDidClose:         s.lspDocumentHandler((*lsp.Manager).DidClose),
+		agentapi.LSPDocumentSymbols:  gitHandler(s.lspDocumentSymbols),
+		agentapi.LSPWorkspaceSymbols: gitHandler(s.lspWorkspaceSymbols),
+		agentapi.LSPCompletions:      gitHandler(s.lspCompletions),
+
+		// screen recordings (desktop_recording.go)
+		agentapi.RecordingStart:  s.handleRecordingStart,
+		agentapi.RecordingList:   s.handleRecordingList,
+		agentapi.RecordingGet:    s.handleRecordingGet,
+		agentapi.RecordingStop:   s.handleRecordingStop,
+		agentapi.RecordingDelete: s.handleRecordingDelete,
+		agentapi.RecordingFile:   s.handleRecordingFile,
 	}
 }
 

@@ -144,6 +144,27 @@ var (
 	GitCredentials  = Route{"POST", "/git/credentials"}     // GitCredentialsRequest → 204 (git_credentials.go)
 )
 
+// Language servers (internal/agent/lsp, internal/agent/lsp_routes.go): bodies in sdk/lsp.go.
+var (
+	LSPStart            = Route{"POST", "/lsp/start"}             // sdk.LSPServerRequest → sdk.LSPServer
+	LSPStop             = Route{"POST", "/lsp/stop"}              // sdk.LSPServerRequest → 204
+	LSPDidOpen          = Route{"POST", "/lsp/did-open"}          // sdk.LSPDocumentRequest → 204
+	LSPDidClose         = Route{"POST", "/lsp/did-close"}         // sdk.LSPDocumentRequest → 204
+	LSPDocumentSymbols  = Route{"POST", "/lsp/document-symbols"}  // sdk.LSPDocumentRequest → []sdk.LSPSymbol
+	LSPWorkspaceSymbols = Route{"POST", "/lsp/workspace-symbols"} // sdk.LSPWorkspaceSymbolsRequest → []sdk.LSPSymbol
+	LSPCompletions      = Route{"POST", "/lsp/completions"}       // sdk.LSPCompletionRequest → sdk.LSPCompletionList
+)
+
+// Screen recordings of the desktop (internal/agent/desktop_recording.go): bodies in sdk/desktop_recording.go.
+var (
+	RecordingStart  = Route{"POST", "/desktop/recordings"}                  // sdk.RecordingStartRequest → 201 sdk.Recording
+	RecordingList   = Route{"GET", "/desktop/recordings"}                   // → []sdk.Recording
+	RecordingGet    = Route{"GET", "/desktop/recordings/{recording}"}       // → sdk.Recording
+	RecordingStop   = Route{"POST", "/desktop/recordings/{recording}/stop"} // → sdk.Recording
+	RecordingDelete = Route{"DELETE", "/desktop/recordings/{recording}"}    // → 204 (a running one is stopped first)
+	RecordingFile   = Route{"GET", "/desktop/recordings/{recording}/file"}  // → the video (video/mp4)
+)
+
 // Routes lists every route the agent serves; the agent's mux is built from
 // it (agent.routes fails to start on a route it has no handler for).
 var Routes = []Route{
@@ -165,6 +186,8 @@ var Routes = []Route{
 	DesktopDrag, DesktopScroll, DesktopType, DesktopPress, DesktopWindows, DesktopFocus, DesktopLaunch,
 	DesktopProgramRestart, DesktopProgramLogs,
 	PutFileOwned, MkdirOwned, EnsureContext, RestartContext, PTYInput, FileFD,
+	LSPStart, LSPStop, LSPDidOpen, LSPDidClose, LSPDocumentSymbols, LSPWorkspaceSymbols, LSPCompletions,
+	RecordingStart, RecordingList, RecordingGet, RecordingStop, RecordingDelete, RecordingFile,
 }
 
 // Lookup returns the route of Routes with this method and pattern path.

@@ -98,8 +98,12 @@ func toolboxCodes(agentPath string) []sdk.Code {
 		return codesContext
 	case strings.HasPrefix(agentPath, "/git/"):
 		return codesGit // git.go
+	case strings.HasPrefix(agentPath, "/desktop/recordings"):
+		return recordingCodes(agentPath) // recordings.go
 	case strings.HasPrefix(agentPath, "/desktop/"):
 		return desktopCodes(agentPath) // desktop.go
+	case strings.HasPrefix(agentPath, "/lsp/"):
+		return lspCodes(agentPath) // lsp.go
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ var getsThroughRunning = []string{
 	"/v1/sandboxes/{id}/files", "/v1/sandboxes/{id}/files/list", "/v1/sandboxes/{id}/files/tar",
 	"/v1/sandboxes/{id}/files/stat", "/v1/sandboxes/{id}/user", "/v1/sandboxes/{id}/watch", "/v1/sandboxes/{id}/ports/{port}/{path...}",
 	"/v1/sandboxes/{id}/desktop/status", "/v1/sandboxes/{id}/desktop/screenshot", "/v1/sandboxes/{id}/desktop/mouse", "/v1/sandboxes/{id}/desktop/windows",
+	"/v1/sandboxes/{id}/desktop/recordings", "/v1/sandboxes/{id}/desktop/recordings/{recording}", "/v1/sandboxes/{id}/desktop/recordings/{recording}/file",
 }
 
 // Every GET route under /v1/sandboxes/{id}/, taken from the route table, on

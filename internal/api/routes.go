@@ -446,6 +446,14 @@ func (s *Server) routes() []route {
 			status: 200, response: sdk.GitConfigValue{},
 		},
 		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/git/credentials", name: "gitCredentials",
+			summary: "Store credentials for one git host in the sandbox's credential store (~/.git-credentials, " +
+				"mode 0600): later clones, pushes and pulls of that host without credentials use them",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.GitCredentialsRequest{Username: "ada", Password: "token", Host: "git.example.com", Protocol: "https"},
+			status: 204,
+		},
+		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/reset", name: "gitReset",
 			summary: "Move HEAD and the current branch to a revision (default HEAD) and reset the index (mixed), " +
 				"also the worktree (hard), or neither (soft); files: only those index paths",
@@ -656,6 +664,18 @@ func (s *Server) routes() []route {
 			status: 200, response: sdk.DesktopStatus{},
 		},
 		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/programs/{program}/restart", name: "restartDesktopProgram",
+			summary: "Restart one of the desktop's programs (xvfb, wm, panel, vnc, novnc)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 200, response: sdk.DesktopProgram{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/programs/{program}/logs", name: "getDesktopProgramLogs",
+			summary: "What one of the desktop's programs wrote to its standard output and error",
+			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
+			status: 200, response: sdk.DesktopProgramLogs{},
+		},
+		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/screenshot", name: "takeScreenshot",
 			summary: "The screen as PNG (default) or JPEG, whole or a region, optionally with the pointer drawn",
 			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
@@ -732,6 +752,44 @@ func (s *Server) routes() []route {
 			status: 201, response: sdk.Process{},
 		},
 		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/recordings", name: "startRecording",
+			summary: "Start recording the desktop's screen (ffmpeg, H.264 in MP4) into a file in the sandbox " +
+				"(/var/lib/sbx/recordings); the image must have ffmpeg",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.RecordingStartRequest{Label: "login-flow"},
+			status: 201, response: sdk.Recording{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/recordings", name: "listRecordings",
+			summary: "The sandbox's screen recordings, oldest first",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			status: 200, response: []sdk.Recording{},
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/recordings/{recording}", name: "getRecording",
+			summary: "A screen recording: its file, state, duration and size",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			status: 200, response: sdk.Recording{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/recordings/{recording}/stop", name: "stopRecording",
+			summary: "Stop a recording; answers once its file is finished",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 200, response: sdk.Recording{},
+		},
+		{
+			method: "DELETE", pattern: "/v1/sandboxes/{id}/desktop/recordings/{recording}", name: "deleteRecording",
+			summary: "Delete a recording and its file (a running one is stopped first)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			status: 204,
+		},
+		{
+			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/recordings/{recording}/file", name: "downloadRecording",
+			summary: "A finished recording's video (video/mp4)",
+			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
+			status: 200, response: rawBody{},
+		},
+		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/view", name: "getDesktopView",
 			summary: "Expose the desktop's noVNC page (private unless public) and answer its URL, with the port's " +
 				"token or, with expiresInSeconds, a signature",
@@ -741,6 +799,61 @@ func (s *Server) routes() []route {
 			codes: []sdk.Code{
 				sdk.CodeInvalidExpiry, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable, sdk.CodePreviewDomainRequired,
 			},
+		},
+
+		// Language servers in the sandbox (agent: internal/agent/lsp; codes: lsp.go).
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/start", name: "startLanguageServer",
+			summary: "Start the language server of a language (python: pylsp; typescript, javascript: " +
+				"typescript-language-server) for a project directory, or answer the one that runs; the image must " +
+				"have it (400 LANGUAGE_NOT_AVAILABLE)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.LSPServerRequest{Language: "python", Project: "/workspace/app"},
+			status: 200, response: sdk.LSPServer{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/stop", name: "stopLanguageServer",
+			summary: "Stop a project's language server",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.LSPServerRequest{Language: "python", Project: "/workspace/app"},
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/did-open", name: "openLanguageServerDocument",
+			summary: "Open a file of the project on its language server (its text is read from disk; opening it " +
+				"again sends the text again)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/did-close", name: "closeLanguageServerDocument",
+			summary: "Close a file on the project's language server",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
+			status: 204,
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/document-symbols", name: "languageServerDocumentSymbols",
+			summary: "The symbols (classes, functions, variables) of a file of the project",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
+			status: 200, response: []sdk.LSPSymbol{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/workspace-symbols", name: "languageServerWorkspaceSymbols",
+			summary: "The project's symbols whose name contains a query (a server without workspace symbols, such " +
+				"as pylsp, searches its open documents)",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.LSPWorkspaceSymbolsRequest{Language: "python", Project: "/workspace/app", Query: "User"},
+			status: 200, response: []sdk.LSPSymbol{},
+		},
+		{
+			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/completions", name: "languageServerCompletions",
+			summary: "Completions at a position of a file of the project",
+			handler: s.proxy, scope: auth.ScopeExec,
+			body:   sdk.LSPCompletionRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py", Position: sdk.LSPPosition{Line: 3, Character: 7}},
+			status: 200, response: sdk.LSPCompletionList{},
 		},
 
 		{

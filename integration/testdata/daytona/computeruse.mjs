@@ -53,7 +53,6 @@ async function main() {
     assert.deepEqual(pngSize(small.screenshot), [64, 32])
 
     for (const [what, fn] of [
-      ['recording', () => cu.recording.start('x')],
       ['scale', () => cu.screenshot.takeCompressed({ scale: 0.5 })],
     ]) {
       try {

@@ -14,7 +14,7 @@ async function main() {
       .runCommands('echo built > /built.txt', ['sh', '-c', 'echo listed > /argv.txt'])
       .env({ GREETING: 'hi there' })
       .workdir('/app')
-      .runCommands('ln -s "$(command -v python3)" /usr/local/bin/python') // pipInstall runs `python`; sbx's image has python3
+      // pipInstall runs `python`, which sbx's python image has (python-is-python3)
       .pipInstall(['pip'], { extraOptions: '--no-index --break-system-packages' }) // already there: no index needed; Debian's python is externally managed
     const logs = []
     const snap = await daytona.snapshot.create({ name: 'decl', image }, { onLogs: (l) => logs.push(l) })

@@ -25,3 +25,13 @@ func query(q map[string][]string) agentapi.Params { return agentapi.Params{Query
 
 // at is a call's path parameters.
 func at(path ...string) agentapi.Params { return agentapi.Params{Path: path} }
+
+// agentCall sends one JSON request to the agent of the request's sandbox.
+func agentCall[Out any](h *Handler, r *http.Request, route agentapi.Route, in any) (Out, error) {
+	c, _, err := h.agentFor(r)
+	if err != nil {
+		var zero Out
+		return zero, err
+	}
+	return agentapi.Call[Out](r.Context(), c, route, agentapi.Params{}, in)
+}

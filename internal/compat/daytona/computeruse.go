@@ -16,8 +16,9 @@ import (
 // agent's desktop routes: an X server, a window manager, VNC). The image
 // must have the desktop's programs (scripts/build-desktop-image.sh);
 // without them start is the agent's 400 naming what is missing.
-// Recordings and accessibility are not served: they answer 400
-// FEATURE_UNSUPPORTED. Per-program restarts and logs: computeruse_programs.go.
+// Recordings are in recording.go, per-program restarts and logs in
+// computeruse_programs.go. Accessibility is not served: it answers 400
+// FEATURE_UNSUPPORTED.
 
 // desktopCall sends one desktop request to the agent of the request's sandbox.
 func desktopCall[Out any](h *Handler, r *http.Request, route agentapi.Route, in any) (Out, error) {

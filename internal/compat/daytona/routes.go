@@ -1,6 +1,9 @@
 package daytona
 
-import "github.com/sbxhq/sbx/internal/authz"
+import (
+	"github.com/sbxhq/sbx/internal/agentapi"
+	"github.com/sbxhq/sbx/internal/authz"
+)
 
 // routes is every Daytona operation the layer serves. Paths are the SDK's
 // (its generated clients @daytona/api-client and @daytona/toolbox-api-client)
@@ -135,6 +138,15 @@ func (h *Handler) routes() []route {
 		tb("GET", "/files/search", execRead, h.searchFiles),
 		tb("POST", "/files/replace", exec, h.replaceInFiles),
 
+		// Language servers (lsp.go).
+		tb("POST", "/lsp/start", exec, h.lspServer(agentapi.LSPStart)),
+		tb("POST", "/lsp/stop", exec, h.lspServer(agentapi.LSPStop)),
+		tb("POST", "/lsp/did-open", exec, h.lspDocument(agentapi.LSPDidOpen)),
+		tb("POST", "/lsp/did-close", exec, h.lspDocument(agentapi.LSPDidClose)),
+		tb("GET", "/lsp/document-symbols", execRead, h.lspDocumentSymbols),
+		tb("GET", "/lsp/workspacesymbols", execRead, h.lspWorkspaceSymbols),
+		tb("POST", "/lsp/completions", exec, h.lspCompletions),
+
 		// Computer use on sbx's desktop (computeruse.go).
 		tb("POST", "/computeruse/start", exec, h.computerUseStart),
 		tb("POST", "/computeruse/stop", exec, h.computerUseStop),
@@ -158,12 +170,12 @@ func (h *Handler) routes() []route {
 		tb("GET", "/computeruse/screenshot/region/compressed", execRead, h.screenshot(true)),
 		tb("GET", "/computeruse/display/info", execRead, h.displayInfo),
 		tb("GET", "/computeruse/display/windows", execRead, h.displayWindows),
-		tb("POST", "/computeruse/recordings/start", exec, computerUseUnsupported("recording")),
-		tb("POST", "/computeruse/recordings/stop", exec, computerUseUnsupported("recording")),
-		tb("GET", "/computeruse/recordings", execRead, computerUseUnsupported("recording")),
-		tb("GET", "/computeruse/recordings/{rec}", execRead, computerUseUnsupported("recording")),
-		tb("DELETE", "/computeruse/recordings/{rec}", exec, computerUseUnsupported("recording")),
-		tb("GET", "/computeruse/recordings/{rec}/download", execRead, computerUseUnsupported("recording")),
+		tb("POST", "/computeruse/recordings/start", exec, h.recordingStart), // recording.go
+		tb("POST", "/computeruse/recordings/stop", exec, h.recordingStop),
+		tb("GET", "/computeruse/recordings", execRead, h.recordingList),
+		tb("GET", "/computeruse/recordings/{rec}", execRead, h.recordingGet),
+		tb("DELETE", "/computeruse/recordings/{rec}", exec, h.recordingDelete),
+		tb("GET", "/computeruse/recordings/{rec}/download", execRead, h.recordingDownload),
 		tb("GET", "/computeruse/a11y/tree", execRead, computerUseUnsupported("accessibility")),
 		tb("POST", "/computeruse/a11y/find", execRead, computerUseUnsupported("accessibility")),
 		tb("POST", "/computeruse/a11y/node/focus", exec, computerUseUnsupported("accessibility")),

@@ -14,7 +14,6 @@ var unsupportedRoutes = []struct{ pattern, method, why string }{
 	{apiPrefix + "/sandbox/{id}/secrets", "sandbox.updateSecrets", "sbx injects a secret into requests to its hosts with an HTTP egress inject rule (PUT /v1/sandboxes/{id}/egress), not as an environment placeholder"},
 	{apiPrefix + "/object-storage/push-access", "Image.addLocalFile, addLocalDir, pipInstallFromRequirements and pipInstallFromPyproject",
 		"sbx has no object storage for build context; put the files in with runCommands, or build with sbx image build"},
-	{toolboxPrefix + "/{id}/lsp/{op}", "lspServer.*", "the images carry no language servers"},
 }
 
 func unsupportedMethod(method, why string) handlerFunc {

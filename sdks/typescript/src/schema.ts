@@ -780,6 +780,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/desktop/programs/{program}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What one of the desktop's programs wrote to its standard output and error
+         * @description What one of the desktop's programs wrote to its standard output and error
+         */
+        get: operations["getDesktopProgramLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/programs/{program}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart one of the desktop's programs
+         * @description Restart one of the desktop's programs (xvfb, wm, panel, vnc, novnc)
+         */
+        post: operations["restartDesktopProgram"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sandbox's screen recordings, oldest first
+         * @description The sandbox's screen recordings, oldest first
+         */
+        get: operations["listRecordings"];
+        put?: never;
+        /**
+         * Start recording the desktop's screen
+         * @description Start recording the desktop's screen (ffmpeg, H.264 in MP4) into a file in the sandbox (/var/lib/sbx/recordings); the image must have ffmpeg
+         */
+        post: operations["startRecording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/recordings/{recording}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A screen recording
+         * @description A screen recording: its file, state, duration and size
+         */
+        get: operations["getRecording"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recording and its file
+         * @description Delete a recording and its file (a running one is stopped first)
+         */
+        delete: operations["deleteRecording"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/recordings/{recording}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished recording's video
+         * @description A finished recording's video (video/mp4)
+         */
+        get: operations["downloadRecording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/desktop/recordings/{recording}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a recording
+         * @description Stop a recording; answers once its file is finished
+         */
+        post: operations["stopRecording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/desktop/screenshot": {
         parameters: {
             query?: never;
@@ -1432,6 +1560,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/git/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store credentials for one git host in the sandbox's credential store
+         * @description Store credentials for one git host in the sandbox's credential store (~/.git-credentials, mode 0600): later clones, pushes and pulls of that host without credentials use them
+         */
+        post: operations["gitCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/git/init": {
         parameters: {
             query?: never;
@@ -1626,6 +1774,146 @@ export interface paths {
         get: operations["getSandboxLogs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/lsp/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Completions at a position of a file of the project
+         * @description Completions at a position of a file of the project
+         */
+        post: operations["languageServerCompletions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/lsp/did-close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a file on the project's language server
+         * @description Close a file on the project's language server
+         */
+        post: operations["closeLanguageServerDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/lsp/did-open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a file of the project on its language server
+         * @description Open a file of the project on its language server (its text is read from disk; opening it again sends the text again)
+         */
+        post: operations["openLanguageServerDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/lsp/document-symbols": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The symbols
+         * @description The symbols (classes, functions, variables) of a file of the project
+         */
+        post: operations["languageServerDocumentSymbols"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/lsp/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the language server of a language
+         * @description Start the language server of a language (python: pylsp; typescript, javascript: typescript-language-server) for a project directory, or answer the one that runs; the image must have it (400 LANGUAGE_NOT_AVAILABLE)
+         */
+        post: operations["startLanguageServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/lsp/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a project's language server
+         * @description Stop a project's language server
+         */
+        post: operations["stopLanguageServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{id}/lsp/workspace-symbols": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The project's symbols whose name contains a query
+         * @description The project's symbols whose name contains a query (a server without workspace symbols, such as pylsp, searches its open documents)
+         */
+        post: operations["languageServerWorkspaceSymbols"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2801,7 +3089,7 @@ export interface components {
              * @description the error code of a failed request
              * @enum {string}
              */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_EXISTS" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_EXITED" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_EXISTS" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "LSP_FAILED" | "LSP_LIMIT" | "LSP_NOT_STARTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_EXITED" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "RECORDING_ACTIVE" | "RECORDING_NOT_ACTIVE" | "RECORDING_NOT_FOUND" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             /** @description The id of the key that made the request. */
             keyId: string;
             /** @description The request's HTTP method. */
@@ -3108,6 +3396,20 @@ export interface components {
                 reason?: string;
             };
         };
+        CloseLanguageServerDocumentError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "LSP_FAILED" | "LSP_NOT_STARTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         CloseProcessStdinError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -3128,7 +3430,7 @@ export interface components {
              * @description Set instead of name and value when the stream itself broke (an "error" event): the error's code, e.g. INSTANCE_LOST.
              * @enum {string}
              */
-            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_EXISTS" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_EXITED" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            code?: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_EXISTS" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "LSP_FAILED" | "LSP_LIMIT" | "LSP_NOT_STARTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_EXITED" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "RECORDING_ACTIVE" | "RECORDING_NOT_ACTIVE" | "RECORDING_NOT_FOUND" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             /** @description What broke, for people, with code. */
             message?: string;
             /** @description The exception's type, e.g. "ZeroDivisionError". */
@@ -3682,6 +3984,20 @@ export interface components {
                 reason?: string;
             };
         };
+        DeleteRecordingError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "RECORDING_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         DeleteSandboxError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -3798,6 +4114,13 @@ export interface components {
             /** @description Whether it runs now. */
             running: boolean;
         };
+        /** @description DesktopProgramLogs is a desktop program's output since it last started (the last MiB of each stream). */
+        DesktopProgramLogs: {
+            /** @description What it wrote to standard error. */
+            stderr: string;
+            /** @description What it wrote to standard output. */
+            stdout: string;
+        };
         /** @description DesktopStartRequest is the body of POST …/desktop/start. Zero values take the defaults (1280×800, depth 24). Starting a running desktop with the same size is a no-op; another size is 409 DESKTOP_RUNNING. */
         DesktopStartRequest: {
             /**
@@ -3873,6 +4196,20 @@ export interface components {
             x: number;
             /** @description Its top edge, in pixels from the screen's. */
             y: number;
+        };
+        DownloadRecordingError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "RECORDING_ACTIVE" | "RECORDING_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         DownloadTarError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -3978,7 +4315,7 @@ export interface components {
              * @description The error's stable, machine-readable code.
              * @enum {string}
              */
-            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_EXISTS" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_EXITED" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
+            code: "ADDRESS_TAKEN" | "AGENT_ERROR" | "AGENT_NOT_READY" | "AGENT_NOT_SUSPENDED" | "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "ARCHIVE_UNAVAILABLE" | "BACKUP_CORRUPT" | "BACKUP_NOT_FOUND" | "BACKUP_TARGET_NOT_EMPTY" | "BLOB_CORRUPT" | "BLOB_NOT_FOUND" | "BLOB_STORE_UNAVAILABLE" | "BODY_TOO_LARGE" | "BRIDGE_CONFLICT" | "BRIDGE_IN_USE" | "BUCKET_MOUNT_EXISTS" | "BUCKET_MOUNT_NOT_FOUND" | "BUILD_CONTEXT_INVALID" | "BUILD_FAILED" | "BUSY" | "BUSYBOX_MISSING" | "CANCELLED" | "CHECKPOINT_REFUSED" | "CLASS_MISMATCH" | "CLASS_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CONTEXT_EXISTS" | "CONTEXT_NOT_FOUND" | "CROSS_DEVICE" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_RUNNING" | "DESKTOP_UNAVAILABLE" | "DIR_NOT_EMPTY" | "DISK_BUSY" | "DISK_UNSUPPORTED" | "DOCKERFILE_INVALID" | "DOCKERFILE_UNSUPPORTED" | "FEATURE_UNSUPPORTED" | "FILE_EXISTS" | "FILE_NOT_FOUND" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "ID_TAKEN" | "IMAGE_AND_SNAPSHOT" | "IMAGE_IN_USE" | "IMAGE_NOT_FOUND" | "INSTANCE_EXISTS" | "INSTANCE_LOST" | "INSTANCE_NOT_FOUND" | "INSUFFICIENT_STORAGE" | "INTERNAL" | "INTERPRETER_FAILED" | "INVALID_BACKUP" | "INVALID_BLOB_DIR" | "INVALID_BLOB_KEY" | "INVALID_BLOB_URL" | "INVALID_BRIDGE" | "INVALID_BUCKET_MOUNT" | "INVALID_CHECKPOINT" | "INVALID_CLASS" | "INVALID_COMMAND" | "INVALID_COUNT" | "INVALID_CPU" | "INVALID_DB_PATH" | "INVALID_DEPTH" | "INVALID_DESKTOP_INPUT" | "INVALID_DISK" | "INVALID_EGRESS" | "INVALID_ENTRYPOINT" | "INVALID_ENV" | "INVALID_EVENT" | "INVALID_EXEC" | "INVALID_EXPIRY" | "INVALID_GLOB" | "INVALID_GRACE" | "INVALID_HTTP_RULE" | "INVALID_ID" | "INVALID_IDLE" | "INVALID_IMAGE" | "INVALID_IMAGE_NAME" | "INVALID_IMAGE_REF" | "INVALID_INSTANCE" | "INVALID_INSTANCE_ID" | "INVALID_JSON" | "INVALID_KEY" | "INVALID_LABEL" | "INVALID_LEASE" | "INVALID_MATCH" | "INVALID_MEMORY" | "INVALID_MODE" | "INVALID_MOVE" | "INVALID_NAME" | "INVALID_NETWORK" | "INVALID_OFFSET" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_PID" | "INVALID_PIDS_LIMIT" | "INVALID_POLICY" | "INVALID_POOL" | "INVALID_PORT" | "INVALID_PREVIEW_DOMAIN" | "INVALID_PROBE" | "INVALID_PUBLIC_KEY" | "INVALID_REGEX" | "INVALID_RESTART_POLICY" | "INVALID_RUN" | "INVALID_RUNTIME_ROOT" | "INVALID_SANDBOX" | "INVALID_SCREEN_SIZE" | "INVALID_SECRET" | "INVALID_SIGNAL" | "INVALID_SIZE" | "INVALID_SNAPSHOT" | "INVALID_SNAPSHOT_NAME" | "INVALID_STATE" | "INVALID_STREAM" | "INVALID_SUBNET" | "INVALID_TARGET" | "INVALID_TEAM" | "INVALID_TIME" | "INVALID_TIMEOUT" | "INVALID_VOLUME" | "INVALID_WORKDIR" | "IS_A_DIRECTORY" | "KEY_NOT_FOUND" | "LANGUAGE_NOT_AVAILABLE" | "LANGUAGE_STATELESS_ONLY" | "LEASE_NOT_FOUND" | "LIST_TOO_LARGE" | "LIVE_MOUNT_UNSUPPORTED" | "LSP_FAILED" | "LSP_LIMIT" | "LSP_NOT_STARTED" | "MEMORY_BELOW_USAGE" | "MEMORY_IMAGE_GONE" | "MEMORY_IMAGE_RUNSC" | "MEMORY_SNAPSHOT_ENV" | "MEMORY_SNAPSHOT_LIMITS" | "MEMORY_SNAPSHOT_NETWORK" | "MEMORY_UNSUPPORTED" | "METRICS_UNAVAILABLE" | "MISSING_SCOPE" | "NAME_MISMATCH" | "NAME_TAKEN" | "NETWORK_FULL" | "NETWORK_UNAVAILABLE" | "NFT_UNAVAILABLE" | "NOT_A_DIRECTORY" | "NOT_A_REGULAR_FILE" | "NOT_IN_CURRENT_INSTANCE" | "NO_EGRESS" | "NO_MAIN_PROCESS" | "NO_NETWORK" | "NO_PARENT" | "NO_SPACE" | "OFF_SCREEN" | "PARENT_GONE" | "PARENT_NOT_FOUND" | "PATH_NOT_FOUND" | "PAUSE_UNSUPPORTED" | "PERMISSION_DENIED" | "POOL_EXISTS" | "POOL_NOT_FOUND" | "PORT_EXISTS" | "PORT_NOT_FOUND" | "PORT_NOT_LISTENING" | "PREVIEW_DOMAIN_REQUIRED" | "PREVIEW_NOT_FOUND" | "PREVIEW_UNAUTHORIZED" | "PREVIEW_UNREACHABLE" | "PROCESS_EXECUTION_TIMEOUT" | "PROCESS_EXISTS" | "PROCESS_EXITED" | "PROCESS_LIMIT" | "PROCESS_NOT_FOUND" | "PTY_EXISTS" | "PTY_EXITED" | "PTY_NOT_FOUND" | "PTY_UNAVAILABLE" | "QUOTA_CPU" | "QUOTA_DISK" | "QUOTA_MEMORY" | "QUOTA_RUNNING" | "QUOTA_SANDBOXES" | "QUOTA_SNAPSHOTS" | "RATE_LIMITED" | "READ_ONLY_FILESYSTEM" | "RECORDING_ACTIVE" | "RECORDING_NOT_ACTIVE" | "RECORDING_NOT_FOUND" | "REGISTRY_UNAVAILABLE" | "ROUTE_NOT_FOUND" | "RUNTIME_UNAVAILABLE" | "RUN_CANCELLED" | "SANDBOX_BUSY" | "SANDBOX_HAS_FORKS" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_PAUSED" | "SANDBOX_NOT_RUNNING" | "SANDBOX_NOT_STARTED" | "SANDBOX_NOT_STOPPED" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SCHEMA_TOO_NEW" | "SECRET_NOT_FOUND" | "SESSION_BLOCKED" | "SESSION_ENDED" | "SESSION_EXISTS" | "SESSION_NOT_FOUND" | "SHUTTING_DOWN" | "SNAPSHOTS_UNSUPPORTED" | "SNAPSHOT_EXISTS" | "SNAPSHOT_GONE" | "SNAPSHOT_NOT_FOUND" | "SSH_ACCESS_NOT_FOUND" | "SSH_DISABLED" | "STALE_HANDLE" | "STDIN_BLOCKED" | "STDIN_CLOSED" | "STDIN_WRITE" | "STREAM_LINE_TOO_LONG" | "SUBNET_CHANGED" | "SUBNET_CONFLICT" | "SUSPEND_UNSUPPORTED" | "TAR_CONFLICT" | "TAR_INVALID" | "TAR_UNSAFE_PATH" | "TAR_UNSUPPORTED_ENTRY" | "TEAMS_UNAVAILABLE" | "TEAM_EXISTS" | "TEAM_NOT_EMPTY" | "TEAM_NOT_FOUND" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_KEY" | "UNKNOWN_LANGUAGE" | "UNKNOWN_SECRET" | "UNKNOWN_USER" | "UPLOAD_INCOMPLETE" | "VOLUME_EXISTS" | "VOLUME_IN_USE" | "VOLUME_NOT_FOUND" | "WAIT_TIMEOUT" | "WATCH_FAILED" | "WATCH_LIMIT" | "WATCH_ROOT_GONE" | "WEBHOOK_NOT_FOUND" | "WINDOW_NOT_FOUND";
             /** @description What went wrong, for people; it may change between versions. */
             message: string;
             /** @description INSTANCE_LOST: why the instance ended (idle, user, delete, main-exit, oom, crash, …) if known */
@@ -4416,6 +4753,20 @@ export interface components {
                 reason?: string;
             };
         };
+        GetDesktopProgramLogsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         GetDesktopStatusError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -4592,6 +4943,20 @@ export interface components {
                  * @enum {string}
                  */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INSTANCE_LOST" | "INTERNAL" | "INVALID_PARAMETER" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_EXITED" | "PROCESS_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "STREAM_LINE_TOO_LONG" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        GetRecordingError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "RECORDING_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
@@ -4948,6 +5313,31 @@ export interface components {
         GitConfigValue: {
             /** @description The value; absent when the option is not set. */
             value?: string;
+        };
+        GitCredentialsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "GIT_AUTH_FAILED" | "GIT_BRANCH_NOT_FOUND" | "GIT_CONFLICT" | "GIT_FAILED" | "GIT_NOT_A_REPOSITORY" | "GIT_REMOTE_NOT_FOUND" | "GIT_REMOTE_UNREACHABLE" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        /** @description GitCredentialsRequest stores credentials for one git host in the sandbox's git credential store (~/.git-credentials, credential.helper store in the global git config): a later clone, push or pull of that host without credentials uses them, and so does a git program in the sandbox. */
+        GitCredentialsRequest: {
+            /** @description The host the credentials are for, with a port if not the scheme's default ("github.com", "git.example.com:8443"). */
+            host: string;
+            /** @description The password or token. */
+            password: string;
+            /** @description "https" or "http". */
+            protocol: string;
+            /** @description The user name; with a token alone forges ignore it. */
+            username: string;
         };
         GitDeleteBranchError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -5411,6 +5801,150 @@ export interface components {
                 reason?: string;
             };
         };
+        /** @description LSPCompletionItem is one completion. */
+        LSPCompletionItem: {
+            /** @description More about it, such as a signature. */
+            detail?: string;
+            /** @description Its documentation (markdown or plain text). */
+            documentation?: string;
+            /** @description The text typed input is matched against, when not the label. */
+            filterText?: string;
+            /** @description The text inserted, when not the label. */
+            insertText?: string;
+            /** @description LSP's CompletionItemKind: 2 method, 3 function, 6 variable, 7 class, 9 module, … */
+            kind?: number;
+            /** @description What the list shows, and by default what is inserted. */
+            label: string;
+            /** @description The key the list sorts by, when not the label. */
+            sortText?: string;
+        };
+        /** @description LSPCompletionList is the answer of …/lsp/completions. */
+        LSPCompletionList: {
+            /** @description The server (or the agent's bound of 1000 items) left items out: typing more narrows the list. */
+            incomplete: boolean;
+            /** @description The completions, in the server's order. */
+            items: components["schemas"]["LSPCompletionItem"][];
+        };
+        /** @description LSPCompletionRequest is the body of …/lsp/completions. */
+        LSPCompletionRequest: {
+            /** @description "python", "typescript" or "javascript". */
+            language: string;
+            /** @description The file, inside the project; relative paths start at the workdir. */
+            path: string;
+            /** @description The position to complete at. */
+            position: components["schemas"]["LSPPosition"];
+            /** @description The project directory the server was started for. */
+            project: string;
+            /** @description The character just typed that asks for completions (such as "."); "" when they were asked for explicitly. */
+            triggerCharacter?: string;
+        };
+        /** @description LSPDocumentRequest is the body of did-open, did-close and document-symbols: a file of the project. */
+        LSPDocumentRequest: {
+            /** @description "python", "typescript" or "javascript". */
+            language: string;
+            /** @description The file, inside the project; relative paths start at the workdir. */
+            path: string;
+            /** @description The project directory the server was started for. */
+            project: string;
+        };
+        /** @description LSPPosition is a place in a file. */
+        LSPPosition: {
+            /** @description The character of the line (UTF-16 code units, as LSP counts), from 0. */
+            character: number;
+            /** @description The line, from 0. */
+            line: number;
+        };
+        /** @description LSPRange is a span of a file. */
+        LSPRange: {
+            /** @description Where it ends (exclusive). */
+            end: components["schemas"]["LSPPosition"];
+            /** @description Where it begins. */
+            start: components["schemas"]["LSPPosition"];
+        };
+        /** @description LSPServer describes a running language server. */
+        LSPServer: {
+            /** @description The language it serves. */
+            language: string;
+            /** @description How many documents are open on it (did-open without did-close). */
+            openDocuments: number;
+            /** @description Its process id inside the sandbox. */
+            pid: number;
+            /** @description The program that runs, e.g. "pylsp". */
+            program: string;
+            /** @description The project directory, absolute. */
+            project: string;
+        };
+        /** @description LSPServerRequest names a language server: one runs per language and project directory. */
+        LSPServerRequest: {
+            /** @description "python", "typescript" or "javascript". */
+            language: string;
+            /** @description The project's directory (the server's workspace root); relative paths start at the workdir. */
+            project: string;
+        };
+        /** @description LSPSymbol is a symbol (class, function, variable…) a server found. */
+        LSPSymbol: {
+            /** @description The symbol it is declared in, if the server said. */
+            container?: string;
+            /** @description LSP's SymbolKind: 5 class, 6 method, 12 function, 13 variable, … */
+            kind: number;
+            /** @description Its name. */
+            name: string;
+            /** @description Where it is in the file. */
+            range: components["schemas"]["LSPRange"];
+            /** @description The file it is in, as a file:// URI. */
+            uri: string;
+        };
+        /** @description LSPWorkspaceSymbolsRequest is the body of …/lsp/workspace-symbols. */
+        LSPWorkspaceSymbolsRequest: {
+            /** @description "python", "typescript" or "javascript". */
+            language: string;
+            /** @description The project directory the server was started for. */
+            project: string;
+            /** @description Symbols whose name contains this (case-insensitive); "" matches every one. */
+            query: string;
+        };
+        LanguageServerCompletionsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "INVALID_PARAMETER" | "INVALID_PATH" | "LSP_FAILED" | "LSP_NOT_STARTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        LanguageServerDocumentSymbolsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "LSP_FAILED" | "LSP_NOT_STARTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        LanguageServerWorkspaceSymbolsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "LSP_FAILED" | "LSP_NOT_STARTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         LaunchApplicationError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -5614,6 +6148,20 @@ export interface components {
                  * @enum {string}
                  */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "COMMAND_NOT_EXECUTABLE" | "COMMAND_NOT_FOUND" | "CWD_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_COMMAND" | "INVALID_ENV" | "INVALID_EXEC" | "INVALID_TIMEOUT" | "MISSING_SCOPE" | "NOT_IN_CURRENT_INSTANCE" | "PROCESS_LIMIT" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        ListRecordingsError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "COMMAND_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "RECORDING_ACTIVE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_NOT_RUNNING" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED";
                 /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
@@ -6024,6 +6572,20 @@ export interface components {
              */
             mode: "bridge" | "none";
         };
+        OpenLanguageServerDocumentError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "FILE_NOT_FOUND" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "LSP_FAILED" | "LSP_LIMIT" | "LSP_NOT_STARTED" | "MISSING_SCOPE" | "NOT_A_REGULAR_FILE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         /** @description PTY is a terminal in a sandbox and the program that runs on it (the session leader). It keeps running while no client is attached. */
         PTY: {
             /** @description clients attached now */
@@ -6406,6 +6968,38 @@ export interface components {
                 reason?: string;
             };
         };
+        /** @description Recording is one screen recording. */
+        Recording: {
+            /** @description How long it ran, once ended. */
+            durationSeconds?: number;
+            /**
+             * Format: date-time
+             * @description When it ended; absent while recording.
+             */
+            endedAt?: string;
+            /** @description The video file's name. */
+            fileName: string;
+            /** @description Its id, for …/desktop/recordings/{recording}. */
+            id: string;
+            /** @description The label it was started with. */
+            label?: string;
+            /** @description The video file's path in the sandbox. */
+            path: string;
+            /** @description The file's size in bytes. */
+            sizeBytes: number;
+            /**
+             * Format: date-time
+             * @description When it started.
+             */
+            startedAt: string;
+            /** @description "recording", "completed" or "failed". */
+            status: string;
+        };
+        /** @description RecordingStartRequest is the body of POST …/desktop/recordings. */
+        RecordingStartRequest: {
+            /** @description Part of the file's name (letters, digits, - and _ are kept); default "recording". */
+            label?: string;
+        };
         ReplaceInFilesError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -6467,6 +7061,20 @@ export interface components {
                  * @enum {string}
                  */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "CONTEXT_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INTERPRETER_FAILED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "STALE_HANDLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        RestartDesktopProgramError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_DESKTOP_INPUT" | "MISSING_SCOPE" | "OFF_SCREEN" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
@@ -7387,6 +7995,20 @@ export interface components {
                 reason?: string;
             };
         };
+        StartLanguageServerError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_FOUND" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "LANGUAGE_NOT_AVAILABLE" | "LSP_FAILED" | "LSP_LIMIT" | "LSP_NOT_STARTED" | "MISSING_SCOPE" | "PATH_NOT_FOUND" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
         StartProcessError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -7422,6 +8044,20 @@ export interface components {
              * @default root
              */
             user?: string;
+        };
+        StartRecordingError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "COMMAND_NOT_FOUND" | "DAEMON_STOPPING" | "DESKTOP_NOT_RUNNING" | "DESKTOP_UNAVAILABLE" | "INTERNAL" | "INVALID_JSON" | "MISSING_SCOPE" | "RATE_LIMITED" | "RECORDING_ACTIVE" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "SHUTTING_DOWN" | "UNAUTHORIZED" | "UNKNOWN_FIELD";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
         };
         StartSandboxError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
@@ -7459,6 +8095,34 @@ export interface components {
                  * @enum {string}
                  */
                 code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        StopLanguageServerError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "BODY_TOO_LARGE" | "DAEMON_STOPPING" | "INTERNAL" | "INVALID_JSON" | "INVALID_PATH" | "LSP_FAILED" | "LSP_NOT_STARTED" | "MISSING_SCOPE" | "RATE_LIMITED" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED" | "UNKNOWN_FIELD" | "UNKNOWN_LANGUAGE";
+                /** @description What went wrong, for people; it may change between versions */
+                message: string;
+                /** @description INSTANCE_LOST: why the instance ended, if known */
+                reason?: string;
+            };
+        };
+        StopRecordingError: {
+            /** @description What went wrong: a stable code to compare against and a message for people */
+            error: {
+                /**
+                 * @description The error's stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "AGENT_RESPONSE_TOO_LARGE" | "AGENT_SOCKET_INVALID" | "AGENT_UNAVAILABLE" | "DAEMON_STOPPING" | "INTERNAL" | "MISSING_SCOPE" | "RATE_LIMITED" | "RECORDING_NOT_ACTIVE" | "RECORDING_NOT_FOUND" | "SANDBOX_BUSY" | "SANDBOX_NOT_FOUND" | "SANDBOX_PAUSED" | "SANDBOX_UNAVAILABLE" | "UNAUTHORIZED";
                 /** @description What went wrong, for people; it may change between versions */
                 message: string;
                 /** @description INSTANCE_LOST: why the instance ended, if known */
@@ -10381,6 +11045,353 @@ export interface operations {
             };
         };
     };
+    getDesktopProgramLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                program: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopProgramLogs"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDesktopProgramLogsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, MISSING_SCOPE, NOT_IN_CURRENT_INSTANCE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDesktopProgramLogsError"];
+                };
+            };
+        };
+    };
+    restartDesktopProgram: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                program: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopProgram"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestartDesktopProgramError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_DESKTOP_INPUT, MISSING_SCOPE, OFF_SCREEN, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestartDesktopProgramError"];
+                };
+            };
+        };
+    };
+    listRecordings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, COMMAND_NOT_FOUND, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_ACTIVE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRecordingsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, COMMAND_NOT_FOUND, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_ACTIVE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRecordingsError"];
+                };
+            };
+        };
+    };
+    startRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "login-flow"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecordingStartRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_FOUND, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, RECORDING_ACTIVE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartRecordingError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_FOUND, DAEMON_STOPPING, DESKTOP_NOT_RUNNING, DESKTOP_UNAVAILABLE, INTERNAL, INVALID_JSON, MISSING_SCOPE, RATE_LIMITED, RECORDING_ACTIVE, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartRecordingError"];
+                };
+            };
+        };
+    };
+    getRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                recording: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRecordingError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRecordingError"];
+                };
+            };
+        };
+    };
+    deleteRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                recording: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteRecordingError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteRecordingError"];
+                };
+            };
+        };
+    };
+    downloadRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                recording: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_ACTIVE, RECORDING_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadRecordingError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_ACTIVE, RECORDING_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_NOT_RUNNING, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadRecordingError"];
+                };
+            };
+        };
+    };
+    stopRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+                /** @description sandbox id or name */
+                recording: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_NOT_ACTIVE, RECORDING_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StopRecordingError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, DAEMON_STOPPING, INTERNAL, MISSING_SCOPE, RATE_LIMITED, RECORDING_NOT_ACTIVE, RECORDING_NOT_FOUND, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StopRecordingError"];
+                };
+            };
+        };
+    };
     takeScreenshot: {
         parameters: {
             query?: {
@@ -12103,6 +13114,57 @@ export interface operations {
             };
         };
     };
+    gitCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "ada",
+                 *       "password": "token",
+                 *       "host": "git.example.com",
+                 *       "protocol": "https"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GitCredentialsRequest"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCredentialsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, GIT_AUTH_FAILED, GIT_BRANCH_NOT_FOUND, GIT_CONFLICT, GIT_FAILED, GIT_NOT_A_REPOSITORY, GIT_REMOTE_NOT_FOUND, GIT_REMOTE_UNREACHABLE, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, INVALID_TIMEOUT, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitCredentialsError"];
+                };
+            };
+        };
+    };
     gitInit: {
         parameters: {
             query?: never;
@@ -12609,6 +13671,366 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetSandboxLogsError"];
+                };
+            };
+        };
+    };
+    languageServerCompletions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "project": "/workspace/app",
+                 *       "path": "/workspace/app/main.py",
+                 *       "position": {
+                 *         "line": 3,
+                 *         "character": 7
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LSPCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LSPCompletionList"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageServerCompletionsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PARAMETER, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageServerCompletionsError"];
+                };
+            };
+        };
+    };
+    closeLanguageServerDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "project": "/workspace/app",
+                 *       "path": "/workspace/app/main.py"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LSPDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloseLanguageServerDocumentError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloseLanguageServerDocumentError"];
+                };
+            };
+        };
+    };
+    openLanguageServerDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "project": "/workspace/app",
+                 *       "path": "/workspace/app/main.py"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LSPDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_LIMIT, LSP_NOT_STARTED, MISSING_SCOPE, NOT_A_REGULAR_FILE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenLanguageServerDocumentError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, FILE_NOT_FOUND, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_LIMIT, LSP_NOT_STARTED, MISSING_SCOPE, NOT_A_REGULAR_FILE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenLanguageServerDocumentError"];
+                };
+            };
+        };
+    };
+    languageServerDocumentSymbols: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "project": "/workspace/app",
+                 *       "path": "/workspace/app/main.py"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LSPDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LSPSymbol"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageServerDocumentSymbolsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageServerDocumentSymbolsError"];
+                };
+            };
+        };
+    };
+    startLanguageServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "project": "/workspace/app"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LSPServerRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LSPServer"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LANGUAGE_NOT_AVAILABLE, LSP_FAILED, LSP_LIMIT, LSP_NOT_STARTED, MISSING_SCOPE, PATH_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartLanguageServerError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, COMMAND_NOT_FOUND, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LANGUAGE_NOT_AVAILABLE, LSP_FAILED, LSP_LIMIT, LSP_NOT_STARTED, MISSING_SCOPE, PATH_NOT_FOUND, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, SHUTTING_DOWN, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartLanguageServerError"];
+                };
+            };
+        };
+    };
+    stopLanguageServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "project": "/workspace/app"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LSPServerRequest"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StopLanguageServerError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StopLanguageServerError"];
+                };
+            };
+        };
+    };
+    languageServerWorkspaceSymbols: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "language": "python",
+                 *       "project": "/workspace/app",
+                 *       "query": "User"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LSPWorkspaceSymbolsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LSPSymbol"][];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageServerWorkspaceSymbolsError"];
+                };
+            };
+            /** @description an error; error.code is one of AGENT_RESPONSE_TOO_LARGE, AGENT_SOCKET_INVALID, AGENT_UNAVAILABLE, BODY_TOO_LARGE, DAEMON_STOPPING, INTERNAL, INVALID_JSON, INVALID_PATH, LSP_FAILED, LSP_NOT_STARTED, MISSING_SCOPE, RATE_LIMITED, SANDBOX_BUSY, SANDBOX_NOT_FOUND, SANDBOX_PAUSED, SANDBOX_UNAVAILABLE, UNAUTHORIZED, UNKNOWN_FIELD, UNKNOWN_LANGUAGE */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageServerWorkspaceSymbolsError"];
                 };
             };
         };
