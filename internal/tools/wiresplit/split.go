@@ -579,7 +579,9 @@ func withImports(header, body string, cands map[string]string) ([]byte, int, err
 	sort.Strings(other)
 	var b strings.Builder
 	b.WriteString(header)
-	if len(std)+len(other) > 0 {
+	if specs := append(std, other...); len(specs) == 1 {
+		b.WriteString("\nimport " + specs[0] + "\n")
+	} else if len(specs) > 1 {
 		b.WriteString("\nimport (\n")
 		for _, s := range std {
 			b.WriteString("\t" + s + "\n")
