@@ -19,7 +19,7 @@ var agentPackages = map[string]bool{
 	"github.com/sbxhq/sbx/internal/httpjson":          true,
 	"github.com/sbxhq/sbx/internal/runtime/runscshim": true,
 	"github.com/sbxhq/sbx/internal/treetar":           true,
-	"github.com/sbxhq/sbx/sdk":                        true,
+	"github.com/sbxhq/sbx/wire":                       true,
 }
 
 // daemonOnly are third-party modules that only the daemon or the CLI need.

@@ -35,7 +35,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Config is what a gateway needs.
@@ -105,7 +105,7 @@ func New(cfg Config) *Server {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, hf)
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
+		httpjson.WriteError(w, errdefs.NotFound(wire.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
 	})
 	return s
 }
@@ -159,7 +159,7 @@ func (s *Server) authenticate(rt api.RouteInfo, next http.HandlerFunc) http.Hand
 func (s *Server) principal(r *http.Request) (auth.Principal, error) {
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with the gateway's admin key")
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with the gateway's admin key")
 	}
 	return s.cfg.Gate.Key(r.Context(), key)
 }
@@ -173,7 +173,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
 	hosts := s.cluster.readyHosts()
 	if len(hosts) == 0 {
-		return errdefs.Unavailable(sdk.CodeSandboxUnavailable, "no sbx host is ready to serve the API document")
+		return errdefs.Unavailable(wire.CodeSandboxUnavailable, "no sbx host is ready to serve the API document")
 	}
 	s.forward(w, r, hosts[0], r.URL.EscapedPath(), false)
 	return nil
@@ -183,6 +183,6 @@ func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
 // unknown-route format, saying why.
 func (s *Server) notInCluster(why string) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		return errdefs.NotFound(sdk.CodeRouteNotFound, "%s %s is not served by the cluster gateway: %s", r.Method, r.URL.Path, why)
+		return errdefs.NotFound(wire.CodeRouteNotFound, "%s %s is not served by the cluster gateway: %s", r.Method, r.URL.Path, why)
 	}
 }

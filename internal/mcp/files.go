@@ -10,6 +10,7 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // maxEditBytes bounds the file file_edit reads and writes back whole.
@@ -67,7 +68,7 @@ type DeleteInput struct {
 // MoveInput is file_move's input.
 type MoveInput struct {
 	Target
-	sdk.MoveRequest
+	wire.MoveRequest
 }
 
 func (r registry) fileTools() {
@@ -198,7 +199,7 @@ func searchFiles(ctx context.Context, c *sdk.Client, in SearchInput) (*gomcp.Cal
 	if path == "" {
 		path = "."
 	}
-	res, err := c.Exec(ctx, in.Sandbox, sdk.ExecRequest{Cmd: []string{"grep", "-rn", mode, "-e", in.Pattern, "--", path}})
+	res, err := c.Exec(ctx, in.Sandbox, wire.ExecRequest{Cmd: []string{"grep", "-rn", mode, "-e", in.Pattern, "--", path}})
 	if err != nil {
 		return nil, err
 	}

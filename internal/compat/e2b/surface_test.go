@@ -14,7 +14,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestEveryBodyRefusesUnknownFields: no request body of the control plane
@@ -136,24 +136,24 @@ func TestTrafficTokenReachesPorts(t *testing.T) {
 
 type fakeVolumes struct{ names []string }
 
-func (f *fakeVolumes) Create(_ context.Context, name string, _ int) (*sdk.Volume, error) {
+func (f *fakeVolumes) Create(_ context.Context, name string, _ int) (*wire.Volume, error) {
 	f.names = append(f.names, name)
-	return &sdk.Volume{Name: name}, nil
+	return &wire.Volume{Name: name}, nil
 }
 
-func (f *fakeVolumes) Get(_ context.Context, name string) (*sdk.Volume, error) {
+func (f *fakeVolumes) Get(_ context.Context, name string) (*wire.Volume, error) {
 	for _, n := range f.names {
 		if n == name {
-			return &sdk.Volume{Name: n}, nil
+			return &wire.Volume{Name: n}, nil
 		}
 	}
-	return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
+	return nil, errdefs.NotFound(wire.CodeVolumeNotFound, "volume %q not found", name)
 }
 
-func (f *fakeVolumes) List(context.Context) ([]sdk.Volume, error) {
-	var out []sdk.Volume
+func (f *fakeVolumes) List(context.Context) ([]wire.Volume, error) {
+	var out []wire.Volume
 	for _, n := range f.names {
-		out = append(out, sdk.Volume{Name: n})
+		out = append(out, wire.Volume{Name: n})
 	}
 	return out, nil
 }

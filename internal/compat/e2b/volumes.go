@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // E2B's volumes are sbx volumes (internal/volume): Volume.create, connect,
@@ -17,9 +17,9 @@ import (
 
 // Volumes is the volume Manager as this layer needs it.
 type Volumes interface {
-	Create(ctx context.Context, name string, sizeMiB int) (*sdk.Volume, error)
-	Get(ctx context.Context, name string) (*sdk.Volume, error)
-	List(ctx context.Context) ([]sdk.Volume, error)
+	Create(ctx context.Context, name string, sizeMiB int) (*wire.Volume, error)
+	Get(ctx context.Context, name string) (*wire.Volume, error)
+	List(ctx context.Context) ([]wire.Volume, error)
 	Delete(ctx context.Context, name string) error
 }
 
@@ -33,12 +33,12 @@ type volumeJSON struct {
 
 func (s *Server) volumes() (Volumes, error) {
 	if s.cfg.Volumes == nil {
-		return nil, errdefs.Unavailable(sdk.CodeInvalidVolume, "this daemon keeps no volumes")
+		return nil, errdefs.Unavailable(wire.CodeInvalidVolume, "this daemon keeps no volumes")
 	}
 	return s.cfg.Volumes, nil
 }
 
-func volumeAnswer(v *sdk.Volume) volumeJSON {
+func volumeAnswer(v *wire.Volume) volumeJSON {
 	none := ""
 	return volumeJSON{VolumeID: v.Name, Name: v.Name, Token: &none}
 }
@@ -107,7 +107,7 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request, id string)
 		return err
 	}
 	if len(users) > 0 {
-		return errdefs.Conflict(sdk.CodeVolumeInUse, "volume %q is mounted by sandbox %s: kill them first", v.Name, strings.Join(users, ", "))
+		return errdefs.Conflict(wire.CodeVolumeInUse, "volume %q is mounted by sandbox %s: kill them first", v.Name, strings.Join(users, ", "))
 	}
 	if err := vols.Delete(r.Context(), v.Name); err != nil {
 		return err

@@ -55,7 +55,7 @@ func rewriteFile(p string, names map[string]bool) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !bytes.Contains(src, []byte(strconv.Quote(sdkImport))) {
+	if !bytes.Contains(src, []byte("sdk.")) {
 		return false, nil
 	}
 	fset := token.NewFileSet()
@@ -78,11 +78,8 @@ func rewriteFile(p string, names map[string]bool) (bool, error) {
 			}
 		}
 	}
-	if sdkSpec == nil {
-		return false, nil
-	}
 	sdkName, wireName := "sdk", "wire"
-	if sdkSpec.Name != nil {
+	if sdkSpec != nil && sdkSpec.Name != nil {
 		sdkName = sdkSpec.Name.Name
 	}
 	if wireSpec != nil && wireSpec.Name != nil {
@@ -102,7 +99,7 @@ func rewriteFile(p string, names map[string]bool) (bool, error) {
 		if !ok {
 			return true
 		}
-		if id, ok := se.X.(*ast.Ident); ok && id.Name == sdkName && id.Obj == nil {
+		if id, ok := se.X.(*ast.Ident); ok && id.Name == sdkName && id.Obj == nil && sdkSpec != nil {
 			if names[se.Sel.Name] {
 				edits = append(edits, edit{off(id.Pos()), off(id.End()), wireName})
 			} else {
@@ -114,6 +111,7 @@ func rewriteFile(p string, names map[string]bool) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	code := len(edits)
 	if sdkName == "sdk" {
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
@@ -129,13 +127,18 @@ func rewriteFile(p string, names map[string]bool) (bool, error) {
 	if len(edits) == 0 {
 		return false, nil
 	}
-	// The imports: wire beside sdk, or in sdk's place.
+	// The imports: wire beside sdk, or in sdk's place. A file that does
+	// not import sdk had only comments to rewrite.
 	wireLine := strconv.Quote(wireImport)
-	specStart, specEnd := off(sdkSpec.Pos()), off(sdkSpec.End())
-	if sdkSpec.Comment != nil {
-		specEnd = off(sdkSpec.Comment.End())
+	var specStart, specEnd int
+	if sdkSpec != nil {
+		specStart, specEnd = off(sdkSpec.Pos()), off(sdkSpec.End())
+		if sdkSpec.Comment != nil {
+			specEnd = off(sdkSpec.Comment.End())
+		}
 	}
 	switch {
+	case sdkSpec == nil || code == 0:
 	case left == 0 && wireSpec == nil:
 		edits = append(edits, edit{specStart, specEnd, wireLine})
 	case left == 0:
