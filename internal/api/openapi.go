@@ -12,7 +12,7 @@ import (
 )
 
 // The OpenAPI 3.1 document, built from the route table (routes.go) and the
-// Go types of sdk/ (openapi_schema.go), served without a key at
+// Go types of wire/ (openapi_schema.go), served without a key at
 // GET /v1/openapi.json. The SDKs under sdks/ are generated from it, and
 // redocly lints it (sdks/typescript, TestOpenAPILint).
 

@@ -13,8 +13,8 @@ var typeEnums = map[reflect.Type][]string{
 }
 
 // Fields that are plain strings in Go but take a closed set of values,
-// by "GoType.jsonName". The values come from the sdk's constants where it
-// has them; the rest are the values the field's comment in sdk/ names.
+// by "GoType.jsonName". The values come from wire's constants where it
+// has them; the rest are the values the field's comment in wire/ names.
 var (
 	classes       = []string{"container", "gvisor"}
 	networks      = []string{wire.NetworkBridge, wire.NetworkNone}
