@@ -65,9 +65,9 @@ func TestOnlyClientUsersImportSDK(t *testing.T) {
 }
 
 // TestWireNamesFromWire fails when a Go file under internal/ or
-// cmd/sbx-agent names a type, code or helper of package wire through package
-// sdk's alias (sdk.FileInfo for wire.FileInfo): the client users of
-// sdkUsers keep sdk for the client only.
+// cmd/sbx-agent names a type, code or helper of package wire through its
+// alias in package sdk: the client users of sdkUsers keep sdk for the
+// client only.
 func TestWireNamesFromWire(t *testing.T) {
 	wire := exported(t, filepath.Join("..", "..", "wire"))
 	if !wire["CodeSandboxNotFound"] || !wire["CreateSandboxRequest"] {

@@ -91,9 +91,10 @@ func rewriteFile(p string, names map[string]bool) (bool, error) {
 	off := func(pos token.Pos) int { return fset.Position(pos).Offset }
 	var edits []edit
 	left := 0 // uses of sdk that stay
+	var taken *ast.Ident
 	ast.Inspect(f, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && id.Name == wireName && id.Obj != nil && wireSpec == nil {
-			err = fmt.Errorf("%s: the name %s is taken; import wire by hand under another name", fset.Position(id.Pos()), wireName)
+		if id, ok := n.(*ast.Ident); ok && id.Name == wireName && id.Obj != nil {
+			taken = id
 		}
 		se, ok := n.(*ast.SelectorExpr)
 		if !ok {
@@ -108,10 +109,10 @@ func rewriteFile(p string, names map[string]bool) (bool, error) {
 		}
 		return true
 	})
-	if err != nil {
-		return false, err
-	}
 	code := len(edits)
+	if code > 0 && wireSpec == nil && taken != nil {
+		return false, fmt.Errorf("%s: the name %s is taken; import wire by hand under another name", fset.Position(taken.Pos()), wireName)
+	}
 	if sdkName == "sdk" {
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
