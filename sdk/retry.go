@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// RequestIDHeader is the header in which the daemon names each request
-// (and takes the caller's id, when it is well formed).
-const RequestIDHeader = "X-Request-Id"
-
 // RetryPolicy says how a Client retries an idempotent call (GET, HEAD, PUT,
 // DELETE, OPTIONS without a streamed body) that the daemon answered with 429
 // (rate limited) or 503 (unavailable, e.g. a sandbox still starting). It

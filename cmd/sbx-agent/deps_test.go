@@ -13,13 +13,14 @@ import (
 var agentPackages = map[string]bool{
 	"github.com/sbxhq/sbx/cmd/sbx-agent":              true,
 	"github.com/sbxhq/sbx/internal/agent":             true,
+	"github.com/sbxhq/sbx/internal/agent/lsp":         true,
 	"github.com/sbxhq/sbx/internal/agentapi":          true,
 	"github.com/sbxhq/sbx/internal/dirtar":            true,
 	"github.com/sbxhq/sbx/internal/errdefs":           true,
 	"github.com/sbxhq/sbx/internal/httpjson":          true,
 	"github.com/sbxhq/sbx/internal/runtime/runscshim": true,
 	"github.com/sbxhq/sbx/internal/treetar":           true,
-	"github.com/sbxhq/sbx/sdk":                        true,
+	"github.com/sbxhq/sbx/wire":                       true,
 }
 
 // daemonOnly are third-party modules that only the daemon or the CLI need.

@@ -30,7 +30,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Config configures Run. Zero values take the defaults.
@@ -89,7 +89,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.DefaultCwd = "/workspace"
 	}
 	if !filepath.IsAbs(cfg.DefaultCwd) {
-		return errdefs.Invalid(sdk.CodeInvalidWorkdir, "working directory %q is not absolute", cfg.DefaultCwd)
+		return errdefs.Invalid(wire.CodeInvalidWorkdir, "working directory %q is not absolute", cfg.DefaultCwd)
 	}
 	if err := os.MkdirAll(cfg.DefaultCwd, 0o755); err != nil {
 		return fmt.Errorf("create working directory: %w", err)
@@ -325,7 +325,7 @@ func (s *server) routes() http.Handler {
 		panic("agent: a handler serves a route agentapi.Routes does not list")
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no route for %s %s", r.Method, r.URL.Path))
+		writeError(w, errdefs.NotFound(wire.CodeRouteNotFound, "no route for %s %s", r.Method, r.URL.Path))
 	})
 	return recoverJSON(mux)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/treetar"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Directory backups: the agent packs and unpacks them with treetar inside
@@ -29,44 +29,44 @@ func (s *server) handlePackDir(w http.ResponseWriter, r *http.Request) {
 // and renames it into place once the whole stream is in: path must be
 // missing or an empty directory, and a refused or cut stream leaves
 // nothing.
-func (s *server) unpackDir(r *http.Request) (sdk.FileInfo, error) {
+func (s *server) unpackDir(r *http.Request) (wire.FileInfo, error) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	if path == "/" {
-		return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeInvalidPath, "cannot restore a backup over /")
+		return wire.FileInfo{}, errdefs.Invalid(wire.CodeInvalidPath, "cannot restore a backup over /")
 	}
 	switch entries, err := os.ReadDir(path); {
 	case err == nil && len(entries) > 0:
-		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeBackupTargetNotEmpty, "%s is not empty: restore into a missing or empty directory", path)
+		return wire.FileInfo{}, errdefs.Conflict(wire.CodeBackupTargetNotEmpty, "%s is not empty: restore into a missing or empty directory", path)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return sdk.FileInfo{}, fsError(err, path)
+		return wire.FileInfo{}, fsError(err, path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return sdk.FileInfo{}, fsError(err, filepath.Dir(path))
+		return wire.FileInfo{}, fsError(err, filepath.Dir(path))
 	}
 	staging, err := os.MkdirTemp(filepath.Dir(path), agentapi.RestoreStaging)
 	if err != nil {
-		return sdk.FileInfo{}, fsError(err, filepath.Dir(path))
+		return wire.FileInfo{}, fsError(err, filepath.Dir(path))
 	}
 	defer os.RemoveAll(staging) // gone after the rename
 	body := &readErrRecorder{r: r.Body}
 	if err := treetar.Unpack(body, staging); err != nil {
 		if body.err != nil {
-			return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUploadIncomplete, "reading the backup into %s failed: %v; nothing was restored", path, body.err)
+			return wire.FileInfo{}, errdefs.Invalid(wire.CodeUploadIncomplete, "reading the backup into %s failed: %v; nothing was restored", path, body.err)
 		}
-		return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeBackupCorrupt, "the backup does not unpack into %s: %v; nothing was restored", path, err)
+		return wire.FileInfo{}, errdefs.Invalid(wire.CodeBackupCorrupt, "the backup does not unpack into %s: %v; nothing was restored", path, err)
 	}
 	// The daemon checks the backup's digest at the very end of the stream,
 	// after the tar's own end: only a body read to its end without error
 	// is a good one.
 	if _, err := io.Copy(io.Discard, body); err != nil || body.err != nil {
-		return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUploadIncomplete, "the backup stream for %s broke off at its end; nothing was restored", path)
+		return wire.FileInfo{}, errdefs.Invalid(wire.CodeUploadIncomplete, "the backup stream for %s broke off at its end; nothing was restored", path)
 	}
 	os.Remove(path) // an empty directory; Rename does not replace one that is not
 	if err := os.Rename(staging, path); err != nil {
-		return sdk.FileInfo{}, fsError(err, path)
+		return wire.FileInfo{}, fsError(err, path)
 	}
 	return fileInfo(path)
 }

@@ -10,20 +10,20 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // HTTP handlers for code contexts and stateless runs:
 //
-//	POST   /contexts                 create → 201 sdk.Context
+//	POST   /contexts                 create → 201 wire.Context
 //	GET    /contexts                 list
 //	GET    /contexts/{cid}           describe
 //	DELETE /contexts/{cid}           end → 204
-//	POST   /contexts/{cid}/run       run code → sdk.RunResult, or NDJSON RunEvents with ?stream=true
+//	POST   /contexts/{cid}/run       run code → wire.RunResult, or NDJSON RunEvents with ?stream=true
 //	POST   /run                      stateless run, same answers
 
 func (s *server) handleCreateContext(w http.ResponseWriter, r *http.Request) {
-	var req sdk.CreateContextRequest
+	var req wire.CreateContextRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -37,7 +37,7 @@ func (s *server) handleCreateContext(w http.ResponseWriter, r *http.Request) {
 }
 
 // newContext starts a context and adds it to the live ones.
-func (s *server) newContext(ctx context.Context, req sdk.CreateContextRequest) (*codeContext, error) {
+func (s *server) newContext(ctx context.Context, req wire.CreateContextRequest) (*codeContext, error) {
 	spec, err := s.prepareContext(req.Language, req.Cwd, req.Env, req.IdleSeconds)
 	if err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func (s *server) newContext(ctx context.Context, req sdk.CreateContextRequest) (
 }
 
 func (s *server) handleListContexts(w http.ResponseWriter, r *http.Request) {
-	out := []sdk.Context{}
+	out := []wire.Context{}
 	for _, c := range s.contexts.list() {
 		out = append(out, c.info())
 	}
@@ -96,7 +96,7 @@ func (s *server) handleRunContext(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	var req sdk.RunCodeRequest
+	var req wire.RunCodeRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -115,7 +115,7 @@ func (s *server) handleRunContext(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.serveRun(w, stream, func(out runOutput) (sdk.RunResult, error) {
+	s.serveRun(w, stream, func(out runOutput) (wire.RunResult, error) {
 		return c.run(r.Context(), req.Code, req.Env, timeout, out)
 	})
 }
@@ -126,7 +126,7 @@ func (s *server) handleRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	var req sdk.RunRequest
+	var req wire.RunRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -141,13 +141,13 @@ func (s *server) handleRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.serveRun(w, stream, func(out runOutput) (sdk.RunResult, error) { return run(r.Context(), out) })
+	s.serveRun(w, stream, func(out runOutput) (wire.RunResult, error) { return run(r.Context(), out) })
 }
 
 // prepareStateless validates a stateless run and returns the function that
 // does it: a fresh driver for a language that has one (so rich results work
 // as in a context), else one plain process.
-func (s *server) prepareStateless(req *sdk.RunRequest, timeout time.Duration) (func(context.Context, runOutput) (sdk.RunResult, error), error) {
+func (s *server) prepareStateless(req *wire.RunRequest, timeout time.Duration) (func(context.Context, runOutput) (wire.RunResult, error), error) {
 	if l := languages[req.Language]; l == nil || l.once == nil {
 		spec, err := s.prepareContext(req.Language, req.Cwd, req.Env, new(int))
 		if err != nil {
@@ -156,11 +156,11 @@ func (s *server) prepareStateless(req *sdk.RunRequest, timeout time.Duration) (f
 		if err := checkCode(spec.lang, req.Code, nil); err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context, out runOutput) (sdk.RunResult, error) {
+		return func(ctx context.Context, out runOutput) (wire.RunResult, error) {
 			begin := time.Now()
 			c, err := s.startContext(ctx, spec)
 			if err != nil {
-				return sdk.RunResult{}, err
+				return wire.RunResult{}, err
 			}
 			defer c.kill()
 			res, err := c.run(ctx, req.Code, nil, timeout, out)
@@ -169,7 +169,7 @@ func (s *server) prepareStateless(req *sdk.RunRequest, timeout time.Duration) (f
 		}, nil
 	}
 	// A stateless-only language: its interpreter runs the code once, like exec.
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: []string{"true"}, Cwd: req.Cwd, Env: req.Env})
+	c, err := s.prepare(&wire.ExecRequest{Cmd: []string{"true"}, Cwd: req.Cwd, Env: req.Env})
 	if err != nil {
 		return nil, err
 	}
@@ -181,18 +181,18 @@ func (s *server) prepareStateless(req *sdk.RunRequest, timeout time.Duration) (f
 		return nil, err
 	}
 	c.path, c.argv, c.timeout = bin, l.once(bin, req.Code), timeout
-	return func(ctx context.Context, out runOutput) (sdk.RunResult, error) {
+	return func(ctx context.Context, out runOutput) (wire.RunResult, error) {
 		out.begin()
 		ex, err := s.runExec(ctx, c, execToRun{out})
 		if err != nil {
-			return sdk.RunResult{}, err
+			return wire.RunResult{}, err
 		}
-		res := sdk.RunResult{Results: []sdk.CodeResult{}, TimedOut: ex.TimedOut, DurationMs: ex.DurationMs}
+		res := wire.RunResult{Results: []wire.CodeResult{}, TimedOut: ex.TimedOut, DurationMs: ex.DurationMs}
 		switch {
 		case ex.Signal != "":
-			res.Error = &sdk.CodeError{Name: "ExitError", Value: "killed by " + ex.Signal}
+			res.Error = &wire.CodeError{Name: "ExitError", Value: "killed by " + ex.Signal}
 		case ex.ExitCode != 0:
-			res.Error = &sdk.CodeError{Name: "ExitError", Value: fmt.Sprintf("exit status %d", ex.ExitCode)}
+			res.Error = &wire.CodeError{Name: "ExitError", Value: fmt.Sprintf("exit status %d", ex.ExitCode)}
 		}
 		return res, nil
 	}, nil
@@ -211,13 +211,13 @@ func streamParam(r *http.Request) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, errdefs.Invalid(sdk.CodeInvalidParameter, "stream must be true or false, got %q", v)
+		return false, errdefs.Invalid(wire.CodeInvalidParameter, "stream must be true or false, got %q", v)
 	}
 	return b, nil
 }
 
 // serveRun answers with the whole result, or streams it as RunEvents.
-func (s *server) serveRun(w http.ResponseWriter, stream bool, run func(runOutput) (sdk.RunResult, error)) {
+func (s *server) serveRun(w http.ResponseWriter, stream bool, run func(runOutput) (wire.RunResult, error)) {
 	if stream {
 		out := &runStream{w: w, rc: http.NewResponseController(w), enc: json.NewEncoder(w)}
 		res, err := run(out)
@@ -243,8 +243,8 @@ func (s *server) serveRun(w http.ResponseWriter, stream bool, run func(runOutput
 // in the RunResult already.
 type runCollector struct{ collected }
 
-func (c *runCollector) begin()                {}
-func (c *runCollector) result(sdk.CodeResult) {}
+func (c *runCollector) begin()                 {}
+func (c *runCollector) result(wire.CodeResult) {}
 
 // runStream writes RunEvents as NDJSON, flushing each, with heartbeats in
 // silences, like an exec stream.
@@ -267,20 +267,20 @@ func (e *runStream) begin() {
 	e.w.WriteHeader(http.StatusOK)
 	e.begun = true
 	e.rc.Flush()
-	e.heartbeat = time.AfterFunc(heartbeatInterval, func() { e.send(sdk.RunEvent{Type: "heartbeat"}) })
+	e.heartbeat = time.AfterFunc(heartbeatInterval, func() { e.send(wire.RunEvent{Type: "heartbeat"}) })
 }
 
-func (e *runStream) write(stream string, p []byte) { e.send(sdk.RunEvent{Type: stream, Data: p}) }
+func (e *runStream) write(stream string, p []byte) { e.send(wire.RunEvent{Type: stream, Data: p}) }
 
-func (e *runStream) result(r sdk.CodeResult) { e.send(sdk.RunEvent{Type: "result", Result: &r}) }
+func (e *runStream) result(r wire.CodeResult) { e.send(wire.RunEvent{Type: "result", Result: &r}) }
 
-func (e *runStream) send(ev sdk.RunEvent) {
+func (e *runStream) send(ev wire.RunEvent) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sendLocked(ev)
 }
 
-func (e *runStream) sendLocked(ev sdk.RunEvent) {
+func (e *runStream) sendLocked(ev wire.RunEvent) {
 	if e.done || !e.begun {
 		return
 	}
@@ -298,13 +298,13 @@ func (e *runStream) sendLocked(ev sdk.RunEvent) {
 
 // finish sends the code's error, if any, and the end event; nothing is
 // written after it.
-func (e *runStream) finish(res sdk.RunResult) {
+func (e *runStream) finish(res wire.RunResult) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if res.Error != nil {
-		e.sendLocked(sdk.RunEvent{Type: "error", Error: res.Error})
+		e.sendLocked(wire.RunEvent{Type: "error", Error: res.Error})
 	}
-	e.sendLocked(sdk.RunEvent{Type: "end", TimedOut: res.TimedOut, DurationMs: res.DurationMs})
+	e.sendLocked(wire.RunEvent{Type: "end", TimedOut: res.TimedOut, DurationMs: res.DurationMs})
 	e.done = true
 	if e.heartbeat != nil {
 		e.heartbeat.Stop()

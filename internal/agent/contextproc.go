@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The plumbing of one interpreter: its output pumps and its frame channel.
@@ -23,7 +23,7 @@ import (
 type runOutput interface {
 	begin()
 	write(stream string, p []byte)
-	result(r sdk.CodeResult)
+	result(r wire.CodeResult)
 }
 
 // outPump copies one output pipe of an interpreter to the run in progress, or

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // activeRun is the run a context's frames go to.
@@ -24,7 +24,7 @@ type activeRun struct {
 // runTimeout validates timeoutSeconds as exec does.
 func runTimeout(t float64) (time.Duration, error) {
 	if t < 0 || math.IsNaN(t) || t > 1e8 {
-		return 0, errdefs.Invalid(sdk.CodeInvalidRun, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
+		return 0, errdefs.Invalid(wire.CodeInvalidRun, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
 	}
 	return time.Duration(t * float64(time.Second)), nil
 }
@@ -33,13 +33,13 @@ func runTimeout(t float64) (time.Duration, error) {
 func checkCode(lang *language, code string, env map[string]string) error {
 	if lang.bashLines || lang.once != nil {
 		if strings.ContainsRune(code, 0) {
-			return errdefs.Invalid(sdk.CodeInvalidRun, "%s code must not contain NUL bytes", lang.name)
+			return errdefs.Invalid(wire.CodeInvalidRun, "%s code must not contain NUL bytes", lang.name)
 		}
 	}
 	if lang.bashLines {
 		for k := range env {
 			if !bashName(k) {
-				return errdefs.Invalid(sdk.CodeInvalidEnv, "bad environment variable %q for bash: names are letters, digits and _ and do not start with a digit", k)
+				return errdefs.Invalid(wire.CodeInvalidEnv, "bad environment variable %q for bash: names are letters, digits and _ and do not start with a digit", k)
 			}
 		}
 	}
@@ -53,17 +53,17 @@ func checkCode(lang *language, code string, env map[string]string) error {
 // interruptGrace the interpreter is killed and the context is gone. The
 // error is CONTEXT_NOT_FOUND when the interpreter was gone before the run
 // began; anything that happens during the run is in the result.
-func (c *codeContext) run(ctx context.Context, code string, env map[string]string, timeout time.Duration, out runOutput) (sdk.RunResult, error) {
+func (c *codeContext) run(ctx context.Context, code string, env map[string]string, timeout time.Duration, out runOutput) (wire.RunResult, error) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-c.dead:
-		return sdk.RunResult{}, contextNotFound(c.id)
+		return wire.RunResult{}, contextNotFound(c.id)
 	case <-ctx.Done():
-		return sdk.RunResult{}, errdefs.Unavailable(sdk.CodeRunCancelled, "the caller went away while waiting for the context's previous run to end")
+		return wire.RunResult{}, errdefs.Unavailable(wire.CodeRunCancelled, "the caller went away while waiting for the context's previous run to end")
 	}
 	if c.isDead() {
 		<-c.sem
-		return sdk.RunResult{}, contextNotFound(c.id)
+		return wire.RunResult{}, contextNotFound(c.id)
 	}
 	defer func() { <-c.sem }()
 
@@ -107,7 +107,7 @@ func (c *codeContext) run(ctx context.Context, code string, env map[string]strin
 	}()
 	defer close(lines)
 
-	res := sdk.RunResult{Results: []sdk.CodeResult{}}
+	res := wire.RunResult{Results: []wire.CodeResult{}}
 	var timeoutC, graceC, repeatC, killedC <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
@@ -149,17 +149,17 @@ loop:
 			c.stderr.drain()
 			switch f.Type {
 			case "result":
-				var cr sdk.CodeResult
+				var cr wire.CodeResult
 				if json.Unmarshal(f.Data, &cr) == nil {
 					cr.Main = f.Main
 					res.Results = append(res.Results, cr)
 					out.result(cr)
 				}
 			case "error":
-				res.Error = &sdk.CodeError{Name: f.Name, Value: f.Value, Traceback: f.Traceback}
+				res.Error = &wire.CodeError{Name: f.Name, Value: f.Value, Traceback: f.Traceback}
 			case "done":
 				if f.ExitCode != nil && *f.ExitCode != 0 && res.Error == nil {
-					res.Error = &sdk.CodeError{Name: "ExitError", Value: fmt.Sprintf("exit status %d", *f.ExitCode)}
+					res.Error = &wire.CodeError{Name: "ExitError", Value: fmt.Sprintf("exit status %d", *f.ExitCode)}
 				}
 				break loop
 			}
@@ -193,7 +193,7 @@ loop:
 	c.stdout.drainAndDetach()
 	c.stderr.drainAndDetach()
 	if lost != "" {
-		res.Error = &sdk.CodeError{Name: "ContextLost",
+		res.Error = &wire.CodeError{Name: "ContextLost",
 			Value: fmt.Sprintf("the %s interpreter %s; the context is gone and a new one is needed", c.lang.name, lost)}
 	}
 	res.DurationMs = time.Since(begin).Milliseconds()

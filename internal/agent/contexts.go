@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Code contexts: a long-lived interpreter per context, started and reaped by
@@ -94,7 +94,7 @@ func (cs *contextSet) list() []*codeContext {
 }
 
 func contextNotFound(id string) error {
-	return errdefs.NotFound(sdk.CodeContextNotFound,
+	return errdefs.NotFound(wire.CodeContextNotFound,
 		"context %q does not exist: it was deleted, it expired, its interpreter exited, or the sandbox's instance was stopped since it was created", id)
 }
 
@@ -153,7 +153,7 @@ func (s *server) prepareContext(langName, cwd string, env map[string]string, idl
 		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, errdefs.Invalid(sdk.CodeCwdNotFound, "working directory %s does not exist or is not a directory", dir)
+		return nil, errdefs.Invalid(wire.CodeCwdNotFound, "working directory %s does not exist or is not a directory", dir)
 	}
 	merged, err := mergeEnv(os.Environ(), env)
 	if err != nil {
@@ -172,7 +172,7 @@ func (s *server) prepareContext(langName, cwd string, env map[string]string, idl
 	idle := defaultContextIdle
 	if idleSeconds != nil {
 		if *idleSeconds < 0 || *idleSeconds > maxIdleSeconds {
-			return nil, errdefs.Invalid(sdk.CodeInvalidIdle, "contextIdleSeconds must be from 0 (never expire) to %g, got %d", float64(maxIdleSeconds), *idleSeconds)
+			return nil, errdefs.Invalid(wire.CodeInvalidIdle, "contextIdleSeconds must be from 0 (never expire) to %g, got %d", float64(maxIdleSeconds), *idleSeconds)
 		}
 		idle = time.Duration(*idleSeconds) * time.Second
 	}
@@ -303,7 +303,7 @@ func (s *server) startContext(ctx context.Context, spec *contextSpec) (*codeCont
 		if msg != "" {
 			msg = ": " + msg
 		}
-		return nil, errdefs.Invalid(sdk.CodeInterpreterFailed, "the %s interpreter (%s) %s%s", spec.lang.name, spec.bin, failure, msg)
+		return nil, errdefs.Invalid(wire.CodeInterpreterFailed, "the %s interpreter (%s) %s%s", spec.lang.name, spec.bin, failure, msg)
 	}
 	c.stdout.drainAndDetach()
 	c.stderr.drainAndDetach()
@@ -326,7 +326,7 @@ func (s *server) startWithFiles(path string, argv []string, dir string, env []st
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil, errdefs.Unavailable(sdk.CodeShuttingDown, "the agent is shutting down")
+		return nil, errdefs.Unavailable(wire.CodeShuttingDown, "the agent is shutting down")
 	}
 	proc, err := startChild(path, argv, &syscall.ProcAttr{
 		Dir:   dir,
@@ -412,10 +412,10 @@ func (c *codeContext) deliverFrame(f driverFrame) {
 }
 
 // info describes the context for the API.
-func (c *codeContext) info() sdk.Context {
+func (c *codeContext) info() wire.Context {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ci := sdk.Context{
+	ci := wire.Context{
 		ID: c.id, Handle: handleOf(c.id), Language: c.lang.name, Cwd: c.cwd, Pid: c.proc.pid,
 		IdleSeconds: int(c.idle / time.Second), CreatedAt: c.created, LastUsedAt: c.lastUsed, Runs: c.seq,
 	}

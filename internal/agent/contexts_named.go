@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Contexts by a name the caller chooses, and restarts that keep the name:
@@ -40,7 +40,7 @@ func (s *server) register(c *codeContext) {
 // handleEnsureContext answers the live context named {cid}, or starts it
 // with the body's language, cwd, env and idle time (201).
 func (s *server) handleEnsureContext(w http.ResponseWriter, r *http.Request) {
-	var req sdk.CreateContextRequest
+	var req wire.CreateContextRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -54,7 +54,7 @@ func (s *server) handleEnsureContext(w http.ResponseWriter, r *http.Request) {
 	defer namedMu.Unlock()
 	if c, err := s.contexts.get(id); err == nil {
 		if c.lang.name != req.Language && req.Language != "" {
-			writeError(w, errdefs.Conflict(sdk.CodeContextExists, "context %q runs %s, not %s", id, c.lang.name, req.Language))
+			writeError(w, errdefs.Conflict(wire.CodeContextExists, "context %q runs %s, not %s", id, c.lang.name, req.Language))
 			return
 		}
 		writeJSON(w, http.StatusOK, c.info())

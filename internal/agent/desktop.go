@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The desktop: a virtual X display (Xvfb) with a window manager, a panel, a
@@ -24,7 +24,7 @@ import (
 // image without a panel or VNC still gets a desktop that the API drives.
 
 const (
-	desktopDisplayNum = 99 // sdk.DesktopDisplay
+	desktopDisplayNum = 99 // wire.DesktopDisplay
 	desktopLogDir     = "/tmp/sbx-desktop"
 	// desktopReadyWait bounds the wait for Xvfb to accept connections and
 	// for the VNC and noVNC ports to listen.
@@ -70,7 +70,7 @@ func desktopPrograms(w, h, depth int) []struct {
 	port     int
 	required bool
 } {
-	display := sdk.DesktopDisplay
+	display := wire.DesktopDisplay
 	return []struct {
 		name     string
 		argv     []string
@@ -82,18 +82,18 @@ func desktopPrograms(w, h, depth int) []struct {
 		{"xvfb", []string{"Xvfb", display, "-screen", "0", fmt.Sprintf("%dx%dx%d", w, h, depth), "-ac", "-nolisten", "tcp", "-dpi", "96"}, 0, true},
 		{"wm", []string{"openbox", "--sm-disable"}, 0, false},
 		{"panel", []string{"tint2"}, 0, false},
-		{"vnc", []string{"x11vnc", "-display", display, "-forever", "-shared", "-nopw", "-localhost", "-rfbport", strconv.Itoa(sdk.DesktopVNCPort), "-noxdamage", "-quiet"}, sdk.DesktopVNCPort, false},
-		{"novnc", []string{"websockify", "--web", "/usr/share/novnc", strconv.Itoa(sdk.DesktopNoVNCPort), "127.0.0.1:" + strconv.Itoa(sdk.DesktopVNCPort)}, sdk.DesktopNoVNCPort, false},
+		{"vnc", []string{"x11vnc", "-display", display, "-forever", "-shared", "-nopw", "-localhost", "-rfbport", strconv.Itoa(wire.DesktopVNCPort), "-noxdamage", "-quiet"}, wire.DesktopVNCPort, false},
+		{"novnc", []string{"websockify", "--web", "/usr/share/novnc", strconv.Itoa(wire.DesktopNoVNCPort), "127.0.0.1:" + strconv.Itoa(wire.DesktopVNCPort)}, wire.DesktopNoVNCPort, false},
 	}
 }
 
 // desktopEnv is the environment of desktop programs and launched apps.
 func desktopEnv() map[string]string {
-	return map[string]string{"DISPLAY": sdk.DesktopDisplay}
+	return map[string]string{"DISPLAY": wire.DesktopDisplay}
 }
 
 func (s *server) handleDesktopStart(w http.ResponseWriter, r *http.Request) {
-	var req sdk.DesktopStartRequest
+	var req wire.DesktopStartRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -117,38 +117,38 @@ func (s *server) handleDesktopStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkDesktopSize validates and defaults a start request.
-func checkDesktopSize(req *sdk.DesktopStartRequest) error {
+func checkDesktopSize(req *wire.DesktopStartRequest) error {
 	if req.Width == 0 {
-		req.Width = sdk.DesktopDefaultW
+		req.Width = wire.DesktopDefaultW
 	}
 	if req.Height == 0 {
-		req.Height = sdk.DesktopDefaultH
+		req.Height = wire.DesktopDefaultH
 	}
 	if req.Depth == 0 {
-		req.Depth = sdk.DesktopDefaultBPP
+		req.Depth = wire.DesktopDefaultBPP
 	}
 	for _, v := range []int{req.Width, req.Height} {
-		if v < sdk.DesktopMinSize || v > sdk.DesktopMaxSize {
-			return errdefs.Invalid(sdk.CodeInvalidScreenSize, "width and height must be from %d to %d pixels, got %dx%d", sdk.DesktopMinSize, sdk.DesktopMaxSize, req.Width, req.Height)
+		if v < wire.DesktopMinSize || v > wire.DesktopMaxSize {
+			return errdefs.Invalid(wire.CodeInvalidScreenSize, "width and height must be from %d to %d pixels, got %dx%d", wire.DesktopMinSize, wire.DesktopMaxSize, req.Width, req.Height)
 		}
 	}
 	if req.Depth != 16 && req.Depth != 24 {
-		return errdefs.Invalid(sdk.CodeInvalidScreenSize, "depth must be 16 or 24 bits per pixel, got %d", req.Depth)
+		return errdefs.Invalid(wire.CodeInvalidScreenSize, "depth must be 16 or 24 bits per pixel, got %d", req.Depth)
 	}
 	return nil
 }
 
 // start starts the desktop, or answers the running one when it has the
 // requested size.
-func (d *desktop) start(s *server, req sdk.DesktopStartRequest) (sdk.DesktopStatus, error) {
+func (d *desktop) start(s *server, req wire.DesktopStartRequest) (wire.DesktopStatus, error) {
 	if err := checkDesktopSize(&req); err != nil {
-		return sdk.DesktopStatus{}, err
+		return wire.DesktopStatus{}, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if run := d.run; run != nil {
 		if run.width != req.Width || run.height != req.Height || run.depth != req.Depth {
-			return sdk.DesktopStatus{}, errdefs.Conflict(sdk.CodeDesktopRunning, "the desktop runs at %dx%dx%d; stop it first to change its size", run.width, run.height, run.depth)
+			return wire.DesktopStatus{}, errdefs.Conflict(wire.CodeDesktopRunning, "the desktop runs at %dx%dx%d; stop it first to change its size", run.width, run.height, run.depth)
 		}
 		return run.status(), nil
 	}
@@ -156,14 +156,14 @@ func (d *desktop) start(s *server, req sdk.DesktopStartRequest) (sdk.DesktopStat
 	for _, p := range desktopPrograms(req.Width, req.Height, req.Depth) {
 		if _, err := lookPath(p.argv[0], "/", os.Environ()); err != nil {
 			if p.required {
-				return sdk.DesktopStatus{}, errdefs.Invalid(sdk.CodeDesktopUnavailable, "this image has no %s: use an image with a desktop (scripts/build-desktop-image.sh builds one)", p.argv[0])
+				return wire.DesktopStatus{}, errdefs.Invalid(wire.CodeDesktopUnavailable, "this image has no %s: use an image with a desktop (scripts/build-desktop-image.sh builds one)", p.argv[0])
 			}
 			continue
 		}
 		run.programs = append(run.programs, &desktopProgram{name: p.name, argv: p.argv, port: p.port})
 	}
 	if _, err := lookPath("xdotool", "/", os.Environ()); err != nil {
-		return sdk.DesktopStatus{}, errdefs.Invalid(sdk.CodeDesktopUnavailable, "this image has no xdotool, which the desktop's input needs")
+		return wire.DesktopStatus{}, errdefs.Invalid(wire.CodeDesktopUnavailable, "this image has no xdotool, which the desktop's input needs")
 	}
 	os.MkdirAll(desktopLogDir, 0o755)
 	os.MkdirAll("/tmp/.X11-unix", 0o1777)
@@ -180,7 +180,7 @@ func (d *desktop) start(s *server, req sdk.DesktopStartRequest) (sdk.DesktopStat
 		}
 		if time.Now().After(deadline) {
 			run.shutdown()
-			return sdk.DesktopStatus{}, errdefs.Unavailable(sdk.CodeDesktopUnavailable, "Xvfb did not accept connections within %s (see %s/xvfb.err.log): %v", desktopReadyWait, desktopLogDir, err)
+			return wire.DesktopStatus{}, errdefs.Unavailable(wire.CodeDesktopUnavailable, "Xvfb did not accept connections within %s (see %s/xvfb.err.log): %v", desktopReadyWait, desktopLogDir, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -211,7 +211,7 @@ func waitListening(port int, deadline time.Time) {
 }
 
 // stop stops the desktop's programs and answers the (stopped) status.
-func (d *desktop) stop() sdk.DesktopStatus {
+func (d *desktop) stop() wire.DesktopStatus {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.run != nil {
@@ -226,7 +226,7 @@ func (d *desktop) running() (*desktopRun, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.run == nil {
-		return nil, errdefs.Conflict(sdk.CodeDesktopNotRunning, "the desktop is not running: start it with POST /desktop/start (sbx desktop start)")
+		return nil, errdefs.Conflict(wire.CodeDesktopNotRunning, "the desktop is not running: start it with POST /desktop/start (sbx desktop start)")
 	}
 	return d.run, nil
 }
@@ -291,7 +291,7 @@ func (run *desktopRun) startProgram(s *server, p *desktopProgram) (*child, error
 		os.Remove(fmt.Sprintf("/tmp/.X%d-lock", desktopDisplayNum))
 		os.Remove(fmt.Sprintf("/tmp/.X11-unix/X%d", desktopDisplayNum))
 	}
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: p.argv, Cwd: "/", Env: desktopEnv()})
+	c, err := s.prepare(&wire.ExecRequest{Cmd: p.argv, Cwd: "/", Env: desktopEnv()})
 	if err != nil {
 		return nil, err
 	}
@@ -344,17 +344,17 @@ func (run *desktopRun) shutdown() {
 }
 
 // status describes run; a nil run is a stopped desktop.
-func (run *desktopRun) status() sdk.DesktopStatus {
+func (run *desktopRun) status() wire.DesktopStatus {
 	if run == nil {
-		return sdk.DesktopStatus{Running: false}
+		return wire.DesktopStatus{Running: false}
 	}
 	started := run.started.UTC()
-	st := sdk.DesktopStatus{Running: true, Display: sdk.DesktopDisplay, Width: run.width, Height: run.height, Depth: run.depth, StartedAt: &started}
+	st := wire.DesktopStatus{Running: true, Display: wire.DesktopDisplay, Width: run.width, Height: run.height, Depth: run.depth, StartedAt: &started}
 	for _, p := range run.programs {
 		p.mu.Lock()
-		st.Programs = append(st.Programs, sdk.DesktopProgram{Name: p.name, Pid: p.pid, Running: p.pid != 0, Restarts: p.restarts})
+		st.Programs = append(st.Programs, wire.DesktopProgram{Name: p.name, Pid: p.pid, Running: p.pid != 0, Restarts: p.restarts})
 		if p.name == "novnc" {
-			st.NoVNCPort = sdk.DesktopNoVNCPort
+			st.NoVNCPort = wire.DesktopNoVNCPort
 		}
 		p.mu.Unlock()
 	}
@@ -372,7 +372,7 @@ func (run *desktopRun) withX(f func(*x11Conn) error) error {
 		if run.x == nil {
 			x, derr := dialX11(desktopDisplayNum, 2*time.Second)
 			if derr != nil {
-				return errdefs.Unavailable(sdk.CodeDesktopUnavailable, "the desktop's X server does not answer (restarting?): %v", derr)
+				return errdefs.Unavailable(wire.CodeDesktopUnavailable, "the desktop's X server does not answer (restarting?): %v", derr)
 			}
 			run.x = x
 		}
@@ -385,5 +385,5 @@ func (run *desktopRun) withX(f func(*x11Conn) error) error {
 		run.x.Close()
 		run.x = nil
 	}
-	return errdefs.Unavailable(sdk.CodeDesktopUnavailable, "the desktop's X server connection failed: %v", err)
+	return errdefs.Unavailable(wire.CodeDesktopUnavailable, "the desktop's X server connection failed: %v", err)
 }

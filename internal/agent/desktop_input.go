@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Input goes through xdotool (XTEST): it maps any keysym or Unicode
@@ -23,7 +23,7 @@ const maxTypeText = 64 << 10
 
 // xdotool runs xdotool with args on the desktop and fails on a non-zero exit.
 func (s *server) xdotool(ctx context.Context, args ...string) (string, error) {
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: append([]string{"xdotool"}, args...), Cwd: "/", Env: desktopEnv(), TimeoutSeconds: 60})
+	c, err := s.prepare(&wire.ExecRequest{Cmd: append([]string{"xdotool"}, args...), Cwd: "/", Env: desktopEnv(), TimeoutSeconds: 60})
 	if err != nil {
 		return "", err
 	}
@@ -33,7 +33,7 @@ func (s *server) xdotool(ctx context.Context, args ...string) (string, error) {
 		return "", err
 	}
 	if res.ExitCode != 0 {
-		return "", errdefs.Unavailable(sdk.CodeDesktopUnavailable, "xdotool %s failed (exit %d): %s", args[0], res.ExitCode, strings.TrimSpace(out.String()))
+		return "", errdefs.Unavailable(wire.CodeDesktopUnavailable, "xdotool %s failed (exit %d): %s", args[0], res.ExitCode, strings.TrimSpace(out.String()))
 	}
 	return out.String(), nil
 }
@@ -59,7 +59,7 @@ func (c *xdoOutput) String() string {
 // onScreen validates a point.
 func (run *desktopRun) onScreen(x, y int) error {
 	if x < 0 || y < 0 || x >= run.width || y >= run.height {
-		return errdefs.Invalid(sdk.CodeOffScreen, "point (%d, %d) is off the %dx%d screen", x, y, run.width, run.height)
+		return errdefs.Invalid(wire.CodeOffScreen, "point (%d, %d) is off the %dx%d screen", x, y, run.width, run.height)
 	}
 	return nil
 }
@@ -67,7 +67,7 @@ func (run *desktopRun) onScreen(x, y int) error {
 // optionalPoint validates an optional x,y pair: both or neither.
 func (run *desktopRun) optionalPoint(x, y *int) (bool, error) {
 	if (x == nil) != (y == nil) {
-		return false, errdefs.Invalid(sdk.CodeInvalidDesktopInput, "give both x and y, or neither (the pointer's position)")
+		return false, errdefs.Invalid(wire.CodeInvalidDesktopInput, "give both x and y, or neither (the pointer's position)")
 	}
 	if x == nil {
 		return false, nil
@@ -77,14 +77,14 @@ func (run *desktopRun) optionalPoint(x, y *int) (bool, error) {
 
 func mouseButton(name string) (string, error) {
 	switch name {
-	case "", sdk.MouseLeft:
+	case "", wire.MouseLeft:
 		return "1", nil
-	case sdk.MouseMiddle:
+	case wire.MouseMiddle:
 		return "2", nil
-	case sdk.MouseRight:
+	case wire.MouseRight:
 		return "3", nil
 	}
-	return "", errdefs.Invalid(sdk.CodeInvalidDesktopInput, "button must be left, middle or right, got %q", name)
+	return "", errdefs.Invalid(wire.CodeInvalidDesktopInput, "button must be left, middle or right, got %q", name)
 }
 
 // desktopInput decodes a body of type T and runs f with the running
@@ -115,8 +115,8 @@ func desktopInput[T any](s *server, f func(r *http.Request, run *desktopRun, req
 }
 
 // pointer answers the pointer's position.
-func (run *desktopRun) pointer() (sdk.DesktopPoint, error) {
-	var p sdk.DesktopPoint
+func (run *desktopRun) pointer() (wire.DesktopPoint, error) {
+	var p wire.DesktopPoint
 	err := run.withX(func(x *x11Conn) (err error) {
 		p.X, p.Y, err = x.queryPointer()
 		return err
@@ -127,7 +127,7 @@ func (run *desktopRun) pointer() (sdk.DesktopPoint, error) {
 func (s *server) handleDesktopCursor(w http.ResponseWriter, r *http.Request) {
 	run, err := s.desktop.running()
 	if err == nil {
-		var p sdk.DesktopPoint
+		var p wire.DesktopPoint
 		if p, err = run.pointer(); err == nil {
 			writeJSON(w, http.StatusOK, p)
 			return
@@ -137,7 +137,7 @@ func (s *server) handleDesktopCursor(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) handleMouseMove() http.HandlerFunc {
-	return desktopInput(s, func(r *http.Request, run *desktopRun, req *sdk.MouseMoveRequest) (any, error) {
+	return desktopInput(s, func(r *http.Request, run *desktopRun, req *wire.MouseMoveRequest) (any, error) {
 		if err := run.onScreen(req.X, req.Y); err != nil {
 			return nil, err
 		}
@@ -149,7 +149,7 @@ func (s *server) handleMouseMove() http.HandlerFunc {
 }
 
 func (s *server) handleMouseClick() http.HandlerFunc {
-	return desktopInput(s, func(r *http.Request, run *desktopRun, req *sdk.MouseClickRequest) (any, error) {
+	return desktopInput(s, func(r *http.Request, run *desktopRun, req *wire.MouseClickRequest) (any, error) {
 		move, err := run.optionalPoint(req.X, req.Y)
 		if err != nil {
 			return nil, err
@@ -174,8 +174,8 @@ func (s *server) handleMouseClick() http.HandlerFunc {
 }
 
 func (s *server) handleMouseDrag() http.HandlerFunc {
-	return desktopInput(s, func(r *http.Request, run *desktopRun, req *sdk.MouseDragRequest) (any, error) {
-		for _, p := range []sdk.DesktopPoint{req.From, req.To} {
+	return desktopInput(s, func(r *http.Request, run *desktopRun, req *wire.MouseDragRequest) (any, error) {
+		for _, p := range []wire.DesktopPoint{req.From, req.To} {
 			if err := run.onScreen(p.X, p.Y); err != nil {
 				return nil, err
 			}
@@ -201,21 +201,21 @@ func (s *server) handleMouseDrag() http.HandlerFunc {
 }
 
 func (s *server) handleMouseScroll() http.HandlerFunc {
-	return desktopInput(s, func(r *http.Request, run *desktopRun, req *sdk.MouseScrollRequest) (any, error) {
+	return desktopInput(s, func(r *http.Request, run *desktopRun, req *wire.MouseScrollRequest) (any, error) {
 		move, err := run.optionalPoint(req.X, req.Y)
 		if err != nil {
 			return nil, err
 		}
 		button, ok := map[string]string{"up": "4", "down": "5", "left": "6", "right": "7"}[req.Direction]
 		if !ok {
-			return nil, errdefs.Invalid(sdk.CodeInvalidDesktopInput, "direction must be up, down, left or right, got %q", req.Direction)
+			return nil, errdefs.Invalid(wire.CodeInvalidDesktopInput, "direction must be up, down, left or right, got %q", req.Direction)
 		}
 		amount := req.Amount
 		if amount == 0 {
 			amount = 1
 		}
 		if amount < 1 || amount > 100 {
-			return nil, errdefs.Invalid(sdk.CodeInvalidDesktopInput, "amount must be from 1 to 100 wheel clicks, got %d", req.Amount)
+			return nil, errdefs.Invalid(wire.CodeInvalidDesktopInput, "amount must be from 1 to 100 wheel clicks, got %d", req.Amount)
 		}
 		var args []string
 		if move {
@@ -230,16 +230,16 @@ func (s *server) handleMouseScroll() http.HandlerFunc {
 }
 
 func (s *server) handleTypeText() http.HandlerFunc {
-	return desktopInput(s, func(r *http.Request, run *desktopRun, req *sdk.TypeTextRequest) (any, error) {
+	return desktopInput(s, func(r *http.Request, run *desktopRun, req *wire.TypeTextRequest) (any, error) {
 		if req.Text == "" || len(req.Text) > maxTypeText || strings.ContainsRune(req.Text, 0) {
-			return nil, errdefs.Invalid(sdk.CodeInvalidDesktopInput, "text must be 1 to %d bytes without NUL", maxTypeText)
+			return nil, errdefs.Invalid(wire.CodeInvalidDesktopInput, "text must be 1 to %d bytes without NUL", maxTypeText)
 		}
 		delay := req.DelayMs
 		if delay == 0 {
 			delay = 12
 		}
 		if delay < 0 || delay > 1000 {
-			return nil, errdefs.Invalid(sdk.CodeInvalidDesktopInput, "delayMs must be from 1 to 1000, got %d", req.DelayMs)
+			return nil, errdefs.Invalid(wire.CodeInvalidDesktopInput, "delayMs must be from 1 to 1000, got %d", req.DelayMs)
 		}
 		_, err := s.xdotool(r.Context(), "type", "--delay", strconv.Itoa(delay), "--", req.Text)
 		return nil, err
@@ -247,7 +247,7 @@ func (s *server) handleTypeText() http.HandlerFunc {
 }
 
 func (s *server) handlePressKey() http.HandlerFunc {
-	return desktopInput(s, func(r *http.Request, run *desktopRun, req *sdk.PressKeyRequest) (any, error) {
+	return desktopInput(s, func(r *http.Request, run *desktopRun, req *wire.PressKeyRequest) (any, error) {
 		chord, err := parseKeyChord(req.Key)
 		if err != nil {
 			return nil, err
@@ -273,8 +273,8 @@ func (s *server) handleListWindows(w http.ResponseWriter, r *http.Request) {
 
 // windows lists the window manager's client windows (EWMH
 // _NET_CLIENT_LIST), in stacking order of mapping.
-func (run *desktopRun) windows() ([]sdk.DesktopWindow, error) {
-	list := []sdk.DesktopWindow{}
+func (run *desktopRun) windows() ([]wire.DesktopWindow, error) {
+	list := []wire.DesktopWindow{}
 	err := run.withX(func(x *x11Conn) error {
 		ids, err := x.windowList(x.root, "_NET_CLIENT_LIST")
 		if err != nil {
@@ -302,7 +302,7 @@ func (run *desktopRun) windows() ([]sdk.DesktopWindow, error) {
 			if err != nil {
 				return err
 			}
-			list = append(list, sdk.DesktopWindow{ID: strconv.FormatUint(uint64(id), 10), Title: string(title),
+			list = append(list, wire.DesktopWindow{ID: strconv.FormatUint(uint64(id), 10), Title: string(title),
 				X: g.Min.X, Y: g.Min.Y, Width: g.Dx(), Height: g.Dy(), Focused: len(active) > 0 && active[0] == id})
 		}
 		return nil
@@ -327,7 +327,7 @@ func (s *server) handleFocusWindow(w http.ResponseWriter, r *http.Request) {
 		found = found || win.ID == id
 	}
 	if !found {
-		writeError(w, errdefs.NotFound(sdk.CodeWindowNotFound, "no window %q on the desktop (GET /desktop/windows lists them)", id))
+		writeError(w, errdefs.NotFound(wire.CodeWindowNotFound, "no window %q on the desktop (GET /desktop/windows lists them)", id))
 		return
 	}
 	if _, err := s.xdotool(r.Context(), "windowactivate", id); err != nil {
@@ -338,7 +338,7 @@ func (s *server) handleFocusWindow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) handleLaunch(w http.ResponseWriter, r *http.Request) {
-	var req sdk.LaunchRequest
+	var req wire.LaunchRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -353,7 +353,7 @@ func (s *server) handleLaunch(w http.ResponseWriter, r *http.Request) {
 			env[k] = v
 		}
 	}
-	p, err := s.startProcess(&sdk.StartProcessRequest{Cmd: req.Cmd, Shell: req.Shell, Env: env, User: req.User})
+	p, err := s.startProcess(&wire.StartProcessRequest{Cmd: req.Cmd, Shell: req.Shell, Env: env, User: req.User})
 	if err != nil {
 		writeError(w, err)
 		return

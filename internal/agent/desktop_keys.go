@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Key chords ("ctrl+c", "alt+tab", "Return") are checked against known
@@ -47,7 +47,7 @@ var keyNames = func() map[string]string {
 // parseKeyChord validates a chord and returns it in xdotool's syntax.
 func parseKeyChord(chord string) (string, error) {
 	bad := func(format string, args ...any) error {
-		return errdefs.Invalid(sdk.CodeUnknownKey, "key %q: "+format+"; give a key such as \"Return\", \"a\" or \"F5\", with modifiers ctrl, shift, alt, super joined by '+' (\"ctrl+c\")", append([]any{chord}, args...)...)
+		return errdefs.Invalid(wire.CodeUnknownKey, "key %q: "+format+"; give a key such as \"Return\", \"a\" or \"F5\", with modifiers ctrl, shift, alt, super joined by '+' (\"ctrl+c\")", append([]any{chord}, args...)...)
 	}
 	if chord == "" || len(chord) > 128 {
 		return "", bad("empty or too long")

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestParseKeyChord(t *testing.T) {
@@ -31,19 +31,19 @@ func TestParseKeyChord(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "notakey", "ctrl+notakey", "hyper+a", "ctrl+", "F25", "\t", "a+b"} {
-		if _, err := parseKeyChord(in); errdefs.CodeOf(err) != sdk.CodeUnknownKey {
+		if _, err := parseKeyChord(in); errdefs.CodeOf(err) != wire.CodeUnknownKey {
 			t.Errorf("parseKeyChord(%q): %v, want UNKNOWN_KEY", in, err)
 		}
 	}
 }
 
 func TestCheckDesktopSize(t *testing.T) {
-	req := sdk.DesktopStartRequest{}
+	req := wire.DesktopStartRequest{}
 	if err := checkDesktopSize(&req); err != nil || req.Width != 1280 || req.Height != 800 || req.Depth != 24 {
 		t.Fatalf("defaults: %+v, %v", req, err)
 	}
-	for _, bad := range []sdk.DesktopStartRequest{{Width: 10, Height: 600}, {Width: 800, Height: 100000}, {Width: 800, Height: 600, Depth: 8}, {Width: -1}} {
-		if err := checkDesktopSize(&bad); errdefs.CodeOf(err) != sdk.CodeInvalidScreenSize {
+	for _, bad := range []wire.DesktopStartRequest{{Width: 10, Height: 600}, {Width: 800, Height: 100000}, {Width: 800, Height: 600, Depth: 8}, {Width: -1}} {
+		if err := checkDesktopSize(&bad); errdefs.CodeOf(err) != wire.CodeInvalidScreenSize {
 			t.Errorf("%+v: %v, want INVALID_SCREEN_SIZE", bad, err)
 		}
 	}

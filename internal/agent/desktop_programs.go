@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // One desktop program: restart it, read its output. Each program writes
@@ -34,7 +34,7 @@ func (s *server) program(r *http.Request) (*desktopRun, *desktopProgram, error) 
 		}
 		names = append(names, p.name)
 	}
-	return nil, nil, errdefs.NotFound(sdk.CodeInvalidParameter, "the desktop has no program %q (it has: %s)", name, strings.Join(names, ", "))
+	return nil, nil, errdefs.NotFound(wire.CodeInvalidParameter, "the desktop has no program %q (it has: %s)", name, strings.Join(names, ", "))
 }
 
 // handleDesktopProgramRestart ends the program's process group; its
@@ -55,11 +55,11 @@ func (s *server) handleDesktopProgramRestart(w http.ResponseWriter, r *http.Requ
 	deadline := time.Now().Add(desktopReadyWait)
 	for {
 		p.mu.Lock()
-		st := sdk.DesktopProgram{Name: p.name, Pid: p.pid, Running: p.pid != 0, Restarts: p.restarts}
+		st := wire.DesktopProgram{Name: p.name, Pid: p.pid, Running: p.pid != 0, Restarts: p.restarts}
 		p.mu.Unlock()
 		select {
 		case <-run.stopping:
-			writeError(w, errdefs.Conflict(sdk.CodeDesktopNotRunning, "the desktop stopped"))
+			writeError(w, errdefs.Conflict(wire.CodeDesktopNotRunning, "the desktop stopped"))
 			return
 		default:
 		}
@@ -79,7 +79,7 @@ func (s *server) handleDesktopProgramLogs(w http.ResponseWriter, r *http.Request
 		writeError(w, err)
 		return
 	}
-	var out sdk.DesktopProgramLogs
+	var out wire.DesktopProgramLogs
 	for _, f := range []struct {
 		file string
 		to   *string

@@ -18,11 +18,11 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Screen recordings: ffmpeg records the desktop's X display (x11grab) into
-// an MP4 under sdk.DesktopRecordingDir. What a recording is lives on disk
+// an MP4 under wire.DesktopRecordingDir. What a recording is lives on disk
 // (<id>.json beside the video); the agent's memory holds only the ffmpeg
 // processes that run now. ffmpeg stops on SIGINT, which makes it finish
 // the file (an MP4 needs its index written at the end).
@@ -50,32 +50,32 @@ type activeRecording struct {
 var recordingIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 func recordingMetaPath(id string) string {
-	return filepath.Join(sdk.DesktopRecordingDir, id+".json")
+	return filepath.Join(wire.DesktopRecordingDir, id+".json")
 }
 
 // readRecording reads a recording's metadata; one on disk as recording that
 // no ffmpeg of this agent runs was cut off (the agent restarted) and is
 // failed.
-func (s *server) readRecording(id string) (sdk.Recording, error) {
+func (s *server) readRecording(id string) (wire.Recording, error) {
 	if !recordingIDPattern.MatchString(id) {
-		return sdk.Recording{}, errdefs.NotFound(sdk.CodeRecordingNotFound, "no recording %q", id)
+		return wire.Recording{}, errdefs.NotFound(wire.CodeRecordingNotFound, "no recording %q", id)
 	}
 	b, err := os.ReadFile(recordingMetaPath(id))
 	if errors.Is(err, os.ErrNotExist) {
-		return sdk.Recording{}, errdefs.NotFound(sdk.CodeRecordingNotFound, "no recording %q", id)
+		return wire.Recording{}, errdefs.NotFound(wire.CodeRecordingNotFound, "no recording %q", id)
 	} else if err != nil {
-		return sdk.Recording{}, errdefs.Internal(err, "read recording %s", id)
+		return wire.Recording{}, errdefs.Internal(err, "read recording %s", id)
 	}
-	var rec sdk.Recording
+	var rec wire.Recording
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return sdk.Recording{}, errdefs.Internal(err, "recording %s: its metadata does not parse", id)
+		return wire.Recording{}, errdefs.Internal(err, "recording %s: its metadata does not parse", id)
 	}
-	if rec.Status == sdk.RecordingActive {
+	if rec.Status == wire.RecordingActive {
 		s.recordings.mu.Lock()
 		_, runs := s.recordings.active[id]
 		s.recordings.mu.Unlock()
 		if !runs {
-			rec.Status = sdk.RecordingFailed
+			rec.Status = wire.RecordingFailed
 		}
 	}
 	if fi, err := os.Stat(rec.Path); err == nil {
@@ -84,7 +84,7 @@ func (s *server) readRecording(id string) (sdk.Recording, error) {
 	return rec, nil
 }
 
-func writeRecording(rec sdk.Recording) error {
+func writeRecording(rec wire.Recording) error {
 	b, _ := json.Marshal(rec)
 	tmp := recordingMetaPath(rec.ID) + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
@@ -99,7 +99,7 @@ func writeRecording(rec sdk.Recording) error {
 var labelUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 func (s *server) handleRecordingStart(w http.ResponseWriter, r *http.Request) {
-	var req sdk.RecordingStartRequest
+	var req wire.RecordingStartRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -112,22 +112,22 @@ func (s *server) handleRecordingStart(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, rec)
 }
 
-func (s *server) startRecording(label string) (sdk.Recording, error) {
+func (s *server) startRecording(label string) (wire.Recording, error) {
 	run, err := s.desktop.running()
 	if err != nil {
-		return sdk.Recording{}, err
+		return wire.Recording{}, err
 	}
 	if _, err := lookPath("ffmpeg", "/", os.Environ()); err != nil {
-		return sdk.Recording{}, errdefs.Invalid(sdk.CodeDesktopUnavailable, "this image has no ffmpeg, which recordings need (scripts/build-desktop-image.sh builds an image with it)")
+		return wire.Recording{}, errdefs.Invalid(wire.CodeDesktopUnavailable, "this image has no ffmpeg, which recordings need (scripts/build-desktop-image.sh builds an image with it)")
 	}
-	if err := os.MkdirAll(sdk.DesktopRecordingDir, 0o755); err != nil {
-		return sdk.Recording{}, errdefs.Internal(err, "create %s", sdk.DesktopRecordingDir)
+	if err := os.MkdirAll(wire.DesktopRecordingDir, 0o755); err != nil {
+		return wire.Recording{}, errdefs.Internal(err, "create %s", wire.DesktopRecordingDir)
 	}
 	rs := &s.recordings
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if len(rs.active) >= maxActive {
-		return sdk.Recording{}, errdefs.Conflict(sdk.CodeRecordingActive, "%d recordings run already: stop one first", maxActive)
+		return wire.Recording{}, errdefs.Conflict(wire.CodeRecordingActive, "%d recordings run already: stop one first", maxActive)
 	}
 	var b [8]byte
 	rand.Read(b[:])
@@ -140,37 +140,37 @@ func (s *server) startRecording(label string) (sdk.Recording, error) {
 		name = "recording"
 	}
 	now := time.Now().UTC()
-	rec := sdk.Recording{ID: id, Label: label, Status: sdk.RecordingActive, StartedAt: now,
+	rec := wire.Recording{ID: id, Label: label, Status: wire.RecordingActive, StartedAt: now,
 		FileName: fmt.Sprintf("%s_%s_%s.mp4", name, now.Format("20060102_150405"), id[:8])}
-	rec.Path = filepath.Join(sdk.DesktopRecordingDir, rec.FileName)
+	rec.Path = filepath.Join(wire.DesktopRecordingDir, rec.FileName)
 	if err := writeRecording(rec); err != nil {
-		return sdk.Recording{}, err
+		return wire.Recording{}, err
 	}
 	argv := []string{"ffmpeg", "-nostdin", "-loglevel", "error", "-y",
 		"-f", "x11grab", "-draw_mouse", "1", "-framerate", strconv.Itoa(recordingRate),
-		"-video_size", fmt.Sprintf("%dx%d", run.width, run.height), "-i", sdk.DesktopDisplay,
+		"-video_size", fmt.Sprintf("%dx%d", run.width, run.height), "-i", wire.DesktopDisplay,
 		"-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2", // H.264 in 4:2:0 wants even sizes
 		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", rec.Path}
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: argv, Cwd: "/", Env: desktopEnv()})
+	c, err := s.prepare(&wire.ExecRequest{Cmd: argv, Cwd: "/", Env: desktopEnv()})
 	if err != nil {
 		os.Remove(recordingMetaPath(id))
-		return sdk.Recording{}, err
+		return wire.Recording{}, err
 	}
 	log, err := os.Create(filepath.Join(desktopLogDir, "recording-"+id+".log"))
 	if err != nil {
 		os.Remove(recordingMetaPath(id))
-		return sdk.Recording{}, errdefs.Internal(err, "create the recording's log")
+		return wire.Recording{}, errdefs.Internal(err, "create the recording's log")
 	}
 	defer log.Close()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
-		return sdk.Recording{}, errdefs.Internal(err, "open %s", os.DevNull)
+		return wire.Recording{}, errdefs.Internal(err, "open %s", os.DevNull)
 	}
 	defer null.Close()
 	proc, err := s.start(c, null, log, log)
 	if err != nil {
 		os.Remove(recordingMetaPath(id))
-		return sdk.Recording{}, err
+		return wire.Recording{}, err
 	}
 	if rs.active == nil {
 		rs.active = map[string]*activeRecording{}
@@ -182,18 +182,18 @@ func (s *server) startRecording(label string) (sdk.Recording, error) {
 }
 
 // recordingEnded waits for a recording's ffmpeg and writes how it ended.
-func (s *server) recordingEnded(rec sdk.Recording, a *activeRecording, proc *child) {
+func (s *server) recordingEnded(rec wire.Recording, a *activeRecording, proc *child) {
 	<-proc.done
 	s.forgetGroup(proc.pid)
 	end := time.Now().UTC()
 	rec.EndedAt = &end
 	rec.DurationSeconds = end.Sub(rec.StartedAt).Seconds()
-	rec.Status = sdk.RecordingFailed
+	rec.Status = wire.RecordingFailed
 	s.recordings.mu.Lock()
 	stopping := a.stopping
 	s.recordings.mu.Unlock()
 	if fi, err := os.Stat(rec.Path); err == nil && fi.Size() > 0 && stopping {
-		rec.Status = sdk.RecordingCompleted
+		rec.Status = wire.RecordingCompleted
 		rec.SizeBytes = fi.Size()
 	}
 	if err := writeRecording(rec); err != nil {
@@ -207,10 +207,10 @@ func (s *server) recordingEnded(rec sdk.Recording, a *activeRecording, proc *chi
 
 // stopRecording ends a recording: SIGINT so ffmpeg finishes the file,
 // SIGKILL if it takes longer than recordingStopWait.
-func (s *server) stopRecording(id string) (sdk.Recording, error) {
+func (s *server) stopRecording(id string) (wire.Recording, error) {
 	rec, err := s.readRecording(id)
 	if err != nil {
-		return sdk.Recording{}, err
+		return wire.Recording{}, err
 	}
 	s.recordings.mu.Lock()
 	a := s.recordings.active[id]
@@ -219,7 +219,7 @@ func (s *server) stopRecording(id string) (sdk.Recording, error) {
 	}
 	s.recordings.mu.Unlock()
 	if a == nil {
-		return sdk.Recording{}, errdefs.Conflict(sdk.CodeRecordingNotActive, "recording %s is not running (it is %s)", id, rec.Status)
+		return wire.Recording{}, errdefs.Conflict(wire.CodeRecordingNotActive, "recording %s is not running (it is %s)", id, rec.Status)
 	}
 	syscall.Kill(-a.pid, syscall.SIGINT)
 	select {
@@ -241,9 +241,9 @@ func (s *server) handleRecordingStop(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) handleRecordingList(w http.ResponseWriter, r *http.Request) {
-	names, _ := filepath.Glob(filepath.Join(sdk.DesktopRecordingDir, "*.json"))
+	names, _ := filepath.Glob(filepath.Join(wire.DesktopRecordingDir, "*.json"))
 	slices.Sort(names)
-	out := []sdk.Recording{}
+	out := []wire.Recording{}
 	for _, n := range names {
 		if len(out) == maxListed {
 			break
@@ -252,7 +252,7 @@ func (s *server) handleRecordingList(w http.ResponseWriter, r *http.Request) {
 			out = append(out, rec)
 		}
 	}
-	slices.SortFunc(out, func(a, b sdk.Recording) int { return a.StartedAt.Compare(b.StartedAt) })
+	slices.SortFunc(out, func(a, b wire.Recording) int { return a.StartedAt.Compare(b.StartedAt) })
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -270,9 +270,9 @@ func (s *server) handleRecordingGet(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleRecordingDelete(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("recording")
 	rec, err := s.readRecording(id)
-	if err == nil && rec.Status == sdk.RecordingActive {
+	if err == nil && rec.Status == wire.RecordingActive {
 		_, err = s.stopRecording(id)
-		if errdefs.CodeOf(err) == sdk.CodeRecordingNotActive { // it ended meanwhile
+		if errdefs.CodeOf(err) == wire.CodeRecordingNotActive { // it ended meanwhile
 			err = nil
 		}
 	}
@@ -291,8 +291,8 @@ func (s *server) handleRecordingDelete(w http.ResponseWriter, r *http.Request) {
 // handleRecordingFile sends a finished recording's video.
 func (s *server) handleRecordingFile(w http.ResponseWriter, r *http.Request) {
 	rec, err := s.readRecording(r.PathValue("recording"))
-	if err == nil && rec.Status == sdk.RecordingActive {
-		err = errdefs.Conflict(sdk.CodeRecordingActive, "recording %s is still running: stop it first", rec.ID)
+	if err == nil && rec.Status == wire.RecordingActive {
+		err = errdefs.Conflict(wire.CodeRecordingActive, "recording %s is still running: stop it first", rec.ID)
 	}
 	if err != nil {
 		writeError(w, err)
@@ -300,7 +300,7 @@ func (s *server) handleRecordingFile(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := os.Open(rec.Path)
 	if err != nil {
-		writeError(w, errdefs.NotFound(sdk.CodeFileNotFound, "recording %s has no video file (%v)", rec.ID, err))
+		writeError(w, errdefs.NotFound(wire.CodeFileNotFound, "recording %s has no video file (%v)", rec.ID, err))
 		return
 	}
 	defer f.Close()

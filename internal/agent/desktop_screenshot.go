@@ -10,7 +10,7 @@ import (
 	"strconv"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Screenshots read the root window over the agent's own X connection
@@ -27,7 +27,7 @@ type screenshotQuery struct {
 func (run *desktopRun) parseScreenshot(r *http.Request) (screenshotQuery, error) {
 	q := r.URL.Query()
 	bad := func(format string, args ...any) error {
-		return errdefs.Invalid(sdk.CodeInvalidDesktopInput, format, args...)
+		return errdefs.Invalid(wire.CodeInvalidDesktopInput, format, args...)
 	}
 	sq := screenshotQuery{region: image.Rect(0, 0, run.width, run.height), quality: 80}
 	switch q.Get("format") {
@@ -62,7 +62,7 @@ func (run *desktopRun) parseScreenshot(r *http.Request) (screenshotQuery, error)
 		}
 		reg := image.Rect(v[0], v[1], v[0]+v[2], v[1]+v[3])
 		if v[2] < 1 || v[3] < 1 || !reg.In(sq.region) {
-			return sq, errdefs.Invalid(sdk.CodeOffScreen, "region %dx%d at (%d, %d) is not inside the %dx%d screen", v[2], v[3], v[0], v[1], run.width, run.height)
+			return sq, errdefs.Invalid(wire.CodeOffScreen, "region %dx%d at (%d, %d) is not inside the %dx%d screen", v[2], v[3], v[0], v[1], run.width, run.height)
 		}
 		sq.region = reg
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The sandbox's environment is the agent's own: every process it starts
@@ -27,7 +27,7 @@ func (s *server) handleSetEnv(w http.ResponseWriter, r *http.Request) {
 	}
 	for k, v := range change {
 		if k == "" || strings.ContainsAny(k, "=\x00") || v != nil && strings.ContainsRune(*v, 0) {
-			writeError(w, errdefs.Invalid(sdk.CodeInvalidEnv, "bad environment variable %q: names must be non-empty without '=' or NUL, values without NUL", k))
+			writeError(w, errdefs.Invalid(wire.CodeInvalidEnv, "bad environment variable %q: names must be non-empty without '=' or NUL, values without NUL", k))
 			return
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Tunables; variables so tests can shrink them.
@@ -55,25 +55,25 @@ type command struct {
 }
 
 // prepare validates req and resolves the executable, cwd and environment.
-func (s *server) prepare(req *sdk.ExecRequest) (*command, error) {
+func (s *server) prepare(req *wire.ExecRequest) (*command, error) {
 	if (len(req.Cmd) > 0) == (req.Shell != "") {
-		return nil, errdefs.Invalid(sdk.CodeInvalidExec, "set exactly one of cmd (argv) and shell (a /bin/sh -c script)")
+		return nil, errdefs.Invalid(wire.CodeInvalidExec, "set exactly one of cmd (argv) and shell (a /bin/sh -c script)")
 	}
 	c := &command{stdin: req.Stdin, argv: req.Cmd}
 	if req.Shell != "" {
 		c.argv = []string{"/bin/sh", "-c", req.Shell}
 	}
 	if c.argv[0] == "" {
-		return nil, errdefs.Invalid(sdk.CodeInvalidExec, "cmd[0] is empty")
+		return nil, errdefs.Invalid(wire.CodeInvalidExec, "cmd[0] is empty")
 	}
 	for _, a := range c.argv {
 		if strings.ContainsRune(a, 0) {
-			return nil, errdefs.Invalid(sdk.CodeInvalidExec, "command arguments must not contain NUL bytes")
+			return nil, errdefs.Invalid(wire.CodeInvalidExec, "command arguments must not contain NUL bytes")
 		}
 	}
 	t := req.TimeoutSeconds
 	if t < 0 || math.IsNaN(t) || t > 1e8 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidExec, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
+		return nil, errdefs.Invalid(wire.CodeInvalidExec, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
 	}
 	c.timeout = time.Duration(t * float64(time.Second))
 
@@ -85,7 +85,7 @@ func (s *server) prepare(req *sdk.ExecRequest) (*command, error) {
 		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, errdefs.Invalid(sdk.CodeCwdNotFound, "working directory %s does not exist or is not a directory", dir)
+		return nil, errdefs.Invalid(wire.CodeCwdNotFound, "working directory %s does not exist or is not a directory", dir)
 	}
 	c.dir = dir
 
@@ -111,7 +111,7 @@ func (s *server) prepare(req *sdk.ExecRequest) (*command, error) {
 func mergeEnv(base []string, extra map[string]string) ([]string, error) {
 	for k, v := range extra {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
-			return nil, errdefs.Invalid(sdk.CodeInvalidEnv, "bad environment variable %q: names must be non-empty without '=' or NUL, values without NUL", k)
+			return nil, errdefs.Invalid(wire.CodeInvalidEnv, "bad environment variable %q: names must be non-empty without '=' or NUL, values without NUL", k)
 		}
 	}
 	env := make([]string, 0, len(base)+len(extra))
@@ -142,7 +142,7 @@ func lookPath(name, dir string, env []string) (string, error) {
 			p = filepath.Join(dir, p)
 		}
 		if err := executable(p); err != nil {
-			return "", errdefs.Invalid(sdk.CodeCommandNotFound, "command %q: %v", name, err)
+			return "", errdefs.Invalid(wire.CodeCommandNotFound, "command %q: %v", name, err)
 		}
 		return p, nil
 	}
@@ -161,7 +161,7 @@ func lookPath(name, dir string, env []string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", errdefs.Invalid(sdk.CodeCommandNotFound, "command %q not found in PATH %s", name, path)
+	return "", errdefs.Invalid(wire.CodeCommandNotFound, "command %q not found in PATH %s", name, path)
 }
 
 func executable(p string) error {
@@ -180,16 +180,16 @@ func executable(p string) error {
 // runExec starts c, feeds its output to out and returns once it has exited
 // and its output is drained. A timeout or a cancelled ctx kills the whole
 // process group. Errors are returned only for failures before the start.
-func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.ExecResult, error) {
+func (s *server) runExec(ctx context.Context, c *command, out execOutput) (wire.ExecResult, error) {
 	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
-		return sdk.ExecResult{}, errdefs.Internal(err, "create pipe")
+		return wire.ExecResult{}, errdefs.Internal(err, "create pipe")
 	}
 	defer stdoutR.Close()
 	stderrR, stderrW, err := os.Pipe()
 	if err != nil {
 		stdoutW.Close()
-		return sdk.ExecResult{}, errdefs.Internal(err, "create pipe")
+		return wire.ExecResult{}, errdefs.Internal(err, "create pipe")
 	}
 	defer stderrR.Close()
 	var stdinR, stdinW *os.File
@@ -201,7 +201,7 @@ func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.E
 	if err != nil {
 		stdoutW.Close()
 		stderrW.Close()
-		return sdk.ExecResult{}, errdefs.Internal(err, "open stdin")
+		return wire.ExecResult{}, errdefs.Internal(err, "open stdin")
 	}
 	if stdinW != nil {
 		defer stdinW.Close() // unblocks the writer if nobody reads stdin
@@ -213,7 +213,7 @@ func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.E
 	stdoutW.Close()
 	stderrW.Close()
 	if err != nil {
-		return sdk.ExecResult{}, err
+		return wire.ExecResult{}, err
 	}
 	defer s.forgetGroup(proc.pid)
 	begin := time.Now()
@@ -269,7 +269,7 @@ func (s *server) runExec(ctx context.Context, c *command, out execOutput) (sdk.E
 	stderrR.Close()
 	<-drained
 
-	res := sdk.ExecResult{TimedOut: timedOut, DurationMs: time.Since(begin).Milliseconds()}
+	res := wire.ExecResult{TimedOut: timedOut, DurationMs: time.Since(begin).Milliseconds()}
 	res.ExitCode, res.Signal = exitOf(ws)
 	return res, nil
 }
@@ -280,7 +280,7 @@ func (s *server) start(c *command, stdin, stdout, stderr *os.File) (*child, erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil, errdefs.Unavailable(sdk.CodeShuttingDown, "the agent is shutting down")
+		return nil, errdefs.Unavailable(wire.CodeShuttingDown, "the agent is shutting down")
 	}
 	proc, err := startChild(c.path, c.argv, &syscall.ProcAttr{
 		Dir:   c.dir,
@@ -308,13 +308,13 @@ func (s *server) forgetGroup(pgid int) {
 func startError(name string, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOENT):
-		return errdefs.Invalid(sdk.CodeCommandNotFound, "cannot run %q: no such file (missing script interpreter?)", name)
+		return errdefs.Invalid(wire.CodeCommandNotFound, "cannot run %q: no such file (missing script interpreter?)", name)
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EPERM):
-		return errdefs.Invalid(sdk.CodeCommandNotExecutable, "cannot run %q: %v", name, err)
+		return errdefs.Invalid(wire.CodeCommandNotExecutable, "cannot run %q: %v", name, err)
 	case errors.Is(err, syscall.E2BIG):
-		return errdefs.Invalid(sdk.CodeInvalidExec, "arguments and environment are too long")
+		return errdefs.Invalid(wire.CodeInvalidExec, "arguments and environment are too long")
 	case errors.Is(err, syscall.EAGAIN):
-		return errdefs.Unavailable(sdk.CodeProcessLimit, "cannot start a process: process limit reached")
+		return errdefs.Unavailable(wire.CodeProcessLimit, "cannot start a process: process limit reached")
 	}
 	return errdefs.Internal(err, "start %q", name)
 }

@@ -15,23 +15,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestExecArgvAndShell(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
 
-	res := a.exec(sdk.ExecRequest{Cmd: []string{"echo", "hello", "world"}})
+	res := a.exec(wire.ExecRequest{Cmd: []string{"echo", "hello", "world"}})
 	if res.ExitCode != 0 || res.Stdout != "hello world\n" || res.Stderr != "" || res.Signal != "" || res.TimedOut {
 		t.Fatalf("argv: %+v", res)
 	}
-	res = a.exec(sdk.ExecRequest{Shell: "echo out; echo err >&2; exit 3"})
+	res = a.exec(wire.ExecRequest{Shell: "echo out; echo err >&2; exit 3"})
 	if res.ExitCode != 3 || res.Stdout != "out\n" || res.Stderr != "err\n" || res.Truncated {
 		t.Fatalf("shell: %+v", res)
 	}
 	// A shell reports a missing command itself.
-	res = a.exec(sdk.ExecRequest{Shell: "no-such-command-sbx"})
+	res = a.exec(wire.ExecRequest{Shell: "no-such-command-sbx"})
 	if res.ExitCode != 127 {
 		t.Fatalf("shell missing command: %+v", res)
 	}
@@ -40,7 +40,7 @@ func TestExecArgvAndShell(t *testing.T) {
 func TestExecSignalDeath(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	res := a.exec(sdk.ExecRequest{Shell: "kill -9 $$"})
+	res := a.exec(wire.ExecRequest{Shell: "kill -9 $$"})
 	if res.ExitCode != 128+9 || res.Signal != "SIGKILL" || res.TimedOut {
 		t.Fatalf("got %+v", res)
 	}
@@ -52,7 +52,7 @@ func TestExecEnvCwdStdin(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(a.cwd, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res := a.exec(sdk.ExecRequest{
+	res := a.exec(wire.ExecRequest{
 		Shell: `echo "$SBX_TEST_A $SBX_TEST_B"; pwd -P`,
 		Cwd:   "sub",
 		Env:   map[string]string{"SBX_TEST_A": "one", "SBX_TEST_B": "two words"},
@@ -61,24 +61,24 @@ func TestExecEnvCwdStdin(t *testing.T) {
 		t.Fatalf("stdout %q, want %q", res.Stdout, want)
 	}
 	// The agent's own environment is inherited and can be overridden.
-	res = a.exec(sdk.ExecRequest{Shell: `echo "$HOME"`, Env: map[string]string{"HOME": "/elsewhere"}})
+	res = a.exec(wire.ExecRequest{Shell: `echo "$HOME"`, Env: map[string]string{"HOME": "/elsewhere"}})
 	if res.Stdout != "/elsewhere\n" {
 		t.Fatalf("override HOME: %q", res.Stdout)
 	}
-	res = a.exec(sdk.ExecRequest{Cmd: []string{"pwd", "-P"}})
+	res = a.exec(wire.ExecRequest{Cmd: []string{"pwd", "-P"}})
 	if res.Stdout != a.cwd+"\n" {
 		t.Fatalf("default cwd %q, want %q", res.Stdout, a.cwd)
 	}
-	res = a.exec(sdk.ExecRequest{Cmd: []string{"cat"}, Stdin: "line1\nline2"})
+	res = a.exec(wire.ExecRequest{Cmd: []string{"cat"}, Stdin: "line1\nline2"})
 	if res.Stdout != "line1\nline2" {
 		t.Fatalf("stdin: %q", res.Stdout)
 	}
-	res = a.exec(sdk.ExecRequest{Cmd: []string{"cat"}}) // stdin is /dev/null: no hang
+	res = a.exec(wire.ExecRequest{Cmd: []string{"cat"}}) // stdin is /dev/null: no hang
 	if res.Stdout != "" || res.ExitCode != 0 {
 		t.Fatalf("no stdin: %+v", res)
 	}
 	// More stdin than the command reads must not hang the exec.
-	res = a.exec(sdk.ExecRequest{Cmd: []string{"true"}, Stdin: strings.Repeat("x", 512<<10)})
+	res = a.exec(wire.ExecRequest{Cmd: []string{"true"}, Stdin: strings.Repeat("x", 512<<10)})
 	if res.ExitCode != 0 {
 		t.Fatalf("unread stdin: %+v", res)
 	}
@@ -95,31 +95,31 @@ func TestExecErrors(t *testing.T) {
 		body any
 		code string
 	}{
-		{sdk.ExecRequest{}, "INVALID_EXEC"},
-		{sdk.ExecRequest{Cmd: []string{"true"}, Shell: "true"}, "INVALID_EXEC"},
-		{sdk.ExecRequest{Cmd: []string{""}}, "INVALID_EXEC"},
-		{sdk.ExecRequest{Cmd: []string{"echo", "a\x00b"}}, "INVALID_EXEC"},
-		{sdk.ExecRequest{Cmd: []string{"true"}, TimeoutSeconds: -1}, "INVALID_EXEC"},
-		{sdk.ExecRequest{Cmd: []string{"no-such-command-sbx"}}, "COMMAND_NOT_FOUND"},
-		{sdk.ExecRequest{Cmd: []string{"./noexec.sh"}}, "COMMAND_NOT_FOUND"},
-		{sdk.ExecRequest{Cmd: []string{"true"}, Cwd: "missing"}, "CWD_NOT_FOUND"},
-		{sdk.ExecRequest{Cmd: []string{"true"}, Cwd: "noexec.sh"}, "CWD_NOT_FOUND"},
-		{sdk.ExecRequest{Cmd: []string{"true"}, Env: map[string]string{"A=B": "x"}}, "INVALID_ENV"},
+		{wire.ExecRequest{}, "INVALID_EXEC"},
+		{wire.ExecRequest{Cmd: []string{"true"}, Shell: "true"}, "INVALID_EXEC"},
+		{wire.ExecRequest{Cmd: []string{""}}, "INVALID_EXEC"},
+		{wire.ExecRequest{Cmd: []string{"echo", "a\x00b"}}, "INVALID_EXEC"},
+		{wire.ExecRequest{Cmd: []string{"true"}, TimeoutSeconds: -1}, "INVALID_EXEC"},
+		{wire.ExecRequest{Cmd: []string{"no-such-command-sbx"}}, "COMMAND_NOT_FOUND"},
+		{wire.ExecRequest{Cmd: []string{"./noexec.sh"}}, "COMMAND_NOT_FOUND"},
+		{wire.ExecRequest{Cmd: []string{"true"}, Cwd: "missing"}, "CWD_NOT_FOUND"},
+		{wire.ExecRequest{Cmd: []string{"true"}, Cwd: "noexec.sh"}, "CWD_NOT_FOUND"},
+		{wire.ExecRequest{Cmd: []string{"true"}, Env: map[string]string{"A=B": "x"}}, "INVALID_ENV"},
 		{map[string]any{"cmd": []string{"true"}, "bogus": 1}, "UNKNOWN_FIELD"},
 		{[]byte(`{"cmd":["true"]} trailing`), "INVALID_JSON"},
 	} {
-		a.callErr("POST", "/exec", tc.body, http.StatusBadRequest, sdk.Code(tc.code))
+		a.callErr("POST", "/exec", tc.body, http.StatusBadRequest, wire.Code(tc.code))
 	}
 	big := []byte(`{"shell":"` + strings.Repeat("x", 2<<20) + `"}`)
 	a.callErr("POST", "/exec", big, http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE")
-	a.callErr("POST", "/exec?stream=maybe", sdk.ExecRequest{Cmd: []string{"true"}}, http.StatusBadRequest, "INVALID_PARAMETER")
+	a.callErr("POST", "/exec?stream=maybe", wire.ExecRequest{Cmd: []string{"true"}}, http.StatusBadRequest, "INVALID_PARAMETER")
 	a.callErr("GET", "/no/such/route", nil, http.StatusNotFound, "ROUTE_NOT_FOUND")
 }
 
 func TestExecTimeoutKillsGrandchild(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	res := a.exec(sdk.ExecRequest{Shell: "sleep 1000 & echo $!; wait", TimeoutSeconds: 0.3})
+	res := a.exec(wire.ExecRequest{Shell: "sleep 1000 & echo $!; wait", TimeoutSeconds: 0.3})
 	if !res.TimedOut || res.Signal != "SIGKILL" || res.ExitCode != 137 {
 		t.Fatalf("got %+v", res)
 	}
@@ -137,11 +137,11 @@ func TestExecTruncation(t *testing.T) {
 	t.Cleanup(func() { outputLimit = old })
 	a := startAgent(t)
 
-	res := a.exec(sdk.ExecRequest{Shell: "head -c 5000 /dev/zero; echo small >&2"})
+	res := a.exec(wire.ExecRequest{Shell: "head -c 5000 /dev/zero; echo small >&2"})
 	if len(res.Stdout) != 1000 || res.Stderr != "small\n" || !res.Truncated || res.ExitCode != 0 {
 		t.Fatalf("got stdout %d bytes, stderr %q, truncated %v, exit %d", len(res.Stdout), res.Stderr, res.Truncated, res.ExitCode)
 	}
-	res = a.exec(sdk.ExecRequest{Shell: "head -c 1000 /dev/zero"})
+	res = a.exec(wire.ExecRequest{Shell: "head -c 1000 /dev/zero"})
 	if len(res.Stdout) != 1000 || res.Truncated {
 		t.Fatalf("at the limit: %d bytes, truncated %v", len(res.Stdout), res.Truncated)
 	}
@@ -150,7 +150,7 @@ func TestExecTruncation(t *testing.T) {
 func TestExecStream(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	ev := a.stream(context.Background(), sdk.ExecRequest{Shell: "echo out; echo err >&2; echo out2; exit 2"})
+	ev := a.stream(context.Background(), wire.ExecRequest{Shell: "echo out; echo err >&2; echo out2; exit 2"})
 	start := ev.must("start")
 	if start.Pid <= 0 {
 		t.Fatalf("start %+v", start)
@@ -191,7 +191,7 @@ func TestExecStream(t *testing.T) {
 		t.Fatalf("stdout %q stderr %q", out.String(), errb.String())
 	}
 	// Errors before the start are plain JSON errors.
-	a.callErr("POST", "/exec?stream=true", sdk.ExecRequest{Cmd: []string{"no-such-command-sbx"}}, http.StatusBadRequest, "COMMAND_NOT_FOUND")
+	a.callErr("POST", "/exec?stream=true", wire.ExecRequest{Cmd: []string{"no-such-command-sbx"}}, http.StatusBadRequest, "COMMAND_NOT_FOUND")
 }
 
 func TestExecStreamHeartbeat(t *testing.T) {
@@ -205,7 +205,7 @@ func TestExecStreamHeartbeat(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ev := a.stream(context.Background(), sdk.ExecRequest{Cmd: []string{"cat", "fifo"}})
+	ev := a.stream(context.Background(), wire.ExecRequest{Cmd: []string{"cat", "fifo"}})
 	ev.must("start")
 	ev.must("heartbeat") // cat is blocked on the fifo: silence
 	if err := os.WriteFile(fifo, []byte("bye"), 0); err != nil {
@@ -232,7 +232,7 @@ func TestExecConcurrent(t *testing.T) {
 				return
 			}
 			defer resp.Body.Close()
-			var res sdk.ExecResult
+			var res wire.ExecResult
 			if err := decodeJSONBody(resp, &res); err != nil {
 				errs <- err.Error()
 				return
@@ -253,7 +253,7 @@ func TestExecClientDisconnectKills(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	ev := a.stream(ctx, sdk.ExecRequest{Shell: "sleep 1000 & echo $!; wait"})
+	ev := a.stream(ctx, wire.ExecRequest{Shell: "sleep 1000 & echo $!; wait"})
 	shell := ev.must("start").Pid
 	grandchild, err := strconv.Atoi(strings.TrimSpace(string(ev.must("stdout").Data)))
 	if err != nil {
@@ -272,7 +272,7 @@ func TestExecClientDisconnectKills(t *testing.T) {
 func TestExecBackgroundProcess(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	res := a.exec(sdk.ExecRequest{Shell: "sleep 1000 & echo $!"})
+	res := a.exec(wire.ExecRequest{Shell: "sleep 1000 & echo $!"})
 	pid, err := strconv.Atoi(strings.TrimSpace(res.Stdout))
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("got %+v", res)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // maxAttachRequest bounds the JSON line that opens an exec/attach body.
@@ -30,17 +30,17 @@ func (s *server) handleExecAttach(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if err != bufio.ErrBufferFull || len(line) > maxAttachRequest {
-			writeError(w, errdefs.Invalid(sdk.CodeInvalidJSON, "the body must start with one line of JSON (an ExecRequest) of at most %d bytes", maxAttachRequest))
+			writeError(w, errdefs.Invalid(wire.CodeInvalidJSON, "the body must start with one line of JSON (an ExecRequest) of at most %d bytes", maxAttachRequest))
 			return
 		}
 	}
-	var req sdk.ExecRequest
+	var req wire.ExecRequest
 	if err := json.Unmarshal(line, &req); err != nil {
-		writeError(w, errdefs.Invalid(sdk.CodeInvalidJSON, "the first line must be a JSON ExecRequest: %v", err))
+		writeError(w, errdefs.Invalid(wire.CodeInvalidJSON, "the first line must be a JSON ExecRequest: %v", err))
 		return
 	}
 	if req.Stdin != "" {
-		writeError(w, errdefs.Invalid(sdk.CodeInvalidExec, "stdin comes after the first line, not in it"))
+		writeError(w, errdefs.Invalid(wire.CodeInvalidExec, "stdin comes after the first line, not in it"))
 		return
 	}
 	c, err := s.prepare(&req)

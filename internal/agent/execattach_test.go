@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestExecAttachStreamsStdin(t *testing.T) {
@@ -27,14 +27,14 @@ func TestExecAttachStreamsStdin(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	var stdout, stderr strings.Builder
-	var exit *sdk.ExecEvent
+	var exit *wire.ExecEvent
 	rd := agentapi.NewReader(resp.Body, agentapi.MaxLine)
 	for exit == nil {
 		line, err := rd.Next()
 		if err != nil {
 			t.Fatalf("stream ended without exit: %v (stdout %q)", err, stdout.String())
 		}
-		var ev sdk.ExecEvent
+		var ev wire.ExecEvent
 		json.Unmarshal(line, &ev)
 		switch ev.Type {
 		case "stdout":

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // heartbeatInterval is the silence after which a stream sends a heartbeat,
@@ -27,11 +27,11 @@ func (s *server) handleExec(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("stream"); v != "" {
 		var err error
 		if stream, err = strconv.ParseBool(v); err != nil {
-			writeError(w, errdefs.Invalid(sdk.CodeInvalidParameter, "stream must be true or false, got %q", v))
+			writeError(w, errdefs.Invalid(wire.CodeInvalidParameter, "stream must be true or false, got %q", v))
 			return
 		}
 	}
-	var req sdk.ExecRequest
+	var req wire.ExecRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -64,7 +64,7 @@ func (s *server) execStream(w http.ResponseWriter, r *http.Request, c *command) 
 		writeError(w, err)
 		return
 	}
-	out.finish(sdk.ExecEvent{Type: "exit", ExitCode: res.ExitCode, Signal: res.Signal,
+	out.finish(wire.ExecEvent{Type: "exit", ExitCode: res.ExitCode, Signal: res.Signal,
 		TimedOut: res.TimedOut, DurationMs: res.DurationMs})
 }
 
@@ -113,23 +113,23 @@ type eventStream struct {
 func (e *eventStream) started(pid int) {
 	e.w.Header().Set("Content-Type", "application/x-ndjson")
 	e.w.WriteHeader(http.StatusOK)
-	e.send(sdk.ExecEvent{Type: "start", Pid: pid})
+	e.send(wire.ExecEvent{Type: "start", Pid: pid})
 	e.mu.Lock()
-	e.heartbeat = time.AfterFunc(heartbeatInterval, func() { e.send(sdk.ExecEvent{Type: "heartbeat"}) })
+	e.heartbeat = time.AfterFunc(heartbeatInterval, func() { e.send(wire.ExecEvent{Type: "heartbeat"}) })
 	e.mu.Unlock()
 }
 
 func (e *eventStream) write(stream string, p []byte) {
-	e.send(sdk.ExecEvent{Type: stream, Data: p})
+	e.send(wire.ExecEvent{Type: stream, Data: p})
 }
 
-func (e *eventStream) send(ev sdk.ExecEvent) {
+func (e *eventStream) send(ev wire.ExecEvent) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sendLocked(ev)
 }
 
-func (e *eventStream) sendLocked(ev sdk.ExecEvent) {
+func (e *eventStream) sendLocked(ev wire.ExecEvent) {
 	if e.done {
 		return
 	}
@@ -146,7 +146,7 @@ func (e *eventStream) sendLocked(ev sdk.ExecEvent) {
 }
 
 // finish sends the last event; nothing is written after it.
-func (e *eventStream) finish(ev sdk.ExecEvent) {
+func (e *eventStream) finish(ev wire.ExecEvent) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sendLocked(ev)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // lastLine returns the last NDJSON object of a stream, decoded loosely, the
@@ -32,11 +32,11 @@ func lastLine(t *testing.T, resp *http.Response) map[string]any {
 func TestExitEventsCarryZeroExitCode(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	exit := lastLine(t, a.do("POST", "/exec?stream=true", sdk.ExecRequest{Cmd: []string{"true"}}))
+	exit := lastLine(t, a.do("POST", "/exec?stream=true", wire.ExecRequest{Cmd: []string{"true"}}))
 	if exit["type"] != "exit" || exit["exitCode"] != 0.0 || exit["timedOut"] != false || exit["durationMs"] == nil {
 		t.Fatalf("exec exit event: %v", exit)
 	}
-	a.startProc(sdk.StartProcessRequest{ID: "ok", Cmd: []string{"true"}})
+	a.startProc(wire.StartProcessRequest{ID: "ok", Cmd: []string{"true"}})
 	a.waitProc("ok")
 	exit = lastLine(t, a.do("GET", "/processes/ok/logs", nil))
 	if exit["type"] != "exit" || exit["exitCode"] != 0.0 || exit["timedOut"] != false {

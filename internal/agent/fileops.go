@@ -17,7 +17,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // File operations done here, next to the files, so a caller never runs
@@ -26,10 +26,10 @@ import (
 // a number of answers; replace by the size of one file.
 
 // setPermissions changes a file's mode and owner; empty fields stay.
-func (s *server) setPermissions(_ context.Context, req sdk.PermissionsRequest) (sdk.FileInfo, error) {
+func (s *server) setPermissions(_ context.Context, req wire.PermissionsRequest) (wire.FileInfo, error) {
 	path, err := s.path(req.Path)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	uid, gid := -1, -1
 	if req.Owner != "" {
@@ -37,7 +37,7 @@ func (s *server) setPermissions(_ context.Context, req sdk.PermissionsRequest) (
 		if !ok {
 			n, numeric := parseID(req.Owner)
 			if !numeric {
-				return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUnknownUser, "no user %q in the sandbox's /etc/passwd", req.Owner)
+				return wire.FileInfo{}, errdefs.Invalid(wire.CodeUnknownUser, "no user %q in the sandbox's /etc/passwd", req.Owner)
 			}
 			uid = int(n)
 		} else {
@@ -48,22 +48,22 @@ func (s *server) setPermissions(_ context.Context, req sdk.PermissionsRequest) (
 	if req.Group != "" {
 		g, ok := findGroup(req.Group)
 		if !ok {
-			return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUnknownUser, "no group %q in the sandbox's /etc/group", req.Group)
+			return wire.FileInfo{}, errdefs.Invalid(wire.CodeUnknownUser, "no group %q in the sandbox's /etc/group", req.Group)
 		}
 		gid = int(g)
 	}
 	if req.Mode != "" {
 		m, err := parseMode(req.Mode)
 		if err != nil {
-			return sdk.FileInfo{}, err
+			return wire.FileInfo{}, err
 		}
 		if err := os.Chmod(path, m); err != nil {
-			return sdk.FileInfo{}, fsError(err, path)
+			return wire.FileInfo{}, fsError(err, path)
 		}
 	}
 	if uid >= 0 || gid >= 0 {
 		if err := os.Lchown(path, uid, gid); err != nil {
-			return sdk.FileInfo{}, fsError(err, path)
+			return wire.FileInfo{}, fsError(err, path)
 		}
 	}
 	return fileInfo(path)
@@ -89,16 +89,16 @@ func findGroup(name string) (uint32, bool) {
 
 // lookupAccount answers the account ?name= (a name or uid; default root,
 // whom commands run as unless they name a user) of /etc/passwd.
-func lookupAccount(r *http.Request) (sdk.User, error) {
+func lookupAccount(r *http.Request) (wire.User, error) {
 	name := r.URL.Query().Get("name")
 	if name == "" {
 		name = "0"
 	}
 	cred, home, err := lookupUser(name)
 	if err != nil {
-		return sdk.User{}, err
+		return wire.User{}, err
 	}
-	u := sdk.User{Name: name, UID: cred.Uid, GID: cred.Gid, Home: home}
+	u := wire.User{Name: name, UID: cred.Uid, GID: cred.Gid, Home: home}
 	if e, ok := findPasswd(name); ok {
 		u.Name = e[0]
 	}
@@ -161,9 +161,9 @@ const maxGrepLine = 1 << 20
 
 // grep finds the lines containing a string in the text files under a path
 // (binary files, those with a NUL byte early on, are skipped, as grep -I).
-func (s *server) grep(_ context.Context, req sdk.GrepRequest) (sdk.GrepResult, error) {
+func (s *server) grep(_ context.Context, req wire.GrepRequest) (wire.GrepResult, error) {
 	if req.Pattern == "" || strings.ContainsAny(req.Pattern, "\n\x00") {
-		return sdk.GrepResult{}, errdefs.Invalid(sdk.CodeInvalidParameter, "pattern must be a non-empty string on one line")
+		return wire.GrepResult{}, errdefs.Invalid(wire.CodeInvalidParameter, "pattern must be a non-empty string on one line")
 	}
 	limit := req.Max
 	if limit <= 0 || limit > agentapi.MaxGrepMatches {
@@ -171,9 +171,9 @@ func (s *server) grep(_ context.Context, req sdk.GrepRequest) (sdk.GrepResult, e
 	}
 	match, err := grepMatcher(req)
 	if err != nil {
-		return sdk.GrepResult{}, err
+		return wire.GrepResult{}, err
 	}
-	res := sdk.GrepResult{Matches: []sdk.GrepMatch{}}
+	res := wire.GrepResult{Matches: []wire.GrepMatch{}}
 	err = s.walkFiles(req.Path, func(p string, d fs.DirEntry) bool {
 		if !d.Type().IsRegular() {
 			return true
@@ -195,7 +195,7 @@ func (s *server) grep(_ context.Context, req sdk.GrepRequest) (sdk.GrepResult, e
 					res.Truncated = true
 					return false
 				}
-				res.Matches = append(res.Matches, sdk.GrepMatch{File: p, Line: n, Content: sc.Text()})
+				res.Matches = append(res.Matches, wire.GrepMatch{File: p, Line: n, Content: sc.Text()})
 			}
 		}
 		return true
@@ -205,29 +205,29 @@ func (s *server) grep(_ context.Context, req sdk.GrepRequest) (sdk.GrepResult, e
 
 // grepMatcher is the line test of a grep request: a plain substring, or
 // an RE2 expression (linear time, so a hostile pattern cannot hang the agent).
-func grepMatcher(req sdk.GrepRequest) (func([]byte) bool, error) {
+func grepMatcher(req wire.GrepRequest) (func([]byte) bool, error) {
 	if !req.Regex {
 		pattern := []byte(req.Pattern)
 		return func(line []byte) bool { return bytes.Contains(line, pattern) }, nil
 	}
 	re, err := regexp.Compile(req.Pattern)
 	if err != nil {
-		return nil, errdefs.Invalid(sdk.CodeInvalidParameter, "pattern is not a regular expression: %v", err)
+		return nil, errdefs.Invalid(wire.CodeInvalidParameter, "pattern is not a regular expression: %v", err)
 	}
 	return re.Match, nil
 }
 
 // glob finds the files and directories under a path whose name matches a
 // pattern, as find -name.
-func (s *server) glob(_ context.Context, req sdk.GlobRequest) (sdk.GlobResult, error) {
+func (s *server) glob(_ context.Context, req wire.GlobRequest) (wire.GlobResult, error) {
 	if _, err := filepath.Match(req.Pattern, ""); err != nil || req.Pattern == "" {
-		return sdk.GlobResult{}, errdefs.Invalid(sdk.CodeInvalidParameter, "pattern %q is not a valid name pattern (*, ?, [...])", req.Pattern)
+		return wire.GlobResult{}, errdefs.Invalid(wire.CodeInvalidParameter, "pattern %q is not a valid name pattern (*, ?, [...])", req.Pattern)
 	}
 	limit := req.Max
 	if limit <= 0 || limit > agentapi.MaxGlobFiles {
 		limit = agentapi.MaxGlobFiles
 	}
-	res := sdk.GlobResult{Files: []string{}}
+	res := wire.GlobResult{Files: []string{}}
 	err := s.walkFiles(req.Path, func(p string, d fs.DirEntry) bool {
 		if ok, _ := filepath.Match(req.Pattern, d.Name()); ok {
 			if len(res.Files) == limit {
@@ -244,14 +244,14 @@ func (s *server) glob(_ context.Context, req sdk.GlobRequest) (sdk.GlobResult, e
 // replace rewrites each file with every occurrence of a string replaced,
 // through a temporary file renamed over it (mode and owner kept), so a
 // reader never sees half a file. Each file has its own outcome.
-func (s *server) replace(_ context.Context, req sdk.ReplaceRequest) ([]sdk.ReplaceResult, error) {
+func (s *server) replace(_ context.Context, req wire.ReplaceRequest) ([]wire.ReplaceResult, error) {
 	if req.Old == "" {
-		return nil, errdefs.Invalid(sdk.CodeInvalidParameter, "the string to replace must not be empty")
+		return nil, errdefs.Invalid(wire.CodeInvalidParameter, "the string to replace must not be empty")
 	}
-	out := make([]sdk.ReplaceResult, 0, len(req.Files))
+	out := make([]wire.ReplaceResult, 0, len(req.Files))
 	for _, f := range req.Files {
 		n, err := s.replaceIn(f, []byte(req.Old), []byte(req.New))
-		r := sdk.ReplaceResult{File: f, Replaced: n}
+		r := wire.ReplaceResult{File: f, Replaced: n}
 		if err != nil {
 			r.Error = err.Error()
 		}
@@ -275,14 +275,14 @@ func (s *server) replaceIn(file string, old, new []byte) (int, error) {
 		return 0, fsError(err, path)
 	}
 	if !fi.Mode().IsRegular() {
-		return 0, errdefs.Invalid(sdk.CodeInvalidPath, "%s is not a regular file", path)
+		return 0, errdefs.Invalid(wire.CodeInvalidPath, "%s is not a regular file", path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, agentapi.MaxReplaceFile+1))
 	if err != nil {
 		return 0, fsError(err, path)
 	}
 	if len(b) > agentapi.MaxReplaceFile {
-		return 0, errdefs.TooLarge(sdk.CodeBodyTooLarge, "%s is larger than %d bytes, the most replace rewrites", path, agentapi.MaxReplaceFile)
+		return 0, errdefs.TooLarge(wire.CodeBodyTooLarge, "%s is larger than %d bytes, the most replace rewrites", path, agentapi.MaxReplaceFile)
 	}
 	n := bytes.Count(b, old)
 	if n == 0 {

@@ -17,7 +17,7 @@ import (
 	"github.com/sbxhq/sbx/internal/dirtar"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The agent runs inside the instance's root, so no path here can reach a host
@@ -42,7 +42,7 @@ var maxListEntries = 50_000 // a variable for tests
 // path resolves p, absolute or relative to the default working directory.
 func (s *server) path(p string) (string, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
-		return "", errdefs.Invalid(sdk.CodeInvalidPath, "path must be non-empty and must not contain NUL bytes")
+		return "", errdefs.Invalid(wire.CodeInvalidPath, "path must be non-empty and must not contain NUL bytes")
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(s.cwd, p)
@@ -54,7 +54,7 @@ func (s *server) path(p string) (string, error) {
 func parseMode(v string) (os.FileMode, error) {
 	n, err := strconv.ParseUint(v, 8, 32)
 	if err != nil || n > 0o7777 {
-		return 0, errdefs.Invalid(sdk.CodeInvalidMode, "mode must be octal permission bits such as 0644, got %q", v)
+		return 0, errdefs.Invalid(wire.CodeInvalidMode, "mode must be octal permission bits such as 0644, got %q", v)
 	}
 	m := os.FileMode(n & 0o777)
 	if n&unix.S_ISUID != 0 {
@@ -84,12 +84,12 @@ func modeString(m os.FileMode) string {
 }
 
 // fileInfo describes path with a fresh Lstat.
-func fileInfo(path string) (sdk.FileInfo, error) {
+func fileInfo(path string) (wire.FileInfo, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return sdk.FileInfo{}, fsError(err, path)
+		return wire.FileInfo{}, fsError(err, path)
 	}
-	info := sdk.FileInfo{
+	info := wire.FileInfo{
 		Name: fi.Name(), Path: path, Size: fi.Size(),
 		Mode: modeString(fi.Mode()), ModTime: fi.ModTime().UTC(), Type: "other",
 	}
@@ -113,18 +113,18 @@ func fsError(err error, path string) error { return errdefs.FS(err, path) }
 // renames it into place, so a failed upload leaves the old file untouched.
 // A symlink at path is written through (the link stays), as Daytona does.
 // Missing parent directories are made unless parents=false.
-func (s *server) putFile(r *http.Request) (sdk.FileInfo, error) {
+func (s *server) putFile(r *http.Request) (wire.FileInfo, error) {
 	up, err := s.startUpload(r)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	defer up.abort()
 	body := &readErrRecorder{r: r.Body}
 	if _, err := io.Copy(up.tmp, body); err != nil {
 		if body.err != nil {
-			return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUploadIncomplete, "reading the upload of %s failed: %v", up.path, body.err)
+			return wire.FileInfo{}, errdefs.Invalid(wire.CodeUploadIncomplete, "reading the upload of %s failed: %v", up.path, body.err)
 		}
-		return sdk.FileInfo{}, fsError(err, up.path)
+		return wire.FileInfo{}, fsError(err, up.path)
 	}
 	return up.finish()
 }
@@ -162,7 +162,7 @@ func (s *server) startUpload(r *http.Request) (*upload, error) {
 	old, oldErr := os.Lstat(path)
 	switch {
 	case oldErr == nil && old.IsDir():
-		return nil, errdefs.Conflict(sdk.CodeIsADirectory, "%s is a directory", path)
+		return nil, errdefs.Conflict(wire.CodeIsADirectory, "%s is a directory", path)
 	case oldErr == nil && old.Mode().IsRegular() && !modeSet:
 		mode = old.Mode() & (fs.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
 	}
@@ -182,15 +182,15 @@ func (s *server) startUpload(r *http.Request) (*upload, error) {
 }
 
 // finish gives the complete file its mode and renames it into place.
-func (u *upload) finish() (sdk.FileInfo, error) {
+func (u *upload) finish() (wire.FileInfo, error) {
 	if err := u.tmp.Chmod(u.mode); err != nil {
-		return sdk.FileInfo{}, fsError(err, u.path)
+		return wire.FileInfo{}, fsError(err, u.path)
 	}
 	if err := u.tmp.Close(); err != nil {
-		return sdk.FileInfo{}, fsError(err, u.path)
+		return wire.FileInfo{}, fsError(err, u.path)
 	}
 	if err := os.Rename(u.tmp.Name(), u.path); err != nil {
-		return sdk.FileInfo{}, fsError(err, u.path)
+		return wire.FileInfo{}, fsError(err, u.path)
 	}
 	u.done = true
 	return fileInfo(u.path)
@@ -224,11 +224,11 @@ func ensureDir(dir string, parents bool) error {
 		}
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
-		return errdefs.NotFound(sdk.CodeParentNotFound, "directory %s does not exist (parents=false was given)", dir)
+		return errdefs.NotFound(wire.CodeParentNotFound, "directory %s does not exist (parents=false was given)", dir)
 	case err != nil:
 		return fsError(err, dir)
 	case !fi.IsDir():
-		return errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory", dir)
+		return errdefs.Invalid(wire.CodeNotADirectory, "%s is not a directory", dir)
 	}
 	return nil
 }
@@ -257,7 +257,7 @@ func writeTarget(path string) (string, error) {
 		}
 		path = filepath.Clean(target)
 	}
-	return "", errdefs.Invalid(sdk.CodeInvalidPath, "%s: too many levels of symlinks", path)
+	return "", errdefs.Invalid(wire.CodeInvalidPath, "%s: too many levels of symlinks", path)
 }
 
 // readErrRecorder tells a failed read of the body from a failed disk write.
@@ -298,7 +298,7 @@ func (s *server) openDownload(r *http.Request) (*os.File, int64, error) {
 	// and a device may have effects. O_NONBLOCK covers a swap meanwhile:
 	// opening a FIFO must not hang; fstat then rejects it.
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
-		return nil, 0, errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file (a %s)", path, fileKind(fi.Mode()))
+		return nil, 0, errdefs.Invalid(wire.CodeNotARegularFile, "%s is not a regular file (a %s)", path, fileKind(fi.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -309,9 +309,9 @@ func (s *server) openDownload(r *http.Request) (*os.File, int64, error) {
 	case err != nil:
 		err = fsError(err, path)
 	case fi.IsDir():
-		err = errdefs.Invalid(sdk.CodeIsADirectory, "%s is a directory; list it with /files/list", path)
+		err = errdefs.Invalid(wire.CodeIsADirectory, "%s is a directory; list it with /files/list", path)
 	case !fi.Mode().IsRegular():
-		err = errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path)
+		err = errdefs.Invalid(wire.CodeNotARegularFile, "%s is not a regular file", path)
 	}
 	if err != nil {
 		f.Close()
@@ -338,7 +338,7 @@ func fileKind(m os.FileMode) string {
 // list lists a directory; depth=N also lists N-1 levels below it
 // (symlinked directories are listed, not entered), each directory's
 // entries by name, each followed by its own contents.
-func (s *server) list(r *http.Request) ([]sdk.FileInfo, error) {
+func (s *server) list(r *http.Request) ([]wire.FileInfo, error) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err != nil {
 		return nil, err
@@ -346,7 +346,7 @@ func (s *server) list(r *http.Request) ([]sdk.FileInfo, error) {
 	depth := 1
 	if v := r.URL.Query().Get("depth"); v != "" {
 		if depth, err = strconv.Atoi(v); err != nil || depth < 1 || depth > maxListDepth {
-			return nil, errdefs.Invalid(sdk.CodeInvalidDepth, "depth must be a whole number from 1 to %d, got %q", maxListDepth, v)
+			return nil, errdefs.Invalid(wire.CodeInvalidDepth, "depth must be a whole number from 1 to %d, got %q", maxListDepth, v)
 		}
 	}
 	fi, err := os.Stat(path)
@@ -354,16 +354,16 @@ func (s *server) list(r *http.Request) ([]sdk.FileInfo, error) {
 		return nil, fsError(err, path)
 	}
 	if !fi.IsDir() {
-		return nil, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory", path)
+		return nil, errdefs.Invalid(wire.CodeNotADirectory, "%s is not a directory", path)
 	}
-	list := []sdk.FileInfo{}
+	list := []wire.FileInfo{}
 	if err := listTree(path, depth, &list); err != nil {
 		return nil, err
 	}
 	return list, nil
 }
 
-func listTree(dir string, depth int, list *[]sdk.FileInfo) error {
+func listTree(dir string, depth int, list *[]wire.FileInfo) error {
 	entries, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
 		return fsError(err, dir)
@@ -374,11 +374,11 @@ func listTree(dir string, depth int, list *[]sdk.FileInfo) error {
 			continue // removed since ReadDir
 		}
 		if len(*list) == maxListEntries {
-			return errdefs.Invalid(sdk.CodeListTooLarge, "the listing has more than %d entries: list a smaller depth or a subdirectory", maxListEntries)
+			return errdefs.Invalid(wire.CodeListTooLarge, "the listing has more than %d entries: list a smaller depth or a subdirectory", maxListEntries)
 		}
 		*list = append(*list, info)
 		if depth > 1 && info.Type == "dir" {
-			if err := listTree(info.Path, depth-1, list); err != nil && errdefs.CodeOf(err) == sdk.CodeListTooLarge {
+			if err := listTree(info.Path, depth-1, list); err != nil && errdefs.CodeOf(err) == wire.CodeListTooLarge {
 				return err
 			}
 			// Otherwise unreadable or gone meanwhile: listed, not entered.
@@ -390,7 +390,7 @@ func listTree(dir string, depth int, list *[]sdk.FileInfo) error {
 func (s *server) handleStat(w http.ResponseWriter, r *http.Request) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err == nil {
-		var info sdk.FileInfo
+		var info wire.FileInfo
 		if info, err = fileInfo(path); err == nil {
 			writeJSON(w, http.StatusOK, info)
 			return
@@ -408,19 +408,19 @@ func (s *server) handleMkdir(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, info)
 }
 
-func (s *server) mkdir(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, error) {
-	var req sdk.MkdirRequest
+func (s *server) mkdir(w http.ResponseWriter, r *http.Request) (wire.FileInfo, error) {
+	var req wire.MkdirRequest
 	if err := decodeJSON(w, r, &req); err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	path, err := s.path(req.Path)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	mode := os.FileMode(0o755)
 	if req.Mode != "" {
 		if mode, err = parseMode(req.Mode); err != nil {
-			return sdk.FileInfo{}, err
+			return wire.FileInfo{}, err
 		}
 	}
 	return makeDir(path, mode, req.Parents)
@@ -428,28 +428,28 @@ func (s *server) mkdir(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, er
 
 // makeDir makes the directory path with mode (parents too with parents);
 // with parents an existing directory is no error.
-func makeDir(path string, mode os.FileMode, parents bool) (sdk.FileInfo, error) {
+func makeDir(path string, mode os.FileMode, parents bool) (wire.FileInfo, error) {
 	var err error
 	if parents {
 		if fi, err := os.Stat(path); err == nil {
 			if fi.IsDir() {
 				return fileInfo(path)
 			}
-			return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeFileExists, "%s exists and is not a directory", path)
+			return wire.FileInfo{}, errdefs.Conflict(wire.CodeFileExists, "%s exists and is not a directory", path)
 		}
 		err = os.MkdirAll(path, 0o755)
 	} else {
 		err = os.Mkdir(path, 0o755)
 		if errors.Is(err, fs.ErrNotExist) {
-			return sdk.FileInfo{}, errdefs.NotFound(sdk.CodeParentNotFound, "directory %s does not exist (use parents:true to create it)", filepath.Dir(path))
+			return wire.FileInfo{}, errdefs.NotFound(wire.CodeParentNotFound, "directory %s does not exist (use parents:true to create it)", filepath.Dir(path))
 		}
 	}
 	if err != nil {
-		return sdk.FileInfo{}, fsError(err, path)
+		return wire.FileInfo{}, fsError(err, path)
 	}
 	// Chmod sets the mode exactly, without the umask.
 	if err := os.Chmod(path, mode); err != nil {
-		return sdk.FileInfo{}, fsError(err, path)
+		return wire.FileInfo{}, fsError(err, path)
 	}
 	return fileInfo(path)
 }
@@ -463,24 +463,24 @@ func (s *server) handleMove(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, info)
 }
 
-func (s *server) move(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, error) {
-	var req sdk.MoveRequest
+func (s *server) move(w http.ResponseWriter, r *http.Request) (wire.FileInfo, error) {
+	var req wire.MoveRequest
 	if err := decodeJSON(w, r, &req); err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	from, err := s.path(req.From)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	to, err := s.path(req.To)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	if from == "/" || to == "/" {
-		return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeInvalidPath, "cannot move / or onto /")
+		return wire.FileInfo{}, errdefs.Invalid(wire.CodeInvalidPath, "cannot move / or onto /")
 	}
 	if _, err := os.Lstat(from); err != nil {
-		return sdk.FileInfo{}, fsError(err, from)
+		return wire.FileInfo{}, fsError(err, from)
 	}
 	// rename(2) directly: os.Rename refuses to replace even an empty directory.
 	if req.Overwrite {
@@ -501,17 +501,17 @@ func (s *server) move(w http.ResponseWriter, r *http.Request) (sdk.FileInfo, err
 	case err == nil:
 		return fileInfo(to)
 	case errors.Is(err, syscall.EEXIST) && !req.Overwrite:
-		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeFileExists, "%s already exists (set overwrite to replace it)", to)
+		return wire.FileInfo{}, errdefs.Conflict(wire.CodeFileExists, "%s already exists (set overwrite to replace it)", to)
 	case errors.Is(err, fs.ErrNotExist):
-		return sdk.FileInfo{}, errdefs.NotFound(sdk.CodeParentNotFound, "directory %s does not exist", filepath.Dir(to))
+		return wire.FileInfo{}, errdefs.NotFound(wire.CodeParentNotFound, "directory %s does not exist", filepath.Dir(to))
 	case errors.Is(err, syscall.EINVAL):
-		return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeInvalidMove, "cannot move %s into itself", from)
+		return wire.FileInfo{}, errdefs.Invalid(wire.CodeInvalidMove, "cannot move %s into itself", from)
 	case errors.Is(err, syscall.EEXIST), errors.Is(err, syscall.ENOTEMPTY):
-		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeDirNotEmpty, "%s is a directory that is not empty", to)
+		return wire.FileInfo{}, errdefs.Conflict(wire.CodeDirNotEmpty, "%s is a directory that is not empty", to)
 	case errors.Is(err, syscall.ENOTDIR):
-		return sdk.FileInfo{}, errdefs.Conflict(sdk.CodeNotADirectory, "cannot replace %s: a directory and a non-directory", to)
+		return wire.FileInfo{}, errdefs.Conflict(wire.CodeNotADirectory, "cannot replace %s: a directory and a non-directory", to)
 	}
-	return sdk.FileInfo{}, fsError(err, to)
+	return wire.FileInfo{}, fsError(err, to)
 }
 
 func (s *server) handleDelete(w http.ResponseWriter, r *http.Request) {
@@ -532,7 +532,7 @@ func (s *server) delete(r *http.Request) error {
 		return err
 	}
 	if path == "/" {
-		return errdefs.Invalid(sdk.CodeInvalidPath, "refusing to delete /")
+		return errdefs.Invalid(wire.CodeInvalidPath, "refusing to delete /")
 	}
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -544,7 +544,7 @@ func (s *server) delete(r *http.Request) error {
 		err = os.Remove(path)
 	}
 	if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTEMPTY) {
-		return errdefs.Conflict(sdk.CodeDirNotEmpty, "%s is not empty (set recursive=true to delete it and its contents)", path)
+		return errdefs.Conflict(wire.CodeDirNotEmpty, "%s is not empty (set recursive=true to delete it and its contents)", path)
 	}
 	if err != nil {
 		return fsError(err, path)

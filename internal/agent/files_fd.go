@@ -14,7 +14,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // handleFileFD opens a file as GetFile (op=read) or PutFile (op=write)
@@ -23,7 +23,7 @@ import (
 // until the daemon commits it; a connection that ends first removes it.
 func (s *server) handleFileFD(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Upgrade") != agentapi.UpgradeFD {
-		writeError(w, errdefs.Invalid(sdk.CodeInvalidParameter, "%s needs Upgrade: %s", agentapi.FileFD.Pattern(), agentapi.UpgradeFD))
+		writeError(w, errdefs.Invalid(wire.CodeInvalidParameter, "%s needs Upgrade: %s", agentapi.FileFD.Pattern(), agentapi.UpgradeFD))
 		return
 	}
 	var (
@@ -46,7 +46,7 @@ func (s *server) handleFileFD(w http.ResponseWriter, r *http.Request) {
 			f, opened.Path = up.tmp, up.path
 		}
 	default:
-		err = errdefs.Invalid(sdk.CodeInvalidParameter, "op must be read or write, got %q", op)
+		err = errdefs.Invalid(wire.CodeInvalidParameter, "op must be read or write, got %q", op)
 	}
 	if err != nil {
 		writeError(w, err)

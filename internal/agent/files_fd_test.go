@@ -11,7 +11,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // FileFD through a real agent socket: the daemon's side (agentapi.OpenFD)
@@ -87,13 +87,13 @@ func TestFileFD(t *testing.T) {
 	}
 
 	// Errors are the agent's, as for GetFile and PutFile.
-	if _, err := c.OpenFD(wctx, "read", url.Values{"path": {"missing"}}); errdefs.CodeOf(err) != sdk.CodeFileNotFound {
+	if _, err := c.OpenFD(wctx, "read", url.Values{"path": {"missing"}}); errdefs.CodeOf(err) != wire.CodeFileNotFound {
 		t.Errorf("read of a missing file: %v", err)
 	}
-	if _, err := c.OpenFD(wctx, "write", url.Values{"path": {"sub"}}); errdefs.CodeOf(err) != sdk.CodeIsADirectory {
+	if _, err := c.OpenFD(wctx, "write", url.Values{"path": {"sub"}}); errdefs.CodeOf(err) != wire.CodeIsADirectory {
 		t.Errorf("write over a directory: %v", err)
 	}
-	if _, err := c.OpenFD(wctx, "chmod", url.Values{"path": {"sub/a.txt"}}); errdefs.CodeOf(err) != sdk.CodeInvalidParameter {
+	if _, err := c.OpenFD(wctx, "chmod", url.Values{"path": {"sub/a.txt"}}); errdefs.CodeOf(err) != wire.CodeInvalidParameter {
 		t.Errorf("an unknown op: %v", err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Writes and directories made for an account of the sandbox (?owner=name,
@@ -21,7 +21,7 @@ import (
 func (s *server) ownedTarget(r *http.Request) (path string, uid, gid int, err error) {
 	spec := r.URL.Query().Get("owner")
 	if spec == "" {
-		return "", 0, 0, errdefs.Invalid(sdk.CodeInvalidParameter, "owner is required: an account name, uid or uid:gid")
+		return "", 0, 0, errdefs.Invalid(wire.CodeInvalidParameter, "owner is required: an account name, uid or uid:gid")
 	}
 	cred, _, err := lookupUser(spec)
 	if err != nil {
@@ -59,50 +59,50 @@ func chownAll(paths []string, uid, gid int) error {
 
 // putFileOwned is PutFile for ?owner=: the file and the directories the
 // write made belong to the owner.
-func (s *server) putFileOwned(r *http.Request) (sdk.FileInfo, error) {
+func (s *server) putFileOwned(r *http.Request) (wire.FileInfo, error) {
 	path, uid, gid, err := s.ownedTarget(r)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	made := missingDirs(filepath.Dir(path))
 	info, err := s.putFile(r)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	target, err := writeTarget(path)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	if err := chownAll(append(made, target), uid, gid); err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	return fileInfo(info.Path)
 }
 
 // mkdirOwned makes ?path= (with ?mode=, default 0755, and ?parents=,
 // default true) and hands the directories it made to ?owner=.
-func (s *server) mkdirOwned(r *http.Request) (sdk.FileInfo, error) {
+func (s *server) mkdirOwned(r *http.Request) (wire.FileInfo, error) {
 	path, uid, gid, err := s.ownedTarget(r)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	mode := os.FileMode(0o755)
 	if v := r.URL.Query().Get("mode"); v != "" {
 		if mode, err = parseMode(v); err != nil {
-			return sdk.FileInfo{}, err
+			return wire.FileInfo{}, err
 		}
 	}
 	parents, err := parentsParam(r)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	made := missingDirs(path)
 	info, err := makeDir(path, mode, parents)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	if err := chownAll(made, uid, gid); err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	return info, nil
 }

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // ownerOf is the uid and gid of path.
@@ -30,7 +30,7 @@ func TestFilesOwned(t *testing.T) {
 	}
 	a := startAgent(t)
 	want := [2]uint32{1234, 5678}
-	var info sdk.FileInfo
+	var info wire.FileInfo
 	a.call("PUT", "/files/owned?path=new/sub/f.txt&owner=1234:5678&mode=0600", []byte("hi"), http.StatusOK, &info)
 	if info.Size != 2 || info.Mode != "0600" {
 		t.Fatalf("write: %+v", info)
@@ -49,8 +49,8 @@ func TestFilesOwned(t *testing.T) {
 	}
 	a.call("POST", "/files/mkdir/owned?path=d1/d2&owner=1234", nil, http.StatusOK, &info) // parents: an existing directory is fine
 	a.callErr("POST", "/files/mkdir/owned?path=d1/d2&owner=1234&parents=false", nil, http.StatusConflict, "FILE_EXISTS")
-	a.callErr("PUT", "/files/owned?path=x&owner=nobody-by-that-name", []byte("x"), http.StatusBadRequest, sdk.CodeUnknownUser)
-	a.callErr("PUT", "/files/owned?path=x", []byte("x"), http.StatusBadRequest, sdk.CodeInvalidParameter)
+	a.callErr("PUT", "/files/owned?path=x&owner=nobody-by-that-name", []byte("x"), http.StatusBadRequest, wire.CodeUnknownUser)
+	a.callErr("PUT", "/files/owned?path=x", []byte("x"), http.StatusBadRequest, wire.CodeInvalidParameter)
 	if _, err := os.Stat(filepath.Join(a.cwd, "x")); !os.IsNotExist(err) {
 		t.Fatal("a refused write made the file")
 	}
@@ -62,32 +62,32 @@ func TestContextEnsureAndRestart(t *testing.T) {
 	t.Parallel()
 	needInterpreter(t, "bash")
 	a := startAgent(t)
-	var c sdk.Context
-	a.call("PUT", "/contexts/my-default", sdk.CreateContextRequest{Language: "bash"}, http.StatusCreated, &c)
+	var c wire.Context
+	a.call("PUT", "/contexts/my-default", wire.CreateContextRequest{Language: "bash"}, http.StatusCreated, &c)
 	if c.ID != "my-default" || c.Runs != 0 {
 		t.Fatalf("ensure: %+v", c)
 	}
-	a.runIn(c.ID, sdk.RunCodeRequest{Code: "x=41"})
-	a.call("PUT", "/contexts/my-default", sdk.CreateContextRequest{Language: "bash"}, http.StatusOK, &c)
+	a.runIn(c.ID, wire.RunCodeRequest{Code: "x=41"})
+	a.call("PUT", "/contexts/my-default", wire.CreateContextRequest{Language: "bash"}, http.StatusOK, &c)
 	if c.Runs != 1 {
 		t.Fatalf("the same context again: %+v", c)
 	}
-	if res := a.runIn(c.ID, sdk.RunCodeRequest{Code: "echo $((x+1))"}); res.Stdout != "42\n" {
+	if res := a.runIn(c.ID, wire.RunCodeRequest{Code: "echo $((x+1))"}); res.Stdout != "42\n" {
 		t.Fatalf("state: %+v", res)
 	}
-	a.callErr("PUT", "/contexts/my-default", sdk.CreateContextRequest{Language: "python"}, http.StatusConflict, sdk.CodeContextExists)
+	a.callErr("PUT", "/contexts/my-default", wire.CreateContextRequest{Language: "python"}, http.StatusConflict, wire.CodeContextExists)
 	a.call("POST", "/contexts/my-default/restart", nil, http.StatusOK, &c)
 	if c.ID != "my-default" || c.Runs != 0 || c.Language != "bash" {
 		t.Fatalf("restart: %+v", c)
 	}
-	if res := a.runIn(c.ID, sdk.RunCodeRequest{Code: "echo \"[$x]\""}); res.Stdout != "[]\n" {
+	if res := a.runIn(c.ID, wire.RunCodeRequest{Code: "echo \"[$x]\""}); res.Stdout != "[]\n" {
 		t.Fatalf("state after restart: %+v", res)
 	}
-	var list []sdk.Context
+	var list []wire.Context
 	a.call("GET", "/contexts", nil, http.StatusOK, &list)
 	if len(list) != 1 || list[0].ID != "my-default" || list[0].Runs != 1 {
 		t.Fatalf("list after restart: %+v", list)
 	}
-	a.callErr("PUT", "/contexts/bad%20id", sdk.CreateContextRequest{Language: "bash"}, http.StatusBadRequest, sdk.CodeInvalidID)
-	a.callErr("POST", "/contexts/ghost/restart", nil, http.StatusNotFound, sdk.CodeContextNotFound)
+	a.callErr("PUT", "/contexts/bad%20id", wire.CreateContextRequest{Language: "bash"}, http.StatusBadRequest, wire.CodeInvalidID)
+	a.callErr("POST", "/contexts/ghost/restart", nil, http.StatusNotFound, wire.CodeContextNotFound)
 }

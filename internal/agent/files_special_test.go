@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestFilesSpecialFiles: a socket, a fifo or a device is refused with a
@@ -51,7 +51,7 @@ func TestFilesListDepth(t *testing.T) {
 	a.put("d/e/f/three", "")
 	must(t, os.Symlink(filepath.Join(a.cwd, "d"), filepath.Join(a.cwd, "link")))
 	list := func(depth string) string {
-		var out []sdk.FileInfo
+		var out []wire.FileInfo
 		a.call("GET", "/files/list?"+q(".", "depth", depth), nil, http.StatusOK, &out)
 		var rel []string
 		for _, f := range out {

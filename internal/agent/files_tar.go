@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/dirtar"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Directories travel as tar streams (see package dirtar for what is copied
@@ -38,7 +38,7 @@ func (s *server) streamDir(w http.ResponseWriter, r *http.Request, notDir string
 		return
 	}
 	if !fi.IsDir() {
-		writeError(w, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory; "+notDir, path))
+		writeError(w, errdefs.Invalid(wire.CodeNotADirectory, "%s is not a directory; "+notDir, path))
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-tar")
@@ -51,18 +51,18 @@ func (s *server) streamDir(w http.ResponseWriter, r *http.Request, notDir string
 // putTar extracts a tar stream (plain or gzip) into the directory at
 // path, made with its parents unless parents=false. Nothing changes unless
 // the whole stream is read and accepted.
-func (s *server) putTar(r *http.Request) (sdk.FileInfo, error) {
+func (s *server) putTar(r *http.Request) (wire.FileInfo, error) {
 	path, err := s.path(r.URL.Query().Get("path"))
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	parents, err := parentsParam(r)
 	if err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	_, statErr := os.Stat(path)
 	if err := ensureDir(path, parents); err != nil {
-		return sdk.FileInfo{}, err
+		return wire.FileInfo{}, err
 	}
 	body := &readErrRecorder{r: r.Body}
 	if err := dirtar.Extract(body, path); err != nil {
@@ -72,13 +72,13 @@ func (s *server) putTar(r *http.Request) (sdk.FileInfo, error) {
 		var te *dirtar.Error
 		switch {
 		case body.err != nil:
-			return sdk.FileInfo{}, errdefs.Invalid(sdk.CodeUploadIncomplete, "reading the upload into %s failed: %v", path, body.err)
-		case errors.As(err, &te) && te.Code == dirtar.CodeConflict:
-			return sdk.FileInfo{}, errdefs.Conflict(sdk.Code(te.Code), "%s", te.Error())
+			return wire.FileInfo{}, errdefs.Invalid(wire.CodeUploadIncomplete, "reading the upload into %s failed: %v", path, body.err)
+		case errors.As(err, &te) && te.Code == wire.CodeTarConflict:
+			return wire.FileInfo{}, errdefs.Conflict(te.Code, "%s", te.Error())
 		case errors.As(err, &te):
-			return sdk.FileInfo{}, errdefs.Invalid(sdk.Code(te.Code), "%s; nothing was extracted", te.Error())
+			return wire.FileInfo{}, errdefs.Invalid(te.Code, "%s; nothing was extracted", te.Error())
 		}
-		return sdk.FileInfo{}, fsError(err, path)
+		return wire.FileInfo{}, fsError(err, path)
 	}
 	return fileInfo(path)
 }

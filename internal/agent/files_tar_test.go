@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // readTar returns "name" for each entry, "name->link" for links.
@@ -111,7 +111,7 @@ func TestFilesTarRoundTrip(t *testing.T) {
 		t.Fatalf("tar entries: %s", names)
 	}
 	// Into a directory that does not exist yet (parents by default).
-	var info sdk.FileInfo
+	var info wire.FileInfo
 	a.call("PUT", "/files/tar?"+q("copy/of/src"), data, http.StatusOK, &info)
 	if info.Type != "dir" || info.Path != filepath.Join(a.cwd, "copy/of/src") {
 		t.Fatalf("PUT tar: %+v", info)
@@ -159,7 +159,7 @@ func TestFilesTarRefused(t *testing.T) {
 		{"TAR_UNSUPPORTED_ENTRY", []entry{ok, {name: "dev", typ: tar.TypeChar}}},
 		{"TAR_UNSUPPORTED_ENTRY", []entry{ok, {name: "p", typ: tar.TypeFifo}}},
 	} {
-		a.callErr("PUT", "/files/tar?"+q("dst"), makeTar(t, c.entries...), http.StatusBadRequest, sdk.Code(c.code))
+		a.callErr("PUT", "/files/tar?"+q("dst"), makeTar(t, c.entries...), http.StatusBadRequest, wire.Code(c.code))
 	}
 	data := makeTar(t, ok, entry{name: "big", body: strings.Repeat("x", 10000)})
 	a.callErr("PUT", "/files/tar?"+q("dst"), data[:5000], http.StatusBadRequest, "TAR_INVALID")

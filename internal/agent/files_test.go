@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func q(path string, extra ...string) string {
@@ -27,9 +27,9 @@ func q(path string, extra ...string) string {
 	return v.Encode()
 }
 
-func (a *testAgent) put(path string, content string, extra ...string) sdk.FileInfo {
+func (a *testAgent) put(path string, content string, extra ...string) wire.FileInfo {
 	a.t.Helper()
-	var info sdk.FileInfo
+	var info wire.FileInfo
 	a.call("PUT", "/files?"+q(path, extra...), []byte(content), http.StatusOK, &info)
 	return info
 }
@@ -123,7 +123,7 @@ func TestFilesListStat(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var list []sdk.FileInfo
+	var list []wire.FileInfo
 	a.call("GET", "/files/list?"+q("."), nil, http.StatusOK, &list)
 	var names []string
 	for _, f := range list {
@@ -139,7 +139,7 @@ func TestFilesListStat(t *testing.T) {
 	a.callErr("GET", "/files/list?"+q("a.txt"), nil, http.StatusBadRequest, "NOT_A_DIRECTORY")
 	a.callErr("GET", "/files/list?"+q("nope"), nil, http.StatusNotFound, "FILE_NOT_FOUND")
 
-	var info sdk.FileInfo
+	var info wire.FileInfo
 	a.call("GET", "/files/stat?"+q("link"), nil, http.StatusOK, &info)
 	if info.Type != "symlink" || info.Target != "a.txt" {
 		t.Fatalf("stat link: %+v", info)
@@ -155,23 +155,23 @@ func TestFilesListStat(t *testing.T) {
 func TestFilesMkdir(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	var info sdk.FileInfo
-	a.call("POST", "/files/mkdir", sdk.MkdirRequest{Path: "m"}, http.StatusOK, &info)
+	var info wire.FileInfo
+	a.call("POST", "/files/mkdir", wire.MkdirRequest{Path: "m"}, http.StatusOK, &info)
 	if info.Type != "dir" || info.Mode != "0755" || info.Path != filepath.Join(a.cwd, "m") {
 		t.Fatalf("mkdir: %+v", info)
 	}
-	a.callErr("POST", "/files/mkdir", sdk.MkdirRequest{Path: "m"}, http.StatusConflict, "FILE_EXISTS")
-	a.call("POST", "/files/mkdir", sdk.MkdirRequest{Path: "m", Parents: true}, http.StatusOK, &info)
-	a.callErr("POST", "/files/mkdir", sdk.MkdirRequest{Path: "x/y"}, http.StatusNotFound, "PARENT_NOT_FOUND")
-	a.call("POST", "/files/mkdir", sdk.MkdirRequest{Path: "x/y", Parents: true, Mode: "0700"}, http.StatusOK, &info)
+	a.callErr("POST", "/files/mkdir", wire.MkdirRequest{Path: "m"}, http.StatusConflict, "FILE_EXISTS")
+	a.call("POST", "/files/mkdir", wire.MkdirRequest{Path: "m", Parents: true}, http.StatusOK, &info)
+	a.callErr("POST", "/files/mkdir", wire.MkdirRequest{Path: "x/y"}, http.StatusNotFound, "PARENT_NOT_FOUND")
+	a.call("POST", "/files/mkdir", wire.MkdirRequest{Path: "x/y", Parents: true, Mode: "0700"}, http.StatusOK, &info)
 	if info.Mode != "0700" || info.Type != "dir" {
 		t.Fatalf("mkdir -p: %+v", info)
 	}
 	a.put("f", "file")
-	a.callErr("POST", "/files/mkdir", sdk.MkdirRequest{Path: "f", Parents: true}, http.StatusConflict, "FILE_EXISTS")
-	a.callErr("POST", "/files/mkdir", sdk.MkdirRequest{Path: "f"}, http.StatusConflict, "FILE_EXISTS")
-	a.callErr("POST", "/files/mkdir", sdk.MkdirRequest{Path: "n", Mode: "rwx"}, http.StatusBadRequest, "INVALID_MODE")
-	a.callErr("POST", "/files/mkdir", sdk.MkdirRequest{}, http.StatusBadRequest, "INVALID_PATH")
+	a.callErr("POST", "/files/mkdir", wire.MkdirRequest{Path: "f", Parents: true}, http.StatusConflict, "FILE_EXISTS")
+	a.callErr("POST", "/files/mkdir", wire.MkdirRequest{Path: "f"}, http.StatusConflict, "FILE_EXISTS")
+	a.callErr("POST", "/files/mkdir", wire.MkdirRequest{Path: "n", Mode: "rwx"}, http.StatusBadRequest, "INVALID_MODE")
+	a.callErr("POST", "/files/mkdir", wire.MkdirRequest{}, http.StatusBadRequest, "INVALID_PATH")
 	a.callErr("POST", "/files/mkdir", map[string]any{"path": "z", "recursive": true}, http.StatusBadRequest, "UNKNOWN_FIELD")
 	if _, err := os.Stat(filepath.Join(a.cwd, "n")); !os.IsNotExist(err) {
 		t.Fatal("failed mkdir made something")
@@ -183,29 +183,29 @@ func TestFilesMove(t *testing.T) {
 	a := startAgent(t)
 	a.put("one", "1")
 	a.put("two", "2")
-	var info sdk.FileInfo
-	a.call("POST", "/files/move", sdk.MoveRequest{From: "one", To: "moved"}, http.StatusOK, &info)
+	var info wire.FileInfo
+	a.call("POST", "/files/move", wire.MoveRequest{From: "one", To: "moved"}, http.StatusOK, &info)
 	if info.Path != filepath.Join(a.cwd, "moved") || info.Size != 1 {
 		t.Fatalf("move: %+v", info)
 	}
-	a.callErr("POST", "/files/move", sdk.MoveRequest{From: "moved", To: "two"}, http.StatusConflict, "FILE_EXISTS")
+	a.callErr("POST", "/files/move", wire.MoveRequest{From: "moved", To: "two"}, http.StatusConflict, "FILE_EXISTS")
 	if a.get("two") != "2" || a.get("moved") != "1" {
 		t.Fatal("refused move changed files")
 	}
-	a.call("POST", "/files/move", sdk.MoveRequest{From: "moved", To: "two", Overwrite: true}, http.StatusOK, &info)
+	a.call("POST", "/files/move", wire.MoveRequest{From: "moved", To: "two", Overwrite: true}, http.StatusOK, &info)
 	if a.get("two") != "1" {
 		t.Fatal("overwrite did not replace")
 	}
-	a.callErr("POST", "/files/move", sdk.MoveRequest{From: "one", To: "x"}, http.StatusNotFound, "FILE_NOT_FOUND")
-	a.callErr("POST", "/files/move", sdk.MoveRequest{From: "two", To: "no/dir/x"}, http.StatusNotFound, "PARENT_NOT_FOUND")
-	a.call("POST", "/files/mkdir", sdk.MkdirRequest{Path: "d/e", Parents: true}, http.StatusOK, nil)
-	a.callErr("POST", "/files/move", sdk.MoveRequest{From: "d", To: "d/e/f"}, http.StatusBadRequest, "INVALID_MOVE")
-	a.callErr("POST", "/files/move", sdk.MoveRequest{From: "two", To: "d", Overwrite: true}, http.StatusConflict, "IS_A_DIRECTORY")
-	a.callErr("POST", "/files/move", sdk.MoveRequest{From: "/", To: "x"}, http.StatusBadRequest, "INVALID_PATH")
-	a.callErr("POST", "/files/move", sdk.MoveRequest{From: "two"}, http.StatusBadRequest, "INVALID_PATH")
+	a.callErr("POST", "/files/move", wire.MoveRequest{From: "one", To: "x"}, http.StatusNotFound, "FILE_NOT_FOUND")
+	a.callErr("POST", "/files/move", wire.MoveRequest{From: "two", To: "no/dir/x"}, http.StatusNotFound, "PARENT_NOT_FOUND")
+	a.call("POST", "/files/mkdir", wire.MkdirRequest{Path: "d/e", Parents: true}, http.StatusOK, nil)
+	a.callErr("POST", "/files/move", wire.MoveRequest{From: "d", To: "d/e/f"}, http.StatusBadRequest, "INVALID_MOVE")
+	a.callErr("POST", "/files/move", wire.MoveRequest{From: "two", To: "d", Overwrite: true}, http.StatusConflict, "IS_A_DIRECTORY")
+	a.callErr("POST", "/files/move", wire.MoveRequest{From: "/", To: "x"}, http.StatusBadRequest, "INVALID_PATH")
+	a.callErr("POST", "/files/move", wire.MoveRequest{From: "two"}, http.StatusBadRequest, "INVALID_PATH")
 	// A directory replaces an empty directory when asked.
-	a.call("POST", "/files/mkdir", sdk.MkdirRequest{Path: "empty"}, http.StatusOK, nil)
-	a.call("POST", "/files/move", sdk.MoveRequest{From: "d", To: "empty", Overwrite: true}, http.StatusOK, &info)
+	a.call("POST", "/files/mkdir", wire.MkdirRequest{Path: "empty"}, http.StatusOK, nil)
+	a.call("POST", "/files/move", wire.MoveRequest{From: "d", To: "empty", Overwrite: true}, http.StatusOK, &info)
 	if info.Type != "dir" || info.Name != "empty" {
 		t.Fatalf("dir over empty dir: %+v", info)
 	}
@@ -252,7 +252,7 @@ func TestFilesBigRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info sdk.FileInfo
+	var info wire.FileInfo
 	json.NewDecoder(resp.Body).Decode(&info)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || info.Size != size {
@@ -288,7 +288,7 @@ func TestFilesFailedUploadKeepsOld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var er sdk.ErrorResponse
+	var er wire.ErrorResponse
 	json.NewDecoder(resp.Body).Decode(&er)
 	if resp.StatusCode != http.StatusBadRequest || er.Error.Code != "UPLOAD_INCOMPLETE" {
 		t.Fatalf("cut upload: %d %+v", resp.StatusCode, er)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // handleForwardTCP connects to host:port from inside the sandbox and, once
@@ -20,7 +20,7 @@ func (s *server) handleForwardTCP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	port, err := strconv.Atoi(q.Get("port"))
 	if err != nil || port < 1 || port > 65535 {
-		writeError(w, errdefs.Invalid(sdk.CodeInvalidPort, "port must be a number from 1 to 65535, got %q", q.Get("port")))
+		writeError(w, errdefs.Invalid(wire.CodeInvalidPort, "port must be a number from 1 to 65535, got %q", q.Get("port")))
 		return
 	}
 	host := q.Get("host")
@@ -28,12 +28,12 @@ func (s *server) handleForwardTCP(w http.ResponseWriter, r *http.Request) {
 		host = "127.0.0.1"
 	}
 	if r.Header.Get("Upgrade") != agentapi.UpgradeTCP {
-		writeError(w, errdefs.Invalid(sdk.CodeInvalidTarget, "send Connection: Upgrade and Upgrade: %s", agentapi.UpgradeTCP))
+		writeError(w, errdefs.Invalid(wire.CodeInvalidTarget, "send Connection: Upgrade and Upgrade: %s", agentapi.UpgradeTCP))
 		return
 	}
 	target, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 10*time.Second)
 	if err != nil {
-		writeError(w, errdefs.Unavailable(sdk.CodePortNotListening, "connect to %s:%d inside the sandbox: %v", host, port, err))
+		writeError(w, errdefs.Unavailable(wire.CodePortNotListening, "connect to %s:%d inside the sandbox: %v", host, port, err))
 		return
 	}
 	defer target.Close()

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestForwardTCP(t *testing.T) {
@@ -48,10 +48,10 @@ func TestForwardTCP(t *testing.T) {
 	ln2, _ := net.Listen("tcp", "127.0.0.1:0")
 	closed := ln2.Addr().(*net.TCPAddr).Port
 	ln2.Close()
-	if _, err := a.client.DialTCP(context.Background(), "", closed); errdefs.CodeOf(err) != sdk.CodePortNotListening {
+	if _, err := a.client.DialTCP(context.Background(), "", closed); errdefs.CodeOf(err) != wire.CodePortNotListening {
 		t.Fatalf("closed port: %v", err)
 	}
-	if _, err := a.client.DialTCP(context.Background(), "", 70000); errdefs.CodeOf(err) != sdk.CodeInvalidPort {
+	if _, err := a.client.DialTCP(context.Background(), "", 70000); errdefs.CodeOf(err) != wire.CodeInvalidPort {
 		t.Fatalf("bad port: %v", err)
 	}
 	// Without the upgrade it is refused.

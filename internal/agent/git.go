@@ -15,7 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // git in the toolbox, run with go-git inside the agent: it works in any
@@ -71,17 +71,17 @@ func (s *server) openWorktree(path string) (*git.Repository, *git.Worktree, stri
 	return repo, wt, dir, nil
 }
 
-func (s *server) gitStatus(_ context.Context, req sdk.GitRepoRequest) (sdk.GitStatus, error) {
+func (s *server) gitStatus(_ context.Context, req wire.GitRepoRequest) (wire.GitStatus, error) {
 	repo, dir, err := s.openRepo(req.Path)
 	if err != nil {
-		return sdk.GitStatus{}, err
+		return wire.GitStatus{}, err
 	}
 	return repoStatus(repo, dir)
 }
 
 // repoStatus describes repo's HEAD and the files that differ from it.
-func repoStatus(repo *git.Repository, dir string) (sdk.GitStatus, error) {
-	st := sdk.GitStatus{Path: dir, Files: []sdk.GitFileStatus{}}
+func repoStatus(repo *git.Repository, dir string) (wire.GitStatus, error) {
+	st := wire.GitStatus{Path: dir, Files: []wire.GitFileStatus{}}
 	wt, err := repo.Worktree()
 	if err != nil {
 		return st, gitError(err, dir)
@@ -108,7 +108,7 @@ func repoStatus(repo *git.Repository, dir string) (sdk.GitStatus, error) {
 		if fs.Staging == git.Unmodified && fs.Worktree == git.Unmodified {
 			continue
 		}
-		st.Files = append(st.Files, sdk.GitFileStatus{Path: path, Staging: statusName(fs.Staging), Worktree: statusName(fs.Worktree)})
+		st.Files = append(st.Files, wire.GitFileStatus{Path: path, Staging: statusName(fs.Staging), Worktree: statusName(fs.Worktree)})
 	}
 	sort.Slice(st.Files, func(i, j int) bool { return st.Files[i].Path < st.Files[j].Path })
 	st.Clean = len(st.Files) == 0
@@ -135,16 +135,16 @@ func statusName(c git.StatusCode) string {
 	return "unmodified"
 }
 
-func (s *server) gitBranches(_ context.Context, req sdk.GitRepoRequest) (sdk.GitBranches, error) {
+func (s *server) gitBranches(_ context.Context, req wire.GitRepoRequest) (wire.GitBranches, error) {
 	repo, dir, err := s.openRepo(req.Path)
 	if err != nil {
-		return sdk.GitBranches{}, err
+		return wire.GitBranches{}, err
 	}
 	st, err := repoStatusHead(repo)
 	if err != nil {
-		return sdk.GitBranches{}, gitError(err, dir)
+		return wire.GitBranches{}, gitError(err, dir)
 	}
-	out := sdk.GitBranches{Current: st, Local: []string{}, Remote: []string{}}
+	out := wire.GitBranches{Current: st, Local: []string{}, Remote: []string{}}
 	refs, err := repo.References()
 	if err != nil {
 		return out, gitError(err, dir)
@@ -175,13 +175,13 @@ func repoStatusHead(repo *git.Repository) (string, error) {
 	return "", nil
 }
 
-func (s *server) gitCheckout(_ context.Context, req sdk.GitCheckoutRequest) (sdk.GitStatus, error) {
+func (s *server) gitCheckout(_ context.Context, req wire.GitCheckoutRequest) (wire.GitStatus, error) {
 	if req.Branch == "" {
-		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "branch is required")
+		return wire.GitStatus{}, errdefs.Invalid(wire.CodeInvalidParameter, "branch is required")
 	}
 	repo, wt, dir, err := s.openWorktree(req.Path)
 	if err != nil {
-		return sdk.GitStatus{}, err
+		return wire.GitStatus{}, err
 	}
 	name := plumbing.NewBranchReferenceName(req.Branch)
 	opts := &git.CheckoutOptions{Branch: name, Create: req.Create, Force: req.Force}
@@ -190,7 +190,7 @@ func (s *server) gitCheckout(_ context.Context, req sdk.GitCheckoutRequest) (sdk
 			// Only a remote has it: make the local branch from the remote's, as git does.
 			remote, rerr := repo.Reference(plumbing.NewRemoteReferenceName("origin", req.Branch), true)
 			if rerr != nil {
-				return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "no branch %q in %s, and origin has none either", req.Branch, dir)
+				return wire.GitStatus{}, errdefs.NotFound(wire.CodeGitBranchNotFound, "no branch %q in %s, and origin has none either", req.Branch, dir)
 			}
 			opts.Create, opts.Hash = true, remote.Hash()
 		}
@@ -200,16 +200,16 @@ func (s *server) gitCheckout(_ context.Context, req sdk.GitCheckoutRequest) (sdk
 		// staged ones included (go-git checks only the worktree).
 		status, err := wt.Status()
 		if err != nil {
-			return sdk.GitStatus{}, gitError(err, dir)
+			return wire.GitStatus{}, gitError(err, dir)
 		}
 		for path, fs := range status {
 			if fs.Worktree != git.Untracked && (fs.Staging != git.Unmodified || fs.Worktree != git.Unmodified) {
-				return sdk.GitStatus{}, errdefs.Conflict(sdk.CodeGitConflict, "%s has uncommitted changes (%s): commit them, or check out with force to throw them away", dir, path)
+				return wire.GitStatus{}, errdefs.Conflict(wire.CodeGitConflict, "%s has uncommitted changes (%s): commit them, or check out with force to throw them away", dir, path)
 			}
 		}
 	}
 	if err := wt.Checkout(opts); err != nil {
-		return sdk.GitStatus{}, gitError(err, dir)
+		return wire.GitStatus{}, gitError(err, dir)
 	}
 	if opts.Create && opts.Hash != plumbing.ZeroHash {
 		// Track the remote branch, so pull and push know where to go.
@@ -222,13 +222,13 @@ func (s *server) gitCheckout(_ context.Context, req sdk.GitCheckoutRequest) (sdk
 	return repoStatus(repo, dir)
 }
 
-func (s *server) gitAdd(_ context.Context, req sdk.GitAddRequest) (sdk.GitStatus, error) {
+func (s *server) gitAdd(_ context.Context, req wire.GitAddRequest) (wire.GitStatus, error) {
 	if len(req.Files) == 0 {
-		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "files is required (\".\" stages every change)")
+		return wire.GitStatus{}, errdefs.Invalid(wire.CodeInvalidParameter, "files is required (\".\" stages every change)")
 	}
 	repo, wt, dir, err := s.openWorktree(req.Path)
 	if err != nil {
-		return sdk.GitStatus{}, err
+		return wire.GitStatus{}, err
 	}
 	for _, f := range req.Files {
 		if f == "." || f == "" {
@@ -237,31 +237,31 @@ func (s *server) gitAdd(_ context.Context, req sdk.GitAddRequest) (sdk.GitStatus
 			_, err = wt.Add(f)
 		}
 		if err != nil {
-			return sdk.GitStatus{}, gitError(err, dir)
+			return wire.GitStatus{}, gitError(err, dir)
 		}
 	}
 	return repoStatus(repo, dir)
 }
 
-func (s *server) gitCommit(_ context.Context, req sdk.GitCommitRequest) (sdk.GitCommit, error) {
+func (s *server) gitCommit(_ context.Context, req wire.GitCommitRequest) (wire.GitCommit, error) {
 	if strings.TrimSpace(req.Message) == "" {
-		return sdk.GitCommit{}, errdefs.Invalid(sdk.CodeInvalidParameter, "message is required")
+		return wire.GitCommit{}, errdefs.Invalid(wire.CodeInvalidParameter, "message is required")
 	}
 	repo, wt, dir, err := s.openWorktree(req.Path)
 	if err != nil {
-		return sdk.GitCommit{}, err
+		return wire.GitCommit{}, err
 	}
 	author, err := commitAuthor(repo, req.AuthorName, req.AuthorEmail)
 	if err != nil {
-		return sdk.GitCommit{}, err
+		return wire.GitCommit{}, err
 	}
 	hash, err := wt.Commit(req.Message, &git.CommitOptions{All: req.All, AllowEmptyCommits: req.AllowEmpty, Author: author})
 	if err != nil {
-		return sdk.GitCommit{}, gitError(err, dir)
+		return wire.GitCommit{}, gitError(err, dir)
 	}
 	c, err := repo.CommitObject(hash)
 	if err != nil {
-		return sdk.GitCommit{}, gitError(err, dir)
+		return wire.GitCommit{}, gitError(err, dir)
 	}
 	return commitInfo(c), nil
 }
@@ -280,13 +280,13 @@ func commitAuthor(repo *git.Repository, name, email string) (*object.Signature, 
 		}
 	}
 	if name == "" || email == "" {
-		return nil, errdefs.Invalid(sdk.CodeInvalidParameter, "no author: pass authorName and authorEmail, or set user.name and user.email in the repository's or the global git config")
+		return nil, errdefs.Invalid(wire.CodeInvalidParameter, "no author: pass authorName and authorEmail, or set user.name and user.email in the repository's or the global git config")
 	}
 	return &object.Signature{Name: name, Email: email, When: time.Now()}, nil
 }
 
-func commitInfo(c *object.Commit) sdk.GitCommit {
-	return sdk.GitCommit{Hash: c.Hash.String(), Message: c.Message, AuthorName: c.Author.Name,
+func commitInfo(c *object.Commit) wire.GitCommit {
+	return wire.GitCommit{Hash: c.Hash.String(), Message: c.Message, AuthorName: c.Author.Name,
 		AuthorEmail: c.Author.Email, Time: c.Author.When.UTC()}
 }
 
@@ -295,11 +295,11 @@ const (
 	maxLogLimit     = 1000
 )
 
-func (s *server) gitLog(_ context.Context, req sdk.GitLogRequest) ([]sdk.GitCommit, error) {
+func (s *server) gitLog(_ context.Context, req wire.GitLogRequest) ([]wire.GitCommit, error) {
 	limit := req.Limit
 	switch {
 	case limit < 0 || limit > maxLogLimit:
-		return nil, errdefs.Invalid(sdk.CodeInvalidParameter, "limit must be between 1 and %d", maxLogLimit)
+		return nil, errdefs.Invalid(wire.CodeInvalidParameter, "limit must be between 1 and %d", maxLogLimit)
 	case limit == 0:
 		limit = defaultLogLimit
 	}
@@ -307,7 +307,7 @@ func (s *server) gitLog(_ context.Context, req sdk.GitLogRequest) ([]sdk.GitComm
 	if err != nil {
 		return nil, err
 	}
-	out := []sdk.GitCommit{}
+	out := []wire.GitCommit{}
 	head, err := repo.Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return out, nil // no commit yet

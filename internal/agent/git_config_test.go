@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Git config set through the agent is what the git command reads, and
@@ -15,15 +15,15 @@ import (
 func TestGitConfig(t *testing.T) {
 	home := isolateHome(t)
 	a := startAgent(t)
-	a.call("POST", "/git/init", sdk.GitInitRequest{Path: "r"}, 200, nil)
+	a.call("POST", "/git/init", wire.GitInitRequest{Path: "r"}, 200, nil)
 	set := func(scope, path, key, value string) {
 		t.Helper()
-		a.call("POST", "/git/config", sdk.GitConfigRequest{Scope: scope, Path: path, Key: key, Value: &value}, 200, nil)
+		a.call("POST", "/git/config", wire.GitConfigRequest{Scope: scope, Path: path, Key: key, Value: &value}, 200, nil)
 	}
 	get := func(scope, path, key string) *string {
 		t.Helper()
-		var v sdk.GitConfigValue
-		a.call("POST", "/git/config", sdk.GitConfigRequest{Scope: scope, Path: path, Key: key}, 200, &v)
+		var v wire.GitConfigValue
+		a.call("POST", "/git/config", wire.GitConfigRequest{Scope: scope, Path: path, Key: key}, 200, &v)
 		return v.Value
 	}
 	set("", "", "user.name", "Ann Global")
@@ -53,7 +53,7 @@ func TestGitConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := "x"
-	a.callErr("POST", "/git/config", sdk.GitConfigRequest{Scope: "system", Key: "a.b", Value: &v}, 400, sdk.CodeInvalidParameter)
-	a.callErr("POST", "/git/config", sdk.GitConfigRequest{Key: "nodot", Value: &v}, 400, sdk.CodeInvalidParameter)
-	a.callErr("POST", "/git/config", sdk.GitConfigRequest{Scope: "local", Path: "nope", Key: "a.b"}, 404, sdk.CodeGitNotARepository)
+	a.callErr("POST", "/git/config", wire.GitConfigRequest{Scope: "system", Key: "a.b", Value: &v}, 400, wire.CodeInvalidParameter)
+	a.callErr("POST", "/git/config", wire.GitConfigRequest{Key: "nodot", Value: &v}, 400, wire.CodeInvalidParameter)
+	a.callErr("POST", "/git/config", wire.GitConfigRequest{Scope: "local", Path: "nope", Key: "a.b"}, 404, wire.CodeGitNotARepository)
 }

@@ -8,22 +8,22 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // gitCredentials stores req's credentials for its protocol and host in
 // git's credential store, replacing any stored for the same, and turns the
 // store on in the global git config: clone, push and pull without
 // credentials find them there (storedAuth in git_remote.go).
-func (s *server) gitCredentials(ctx context.Context, req sdk.GitCredentialsRequest) (agentapi.None, error) {
+func (s *server) gitCredentials(ctx context.Context, req wire.GitCredentialsRequest) (agentapi.None, error) {
 	if req.Username == "" || req.Password == "" {
-		return agentapi.None{}, errdefs.Invalid(sdk.CodeInvalidParameter, "username and password are required")
+		return agentapi.None{}, errdefs.Invalid(wire.CodeInvalidParameter, "username and password are required")
 	}
 	if req.Protocol != "https" && req.Protocol != "http" {
-		return agentapi.None{}, errdefs.Invalid(sdk.CodeInvalidParameter, "protocol must be https or http, got %q", req.Protocol)
+		return agentapi.None{}, errdefs.Invalid(wire.CodeInvalidParameter, "protocol must be https or http, got %q", req.Protocol)
 	}
 	if u, err := url.Parse(req.Protocol + "://" + req.Host); err != nil || req.Host == "" || u.Host != req.Host || u.User != nil || u.Path != "" {
-		return agentapi.None{}, errdefs.Invalid(sdk.CodeInvalidParameter, "host must be a host name with an optional port, got %q", req.Host)
+		return agentapi.None{}, errdefs.Invalid(wire.CodeInvalidParameter, "host must be a host name with an optional port, got %q", req.Host)
 	}
 	line := (&url.URL{Scheme: req.Protocol, User: url.UserPassword(req.Username, req.Password), Host: req.Host}).String()
 	file := credentialsFile()
@@ -59,6 +59,6 @@ func (s *server) gitCredentials(ctx context.Context, req sdk.GitCredentialsReque
 		return agentapi.None{}, fsError(err, file)
 	}
 	store := "store"
-	_, err = s.gitConfig(ctx, sdk.GitConfigRequest{Scope: "global", Key: "credential.helper", Value: &store})
+	_, err = s.gitConfig(ctx, wire.GitConfigRequest{Scope: "global", Key: "credential.helper", Value: &store})
 	return agentapi.None{}, err
 }

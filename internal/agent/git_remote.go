@@ -24,7 +24,7 @@ import (
 	"golang.org/x/crypto/x509roots/fallback/bundle"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const (
@@ -62,7 +62,7 @@ func remoteContext(ctx context.Context, seconds int) (context.Context, context.C
 	prepareRemotes()
 	d := defaultGitTimeout
 	if seconds < 0 || time.Duration(seconds)*time.Second > maxGitTimeout {
-		return nil, nil, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be between 1 and %d", int(maxGitTimeout/time.Second))
+		return nil, nil, errdefs.Invalid(wire.CodeInvalidTimeout, "timeoutSeconds must be between 1 and %d", int(maxGitTimeout/time.Second))
 	} else if seconds > 0 {
 		d = time.Duration(seconds) * time.Second
 	}
@@ -70,32 +70,32 @@ func remoteContext(ctx context.Context, seconds int) (context.Context, context.C
 	return ctx, cancel, nil
 }
 
-func (s *server) gitClone(ctx context.Context, req sdk.GitCloneRequest) (sdk.GitStatus, error) {
+func (s *server) gitClone(ctx context.Context, req wire.GitCloneRequest) (wire.GitStatus, error) {
 	if req.URL == "" {
-		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "url is required")
+		return wire.GitStatus{}, errdefs.Invalid(wire.CodeInvalidParameter, "url is required")
 	}
 	if req.Depth < 0 {
-		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "depth must not be negative")
+		return wire.GitStatus{}, errdefs.Invalid(wire.CodeInvalidParameter, "depth must not be negative")
 	}
 	ep, err := transport.NewEndpoint(req.URL)
 	if err != nil {
-		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "url %q: %v", redact(req.URL), err)
+		return wire.GitStatus{}, errdefs.Invalid(wire.CodeInvalidParameter, "url %q: %v", redact(req.URL), err)
 	}
 	if req.Path == "" { // like git: the repository's name
 		req.Path = strings.TrimSuffix(filepath.Base(ep.Path), ".git")
 	}
 	dir, err := s.path(req.Path)
 	if err != nil {
-		return sdk.GitStatus{}, err
+		return wire.GitStatus{}, err
 	}
 	entries, err := os.ReadDir(dir)
 	existed := err == nil
 	if existed && len(entries) > 0 {
-		return sdk.GitStatus{}, errdefs.Conflict(sdk.CodeGitConflict, "%s exists and is not empty: clone into a new or empty directory", dir)
+		return wire.GitStatus{}, errdefs.Conflict(wire.CodeGitConflict, "%s exists and is not empty: clone into a new or empty directory", dir)
 	}
 	ctx, cancel, err := remoteContext(ctx, req.TimeoutSeconds)
 	if err != nil {
-		return sdk.GitStatus{}, err
+		return wire.GitStatus{}, err
 	}
 	defer cancel()
 	opts := &git.CloneOptions{URL: req.URL, Depth: req.Depth, Auth: httpAuth(req.Username, req.Token)}
@@ -109,9 +109,9 @@ func (s *server) gitClone(ctx context.Context, req sdk.GitCloneRequest) (sdk.Git
 	if err != nil {
 		clearOrRemove(dir, existed) // leave nothing half-cloned behind
 		if errors.Is(err, plumbing.ErrReferenceNotFound) && req.Branch != "" {
-			return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no branch %q", redact(req.URL), req.Branch)
+			return wire.GitStatus{}, errdefs.NotFound(wire.CodeGitBranchNotFound, "%s has no branch %q", redact(req.URL), req.Branch)
 		}
-		return sdk.GitStatus{}, remoteError(ctx, err, req.URL)
+		return wire.GitStatus{}, remoteError(ctx, err, req.URL)
 	}
 	if req.Commit != "" {
 		wt, err := repo.Worktree()
@@ -120,12 +120,12 @@ func (s *server) gitClone(ctx context.Context, req sdk.GitCloneRequest) (sdk.Git
 		}
 		if err != nil || !plumbing.IsHash(req.Commit) {
 			clearOrRemove(dir, existed)
-			return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no commit %q (a full 40-hex hash)", redact(req.URL), req.Commit)
+			return wire.GitStatus{}, errdefs.NotFound(wire.CodeGitBranchNotFound, "%s has no commit %q (a full 40-hex hash)", redact(req.URL), req.Commit)
 		}
 	}
 	if req.StoreCredentials && req.Token != "" {
 		if err := storeCredentials(repo, req.URL, opts.Auth.(*githttp.BasicAuth)); err != nil {
-			return sdk.GitStatus{}, err
+			return wire.GitStatus{}, err
 		}
 	}
 	return repoStatus(repo, dir)
@@ -148,7 +148,7 @@ func clearDir(dir string) {
 
 // syncTarget resolves the remote and branch of a push or pull and their
 // credentials: those passed, else those stored for the remote's URL.
-func (s *server) syncTarget(req sdk.GitSyncRequest) (repo *git.Repository, dir, remote, branch, remoteURL string, auth transport.AuthMethod, err error) {
+func (s *server) syncTarget(req wire.GitSyncRequest) (repo *git.Repository, dir, remote, branch, remoteURL string, auth transport.AuthMethod, err error) {
 	repo, dir, err = s.openRepo(req.Path)
 	if err != nil {
 		return
@@ -159,13 +159,13 @@ func (s *server) syncTarget(req sdk.GitSyncRequest) (repo *git.Repository, dir, 
 	}
 	if branch == "" {
 		if branch, err = repoStatusHead(repo); err != nil || branch == "" {
-			err = errdefs.Conflict(sdk.CodeGitConflict, "%s has no current branch (detached HEAD?): name the branch", dir)
+			err = errdefs.Conflict(wire.CodeGitConflict, "%s has no current branch (detached HEAD?): name the branch", dir)
 			return
 		}
 	}
 	r, rerr := repo.Remote(remote)
 	if rerr != nil {
-		err = errdefs.NotFound(sdk.CodeGitRemoteNotFound, "%s has no remote %q", dir, remote)
+		err = errdefs.NotFound(wire.CodeGitRemoteNotFound, "%s has no remote %q", dir, remote)
 		return
 	}
 	if urls := r.Config().URLs; len(urls) > 0 {
@@ -178,27 +178,27 @@ func (s *server) syncTarget(req sdk.GitSyncRequest) (repo *git.Repository, dir, 
 	return
 }
 
-func (s *server) gitPush(ctx context.Context, req sdk.GitSyncRequest) (sdk.GitSyncResult, error) {
+func (s *server) gitPush(ctx context.Context, req wire.GitSyncRequest) (wire.GitSyncResult, error) {
 	repo, dir, remote, branch, url, auth, err := s.syncTarget(req)
 	if err != nil {
-		return sdk.GitSyncResult{}, err
+		return wire.GitSyncResult{}, err
 	}
 	ctx, cancel, err := remoteContext(ctx, req.TimeoutSeconds)
 	if err != nil {
-		return sdk.GitSyncResult{}, err
+		return wire.GitSyncResult{}, err
 	}
 	defer cancel()
 	ref := plumbing.NewBranchReferenceName(branch)
 	local, err := repo.Reference(ref, true)
 	if err != nil {
-		return sdk.GitSyncResult{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no branch %q (no commit yet?)", dir, branch)
+		return wire.GitSyncResult{}, errdefs.NotFound(wire.CodeGitBranchNotFound, "%s has no branch %q (no commit yet?)", dir, branch)
 	}
 	spec := config.RefSpec(ref.String() + ":" + ref.String())
 	if req.Force {
 		spec = "+" + spec
 	}
 	err = repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: auth})
-	res := sdk.GitSyncResult{Branch: branch, Head: local.Hash().String(), UpToDate: errors.Is(err, git.NoErrAlreadyUpToDate)}
+	res := wire.GitSyncResult{Branch: branch, Head: local.Hash().String(), UpToDate: errors.Is(err, git.NoErrAlreadyUpToDate)}
 	if err != nil && !res.UpToDate {
 		return res, remoteError(ctx, err, url)
 	}
@@ -210,25 +210,25 @@ func (s *server) gitPush(ctx context.Context, req sdk.GitSyncRequest) (sdk.GitSy
 	return res, nil
 }
 
-func (s *server) gitPull(ctx context.Context, req sdk.GitSyncRequest) (sdk.GitSyncResult, error) {
+func (s *server) gitPull(ctx context.Context, req wire.GitSyncRequest) (wire.GitSyncResult, error) {
 	if req.Force || req.SetUpstream {
-		return sdk.GitSyncResult{}, errdefs.Invalid(sdk.CodeInvalidParameter, "force and setUpstream are for push only")
+		return wire.GitSyncResult{}, errdefs.Invalid(wire.CodeInvalidParameter, "force and setUpstream are for push only")
 	}
 	repo, dir, remote, branch, url, auth, err := s.syncTarget(req)
 	if err != nil {
-		return sdk.GitSyncResult{}, err
+		return wire.GitSyncResult{}, err
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
-		return sdk.GitSyncResult{}, gitError(err, dir)
+		return wire.GitSyncResult{}, gitError(err, dir)
 	}
 	ctx, cancel, err := remoteContext(ctx, req.TimeoutSeconds)
 	if err != nil {
-		return sdk.GitSyncResult{}, err
+		return wire.GitSyncResult{}, err
 	}
 	defer cancel()
 	err = wt.PullContext(ctx, &git.PullOptions{RemoteName: remote, ReferenceName: plumbing.NewBranchReferenceName(branch), SingleBranch: true, Auth: auth})
-	res := sdk.GitSyncResult{Branch: branch, UpToDate: errors.Is(err, git.NoErrAlreadyUpToDate)}
+	res := wire.GitSyncResult{Branch: branch, UpToDate: errors.Is(err, git.NoErrAlreadyUpToDate)}
 	if err != nil && !res.UpToDate {
 		return res, remoteError(ctx, err, url)
 	}
@@ -265,7 +265,7 @@ func credentialsFile() string {
 func storeCredentials(repo *git.Repository, rawURL string, auth *githttp.BasicAuth) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "storeCredentials needs an http(s) url")
+		return errdefs.Invalid(wire.CodeInvalidParameter, "storeCredentials needs an http(s) url")
 	}
 	line := (&url.URL{Scheme: u.Scheme, User: url.UserPassword(auth.Username, auth.Password), Host: u.Host}).String()
 	f, err := os.OpenFile(credentialsFile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -329,13 +329,13 @@ func remoteError(ctx context.Context, err error, remoteURL string) error {
 	var dnsErr *net.DNSError
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
-		return errdefs.Invalid(sdk.CodeGitAuthFailed, "%s refused the credentials (%v): pass a username and a token that may access it", where, err)
+		return errdefs.Invalid(wire.CodeGitAuthFailed, "%s refused the credentials (%v): pass a username and a token that may access it", where, err)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return errdefs.NotFound(sdk.CodeGitRemoteNotFound, "%s: repository not found (or the credentials may not see it)", where)
+		return errdefs.NotFound(wire.CodeGitRemoteNotFound, "%s: repository not found (or the credentials may not see it)", where)
 	case ctx.Err() != nil:
-		return errdefs.Unavailable(sdk.CodeGitRemoteUnreachable, "%s did not finish within the timeout (timeoutSeconds)", where)
+		return errdefs.Unavailable(wire.CodeGitRemoteUnreachable, "%s did not finish within the timeout (timeoutSeconds)", where)
 	case errors.As(err, &netErr), errors.As(err, &dnsErr):
-		return errdefs.Unavailable(sdk.CodeGitRemoteUnreachable, "cannot reach %s: %v (is it allowed by the sandbox's egress policy?)", where, err)
+		return errdefs.Unavailable(wire.CodeGitRemoteUnreachable, "cannot reach %s: %v (is it allowed by the sandbox's egress policy?)", where, err)
 	}
 	return gitError(err, where)
 }
@@ -349,18 +349,18 @@ func gitError(err error, where string) error {
 	case errors.As(err, &e):
 		return err
 	case errors.Is(err, git.ErrRepositoryNotExists):
-		return errdefs.NotFound(sdk.CodeGitNotARepository, "%s is not in a git repository", where)
+		return errdefs.NotFound(wire.CodeGitNotARepository, "%s is not in a git repository", where)
 	case errors.Is(err, git.ErrNonFastForwardUpdate), errors.Is(err, git.ErrForceNeeded),
 		errors.Is(err, git.ErrUnstagedChanges), errors.Is(err, git.ErrWorktreeNotClean),
 		errors.Is(err, git.ErrBranchExists), errors.Is(err, git.ErrRepositoryAlreadyExists),
 		strings.Contains(err.Error(), "non-fast-forward"):
-		return errdefs.Conflict(sdk.CodeGitConflict, "%s: %v", where, err)
+		return errdefs.Conflict(wire.CodeGitConflict, "%s: %v", where, err)
 	case errors.Is(err, plumbing.ErrReferenceNotFound), errors.Is(err, git.ErrBranchNotFound):
-		return errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s: %v", where, err)
+		return errdefs.NotFound(wire.CodeGitBranchNotFound, "%s: %v", where, err)
 	case errors.Is(err, git.ErrEmptyCommit):
-		return errdefs.Conflict(sdk.CodeGitConflict, "%s: nothing to commit (stage changes with add, or pass allowEmpty)", where)
+		return errdefs.Conflict(wire.CodeGitConflict, "%s: nothing to commit (stage changes with add, or pass allowEmpty)", where)
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
-		return errdefs.Conflict(sdk.CodeGitConflict, "%s: the remote repository is empty", where)
+		return errdefs.Conflict(wire.CodeGitConflict, "%s: the remote repository is empty", where)
 	}
-	return errdefs.Invalid(sdk.CodeGitFailed, "%s: %v", where, err)
+	return errdefs.Invalid(wire.CodeGitFailed, "%s: %v", where, err)
 }

@@ -14,12 +14,12 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Repository set-up: init, deleting a branch, listing and adding remotes.
 
-func (s *server) gitInit(_ context.Context, req sdk.GitInitRequest) (agentapi.None, error) {
+func (s *server) gitInit(_ context.Context, req wire.GitInitRequest) (agentapi.None, error) {
 	dir, err := s.path(req.Path)
 	if err != nil {
 		return agentapi.None{}, err
@@ -28,24 +28,24 @@ func (s *server) gitInit(_ context.Context, req sdk.GitInitRequest) (agentapi.No
 	if req.InitialBranch != "" {
 		opts.InitOptions.DefaultBranch = plumbing.NewBranchReferenceName(req.InitialBranch)
 		if err := opts.InitOptions.DefaultBranch.Validate(); err != nil {
-			return agentapi.None{}, errdefs.Invalid(sdk.CodeInvalidParameter, "initial branch %q: %v", req.InitialBranch, err)
+			return agentapi.None{}, errdefs.Invalid(wire.CodeInvalidParameter, "initial branch %q: %v", req.InitialBranch, err)
 		}
 	}
 	_, err = git.PlainInitWithOptions(dir, opts)
 	return agentapi.None{}, gitError(err, dir)
 }
 
-func (s *server) gitDeleteBranch(_ context.Context, req sdk.GitBranchRequest) (agentapi.None, error) {
+func (s *server) gitDeleteBranch(_ context.Context, req wire.GitBranchRequest) (agentapi.None, error) {
 	repo, dir, err := s.openRepo(req.Path)
 	if err != nil {
 		return agentapi.None{}, err
 	}
 	ref := plumbing.NewBranchReferenceName(req.Name)
 	if _, err := repo.Reference(ref, false); err != nil {
-		return agentapi.None{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no branch %q", dir, req.Name)
+		return agentapi.None{}, errdefs.NotFound(wire.CodeGitBranchNotFound, "%s has no branch %q", dir, req.Name)
 	}
 	if cur, _ := repoStatusHead(repo); cur == req.Name {
-		return agentapi.None{}, errdefs.Conflict(sdk.CodeGitConflict, "%q is the current branch of %s: check out another first", req.Name, dir)
+		return agentapi.None{}, errdefs.Conflict(wire.CodeGitConflict, "%q is the current branch of %s: check out another first", req.Name, dir)
 	}
 	if err := repo.Storer.RemoveReference(ref); err != nil {
 		return agentapi.None{}, gitError(err, dir)
@@ -56,7 +56,7 @@ func (s *server) gitDeleteBranch(_ context.Context, req sdk.GitBranchRequest) (a
 	return agentapi.None{}, nil
 }
 
-func (s *server) gitRemotes(_ context.Context, req sdk.GitRepoRequest) ([]sdk.GitRemote, error) {
+func (s *server) gitRemotes(_ context.Context, req wire.GitRepoRequest) ([]wire.GitRemote, error) {
 	repo, dir, err := s.openRepo(req.Path)
 	if err != nil {
 		return nil, err
@@ -65,19 +65,19 @@ func (s *server) gitRemotes(_ context.Context, req sdk.GitRepoRequest) ([]sdk.Gi
 	if err != nil {
 		return nil, gitError(err, dir)
 	}
-	out := []sdk.GitRemote{}
+	out := []wire.GitRemote{}
 	for _, r := range remotes {
 		c := r.Config()
 		url := ""
 		if len(c.URLs) > 0 {
 			url = c.URLs[0]
 		}
-		out = append(out, sdk.GitRemote{Name: c.Name, URL: redact(url)})
+		out = append(out, wire.GitRemote{Name: c.Name, URL: redact(url)})
 	}
 	return out, nil
 }
 
-func (s *server) gitAddRemote(ctx context.Context, req sdk.GitAddRemoteRequest) (agentapi.None, error) {
+func (s *server) gitAddRemote(ctx context.Context, req wire.GitAddRemoteRequest) (agentapi.None, error) {
 	repo, dir, err := s.openRepo(req.Path)
 	if err != nil {
 		return agentapi.None{}, err
@@ -89,11 +89,11 @@ func (s *server) gitAddRemote(ctx context.Context, req sdk.GitAddRemoteRequest) 
 	}
 	rc := &config.RemoteConfig{Name: req.Name, URLs: []string{req.URL}}
 	if err := rc.Validate(); err != nil {
-		return agentapi.None{}, errdefs.Invalid(sdk.CodeInvalidParameter, "remote %q: %v", req.Name, err)
+		return agentapi.None{}, errdefs.Invalid(wire.CodeInvalidParameter, "remote %q: %v", req.Name, err)
 	}
 	if _, err := repo.CreateRemote(rc); err != nil {
 		if errors.Is(err, git.ErrRemoteExists) {
-			return agentapi.None{}, errdefs.Conflict(sdk.CodeGitConflict, "%s already has a remote %q: pass overwrite", dir, req.Name)
+			return agentapi.None{}, errdefs.Conflict(wire.CodeGitConflict, "%s already has a remote %q: pass overwrite", dir, req.Name)
 		}
 		return agentapi.None{}, gitError(err, dir)
 	}
@@ -114,14 +114,14 @@ func (s *server) gitAddRemote(ctx context.Context, req sdk.GitAddRemoteRequest) 
 
 var resetModes = map[string]git.ResetMode{"": git.MixedReset, "mixed": git.MixedReset, "soft": git.SoftReset, "hard": git.HardReset}
 
-func (s *server) gitReset(_ context.Context, req sdk.GitResetRequest) (sdk.GitStatus, error) {
+func (s *server) gitReset(_ context.Context, req wire.GitResetRequest) (wire.GitStatus, error) {
 	repo, wt, dir, err := s.openWorktree(req.Path)
 	if err != nil {
-		return sdk.GitStatus{}, err
+		return wire.GitStatus{}, err
 	}
 	mode, ok := resetModes[req.Mode]
 	if !ok {
-		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "reset mode %q is not soft, mixed or hard", req.Mode)
+		return wire.GitStatus{}, errdefs.Invalid(wire.CodeInvalidParameter, "reset mode %q is not soft, mixed or hard", req.Mode)
 	}
 	target := req.Target
 	if target == "" {
@@ -129,30 +129,30 @@ func (s *server) gitReset(_ context.Context, req sdk.GitResetRequest) (sdk.GitSt
 	}
 	h, err := repo.ResolveRevision(plumbing.Revision(target))
 	if err != nil {
-		return sdk.GitStatus{}, errdefs.NotFound(sdk.CodeGitBranchNotFound, "%s has no revision %q", dir, target)
+		return wire.GitStatus{}, errdefs.NotFound(wire.CodeGitBranchNotFound, "%s has no revision %q", dir, target)
 	}
 	if err := wt.Reset(&git.ResetOptions{Commit: *h, Mode: mode, Files: req.Files}); err != nil {
-		return sdk.GitStatus{}, gitError(err, dir)
+		return wire.GitStatus{}, gitError(err, dir)
 	}
 	return repoStatus(repo, dir)
 }
 
-func (s *server) gitRestore(_ context.Context, req sdk.GitRestoreRequest) (sdk.GitStatus, error) {
+func (s *server) gitRestore(_ context.Context, req wire.GitRestoreRequest) (wire.GitStatus, error) {
 	repo, wt, dir, err := s.openWorktree(req.Path)
 	if err != nil {
-		return sdk.GitStatus{}, err
+		return wire.GitStatus{}, err
 	}
 	if len(req.Files) == 0 {
-		return sdk.GitStatus{}, errdefs.Invalid(sdk.CodeInvalidParameter, "files is required: the paths to restore")
+		return wire.GitStatus{}, errdefs.Invalid(wire.CodeInvalidParameter, "files is required: the paths to restore")
 	}
 	if !req.Staged { // go-git restores the worktree only together with the index
 		if err := restoreFromIndex(repo, wt.Filesystem.Root(), req.Files); err != nil {
-			return sdk.GitStatus{}, err
+			return wire.GitStatus{}, err
 		}
 		return repoStatus(repo, dir)
 	}
 	if err := wt.Restore(&git.RestoreOptions{Files: req.Files, Staged: true, Worktree: req.Worktree}); err != nil {
-		return sdk.GitStatus{}, gitError(err, dir)
+		return wire.GitStatus{}, gitError(err, dir)
 	}
 	return repoStatus(repo, dir)
 }
@@ -166,7 +166,7 @@ func restoreFromIndex(repo *git.Repository, root string, files []string) error {
 	for _, f := range files {
 		e, err := idx.Entry(filepath.ToSlash(filepath.Clean(f)))
 		if err != nil {
-			return errdefs.NotFound(sdk.CodeFileNotFound, "%s is not in the index of %s", f, root)
+			return errdefs.NotFound(wire.CodeFileNotFound, "%s is not in the index of %s", f, root)
 		}
 		blob, err := repo.BlobObject(e.Hash)
 		if err != nil {

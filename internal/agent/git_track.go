@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The current branch's upstream, as git status -b shows it: the branch
@@ -21,7 +21,7 @@ const maxTrackWalk = 1 << 20
 
 // tracking fills st's Upstream, Ahead and Behind; a branch without an
 // upstream, or whose upstream was never fetched, has none.
-func tracking(repo *git.Repository, st *sdk.GitStatus) error {
+func tracking(repo *git.Repository, st *wire.GitStatus) error {
 	if st.Branch == "" || st.Head == "" {
 		return nil
 	}
@@ -79,7 +79,7 @@ func ancestors(repo *git.Repository, h plumbing.Hash) (map[plumbing.Hash]struct{
 		return nil
 	})
 	if errors.Is(err, errTooManyCommits) {
-		return nil, errdefs.Invalid(sdk.CodeGitFailed, "more than %d commits to compare with the upstream", maxTrackWalk)
+		return nil, errdefs.Invalid(wire.CodeGitFailed, "more than %d commits to compare with the upstream", maxTrackWalk)
 	}
 	return seen, err
 }

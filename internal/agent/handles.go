@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Old handles fail closed. A process, session, terminal or context lives
@@ -47,7 +47,7 @@ func resolveHandles(h http.HandlerFunc) http.HandlerFunc {
 				continue
 			}
 			if tag != instanceTag {
-				writeError(w, errdefs.NotFound(sdk.CodeStaleHandle,
+				writeError(w, errdefs.NotFound(wire.CodeStaleHandle,
 					"%q is a handle from an earlier instance of this sandbox: what it named ended with that instance; list or create anew", v))
 				return
 			}

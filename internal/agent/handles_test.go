@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A resource's handle addresses it; a handle with another instance's tag
@@ -14,11 +14,11 @@ import (
 func TestHandlesOfAnotherInstanceFailClosed(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	p := a.startProc(sdk.StartProcessRequest{ID: "web", Cmd: []string{"sleep", "60"}})
+	p := a.startProc(wire.StartProcessRequest{ID: "web", Cmd: []string{"sleep", "60"}})
 	if p.Handle != "web@"+instanceTag {
 		t.Fatalf("handle of process web: %q, want web@%s", p.Handle, instanceTag)
 	}
-	var got sdk.Process
+	var got wire.Process
 	a.call("GET", "/processes/"+p.Handle, nil, http.StatusOK, &got)
 	if got.ID != "web" || got.Handle != p.Handle {
 		t.Fatalf("get by handle: %+v", got)
@@ -29,16 +29,16 @@ func TestHandlesOfAnotherInstanceFailClosed(t *testing.T) {
 		if strings.HasSuffix(path, "/wait") {
 			method = "POST"
 		}
-		a.callErr(method, path, nil, http.StatusNotFound, sdk.CodeStaleHandle)
+		a.callErr(method, path, nil, http.StatusNotFound, wire.CodeStaleHandle)
 	}
-	a.callErr("DELETE", "/processes/"+stale, nil, http.StatusNotFound, sdk.CodeStaleHandle)
+	a.callErr("DELETE", "/processes/"+stale, nil, http.StatusNotFound, wire.CodeStaleHandle)
 	a.call("GET", "/processes/web", nil, http.StatusOK, &got) // the stale delete killed nothing
-	if got.State != sdk.ProcessRunning {
+	if got.State != wire.ProcessRunning {
 		t.Fatalf("process web after a stale delete: %+v", got)
 	}
 
-	var ss sdk.Session
-	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "s"}, http.StatusCreated, &ss)
+	var ss wire.Session
+	a.call("POST", "/sessions", wire.CreateSessionRequest{ID: "s"}, http.StatusCreated, &ss)
 	if ss.Handle != "s@"+instanceTag {
 		t.Fatalf("session handle %q", ss.Handle)
 	}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Tests run the agent in the test process (not PID 1, so as a child
@@ -149,18 +149,18 @@ func (a *testAgent) call(method, path string, body any, want int, out any) {
 }
 
 // callErr expects an error answer with the given status and code.
-func (a *testAgent) callErr(method, path string, body any, status int, code sdk.Code) {
+func (a *testAgent) callErr(method, path string, body any, status int, code wire.Code) {
 	a.t.Helper()
-	var er sdk.ErrorResponse
+	var er wire.ErrorResponse
 	a.call(method, path, body, status, &er)
 	if er.Error.Code != code || er.Error.Message == "" {
 		a.t.Fatalf("%s %s: error %+v, want code %s with a message", method, path, er.Error, code)
 	}
 }
 
-func (a *testAgent) exec(req sdk.ExecRequest) sdk.ExecResult {
+func (a *testAgent) exec(req wire.ExecRequest) wire.ExecResult {
 	a.t.Helper()
-	var res sdk.ExecResult
+	var res wire.ExecResult
 	a.call("POST", "/exec", req, http.StatusOK, &res)
 	return res
 }
@@ -172,7 +172,7 @@ type eventReader struct {
 	sc   *bufio.Scanner
 }
 
-func (a *testAgent) stream(ctx context.Context, req sdk.ExecRequest) *eventReader {
+func (a *testAgent) stream(ctx context.Context, req wire.ExecRequest) *eventReader {
 	a.t.Helper()
 	body, _ := json.Marshal(req)
 	hreq, _ := http.NewRequestWithContext(ctx, "POST", "http://agent/exec?stream=true", bytes.NewReader(body))
@@ -194,7 +194,7 @@ func (a *testAgent) stream(ctx context.Context, req sdk.ExecRequest) *eventReade
 }
 
 // next returns the next event, or ok=false at the end of the stream.
-func (e *eventReader) next() (ev sdk.ExecEvent, ok bool) {
+func (e *eventReader) next() (ev wire.ExecEvent, ok bool) {
 	e.t.Helper()
 	if !e.sc.Scan() {
 		return ev, false
@@ -206,7 +206,7 @@ func (e *eventReader) next() (ev sdk.ExecEvent, ok bool) {
 }
 
 // must returns the next event of type typ, skipping heartbeats.
-func (e *eventReader) must(typ string) sdk.ExecEvent {
+func (e *eventReader) must(typ string) wire.ExecEvent {
 	e.t.Helper()
 	for {
 		ev, ok := e.next()
@@ -225,7 +225,7 @@ func (e *eventReader) must(typ string) sdk.ExecEvent {
 
 // untilExit reads to the end of the stream and returns the exit event,
 // failing unless it is the last event and the only one.
-func (e *eventReader) untilExit() (exit sdk.ExecEvent, stdout, stderr string) {
+func (e *eventReader) untilExit() (exit wire.ExecEvent, stdout, stderr string) {
 	e.t.Helper()
 	var out, errb strings.Builder
 	exits := 0

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The driver programs are compiled into the agent and handed to the
@@ -79,10 +79,10 @@ func lookupLanguage(name string, stateful bool, dir string, env []string) (*lang
 		if stateful {
 			what = "a context"
 		}
-		return nil, "", errdefs.Invalid(sdk.CodeUnknownLanguage, "unknown language %q for %s: use one of %s", name, what, languageNames(stateful))
+		return nil, "", errdefs.Invalid(wire.CodeUnknownLanguage, "unknown language %q for %s: use one of %s", name, what, languageNames(stateful))
 	}
 	if stateful && l.driver == nil {
-		return nil, "", errdefs.Invalid(sdk.CodeLanguageStatelessOnly,
+		return nil, "", errdefs.Invalid(wire.CodeLanguageStatelessOnly,
 			"%s has no stateful driver, so it cannot hold a context: run it statelessly with POST /v1/sandboxes/{id}/run, or create a context in one of %s",
 			name, languageNames(true))
 	}
@@ -91,7 +91,7 @@ func lookupLanguage(name string, stateful bool, dir string, env []string) (*lang
 			return l, p, nil
 		}
 	}
-	return nil, "", errdefs.Invalid(sdk.CodeLanguageNotAvailable,
+	return nil, "", errdefs.Invalid(wire.CodeLanguageNotAvailable,
 		"%s needs %s, which is not installed in this sandbox's image (scripts/build-python-image.sh builds an image with python3 and node)",
 		name, strings.Join(l.binaries, " or "))
 }

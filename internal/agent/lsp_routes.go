@@ -10,7 +10,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agent/lsp"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The /lsp routes: language servers run by package lsp, started as the
@@ -34,9 +34,9 @@ const lspStderrTail = 4 << 10
 // spawnLSP starts a language server with pipes on its stdin and stdout.
 func (s *server) spawnLSP(language string, argv []string, dir string) (*lsp.Process, error) {
 	if _, err := lookPath(argv[0], dir, os.Environ()); err != nil {
-		return nil, errdefs.Invalid(sdk.CodeLanguageNotAvailable, "no %s language server in this sandbox: its image has no %s (sbx's python image has pylsp for python)", language, argv[0])
+		return nil, errdefs.Invalid(wire.CodeLanguageNotAvailable, "no %s language server in this sandbox: its image has no %s (sbx's python image has pylsp for python)", language, argv[0])
 	}
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: argv, Cwd: dir})
+	c, err := s.prepare(&wire.ExecRequest{Cmd: argv, Cwd: dir})
 	if err != nil {
 		return nil, err
 	}
@@ -117,16 +117,16 @@ func (s *server) lspPaths(project, file string) (string, string, error) {
 	return p, f, err
 }
 
-func (s *server) lspStart(ctx context.Context, req sdk.LSPServerRequest) (sdk.LSPServer, error) {
+func (s *server) lspStart(ctx context.Context, req wire.LSPServerRequest) (wire.LSPServer, error) {
 	p, _, err := s.lspPaths(req.Project, "")
 	if err != nil {
-		return sdk.LSPServer{}, err
+		return wire.LSPServer{}, err
 	}
 	return s.lspServers().Start(ctx, req.Language, p)
 }
 
 func (s *server) handleLSPStop(w http.ResponseWriter, r *http.Request) {
-	var req sdk.LSPServerRequest
+	var req wire.LSPServerRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -145,7 +145,7 @@ func (s *server) handleLSPStop(w http.ResponseWriter, r *http.Request) {
 // lspDocumentHandler serves did-open and did-close: 204 when done.
 func (s *server) lspDocumentHandler(op func(m *lsp.Manager, language, project, file string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var req sdk.LSPDocumentRequest
+		var req wire.LSPDocumentRequest
 		if err := decodeJSON(w, r, &req); err != nil {
 			writeError(w, err)
 			return
@@ -162,7 +162,7 @@ func (s *server) lspDocumentHandler(op func(m *lsp.Manager, language, project, f
 	}
 }
 
-func (s *server) lspDocumentSymbols(ctx context.Context, req sdk.LSPDocumentRequest) ([]sdk.LSPSymbol, error) {
+func (s *server) lspDocumentSymbols(ctx context.Context, req wire.LSPDocumentRequest) ([]wire.LSPSymbol, error) {
 	p, f, err := s.lspPaths(req.Project, req.Path)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *server) lspDocumentSymbols(ctx context.Context, req sdk.LSPDocumentRequ
 	return s.lspServers().DocumentSymbols(ctx, req.Language, p, f)
 }
 
-func (s *server) lspWorkspaceSymbols(ctx context.Context, req sdk.LSPWorkspaceSymbolsRequest) ([]sdk.LSPSymbol, error) {
+func (s *server) lspWorkspaceSymbols(ctx context.Context, req wire.LSPWorkspaceSymbolsRequest) ([]wire.LSPSymbol, error) {
 	p, _, err := s.lspPaths(req.Project, "")
 	if err != nil {
 		return nil, err
@@ -178,10 +178,10 @@ func (s *server) lspWorkspaceSymbols(ctx context.Context, req sdk.LSPWorkspaceSy
 	return s.lspServers().WorkspaceSymbols(ctx, req.Language, p, req.Query)
 }
 
-func (s *server) lspCompletions(ctx context.Context, req sdk.LSPCompletionRequest) (sdk.LSPCompletionList, error) {
+func (s *server) lspCompletions(ctx context.Context, req wire.LSPCompletionRequest) (wire.LSPCompletionList, error) {
 	p, f, err := s.lspPaths(req.Project, req.Path)
 	if err != nil {
-		return sdk.LSPCompletionList{}, err
+		return wire.LSPCompletionList{}, err
 	}
 	return s.lspServers().Completions(ctx, req.Language, p, f, req.Position, req.TriggerCharacter)
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A sandbox may have a main process (its entrypoint, e.g. a dev server)
@@ -74,7 +74,7 @@ func (s *server) superviseMain(spec agentapi.MainSpec, runDir string) {
 			ex.ExitCode, ex.Signal = exitOf(ws)
 		}
 		ex.Restarts = restarts
-		restart := spec.Restart == sdk.RestartAlways || (spec.Restart == sdk.RestartOnFailure && ex.ExitCode != 0)
+		restart := spec.Restart == wire.RestartAlways || (spec.Restart == wire.RestartOnFailure && ex.ExitCode != 0)
 		if !restart {
 			fmt.Fprintf(log, "[sbx] the main process %s; stopping the sandbox\n", ex.Describe())
 			s.mainExited(ex, runDir)
@@ -91,7 +91,7 @@ func (s *server) superviseMain(spec agentapi.MainSpec, runDir string) {
 
 // runMain runs the main process once and returns its wait status.
 func (s *server) runMain(spec agentapi.MainSpec, log io.Writer) (syscall.WaitStatus, error) {
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: spec.Cmd})
+	c, err := s.prepare(&wire.ExecRequest{Cmd: spec.Cmd})
 	if err != nil {
 		return 0, err
 	}

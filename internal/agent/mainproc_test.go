@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // superviseOnce runs a main process under a bare server until it makes the
@@ -37,7 +37,7 @@ func superviseOnce(t *testing.T, spec agentapi.MainSpec) (agentapi.MainExit, str
 }
 
 func TestMainExitWritesMarker(t *testing.T) {
-	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, Restart: sdk.RestartNever})
+	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, Restart: wire.RestartNever})
 	if ex.ExitCode != 3 || ex.Restarts != 0 {
 		t.Errorf("marker = %+v", ex)
 	}
@@ -49,7 +49,7 @@ func TestMainExitWritesMarker(t *testing.T) {
 func TestMainOnFailureRestarts(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "ran")
-	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/bin/sh", "-c", "[ -f " + flag + " ] && exit 0; touch " + flag + "; exit 1"}, Restart: sdk.RestartOnFailure})
+	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/bin/sh", "-c", "[ -f " + flag + " ] && exit 0; touch " + flag + "; exit 1"}, Restart: wire.RestartOnFailure})
 	if ex.ExitCode != 0 || ex.Restarts != 1 {
 		t.Errorf("marker = %+v, want code 0 after 1 restart", ex)
 	}
@@ -59,7 +59,7 @@ func TestMainOnFailureRestarts(t *testing.T) {
 }
 
 func TestMainNotFound(t *testing.T) {
-	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/no/such/binary"}, Restart: sdk.RestartNever})
+	ex, log := superviseOnce(t, agentapi.MainSpec{Cmd: []string{"/no/such/binary"}, Restart: wire.RestartNever})
 	if ex.ExitCode != 127 || !strings.Contains(log, "cannot start the main process") {
 		t.Errorf("marker %+v, log %q", ex, log)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The agent as PID 1 of its own pid namespace, as in an instance: it reaps
@@ -30,13 +30,13 @@ func TestAgentAsPID1(t *testing.T) {
 
 	// The shell exits at once; its background child becomes an orphan of
 	// PID 1 and, when it exits, must be reaped rather than left a zombie.
-	if res := a.exec(sdk.ExecRequest{Shell: "sleep 0.05 &"}); res.ExitCode != 0 {
+	if res := a.exec(wire.ExecRequest{Shell: "sleep 0.05 &"}); res.ExitCode != 0 {
 		t.Fatalf("exec: %+v", res)
 	}
 	poll(t, "the agent to have no children left", func() bool { return len(children(t, proc.pid)) == 0 })
 
 	// A process in its own session, outside every group the agent started.
-	ev := a.stream(context.Background(), sdk.ExecRequest{
+	ev := a.stream(context.Background(), wire.ExecRequest{
 		Shell: `setsid -w sh -c 'trap "echo got TERM; exit 0" TERM; echo ready; while :; do sleep 0.01; done'`,
 	})
 	ev.must("start")

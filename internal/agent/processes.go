@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Background processes outlive the request that started them: they are
@@ -47,7 +47,7 @@ func checkID(id, prefix string, taken func(string) bool) (string, error) {
 		}
 	}
 	if !idPattern.MatchString(id) {
-		return "", errdefs.Invalid(sdk.CodeInvalidID, "id %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+		return "", errdefs.Invalid(wire.CodeInvalidID, "id %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
 	}
 	return id, nil
 }
@@ -78,8 +78,8 @@ type processTable struct{ idTable[*process] }
 func (p *process) tableKey() (string, time.Time) { return p.id, p.started }
 
 // startProcess starts req in the background and adds it to the table.
-func (s *server) startProcess(req *sdk.StartProcessRequest) (*process, error) {
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: req.Cmd, Shell: req.Shell, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds, User: req.User})
+func (s *server) startProcess(req *wire.StartProcessRequest) (*process, error) {
+	c, err := s.prepare(&wire.ExecRequest{Cmd: req.Cmd, Shell: req.Shell, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds, User: req.User})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (s *server) startProcess(req *sdk.StartProcessRequest) (*process, error) {
 		return nil, err
 	}
 	if old := t.byID[id]; old != nil && !old.hasExited() {
-		return nil, errdefs.Conflict(sdk.CodeProcessExists, "process %q is still running; signal or delete it first", id)
+		return nil, errdefs.Conflict(wire.CodeProcessExists, "process %q is still running; signal or delete it first", id)
 	}
 
 	var files [6]*os.File // stdin r/w, stdout r/w, stderr r/w
@@ -218,15 +218,15 @@ func (p *process) closeStdin() {
 	}
 }
 
-func (p *process) toAPI() sdk.Process {
-	out := sdk.Process{
-		ID: p.id, Handle: handleOf(p.id), Pid: p.pid, Cmd: p.argv, Cwd: p.cwd, State: sdk.ProcessRunning,
+func (p *process) toAPI() wire.Process {
+	out := wire.Process{
+		ID: p.id, Handle: handleOf(p.id), Pid: p.pid, Cmd: p.argv, Cwd: p.cwd, State: wire.ProcessRunning,
 		StartedAt: p.started, LastSeq: p.out.last(),
 	}
 	if p.hasExited() {
 		p.mu.Lock()
 		code, ended := p.exitCode, p.ended
-		out.State, out.ExitCode, out.Signal, out.TimedOut, out.EndedAt = sdk.ProcessExited, &code, p.signal, p.timedOut, &ended
+		out.State, out.ExitCode, out.Signal, out.TimedOut, out.EndedAt = wire.ProcessExited, &code, p.signal, p.timedOut, &ended
 		p.mu.Unlock()
 	}
 	p.stdinMu.Lock()
@@ -251,7 +251,7 @@ func parseSignal(v string) (syscall.Signal, error) {
 	}
 	if n, err := strconv.Atoi(v); err == nil {
 		if n < 1 || n > 64 {
-			return 0, errdefs.Invalid(sdk.CodeInvalidSignal, "signal number %d is out of range 1-64", n)
+			return 0, errdefs.Invalid(wire.CodeInvalidSignal, "signal number %d is out of range 1-64", n)
 		}
 		return syscall.Signal(n), nil
 	}
@@ -262,5 +262,5 @@ func parseSignal(v string) (syscall.Signal, error) {
 	if sig := unix.SignalNum(name); sig != 0 {
 		return sig, nil
 	}
-	return 0, errdefs.Invalid(sdk.CodeInvalidSignal, "unknown signal %q: use a name such as TERM, KILL, INT or HUP, or a number", v)
+	return 0, errdefs.Invalid(wire.CodeInvalidSignal, "unknown signal %q: use a name such as TERM, KILL, INT or HUP, or a number", v)
 }

@@ -13,11 +13,11 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func (s *server) handleStartProcess(w http.ResponseWriter, r *http.Request) {
-	var req sdk.StartProcessRequest
+	var req wire.StartProcessRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -31,7 +31,7 @@ func (s *server) handleStartProcess(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) handleListProcesses(w http.ResponseWriter, r *http.Request) {
-	out := []sdk.Process{}
+	out := []wire.Process{}
 	for _, p := range s.procs.list() {
 		out = append(out, p.toAPI())
 	}
@@ -44,7 +44,7 @@ func (s *server) withProcess(h func(http.ResponseWriter, *http.Request, *process
 		id := r.PathValue("process")
 		p, ok := s.procs.get(id)
 		if !ok {
-			writeError(w, errdefs.NotFound(sdk.CodeProcessNotFound, "no process %q in this sandbox", id))
+			writeError(w, errdefs.NotFound(wire.CodeProcessNotFound, "no process %q in this sandbox", id))
 			return
 		}
 		h(w, r, p)
@@ -62,7 +62,7 @@ func (s *server) handleDeleteProcess(w http.ResponseWriter, r *http.Request, p *
 }
 
 func (s *server) handleSignalProcess(w http.ResponseWriter, r *http.Request, p *process) {
-	var req sdk.SignalRequest
+	var req wire.SignalRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -76,7 +76,7 @@ func (s *server) handleSignalProcess(w http.ResponseWriter, r *http.Request, p *
 	// an exited process still reaches them; only an empty group is an error.
 	if err := syscall.Kill(-p.pid, sig); err != nil {
 		if errors.Is(err, syscall.ESRCH) {
-			writeError(w, errdefs.Conflict(sdk.CodeProcessExited, "process %q has exited and left no children to signal", p.id))
+			writeError(w, errdefs.Conflict(wire.CodeProcessExited, "process %q has exited and left no children to signal", p.id))
 			return
 		}
 		writeError(w, errdefs.Internal(err, "signal process group %d", p.pid))
@@ -93,14 +93,14 @@ func timeoutParam(r *http.Request) (time.Duration, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
-		return 0, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a number of seconds, got %q", v)
+		return 0, errdefs.Invalid(wire.CodeInvalidTimeout, "timeoutSeconds must be a number of seconds, got %q", v)
 	}
 	return checkTimeout(f)
 }
 
 func checkTimeout(f float64) (time.Duration, error) {
 	if f < 0 || math.IsNaN(f) || f > 1e8 {
-		return 0, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
+		return 0, errdefs.Invalid(wire.CodeInvalidTimeout, "timeoutSeconds must be a number of seconds from 0 (none) to 1e8")
 	}
 	return time.Duration(f * float64(time.Second)), nil
 }
@@ -118,9 +118,9 @@ var errWaitTimeout = errors.New("wait timed out")
 // waitError explains why a wait on ctx ended without its condition.
 func waitError(ctx context.Context, what string, d time.Duration) error {
 	if context.Cause(ctx) == errWaitTimeout {
-		return errdefs.Unavailable(sdk.CodeWaitTimeout, "%s: not within %s", what, d)
+		return errdefs.Unavailable(wire.CodeWaitTimeout, "%s: not within %s", what, d)
 	}
-	return errdefs.Unavailable(sdk.CodeCancelled, "%s: the request was cancelled", what)
+	return errdefs.Unavailable(wire.CodeCancelled, "%s: the request was cancelled", what)
 }
 
 func (s *server) handleWaitProcess(w http.ResponseWriter, r *http.Request, p *process) {
@@ -148,7 +148,7 @@ func (s *server) handleProcessLogs(w http.ResponseWriter, r *http.Request, p *pr
 	if v := r.URL.Query().Get("offset"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			writeError(w, errdefs.Invalid(sdk.CodeInvalidOffset, "offset must be a sequence number of 0 or more, got %q", v))
+			writeError(w, errdefs.Invalid(wire.CodeInvalidOffset, "offset must be a sequence number of 0 or more, got %q", v))
 			return
 		}
 		after = n
@@ -163,19 +163,19 @@ func (s *server) handleProcessLogs(w http.ResponseWriter, r *http.Request, p *pr
 	for {
 		chunks, closed, changed := p.out.since(after)
 		for _, c := range chunks {
-			st.send(sdk.ExecEvent{Type: c.stream, Seq: c.seq, Data: c.data})
+			st.send(wire.ExecEvent{Type: c.stream, Seq: c.seq, Data: c.data})
 			after = c.seq
 		}
 		if closed {
 			p.mu.Lock()
-			ev := sdk.ExecEvent{Type: "exit", Seq: max(after, p.out.last()), ExitCode: p.exitCode, Signal: p.signal,
+			ev := wire.ExecEvent{Type: "exit", Seq: max(after, p.out.last()), ExitCode: p.exitCode, Signal: p.signal,
 				TimedOut: p.timedOut, DurationMs: p.ended.Sub(p.started).Milliseconds()}
 			p.mu.Unlock()
 			st.finish(ev)
 			return
 		}
 		if !follow {
-			st.finish(sdk.ExecEvent{Type: "end", Seq: max(after, p.out.last())})
+			st.finish(wire.ExecEvent{Type: "end", Seq: max(after, p.out.last())})
 			return
 		}
 		select {
@@ -184,7 +184,7 @@ func (s *server) handleProcessLogs(w http.ResponseWriter, r *http.Request, p *pr
 			st.stop()
 			return
 		case <-quit:
-			st.finish(sdk.ExecEvent{Type: "error", Error: &sdk.ErrorBody{Code: sdk.CodeShuttingDown, Message: "the sandbox is stopping"}})
+			st.finish(wire.ExecEvent{Type: "error", Error: &wire.ErrorBody{Code: wire.CodeShuttingDown, Message: "the sandbox is stopping"}})
 			return
 		}
 	}
@@ -195,9 +195,9 @@ func (s *server) handleWriteStdin(w http.ResponseWriter, r *http.Request, p *pro
 	defer p.stdinMu.Unlock()
 	if p.stdin == nil {
 		if p.hasExited() {
-			writeError(w, errdefs.Conflict(sdk.CodeProcessExited, "process %q has exited", p.id))
+			writeError(w, errdefs.Conflict(wire.CodeProcessExited, "process %q has exited", p.id))
 		} else {
-			writeError(w, errdefs.Conflict(sdk.CodeStdinClosed, "the stdin of process %q was closed", p.id))
+			writeError(w, errdefs.Conflict(wire.CodeStdinClosed, "the stdin of process %q was closed", p.id))
 		}
 		return
 	}
@@ -207,11 +207,11 @@ func (s *server) handleWriteStdin(w http.ResponseWriter, r *http.Request, p *pro
 	case err == nil:
 		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		writeError(w, errdefs.Unavailable(sdk.CodeStdinBlocked, "process %q is not reading its stdin", p.id))
+		writeError(w, errdefs.Unavailable(wire.CodeStdinBlocked, "process %q is not reading its stdin", p.id))
 	case errors.Is(err, syscall.EPIPE):
-		writeError(w, errdefs.Conflict(sdk.CodeStdinClosed, "process %q closed its stdin", p.id))
+		writeError(w, errdefs.Conflict(wire.CodeStdinClosed, "process %q closed its stdin", p.id))
 	default:
-		writeError(w, errdefs.Invalid(sdk.CodeStdinWrite, "write stdin of process %q: %v", p.id, err))
+		writeError(w, errdefs.Invalid(wire.CodeStdinWrite, "write stdin of process %q: %v", p.id, err))
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A terminal is a pseudo-terminal whose program (a shell by default) is the
@@ -57,12 +57,12 @@ func (term *terminal) tableKey() (string, time.Time) { return term.id, term.crea
 
 func checkSize(cols, rows int) error {
 	if cols < 1 || rows < 1 || cols > maxTermSize || rows > maxTermSize {
-		return errdefs.Invalid(sdk.CodeInvalidSize, "cols and rows must be 1-%d, got %dx%d", maxTermSize, cols, rows)
+		return errdefs.Invalid(wire.CodeInvalidSize, "cols and rows must be 1-%d, got %dx%d", maxTermSize, cols, rows)
 	}
 	return nil
 }
 
-func (s *server) createPTY(req *sdk.CreatePTYRequest) (*terminal, error) {
+func (s *server) createPTY(req *wire.CreatePTYRequest) (*terminal, error) {
 	cols, rows := req.Cols, req.Rows
 	if cols == 0 {
 		cols = 80
@@ -84,7 +84,7 @@ func (s *server) createPTY(req *sdk.CreatePTYRequest) (*terminal, error) {
 		}
 		env["TERM"] = "xterm-256color"
 	}
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: argv, Cwd: req.Cwd, Env: env, User: req.User})
+	c, err := s.prepare(&wire.ExecRequest{Cmd: argv, Cwd: req.Cwd, Env: env, User: req.User})
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (s *server) createPTY(req *sdk.CreatePTYRequest) (*terminal, error) {
 		return nil, err
 	}
 	if old := t.byID[id]; old != nil && !old.hasExited() {
-		return nil, errdefs.Conflict(sdk.CodePTYExists, "terminal %q is still running; delete it first", id)
+		return nil, errdefs.Conflict(wire.CodePTYExists, "terminal %q is still running; delete it first", id)
 	}
 
 	master, tty, err := openPTY()
@@ -150,7 +150,7 @@ func (s *server) createPTY(req *sdk.CreatePTYRequest) (*terminal, error) {
 func openPTY() (master, tty *os.File, err error) {
 	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, nil, errdefs.Unavailable(sdk.CodePTYUnavailable, "open /dev/ptmx: %v", err)
+		return nil, nil, errdefs.Unavailable(wire.CodePTYUnavailable, "open /dev/ptmx: %v", err)
 	}
 	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
 		unix.Close(fd)
@@ -195,7 +195,7 @@ func (s *server) startOnTerminal(c *command, tty *os.File) (*child, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil, errdefs.Unavailable(sdk.CodeShuttingDown, "the agent is shutting down")
+		return nil, errdefs.Unavailable(wire.CodeShuttingDown, "the agent is shutting down")
 	}
 	fd := tty.Fd()
 	proc, err := startChild(c.path, c.argv, &syscall.ProcAttr{
@@ -266,7 +266,7 @@ func (term *terminal) resize(cols, rows int) error {
 	term.writeMu.Lock()
 	defer term.writeMu.Unlock()
 	if term.closed {
-		return errdefs.Conflict(sdk.CodeProcessExited, "the program of terminal %q has exited", term.id)
+		return errdefs.Conflict(wire.CodeProcessExited, "the program of terminal %q has exited", term.id)
 	}
 	if err := setWinsize(term.master, cols, rows); err != nil {
 		return errdefs.Internal(err, "set terminal size")
@@ -286,14 +286,14 @@ func (term *terminal) kill() {
 	}
 }
 
-func (term *terminal) toAPI() sdk.PTY {
+func (term *terminal) toAPI() wire.PTY {
 	term.mu.Lock()
 	defer term.mu.Unlock()
-	out := sdk.PTY{ID: term.id, Handle: handleOf(term.id), Pid: term.pid, Cmd: term.argv, Cwd: term.cwd, Cols: term.cols, Rows: term.rows,
-		State: sdk.ProcessRunning, Attached: term.attached, CreatedAt: term.created}
+	out := wire.PTY{ID: term.id, Handle: handleOf(term.id), Pid: term.pid, Cmd: term.argv, Cwd: term.cwd, Cols: term.cols, Rows: term.rows,
+		State: wire.ProcessRunning, Attached: term.attached, CreatedAt: term.created}
 	if term.hasExited() {
 		code, ended := term.exitCode, term.ended
-		out.State, out.ExitCode, out.Signal, out.EndedAt = sdk.ProcessExited, &code, term.signal, &ended
+		out.State, out.ExitCode, out.Signal, out.EndedAt = wire.ProcessExited, &code, term.signal, &ended
 	}
 	return out
 }

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Input typed through POST /ptys/{pty}/input reaches the program, which
@@ -16,8 +16,8 @@ func TestPTYInputAndUser(t *testing.T) {
 		t.Skip("running as another account needs root")
 	}
 	a := startAgent(t)
-	var p sdk.PTY
-	a.call("POST", "/ptys", sdk.CreatePTYRequest{ID: "u1", Cmd: []string{"/bin/sh"}, User: "1234:5678", Cwd: "/", Env: map[string]string{"PS1": "$ "}}, http.StatusCreated, &p)
+	var p wire.PTY
+	a.call("POST", "/ptys", wire.CreatePTYRequest{ID: "u1", Cmd: []string{"/bin/sh"}, User: "1234:5678", Cwd: "/", Env: map[string]string{"PS1": "$ "}}, http.StatusCreated, &p)
 	c := a.attach("u1")
 	a.call("POST", "/ptys/u1/input", []byte("echo id=$(id -u):$(id -g) tty=$(stat -c %u \"$(tty)\")\n"), http.StatusNoContent, nil)
 	c.expect("id=1234:5678 tty=1234")
@@ -25,7 +25,7 @@ func TestPTYInputAndUser(t *testing.T) {
 	if ex := c.waitExit(); ex.ExitCode != 4 {
 		t.Fatalf("exit %+v", ex)
 	}
-	a.callErr("POST", "/ptys/u1/input", []byte("more\n"), http.StatusConflict, sdk.CodePTYExited)
-	a.callErr("POST", "/ptys/ghost/input", []byte("x"), http.StatusNotFound, sdk.CodePTYNotFound)
-	a.callErr("POST", "/ptys", sdk.CreatePTYRequest{User: "no-such-account"}, http.StatusBadRequest, sdk.CodeUnknownUser)
+	a.callErr("POST", "/ptys/u1/input", []byte("more\n"), http.StatusConflict, wire.CodePTYExited)
+	a.callErr("POST", "/ptys/ghost/input", []byte("x"), http.StatusNotFound, wire.CodePTYNotFound)
+	a.callErr("POST", "/ptys", wire.CreatePTYRequest{User: "no-such-account"}, http.StatusBadRequest, wire.CodeUnknownUser)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // termClient is an attached terminal in a test.
@@ -17,7 +17,7 @@ type termClient struct {
 	t    *testing.T
 	conn *websocket.Conn
 	seen strings.Builder
-	exit *sdk.PTYControl
+	exit *wire.PTYControl
 }
 
 func (a *testAgent) attach(id string) *termClient {
@@ -53,7 +53,7 @@ func (c *termClient) expect(want string) {
 			c.seen.Write(data)
 			continue
 		}
-		var ctl sdk.PTYControl
+		var ctl wire.PTYControl
 		json.Unmarshal(data, &ctl)
 		if ctl.Type == "exit" {
 			c.exit = &ctl
@@ -65,7 +65,7 @@ func (c *termClient) expect(want string) {
 }
 
 // waitExit reads to the exit frame and the close.
-func (c *termClient) waitExit() sdk.PTYControl {
+func (c *termClient) waitExit() wire.PTYControl {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
 	defer cancel()
@@ -78,7 +78,7 @@ func (c *termClient) waitExit() sdk.PTYControl {
 			c.seen.Write(data)
 			continue
 		}
-		var ctl sdk.PTYControl
+		var ctl wire.PTYControl
 		json.Unmarshal(data, &ctl)
 		if ctl.Type == "exit" {
 			c.exit = &ctl
@@ -93,9 +93,9 @@ func (c *termClient) waitExit() sdk.PTYControl {
 func TestPTYPromptResizeReattach(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	var p sdk.PTY
-	a.call("POST", "/ptys", sdk.CreatePTYRequest{ID: "t1", Cmd: []string{"/bin/sh"}, Cols: 100, Rows: 30, Env: map[string]string{"PS1": "$ "}}, http.StatusCreated, &p)
-	if p.Cols != 100 || p.State != sdk.ProcessRunning {
+	var p wire.PTY
+	a.call("POST", "/ptys", wire.CreatePTYRequest{ID: "t1", Cmd: []string{"/bin/sh"}, Cols: 100, Rows: 30, Env: map[string]string{"PS1": "$ "}}, http.StatusCreated, &p)
+	if p.Cols != 100 || p.State != wire.ProcessRunning {
 		t.Fatalf("created %+v", p)
 	}
 	c := a.attach("t1")
@@ -106,7 +106,7 @@ func TestPTYPromptResizeReattach(t *testing.T) {
 	c.send("stty size; tty\n")
 	c.expect("30 100")
 	c.expect("/dev/pts/")
-	resize, _ := json.Marshal(sdk.PTYControl{Type: "resize", Cols: 120, Rows: 40})
+	resize, _ := json.Marshal(wire.PTYControl{Type: "resize", Cols: 120, Rows: 40})
 	c.conn.Write(context.Background(), websocket.MessageText, resize)
 	c.send("stty size\n")
 	c.expect("40 120")
@@ -120,7 +120,7 @@ func TestPTYPromptResizeReattach(t *testing.T) {
 		t.Fatalf("exit %+v", ex)
 	}
 	a.call("GET", "/ptys/t1", nil, http.StatusOK, &p)
-	if p.State != sdk.ProcessExited || *p.ExitCode != 3 {
+	if p.State != wire.ProcessExited || *p.ExitCode != 3 {
 		t.Fatalf("after exit %+v", p)
 	}
 	// Attaching to an exited terminal replays and says how it ended.
@@ -133,12 +133,12 @@ func TestPTYPromptResizeReattach(t *testing.T) {
 func TestPTYKillAndErrors(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	var p sdk.PTY
-	a.call("POST", "/ptys", sdk.CreatePTYRequest{Cmd: []string{"/bin/sh", "-c", "sleep 300 & sleep 300"}}, http.StatusCreated, &p)
+	var p wire.PTY
+	a.call("POST", "/ptys", wire.CreatePTYRequest{Cmd: []string{"/bin/sh", "-c", "sleep 300 & sleep 300"}}, http.StatusCreated, &p)
 	if !strings.HasPrefix(p.ID, "pty-") || p.Cols != 80 || p.Rows != 24 {
 		t.Fatalf("defaults %+v", p)
 	}
-	var list []sdk.PTY
+	var list []wire.PTY
 	a.call("GET", "/ptys", nil, http.StatusOK, &list)
 	if len(list) != 1 {
 		t.Fatalf("list %+v", list)
@@ -146,7 +146,7 @@ func TestPTYKillAndErrors(t *testing.T) {
 	a.call("DELETE", "/ptys/"+p.ID, nil, http.StatusNoContent, nil)
 	waitGone(t, p.Pid)
 	a.callErr("GET", "/ptys/"+p.ID, nil, http.StatusNotFound, "PTY_NOT_FOUND")
-	a.callErr("POST", "/ptys", sdk.CreatePTYRequest{Cols: 5000}, http.StatusBadRequest, "INVALID_SIZE")
-	a.callErr("POST", "/ptys", sdk.CreatePTYRequest{Cmd: []string{"no-such-program-sbx"}}, http.StatusBadRequest, "COMMAND_NOT_FOUND")
+	a.callErr("POST", "/ptys", wire.CreatePTYRequest{Cols: 5000}, http.StatusBadRequest, "INVALID_SIZE")
+	a.callErr("POST", "/ptys", wire.CreatePTYRequest{Cmd: []string{"no-such-program-sbx"}}, http.StatusBadRequest, "COMMAND_NOT_FOUND")
 	a.callErr("GET", "/ptys/nope/attach", nil, http.StatusNotFound, "PTY_NOT_FOUND")
 }

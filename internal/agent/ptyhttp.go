@@ -11,11 +11,11 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func (s *server) handleCreatePTY(w http.ResponseWriter, r *http.Request) {
-	var req sdk.CreatePTYRequest
+	var req wire.CreatePTYRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -29,7 +29,7 @@ func (s *server) handleCreatePTY(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) handleListPTYs(w http.ResponseWriter, r *http.Request) {
-	out := []sdk.PTY{}
+	out := []wire.PTY{}
 	for _, term := range s.ptys.list() {
 		out = append(out, term.toAPI())
 	}
@@ -41,7 +41,7 @@ func (s *server) withPTY(h func(http.ResponseWriter, *http.Request, *terminal)) 
 		id := r.PathValue("pty")
 		term, ok := s.ptys.get(id)
 		if !ok {
-			writeError(w, errdefs.NotFound(sdk.CodePTYNotFound, "no terminal %q in this sandbox", id))
+			writeError(w, errdefs.NotFound(wire.CodePTYNotFound, "no terminal %q in this sandbox", id))
 			return
 		}
 		h(w, r, term)
@@ -59,7 +59,7 @@ func (s *server) handleDeletePTY(w http.ResponseWriter, r *http.Request, term *t
 }
 
 func (s *server) handleResizePTY(w http.ResponseWriter, r *http.Request, term *terminal) {
-	var req sdk.ResizeRequest
+	var req wire.ResizeRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -119,7 +119,7 @@ func (s *server) handleAttachPTY(w http.ResponseWriter, r *http.Request, term *t
 				term.input(data) // fails only once the program is gone
 				continue
 			}
-			var ctl sdk.PTYControl
+			var ctl wire.PTYControl
 			if json.Unmarshal(data, &ctl) == nil && ctl.Type == "resize" {
 				term.resize(ctl.Cols, ctl.Rows) // a bad size is ignored, as a terminal would
 			}
@@ -149,7 +149,7 @@ func (s *server) handleAttachPTY(w http.ResponseWriter, r *http.Request, term *t
 		}
 		if closed {
 			term.mu.Lock()
-			b, _ := json.Marshal(sdk.PTYControl{Type: "exit", ExitCode: term.exitCode, Signal: term.signal})
+			b, _ := json.Marshal(wire.PTYControl{Type: "exit", ExitCode: term.exitCode, Signal: term.signal})
 			term.mu.Unlock()
 			wctx, wcancel := context.WithTimeout(ctx, ptyWriteTimeout)
 			defer wcancel()

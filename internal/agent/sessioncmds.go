@@ -17,7 +17,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Recorded session commands: commands run in a session's shell (so cd and
@@ -92,9 +92,9 @@ func (c *sessionCmd) snapshot(from int) ([]sessionChunk, *int, <-chan struct{}) 
 	return c.chunks[min(from, len(c.chunks)):], c.exitCode, c.changed
 }
 
-func (c *sessionCmd) toAPI(withLogs bool) sdk.SessionCommand {
+func (c *sessionCmd) toAPI(withLogs bool) wire.SessionCommand {
 	chunks, code, _ := c.snapshot(0)
-	out := sdk.SessionCommand{ID: c.id, Command: c.text, ExitCode: code}
+	out := wire.SessionCommand{ID: c.id, Command: c.text, ExitCode: code}
 	if withLogs {
 		var all, o, e bytes.Buffer
 		for _, ch := range chunks {
@@ -106,7 +106,7 @@ func (c *sessionCmd) toAPI(withLogs bool) sdk.SessionCommand {
 			}
 		}
 		c.mu.Lock()
-		out.Logs = &sdk.SessionLogs{Output: all.String(), Stdout: o.String(), Stderr: e.String(), Truncated: c.truncated}
+		out.Logs = &wire.SessionLogs{Output: all.String(), Stdout: o.String(), Stderr: e.String(), Truncated: c.truncated}
 		c.mu.Unlock()
 	}
 	return out
@@ -173,7 +173,7 @@ func (s *server) openStdin(ss *session) (string, *os.File, error) {
 }
 
 // run runs c in the session and records how it ended.
-func (s *server) runRecorded(ctx context.Context, ss *session, c *sessionCmd, stdin string, req sdk.SessionRunRequest) {
+func (s *server) runRecorded(ctx context.Context, ss *session, c *sessionCmd, stdin string, req wire.SessionRunRequest) {
 	timeout := ss.start.timeout
 	if req.TimeoutSeconds != 0 {
 		timeout, _ = checkTimeout(req.TimeoutSeconds) // checked by the handler
@@ -191,13 +191,13 @@ func (s *server) runRecorded(ctx context.Context, ss *session, c *sessionCmd, st
 }
 
 func (s *server) handleSessionRun(w http.ResponseWriter, r *http.Request, ss *session) {
-	var req sdk.SessionRunRequest
+	var req wire.SessionRunRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
 	}
 	if req.Command == "" {
-		writeError(w, errdefs.Invalid(sdk.CodeInvalidCommand, "command is required"))
+		writeError(w, errdefs.Invalid(wire.CodeInvalidCommand, "command is required"))
 		return
 	}
 	if req.TimeoutSeconds != 0 {
@@ -228,7 +228,7 @@ func (s *server) handleSessionRun(w http.ResponseWriter, r *http.Request, ss *se
 }
 
 func (s *server) handleSessionCommands(w http.ResponseWriter, r *http.Request, ss *session) {
-	out := []sdk.SessionCommand{}
+	out := []wire.SessionCommand{}
 	for _, c := range ss.cmds.all() {
 		out = append(out, c.toAPI(false))
 	}
@@ -239,7 +239,7 @@ func (s *server) withSessionCommand(h func(http.ResponseWriter, *http.Request, *
 	return func(w http.ResponseWriter, r *http.Request, ss *session) {
 		c := ss.cmds.get(r.PathValue("command"))
 		if c == nil {
-			writeError(w, errdefs.NotFound(sdk.CodeCommandNotFound, "no command %q in session %q", r.PathValue("command"), ss.id))
+			writeError(w, errdefs.NotFound(wire.CodeCommandNotFound, "no command %q in session %q", r.PathValue("command"), ss.id))
 			return
 		}
 		h(w, r, c)
@@ -272,11 +272,11 @@ func (s *server) handleSessionCommandLogs(w http.ResponseWriter, r *http.Request
 			if ch.stderr {
 				typ = "stderr"
 			}
-			out.send(sdk.SessionLogEvent{Type: typ, Data: ch.data})
+			out.send(wire.SessionLogEvent{Type: typ, Data: ch.data})
 			sent++
 		}
 		if code != nil {
-			out.finish(sdk.SessionLogEvent{Type: agentapi.EventExit, ExitCode: *code})
+			out.finish(wire.SessionLogEvent{Type: agentapi.EventExit, ExitCode: *code})
 			return
 		}
 		select {
@@ -291,7 +291,7 @@ func (s *server) handleSessionCommandLogs(w http.ResponseWriter, r *http.Request
 
 // handleSessionCommandInput writes to a background command's stdin.
 func (s *server) handleSessionCommandInput(w http.ResponseWriter, r *http.Request, c *sessionCmd) {
-	var in sdk.SessionInput
+	var in wire.SessionInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		writeError(w, err)
 		return
@@ -302,14 +302,14 @@ func (s *server) handleSessionCommandInput(w http.ResponseWriter, r *http.Reques
 	c.mu.Unlock()
 	switch {
 	case ended:
-		writeError(w, errdefs.Conflict(sdk.CodeProcessExited, "command %s has ended", c.id))
+		writeError(w, errdefs.Conflict(wire.CodeProcessExited, "command %s has ended", c.id))
 		return
 	case f == nil:
-		writeError(w, errdefs.Conflict(sdk.CodeStdinClosed, "command %s was not started in the background, so it takes no input", c.id))
+		writeError(w, errdefs.Conflict(wire.CodeStdinClosed, "command %s was not started in the background, so it takes no input", c.id))
 		return
 	}
 	if _, err := f.WriteString(in.Data); err != nil {
-		writeError(w, errdefs.Conflict(sdk.CodeStdinClosed, "command %s no longer reads its input: %v", c.id, err))
+		writeError(w, errdefs.Conflict(wire.CodeStdinClosed, "command %s no longer reads its input: %v", c.id, err))
 		return
 	}
 	if c.echo {

@@ -5,11 +5,11 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func (s *server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
-	var req sdk.CreateSessionRequest
+	var req wire.CreateSessionRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -23,7 +23,7 @@ func (s *server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) handleListSessions(w http.ResponseWriter, r *http.Request) {
-	out := []sdk.Session{}
+	out := []wire.Session{}
 	for _, ss := range s.sessions.list() {
 		out = append(out, ss.toAPI())
 	}
@@ -35,7 +35,7 @@ func (s *server) withSession(h func(http.ResponseWriter, *http.Request, *session
 		id := r.PathValue("session")
 		ss, ok := s.sessions.get(id)
 		if !ok {
-			writeError(w, errdefs.NotFound(sdk.CodeSessionNotFound, "no session %q in this sandbox", id))
+			writeError(w, errdefs.NotFound(wire.CodeSessionNotFound, "no session %q in this sandbox", id))
 			return
 		}
 		h(w, r, ss)
@@ -61,7 +61,7 @@ func (s *server) handleSessionExec(w http.ResponseWriter, r *http.Request, ss *s
 		writeError(w, err)
 		return
 	}
-	var req sdk.SessionExecRequest
+	var req wire.SessionExecRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -80,8 +80,8 @@ func (s *server) handleSessionExec(w http.ResponseWriter, r *http.Request, ss *s
 			writeError(w, err)
 			return
 		}
-		out.s.finish(sdk.SessionEvent{
-			ExecEvent:    sdk.ExecEvent{Type: "exit", ExitCode: res.exitCode, TimedOut: res.timedOut, DurationMs: res.duration.Milliseconds()},
+		out.s.finish(wire.SessionEvent{
+			ExecEvent:    wire.ExecEvent{Type: "exit", ExitCode: res.exitCode, TimedOut: res.timedOut, DurationMs: res.duration.Milliseconds()},
 			SessionEnded: res.sessionEnded, ShellRestarted: res.shellRestarted,
 		})
 		return
@@ -92,7 +92,7 @@ func (s *server) handleSessionExec(w http.ResponseWriter, r *http.Request, ss *s
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, sdk.SessionExecResult{
+	writeJSON(w, http.StatusOK, wire.SessionExecResult{
 		ExitCode: res.exitCode, Stdout: out.stdout.String(), Stderr: out.stderr.String(),
 		Truncated: out.stdout.truncated || out.stderr.truncated, DurationMs: res.duration.Milliseconds(),
 		TimedOut: res.timedOut, SessionEnded: res.sessionEnded, ShellRestarted: res.shellRestarted,

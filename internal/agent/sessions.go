@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A session is one long-lived shell that runs the commands sent to it, so
@@ -102,12 +102,12 @@ func defaultShell() string {
 	return "/bin/sh"
 }
 
-func (s *server) createSession(req *sdk.CreateSessionRequest) (*session, error) {
+func (s *server) createSession(req *wire.CreateSessionRequest) (*session, error) {
 	shell := req.Shell
 	if shell == "" {
 		shell = defaultShell()
 	}
-	c, err := s.prepare(&sdk.ExecRequest{Cmd: []string{shell}, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds, User: req.User})
+	c, err := s.prepare(&wire.ExecRequest{Cmd: []string{shell}, Cwd: req.Cwd, Env: req.Env, TimeoutSeconds: req.TimeoutSeconds, User: req.User})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (s *server) createSession(req *sdk.CreateSessionRequest) (*session, error) 
 		return nil, err
 	}
 	if t.byID[id] != nil {
-		return nil, errdefs.Conflict(sdk.CodeSessionExists, "session %q exists; delete it first", id)
+		return nil, errdefs.Conflict(wire.CodeSessionExists, "session %q exists; delete it first", id)
 	}
 	sh, err := s.startShell(c)
 	if err != nil {
@@ -200,17 +200,17 @@ func (sh *shellProc) interrupt() {
 	killDescendants(sh.pid)
 }
 
-func (ss *session) toAPI() sdk.Session {
+func (ss *session) toAPI() wire.Session {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	out := sdk.Session{ID: ss.id, Handle: handleOf(ss.id), Shell: ss.start.path, Pid: ss.sh.pid, Env: ss.env, TimeoutSeconds: ss.start.timeout.Seconds(),
-		State: sdk.SessionIdle, CreatedAt: ss.created, LastUsedAt: ss.lastUsed}
+	out := wire.Session{ID: ss.id, Handle: handleOf(ss.id), Shell: ss.start.path, Pid: ss.sh.pid, Env: ss.env, TimeoutSeconds: ss.start.timeout.Seconds(),
+		State: wire.SessionIdle, CreatedAt: ss.created, LastUsedAt: ss.lastUsed}
 	if ss.busy {
-		out.State = sdk.SessionBusy
+		out.State = wire.SessionBusy
 	}
 	if ss.sh.ended() {
 		code := ss.sh.exitCode
-		out.State, out.ExitCode = sdk.SessionEnded, &code
+		out.State, out.ExitCode = wire.SessionEnded, &code
 	}
 	return out
 }
@@ -233,7 +233,7 @@ func (s *server) shell(ss *session) (sh *shellProc, restarted bool, err error) {
 		return ss.sh, false, nil
 	}
 	if ss.deleted {
-		return nil, false, errdefs.NotFound(sdk.CodeSessionNotFound, "session %q was deleted", ss.id)
+		return nil, false, errdefs.NotFound(wire.CodeSessionNotFound, "session %q was deleted", ss.id)
 	}
 	// What the old shell left running in the background goes with it: a
 	// delete reaches only the current shell's processes.
@@ -263,12 +263,12 @@ func (s *server) runInSession(ctx context.Context, ss *session, text string, tim
 // file at stdin.
 func (s *server) runInSessionFrom(ctx context.Context, ss *session, text, stdin string, timeout time.Duration, out execOutput) (sessionResult, error) {
 	if text == "" || strings.ContainsRune(text, 0) {
-		return sessionResult{}, errdefs.Invalid(sdk.CodeInvalidCommand, "command must be non-empty shell text without NUL bytes")
+		return sessionResult{}, errdefs.Invalid(wire.CodeInvalidCommand, "command must be non-empty shell text without NUL bytes")
 	}
 	select {
 	case ss.turn <- struct{}{}:
 	case <-ctx.Done():
-		return sessionResult{}, errdefs.Unavailable(sdk.CodeCancelled, "the request was cancelled while waiting for the session")
+		return sessionResult{}, errdefs.Unavailable(wire.CodeCancelled, "the request was cancelled while waiting for the session")
 	}
 	defer func() { <-ss.turn }()
 	sh, restarted, err := s.shell(ss)
@@ -299,9 +299,9 @@ func (s *server) runInSessionFrom(ctx context.Context, ss *session, text, stdin 
 	sh.stdin.SetWriteDeadline(time.Now().Add(stdinWriteTimeout))
 	if _, err := sh.stdin.WriteString(script); err != nil {
 		if sh.ended() {
-			return sessionResult{}, errdefs.Unavailable(sdk.CodeSessionEnded, "the shell of session %q ended before it read the command; send it again", ss.id)
+			return sessionResult{}, errdefs.Unavailable(wire.CodeSessionEnded, "the shell of session %q ended before it read the command; send it again", ss.id)
 		}
-		return sessionResult{}, errdefs.Unavailable(sdk.CodeSessionBlocked, "the shell of session %q does not read commands: %v", ss.id, err)
+		return sessionResult{}, errdefs.Unavailable(wire.CodeSessionBlocked, "the shell of session %q does not read commands: %v", ss.id, err)
 	}
 	out.started(sh.pid)
 

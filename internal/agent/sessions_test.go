@@ -12,22 +12,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
-func (a *testAgent) sessionExec(id, command string, timeout float64) sdk.SessionExecResult {
+func (a *testAgent) sessionExec(id, command string, timeout float64) wire.SessionExecResult {
 	a.t.Helper()
-	var res sdk.SessionExecResult
-	a.call("POST", "/sessions/"+id+"/exec", sdk.SessionExecRequest{Command: command, TimeoutSeconds: timeout}, http.StatusOK, &res)
+	var res wire.SessionExecResult
+	a.call("POST", "/sessions/"+id+"/exec", wire.SessionExecRequest{Command: command, TimeoutSeconds: timeout}, http.StatusOK, &res)
 	return res
 }
 
 func TestSessionStatePersists(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	var ss sdk.Session
-	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "dev", Shell: "/bin/sh", Env: map[string]string{"GREETING": "hi"}}, http.StatusCreated, &ss)
-	if ss.ID != "dev" || ss.State != sdk.SessionIdle || ss.Pid <= 0 {
+	var ss wire.Session
+	a.call("POST", "/sessions", wire.CreateSessionRequest{ID: "dev", Shell: "/bin/sh", Env: map[string]string{"GREETING": "hi"}}, http.StatusCreated, &ss)
+	if ss.ID != "dev" || ss.State != wire.SessionIdle || ss.Pid <= 0 {
 		t.Fatalf("created %+v", ss)
 	}
 	steps := []struct {
@@ -54,9 +54,9 @@ func TestSessionStatePersists(t *testing.T) {
 			t.Fatalf("%q: a syntax error without a message", st.cmd)
 		}
 	}
-	var list []sdk.Session
+	var list []wire.Session
 	a.call("GET", "/sessions", nil, http.StatusOK, &list)
-	if len(list) != 1 || list[0].State != sdk.SessionIdle {
+	if len(list) != 1 || list[0].State != wire.SessionIdle {
 		t.Fatalf("list %+v", list)
 	}
 	// exit ends the shell (the next command starts another, see
@@ -66,7 +66,7 @@ func TestSessionStatePersists(t *testing.T) {
 		t.Fatalf("exit: %+v", res)
 	}
 	a.call("GET", "/sessions/dev", nil, http.StatusOK, &ss)
-	if ss.State != sdk.SessionEnded || ss.ExitCode == nil || *ss.ExitCode != 4 {
+	if ss.State != wire.SessionEnded || ss.ExitCode == nil || *ss.ExitCode != 4 {
 		t.Fatalf("ended: %+v", ss)
 	}
 	a.call("DELETE", "/sessions/dev", nil, http.StatusNoContent, nil)
@@ -76,7 +76,7 @@ func TestSessionStatePersists(t *testing.T) {
 func TestSessionTimeout(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "t", Shell: "/bin/sh", TimeoutSeconds: 30}, http.StatusCreated, nil)
+	a.call("POST", "/sessions", wire.CreateSessionRequest{ID: "t", Shell: "/bin/sh", TimeoutSeconds: 30}, http.StatusCreated, nil)
 	a.sessionExec("t", "cd /tmp", 0)
 	// A command's processes (grandchildren too) are killed; the shell stays.
 	res := a.sessionExec("t", "sh -c 'sleep 300 & echo $!; wait'; sleep 300", 0.5)
@@ -96,7 +96,7 @@ func TestSessionTimeout(t *testing.T) {
 func TestSessionTimeoutInBuiltin(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "t", Shell: "/bin/sh"}, http.StatusCreated, nil)
+	a.call("POST", "/sessions", wire.CreateSessionRequest{ID: "t", Shell: "/bin/sh"}, http.StatusCreated, nil)
 	// A builtin loop is stopped by the interrupt trap; the shell stays.
 	res := a.sessionExec("t", "cd /tmp; while :; do :; done; echo after", 0.2)
 	if !res.TimedOut || res.SessionEnded || res.ExitCode != 128+9 || res.Stdout != "" {
@@ -112,7 +112,7 @@ func TestSessionTimeoutShellIgnoresInterrupt(t *testing.T) {
 	sessionInterruptGrace = 100 * time.Millisecond
 	t.Cleanup(func() { sessionInterruptGrace = old })
 	a := startAgent(t)
-	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "t", Shell: "/bin/sh"}, http.StatusCreated, nil)
+	a.call("POST", "/sessions", wire.CreateSessionRequest{ID: "t", Shell: "/bin/sh"}, http.StatusCreated, nil)
 	// A shell that ignores the interrupt is killed, and the next command
 	// gets a fresh one.
 	res := a.sessionExec("t", "trap '' USR1; while :; do :; done", 0.2)
@@ -133,8 +133,8 @@ func TestSessionTimeoutStopsCommandLine(t *testing.T) {
 			continue
 		}
 		a := startAgent(t)
-		var ss sdk.Session
-		a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "t", Shell: shell}, http.StatusCreated, &ss)
+		var ss wire.Session
+		a.call("POST", "/sessions", wire.CreateSessionRequest{ID: "t", Shell: shell}, http.StatusCreated, &ss)
 		mark := filepath.Join(t.TempDir(), "survivor")
 		res := a.sessionExec("t", "cd /tmp; x=kept; sleep 10; echo survivor; touch "+mark, 0.3)
 		// (dash reports its killed child with "Killed" on stderr.)
@@ -149,9 +149,9 @@ func TestSessionTimeoutStopsCommandLine(t *testing.T) {
 		if res.Stdout != "/tmp kept\ndone\n" || res.ExitCode != 0 || res.TimedOut || res.ShellRestarted {
 			t.Fatalf("%s: after the timeout: %+v", shell, res)
 		}
-		var now sdk.Session
+		var now wire.Session
 		a.call("GET", "/sessions/t", nil, http.StatusOK, &now)
-		if now.Pid != ss.Pid || now.State != sdk.SessionIdle {
+		if now.Pid != ss.Pid || now.State != wire.SessionIdle {
 			t.Fatalf("%s: session after a timeout: %+v (was %+v)", shell, now, ss)
 		}
 	}
@@ -163,8 +163,8 @@ func TestSessionTimeoutStopsCommandLine(t *testing.T) {
 func TestSessionRestartsEndedShell(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	var ss sdk.Session
-	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "r", Shell: "/bin/sh", Cwd: "/tmp", Env: map[string]string{"FOO": "orig"}}, http.StatusCreated, &ss)
+	var ss wire.Session
+	a.call("POST", "/sessions", wire.CreateSessionRequest{ID: "r", Shell: "/bin/sh", Cwd: "/tmp", Env: map[string]string{"FOO": "orig"}}, http.StatusCreated, &ss)
 	res := a.sessionExec("r", "cd /; export FOO=changed; sleep 300 >/dev/null 2>&1 & echo $!; exit 42", 0)
 	if res.ExitCode != 42 || !res.SessionEnded || res.ShellRestarted {
 		t.Fatalf("exit 42: %+v", res)
@@ -177,9 +177,9 @@ func TestSessionRestartsEndedShell(t *testing.T) {
 	if res.ExitCode != 0 || res.Stdout != "/tmp orig\n" || !res.ShellRestarted || res.SessionEnded {
 		t.Fatalf("after exit: %+v", res)
 	}
-	var now sdk.Session
+	var now wire.Session
 	a.call("GET", "/sessions/r", nil, http.StatusOK, &now)
-	if now.State != sdk.SessionIdle || now.ExitCode != nil || now.Pid == ss.Pid || now.Pid <= 0 {
+	if now.State != wire.SessionIdle || now.ExitCode != nil || now.Pid == ss.Pid || now.Pid <= 0 {
 		t.Fatalf("restarted session: %+v (was %+v)", now, ss)
 	}
 	if res = a.sessionExec("r", "true", 0); res.ShellRestarted {
@@ -189,7 +189,7 @@ func TestSessionRestartsEndedShell(t *testing.T) {
 
 	// The stream says so too, with exit code 0 on the wire.
 	a.sessionExec("r", "exit 3", 0)
-	resp := a.do("POST", "/sessions/r/exec?stream=true", sdk.SessionExecRequest{Command: "true"})
+	resp := a.do("POST", "/sessions/r/exec?stream=true", wire.SessionExecRequest{Command: "true"})
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	lines := strings.Split(strings.TrimSpace(string(body)), "\n")
@@ -204,24 +204,24 @@ func TestSessionRestartsEndedShell(t *testing.T) {
 	// A deleted session starts nothing again.
 	a.sessionExec("r", "exit 5", 0)
 	a.call("DELETE", "/sessions/r", nil, http.StatusNoContent, nil)
-	a.callErr("POST", "/sessions/r/exec", sdk.SessionExecRequest{Command: "true"}, http.StatusNotFound, "SESSION_NOT_FOUND")
+	a.callErr("POST", "/sessions/r/exec", wire.SessionExecRequest{Command: "true"}, http.StatusNotFound, "SESSION_NOT_FOUND")
 }
 
 func TestSessionStream(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	a.call("POST", "/sessions", sdk.CreateSessionRequest{ID: "s"}, http.StatusCreated, nil)
-	ev := a.streamPath(context.Background(), "/sessions/s/exec?stream=true", sdk.SessionExecRequest{Command: "echo a; echo b >&2; exit_code=3; (exit $exit_code)"})
+	a.call("POST", "/sessions", wire.CreateSessionRequest{ID: "s"}, http.StatusCreated, nil)
+	ev := a.streamPath(context.Background(), "/sessions/s/exec?stream=true", wire.SessionExecRequest{Command: "echo a; echo b >&2; exit_code=3; (exit $exit_code)"})
 	exit, stdout, stderr := ev.untilExit()
 	if exit.ExitCode != 3 || stdout != "a\n" || stderr != "b\n" {
 		t.Fatalf("stream: %+v %q %q", exit, stdout, stderr)
 	}
 	// Two clients at once take turns.
-	done := make(chan sdk.SessionExecResult, 2)
+	done := make(chan wire.SessionExecResult, 2)
 	for range 2 {
 		go func() {
-			var res sdk.SessionExecResult
-			a.call("POST", "/sessions/s/exec", sdk.SessionExecRequest{Command: "n=$((n+1)); echo $n"}, http.StatusOK, &res)
+			var res wire.SessionExecResult
+			a.call("POST", "/sessions/s/exec", wire.SessionExecRequest{Command: "n=$((n+1)); echo $n"}, http.StatusOK, &res)
 			done <- res
 		}()
 	}

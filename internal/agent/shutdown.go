@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // killWait bounds the wait for processes to vanish after SIGKILL (a process
@@ -22,7 +22,7 @@ func (s *server) handleShutdown(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("graceSeconds"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || math.IsNaN(f) || f > 3600 {
-			writeError(w, errdefs.Invalid(sdk.CodeInvalidGrace, "graceSeconds must be a number of seconds from 0 to 3600, got %q", v))
+			writeError(w, errdefs.Invalid(wire.CodeInvalidGrace, "graceSeconds must be a number of seconds from 0 to 3600, got %q", v))
 			return
 		}
 		grace = time.Duration(f * float64(time.Second))

@@ -9,17 +9,17 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Shutdown sends SIGTERM, and SIGKILL only to what is left after the grace.
 func TestShutdownTermThenKill(t *testing.T) {
 	t.Parallel()
 	a := startAgent(t)
-	ignores := a.stream(context.Background(), sdk.ExecRequest{Shell: "trap '' TERM; echo ready; sleep 1000"})
+	ignores := a.stream(context.Background(), wire.ExecRequest{Shell: "trap '' TERM; echo ready; sleep 1000"})
 	ignores.must("start")
 	ignores.must("stdout")
-	obeys := a.stream(context.Background(), sdk.ExecRequest{Shell: "echo ready; exec sleep 1000"})
+	obeys := a.stream(context.Background(), wire.ExecRequest{Shell: "echo ready; exec sleep 1000"})
 	obeys.must("start")
 	obeys.must("stdout")
 
@@ -61,7 +61,7 @@ func TestAgentProcessSIGTERM(t *testing.T) {
 	if h.Pid != proc.pid {
 		t.Fatalf("healthz pid %d, want %d", h.Pid, proc.pid)
 	}
-	ev := a.stream(context.Background(), sdk.ExecRequest{Shell: "echo ready; exec sleep 1000"})
+	ev := a.stream(context.Background(), wire.ExecRequest{Shell: "echo ready; exec sleep 1000"})
 	ev.must("start")
 	ev.must("stdout")
 

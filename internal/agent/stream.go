@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // ndjson writes one JSON object per line, flushing each, with a heartbeat
@@ -36,7 +36,7 @@ func startNDJSON(w http.ResponseWriter) *ndjson {
 	return s
 }
 
-func (s *ndjson) beat() { s.send(sdk.ExecEvent{Type: "heartbeat"}) }
+func (s *ndjson) beat() { s.send(wire.ExecEvent{Type: "heartbeat"}) }
 
 // send writes v. Write errors are ignored: a client that went away cancels
 // the request context, which ends the stream's producer.
@@ -83,14 +83,14 @@ type ndjsonOutput struct {
 
 func (o *ndjsonOutput) started(pid int) {
 	o.s = startNDJSON(o.w)
-	o.s.send(sdk.ExecEvent{Type: "start", Pid: pid})
+	o.s.send(wire.ExecEvent{Type: "start", Pid: pid})
 }
 
 func (o *ndjsonOutput) write(stream string, p []byte) {
 	o.s.mu.Lock()
 	defer o.s.mu.Unlock()
 	o.s.seq++
-	o.s.sendLocked(sdk.ExecEvent{Type: stream, Seq: o.s.seq, Data: p})
+	o.s.sendLocked(wire.ExecEvent{Type: stream, Seq: o.s.seq, Data: p})
 }
 
 // streamsDone returns a channel closed when the agent begins to shut down,

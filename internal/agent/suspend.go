@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Suspending the agent for a gVisor checkpoint.
@@ -158,11 +158,11 @@ type suspendAddr struct {
 func (s *server) handleSuspend(w http.ResponseWriter, r *http.Request) {
 	addr, ok := r.Context().Value(http.LocalAddrContextKey).(*suspendAddr)
 	if !ok {
-		writeError(w, errdefs.Conflict(sdk.CodeSuspendUnsupported, "this agent's listener cannot be suspended"))
+		writeError(w, errdefs.Conflict(wire.CodeSuspendUnsupported, "this agent's listener cannot be suspended"))
 		return
 	}
 	if reason := hostSockets(filepath.Dir(addr.s.sock)); reason != "" {
-		writeError(w, errdefs.Conflict(sdk.CodeCheckpointRefused, "%s", reason))
+		writeError(w, errdefs.Conflict(wire.CodeCheckpointRefused, "%s", reason))
 		return
 	}
 	// Whole once flushed (httpjson.Write sends its length): suspend may

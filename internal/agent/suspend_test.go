@@ -11,7 +11,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestSuspendAndWake closes the agent's socket and connections and opens
@@ -49,7 +49,7 @@ func TestSuspendAndWake(t *testing.T) {
 		}
 	}
 	// Exec works after all that.
-	if res := a.exec(sdk.ExecRequest{Shell: "echo back"}); strings.TrimSpace(res.Stdout) != "back" {
+	if res := a.exec(wire.ExecRequest{Shell: "echo back"}); strings.TrimSpace(res.Stdout) != "back" {
 		t.Errorf("exec after resume: %+v", res)
 	}
 }

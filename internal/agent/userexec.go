@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Running a command as another account of the sandbox (the "user" field of
@@ -33,7 +33,7 @@ func lookupUser(spec string) (*syscall.Credential, string, error) {
 	case found:
 		uid, _ = parseID(entry[2])
 	case !numeric:
-		return nil, "", errdefs.Invalid(sdk.CodeUnknownUser, "no user %q in the sandbox's /etc/passwd", name)
+		return nil, "", errdefs.Invalid(wire.CodeUnknownUser, "no user %q in the sandbox's /etc/passwd", name)
 	}
 	gid := uid
 	home := "/"
@@ -44,7 +44,7 @@ func lookupUser(spec string) (*syscall.Credential, string, error) {
 	if hasGid {
 		g, ok := parseID(gidText)
 		if !ok {
-			return nil, "", errdefs.Invalid(sdk.CodeUnknownUser, "user %q: gid %q is not a number", spec, gidText)
+			return nil, "", errdefs.Invalid(wire.CodeUnknownUser, "user %q: gid %q is not a number", spec, gidText)
 		}
 		gid = g
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestLookupUser(t *testing.T) {
@@ -29,7 +29,7 @@ func TestLookupUser(t *testing.T) {
 		t.Fatalf("4242: %+v %q %v", cred, home, err)
 	}
 	for _, bad := range []string{"nobody-here", "user:x"} {
-		if _, _, err := lookupUser(bad); errdefs.CodeOf(err) != sdk.CodeUnknownUser {
+		if _, _, err := lookupUser(bad); errdefs.CodeOf(err) != wire.CodeUnknownUser {
 			t.Fatalf("%q: want UNKNOWN_USER, got %v", bad, err)
 		}
 	}

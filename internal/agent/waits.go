@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // maxLine bounds the unfinished line a log wait keeps per stream; a longer
@@ -23,7 +23,7 @@ const maxLine = 64 << 10
 var portPollInterval = 25 * time.Millisecond
 
 func (s *server) handleWaitForLog(w http.ResponseWriter, r *http.Request, p *process) {
-	var req sdk.WaitForLogRequest
+	var req wire.WaitForLogRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -51,14 +51,14 @@ func (s *server) handleWaitForLog(w http.ResponseWriter, r *http.Request, p *pro
 	writeJSON(w, http.StatusOK, m)
 }
 
-func lineMatcher(req *sdk.WaitForLogRequest) (func(string) bool, error) {
+func lineMatcher(req *wire.WaitForLogRequest) (func(string) bool, error) {
 	switch req.Stream {
 	case "", "stdout", "stderr":
 	default:
-		return nil, errdefs.Invalid(sdk.CodeInvalidStream, "stream must be stdout, stderr or empty for both, got %q", req.Stream)
+		return nil, errdefs.Invalid(wire.CodeInvalidStream, "stream must be stdout, stderr or empty for both, got %q", req.Stream)
 	}
 	if (req.Substring != "") == (req.Regex != "") {
-		return nil, errdefs.Invalid(sdk.CodeInvalidMatch, "set exactly one of substring and regex")
+		return nil, errdefs.Invalid(wire.CodeInvalidMatch, "set exactly one of substring and regex")
 	}
 	if req.Substring != "" {
 		sub := req.Substring
@@ -66,7 +66,7 @@ func lineMatcher(req *sdk.WaitForLogRequest) (func(string) bool, error) {
 	}
 	re, err := regexp.Compile(req.Regex)
 	if err != nil {
-		return nil, errdefs.Invalid(sdk.CodeInvalidRegex, "regex: %v", err)
+		return nil, errdefs.Invalid(wire.CodeInvalidRegex, "regex: %v", err)
 	}
 	return re.MatchString, nil
 }
@@ -74,7 +74,7 @@ func lineMatcher(req *sdk.WaitForLogRequest) (func(string) bool, error) {
 // waitForLine reads p's output from the oldest retained chunk until a line
 // of stream ("" for both) satisfies match. It fails with PROCESS_EXITED
 // when the output ends without one, and with an internal error when ctx ends.
-func (p *process) waitForLine(ctx context.Context, stream string, match func(string) bool) (*sdk.LogMatch, error) {
+func (p *process) waitForLine(ctx context.Context, stream string, match func(string) bool) (*wire.LogMatch, error) {
 	partial := map[string][]byte{}
 	var after int64
 	for {
@@ -91,13 +91,13 @@ func (p *process) waitForLine(ctx context.Context, stream string, match func(str
 					break
 				}
 				if line := string(buf[:i]); match(line) {
-					return &sdk.LogMatch{Line: line, Stream: c.stream, Seq: c.seq}, nil
+					return &wire.LogMatch{Line: line, Stream: c.stream, Seq: c.seq}, nil
 				}
 				buf = buf[i+1:]
 			}
 			for len(buf) > maxLine {
 				if line := string(buf[:maxLine]); match(line) {
-					return &sdk.LogMatch{Line: line, Stream: c.stream, Seq: c.seq}, nil
+					return &wire.LogMatch{Line: line, Stream: c.stream, Seq: c.seq}, nil
 				}
 				buf = buf[maxLine:]
 			}
@@ -107,13 +107,13 @@ func (p *process) waitForLine(ctx context.Context, stream string, match func(str
 			// The unterminated last line of each stream counts too.
 			for st, buf := range partial {
 				if len(buf) > 0 && match(string(buf)) {
-					return &sdk.LogMatch{Line: string(buf), Stream: st, Seq: after}, nil
+					return &wire.LogMatch{Line: string(buf), Stream: st, Seq: after}, nil
 				}
 			}
 			p.mu.Lock()
 			code := p.exitCode
 			p.mu.Unlock()
-			return nil, errdefs.Conflict(sdk.CodeProcessExited, "process %s exited (code %d) before a matching line appeared", p.id, code)
+			return nil, errdefs.Conflict(wire.CodeProcessExited, "process %s exited (code %d) before a matching line appeared", p.id, code)
 		}
 		select {
 		case <-changed:
@@ -124,7 +124,7 @@ func (p *process) waitForLine(ctx context.Context, stream string, match func(str
 }
 
 func (s *server) handleWaitForPort(w http.ResponseWriter, r *http.Request, p *process) {
-	var req sdk.WaitForPortRequest
+	var req wire.WaitForPortRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -149,11 +149,11 @@ func (s *server) handleWaitForPort(w http.ResponseWriter, r *http.Request, p *pr
 		// launcher exits still counts.
 		exited := p.hasExited()
 		if status, ok := probe(ctx); ok {
-			writeJSON(w, http.StatusOK, sdk.PortReady{Port: req.Port, Status: status, ElapsedMs: time.Since(begin).Milliseconds()})
+			writeJSON(w, http.StatusOK, wire.PortReady{Port: req.Port, Status: status, ElapsedMs: time.Since(begin).Milliseconds()})
 			return
 		}
 		if exited {
-			writeError(w, errdefs.Conflict(sdk.CodeProcessExited, "process %s exited before port %d was ready", p.id, req.Port))
+			writeError(w, errdefs.Conflict(wire.CodeProcessExited, "process %s exited before port %d was ready", p.id, req.Port))
 			return
 		}
 		select {
@@ -169,15 +169,15 @@ func (s *server) handleWaitForPort(w http.ResponseWriter, r *http.Request, p *pr
 // portProbe returns a check of req's readiness: a TCP connect, or an HTTP
 // GET answered with the wanted status. The sandbox has its own network
 // namespace, so 127.0.0.1 is the sandbox's loopback.
-func portProbe(req *sdk.WaitForPortRequest) (func(context.Context) (int, bool), error) {
+func portProbe(req *wire.WaitForPortRequest) (func(context.Context) (int, bool), error) {
 	if req.Port < 1 || req.Port > 65535 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidPort, "port must be 1-65535, got %d", req.Port)
+		return nil, errdefs.Invalid(wire.CodeInvalidPort, "port must be 1-65535, got %d", req.Port)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(req.Port))
 	switch req.Protocol {
 	case "", "tcp":
 		if req.Path != "" || req.Status != 0 {
-			return nil, errdefs.Invalid(sdk.CodeInvalidProbe, "path and status apply to protocol http only")
+			return nil, errdefs.Invalid(wire.CodeInvalidProbe, "path and status apply to protocol http only")
 		}
 		return func(ctx context.Context) (int, bool) {
 			ctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -196,14 +196,14 @@ func portProbe(req *sdk.WaitForPortRequest) (func(context.Context) (int, bool), 
 			path = "/"
 		}
 		if !strings.HasPrefix(path, "/") {
-			return nil, errdefs.Invalid(sdk.CodeInvalidProbe, "path must start with '/', got %q", path)
+			return nil, errdefs.Invalid(wire.CodeInvalidProbe, "path must start with '/', got %q", path)
 		}
 		want := req.Status
 		if want == 0 {
 			want = http.StatusOK
 		}
 		if want < 100 || want > 599 {
-			return nil, errdefs.Invalid(sdk.CodeInvalidProbe, "status must be an HTTP status 100-599, got %d", want)
+			return nil, errdefs.Invalid(wire.CodeInvalidProbe, "status must be an HTTP status 100-599, got %d", want)
 		}
 		url := "http://" + addr + path
 		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second,
@@ -221,5 +221,5 @@ func portProbe(req *sdk.WaitForPortRequest) (func(context.Context) (int, bool), 
 			return resp.StatusCode, resp.StatusCode == want
 		}, nil
 	}
-	return nil, errdefs.Invalid(sdk.CodeInvalidProbe, "protocol must be tcp or http, got %q", req.Protocol)
+	return nil, errdefs.Invalid(wire.CodeInvalidProbe, "protocol must be tcp or http, got %q", req.Protocol)
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A watch reports changes under a path as NDJSON WatchEvents, from inotify.
@@ -75,13 +75,13 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 	wt := &watcher{recursive: recursive, include: q["include"], exclude: q["exclude"], dirs: map[int]string{}}
 	for _, g := range append(q["include"], q["exclude"]...) {
 		if _, err := path.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil || g == "" {
-			writeError(w, errdefs.Invalid(sdk.CodeInvalidGlob, "bad glob pattern %q", g))
+			writeError(w, errdefs.Invalid(wire.CodeInvalidGlob, "bad glob pattern %q", g))
 			return
 		}
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
-		writeError(w, errdefs.NotFound(sdk.CodePathNotFound, "cannot watch %s: it does not exist", p))
+		writeError(w, errdefs.NotFound(wire.CodePathNotFound, "cannot watch %s: it does not exist", p))
 		return
 	}
 	wt.root = p
@@ -92,7 +92,7 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 	}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		writeError(w, errdefs.Unavailable(sdk.CodeWatchLimit, "cannot create a watch: %v", err))
+		writeError(w, errdefs.Unavailable(wire.CodeWatchLimit, "cannot create a watch: %v", err))
 		return
 	}
 	wt.fd = fd
@@ -104,7 +104,7 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 	}
 
 	wt.out = startNDJSON(w)
-	wt.out.send(sdk.WatchEvent{Type: "ready", Path: p, IsDir: fi.IsDir(), Time: time.Now()})
+	wt.out.send(wire.WatchEvent{Type: "ready", Path: p, IsDir: fi.IsDir(), Time: time.Now()})
 	go func() {
 		// An expired read deadline ends the read loop.
 		select {
@@ -121,17 +121,17 @@ func (s *server) handleWatch(w http.ResponseWriter, r *http.Request) {
 		wt.out.stop()
 		return
 	}
-	var body *sdk.ErrorBody
+	var body *wire.ErrorBody
 	var e *errdefs.Error
 	switch {
 	case errors.As(err, &e):
-		body = &sdk.ErrorBody{Code: e.Code, Message: e.Message}
+		body = &wire.ErrorBody{Code: e.Code, Message: e.Message}
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		body = &sdk.ErrorBody{Code: sdk.CodeShuttingDown, Message: "the sandbox is stopping"}
+		body = &wire.ErrorBody{Code: wire.CodeShuttingDown, Message: "the sandbox is stopping"}
 	default:
-		body = &sdk.ErrorBody{Code: sdk.CodeWatchFailed, Message: err.Error()}
+		body = &wire.ErrorBody{Code: wire.CodeWatchFailed, Message: err.Error()}
 	}
-	wt.out.finish(sdk.WatchEvent{Type: "error", Error: body, Time: time.Now()})
+	wt.out.finish(wire.WatchEvent{Type: "error", Error: body, Time: time.Now()})
 }
 
 // addTree watches dir and, when recursive, every directory below it that
@@ -144,7 +144,7 @@ func (wt *watcher) addTree(dir string, report bool) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir && !report {
-				return errdefs.NotFound(sdk.CodePathNotFound, "cannot watch %s: %v", p, err)
+				return errdefs.NotFound(wire.CodePathNotFound, "cannot watch %s: %v", p, err)
 			}
 			return nil // vanished meanwhile
 		}
@@ -179,9 +179,9 @@ func (wt *watcher) addWatch(dir string, isRoot bool) error {
 		wt.dirs[wd] = dir
 		return nil
 	case errors.Is(err, unix.ENOSPC):
-		return errdefs.Unavailable(sdk.CodeWatchLimit, "cannot watch %s: too many watches (fs.inotify.max_user_watches)", dir)
+		return errdefs.Unavailable(wire.CodeWatchLimit, "cannot watch %s: too many watches (fs.inotify.max_user_watches)", dir)
 	case isRoot:
-		return errdefs.Invalid(sdk.CodeWatchFailed, "cannot watch %s: %v", dir, err)
+		return errdefs.Invalid(wire.CodeWatchFailed, "cannot watch %s: %v", dir, err)
 	}
 	return nil
 }
@@ -240,7 +240,7 @@ func (wt *watcher) run() error {
 
 			if mask&unix.IN_Q_OVERFLOW != 0 {
 				flushPending()
-				wt.out.send(sdk.WatchEvent{Type: "overflow", Time: time.Now()})
+				wt.out.send(wire.WatchEvent{Type: "overflow", Time: time.Now()})
 				continue
 			}
 			dir, ok := wt.dirs[int(ev.Wd)]
@@ -248,7 +248,7 @@ func (wt *watcher) run() error {
 				delete(wt.dirs, int(ev.Wd))
 				if dir == wt.root {
 					flushPending()
-					return errdefs.NotFound(sdk.CodeWatchRootGone, "the watched path %s was removed or moved away", wt.root)
+					return errdefs.NotFound(wire.CodeWatchRootGone, "the watched path %s was removed or moved away", wt.root)
 				}
 				continue
 			}
@@ -261,7 +261,7 @@ func (wt *watcher) run() error {
 					if wt.only == "" {
 						wt.emit("remove", wt.root, "", true)
 					}
-					return errdefs.NotFound(sdk.CodeWatchRootGone, "the watched path %s was removed or moved away", wt.root)
+					return errdefs.NotFound(wire.CodeWatchRootGone, "the watched path %s was removed or moved away", wt.root)
 				}
 				continue // reported by the parent's watch
 			}
@@ -357,9 +357,9 @@ func (wt *watcher) emitUpload(p string, created bool) {
 		return
 	}
 	if created {
-		wt.send(sdk.WatchEvent{Type: "create", Path: p, Time: time.Now()})
+		wt.send(wire.WatchEvent{Type: "create", Path: p, Time: time.Now()})
 	}
-	wt.out.send(sdk.WatchEvent{Type: "write", Path: p, Time: time.Now()})
+	wt.out.send(wire.WatchEvent{Type: "write", Path: p, Time: time.Now()})
 	wt.lastWrite = ""
 }
 
@@ -369,11 +369,11 @@ func (wt *watcher) emitRename(old, p string, isDir bool) {
 	oldOK, newOK := wt.wanted(old), wt.wanted(p)
 	switch {
 	case oldOK && newOK:
-		wt.send(sdk.WatchEvent{Type: "rename", Path: p, OldPath: old, IsDir: isDir, Time: time.Now()})
+		wt.send(wire.WatchEvent{Type: "rename", Path: p, OldPath: old, IsDir: isDir, Time: time.Now()})
 	case oldOK:
-		wt.send(sdk.WatchEvent{Type: "remove", Path: old, IsDir: isDir, Time: time.Now()})
+		wt.send(wire.WatchEvent{Type: "remove", Path: old, IsDir: isDir, Time: time.Now()})
 	case newOK:
-		wt.send(sdk.WatchEvent{Type: "create", Path: p, IsDir: isDir, Time: time.Now()})
+		wt.send(wire.WatchEvent{Type: "create", Path: p, IsDir: isDir, Time: time.Now()})
 	}
 }
 
@@ -381,10 +381,10 @@ func (wt *watcher) emit(typ, p, old string, isDir bool) {
 	if !wt.wanted(p) {
 		return
 	}
-	wt.send(sdk.WatchEvent{Type: typ, Path: p, OldPath: old, IsDir: isDir, Time: time.Now()})
+	wt.send(wire.WatchEvent{Type: typ, Path: p, OldPath: old, IsDir: isDir, Time: time.Now()})
 }
 
-func (wt *watcher) send(ev sdk.WatchEvent) {
+func (wt *watcher) send(ev wire.WatchEvent) {
 	// Writes to one file come in bursts; one event per burst is enough, and
 	// merging only back-to-back repeats cannot reorder anything.
 	if ev.Type == "write" {

@@ -12,12 +12,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // watchStream opens a watch and returns a function that reads the next
 // event (skipping heartbeats).
-func (a *testAgent) watch(query url.Values) func() sdk.WatchEvent {
+func (a *testAgent) watch(query url.Values) func() wire.WatchEvent {
 	a.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	a.t.Cleanup(cancel)
@@ -30,10 +30,10 @@ func (a *testAgent) watch(query url.Values) func() sdk.WatchEvent {
 		a.t.Fatalf("watch: status %d", resp.StatusCode)
 	}
 	dec := json.NewDecoder(resp.Body)
-	next := func() sdk.WatchEvent {
+	next := func() wire.WatchEvent {
 		a.t.Helper()
 		for {
-			var ev sdk.WatchEvent
+			var ev wire.WatchEvent
 			if err := dec.Decode(&ev); err != nil {
 				a.t.Fatalf("watch stream: %v", err)
 			}
@@ -50,7 +50,7 @@ func (a *testAgent) watch(query url.Values) func() sdk.WatchEvent {
 
 // watchNewDir makes the directory w in the agent's working directory and
 // watches it recursively, with query's further parameters.
-func (a *testAgent) watchNewDir(query url.Values) (root string, next func() sdk.WatchEvent) {
+func (a *testAgent) watchNewDir(query url.Values) (root string, next func() wire.WatchEvent) {
 	a.t.Helper()
 	root = filepath.Join(a.cwd, "w")
 	must(a.t, os.Mkdir(root, 0o755))
@@ -59,7 +59,7 @@ func (a *testAgent) watchNewDir(query url.Values) (root string, next func() sdk.
 	return root, a.watch(q)
 }
 
-func describe(ev sdk.WatchEvent) string {
+func describe(ev wire.WatchEvent) string {
 	s := ev.Type + " " + ev.Path
 	if ev.IsDir {
 		s += "/"
@@ -70,7 +70,7 @@ func describe(ev sdk.WatchEvent) string {
 	return s
 }
 
-func expectEvents(t *testing.T, next func() sdk.WatchEvent, want ...string) {
+func expectEvents(t *testing.T, next func() wire.WatchEvent, want ...string) {
 	t.Helper()
 	for _, w := range want {
 		if got := describe(next()); got != w {

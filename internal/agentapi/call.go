@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Expand is the route's path with its "{name}" parameters replaced, in
@@ -96,10 +96,10 @@ func Call[Out any](ctx context.Context, c *Client, route Route, p Params, in any
 	limit := route.AnswerLimit()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return out, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable, Message: "read agent response", Err: err}
+		return out, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeAgentUnavailable, Message: "read agent response", Err: err}
 	}
 	if int64(len(raw)) > limit {
-		return out, errdefs.Unavailable(sdk.CodeAgentResponseTooLarge, "the agent's answer to %s is larger than %d bytes", route.Pattern(), limit)
+		return out, errdefs.Unavailable(wire.CodeAgentResponseTooLarge, "the agent's answer to %s is larger than %d bytes", route.Pattern(), limit)
 	}
 	if resp.StatusCode == http.StatusNoContent || len(raw) == 0 {
 		return out, nil

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestExpand(t *testing.T) {
@@ -65,13 +65,13 @@ func TestCallBoundsAndErrors(t *testing.T) {
 			return
 		}
 		w.WriteHeader(http.StatusNotFound)
-		json.NewEncoder(w).Encode(sdk.ErrorResponse{Error: sdk.ErrorBody{Code: sdk.CodeContextNotFound, Message: "no such file"}})
+		json.NewEncoder(w).Encode(wire.ErrorResponse{Error: wire.ErrorBody{Code: wire.CodeContextNotFound, Message: "no such file"}})
 	})
-	if _, err := Call[string](t.Context(), c, Health, Params{}, nil); errdefs.CodeOf(err) != sdk.CodeAgentResponseTooLarge {
+	if _, err := Call[string](t.Context(), c, Health, Params{}, nil); errdefs.CodeOf(err) != wire.CodeAgentResponseTooLarge {
 		t.Fatalf("an oversized answer gave %v", err)
 	}
 	_, err := Call[None](t.Context(), c, StatFile, Params{}, nil)
-	if errdefs.CodeOf(err) != sdk.CodeContextNotFound || !strings.Contains(err.Error(), "no such file") {
+	if errdefs.CodeOf(err) != wire.CodeContextNotFound || !strings.Contains(err.Error(), "no such file") {
 		t.Fatalf("an error answer gave %v", err)
 	}
 }

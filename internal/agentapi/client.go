@@ -20,7 +20,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Limits on what the daemon takes from an agent. Code in the sandbox can
@@ -94,10 +94,10 @@ func Dial(ctx context.Context, path string) (net.Conn, error) { return dialSocke
 func dialSocket(ctx context.Context, path string) (net.Conn, error) {
 	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENOENT) {
-		return nil, errdefs.Unavailable(sdk.CodeAgentUnavailable, "agent socket %s does not exist (agent not running?)", path)
+		return nil, errdefs.Unavailable(wire.CodeAgentUnavailable, "agent socket %s does not exist (agent not running?)", path)
 	}
 	if err != nil {
-		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable,
+		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeAgentUnavailable,
 			Message: fmt.Sprintf("open agent socket %s", path), Err: err}
 	}
 	defer unix.Close(fd)
@@ -108,14 +108,14 @@ func dialSocket(ctx context.Context, path string) (net.Conn, error) {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFSOCK:
 	case unix.S_IFLNK:
-		return nil, errdefs.Unavailable(sdk.CodeAgentSocketInvalid, "refusing to connect: agent socket %s is a symlink (replaced from inside the sandbox?)", path)
+		return nil, errdefs.Unavailable(wire.CodeAgentSocketInvalid, "refusing to connect: agent socket %s is a symlink (replaced from inside the sandbox?)", path)
 	default:
-		return nil, errdefs.Unavailable(sdk.CodeAgentSocketInvalid, "refusing to connect: %s is not a socket", path)
+		return nil, errdefs.Unavailable(wire.CodeAgentSocketInvalid, "refusing to connect: %s is not a socket", path)
 	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", "/proc/self/fd/"+strconv.Itoa(fd))
 	if err != nil {
-		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable,
+		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeAgentUnavailable,
 			Message: fmt.Sprintf("connect to agent socket %s", path), Err: err}
 	}
 	return conn, nil
@@ -140,7 +140,7 @@ func (c *Client) WaitReady(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable,
+			return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeAgentUnavailable,
 				Message: "agent did not become ready", Err: err}
 		case <-t.C:
 		}
@@ -179,7 +179,7 @@ func (c *Client) Suspend(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return errdefs.Unavailable(sdk.CodeAgentNotSuspended, "the agent did not close its socket: %v", ctx.Err())
+			return errdefs.Unavailable(wire.CodeAgentNotSuspended, "the agent did not close its socket: %v", ctx.Err())
 		case <-t.C:
 		}
 	}
@@ -229,10 +229,10 @@ func (c *Client) call(ctx context.Context, route Route, rawQuery string, want in
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer+1))
 	if err != nil {
-		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable, Message: "read agent response", Err: err}
+		return nil, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeAgentUnavailable, Message: "read agent response", Err: err}
 	}
 	if len(body) > MaxAnswer {
-		return nil, errdefs.Unavailable(sdk.CodeAgentResponseTooLarge, "the agent's answer to %s is larger than %d bytes", route.Pattern(), MaxAnswer)
+		return nil, errdefs.Unavailable(wire.CodeAgentResponseTooLarge, "the agent's answer to %s is larger than %d bytes", route.Pattern(), MaxAnswer)
 	}
 	if resp.StatusCode != want {
 		return nil, responseError(resp.StatusCode, body)
@@ -298,17 +298,17 @@ func transportError(err error) error {
 		return err
 	}
 	if strings.Contains(err.Error(), "server response headers exceeded") {
-		return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentResponseTooLarge,
+		return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeAgentResponseTooLarge,
 			Message: fmt.Sprintf("the agent answered with headers over %d bytes", MaxHeaderBytes), Err: err}
 	}
-	return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeAgentUnavailable, Message: "the agent did not answer", Err: err}
+	return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeAgentUnavailable, Message: "the agent did not answer", Err: err}
 }
 
 // responseError rebuilds the errdefs error behind an agent error response.
 func responseError(status int, body []byte) error {
-	var er sdk.ErrorResponse
+	var er wire.ErrorResponse
 	if json.Unmarshal(body, &er) != nil || er.Error.Code == "" {
-		er.Error = sdk.ErrorBody{Code: sdk.CodeAgentError, Message: fmt.Sprintf("agent answered %d: %.200s", status, body)}
+		er.Error = wire.ErrorBody{Code: wire.CodeAgentError, Message: fmt.Sprintf("agent answered %d: %.200s", status, body)}
 	}
 	return &errdefs.Error{Kind: httpjson.KindOf(status), Code: er.Error.Code, Message: er.Error.Message}
 }

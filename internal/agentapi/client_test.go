@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeAgent serves h on the agent socket of a new run directory, as code
@@ -57,7 +57,7 @@ func TestClientBoundsHeaders(t *testing.T) {
 	})
 	var err error
 	n := allocated(func() { err = c.Health(t.Context()) })
-	if errdefs.CodeOf(err) != sdk.CodeAgentResponseTooLarge || !strings.Contains(err.Error(), "headers") {
+	if errdefs.CodeOf(err) != wire.CodeAgentResponseTooLarge || !strings.Contains(err.Error(), "headers") {
 		t.Fatalf("Health against huge headers: %v", err)
 	}
 	if n > 16<<20 {
@@ -65,7 +65,7 @@ func TestClientBoundsHeaders(t *testing.T) {
 	}
 	// Forward (the API's streams) has the same limit.
 	_, err = c.Forward(t.Context(), Request{Method: "GET", Path: Watch.Path})
-	if errdefs.CodeOf(err) != sdk.CodeAgentResponseTooLarge {
+	if errdefs.CodeOf(err) != wire.CodeAgentResponseTooLarge {
 		t.Fatalf("Forward against huge headers: %v", err)
 	}
 }
@@ -84,7 +84,7 @@ func TestClientBoundsAnswers(t *testing.T) {
 	})
 	var err error
 	n := allocated(func() { err = c.Health(t.Context()) })
-	if errdefs.CodeOf(err) != sdk.CodeAgentResponseTooLarge || !errdefs.Is(err, errdefs.KindUnavailable) {
+	if errdefs.CodeOf(err) != wire.CodeAgentResponseTooLarge || !errdefs.Is(err, errdefs.KindUnavailable) {
 		t.Fatalf("Health against a huge body: %v", err)
 	}
 	if n > 16<<20 {
@@ -132,7 +132,7 @@ func TestClientErrorAnswer(t *testing.T) {
 		io.WriteString(w, `{"error":{"code":"CHECKPOINT_REFUSED","message":"a socket is open"}}`)
 	})
 	err := c.Sync(t.Context())
-	if errdefs.CodeOf(err) != sdk.CodeCheckpointRefused || !errdefs.Is(err, errdefs.KindConflict) || err.Error() != "a socket is open" {
+	if errdefs.CodeOf(err) != wire.CodeCheckpointRefused || !errdefs.Is(err, errdefs.KindConflict) || err.Error() != "a socket is open" {
 		t.Fatalf("Sync: %v", err)
 	}
 }

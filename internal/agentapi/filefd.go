@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // File transfer by descriptor (FileFD): the agent resolves the path and
@@ -32,7 +32,7 @@ import (
 // UpgradeFD is the Upgrade token of FileFD. After the 101 answer the agent
 // sends an FDOpened line with the descriptor; for a write the daemon then
 // sends an FDCommit line and the agent answers it with an HTTP response
-// (sdk.FileInfo; 204 once a failed upload's file is removed; or the error).
+// (wire.FileInfo; 204 once a failed upload's file is removed; or the error).
 const UpgradeFD = "sbx-fd"
 
 // FDOpened is the agent's line after FileFD's 101, sent with the descriptor.
@@ -114,7 +114,7 @@ func openFD(ctx context.Context, uc *net.UnixConn, q url.Values) (*SandboxFile, 
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer))
 		err := responseError(resp.StatusCode, body)
-		if errdefs.CodeOf(err) == sdk.CodeAgentError && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed) {
+		if errdefs.CodeOf(err) == wire.CodeAgentError && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed) {
 			return nil, ErrFDUnsupported
 		}
 		return nil, err
@@ -125,14 +125,14 @@ func openFD(ctx context.Context, uc *net.UnixConn, q url.Values) (*SandboxFile, 
 	}
 	var out SandboxFile
 	if err := json.Unmarshal(line, &out.FDOpened); err != nil {
-		return nil, errdefs.Unavailable(sdk.CodeAgentError, "the agent's FileFD answer is not JSON: %.200s", line)
+		return nil, errdefs.Unavailable(wire.CodeAgentError, "the agent's FileFD answer is not JSON: %.200s", line)
 	}
 	if len(rr.fds) != 1 {
-		return nil, errdefs.Unavailable(sdk.CodeAgentError, "the agent sent %d file descriptors, want 1", len(rr.fds))
+		return nil, errdefs.Unavailable(wire.CodeAgentError, "the agent sent %d file descriptors, want 1", len(rr.fds))
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(rr.fds[0], &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, errdefs.Unavailable(sdk.CodeAgentError, "the agent's descriptor for %s is not a regular file", out.Path)
+		return nil, errdefs.Unavailable(wire.CodeAgentError, "the agent's descriptor for %s is not a regular file", out.Path)
 	}
 	out.File = os.NewFile(uintptr(rr.fds[0]), out.Path)
 	rr.fds = nil
@@ -144,8 +144,8 @@ func openFD(ctx context.Context, uc *net.UnixConn, q url.Values) (*SandboxFile, 
 // Commit ends a write whose bytes are all in File (failed nil), renaming
 // the file into place, and returns its info; with failed set the agent
 // removes the file and Commit returns failed once it has.
-func (f *SandboxFile) Commit(ctx context.Context, failed error) (sdk.FileInfo, error) {
-	var info sdk.FileInfo
+func (f *SandboxFile) Commit(ctx context.Context, failed error) (wire.FileInfo, error) {
+	var info wire.FileInfo
 	if err := f.File.Close(); err != nil && failed == nil {
 		failed = err
 	}
@@ -180,7 +180,7 @@ func (f *SandboxFile) Commit(ctx context.Context, failed error) (sdk.FileInfo, e
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer+1))
 	if err != nil || len(body) > MaxAnswer {
-		return info, errdefs.Unavailable(sdk.CodeAgentError, "the agent's answer to a FileFD write is unreadable or too large")
+		return info, errdefs.Unavailable(wire.CodeAgentError, "the agent's answer to a FileFD write is unreadable or too large")
 	}
 	if resp.StatusCode/100 != 2 {
 		return info, responseError(resp.StatusCode, body)

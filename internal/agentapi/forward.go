@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // UpgradeTCP is the Upgrade token of ForwardTCP: after the 101 answer the
@@ -39,7 +39,7 @@ func (c *Client) DialTCP(ctx context.Context, host string, port int) (io.ReadWri
 	rwc, ok := resp.Body.(io.ReadWriteCloser)
 	if !ok {
 		resp.Body.Close()
-		return nil, errdefs.Unavailable(sdk.CodeAgentError, "the agent's upgraded connection is not writable")
+		return nil, errdefs.Unavailable(wire.CodeAgentError, "the agent's upgraded connection is not writable")
 	}
 	return rwc, nil
 }

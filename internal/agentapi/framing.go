@@ -17,8 +17,8 @@ const ContentTypeNDJSON = "application/x-ndjson"
 const (
 	EventStart     = "start"
 	EventHeartbeat = "heartbeat"
-	EventExit      = "exit"  // a command or process ended (sdk.ExecEvent, sdk.SessionEvent)
-	EventEnd       = "end"   // a run or a log ended (sdk.RunEvent, sdk.LogsEvent)
+	EventExit      = "exit"  // a command or process ended (wire.ExecEvent, wire.SessionEvent)
+	EventEnd       = "end"   // a run or a log ended (wire.RunEvent, sdk.LogsEvent)
 	EventError     = "error" // the stream itself failed; nothing follows
 )
 

@@ -19,7 +19,7 @@ const (
 // MainSpec is the main process: a command and its restart policy.
 type MainSpec struct {
 	Cmd     []string `json:"cmd"`
-	Restart string   `json:"restart"` // sdk.RestartNever, RestartOnFailure, RestartAlways
+	Restart string   `json:"restart"` // wire.RestartNever, RestartOnFailure, RestartAlways
 }
 
 // MainExit is how the main process ended, as the marker records it.

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func newRunDir(t *testing.T) string {
@@ -48,7 +48,7 @@ func TestClientRefusesSymlinkedSocket(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // a followed symlink would hang
 	defer cancel()
 	err = c.Health(ctx)
-	if errdefs.CodeOf(err) != sdk.CodeAgentSocketInvalid || !errdefs.Is(err, errdefs.KindUnavailable) || !strings.Contains(err.Error(), "symlink") {
+	if errdefs.CodeOf(err) != wire.CodeAgentSocketInvalid || !errdefs.Is(err, errdefs.KindUnavailable) || !strings.Contains(err.Error(), "symlink") {
 		t.Fatalf("Health through a symlink: %v", err)
 	}
 	// Connections complete into the backlog synchronously, so an attempt
@@ -98,13 +98,13 @@ func TestClientRefusesNonSocket(t *testing.T) {
 	runDir := newRunDir(t)
 	c := NewClient(runDir)
 	defer c.Close()
-	if err := c.Health(t.Context()); errdefs.CodeOf(err) != sdk.CodeAgentUnavailable {
+	if err := c.Health(t.Context()); errdefs.CodeOf(err) != wire.CodeAgentUnavailable {
 		t.Fatalf("missing socket: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(runDir, AgentSock), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Health(t.Context()); errdefs.CodeOf(err) != sdk.CodeAgentSocketInvalid {
+	if err := c.Health(t.Context()); errdefs.CodeOf(err) != wire.CodeAgentSocketInvalid {
 		t.Fatalf("regular file: %v", err)
 	}
 }

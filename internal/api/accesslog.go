@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Every request gets a request id: the caller's X-Request-Id when it is
@@ -25,7 +25,7 @@ import (
 // query holds tokens and signatures, and no header is logged at all.
 
 // RequestIDHeader is the header that carries a request's id both ways.
-const RequestIDHeader = sdk.RequestIDHeader
+const RequestIDHeader = wire.RequestIDHeader
 
 // maxRequestID bounds an accepted incoming request id.
 const maxRequestID = 128

@@ -12,7 +12,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth/keys"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestAccessLogThinsRateLimitRefusals: a key at its rate limit is refused
@@ -33,7 +33,7 @@ func TestAccessLogThinsRateLimitRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	k, err := svc.Create(context.Background(), sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeSandboxesRead}})
+	k, err := svc.Create(context.Background(), wire.CreateKeyRequest{Scopes: []string{wire.ScopeSandboxesRead}})
 	if err != nil {
 		t.Fatal(err)
 	}

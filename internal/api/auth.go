@@ -8,14 +8,14 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Keys is the API key service (internal/auth/keys).
 type Keys interface {
-	Create(ctx context.Context, req sdk.CreateKeyRequest) (sdk.CreatedKey, error)
-	List(team string) []sdk.APIKey
-	Revoke(ctx context.Context, id string) (sdk.APIKey, error)
+	Create(ctx context.Context, req wire.CreateKeyRequest) (wire.CreatedKey, error)
+	List(team string) []wire.APIKey
+	Revoke(ctx context.Context, id string) (wire.APIKey, error)
 }
 
 // Tenancy turns on keys, teams, quotas, rate limits and the audit log
@@ -78,35 +78,35 @@ func isRoot(p auth.Principal) bool { return p.Has(auth.ScopeAdmin) && p.Team == 
 
 // tenancyCodes are the codes keys, scopes, rate limits and quotas add to
 // rt's (codes.go).
-func tenancyCodes(rt route) []sdk.Code {
-	var codes []sdk.Code
+func tenancyCodes(rt route) []wire.Code {
+	var codes []wire.Code
 	if !rt.public || rt.scope != "" {
-		codes = append(codes, sdk.CodeMissingScope, sdk.CodeRateLimited)
+		codes = append(codes, wire.CodeMissingScope, wire.CodeRateLimited)
 	}
 	switch rt.method + " " + rt.pattern {
 	case "POST /v1/sandboxes", "PUT /v1/sandboxes/{id}", "POST /v1/sandboxes/{id}/fork":
-		codes = append(codes, sdk.CodeQuotaSandboxes, sdk.CodeQuotaRunning, sdk.CodeQuotaCPU, sdk.CodeQuotaMemory, sdk.CodeQuotaDisk, sdk.CodeTeamNotFound)
+		codes = append(codes, wire.CodeQuotaSandboxes, wire.CodeQuotaRunning, wire.CodeQuotaCPU, wire.CodeQuotaMemory, wire.CodeQuotaDisk, wire.CodeTeamNotFound)
 	case "POST /v1/sandboxes/{id}/start":
-		codes = append(codes, sdk.CodeQuotaRunning)
+		codes = append(codes, wire.CodeQuotaRunning)
 	case "POST /v1/sandboxes/{id}/snapshots":
-		codes = append(codes, sdk.CodeQuotaSnapshots)
+		codes = append(codes, wire.CodeQuotaSnapshots)
 	case "POST /v1/keys":
-		codes = append(codes, sdk.CodeInvalidKey, sdk.CodeTeamNotFound)
+		codes = append(codes, wire.CodeInvalidKey, wire.CodeTeamNotFound)
 	case "DELETE /v1/keys/{key}":
-		codes = append(codes, sdk.CodeKeyNotFound)
+		codes = append(codes, wire.CodeKeyNotFound)
 	case "POST /v1/teams":
-		codes = append(codes, sdk.CodeInvalidTeam, sdk.CodeTeamExists)
+		codes = append(codes, wire.CodeInvalidTeam, wire.CodeTeamExists)
 	case "GET /v1/teams/{team}", "GET /v1/teams/{team}/usage", "PUT /v1/teams/{team}/quotas":
-		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeInvalidTeam)
+		codes = append(codes, wire.CodeTeamNotFound, wire.CodeInvalidTeam)
 	case "DELETE /v1/teams/{team}":
-		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeTeamNotEmpty)
+		codes = append(codes, wire.CodeTeamNotFound, wire.CodeTeamNotEmpty)
 	case "PUT /v1/teams/{team}/webhook":
-		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeInvalidTeam)
+		codes = append(codes, wire.CodeTeamNotFound, wire.CodeInvalidTeam)
 	case "DELETE /v1/teams/{team}/webhook":
-		codes = append(codes, sdk.CodeTeamNotFound, sdk.CodeWebhookNotFound)
+		codes = append(codes, wire.CodeTeamNotFound, wire.CodeWebhookNotFound)
 	}
 	if strings.HasPrefix(rt.pattern, "/v1/keys") || strings.HasPrefix(rt.pattern, "/v1/teams") || rt.pattern == "/v1/audit" {
-		codes = append(codes, sdk.CodeTeamsUnavailable)
+		codes = append(codes, wire.CodeTeamsUnavailable)
 	}
 	return codes
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth/keys"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // BenchmarkAuth measures what a request pays for authentication: the
@@ -38,7 +38,7 @@ func BenchmarkAuth(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer svc.Close()
-	k, err := svc.Create(context.Background(), sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeAdmin}})
+	k, err := svc.Create(context.Background(), wire.CreateKeyRequest{Scopes: []string{wire.ScopeAdmin}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func BenchmarkAuth(b *testing.B) {
 	defer audit.Close()
 	s.SetTenancy(Tenancy{Keys: svc, Teams: st, Gate: &authz.Gate{Keys: svc, Audit: audit, Limits: auth.NewRateLimits(1e9, 1e9), RequestID: RequestID}})
 	rec := do(s, "POST", "/v1/sandboxes", testKey, `{"name":"a"}`)
-	var sb sdk.Sandbox
+	var sb wire.Sandbox
 	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &sb) != nil {
 		b.Fatal(rec.Code, rec.Body)
 	}

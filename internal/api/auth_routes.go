@@ -7,7 +7,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The handlers of /v1/keys, /v1/teams and /v1/audit. An admin key of the
@@ -17,7 +17,7 @@ import (
 
 func (s *Server) tenancyOn() (*Tenancy, error) {
 	if s.tenancy == nil {
-		return nil, errdefs.Unavailable(sdk.CodeTeamsUnavailable, "this daemon runs without API keys and teams")
+		return nil, errdefs.Unavailable(wire.CodeTeamsUnavailable, "this daemon runs without API keys and teams")
 	}
 	return s.tenancy, nil
 }
@@ -32,13 +32,13 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.CreateKeyRequest
+	var req wire.CreateKeyRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	p := principalOf(r)
 	if req.Team != "" && req.Team != p.Team && !isRoot(p) {
-		return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", req.Team)
+		return errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found", req.Team)
 	}
 	k, err := t.Keys.Create(r.Context(), req)
 	if err != nil {
@@ -65,7 +65,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("key")
 	p := principalOf(r)
 	if !isRoot(p) && !ownsKey(t.Keys.List(p.Team), id) {
-		return errdefs.NotFound(sdk.CodeKeyNotFound, "key %q not found", id)
+		return errdefs.NotFound(wire.CodeKeyNotFound, "key %q not found", id)
 	}
 	k, err := t.Keys.Revoke(r.Context(), id)
 	if err != nil {
@@ -75,7 +75,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func ownsKey(keys []sdk.APIKey, id string) bool {
+func ownsKey(keys []wire.APIKey, id string) bool {
 	for _, k := range keys {
 		if k.ID == id {
 			return true
@@ -104,12 +104,12 @@ func (s *Server) createTeam(w http.ResponseWriter, r *http.Request) error {
 	if err := rootOnly(r, ""); err != nil {
 		return err
 	}
-	var req sdk.CreateTeamRequest
+	var req wire.CreateTeamRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	if !teamIDRe.MatchString(req.ID) {
-		return errdefs.Invalid(sdk.CodeInvalidTeam, "team id %q must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit", req.ID)
+		return errdefs.Invalid(wire.CodeInvalidTeam, "team id %q must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit", req.ID)
 	}
 	if err := checkQuotas(req.Quotas); err != nil {
 		return err
@@ -122,9 +122,9 @@ func (s *Server) createTeam(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func checkQuotas(q sdk.Quotas) error {
+func checkQuotas(q wire.Quotas) error {
 	if q.MaxSandboxes < 0 || q.MaxRunning < 0 || q.CPU < 0 || q.MemoryMiB < 0 || q.DiskMiB < 0 || q.MaxSnapshots < 0 {
-		return errdefs.Invalid(sdk.CodeInvalidTeam, "quotas must be 0 (no limit) or more")
+		return errdefs.Invalid(wire.CodeInvalidTeam, "quotas must be 0 (no limit) or more")
 	}
 	return nil
 }
@@ -138,13 +138,13 @@ func rootOnly(r *http.Request, id string) error {
 	case isRoot(p):
 		return nil
 	case id != "" && id != p.Team:
-		return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
+		return errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found", id)
 	}
-	return errdefs.Forbidden(sdk.CodeMissingScope, "only an admin key of team %q manages teams and quotas", auth.DefaultTeam)
+	return errdefs.Forbidden(wire.CodeMissingScope, "only an admin key of team %q manages teams and quotas", auth.DefaultTeam)
 }
 
-func toTeam(t *store.Team) sdk.Team {
-	return sdk.Team{ID: t.ID, Quotas: t.Quotas, CreatedAt: t.CreatedAt}
+func toTeam(t *store.Team) wire.Team {
+	return wire.Team{ID: t.ID, Quotas: t.Quotas, CreatedAt: t.CreatedAt}
 }
 
 func (s *Server) listTeams(w http.ResponseWriter, r *http.Request) error {
@@ -156,7 +156,7 @@ func (s *Server) listTeams(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := []sdk.Team{}
+	out := []wire.Team{}
 	for _, tm := range teams {
 		if p := principalOf(r); isRoot(p) || tm.ID == p.Team {
 			out = append(out, toTeam(tm))
@@ -174,7 +174,7 @@ func (s *Server) ownTeam(r *http.Request) (*Tenancy, string, error) {
 	}
 	id := r.PathValue("team")
 	if p := principalOf(r); p.Team != id && !isRoot(p) {
-		return nil, "", errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
+		return nil, "", errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found", id)
 	}
 	return t, id, nil
 }
@@ -224,7 +224,7 @@ func (s *Server) setQuotas(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var q sdk.Quotas
+	var q wire.Quotas
 	if err := decodeJSON(w, r, &q); err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if id == auth.DefaultTeam {
-		return errdefs.Conflict(sdk.CodeTeamNotEmpty, "the default team cannot be deleted")
+		return errdefs.Conflict(wire.CodeTeamNotEmpty, "the default team cannot be deleted")
 	}
 	if err := t.Teams.DeleteTeam(r.Context(), id); err != nil {
 		return err
@@ -263,7 +263,7 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if s.gate.Audit == nil {
-		return errdefs.Unavailable(sdk.CodeTeamsUnavailable, "this daemon keeps no audit log")
+		return errdefs.Unavailable(wire.CodeTeamsUnavailable, "this daemon keeps no audit log")
 	}
 	after, err := intParam(r.URL.Query().Get("after"), "after", 0, 1<<62)
 	if err != nil {
@@ -286,17 +286,17 @@ func (s *Server) setTeamWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.TeamWebhook
+	var req wire.TeamWebhook
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	if t.Webhooks == nil {
-		return errdefs.Unavailable(sdk.CodeTeamsUnavailable, "this daemon sends no webhooks per team")
+		return errdefs.Unavailable(wire.CodeTeamsUnavailable, "this daemon sends no webhooks per team")
 	}
 	if err := t.Webhooks.Set(r.Context(), id, req.URL, req.Secret); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, sdk.TeamWebhook{URL: req.URL})
+	writeJSON(w, http.StatusOK, wire.TeamWebhook{URL: req.URL})
 	return nil
 }
 
@@ -306,7 +306,7 @@ func (s *Server) deleteTeamWebhook(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if t.Webhooks == nil {
-		return errdefs.Unavailable(sdk.CodeTeamsUnavailable, "this daemon sends no webhooks per team")
+		return errdefs.Unavailable(wire.CodeTeamsUnavailable, "this daemon sends no webhooks per team")
 	}
 	if err := t.Webhooks.Delete(r.Context(), id); err != nil {
 		return err

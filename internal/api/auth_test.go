@@ -11,7 +11,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestEveryRouteHasAScope keeps the route table honest: a route that needs
@@ -49,18 +49,18 @@ func TestReadOnlyKeyCannotWrite(t *testing.T) {
 	keys := keyTable{"ro": {KeyID: "k1", Team: auth.DefaultTeam, Scopes: []auth.Scope{auth.ScopeSandboxesRead}}}
 	s := New(f, fakeImages{}, keys)
 	rec := do(s, "POST", "/v1/sandboxes", testKey, `{"name":"a"}`)
-	var sb sdk.Sandbox
+	var sb wire.Sandbox
 	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &sb) != nil {
 		t.Fatalf("admin create: %d %s", rec.Code, rec.Body)
 	}
 	for _, c := range []struct{ method, path, body, scope string }{
-		{"POST", "/v1/sandboxes", `{"name":"b"}`, sdk.ScopeSandboxesWrite},
-		{"POST", "/v1/sandboxes/" + sb.ID + "/exec", `{"cmd":["true"]}`, sdk.ScopeExec},
-		{"DELETE", "/v1/sandboxes/" + sb.ID, "", sdk.ScopeSandboxesWrite},
-		{"POST", "/v1/keys", `{"scopes":["admin"]}`, sdk.ScopeAdmin},
+		{"POST", "/v1/sandboxes", `{"name":"b"}`, wire.ScopeSandboxesWrite},
+		{"POST", "/v1/sandboxes/" + sb.ID + "/exec", `{"cmd":["true"]}`, wire.ScopeExec},
+		{"DELETE", "/v1/sandboxes/" + sb.ID, "", wire.ScopeSandboxesWrite},
+		{"POST", "/v1/keys", `{"scopes":["admin"]}`, wire.ScopeAdmin},
 	} {
 		rec := do(s, c.method, c.path, "ro", c.body)
-		e := wantError(t, rec, http.StatusForbidden, sdk.CodeMissingScope)
+		e := wantError(t, rec, http.StatusForbidden, wire.CodeMissingScope)
 		if !strings.Contains(e.Message, c.scope) {
 			t.Errorf("%s %s: message %q does not name the scope %s", c.method, c.path, e.Message, c.scope)
 		}
@@ -76,10 +76,10 @@ func TestReadOnlyKeyCannotWrite(t *testing.T) {
 // memAudit is an in-memory store.AuditStore.
 type memAudit struct {
 	mu      sync.Mutex
-	entries []sdk.AuditEntry
+	entries []wire.AuditEntry
 }
 
-func (m *memAudit) AppendAudit(_ context.Context, es []sdk.AuditEntry) error {
+func (m *memAudit) AppendAudit(_ context.Context, es []wire.AuditEntry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, e := range es {
@@ -89,10 +89,10 @@ func (m *memAudit) AppendAudit(_ context.Context, es []sdk.AuditEntry) error {
 	return nil
 }
 
-func (m *memAudit) ListAudit(_ context.Context, team string, after int64, limit int) ([]sdk.AuditEntry, error) {
+func (m *memAudit) ListAudit(_ context.Context, team string, after int64, limit int) ([]wire.AuditEntry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := []sdk.AuditEntry{}
+	out := []wire.AuditEntry{}
 	for _, e := range m.entries {
 		if e.Seq > after && (team == "" || e.Team == team) {
 			out = append(out, e)
@@ -121,7 +121,7 @@ func TestAuditRecordsMutations(t *testing.T) {
 	do(s, "GET", "/v1/sandboxes", "ro", "")
 	do(s, "POST", "/v1/sandboxes", "ro", `{"name":"b"}`) // refused: 403
 	rec := do(s, "GET", "/v1/audit", "admin", "")
-	var got []sdk.AuditEntry
+	var got []wire.AuditEntry
 	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &got) != nil {
 		t.Fatalf("audit: %d %s", rec.Code, rec.Body)
 	}
@@ -130,7 +130,7 @@ func TestAuditRecordsMutations(t *testing.T) {
 	}
 	e := got[0]
 	if e.KeyID != "k-ro" || e.Team != "acme" || e.Method != "POST" || e.Path != "/v1/sandboxes" ||
-		e.Status != http.StatusForbidden || e.Code != sdk.CodeMissingScope || e.Time.IsZero() || e.RequestID == "" {
+		e.Status != http.StatusForbidden || e.Code != wire.CodeMissingScope || e.Time.IsZero() || e.RequestID == "" {
 		t.Fatalf("entry %+v", e)
 	}
 	all, _ := mem.ListAudit(context.Background(), "", 0, 0)

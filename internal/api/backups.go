@@ -6,21 +6,21 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Backups keeps directory backups (package backup).
 type Backups interface {
-	Create(ctx context.Context, a *agentapi.Client, sandboxID string, req sdk.CreateBackupRequest) (*sdk.Backup, error)
-	Get(ctx context.Context, id string) (*sdk.Backup, error)
-	List(ctx context.Context, sandboxID string) ([]sdk.Backup, error)
+	Create(ctx context.Context, a *agentapi.Client, sandboxID string, req wire.CreateBackupRequest) (*wire.Backup, error)
+	Get(ctx context.Context, id string) (*wire.Backup, error)
+	List(ctx context.Context, sandboxID string) ([]wire.Backup, error)
 	Delete(ctx context.Context, id string) error
-	Restore(ctx context.Context, a *agentapi.Client, id, dir string) (*sdk.Backup, error)
+	Restore(ctx context.Context, a *agentapi.Client, id, dir string) (*wire.Backup, error)
 }
 
 func (s *Server) backups() (Backups, error) {
 	if s.storage == nil || s.storage.Backups == nil {
-		return nil, errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store for backups")
+		return nil, errdefs.Unavailable(wire.CodeArchiveUnavailable, "this daemon has no blob store for backups")
 	}
 	return s.storage.Backups, nil
 }
@@ -30,7 +30,7 @@ func (s *Server) createBackup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.CreateBackupRequest
+	var req wire.CreateBackupRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -97,12 +97,12 @@ func (s *Server) restoreBackup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.RestoreBackupRequest
+	var req wire.RestoreBackupRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	if req.Sandbox == "" {
-		return errdefs.Invalid(sdk.CodeInvalidBackup, "sandbox is required: the id or name of the sandbox to restore into")
+		return errdefs.Invalid(wire.CodeInvalidBackup, "sandbox is required: the id or name of the sandbox to restore into")
 	}
 	if _, err := bk.Get(r.Context(), r.PathValue("backup")); err != nil {
 		return err // before starting the sandbox for nothing

@@ -5,18 +5,18 @@ import (
 	"net/http"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // LiveBuckets mounts buckets into running sandboxes (the Manager's).
 type LiveBuckets interface {
-	MountBucket(ctx context.Context, idOrName string, b sdk.BucketMount) (*sdk.BucketMount, error)
+	MountBucket(ctx context.Context, idOrName string, b wire.BucketMount) (*wire.BucketMount, error)
 	UnmountBucket(ctx context.Context, idOrName, path string) error
 }
 
 func (s *Server) liveBuckets() (LiveBuckets, error) {
 	if s.storage == nil || s.storage.Buckets == nil {
-		return nil, errdefs.Unavailable(sdk.CodeLiveMountUnsupported, "this daemon cannot mount buckets into running sandboxes")
+		return nil, errdefs.Unavailable(wire.CodeLiveMountUnsupported, "this daemon cannot mount buckets into running sandboxes")
 	}
 	return s.storage.Buckets, nil
 }
@@ -26,7 +26,7 @@ func (s *Server) mountBucket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.BucketMount
+	var req wire.BucketMount
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (s *Server) unmountBucket(w http.ResponseWriter, r *http.Request) error {
 	}
 	path := r.URL.Query().Get("path")
 	if path == "" {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "give the mount's path: ?path=/mnt/bucket")
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "give the mount's path: ?path=/mnt/bucket")
 	}
 	if err := lb.UnmountBucket(r.Context(), r.PathValue("id"), path); err != nil {
 		return err

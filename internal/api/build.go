@@ -18,7 +18,7 @@ import (
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/image"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Builds is the image builder the API serves (internal/build).
@@ -26,7 +26,7 @@ type Builds interface {
 	UnpackContext(r io.Reader) (string, error)
 	ContextDir() (string, error)
 	Plan(ctx context.Context, req build.Request) (*build.Plan, error)
-	Build(ctx context.Context, req build.Request, plan *build.Plan, emit func(sdk.BuildEvent)) (*store.Image, error)
+	Build(ctx context.Context, req build.Request, plan *build.Plan, emit func(wire.BuildEvent)) (*store.Image, error)
 }
 
 var _ Builds = (*build.Builder)(nil)
@@ -36,8 +36,8 @@ func (s *Server) SetBuilder(b Builds) { s.builds = b }
 
 // codesBuild are the codes a build answers with before its stream starts,
 // or in its error event.
-var codesBuild = []sdk.Code{sdk.CodeInvalidImageName, sdk.CodeImageNotFound, sdk.CodeDockerfileInvalid, sdk.CodeDockerfileUnsupported,
-	sdk.CodeBuildContextInvalid, sdk.CodeBuildFailed, sdk.CodeInvalidParameter, sdk.CodeInvalidTimeout}
+var codesBuild = []wire.Code{wire.CodeInvalidImageName, wire.CodeImageNotFound, wire.CodeDockerfileInvalid, wire.CodeDockerfileUnsupported,
+	wire.CodeBuildContextInvalid, wire.CodeBuildFailed, wire.CodeInvalidParameter, wire.CodeInvalidTimeout}
 
 const (
 	maxDockerfile  = 1 << 20
@@ -74,7 +74,7 @@ func (s *Server) buildImage(w http.ResponseWriter, r *http.Request) error {
 
 // buildSteps builds from the JSON form of the steps.
 func (s *Server) buildSteps(w http.ResponseWriter, r *http.Request) error {
-	var in sdk.BuildRequest
+	var in wire.BuildRequest
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *Server) buildSteps(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.TimeoutSeconds < 0 || time.Duration(in.TimeoutSeconds)*time.Second > build.MaxTimeout {
-		return errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be between 0 (default %s) and %d", build.DefaultTimeout, int(build.MaxTimeout/time.Second))
+		return errdefs.Invalid(wire.CodeInvalidTimeout, "timeoutSeconds must be between 0 (default %s) and %d", build.DefaultTimeout, int(build.MaxTimeout/time.Second))
 	}
 	req.Timeout, req.NoCache = time.Duration(in.TimeoutSeconds)*time.Second, in.NoCache
 	if req.Dockerfile, err = build.Dockerfile(in); err != nil {
@@ -110,7 +110,7 @@ func (s *Server) buildSteps(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) builder() (Builds, error) {
 	if s.builds == nil {
-		return nil, errdefs.Unavailable(sdk.CodeBuildFailed, "this daemon does not build images")
+		return nil, errdefs.Unavailable(wire.CodeBuildFailed, "this daemon does not build images")
 	}
 	return s.builds, nil
 }
@@ -119,25 +119,25 @@ func (s *Server) builder() (Builds, error) {
 func buildRequest(name string, args []string, timeout string) (build.Request, error) {
 	req := build.Request{Name: name, BuildArgs: map[string]string{}}
 	if name == "" {
-		return req, errdefs.Invalid(sdk.CodeInvalidImageName, "name is required: the image to build")
+		return req, errdefs.Invalid(wire.CodeInvalidImageName, "name is required: the image to build")
 	}
 	if err := image.ValidateName(name); err != nil {
 		return req, err
 	}
 	if strings.HasPrefix(name, build.CachePrefix) {
-		return req, errdefs.Invalid(sdk.CodeInvalidImageName, "image names under %s hold the build cache", build.CachePrefix)
+		return req, errdefs.Invalid(wire.CodeInvalidImageName, "image names under %s hold the build cache", build.CachePrefix)
 	}
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
-			return req, errdefs.Invalid(sdk.CodeInvalidParameter, "build argument %q is not NAME=VALUE", a)
+			return req, errdefs.Invalid(wire.CodeInvalidParameter, "build argument %q is not NAME=VALUE", a)
 		}
 		req.BuildArgs[k] = v
 	}
 	if timeout != "" {
 		d, err := time.ParseDuration(timeout + "s")
 		if err != nil || d < 0 || d > build.MaxTimeout {
-			return req, errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a number of seconds up to %d", int(build.MaxTimeout/time.Second))
+			return req, errdefs.Invalid(wire.CodeInvalidTimeout, "timeoutSeconds must be a number of seconds up to %d", int(build.MaxTimeout/time.Second))
 		}
 		req.Timeout = d
 	}
@@ -151,10 +151,10 @@ func readDockerfile(ctxDir, name string) ([]byte, error) {
 	p := filepath.Join(ctxDir, filepath.FromSlash(clean))
 	fi, err := os.Lstat(p)
 	if err != nil || !fi.Mode().IsRegular() {
-		return nil, errdefs.Invalid(sdk.CodeDockerfileInvalid, "the build context has no Dockerfile at %s", strings.TrimPrefix(clean, "/"))
+		return nil, errdefs.Invalid(wire.CodeDockerfileInvalid, "the build context has no Dockerfile at %s", strings.TrimPrefix(clean, "/"))
 	}
 	if fi.Size() > maxDockerfile {
-		return nil, errdefs.Invalid(sdk.CodeDockerfileInvalid, "the Dockerfile is larger than %d bytes", maxDockerfile)
+		return nil, errdefs.Invalid(wire.CodeDockerfileInvalid, "the Dockerfile is larger than %d bytes", maxDockerfile)
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -173,7 +173,7 @@ func writeFiles(b Builds, files map[string][]byte) (string, error) {
 		clean := path.Clean("/" + name)
 		if clean == "/" || strings.ContainsRune(name, 0) {
 			os.RemoveAll(dir)
-			return "", errdefs.Invalid(sdk.CodeBuildContextInvalid, "files: %q is not a file path", name)
+			return "", errdefs.Invalid(wire.CodeBuildContextInvalid, "files: %q is not a file path", name)
 		}
 		p := filepath.Join(dir, filepath.FromSlash(clean))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
@@ -181,7 +181,7 @@ func writeFiles(b Builds, files map[string][]byte) (string, error) {
 		}
 		if err != nil {
 			os.RemoveAll(dir)
-			return "", errdefs.Invalid(sdk.CodeBuildContextInvalid, "files: %s: %v", name, err)
+			return "", errdefs.Invalid(wire.CodeBuildContextInvalid, "files: %s: %v", name, err)
 		}
 	}
 	return dir, nil
@@ -198,7 +198,7 @@ func (s *Server) runBuild(w http.ResponseWriter, r *http.Request, b Builds, req 
 	// Events come from the build; heartbeats fill long silences (a quiet
 	// RUN) as in every stream of the API, so proxies keep the connection.
 	var mu sync.Mutex
-	send := func(ev sdk.BuildEvent) {
+	send := func(ev wire.BuildEvent) {
 		mu.Lock()
 		defer mu.Unlock()
 		out.Send(ev)
@@ -214,13 +214,13 @@ func (s *Server) runBuild(w http.ResponseWriter, r *http.Request, b Builds, req 
 			case <-stop:
 				return
 			case <-t.C:
-				send(sdk.BuildEvent{Type: "heartbeat"})
+				send(wire.BuildEvent{Type: "heartbeat"})
 			}
 		}
 	}()
 	img, err := b.Build(r.Context(), req, plan, send)
 	if err != nil {
-		ev := sdk.BuildEvent{Type: "error", Error: &sdk.ErrorBody{Code: errdefs.CodeOf(err), Message: err.Error()}}
+		ev := wire.BuildEvent{Type: "error", Error: &wire.ErrorBody{Code: errdefs.CodeOf(err), Message: err.Error()}}
 		var se *build.StepError
 		if errors.As(err, &se) {
 			ev.ExitCode, ev.Output = se.ExitCode, se.Output
@@ -230,12 +230,12 @@ func (s *Server) runBuild(w http.ResponseWriter, r *http.Request, b Builds, req 
 			ev.Error.Message = e.Message
 		}
 		if ev.Error.Code == "" || errdefs.KindOf(err) == errdefs.KindInternal {
-			ev.Error.Code = sdk.CodeBuildFailed
+			ev.Error.Code = wire.CodeBuildFailed
 		}
 		send(ev)
 		return nil
 	}
 	api := imageToAPI(img)
-	send(sdk.BuildEvent{Type: "done", Image: &api})
+	send(wire.BuildEvent{Type: "done", Image: &api})
 	return nil
 }

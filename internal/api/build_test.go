@@ -12,7 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/build"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // baseImages knows the image "base" only.
@@ -56,24 +56,24 @@ func TestBuildRefusedBeforeAnythingRuns(t *testing.T) {
 		query string
 		files map[string]string
 		links map[string]string
-		code  sdk.Code
+		code  wire.Code
 		msg   string
 	}{
-		{"name=x", map[string]string{"Dockerfile": "FROM base\nRUN true\nHEALTHCHECK CMD true\n"}, nil, sdk.CodeDockerfileUnsupported, "line 3: HEALTHCHECK"},
-		{"name=x", map[string]string{"Dockerfile": "FROM NOT-A-REF\n"}, nil, sdk.CodeInvalidImageRef, "FROM NOT-A-REF"},
-		{"name=x", map[string]string{"other": "x"}, nil, sdk.CodeDockerfileInvalid, "no Dockerfile"},
-		{"name=x", nil, map[string]string{"Dockerfile": "/etc/passwd"}, sdk.CodeDockerfileInvalid, "no Dockerfile"},
-		{"name=x&dockerfile=../../etc/passwd", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeDockerfileInvalid, "no Dockerfile"},
-		{"", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeInvalidImageName, "name is required"},
-		{"name=build-cache/abc", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeInvalidImageName, "build cache"},
-		{"name=x&buildArg=novalue", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeInvalidParameter, "NAME=VALUE"},
-		{"name=x&noCache=maybe", map[string]string{"Dockerfile": "FROM base\n"}, nil, sdk.CodeInvalidParameter, "noCache"},
+		{"name=x", map[string]string{"Dockerfile": "FROM base\nRUN true\nHEALTHCHECK CMD true\n"}, nil, wire.CodeDockerfileUnsupported, "line 3: HEALTHCHECK"},
+		{"name=x", map[string]string{"Dockerfile": "FROM NOT-A-REF\n"}, nil, wire.CodeInvalidImageRef, "FROM NOT-A-REF"},
+		{"name=x", map[string]string{"other": "x"}, nil, wire.CodeDockerfileInvalid, "no Dockerfile"},
+		{"name=x", nil, map[string]string{"Dockerfile": "/etc/passwd"}, wire.CodeDockerfileInvalid, "no Dockerfile"},
+		{"name=x&dockerfile=../../etc/passwd", map[string]string{"Dockerfile": "FROM base\n"}, nil, wire.CodeDockerfileInvalid, "no Dockerfile"},
+		{"", map[string]string{"Dockerfile": "FROM base\n"}, nil, wire.CodeInvalidImageName, "name is required"},
+		{"name=build-cache/abc", map[string]string{"Dockerfile": "FROM base\n"}, nil, wire.CodeInvalidImageName, "build cache"},
+		{"name=x&buildArg=novalue", map[string]string{"Dockerfile": "FROM base\n"}, nil, wire.CodeInvalidParameter, "NAME=VALUE"},
+		{"name=x&noCache=maybe", map[string]string{"Dockerfile": "FROM base\n"}, nil, wire.CodeInvalidParameter, "noCache"},
 	} {
 		req := httptest.NewRequest("POST", "/v1/images/build?"+tc.query, contextTar(t, tc.files, tc.links))
 		req.Header.Set("Authorization", "Bearer "+testKey)
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
-		var er sdk.ErrorResponse
+		var er wire.ErrorResponse
 		json.Unmarshal(rec.Body.Bytes(), &er)
 		if rec.Code != 400 || er.Error.Code != tc.code || !strings.Contains(er.Error.Message, tc.msg) {
 			t.Errorf("%s %v: %d %s, want 400 %s naming %q", tc.query, tc.files, rec.Code, rec.Body, tc.code, tc.msg)
@@ -94,15 +94,15 @@ func TestBuildPullFailureIsAnErrorEvent(t *testing.T) {
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
 	var types []string
-	var last sdk.BuildEvent
+	var last wire.BuildEvent
 	for _, line := range strings.Split(strings.TrimSpace(rec.Body.String()), "\n") {
-		last = sdk.BuildEvent{}
+		last = wire.BuildEvent{}
 		if err := json.Unmarshal([]byte(line), &last); err != nil {
 			t.Fatalf("line %q: %v", line, err)
 		}
 		types = append(types, last.Type)
 	}
-	if rec.Code != 200 || strings.Join(types, ",") != "pull,error" || last.Error.Code != sdk.CodeRegistryUnavailable ||
+	if rec.Code != 200 || strings.Join(types, ",") != "pull,error" || last.Error.Code != wire.CodeRegistryUnavailable ||
 		!strings.Contains(last.Error.Message, "FROM registry.example/app:1") {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}

@@ -5,44 +5,44 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The error codes an operation can return, for the OpenAPI document: the
 // codes every route of its kind can return (derived from the route table),
 // plus those particular to it (its route's codes).
 var (
-	codesAlways  = []sdk.Code{sdk.CodeInternal}
-	codesAuth    = []sdk.Code{sdk.CodeUnauthorized}
-	codesBody    = []sdk.Code{sdk.CodeInvalidJSON, sdk.CodeUnknownField, sdk.CodeBodyTooLarge}
-	codesQuery   = []sdk.Code{sdk.CodeInvalidParameter}
-	codesSandbox = []sdk.Code{sdk.CodeSandboxNotFound}
+	codesAlways  = []wire.Code{wire.CodeInternal}
+	codesAuth    = []wire.Code{wire.CodeUnauthorized}
+	codesBody    = []wire.Code{wire.CodeInvalidJSON, wire.CodeUnknownField, wire.CodeBodyTooLarge}
+	codesQuery   = []wire.Code{wire.CodeInvalidParameter}
+	codesSandbox = []wire.Code{wire.CodeSandboxNotFound}
 	// A toolbox call starts a stopped sandbox, then reaches its agent.
-	codesToolbox = []sdk.Code{sdk.CodeSandboxUnavailable, sdk.CodeAgentUnavailable, sdk.CodeAgentSocketInvalid,
-		sdk.CodeAgentResponseTooLarge, sdk.CodeSandboxBusy, sdk.CodeSandboxPaused, sdk.CodeDaemonStopping}
+	codesToolbox = []wire.Code{wire.CodeSandboxUnavailable, wire.CodeAgentUnavailable, wire.CodeAgentSocketInvalid,
+		wire.CodeAgentResponseTooLarge, wire.CodeSandboxBusy, wire.CodeSandboxPaused, wire.CodeDaemonStopping}
 	// A relayed stream can end in an error event.
-	codesStream = []sdk.Code{sdk.CodeInstanceLost, sdk.CodeStreamLineTooLong}
-	codesFiles  = []sdk.Code{sdk.CodeInvalidPath, sdk.CodePathNotFound, sdk.CodeFileNotFound, sdk.CodePermissionDenied,
-		sdk.CodeNotADirectory, sdk.CodeIsADirectory, sdk.CodeNoSpace, sdk.CodeReadOnlyFilesystem}
-	codesProcess = []sdk.Code{sdk.CodeProcessNotFound, sdk.CodeProcessExited, sdk.CodeStaleHandle}
-	codesSession = []sdk.Code{sdk.CodeSessionNotFound, sdk.CodeSessionEnded, sdk.CodeStaleHandle}
-	codesPTY     = []sdk.Code{sdk.CodePTYNotFound, sdk.CodeStaleHandle}
-	codesContext = []sdk.Code{sdk.CodeContextNotFound, sdk.CodeStaleHandle}
-	codesExec    = []sdk.Code{sdk.CodeInvalidExec, sdk.CodeInvalidCommand, sdk.CodeInvalidEnv, sdk.CodeInvalidTimeout,
-		sdk.CodeCommandNotFound, sdk.CodeCommandNotExecutable, sdk.CodeCwdNotFound, sdk.CodeProcessLimit, sdk.CodeShuttingDown}
-	codesCreate = []sdk.Code{sdk.CodePoolNotFound, sdk.CodeInvalidPool, sdk.CodeInvalidName, sdk.CodeNameTaken, sdk.CodeInvalidImage, sdk.CodeImageNotFound, sdk.CodeInvalidCPU,
-		sdk.CodeInvalidMemory, sdk.CodeInvalidDisk, sdk.CodeInvalidPidsLimit, sdk.CodeInvalidEnv, sdk.CodeInvalidWorkdir, sdk.CodeInvalidClass,
-		sdk.CodeClassUnavailable, sdk.CodeInvalidNetwork, sdk.CodeInvalidEgress, sdk.CodeInvalidHTTPRule, sdk.CodeUnknownSecret, sdk.CodeInvalidPolicy, sdk.CodeInvalidEntrypoint,
-		sdk.CodeInvalidRestartPolicy, sdk.CodeSnapshotNotFound, sdk.CodeImageAndSnapshot, sdk.CodeNetworkFull, sdk.CodeRuntimeUnavailable}
+	codesStream = []wire.Code{wire.CodeInstanceLost, wire.CodeStreamLineTooLong}
+	codesFiles  = []wire.Code{wire.CodeInvalidPath, wire.CodePathNotFound, wire.CodeFileNotFound, wire.CodePermissionDenied,
+		wire.CodeNotADirectory, wire.CodeIsADirectory, wire.CodeNoSpace, wire.CodeReadOnlyFilesystem}
+	codesProcess = []wire.Code{wire.CodeProcessNotFound, wire.CodeProcessExited, wire.CodeStaleHandle}
+	codesSession = []wire.Code{wire.CodeSessionNotFound, wire.CodeSessionEnded, wire.CodeStaleHandle}
+	codesPTY     = []wire.Code{wire.CodePTYNotFound, wire.CodeStaleHandle}
+	codesContext = []wire.Code{wire.CodeContextNotFound, wire.CodeStaleHandle}
+	codesExec    = []wire.Code{wire.CodeInvalidExec, wire.CodeInvalidCommand, wire.CodeInvalidEnv, wire.CodeInvalidTimeout,
+		wire.CodeCommandNotFound, wire.CodeCommandNotExecutable, wire.CodeCwdNotFound, wire.CodeProcessLimit, wire.CodeShuttingDown}
+	codesCreate = []wire.Code{wire.CodePoolNotFound, wire.CodeInvalidPool, wire.CodeInvalidName, wire.CodeNameTaken, wire.CodeInvalidImage, wire.CodeImageNotFound, wire.CodeInvalidCPU,
+		wire.CodeInvalidMemory, wire.CodeInvalidDisk, wire.CodeInvalidPidsLimit, wire.CodeInvalidEnv, wire.CodeInvalidWorkdir, wire.CodeInvalidClass,
+		wire.CodeClassUnavailable, wire.CodeInvalidNetwork, wire.CodeInvalidEgress, wire.CodeInvalidHTTPRule, wire.CodeUnknownSecret, wire.CodeInvalidPolicy, wire.CodeInvalidEntrypoint,
+		wire.CodeInvalidRestartPolicy, wire.CodeSnapshotNotFound, wire.CodeImageAndSnapshot, wire.CodeNetworkFull, wire.CodeRuntimeUnavailable}
 )
 
 // codesPreview are the codes of the preview routes (every method).
-var codesPreview = []sdk.Code{sdk.CodeInvalidPort, sdk.CodeNetworkUnavailable, sdk.CodePreviewNotFound, sdk.CodePreviewUnauthorized}
+var codesPreview = []wire.Code{wire.CodeInvalidPort, wire.CodeNetworkUnavailable, wire.CodePreviewNotFound, wire.CodePreviewUnauthorized}
 
 // codesOf lists, sorted, the error codes rt can return.
-func codesOf(rt route) []sdk.Code {
+func codesOf(rt route) []wire.Code {
 	codes := slices.Clone(codesAlways)
-	add := func(cs ...sdk.Code) { codes = append(codes, cs...) }
+	add := func(cs ...wire.Code) { codes = append(codes, cs...) }
 	if !rt.public {
 		add(codesAuth...)
 	}
@@ -59,13 +59,13 @@ func codesOf(rt route) []sdk.Code {
 	if rest, ok := strings.CutPrefix(rt.pattern, "/v1/sandboxes/{id}"); ok {
 		add(codesSandbox...)
 		if rt.onlyRunning { // lookup.go
-			add(sdk.CodeSandboxNotRunning, sdk.CodeSandboxPaused)
+			add(wire.CodeSandboxNotRunning, wire.CodeSandboxPaused)
 		}
 		if _, toolbox := agentapi.Lookup(rt.method, rest); toolbox {
 			add(codesToolbox...)
 			add(toolboxCodes(rest)...)
 			if rt.lookup { // lookup.go
-				add(sdk.CodeNotInCurrentInstance)
+				add(wire.CodeNotInCurrentInstance)
 			}
 			if _, nd := rt.response.(ndjson); nd || slices.ContainsFunc(rt.query, func(p param) bool { return p.name == "stream" }) {
 				add(codesStream...)
@@ -82,7 +82,7 @@ func codesOf(rt route) []sdk.Code {
 }
 
 // toolboxCodes are the codes of a family of agent routes.
-func toolboxCodes(agentPath string) []sdk.Code {
+func toolboxCodes(agentPath string) []wire.Code {
 	switch {
 	case strings.HasPrefix(agentPath, "/files"), agentPath == "/watch":
 		return codesFiles

@@ -8,11 +8,11 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The desktop's routes are the agent's (proxied like every toolbox route),
-// except the view: the noVNC page the agent serves on sdk.DesktopNoVNCPort,
+// except the view: the noVNC page the agent serves on wire.DesktopNoVNCPort,
 // reached through the preview proxy like any exposed port, so it has the
 // same access rules (private: the API key, the port's token, or a signed
 // URL; or public).
@@ -28,20 +28,20 @@ var desktopScreenshotQ = []param{
 }
 
 // desktopCodes are the codes of the agent's desktop routes.
-func desktopCodes(agentPath string) []sdk.Code {
+func desktopCodes(agentPath string) []wire.Code {
 	switch agentPath {
 	case "/desktop/start":
-		return []sdk.Code{sdk.CodeInvalidScreenSize, sdk.CodeDesktopRunning, sdk.CodeDesktopUnavailable, sdk.CodeShuttingDown}
+		return []wire.Code{wire.CodeInvalidScreenSize, wire.CodeDesktopRunning, wire.CodeDesktopUnavailable, wire.CodeShuttingDown}
 	case "/desktop/stop", "/desktop/status":
 		return nil
 	case "/desktop/launch":
-		return append([]sdk.Code{sdk.CodeDesktopNotRunning}, codesExec...)
+		return append([]wire.Code{wire.CodeDesktopNotRunning}, codesExec...)
 	case "/desktop/windows/{window}/focus":
-		return []sdk.Code{sdk.CodeDesktopNotRunning, sdk.CodeDesktopUnavailable, sdk.CodeWindowNotFound}
+		return []wire.Code{wire.CodeDesktopNotRunning, wire.CodeDesktopUnavailable, wire.CodeWindowNotFound}
 	case "/desktop/keyboard/press":
-		return []sdk.Code{sdk.CodeDesktopNotRunning, sdk.CodeDesktopUnavailable, sdk.CodeUnknownKey}
+		return []wire.Code{wire.CodeDesktopNotRunning, wire.CodeDesktopUnavailable, wire.CodeUnknownKey}
 	}
-	return []sdk.Code{sdk.CodeDesktopNotRunning, sdk.CodeDesktopUnavailable, sdk.CodeInvalidDesktopInput, sdk.CodeOffScreen}
+	return []wire.Code{wire.CodeDesktopNotRunning, wire.CodeDesktopUnavailable, wire.CodeInvalidDesktopInput, wire.CodeOffScreen}
 }
 
 // desktopView exposes the noVNC port and answers the page's URL. The URL
@@ -55,29 +55,29 @@ func (s *Server) desktopView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.DesktopViewRequest
+	var req wire.DesktopViewRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	ttl := time.Duration(req.ExpiresInSeconds) * time.Second
 	if req.ExpiresInSeconds < 0 || ttl > network.MaxSignedTTL || (req.Public && ttl > 0) {
-		return errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d, and only for a private view", int(network.MaxSignedTTL.Seconds()))
+		return errdefs.Invalid(wire.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d, and only for a private view", int(network.MaxSignedTTL.Seconds()))
 	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	if pv.HostURL(sb.ID, sdk.DesktopNoVNCPort) == "" {
-		return errdefs.Conflict(sdk.CodePreviewDomainRequired, "the desktop view needs host-based previews: start the daemon with --preview-domain (a wildcard domain pointing at it); or expose port %d and use a VNC client through the preview", sdk.DesktopNoVNCPort)
+	if pv.HostURL(sb.ID, wire.DesktopNoVNCPort) == "" {
+		return errdefs.Conflict(wire.CodePreviewDomainRequired, "the desktop view needs host-based previews: start the daemon with --preview-domain (a wildcard domain pointing at it); or expose port %d and use a VNC client through the preview", wire.DesktopNoVNCPort)
 	}
-	if sb.Spec.Network != sdk.NetworkBridge {
-		return errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has network %q; the desktop view needs a bridge sandbox", r.PathValue("id"), sb.Spec.Network)
+	if sb.Spec.Network != wire.NetworkBridge {
+		return errdefs.Conflict(wire.CodeNoNetwork, "sandbox %s has network %q; the desktop view needs a bridge sandbox", r.PathValue("id"), sb.Spec.Network)
 	}
-	rec, err := pv.Expose(r.Context(), sb.ID, sdk.DesktopNoVNCPort, req.Public)
+	rec, err := pv.Expose(r.Context(), sb.ID, wire.DesktopNoVNCPort, req.Public)
 	if err != nil {
 		return err
 	}
-	view := sdk.DesktopView{Port: s.portToAPI(r, *rec)}
+	view := wire.DesktopView{Port: s.portToAPI(r, *rec)}
 	cred := url.Values{}
 	switch {
 	case req.Public:

@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeSandboxes is a Sandboxes that knows one sandbox, "sb1", and answers
@@ -18,29 +18,29 @@ import (
 type fakeSandboxes struct {
 	err           error            // what every lookup of another sandbox returns
 	agent         *agentapi.Client // what Agent returns for sb1; nil: err
-	created       []sdk.CreateSandboxRequest
+	created       []wire.CreateSandboxRequest
 	closed        chan struct{}
-	stopped       bool      // sb1 is stopped (else started)
-	agents        int       // calls of Agent, which would start sb1
-	lookups       int       // calls of AgentIfRunning
-	holds         int       // calls of Hold (activity)
-	ensured       []string  // names passed to Ensure
-	ensureCreates bool      // Ensure succeeds for any name
-	endState      sdk.State // what InstanceEnd answers
+	stopped       bool       // sb1 is stopped (else started)
+	agents        int        // calls of Agent, which would start sb1
+	lookups       int        // calls of AgentIfRunning
+	holds         int        // calls of Hold (activity)
+	ensured       []string   // names passed to Ensure
+	ensureCreates bool       // Ensure succeeds for any name
+	endState      wire.State // what InstanceEnd answers
 	endReason     string
 	mainLog       string // what MainLogPath answers; "": a path that does not exist
 }
 
 func newFake() *fakeSandboxes {
-	return &fakeSandboxes{err: errdefs.NotFound(sdk.CodeSandboxNotFound, "no sandbox"), closed: make(chan struct{})}
+	return &fakeSandboxes{err: errdefs.NotFound(wire.CodeSandboxNotFound, "no sandbox"), closed: make(chan struct{})}
 }
 
-var sb1 = &store.Sandbox{ID: "sb1", Name: "one", State: sdk.StateStarted}
+var sb1 = &store.Sandbox{ID: "sb1", Name: "one", State: wire.StateStarted}
 
 func (f *fakeSandboxes) lookup(id string) (*store.Sandbox, error) {
 	if (id == "sb1" || id == "one") && f.stopped {
 		stopped := *sb1
-		stopped.State = sdk.StateStopped
+		stopped.State = wire.StateStopped
 		return &stopped, nil
 	}
 	if id == "sb1" || id == "one" {
@@ -49,11 +49,11 @@ func (f *fakeSandboxes) lookup(id string) (*store.Sandbox, error) {
 	return nil, f.err
 }
 
-func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+func (f *fakeSandboxes) Create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error) {
 	f.created = append(f.created, req)
 	return sb1, nil
 }
-func (f *fakeSandboxes) Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (*store.Sandbox, bool, error) {
+func (f *fakeSandboxes) Ensure(ctx context.Context, name string, req wire.CreateSandboxRequest) (*store.Sandbox, bool, error) {
 	f.ensured = append(f.ensured, name)
 	if f.ensureCreates {
 		return sb1, true, nil
@@ -79,13 +79,13 @@ func (f *fakeSandboxes) Start(ctx context.Context, id string) (*store.Sandbox, e
 func (f *fakeSandboxes) Stop(ctx context.Context, id string, _ sandbox.StopOptions) (*store.Sandbox, error) {
 	return f.lookup(id)
 }
-func (f *fakeSandboxes) Update(ctx context.Context, id string, _ sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
+func (f *fakeSandboxes) Update(ctx context.Context, id string, _ wire.UpdateSandboxRequest) (*store.Sandbox, error) {
 	return f.lookup(id)
 }
 func (f *fakeSandboxes) Archive(ctx context.Context, id string) (*store.Sandbox, error) {
 	return f.lookup(id)
 }
-func (f *fakeSandboxes) WaitState(ctx context.Context, id string, _ sdk.State, _ time.Duration) (*store.Sandbox, error) {
+func (f *fakeSandboxes) WaitState(ctx context.Context, id string, _ wire.State, _ time.Duration) (*store.Sandbox, error) {
 	return f.lookup(id)
 }
 func (f *fakeSandboxes) Events(ctx context.Context, id string, after int64, limit int) ([]store.Event, error) {
@@ -106,7 +106,7 @@ func (f *fakeSandboxes) Pause(ctx context.Context, id string) (*store.Sandbox, e
 func (f *fakeSandboxes) Resume(ctx context.Context, id string) (*store.Sandbox, error) {
 	return f.lookup(id)
 }
-func (f *fakeSandboxes) CreateSnapshot(ctx context.Context, id string, _ sdk.CreateSnapshotRequest) (*store.Snapshot, error) {
+func (f *fakeSandboxes) CreateSnapshot(ctx context.Context, id string, _ wire.CreateSnapshotRequest) (*store.Snapshot, error) {
 	return nil, f.err
 }
 func (f *fakeSandboxes) ListSnapshots(ctx context.Context) ([]*store.Snapshot, error) {
@@ -116,7 +116,7 @@ func (f *fakeSandboxes) GetSnapshot(ctx context.Context, name string) (*store.Sn
 	return nil, f.err
 }
 func (f *fakeSandboxes) DeleteSnapshot(ctx context.Context, name string) error { return f.err }
-func (f *fakeSandboxes) Fork(ctx context.Context, id string, _ sdk.ForkRequest) (*sandbox.ForkResult, error) {
+func (f *fakeSandboxes) Fork(ctx context.Context, id string, _ wire.ForkRequest) (*sandbox.ForkResult, error) {
 	return nil, f.err
 }
 func (f *fakeSandboxes) Forks(ctx context.Context, id string) ([]*store.Sandbox, error) {
@@ -134,7 +134,7 @@ func (f *fakeSandboxes) UsesImage(ctx context.Context, team, name string) (*stor
 func (f *fakeSandboxes) UsesLayers(ctx context.Context, layers []string) (bool, error) {
 	return false, nil
 }
-func (f *fakeSandboxes) SetEgress(ctx context.Context, id string, _ sdk.EgressPolicy) (*store.Sandbox, error) {
+func (f *fakeSandboxes) SetEgress(ctx context.Context, id string, _ wire.EgressPolicy) (*store.Sandbox, error) {
 	return f.lookup(id)
 }
 func (f *fakeSandboxes) EnsureServing(ctx context.Context, id string, _ int) (*store.Sandbox, error) {
@@ -147,7 +147,7 @@ func (f *fakeSandboxes) Agent(ctx context.Context, id string) (*agentapi.Client,
 		return nil, nil, err
 	}
 	if f.agent == nil {
-		return nil, nil, errdefs.Unavailable(sdk.CodeAgentUnavailable, "no agent in this test")
+		return nil, nil, errdefs.Unavailable(wire.CodeAgentUnavailable, "no agent in this test")
 	}
 	return f.agent, sb, nil
 }
@@ -158,13 +158,13 @@ func (f *fakeSandboxes) AgentIfRunning(ctx context.Context, id string) (*agentap
 	if err != nil {
 		return nil, nil, err
 	}
-	if f.agent == nil || sb.State != sdk.StateStarted {
-		return nil, sb, errdefs.NotFound(sdk.CodeNotInCurrentInstance, "no instance in this test")
+	if f.agent == nil || sb.State != wire.StateStarted {
+		return nil, sb, errdefs.NotFound(wire.CodeNotInCurrentInstance, "no instance in this test")
 	}
 	return f.agent, sb, nil
 }
 
-func (f *fakeSandboxes) InstanceEnd(ctx context.Context, id string, _ time.Duration) (sdk.State, string) {
+func (f *fakeSandboxes) InstanceEnd(ctx context.Context, id string, _ time.Duration) (wire.State, string) {
 	return f.endState, f.endReason
 }
 
@@ -173,16 +173,16 @@ type fakeImages struct{}
 
 func (fakeImages) List(ctx context.Context) ([]*store.Image, error) { return nil, nil }
 func (fakeImages) Get(ctx context.Context, name string) (*store.Image, error) {
-	return nil, errdefs.NotFound(sdk.CodeImageNotFound, "no image %s", name)
+	return nil, errdefs.NotFound(wire.CodeImageNotFound, "no image %s", name)
 }
 func (fakeImages) Import(ctx context.Context, name string, r io.Reader) (*store.Image, error) {
-	return nil, errdefs.Invalid(sdk.CodeInvalidImage, "not an image")
+	return nil, errdefs.Invalid(wire.CodeInvalidImage, "not an image")
 }
 func (fakeImages) Pull(ctx context.Context, ref, name string) (*store.Image, error) {
-	return nil, errdefs.Unavailable(sdk.CodeRegistryUnavailable, "no registry")
+	return nil, errdefs.Unavailable(wire.CodeRegistryUnavailable, "no registry")
 }
 func (fakeImages) Remove(ctx context.Context, name string, inUse func([]string) bool) error {
-	return errdefs.NotFound(sdk.CodeImageNotFound, "no image %s", name)
+	return errdefs.NotFound(wire.CodeImageNotFound, "no image %s", name)
 }
 
 var (

@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Uploads and downloads of a container sandbox skip the agent's copy: the
@@ -69,7 +69,7 @@ func fillFile(f *agentapi.SandboxFile, body io.Reader) error {
 		if n > 0 {
 			if _, err := f.File.Write(buf[:n]); err != nil {
 				if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-					return errdefs.DiskFull(sdk.CodeNoSpace, "no space left for %s", f.Path)
+					return errdefs.DiskFull(wire.CodeNoSpace, "no space left for %s", f.Path)
 				}
 				return errdefs.Internal(err, "%s: file operation failed", f.Path)
 			}
@@ -78,7 +78,7 @@ func fillFile(f *agentapi.SandboxFile, body io.Reader) error {
 			return nil
 		}
 		if rerr != nil {
-			return errdefs.Invalid(sdk.CodeUploadIncomplete, "reading the upload of %s failed: %v", f.Path, rerr)
+			return errdefs.Invalid(wire.CodeUploadIncomplete, "reading the upload of %s failed: %v", f.Path, rerr)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz/authztest"
 	"github.com/sbxhq/sbx/internal/metrics"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // publicRoutes are the routes that take no API key, each for its reason;
@@ -69,7 +69,7 @@ func TestCreateOnTouchNeedsWrite(t *testing.T) {
 		s.ServeHTTP(rec, req)
 		return rec
 	}
-	wantError(t, touch("exec"), http.StatusForbidden, sdk.CodeMissingScope)
+	wantError(t, touch("exec"), http.StatusForbidden, wire.CodeMissingScope)
 	if len(f.ensured) != 0 {
 		t.Fatalf("an exec-only key created %v", f.ensured)
 	}
@@ -93,12 +93,12 @@ func TestPreviewNeedsExec(t *testing.T) {
 	}
 	s := New(f, fakeImages{}, keys)
 	for _, m := range []string{"GET", "POST"} {
-		wantError(t, do(s, m, "/v1/sandboxes/sb1/ports/8080/", "ro", ""), http.StatusForbidden, sdk.CodeMissingScope)
+		wantError(t, do(s, m, "/v1/sandboxes/sb1/ports/8080/", "ro", ""), http.StatusForbidden, wire.CodeMissingScope)
 	}
 	if f.holds != 0 || len(f.ensured) != 0 {
 		t.Fatalf("a refused preview touched the sandbox: holds %d, ensured %v", f.holds, f.ensured)
 	}
-	wantError(t, do(s, "GET", "/v1/sandboxes/sb1/ports/8080/", "exec", ""), http.StatusServiceUnavailable, sdk.CodeNetworkUnavailable)
+	wantError(t, do(s, "GET", "/v1/sandboxes/sb1/ports/8080/", "exec", ""), http.StatusServiceUnavailable, wire.CodeNetworkUnavailable)
 }
 
 // TestMetricsTeamScoped: a team's metrics:read key sees its own team's
@@ -109,14 +109,14 @@ func TestMetricsTeamScoped(t *testing.T) {
 	keys := keyTable{"acme-metrics": {KeyID: "k-m", Team: "acme", Scopes: []auth.Scope{auth.ScopeMetricsRead}}}
 	s.auth, s.gate.Keys = keys, keys
 	list := []*store.Sandbox{
-		{ID: "sbx-acme1", Name: "mine", Team: "acme", State: sdk.StateStarted},
-		{ID: "sbx-rival1", Name: "secret-project", Team: "rival", State: sdk.StateStarted},
+		{ID: "sbx-acme1", Name: "mine", Team: "acme", State: wire.StateStarted},
+		{ID: "sbx-rival1", Name: "secret-project", Team: "rival", State: wire.StateStarted},
 	}
 	m := metrics.New(metrics.Options{
 		Sandboxes: func(context.Context) ([]*store.Sandbox, error) { return list, nil },
 		Usage:     metrics.NewSampler(t.TempDir()),
-		Teams: func(context.Context) ([]sdk.TeamUsage, error) {
-			return []sdk.TeamUsage{{Team: "acme", Sandboxes: 1}, {Team: "rival", Sandboxes: 7, Quotas: sdk.Quotas{MaxSandboxes: 9}}}, nil
+		Teams: func(context.Context) ([]wire.TeamUsage, error) {
+			return []wire.TeamUsage{{Team: "acme", Sandboxes: 1}, {Team: "rival", Sandboxes: 7, Quotas: wire.Quotas{MaxSandboxes: 9}}}, nil
 		},
 	})
 	m.ObservePools(func() map[[2]string]int { return map[[2]string]int{{"acme", "p"}: 1, {"rival", "q"}: 2} })

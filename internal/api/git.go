@@ -11,7 +11,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // git in the toolbox: the agent runs each operation (go-git) and the API
@@ -22,17 +22,17 @@ import (
 const gitDefaultTimeout = 300 * time.Second
 
 // codesGit are the codes every git route can return.
-var codesGit = []sdk.Code{sdk.CodeInvalidPath, sdk.CodeInvalidParameter, sdk.CodeInvalidTimeout, sdk.CodeGitAuthFailed, sdk.CodeGitBranchNotFound,
-	sdk.CodeGitConflict, sdk.CodeGitFailed, sdk.CodeGitNotARepository, sdk.CodeGitRemoteNotFound, sdk.CodeGitRemoteUnreachable}
+var codesGit = []wire.Code{wire.CodeInvalidPath, wire.CodeInvalidParameter, wire.CodeInvalidTimeout, wire.CodeGitAuthFailed, wire.CodeGitBranchNotFound,
+	wire.CodeGitConflict, wire.CodeGitFailed, wire.CodeGitNotARepository, wire.CodeGitRemoteNotFound, wire.CodeGitRemoteUnreachable}
 
 // git forwards a git request to the sandbox's agent with a deadline.
 func (s *Server) git(w http.ResponseWriter, r *http.Request) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, httpjson.MaxBody))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
+		return errdefs.TooLarge(wire.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
 	} else if err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidJSON, "reading the request body: %v", err)
+		return errdefs.Invalid(wire.CodeInvalidJSON, "reading the request body: %v", err)
 	}
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	timeout := gitDefaultTimeout

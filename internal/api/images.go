@@ -8,7 +8,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Images is the image store the API serves.
@@ -31,7 +31,7 @@ func (s *Server) listImages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]sdk.Image, 0, len(list))
+	out := make([]wire.Image, 0, len(list))
 	for _, img := range list {
 		out = append(out, imageToAPI(img))
 	}
@@ -51,7 +51,7 @@ func (s *Server) getImage(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) importImage(w http.ResponseWriter, r *http.Request) error {
 	name := r.URL.Query().Get("name")
 	if name == "" {
-		return errdefs.Invalid(sdk.CodeInvalidImageName, "missing query parameter name: POST /v1/images/import?name=NAME")
+		return errdefs.Invalid(wire.CodeInvalidImageName, "missing query parameter name: POST /v1/images/import?name=NAME")
 	}
 	img, err := s.images.Import(r.Context(), name, r.Body)
 	if err != nil {
@@ -62,12 +62,12 @@ func (s *Server) importImage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) pullImage(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.PullRequest
+	var req wire.PullRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	if req.Ref == "" {
-		return errdefs.Invalid(sdk.CodeInvalidImageRef, "ref is required, e.g. {\"ref\": \"registry.example:5000/app:1\"}")
+		return errdefs.Invalid(wire.CodeInvalidImageRef, "ref is required, e.g. {\"ref\": \"registry.example:5000/app:1\"}")
 	}
 	name := req.Name
 	if name == "" {
@@ -90,7 +90,7 @@ func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !auth.Sees(r.Context(), img.Team) {
-		return errdefs.NotFound(sdk.CodeImageNotFound, "image %q not found", name)
+		return errdefs.NotFound(wire.CodeImageNotFound, "image %q not found", name)
 	}
 	user, err := s.sandboxes.UsesImage(r.Context(), img.Team, name)
 	if err != nil {
@@ -98,10 +98,10 @@ func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case user != nil && auth.Sees(r.Context(), user.Team):
-		return errdefs.Conflict(sdk.CodeImageInUse, "image %q is used by sandbox %s; delete that sandbox first", name, user.ID)
+		return errdefs.Conflict(wire.CodeImageInUse, "image %q is used by sandbox %s; delete that sandbox first", name, user.ID)
 	case user != nil:
 		// Another team's sandbox: say so without naming it.
-		return errdefs.Conflict(sdk.CodeImageInUse, "image %q is in use by sandboxes of other teams (it is a shared base image); it cannot be deleted while they use it", name)
+		return errdefs.Conflict(wire.CodeImageInUse, "image %q is in use by sandboxes of other teams (it is a shared base image); it cannot be deleted while they use it", name)
 	}
 	inUse := func(layers []string) bool {
 		used, err := s.sandboxes.UsesLayers(r.Context(), layers)
@@ -114,10 +114,10 @@ func (s *Server) deleteImage(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func imageToAPI(img *store.Image) sdk.Image {
-	out := sdk.Image{Name: img.Name, ID: img.ID, Layers: len(img.Layers), SizeBytes: img.SizeBytes, Source: img.Source, CreatedAt: img.CreatedAt, Team: img.Team}
+func imageToAPI(img *store.Image) wire.Image {
+	out := wire.Image{Name: img.Name, ID: img.ID, Layers: len(img.Layers), SizeBytes: img.SizeBytes, Source: img.Source, CreatedAt: img.CreatedAt, Team: img.Team}
 	if c := img.Config; len(c.Env)+len(c.Entrypoint)+len(c.Cmd)+len(c.Labels) > 0 || c.WorkingDir != "" || c.User != "" {
-		out.Config = &sdk.ImageConfig{Env: c.Env, Entrypoint: c.Entrypoint, Cmd: c.Cmd, WorkingDir: c.WorkingDir, User: c.User, Labels: c.Labels}
+		out.Config = &wire.ImageConfig{Env: c.Env, Entrypoint: c.Entrypoint, Cmd: c.Cmd, WorkingDir: c.WorkingDir, User: c.User, Labels: c.Labels}
 	}
 	return out
 }

@@ -14,15 +14,15 @@ import (
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // sandboxPolicy is what the lifecycle handlers need of the Manager:
 // policy, waits, events, logs and activity.
 type sandboxPolicy interface {
-	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
+	Update(ctx context.Context, idOrName string, req wire.UpdateSandboxRequest) (*store.Sandbox, error)
 	Archive(ctx context.Context, idOrName string) (*store.Sandbox, error)
-	WaitState(ctx context.Context, idOrName string, state sdk.State, timeout time.Duration) (*store.Sandbox, error)
+	WaitState(ctx context.Context, idOrName string, state wire.State, timeout time.Duration) (*store.Sandbox, error)
 	Events(ctx context.Context, idOrName string, after int64, limit int) ([]store.Event, error)
 	EventsChanged() <-chan struct{}
 	Closed() <-chan struct{}
@@ -56,7 +56,7 @@ func (s *Server) active(next http.HandlerFunc) http.HandlerFunc {
 const heartbeatEvery = 15 * time.Second
 
 func (s *Server) updateSandbox(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.UpdateSandboxRequest
+	var req wire.UpdateSandboxRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -82,15 +82,15 @@ const maxWaitSeconds = 3600
 
 func (s *Server) waitSandbox(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	state := sdk.State(q.Get("state"))
+	state := wire.State(q.Get("state"))
 	if !isStateWord(state) {
-		return errdefs.Invalid(sdk.CodeInvalidState, "state must name a sandbox state such as started, stopped, archived or deleted, got %q", state)
+		return errdefs.Invalid(wire.CodeInvalidState, "state must name a sandbox state such as started, stopped, archived or deleted, got %q", state)
 	}
 	timeout := 60
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > maxWaitSeconds {
-			return errdefs.Invalid(sdk.CodeInvalidTimeout, "timeoutSeconds must be a whole number from 0 to %d, got %q", maxWaitSeconds, v)
+			return errdefs.Invalid(wire.CodeInvalidTimeout, "timeoutSeconds must be a whole number from 0 to %d, got %q", maxWaitSeconds, v)
 		}
 		timeout = n
 	}
@@ -104,7 +104,7 @@ func (s *Server) waitSandbox(w http.ResponseWriter, r *http.Request) error {
 
 // isStateWord accepts any state name (started, archived, deleted, and those
 // other features add) without this file listing them: a lowercase word.
-func isStateWord(st sdk.State) bool {
+func isStateWord(st wire.State) bool {
 	for _, c := range st {
 		if c < 'a' || c > 'z' {
 			return false
@@ -151,7 +151,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string)
 		if err != nil {
 			return err
 		}
-		out := make([]sdk.Event, 0, len(evs))
+		out := make([]wire.Event, 0, len(evs))
 		for _, e := range evs {
 			out = append(out, Event(e))
 		}
@@ -166,16 +166,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string)
 		changed := s.sandboxes.EventsChanged()
 		evs, err := s.sandboxes.Events(r.Context(), id, after, 1000)
 		if err != nil {
-			ns.Send(sdk.EventLine{Type: "error", Error: errorBody(err)})
+			ns.Send(wire.EventLine{Type: "error", Error: errorBody(err)})
 			return nil
 		}
 		for _, e := range evs {
 			ev := Event(e)
-			if !ns.Send(sdk.EventLine{Type: "event", Event: &ev}) {
+			if !ns.Send(wire.EventLine{Type: "event", Event: &ev}) {
 				return nil
 			}
 			after = e.Seq
-			if id != "" && ev.State == sdk.StateDeleted {
+			if id != "" && ev.State == wire.StateDeleted {
 				return nil // nothing more will come for this sandbox
 			}
 		}
@@ -185,7 +185,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string)
 		select {
 		case <-changed:
 		case <-heartbeat.C:
-			if !ns.Send(sdk.EventLine{Type: "heartbeat"}) {
+			if !ns.Send(wire.EventLine{Type: "heartbeat"}) {
 				return nil
 			}
 		case <-r.Context().Done():
@@ -197,9 +197,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, idOrName string)
 }
 
 // Event is the wire form of a stored event (also what webhooks send).
-func Event(e store.Event) sdk.Event {
-	return sdk.Event{Seq: e.Seq, SandboxID: e.SandboxID, SandboxName: e.SandboxName, Team: e.Team, Time: e.Time,
-		State: sdk.State(e.State), Reason: e.Reason, Message: e.Message}
+func Event(e store.Event) wire.Event {
+	return wire.Event{Seq: e.Seq, SandboxID: e.SandboxID, SandboxName: e.SandboxName, Team: e.Team, Time: e.Time,
+		State: wire.State(e.State), Reason: e.Reason, Message: e.Message}
 }
 
 // mainLogs streams the main process's log as NDJSON LogLines: what is kept
@@ -258,7 +258,7 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if !follow {
-		ns.Send(sdk.LogLine{Type: "end"})
+		ns.Send(wire.LogLine{Type: "end"})
 		return nil
 	}
 	// Reading is no activity (the route is passive); following a running
@@ -294,15 +294,15 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		now, err := s.sandboxes.Get(r.Context(), sb.ID)
-		if err != nil || !instanceMayWrite(sdk.State(now.State)) {
+		if err != nil || !instanceMayWrite(wire.State(now.State)) {
 			if cur != nil {
 				cur.send(ns, opts.stamps)
 			}
-			ns.Send(sdk.LogLine{Type: "end"})
+			ns.Send(wire.LogLine{Type: "end"})
 			return nil
 		}
 		if time.Since(lastBeat) >= heartbeatEvery {
-			if !ns.Send(sdk.LogLine{Type: "heartbeat"}) {
+			if !ns.Send(wire.LogLine{Type: "heartbeat"}) {
 				return nil
 			}
 			lastBeat = time.Now()
@@ -311,8 +311,8 @@ func (s *Server) mainLogs(w http.ResponseWriter, r *http.Request) error {
 }
 
 // instanceMayWrite reports whether a sandbox in state may still add to its log.
-func instanceMayWrite(st sdk.State) bool {
-	return st == sdk.StateStarted || st == sdk.StateStarting || st == sdk.StateRestoring
+func instanceMayWrite(st wire.State) bool {
+	return st == wire.StateStarted || st == wire.StateStarting || st == wire.StateRestoring
 }
 
 func sameFile(a, b *os.File) bool {
@@ -321,12 +321,12 @@ func sameFile(a, b *os.File) bool {
 	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }
 
-func errorBody(err error) *sdk.ErrorBody {
+func errorBody(err error) *wire.ErrorBody {
 	var e *errdefs.Error
 	if errors.As(err, &e) {
-		return &sdk.ErrorBody{Code: e.Code, Message: e.Message}
+		return &wire.ErrorBody{Code: e.Code, Message: e.Message}
 	}
-	return &sdk.ErrorBody{Code: sdk.CodeInternal, Message: "internal error; see the daemon log"}
+	return &wire.ErrorBody{Code: wire.CodeInternal, Message: "internal error; see the daemon log"}
 }
 
 func intParam(v, name string, min, max int64) (int64, error) {
@@ -335,13 +335,13 @@ func intParam(v, name string, min, max int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < min || n > max {
-		return 0, errdefs.Invalid(sdk.CodeInvalidParameter, "query parameter %s must be a whole number from %d to %d, got %q", name, min, max, v)
+		return 0, errdefs.Invalid(wire.CodeInvalidParameter, "query parameter %s must be a whole number from %d to %d, got %q", name, min, max, v)
 	}
 	return n, nil
 }
 
 // lifecycleToAPI fills in the wire form's lifecycle fields.
-func lifecycleToAPI(sb *store.Sandbox, out *sdk.Sandbox) {
+func lifecycleToAPI(sb *store.Sandbox, out *wire.Sandbox) {
 	p := sandbox.PolicyOf(sb.Spec)
 	out.AutoStopSeconds, out.AutoArchiveSeconds, out.AutoDeleteSeconds = p.AutoStopSeconds, p.AutoArchiveSeconds, p.AutoDeleteSeconds
 	out.AutoPauseSeconds = p.AutoPauseSeconds

@@ -10,7 +10,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Lookups never start an instance. A route marked lookup in the route
@@ -78,7 +78,7 @@ func (s *Server) withInstanceRule(rt route) handler {
 	list := rt.response != nil && reflect.TypeOf(rt.response).Kind() == reflect.Slice
 	return func(w http.ResponseWriter, r *http.Request) error {
 		err := rt.handler(w, r)
-		if list && errdefs.CodeOf(err) == sdk.CodeNotInCurrentInstance {
+		if list && errdefs.CodeOf(err) == wire.CodeNotInCurrentInstance {
 			writeJSON(w, http.StatusOK, []struct{}{})
 			return nil
 		}
@@ -125,7 +125,7 @@ func (s *Server) onlyRunning(r *http.Request) bool {
 // resource.
 func (s *Server) runningAgent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error) {
 	client, sb, err := s.sandboxes.AgentIfRunning(ctx, idOrName)
-	if errdefs.CodeOf(err) == sdk.CodeNotInCurrentInstance && sb != nil {
+	if errdefs.CodeOf(err) == wire.CodeNotInCurrentInstance && sb != nil {
 		err = sandbox.ErrNotRunning(sb)
 	}
 	return client, sb, err

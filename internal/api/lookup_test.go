@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The GET routes under /v1/sandboxes/{id}/ that read through a running
@@ -53,19 +53,19 @@ func TestGetRoutesOnAStoppedSandboxDoNotStartIt(t *testing.T) {
 			t.Errorf("GET %s: onlyRunning is %v in the route table", rt.pattern, rt.onlyRunning)
 		}
 		if rt.onlyRunning && !rt.public { // previews: no networking here
-			wantError(t, rec, http.StatusConflict, sdk.CodeSandboxNotRunning)
+			wantError(t, rec, http.StatusConflict, wire.CodeSandboxNotRunning)
 		}
 		if !rt.lookup {
 			continue
 		}
-		_, cmds := rt.response.([]sdk.SessionCommand) // a session's, like processes: none without an instance
-		if _, list := rt.response.([]sdk.Process); list || cmds || strings.Count(rt.pattern, "{") == 1 {
+		_, cmds := rt.response.([]wire.SessionCommand) // a session's, like processes: none without an instance
+		if _, list := rt.response.([]wire.Process); list || cmds || strings.Count(rt.pattern, "{") == 1 {
 			if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != "[]" {
 				t.Errorf("GET %s on a stopped sandbox: %d %s, want 200 []", rt.pattern, rec.Code, rec.Body)
 			}
 			continue
 		}
-		wantError(t, rec, http.StatusNotFound, sdk.CodeNotInCurrentInstance)
+		wantError(t, rec, http.StatusNotFound, wire.CodeNotInCurrentInstance)
 	}
 	if n < 20 {
 		t.Fatalf("only %d GET routes under %s: the table lost them", n, sandboxSubPrefix)

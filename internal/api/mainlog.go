@@ -14,7 +14,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // mainLogOptions are GET /v1/sandboxes/{id}/logs's selections of the
@@ -57,7 +57,7 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && s < math.MaxInt64/1e9 {
 		return time.Unix(0, int64(s*1e9)), nil
 	}
-	return time.Time{}, errdefs.Invalid(sdk.CodeInvalidParameter,
+	return time.Time{}, errdefs.Invalid(wire.CodeInvalidParameter,
 		"query parameter since must be a duration back from now (5m, 1h30m), an RFC 3339 time or Unix seconds, got %q", v)
 }
 
@@ -160,7 +160,7 @@ func (l *mainLogFile) send(ns *agentapi.Writer, stamps bool) bool {
 		n, err := l.f.ReadAt(chunk, l.pos)
 		if n > 0 {
 			l.pos += int64(n)
-			if !ns.Send(sdk.LogLine{Type: "data", Data: chunk[:n], Time: at}) {
+			if !ns.Send(wire.LogLine{Type: "data", Data: chunk[:n], Time: at}) {
 				return false
 			}
 		}
@@ -221,7 +221,7 @@ func (o mainLogOptions) checkTimes(files []*mainLogFile) error {
 	}
 	for _, l := range files {
 		if l.times == nil && l.size > 0 {
-			return errdefs.Invalid(sdk.CodeInvalidParameter,
+			return errdefs.Invalid(wire.CodeInvalidParameter,
 				"this sandbox's main log has no write times (its agent predates them), so since and timestamps cannot apply; restart the sandbox to keep them")
 		}
 	}

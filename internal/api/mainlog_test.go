@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // writeLog writes a log file as the agent does: one time record per write.
@@ -39,7 +39,7 @@ func readLogs(t *testing.T, body string) (string, []*time.Time) {
 	var times []*time.Time
 	sc := bufio.NewScanner(strings.NewReader(body))
 	for sc.Scan() {
-		var l sdk.LogLine
+		var l wire.LogLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("%q: %v", sc.Text(), err)
 		}
@@ -106,14 +106,14 @@ func TestMainLogsTailSinceTimestamps(t *testing.T) {
 	for query, name := range map[string]string{
 		"?tail=-1": "tail", "?tail=ten": "tail", "?since=yesterday": "since", "?since=-5m": "since", "?timestamps=maybe": "timestamps",
 	} {
-		e := wantError(t, do(s, "GET", "/v1/sandboxes/sb1/logs"+query, testKey, ""), 400, sdk.CodeInvalidParameter)
+		e := wantError(t, do(s, "GET", "/v1/sandboxes/sb1/logs"+query, testKey, ""), 400, wire.CodeInvalidParameter)
 		if !strings.Contains(e.Message, name) {
 			t.Errorf("%s: %q does not name %s", query, e.Message, name)
 		}
 	}
 	// A log from an agent that kept no times cannot answer since.
 	os.Remove(f.mainLog + agentapi.LogTimesSuffix)
-	wantError(t, do(s, "GET", "/v1/sandboxes/sb1/logs?since=5m", testKey, ""), 400, sdk.CodeInvalidParameter)
+	wantError(t, do(s, "GET", "/v1/sandboxes/sb1/logs?since=5m", testKey, ""), 400, wire.CodeInvalidParameter)
 	if got, _ := readLogs(t, get("?tail=2")); got != "four\nfive\n" {
 		t.Errorf("tail without times: %q", got)
 	}

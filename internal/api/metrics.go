@@ -10,7 +10,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Metrics is what the API reports to and serves at /metrics
@@ -24,7 +24,7 @@ type Metrics interface {
 // Usage reads what a sandbox uses now (internal/metrics.Sampler). It only
 // reads: it never starts an instance.
 type Usage interface {
-	Stats(sb *store.Sandbox) sdk.SandboxStats
+	Stats(sb *store.Sandbox) wire.SandboxStats
 }
 
 // MetricsConfig turns on /metrics, request metrics and sandbox stats.
@@ -101,7 +101,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // see everything.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 	if s.metrics == nil || s.metrics.Metrics == nil {
-		return errdefs.Unavailable(sdk.CodeMetricsUnavailable, "this daemon serves no metrics")
+		return errdefs.Unavailable(wire.CodeMetricsUnavailable, "this daemon serves no metrics")
 	}
 	if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.metrics.Token != "" && keyIs(key, s.metrics.Token) {
 		s.metrics.Metrics.Handler().ServeHTTP(w, r)
@@ -110,7 +110,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.principal(r)
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sbx"`)
-		return errdefs.Unauthorized(sdk.CodeUnauthorized, "/metrics needs a key with scope metrics:read or the metrics key (--metrics-token): send \"Authorization: Bearer <key>\"")
+		return errdefs.Unauthorized(wire.CodeUnauthorized, "/metrics needs a key with scope metrics:read or the metrics key (--metrics-token): send \"Authorization: Bearer <key>\"")
 	}
 	w, r, end, err := s.gate.HTTP(w, r, p, authz.Metrics)
 	defer end()
@@ -134,7 +134,7 @@ func (s *Server) sandboxStats(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st := sdk.SandboxStats{ID: sb.ID, Name: sb.Name, State: sb.State, Time: time.Now().UTC(), DiskLimitBytes: uint64(sb.Spec.DiskMiB) << 20}
+	st := wire.SandboxStats{ID: sb.ID, Name: sb.Name, State: sb.State, Time: time.Now().UTC(), DiskLimitBytes: uint64(sb.Spec.DiskMiB) << 20}
 	if s.metrics != nil && s.metrics.Usage != nil {
 		st = s.metrics.Usage.Stats(sb)
 	}

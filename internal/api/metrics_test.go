@@ -12,7 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/metrics"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const metricsKey = "metrics-key"
@@ -74,16 +74,16 @@ next:
 
 func TestMetricsNeedAKey(t *testing.T) {
 	s := newMetricsServer(t)
-	wantError(t, do(s, "GET", "/metrics", "", ""), 401, sdk.CodeUnauthorized)
-	wantError(t, do(s, "GET", "/metrics", "wrong", ""), 401, sdk.CodeUnauthorized)
+	wantError(t, do(s, "GET", "/metrics", "", ""), 401, wire.CodeUnauthorized)
+	wantError(t, do(s, "GET", "/metrics", "wrong", ""), 401, wire.CodeUnauthorized)
 	scrape(t, s, testKey)
 	scrape(t, s, metricsKey)
 	// The metrics key opens /metrics only.
-	wantError(t, do(s, "GET", "/v1/sandboxes", metricsKey, ""), 401, sdk.CodeUnauthorized)
+	wantError(t, do(s, "GET", "/v1/sandboxes", metricsKey, ""), 401, wire.CodeUnauthorized)
 
 	// Without metrics the route says so.
 	plain, _ := newTestServer(t)
-	wantError(t, do(plain, "GET", "/metrics", testKey, ""), 503, sdk.CodeMetricsUnavailable)
+	wantError(t, do(plain, "GET", "/metrics", testKey, ""), 503, wire.CodeMetricsUnavailable)
 }
 
 func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
@@ -154,9 +154,9 @@ func TestStatsIsPassive(t *testing.T) {
 		t.Fatal("no stats route")
 	}
 	rec := do(s, "GET", "/v1/sandboxes/one/stats", testKey, "")
-	var st sdk.SandboxStats
-	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &st) != nil || st.ID != "sb1" || st.State != sdk.StateStarted {
+	var st wire.SandboxStats
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &st) != nil || st.ID != "sb1" || st.State != wire.StateStarted {
 		t.Fatalf("stats: %d %s", rec.Code, rec.Body)
 	}
-	wantError(t, do(s, "GET", "/v1/sandboxes/nope/stats", testKey, ""), 404, sdk.CodeSandboxNotFound)
+	wantError(t, do(s, "GET", "/v1/sandboxes/nope/stats", testKey, ""), 404, wire.CodeSandboxNotFound)
 }

@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/version"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The OpenAPI 3.1 document, built from the route table (routes.go) and the
-// Go types of sdk/ (openapi_schema.go), served without a key at
+// Go types of wire/ (openapi_schema.go), served without a key at
 // GET /v1/openapi.json. The SDKs under sdks/ are generated from it, and
 // redocly lints it (sdks/typescript, TestOpenAPILint).
 
@@ -127,7 +127,7 @@ func (s *Server) Document() map[string]any {
 		"paths":   paths,
 		"components": map[string]any{
 			"schemas":         schemas,
-			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (sbx key create) or the bootstrap admin key in <data-dir>/admin.token; an operation's security lists the scope the key must hold: " + strings.Join(sdk.Scopes(), ", ")}},
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (sbx key create) or the bootstrap admin key in <data-dir>/admin.token; an operation's security lists the scope the key must hold: " + strings.Join(wire.Scopes(), ", ")}},
 		},
 		"security": []any{map[string]any{"bearer": []any{}}},
 	}
@@ -207,7 +207,7 @@ func paramSchema(q param) map[string]any {
 	case "[]string":
 		return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
 	case "state":
-		return map[string]any{"type": "string", "enum": strs(sdk.States())}
+		return map[string]any{"type": "string", "enum": strs(wire.States())}
 	}
 	s := map[string]any{"type": q.typ}
 	if m := paramDefaultRe.FindStringSubmatch(q.doc); m != nil {

@@ -13,9 +13,9 @@ import (
 	"github.com/sbxhq/sbx/internal/sdkdoc"
 )
 
-// TestSDKDocsGenerated: sdk/enums_gen.go (every Code and State) and
-// openapi_docs_gen.go (the doc comments of sdk's types and fields) are those
-// of the current sdk/ source.
+// TestSDKDocsGenerated: wire/enums_gen.go (every Code and State) and
+// openapi_docs_gen.go (the doc comments of wire's types and fields) are those
+// of the current wire/ source.
 func TestSDKDocsGenerated(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	files, err := sdkdoc.Generate(root)
@@ -84,7 +84,7 @@ func TestOpenAPIDescriptions(t *testing.T) {
 		}
 	}
 	if share < minDescribed {
-		t.Fatalf("%.1f%% of properties described, want at least %.0f%%: write the doc comment of the field in sdk/, then go generate ./internal/api",
+		t.Fatalf("%.1f%% of properties described, want at least %.0f%%: write the doc comment of the field in wire/, then go generate ./internal/api",
 			100*share, 100*minDescribed)
 	}
 }

@@ -3,24 +3,24 @@ package api
 import (
 	"reflect"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // typeEnums are the enums of Go string types with typed constants.
 var typeEnums = map[reflect.Type][]string{
-	reflect.TypeOf(sdk.State("")): strs(sdk.States()),
-	reflect.TypeOf(sdk.Code("")):  strs(sdk.Codes()),
+	reflect.TypeOf(wire.State("")): strs(wire.States()),
+	reflect.TypeOf(wire.Code("")):  strs(wire.Codes()),
 }
 
 // Fields that are plain strings in Go but take a closed set of values,
-// by "GoType.jsonName". The values come from the sdk's constants where it
-// has them; the rest are the values the field's comment in sdk/ names.
+// by "GoType.jsonName". The values come from wire's constants where it
+// has them; the rest are the values the field's comment in wire/ names.
 var (
 	classes       = []string{"container", "gvisor"}
-	networks      = []string{sdk.NetworkBridge, sdk.NetworkNone}
-	egressModes   = []string{sdk.EgressAllowAll, sdk.EgressBlockAll, sdk.EgressAllowList, sdk.EgressDenyList}
-	restarts      = []string{sdk.RestartNever, sdk.RestartOnFailure, sdk.RestartAlways}
-	processStates = []string{sdk.ProcessRunning, sdk.ProcessExited}
+	networks      = []string{wire.NetworkBridge, wire.NetworkNone}
+	egressModes   = []string{wire.EgressAllowAll, wire.EgressBlockAll, wire.EgressAllowList, wire.EgressDenyList}
+	restarts      = []string{wire.RestartNever, wire.RestartOnFailure, wire.RestartAlways}
+	processStates = []string{wire.ProcessRunning, wire.ProcessExited}
 )
 
 var fieldEnums = map[string][]string{
@@ -37,7 +37,7 @@ var fieldEnums = map[string][]string{
 	"FileInfo.type":                      {"file", "dir", "symlink", "other"},
 	"Process.state":                      processStates,
 	"PTY.state":                          processStates,
-	"Session.state":                      {sdk.SessionIdle, sdk.SessionBusy, sdk.SessionEnded},
+	"Session.state":                      {wire.SessionIdle, wire.SessionBusy, wire.SessionEnded},
 	"WaitForLogRequest.stream":           {"stdout", "stderr"},
 	"LogMatch.stream":                    {"stdout", "stderr"},
 	"WaitForPortRequest.protocol":        {"tcp", "http"},

@@ -24,7 +24,7 @@ import (
 // Enums come from typeEnums (typed Go constants) and fieldEnums.
 //
 // Descriptions and defaults come from the doc comments of the types and
-// fields in sdk/, which go generate copies into openapi_docs_gen.go
+// fields in wire/, which go generate copies into openapi_docs_gen.go
 // (internal/sdkdoc): a field's default is the JSON value of its comment's
 // "Default: V." sentence.
 
@@ -121,7 +121,7 @@ func addFields(t reflect.Type, owner string, viaPointer bool, props map[string]a
 		if vs, ok := fieldEnums[owner+"."+name]; ok {
 			s = map[string]any{"type": "string", "enum": vs}
 		}
-		// The field's doc comment in sdk/ (openapi_docs_gen.go, go generate).
+		// The field's doc comment in wire/ (openapi_docs_gen.go, go generate).
 		if doc := sdkDocs[t.Name()+"."+f.Name]; doc != "" {
 			s["description"] = doc
 		}
@@ -137,7 +137,7 @@ func addFields(t reflect.Type, owner string, viaPointer bool, props map[string]a
 	}
 }
 
-// structSchema is the object schema of struct t, documented from sdk/.
+// structSchema is the object schema of struct t, documented from wire/.
 func structSchema(t reflect.Type, owner string, schemas map[string]any) map[string]any {
 	props := map[string]any{}
 	var required []string

@@ -5,16 +5,16 @@ import (
 	"net/http"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Pools keeps warm pools (the Manager's, internal/sandbox/pool.go). Every
 // call is scoped to the caller's team.
 type Pools interface {
-	CreatePool(ctx context.Context, req sdk.CreatePoolRequest) (*sdk.Pool, error)
-	GetPool(ctx context.Context, name string) (*sdk.Pool, error)
-	ListPools(ctx context.Context) ([]sdk.Pool, error)
-	UpdatePool(ctx context.Context, name string, req sdk.UpdatePoolRequest) (*sdk.Pool, error)
+	CreatePool(ctx context.Context, req wire.CreatePoolRequest) (*wire.Pool, error)
+	GetPool(ctx context.Context, name string) (*wire.Pool, error)
+	ListPools(ctx context.Context) ([]wire.Pool, error)
+	UpdatePool(ctx context.Context, name string, req wire.UpdatePoolRequest) (*wire.Pool, error)
 	DeletePool(ctx context.Context, name string) error
 }
 
@@ -23,7 +23,7 @@ func (s *Server) SetPools(p Pools) { s.pools = p }
 
 func (s *Server) poolsOrErr() (Pools, error) {
 	if s.pools == nil {
-		return nil, errdefs.Unavailable(sdk.CodeInvalidPool, "this daemon has no warm pools")
+		return nil, errdefs.Unavailable(wire.CodeInvalidPool, "this daemon has no warm pools")
 	}
 	return s.pools, nil
 }
@@ -33,7 +33,7 @@ func (s *Server) createPool(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.CreatePoolRequest
+	var req wire.CreatePoolRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (s *Server) updatePool(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.UpdatePoolRequest
+	var req wire.UpdatePoolRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Networking is what the API needs to serve sandbox networks and previews.
@@ -33,20 +33,20 @@ func (s *Server) SetNetworking(n Networking) { s.net = &n }
 
 func (s *Server) previews() (*network.Previews, error) {
 	if s.net == nil || s.net.Previews == nil {
-		return nil, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking")
+		return nil, errdefs.Unavailable(wire.CodeNetworkUnavailable, "this daemon runs without networking")
 	}
 	return s.net.Previews, nil
 }
 
-func (s *Server) networkInfo(sb *store.Sandbox) sdk.NetworkInfo {
-	var info sdk.NetworkInfo
+func (s *Server) networkInfo(sb *store.Sandbox) wire.NetworkInfo {
+	var info wire.NetworkInfo
 	info.Mode, info.Egress = networkOf(sb.Spec)
-	if info.Mode != sdk.NetworkBridge {
+	if info.Mode != wire.NetworkBridge {
 		return info
 	}
 	if s.net != nil && s.net.Network != nil {
 		info.Gateway = s.net.Network.Gateway().String()
-		if ip, ok := s.net.Network.Address(sb.ID); ok && sb.State == sdk.StateStarted {
+		if ip, ok := s.net.Network.Address(sb.ID); ok && sb.State == wire.StateStarted {
 			info.Address = ip.String()
 		}
 	}
@@ -63,7 +63,7 @@ func (s *Server) getNetwork(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) setEgress(w http.ResponseWriter, r *http.Request) error {
-	var p sdk.EgressPolicy
+	var p wire.EgressPolicy
 	if err := decodeJSON(w, r, &p); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) exposePort(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.ExposePortRequest
+	var req wire.ExposePortRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -97,8 +97,8 @@ func (s *Server) exposePort(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if sb.Spec.Network != sdk.NetworkBridge {
-		return errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has network %q; only bridge sandboxes can expose ports", r.PathValue("id"), sb.Spec.Network)
+	if sb.Spec.Network != wire.NetworkBridge {
+		return errdefs.Conflict(wire.CodeNoNetwork, "sandbox %s has network %q; only bridge sandboxes can expose ports", r.PathValue("id"), sb.Spec.Network)
 	}
 	existed := false
 	if _, err := pv.Get(r.Context(), sb.ID, req.Port); err == nil {
@@ -129,7 +129,7 @@ func (s *Server) listPorts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]sdk.Port, 0, len(list))
+	out := make([]wire.Port, 0, len(list))
 	for _, p := range list {
 		out = append(out, s.portToAPI(r, p))
 	}
@@ -162,7 +162,7 @@ func (s *Server) signURL(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.SignPortRequest
+	var req wire.SignPortRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func (s *Server) signURL(w http.ResponseWriter, r *http.Request) error {
 		ttl = network.DefaultSignedTTL
 	}
 	if ttl <= 0 || ttl > network.MaxSignedTTL {
-		return errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d", int(network.MaxSignedTTL.Seconds()))
+		return errdefs.Invalid(wire.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d", int(network.MaxSignedTTL.Seconds()))
 	}
 	sb, err := s.sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
@@ -187,12 +187,12 @@ func (s *Server) signURL(w http.ResponseWriter, r *http.Request) error {
 	if base == "" {
 		base = pathURL(r, sb.ID, req.Port)
 	}
-	writeJSON(w, http.StatusCreated, sdk.SignedURL{URL: base + "?" + q.Encode(), ExpiresAt: exp.UTC()})
+	writeJSON(w, http.StatusCreated, wire.SignedURL{URL: base + "?" + q.Encode(), ExpiresAt: exp.UTC()})
 	return nil
 }
 
-func (s *Server) portToAPI(r *http.Request, p store.Port) sdk.Port {
-	out := sdk.Port{Port: p.Port, Public: p.Public, Token: p.Token, CreatedAt: p.CreatedAt,
+func (s *Server) portToAPI(r *http.Request, p store.Port) wire.Port {
+	out := wire.Port{Port: p.Port, Public: p.Public, Token: p.Token, CreatedAt: p.CreatedAt,
 		PathURL: pathURL(r, p.SandboxID, p.Port), HostURL: s.net.Previews.HostURL(p.SandboxID, p.Port)}
 	out.URL = out.HostURL
 	if out.URL == "" {
@@ -214,7 +214,7 @@ func pathURL(r *http.Request, id string, port int) string {
 func portParam(s string) (int, error) {
 	p, err := strconv.Atoi(s)
 	if err != nil || p < 1 || p > 65535 {
-		return 0, errdefs.Invalid(sdk.CodeInvalidPort, "port must be a number from 1 to 65535, got %q", s)
+		return 0, errdefs.Invalid(wire.CodeInvalidPort, "port must be a number from 1 to 65535, got %q", s)
 	}
 	return p, nil
 }
@@ -287,9 +287,9 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 		return err
 	}
 	if s.net.Network == nil {
-		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without networking: previews are off")
+		return errdefs.Unavailable(wire.CodeNetworkUnavailable, "this daemon runs without networking: previews are off")
 	}
-	unauthorized := errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
+	unauthorized := errdefs.Unauthorized(wire.CodePreviewUnauthorized, "port %d of sandbox %s is private: send the API key, the port's token (header %s or ?%s=) or use a signed URL", port, idOrName, network.TokenHeader, network.TokenParam)
 	// A caller with an API key (servePreview) looks up as its team:
 	// another team's sandbox is not found, and its key opens no preview of
 	// it. Without a key the port's own token decides (authorizePreview), so
@@ -308,7 +308,7 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 		// anyone else gets the answer a private port gives, so previews
 		// cannot be used to enumerate sandbox names and ports.
 		if s.hasAPIKey(r) {
-			return errdefs.NotFound(sdk.CodePreviewNotFound, "no exposed port %d on sandbox %s", port, idOrName)
+			return errdefs.NotFound(wire.CodePreviewNotFound, "no exposed port %d on sandbox %s", port, idOrName)
 		}
 		return unauthorized
 	}
@@ -369,7 +369,7 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeError(w, r, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodePreviewUnreachable,
+			writeError(w, r, &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodePreviewUnreachable,
 				Message: fmt.Sprintf("nothing answers on port %d of sandbox %s: is a server listening on 0.0.0.0:%d inside?", port, idOrName, port), Err: err})
 		},
 	}
@@ -382,7 +382,7 @@ func (s *Server) proxyPreview(w http.ResponseWriter, r *http.Request, idOrName s
 // in ctx a bare name is looked up in team default only, never across
 // teams: another team's sandbox of the same name cannot take its URL.
 func previewSandbox(ctx context.Context, get func(context.Context, string) (*store.Sandbox, error), ref string) (*store.Sandbox, error) {
-	notFound := errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", ref)
+	notFound := errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", ref)
 	id, name, team := network.PreviewTarget(ref)
 	if id != "" {
 		sb, err := get(ctx, id)
@@ -511,9 +511,9 @@ var previewQ = []param{
 }
 
 // networkOf is the network mode and egress policy of a sandbox on the wire.
-func networkOf(spec store.Spec) (string, *sdk.EgressPolicy) {
-	if spec.Network != sdk.NetworkBridge {
-		return sdk.NetworkNone, nil
+func networkOf(spec store.Spec) (string, *wire.EgressPolicy) {
+	if spec.Network != wire.NetworkBridge {
+		return wire.NetworkNone, nil
 	}
-	return sdk.NetworkBridge, network.EgressToAPI(spec.Egress)
+	return wire.NetworkBridge, network.EgressToAPI(spec.Egress)
 }

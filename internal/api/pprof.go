@@ -5,7 +5,7 @@ import (
 	"net/http/pprof"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // /debug/pprof/ serves the daemon's Go profiles (net/http/pprof) to the
@@ -19,7 +19,7 @@ func (s *Server) mountPprof() {
 			return err
 		}
 		if !p.AllTeams() {
-			return errdefs.Forbidden(sdk.CodeMissingScope, "/debug/pprof/ is for the operator's admin key (<data-dir>/admin.token)")
+			return errdefs.Forbidden(wire.CodeMissingScope, "/debug/pprof/ is for the operator's admin key (<data-dir>/admin.token)")
 		}
 		switch r.URL.Path {
 		case "/debug/pprof/profile":

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // pprofKeys knows the operator's key and a team's admin key.
@@ -20,7 +20,7 @@ func (pprofKeys) Authenticate(_ context.Context, key string) (auth.Principal, er
 	case "team-admin":
 		return auth.Principal{KeyID: "k1", Team: "t1", Scopes: []auth.Scope{auth.ScopeAdmin}}, nil
 	}
-	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key")
+	return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "wrong API key")
 }
 
 // The profiles are the operator's: a team's admin key and no key are refused.
@@ -32,6 +32,6 @@ func TestPprofOperatorOnly(t *testing.T) {
 	if rec := do(s, "GET", "/debug/pprof/", "operator", ""); rec.Code != 200 {
 		t.Errorf("operator index: %d", rec.Code)
 	}
-	wantError(t, do(s, "GET", "/debug/pprof/goroutine", "team-admin", ""), 403, sdk.CodeMissingScope)
-	wantError(t, do(s, "GET", "/debug/pprof/heap", "", ""), 401, sdk.CodeUnauthorized)
+	wantError(t, do(s, "GET", "/debug/pprof/goroutine", "team-admin", ""), 403, wire.CodeMissingScope)
+	wantError(t, do(s, "GET", "/debug/pprof/heap", "", ""), 401, wire.CodeUnauthorized)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth/keys/keystest"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Two teams each have a sandbox named "app". A preview URL without an API
@@ -30,10 +30,10 @@ func TestPreviewNamesCannotBeHijackedAcrossTeams(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sb := range []*store.Sandbox{
-		{ID: "sbx-blueapp", Name: "app", Team: "blue", State: sdk.StateStarted},
-		{ID: "sbx-defaultapp", Name: "app", Team: auth.DefaultTeam, State: sdk.StateStarted},
-		{ID: "sbx-blueonly", Name: "only", Team: "blue", State: sdk.StateStarted},
-		{ID: "sbx-dashes", Name: "my--app", Team: "blue", State: sdk.StateStarted},
+		{ID: "sbx-blueapp", Name: "app", Team: "blue", State: wire.StateStarted},
+		{ID: "sbx-defaultapp", Name: "app", Team: auth.DefaultTeam, State: wire.StateStarted},
+		{ID: "sbx-blueonly", Name: "only", Team: "blue", State: wire.StateStarted},
+		{ID: "sbx-dashes", Name: "my--app", Team: "blue", State: wire.StateStarted},
 	} {
 		if err := st.CreateSandbox(ctx, sb); err != nil {
 			t.Fatal(err)
@@ -80,7 +80,7 @@ func TestPreviewTokenDiesWithItsKey(t *testing.T) {
 	}
 	defer st.Close()
 	ctx := auth.System(context.Background(), "a preview without a key: its token decides")
-	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-1", State: sdk.StateStarted}); err != nil {
+	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-1", State: wire.StateStarted}); err != nil {
 		t.Fatal(err)
 	}
 	pv, err := network.NewPreviews(st, dir, "")
@@ -89,7 +89,7 @@ func TestPreviewTokenDiesWithItsKey(t *testing.T) {
 	}
 	svc := keystest.New(t)
 	pv.SetKeys(svc)
-	p, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite)
+	p, _ := keystest.Key(t, svc, wire.ScopeSandboxesWrite)
 	rec, err := pv.Expose(auth.WithPrincipal(ctx, p), "sbx-1", 8080, false)
 	if err != nil || rec.CreatedBy != p.KeyID {
 		t.Fatalf("expose: %+v %v, want it made by key %s", rec, err, p.KeyID)
@@ -128,7 +128,7 @@ func TestPreviewTokenDiesWithItsKey(t *testing.T) {
 		}
 	}
 	// Exposing it again with a live key gives a new token, of that key.
-	q, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite)
+	q, _ := keystest.Key(t, svc, wire.ScopeSandboxesWrite)
 	again, err := pv.Expose(auth.WithPrincipal(ctx, q), "sbx-1", 8080, false)
 	if err != nil || again.CreatedBy != q.KeyID || again.Token == rec.Token {
 		t.Fatalf("expose again: %+v %v, want a new token of key %s", again, err, q.KeyID)

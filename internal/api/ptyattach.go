@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/coder/websocket"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // ptyReadLimit is the largest frame relayed either way: the agent batches
@@ -98,7 +98,7 @@ func (s *Server) attachPTY(w http.ResponseWriter, r *http.Request) error {
 // final error frame and the close frame's reason.
 func (s *Server) endPTY(ctx context.Context, conn *websocket.Conn, id string) {
 	lost := s.instanceLost(ctx, id) // stream.go: waits for the recorded reason
-	b, _ := json.Marshal(sdk.PTYControl{Type: "error", Error: &lost})
+	b, _ := json.Marshal(wire.PTYControl{Type: "error", Error: &lost})
 	conn.Write(ctx, websocket.MessageText, b)
 	reason := "instance lost"
 	if lost.Reason != "" {

@@ -1,19 +1,19 @@
 package api
 
-import "github.com/sbxhq/sbx/sdk"
+import "github.com/sbxhq/sbx/wire"
 
 // Screen recordings are the agent's (internal/agent/desktop_recording.go),
 // proxied like every toolbox route.
 
 // recordingCodes are the codes of the agent's /desktop/recordings routes.
-func recordingCodes(agentPath string) []sdk.Code {
+func recordingCodes(agentPath string) []wire.Code {
 	switch agentPath {
 	case "/desktop/recordings":
-		return []sdk.Code{sdk.CodeDesktopNotRunning, sdk.CodeDesktopUnavailable, sdk.CodeRecordingActive, sdk.CodeShuttingDown, sdk.CodeCommandNotFound}
+		return []wire.Code{wire.CodeDesktopNotRunning, wire.CodeDesktopUnavailable, wire.CodeRecordingActive, wire.CodeShuttingDown, wire.CodeCommandNotFound}
 	case "/desktop/recordings/{recording}/stop":
-		return []sdk.Code{sdk.CodeRecordingNotFound, sdk.CodeRecordingNotActive}
+		return []wire.Code{wire.CodeRecordingNotFound, wire.CodeRecordingNotActive}
 	case "/desktop/recordings/{recording}/file":
-		return []sdk.Code{sdk.CodeRecordingNotFound, sdk.CodeRecordingActive, sdk.CodeFileNotFound}
+		return []wire.Code{wire.CodeRecordingNotFound, wire.CodeRecordingActive, wire.CodeFileNotFound}
 	}
-	return []sdk.Code{sdk.CodeRecordingNotFound}
+	return []wire.Code{wire.CodeRecordingNotFound}
 }

@@ -2,7 +2,7 @@ package api
 
 import (
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // route is one API operation. The mux and the OpenAPI document are both built
@@ -31,7 +31,7 @@ type route struct {
 
 	// codes are the error codes particular to this operation, for the
 	// document; codesOf (codes.go) adds those every route of its kind has.
-	codes []sdk.Code
+	codes []wire.Code
 }
 
 // param is a query parameter; typ is "string", "integer", "number",
@@ -78,11 +78,11 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes", name: "createSandbox",
 			summary: "Create and start a sandbox",
 			handler: s.createSandbox, scope: auth.ScopeSandboxesWrite,
-			body: sdk.CreateSandboxRequest{
+			body: wire.CreateSandboxRequest{
 				Name: "web", Image: "python", Labels: map[string]string{"project": "demo"},
 				CPU: 2, MemoryMiB: 2048, Env: map[string]string{"DEBUG": "1"}, AutoStopSeconds: new(600),
 			},
-			status: 201, response: sdk.Sandbox{},
+			status: 201, response: wire.Sandbox{},
 			codes: codesCreate,
 		},
 		{
@@ -90,25 +90,25 @@ func (s *Server) routes() []route {
 			summary: "List sandboxes",
 			handler: s.listSandboxes, scope: auth.ScopeSandboxesRead,
 			query:  sandboxQ,
-			status: 200, response: []sdk.Sandbox{},
-			codes: []sdk.Code{sdk.CodeInvalidLabel, sdk.CodeInvalidState},
+			status: 200, response: []wire.Sandbox{},
+			codes: []wire.Code{wire.CodeInvalidLabel, wire.CodeInvalidState},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}", name: "getSandbox",
 			summary: "Get a sandbox by id or name",
 			handler: s.getSandbox, scope: auth.ScopeSandboxesRead,
-			status: 200, response: sdk.Sandbox{},
+			status: 200, response: wire.Sandbox{},
 		},
 		{
 			method: "PUT", pattern: "/v1/sandboxes/{id}", name: "ensureSandbox",
 			summary: "Get or create the sandbox with this name (201 when created, 200 when it existed)",
 			handler: s.ensureSandbox, scope: auth.ScopeSandboxesWrite,
-			body: sdk.CreateSandboxRequest{
+			body: wire.CreateSandboxRequest{
 				Name: "web", Image: "python", Labels: map[string]string{"project": "demo"},
 				CPU: 2, MemoryMiB: 2048, Env: map[string]string{"DEBUG": "1"}, AutoStopSeconds: new(600),
 			},
-			status: 200, otherStatus: 201, response: sdk.Sandbox{},
-			codes: append([]sdk.Code{sdk.CodeNameMismatch}, codesCreate...),
+			status: 200, otherStatus: 201, response: wire.Sandbox{},
+			codes: append([]wire.Code{wire.CodeNameMismatch}, codesCreate...),
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}", name: "deleteSandbox",
@@ -119,17 +119,17 @@ func (s *Server) routes() []route {
 				{"wait", "boolean", "block until everything is removed"},
 				{"cascade", "boolean", "delete its forks, their forks and so on first"},
 			},
-			status: 202, otherStatus: 204, response: sdk.Sandbox{},
-			codes: []sdk.Code{sdk.CodeSandboxHasForks, sdk.CodeSandboxBusy},
+			status: 202, otherStatus: 204, response: wire.Sandbox{},
+			codes: []wire.Code{wire.CodeSandboxHasForks, wire.CodeSandboxBusy},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/start", name: "startSandbox",
 			summary: "Start a stopped sandbox",
 			handler: s.startSandbox, scope: auth.ScopeSandboxesWrite,
-			status: 200, response: sdk.Sandbox{},
-			codes: []sdk.Code{
-				sdk.CodeSandboxBusy, sdk.CodeSandboxPaused, sdk.CodeImageNotFound, sdk.CodeRuntimeUnavailable,
-				sdk.CodeNetworkFull, sdk.CodeArchiveUnavailable,
+			status: 200, response: wire.Sandbox{},
+			codes: []wire.Code{
+				wire.CodeSandboxBusy, wire.CodeSandboxPaused, wire.CodeImageNotFound, wire.CodeRuntimeUnavailable,
+				wire.CodeNetworkFull, wire.CodeArchiveUnavailable,
 			},
 		},
 		{
@@ -139,23 +139,23 @@ func (s *Server) routes() []route {
 				"now on; cpu, memoryMiB, pidsLimit apply at once to a running class-container instance; " +
 				"labels replace all labels)",
 			handler: s.updateSandbox, scope: auth.ScopeSandboxesWrite,
-			body: sdk.UpdateSandboxRequest{
+			body: wire.UpdateSandboxRequest{
 				AutoStopSeconds: new(3600), Env: map[string]*string{"DEBUG": nil, "LOG_LEVEL": new("info")},
 				Labels: map[string]string{"project": "demo", "stage": "test"},
 			},
-			status: 200, response: sdk.Sandbox{},
-			codes: []sdk.Code{
-				sdk.CodeInvalidPolicy, sdk.CodeInvalidEnv, sdk.CodeSandboxPaused, sdk.CodeSandboxUnavailable,
-				sdk.CodeInvalidCPU, sdk.CodeInvalidMemory, sdk.CodeInvalidPidsLimit, sdk.CodeInvalidLabel,
-				sdk.CodeMemoryBelowUsage,
+			status: 200, response: wire.Sandbox{},
+			codes: []wire.Code{
+				wire.CodeInvalidPolicy, wire.CodeInvalidEnv, wire.CodeSandboxPaused, wire.CodeSandboxUnavailable,
+				wire.CodeInvalidCPU, wire.CodeInvalidMemory, wire.CodeInvalidPidsLimit, wire.CodeInvalidLabel,
+				wire.CodeMemoryBelowUsage,
 			},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/archive", name: "archiveSandbox",
 			summary: "Archive a stopped sandbox's files into the blob store; the next start restores them",
 			handler: s.archiveSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
-			status: 200, response: sdk.Sandbox{},
-			codes: []sdk.Code{sdk.CodeSandboxNotStopped, sdk.CodeArchiveUnavailable},
+			status: 200, response: wire.Sandbox{},
+			codes: []wire.Code{wire.CodeSandboxNotStopped, wire.CodeArchiveUnavailable},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/wait", name: "waitSandbox",
@@ -165,15 +165,15 @@ func (s *Server) routes() []route {
 				{"state", "state", "the state to wait for: started, stopped, archived, deleted, …"},
 				{"timeoutSeconds", "integer", "how long to wait (default 60, at most 3600)"},
 			},
-			status: 200, response: sdk.Sandbox{},
-			codes: []sdk.Code{sdk.CodeInvalidState, sdk.CodeInvalidTimeout, sdk.CodeWaitTimeout},
+			status: 200, response: wire.Sandbox{},
+			codes: []wire.Code{wire.CodeInvalidState, wire.CodeInvalidTimeout, wire.CodeWaitTimeout},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/events", name: "listSandboxEvents",
 			summary: "A sandbox's state changes with reasons; with follow=true an NDJSON stream of EventLines",
 			handler: s.sandboxEvents, scope: auth.ScopeSandboxesRead, passive: true,
 			query:  eventsQ,
-			status: 200, response: []sdk.Event{}, events: sdk.EventLine{},
+			status: 200, response: []wire.Event{}, events: wire.EventLine{},
 		},
 		{
 			method: "GET", pattern: "/v1/events", name: "listEvents",
@@ -181,7 +181,7 @@ func (s *Server) routes() []route {
 				"EventLines",
 			handler: s.allEvents, scope: auth.ScopeSandboxesRead,
 			query:  eventsQ,
-			status: 200, response: []sdk.Event{}, events: sdk.EventLine{},
+			status: 200, response: []wire.Event{}, events: wire.EventLine{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/logs", name: "getSandboxLogs",
@@ -194,7 +194,7 @@ func (s *Server) routes() []route {
 				{"since", "string", "only output written since then: a duration back from now (5m), an RFC 3339 time or Unix seconds"},
 				{"timestamps", "boolean", "send when each chunk was written, in its time field"},
 			},
-			status: 200, response: ndjson{}, events: sdk.LogLine{},
+			status: 200, response: ndjson{}, events: wire.LogLine{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/stop", name: "stopSandbox",
@@ -204,8 +204,8 @@ func (s *Server) routes() []route {
 				{"graceSeconds", "integer", "seconds between SIGTERM and SIGKILL (default 10)"},
 				{"force", "boolean", "SIGKILL at once"},
 			},
-			status: 200, response: sdk.Sandbox{},
-			codes: []sdk.Code{sdk.CodeInvalidGrace, sdk.CodeSandboxBusy},
+			status: 200, response: wire.Sandbox{},
+			codes: []wire.Code{wire.CodeInvalidGrace, wire.CodeSandboxBusy},
 		},
 
 		{
@@ -215,8 +215,8 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"stream", "boolean", "stream events as NDJSON"},
 			},
-			body:   sdk.ExecRequest{Cmd: []string{"python3", "-c", "print(6*7)"}, Cwd: "src", TimeoutSeconds: 30},
-			status: 200, response: sdk.ExecResult{}, events: sdk.ExecEvent{},
+			body:   wire.ExecRequest{Cmd: []string{"python3", "-c", "print(6*7)"}, Cwd: "src", TimeoutSeconds: 30},
+			status: 200, response: wire.ExecResult{}, events: wire.ExecEvent{},
 			codes: codesExec,
 		},
 		{
@@ -230,7 +230,7 @@ func (s *Server) routes() []route {
 					"create missing parent directories (default true; false answers 404 PARENT_NOT_FOUND)"},
 			},
 			body:   rawBody{},
-			status: 200, response: sdk.FileInfo{},
+			status: 200, response: wire.FileInfo{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/files", name: "readFile",
@@ -260,7 +260,7 @@ func (s *Server) routes() []route {
 				{"depth", "integer",
 					"levels to list, 1 to 32 (default 1); more than 50000 entries answer 400 LIST_TOO_LARGE"},
 			},
-			status: 200, response: []sdk.FileInfo{},
+			status: 200, response: []wire.FileInfo{},
 		},
 		{
 			method: "PUT", pattern: "/v1/sandboxes/{id}/files/tar", name: "uploadTar",
@@ -272,7 +272,7 @@ func (s *Server) routes() []route {
 				{"parents", "boolean", "create the directory and its parents (default true)"},
 			},
 			body:   rawBody{},
-			status: 200, response: sdk.FileInfo{},
+			status: 200, response: wire.FileInfo{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/files/tar", name: "downloadTar",
@@ -290,14 +290,14 @@ func (s *Server) routes() []route {
 			query: []param{
 				pathQ,
 			},
-			status: 200, response: sdk.FileInfo{},
+			status: 200, response: wire.FileInfo{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/mkdir", name: "makeDirectory",
 			summary: "Create a directory",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MkdirRequest{Path: "src/app", Parents: true},
-			status: 200, response: sdk.FileInfo{},
+			body:   wire.MkdirRequest{Path: "src/app", Parents: true},
+			status: 200, response: wire.FileInfo{},
 		},
 		{
 			method: "PUT", pattern: "/v1/sandboxes/{id}/files/owned", name: "writeFileOwned",
@@ -311,8 +311,8 @@ func (s *Server) routes() []route {
 				{"parents", "boolean", "create missing parent directories (default true)"},
 			},
 			body:   rawBody{},
-			status: 200, response: sdk.FileInfo{},
-			codes: []sdk.Code{sdk.CodeUnknownUser},
+			status: 200, response: wire.FileInfo{},
+			codes: []wire.Code{wire.CodeUnknownUser},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/mkdir/owned", name: "makeDirectoryOwned",
@@ -324,15 +324,15 @@ func (s *Server) routes() []route {
 				{"mode", "string", "octal permission bits (default 0755)"},
 				{"parents", "boolean", "create missing parents (default true); an existing directory is then no error"},
 			},
-			status: 200, response: sdk.FileInfo{},
-			codes: []sdk.Code{sdk.CodeUnknownUser},
+			status: 200, response: wire.FileInfo{},
+			codes: []wire.Code{wire.CodeUnknownUser},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/move", name: "moveFile",
 			summary: "Move or rename a file",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MoveRequest{From: "out.txt", To: "results/out.txt", Overwrite: true},
-			status: 200, response: sdk.FileInfo{},
+			body:   wire.MoveRequest{From: "out.txt", To: "results/out.txt", Overwrite: true},
+			status: 200, response: wire.FileInfo{},
 		},
 
 		// Done by the agent next to the files and sessions (internal/agent/fileops.go, sessioncmds.go,
@@ -342,115 +342,115 @@ func (s *Server) routes() []route {
 			summary: "Set a file's mode, owner and group (names of the sandbox's /etc/passwd and /etc/group, or " +
 				"numbers); empty fields stay",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.PermissionsRequest{Path: "run.sh", Mode: "0755", Owner: "user"},
-			status: 200, response: sdk.FileInfo{},
+			body:   wire.PermissionsRequest{Path: "run.sh", Mode: "0755", Owner: "user"},
+			status: 200, response: wire.FileInfo{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/grep", name: "grepFiles",
 			summary: "Lines of the text files under a path that contain a string, at most max (truncated says more " +
 				"were left out)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.GrepRequest{Path: "src", Pattern: "TODO", Max: 100},
-			status: 200, response: sdk.GrepResult{},
+			body:   wire.GrepRequest{Path: "src", Pattern: "TODO", Max: 100},
+			status: 200, response: wire.GrepResult{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/glob", name: "globFiles",
 			summary: "Files and directories under a path whose name matches a pattern (as find -name), at most max",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.GlobRequest{Path: "src", Pattern: "*.py"},
-			status: 200, response: sdk.GlobResult{},
+			body:   wire.GlobRequest{Path: "src", Pattern: "*.py"},
+			status: 200, response: wire.GlobResult{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/files/replace", name: "replaceInFiles",
 			summary: "Replace every occurrence of a string in each file (each rewritten whole, mode and owner " +
 				"kept); one result per file",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.ReplaceRequest{Files: []string{"src/app.py"}, Old: "debug = True", New: "debug = False"},
-			status: 200, response: []sdk.ReplaceResult{},
+			body:   wire.ReplaceRequest{Files: []string{"src/app.py"}, Old: "debug = True", New: "debug = False"},
+			status: 200, response: []wire.ReplaceResult{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/user", name: "lookupUser",
 			summary: "An account of the sandbox's /etc/passwd (default root, whom commands run as): uid, gid, home",
 			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
 			query:  []param{{"name", "string", "a user name or uid"}},
-			status: 200, response: sdk.User{},
+			status: 200, response: wire.User{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands", name: "runSessionCommand",
 			summary: "Run a command in a session and keep its record (id, output, exit code); async answers at " +
 				"once and the command reads the input sent to it",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.SessionRunRequest{Command: "npm test", Async: true},
-			status: 200, response: sdk.SessionCommand{},
+			body:   wire.SessionRunRequest{Command: "npm test", Async: true},
+			status: 200, response: wire.SessionCommand{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands", name: "listSessionCommands",
 			summary: "A session's recorded commands",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: []sdk.SessionCommand{},
+			status: 200, response: []wire.SessionCommand{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}", name: "getSessionCommand",
 			summary: "A recorded command: its text and, once it ended, its exit code",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: sdk.SessionCommand{},
+			status: 200, response: wire.SessionCommand{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/logs", name: "sessionCommandLogs",
 			summary: "A recorded command's output; with follow=true NDJSON SessionLogEvents until it ends",
 			handler: s.streamProxy, scope: auth.ScopeExec, lookup: true,
 			query:  []param{{"follow", "boolean", "stream until the command ends"}},
-			status: 200, response: sdk.SessionLogs{},
-			events: sdk.SessionLogEvent{},
+			status: 200, response: wire.SessionLogs{},
+			events: wire.SessionLogEvent{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/sessions/{session}/commands/{command}/input", name: "sendSessionCommandInput",
 			summary: "Write to the stdin of a command run async",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.SessionInput{Data: "yes\n"},
+			body:   wire.SessionInput{Data: "yes\n"},
 			status: 204,
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/init", name: "gitInit",
 			summary: "Make a repository (bare or with a worktree) in a directory",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitInitRequest{Path: "repo", InitialBranch: "main"},
+			body:   wire.GitInitRequest{Path: "repo", InitialBranch: "main"},
 			status: 200,
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/branches/delete", name: "gitDeleteBranch",
 			summary: "Delete a local branch that is not the current one",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitBranchRequest{Path: "repo", Name: "old-feature"},
+			body:   wire.GitBranchRequest{Path: "repo", Name: "old-feature"},
 			status: 200,
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/remotes/list", name: "gitRemotes",
 			summary: "A repository's remotes and their URLs (credentials removed)",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitRepoRequest{Path: "repo"},
-			status: 200, response: []sdk.GitRemote{},
+			body:   wire.GitRepoRequest{Path: "repo"},
+			status: 200, response: []wire.GitRemote{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/remotes", name: "gitAddRemote",
 			summary: "Add a remote (overwrite: replace one of that name; fetch: fetch it once added)",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitAddRemoteRequest{Path: "repo", Name: "origin", URL: "https://git.example.com/acme/app.git"},
+			body:   wire.GitAddRemoteRequest{Path: "repo", Name: "origin", URL: "https://git.example.com/acme/app.git"},
 			status: 200,
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/config", name: "gitConfig",
 			summary: "Read or set one git configuration option, global (the user's ~/.gitconfig) or of a repository",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitConfigRequest{Scope: "global", Key: "user.name", Value: new("Ada Lovelace")},
-			status: 200, response: sdk.GitConfigValue{},
+			body:   wire.GitConfigRequest{Scope: "global", Key: "user.name", Value: new("Ada Lovelace")},
+			status: 200, response: wire.GitConfigValue{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/credentials", name: "gitCredentials",
 			summary: "Store credentials for one git host in the sandbox's credential store (~/.git-credentials, " +
 				"mode 0600): later clones, pushes and pulls of that host without credentials use them",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.GitCredentialsRequest{Username: "ada", Password: "token", Host: "git.example.com", Protocol: "https"},
+			body:   wire.GitCredentialsRequest{Username: "ada", Password: "token", Host: "git.example.com", Protocol: "https"},
 			status: 204,
 		},
 		{
@@ -458,15 +458,15 @@ func (s *Server) routes() []route {
 			summary: "Move HEAD and the current branch to a revision (default HEAD) and reset the index (mixed), " +
 				"also the worktree (hard), or neither (soft); files: only those index paths",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitResetRequest{Path: "repo", Mode: "hard", Target: "HEAD~1"},
-			status: 200, response: sdk.GitStatus{},
+			body:   wire.GitResetRequest{Path: "repo", Mode: "hard", Target: "HEAD~1"},
+			status: 200, response: wire.GitStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/restore", name: "gitRestore",
 			summary: "Restore files of the worktree from the index (default) and/or of the index from HEAD (staged)",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitRestoreRequest{Path: "repo", Files: []string{"README.md"}, Staged: true},
-			status: 200, response: sdk.GitStatus{},
+			body:   wire.GitRestoreRequest{Path: "repo", Files: []string{"README.md"}, Staged: true},
+			status: 200, response: wire.GitStatus{},
 		},
 
 		// Background processes, sessions, terminals and watches (interactive.go).
@@ -474,20 +474,20 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes", name: "startProcess",
 			summary: "Start a background process in its own process group; it outlives the request",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.StartProcessRequest{ID: "server", Cmd: []string{"python3", "-m", "http.server", "8000"}},
-			status: 201, response: sdk.Process{},
+			body:   wire.StartProcessRequest{ID: "server", Cmd: []string{"python3", "-m", "http.server", "8000"}},
+			status: 201, response: wire.Process{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/processes", name: "listProcesses",
 			summary: "List background processes, running and exited",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: []sdk.Process{},
+			status: 200, response: []wire.Process{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/processes/{process}", name: "getProcess",
 			summary: "Get a background process: state, exit code, signal, times",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: sdk.Process{},
+			status: 200, response: wire.Process{},
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}/processes/{process}", name: "killProcess",
@@ -504,7 +504,7 @@ func (s *Server) routes() []route {
 				{"offset", "integer", "only chunks with a higher seq (the last seq you have)"},
 				{"follow", "boolean", "keep streaming until the process exits"},
 			},
-			status: 200, response: ndjson{}, events: sdk.ExecEvent{},
+			status: 200, response: ndjson{}, events: wire.ExecEvent{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/stdin", name: "writeProcessStdin",
@@ -523,8 +523,8 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/signal", name: "signalProcess",
 			summary: "Send a signal (name or number) to the process's whole group",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.SignalRequest{Signal: "SIGINT"},
-			status: 200, response: sdk.Process{},
+			body:   wire.SignalRequest{Signal: "SIGINT"},
+			status: 200, response: wire.Process{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait", name: "waitProcess",
@@ -533,42 +533,42 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"timeoutSeconds", "number", "give up after this long with 503 WAIT_TIMEOUT (default: no limit)"},
 			},
-			status: 200, response: sdk.Process{},
+			status: 200, response: wire.Process{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait-for-log", name: "waitForProcessLog",
 			summary: "Wait for an output line matching a substring or regex (409 PROCESS_EXITED if it exits first)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.WaitForLogRequest{Substring: "Serving HTTP", TimeoutSeconds: 30},
-			status: 200, response: sdk.LogMatch{},
+			body:   wire.WaitForLogRequest{Substring: "Serving HTTP", TimeoutSeconds: 30},
+			status: 200, response: wire.LogMatch{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/processes/{process}/wait-for-port", name: "waitForProcessPort",
 			summary: "Wait for a TCP port inside the sandbox to accept connections, or to answer HTTP with a " +
 				"status (409 PROCESS_EXITED if it exits first)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.WaitForPortRequest{Port: 8000, Protocol: "http", Path: "/", TimeoutSeconds: 30},
-			status: 200, response: sdk.PortReady{},
+			body:   wire.WaitForPortRequest{Port: 8000, Protocol: "http", Path: "/", TimeoutSeconds: 30},
+			status: 200, response: wire.PortReady{},
 		},
 
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/sessions", name: "createSession",
 			summary: "Start a persistent shell session",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.CreateSessionRequest{ID: "build", Cwd: "/workspace", TimeoutSeconds: 120},
-			status: 201, response: sdk.Session{},
+			body:   wire.CreateSessionRequest{ID: "build", Cwd: "/workspace", TimeoutSeconds: 120},
+			status: 201, response: wire.Session{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/sessions", name: "listSessions",
 			summary: "List sessions",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: []sdk.Session{},
+			status: 200, response: []wire.Session{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/sessions/{session}", name: "getSession",
 			summary: "Get a session",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: sdk.Session{},
+			status: 200, response: wire.Session{},
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}/sessions/{session}", name: "deleteSession",
@@ -584,28 +584,28 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"stream", "boolean", "stream events as NDJSON"},
 			},
-			body:   sdk.SessionExecRequest{Command: "cd src && make"},
-			status: 200, response: sdk.SessionExecResult{}, events: sdk.SessionEvent{},
+			body:   wire.SessionExecRequest{Command: "cd src && make"},
+			status: 200, response: wire.SessionExecResult{}, events: wire.SessionEvent{},
 		},
 
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/ptys", name: "createPTY",
 			summary: "Start a program (default a shell) on a new terminal",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.CreatePTYRequest{Cmd: []string{"/bin/bash"}, Cols: 120, Rows: 40},
-			status: 201, response: sdk.PTY{},
+			body:   wire.CreatePTYRequest{Cmd: []string{"/bin/bash"}, Cols: 120, Rows: 40},
+			status: 201, response: wire.PTY{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/ptys", name: "listPTYs",
 			summary: "List terminals",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: []sdk.PTY{},
+			status: 200, response: []wire.PTY{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}", name: "getPTY",
 			summary: "Get a terminal",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: sdk.PTY{},
+			status: 200, response: wire.PTY{},
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}/ptys/{pty}", name: "killPTY",
@@ -619,14 +619,14 @@ func (s *Server) routes() []route {
 			handler: s.proxy, scope: auth.ScopeExec,
 			body:   rawBody{},
 			status: 204,
-			codes:  []sdk.Code{sdk.CodePTYExited, sdk.CodeBodyTooLarge},
+			codes:  []wire.Code{wire.CodePTYExited, wire.CodeBodyTooLarge},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/ptys/{pty}/resize", name: "resizePTY",
 			summary: "Set a terminal's size",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.ResizeRequest{Cols: 160, Rows: 48},
-			status: 200, response: sdk.PTY{},
+			body:   wire.ResizeRequest{Cols: 160, Rows: 48},
+			status: 200, response: wire.PTY{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/ptys/{pty}/attach", name: "attachPTY",
@@ -638,7 +638,7 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"replay", "boolean", "send the retained recent output first (default true)"},
 			},
-			status: 101, frames: sdk.PTYControl{},
+			status: 101, frames: wire.PTYControl{},
 		},
 
 		// The desktop of a sandbox (agent: internal/agent/desktop*.go; view: desktop.go).
@@ -648,32 +648,32 @@ func (s *Server) routes() []route {
 				"answers once the display accepts connections. A running desktop of the same size answers as " +
 				"it is; another size is 409 DESKTOP_RUNNING",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.DesktopStartRequest{Width: 1920, Height: 1080},
-			status: 200, response: sdk.DesktopStatus{},
+			body:   wire.DesktopStartRequest{Width: 1920, Height: 1080},
+			status: 200, response: wire.DesktopStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/stop", name: "stopDesktop",
 			summary: "Stop the desktop's programs (apps on it lose their display)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			status: 200, response: sdk.DesktopStatus{},
+			status: 200, response: wire.DesktopStatus{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/status", name: "getDesktopStatus",
 			summary: "Whether the desktop runs, its screen size and its programs (pids, restarts)",
 			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
-			status: 200, response: sdk.DesktopStatus{},
+			status: 200, response: wire.DesktopStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/programs/{program}/restart", name: "restartDesktopProgram",
 			summary: "Restart one of the desktop's programs (xvfb, wm, panel, vnc, novnc)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			status: 200, response: sdk.DesktopProgram{},
+			status: 200, response: wire.DesktopProgram{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/programs/{program}/logs", name: "getDesktopProgramLogs",
 			summary: "What one of the desktop's programs wrote to its standard output and error",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: sdk.DesktopProgramLogs{},
+			status: 200, response: wire.DesktopProgramLogs{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/screenshot", name: "takeScreenshot",
@@ -686,41 +686,41 @@ func (s *Server) routes() []route {
 			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/mouse", name: "getCursorPosition",
 			summary: "Where the pointer is",
 			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
-			status: 200, response: sdk.DesktopPoint{},
+			status: 200, response: wire.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/move", name: "moveMouse",
 			summary: "Move the pointer; answers its new position",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MouseMoveRequest{X: 640, Y: 400},
-			status: 200, response: sdk.DesktopPoint{},
+			body:   wire.MouseMoveRequest{X: 640, Y: 400},
+			status: 200, response: wire.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/click", name: "clickMouse",
 			summary: "Click (or double-click) a button, at x,y or where the pointer is",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MouseClickRequest{X: new(640), Y: new(400), Button: "left", Double: true},
-			status: 200, response: sdk.DesktopPoint{},
+			body:   wire.MouseClickRequest{X: new(640), Y: new(400), Button: "left", Double: true},
+			status: 200, response: wire.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/drag", name: "dragMouse",
 			summary: "Press a button at from, move to to, release",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MouseDragRequest{From: sdk.DesktopPoint{X: 100, Y: 100}, To: sdk.DesktopPoint{X: 400, Y: 300}},
-			status: 200, response: sdk.DesktopPoint{},
+			body:   wire.MouseDragRequest{From: wire.DesktopPoint{X: 100, Y: 100}, To: wire.DesktopPoint{X: 400, Y: 300}},
+			status: 200, response: wire.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/mouse/scroll", name: "scrollMouse",
 			summary: "Turn the mouse wheel up, down, left or right",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.MouseScrollRequest{Direction: "down", Amount: 3},
-			status: 200, response: sdk.DesktopPoint{},
+			body:   wire.MouseScrollRequest{Direction: "down", Amount: 3},
+			status: 200, response: wire.DesktopPoint{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/keyboard/type", name: "typeText",
 			summary: "Type Unicode text on the focused window (\\n presses Return)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.TypeTextRequest{Text: "hello world\n"},
+			body:   wire.TypeTextRequest{Text: "hello world\n"},
 			status: 204,
 		},
 		{
@@ -728,14 +728,14 @@ func (s *Server) routes() []route {
 			summary: "Press a key or chord: \"Return\", \"ctrl+c\", \"alt+tab\"; an unknown key name is 400 " +
 				"UNKNOWN_KEY",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.PressKeyRequest{Key: "ctrl+c"},
+			body:   wire.PressKeyRequest{Key: "ctrl+c"},
 			status: 204,
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/windows", name: "listWindows",
 			summary: "List the desktop's windows: id, title, geometry, focus",
 			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
-			status: 200, response: []sdk.DesktopWindow{},
+			status: 200, response: []wire.DesktopWindow{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/windows/{window}/focus", name: "focusWindow",
@@ -748,34 +748,34 @@ func (s *Server) routes() []route {
 			summary: "Start an application on the desktop as a background process (DISPLAY set); it is listed " +
 				"with the processes",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LaunchRequest{Cmd: []string{"xterm"}},
-			status: 201, response: sdk.Process{},
+			body:   wire.LaunchRequest{Cmd: []string{"xterm"}},
+			status: 201, response: wire.Process{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/recordings", name: "startRecording",
 			summary: "Start recording the desktop's screen (ffmpeg, H.264 in MP4) into a file in the sandbox " +
 				"(/var/lib/sbx/recordings); the image must have ffmpeg",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.RecordingStartRequest{Label: "login-flow"},
-			status: 201, response: sdk.Recording{},
+			body:   wire.RecordingStartRequest{Label: "login-flow"},
+			status: 201, response: wire.Recording{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/recordings", name: "listRecordings",
 			summary: "The sandbox's screen recordings, oldest first",
 			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
-			status: 200, response: []sdk.Recording{},
+			status: 200, response: []wire.Recording{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/desktop/recordings/{recording}", name: "getRecording",
 			summary: "A screen recording: its file, state, duration and size",
 			handler: s.proxy, scope: auth.ScopeExec, onlyRunning: true,
-			status: 200, response: sdk.Recording{},
+			status: 200, response: wire.Recording{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/desktop/recordings/{recording}/stop", name: "stopRecording",
 			summary: "Stop a recording; answers once its file is finished",
 			handler: s.proxy, scope: auth.ScopeExec,
-			status: 200, response: sdk.Recording{},
+			status: 200, response: wire.Recording{},
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}/desktop/recordings/{recording}", name: "deleteRecording",
@@ -794,10 +794,10 @@ func (s *Server) routes() []route {
 			summary: "Expose the desktop's noVNC page (private unless public) and answer its URL, with the port's " +
 				"token or, with expiresInSeconds, a signature",
 			handler: s.desktopView, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.DesktopViewRequest{ExpiresInSeconds: 3600},
-			status: 200, response: sdk.DesktopView{},
-			codes: []sdk.Code{
-				sdk.CodeInvalidExpiry, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable, sdk.CodePreviewDomainRequired,
+			body:   wire.DesktopViewRequest{ExpiresInSeconds: 3600},
+			status: 200, response: wire.DesktopView{},
+			codes: []wire.Code{
+				wire.CodeInvalidExpiry, wire.CodeNoNetwork, wire.CodeNetworkUnavailable, wire.CodePreviewDomainRequired,
 			},
 		},
 
@@ -808,14 +808,14 @@ func (s *Server) routes() []route {
 				"typescript-language-server) for a project directory, or answer the one that runs; the image must " +
 				"have it (400 LANGUAGE_NOT_AVAILABLE)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LSPServerRequest{Language: "python", Project: "/workspace/app"},
-			status: 200, response: sdk.LSPServer{},
+			body:   wire.LSPServerRequest{Language: "python", Project: "/workspace/app"},
+			status: 200, response: wire.LSPServer{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/stop", name: "stopLanguageServer",
 			summary: "Stop a project's language server",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LSPServerRequest{Language: "python", Project: "/workspace/app"},
+			body:   wire.LSPServerRequest{Language: "python", Project: "/workspace/app"},
 			status: 204,
 		},
 		{
@@ -823,37 +823,37 @@ func (s *Server) routes() []route {
 			summary: "Open a file of the project on its language server (its text is read from disk; opening it " +
 				"again sends the text again)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
+			body:   wire.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
 			status: 204,
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/did-close", name: "closeLanguageServerDocument",
 			summary: "Close a file on the project's language server",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
+			body:   wire.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
 			status: 204,
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/document-symbols", name: "languageServerDocumentSymbols",
 			summary: "The symbols (classes, functions, variables) of a file of the project",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
-			status: 200, response: []sdk.LSPSymbol{},
+			body:   wire.LSPDocumentRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py"},
+			status: 200, response: []wire.LSPSymbol{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/workspace-symbols", name: "languageServerWorkspaceSymbols",
 			summary: "The project's symbols whose name contains a query (a server without workspace symbols, such " +
 				"as pylsp, searches its open documents)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LSPWorkspaceSymbolsRequest{Language: "python", Project: "/workspace/app", Query: "User"},
-			status: 200, response: []sdk.LSPSymbol{},
+			body:   wire.LSPWorkspaceSymbolsRequest{Language: "python", Project: "/workspace/app", Query: "User"},
+			status: 200, response: []wire.LSPSymbol{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/lsp/completions", name: "languageServerCompletions",
 			summary: "Completions at a position of a file of the project",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.LSPCompletionRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py", Position: sdk.LSPPosition{Line: 3, Character: 7}},
-			status: 200, response: sdk.LSPCompletionList{},
+			body:   wire.LSPCompletionRequest{Language: "python", Project: "/workspace/app", Path: "/workspace/app/main.py", Position: wire.LSPPosition{Line: 3, Character: 7}},
+			status: 200, response: wire.LSPCompletionList{},
 		},
 
 		{
@@ -866,7 +866,7 @@ func (s *Server) routes() []route {
 				{"include", "[]string", "glob; repeat for several; only matching paths are reported"},
 				{"exclude", "[]string", "glob; repeat for several; matching paths and directories are skipped"},
 			},
-			status: 200, response: ndjson{}, events: sdk.WatchEvent{},
+			status: 200, response: ndjson{}, events: wire.WatchEvent{},
 		},
 
 		{
@@ -874,42 +874,42 @@ func (s *Server) routes() []route {
 			summary: "Create a code context: a long-lived python, javascript or bash interpreter whose state " +
 				"persists between runs",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.CreateContextRequest{Language: "python", Cwd: "/workspace"},
-			status: 201, response: sdk.Context{},
-			codes: []sdk.Code{
-				sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeLanguageStatelessOnly,
-				sdk.CodeInterpreterFailed,
+			body:   wire.CreateContextRequest{Language: "python", Cwd: "/workspace"},
+			status: 201, response: wire.Context{},
+			codes: []wire.Code{
+				wire.CodeUnknownLanguage, wire.CodeLanguageNotAvailable, wire.CodeLanguageStatelessOnly,
+				wire.CodeInterpreterFailed,
 			},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/contexts", name: "listContexts",
 			summary: "List live code contexts",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: []sdk.Context{},
+			status: 200, response: []wire.Context{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/contexts/{cid}", name: "getContext",
 			summary: "Get a code context (404 CONTEXT_NOT_FOUND once its interpreter is gone)",
 			handler: s.proxy, scope: auth.ScopeExec, lookup: true,
-			status: 200, response: sdk.Context{},
+			status: 200, response: wire.Context{},
 		},
 		{
 			method: "PUT", pattern: "/v1/sandboxes/{id}/contexts/{cid}", name: "ensureContext",
 			summary: "Get the live code context of this id, or start one with it (201)",
 			handler: s.proxy, scope: auth.ScopeExec,
-			body:   sdk.CreateContextRequest{Language: "python", Cwd: "/workspace"},
-			status: 200, otherStatus: 201, response: sdk.Context{},
-			codes: []sdk.Code{
-				sdk.CodeInvalidID, sdk.CodeContextExists, sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable,
-				sdk.CodeLanguageStatelessOnly, sdk.CodeInterpreterFailed,
+			body:   wire.CreateContextRequest{Language: "python", Cwd: "/workspace"},
+			status: 200, otherStatus: 201, response: wire.Context{},
+			codes: []wire.Code{
+				wire.CodeInvalidID, wire.CodeContextExists, wire.CodeUnknownLanguage, wire.CodeLanguageNotAvailable,
+				wire.CodeLanguageStatelessOnly, wire.CodeInterpreterFailed,
 			},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/contexts/{cid}/restart", name: "restartContext",
 			summary: "Restart a code context: a fresh interpreter with the same id, language, cwd and env",
 			handler: s.proxy, scope: auth.ScopeExec,
-			status: 200, response: sdk.Context{},
-			codes: []sdk.Code{sdk.CodeInterpreterFailed},
+			status: 200, response: wire.Context{},
+			codes: []wire.Code{wire.CodeInterpreterFailed},
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}/contexts/{cid}", name: "deleteContext",
@@ -924,8 +924,8 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"stream", "boolean", "stream events as NDJSON"},
 			},
-			body:   sdk.RunCodeRequest{Code: "import math\nmath.sqrt(2)", TimeoutSeconds: 60},
-			status: 200, response: sdk.RunResult{}, events: sdk.RunEvent{},
+			body:   wire.RunCodeRequest{Code: "import math\nmath.sqrt(2)", TimeoutSeconds: 60},
+			status: 200, response: wire.RunResult{}, events: wire.RunEvent{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/run", name: "runCode",
@@ -935,11 +935,11 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"stream", "boolean", "stream events as NDJSON"},
 			},
-			body:   sdk.RunRequest{Language: "python", Code: "print(sum(range(10)))"},
-			status: 200, response: sdk.RunResult{}, events: sdk.RunEvent{},
-			codes: []sdk.Code{
-				sdk.CodeInvalidRun, sdk.CodeUnknownLanguage, sdk.CodeLanguageNotAvailable, sdk.CodeInterpreterFailed,
-				sdk.CodeInvalidTimeout,
+			body:   wire.RunRequest{Language: "python", Code: "print(sum(range(10)))"},
+			status: 200, response: wire.RunResult{}, events: wire.RunEvent{},
+			codes: []wire.Code{
+				wire.CodeInvalidRun, wire.CodeUnknownLanguage, wire.CodeLanguageNotAvailable, wire.CodeInterpreterFailed,
+				wire.CodeInvalidTimeout,
 			},
 		},
 		{
@@ -948,92 +948,92 @@ func (s *Server) routes() []route {
 				"username/token authenticate over HTTP(S) and are stored in the sandbox only with " +
 				"storeCredentials",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitCloneRequest{URL: "https://github.com/octocat/Hello-World.git", Path: "hello", Depth: 1},
-			status: 200, response: sdk.GitStatus{},
+			body:   wire.GitCloneRequest{URL: "https://github.com/octocat/Hello-World.git", Path: "hello", Depth: 1},
+			status: 200, response: wire.GitStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/status", name: "gitStatus",
 			summary: "A repository's branch, HEAD and changed, staged and untracked files",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitRepoRequest{Path: "hello"},
-			status: 200, response: sdk.GitStatus{},
+			body:   wire.GitRepoRequest{Path: "hello"},
+			status: 200, response: wire.GitStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/branches", name: "gitBranches",
 			summary: "A repository's local and remote branches and the current one",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitRepoRequest{Path: "hello"},
-			status: 200, response: sdk.GitBranches{},
+			body:   wire.GitRepoRequest{Path: "hello"},
+			status: 200, response: wire.GitBranches{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/checkout", name: "gitCheckout",
 			summary: "Switch to a branch (create: make it at HEAD; a branch only origin has is made from it); " +
 				"uncommitted changes refuse it (409 GIT_CONFLICT) unless force",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitCheckoutRequest{Path: "hello", Branch: "feature", Create: true},
-			status: 200, response: sdk.GitStatus{},
+			body:   wire.GitCheckoutRequest{Path: "hello", Branch: "feature", Create: true},
+			status: 200, response: wire.GitStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/add", name: "gitAdd",
 			summary: "Stage files (\".\" stages every change, removals too)",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitAddRequest{Path: "hello", Files: []string{"."}},
-			status: 200, response: sdk.GitStatus{},
+			body:   wire.GitAddRequest{Path: "hello", Files: []string{"."}},
+			status: 200, response: wire.GitStatus{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/commit", name: "gitCommit",
 			summary: "Commit what is staged (all: tracked changes too); the author defaults to the git config's " +
 				"user.name and user.email",
 			handler: s.git, scope: auth.ScopeExec,
-			body: sdk.GitCommitRequest{
+			body: wire.GitCommitRequest{
 				Path: "hello", Message: "Add the greeting", AuthorName: "Ada", AuthorEmail: "ada@example.com",
 			},
-			status: 200, response: sdk.GitCommit{},
+			status: 200, response: wire.GitCommit{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/push", name: "gitPush",
 			summary: "Push a branch (default the current one) to a remote (default origin); 400 GIT_AUTH_FAILED " +
 				"when the server refuses the credentials, 409 GIT_CONFLICT when it is not a fast-forward",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitSyncRequest{Path: "hello", Branch: "feature", Token: "ghp_…"},
-			status: 200, response: sdk.GitSyncResult{},
+			body:   wire.GitSyncRequest{Path: "hello", Branch: "feature", Token: "ghp_…"},
+			status: 200, response: wire.GitSyncResult{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/pull", name: "gitPull",
 			summary: "Fetch a branch and fast-forward the current one to it (409 GIT_CONFLICT when that needs a " +
 				"merge)",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitSyncRequest{Path: "hello", Branch: "feature", Token: "ghp_…"},
-			status: 200, response: sdk.GitSyncResult{},
+			body:   wire.GitSyncRequest{Path: "hello", Branch: "feature", Token: "ghp_…"},
+			status: 200, response: wire.GitSyncResult{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/git/log", name: "gitLog",
 			summary: "Commits reachable from HEAD, newest first",
 			handler: s.git, scope: auth.ScopeExec,
-			body:   sdk.GitLogRequest{Path: "hello", Limit: 10},
-			status: 200, response: []sdk.GitCommit{},
+			body:   wire.GitLogRequest{Path: "hello", Limit: 10},
+			status: 200, response: []wire.GitCommit{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/stats", name: "getSandboxStats",
 			summary: "What a sandbox uses now: CPU, memory, pids, disk, network; a sandbox without an instance " +
 				"reads as zeros (never starts it, no activity)",
 			handler: s.sandboxStats, scope: auth.ScopeSandboxesRead, passive: true,
-			status: 200, response: sdk.SandboxStats{},
+			status: 200, response: wire.SandboxStats{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/network", name: "getNetwork",
 			summary: "Get a sandbox's network: mode, address, gateway, egress policy",
 			handler: s.getNetwork, scope: auth.ScopeSandboxesRead, passive: true,
-			status: 200, response: sdk.NetworkInfo{},
+			status: 200, response: wire.NetworkInfo{},
 		},
 		{
 			method: "PUT", pattern: "/v1/sandboxes/{id}/egress", name: "setEgress",
 			summary: "Replace a bridge sandbox's egress policy; a running sandbox gets it at once",
 			handler: s.setEgress, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.EgressPolicy{Mode: sdk.EgressAllowList, Domains: []string{"pypi.org", "*.pythonhosted.org"}},
-			status: 200, response: sdk.NetworkInfo{},
-			codes: []sdk.Code{
-				sdk.CodeInvalidEgress, sdk.CodeNoNetwork, sdk.CodeInvalidHTTPRule, sdk.CodeUnknownSecret,
+			body:   wire.EgressPolicy{Mode: wire.EgressAllowList, Domains: []string{"pypi.org", "*.pythonhosted.org"}},
+			status: 200, response: wire.NetworkInfo{},
+			codes: []wire.Code{
+				wire.CodeInvalidEgress, wire.CodeNoNetwork, wire.CodeInvalidHTTPRule, wire.CodeUnknownSecret,
 			},
 		},
 		{
@@ -1045,73 +1045,73 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"follow", "boolean", "stream entries as NDJSON as they happen"},
 			},
-			status: 200, response: []sdk.EgressLogEntry{}, events: sdk.EgressLogEntry{},
-			codes: []sdk.Code{sdk.CodeNetworkUnavailable},
+			status: 200, response: []wire.EgressLogEntry{}, events: wire.EgressLogEntry{},
+			codes: []wire.Code{wire.CodeNetworkUnavailable},
 		},
 		{
 			method: "POST", pattern: "/v1/secrets", name: "createSecret",
 			summary: "Create or replace a secret of the caller's team: a value the HTTP egress proxy adds to " +
 				"sandboxes' requests (inject rules) that no sandbox sees; stored encrypted, never returned",
 			handler: s.createSecret, scope: auth.ScopeSandboxesWrite,
-			body: sdk.CreateSecretRequest{
-				Name: "openai", Value: "sk-…", SecretHosts: sdk.SecretHosts{Hosts: []string{"api.openai.com"}},
+			body: wire.CreateSecretRequest{
+				Name: "openai", Value: "sk-…", SecretHosts: wire.SecretHosts{Hosts: []string{"api.openai.com"}},
 			},
-			status: 201, response: sdk.SecretInfo{},
-			codes: []sdk.Code{sdk.CodeInvalidSecret, sdk.CodeNetworkUnavailable},
+			status: 201, response: wire.SecretInfo{},
+			codes: []wire.Code{wire.CodeInvalidSecret, wire.CodeNetworkUnavailable},
 		},
 		{
 			method: "GET", pattern: "/v1/secrets", name: "listSecrets",
 			summary: "List the team's secrets: names and metadata, never values",
 			handler: s.listSecrets, scope: auth.ScopeSandboxesRead,
-			status: 200, response: []sdk.SecretInfo{},
-			codes: []sdk.Code{sdk.CodeNetworkUnavailable},
+			status: 200, response: []wire.SecretInfo{},
+			codes: []wire.Code{wire.CodeNetworkUnavailable},
 		},
 		{
 			method: "PUT", pattern: "/v1/secrets/{name}/hosts", name: "setSecretHosts",
 			summary: "Replace where a secret of the team may be sent (its hosts, and whether plain HTTP is " +
 				"allowed); a secret made before hosts existed is injected nowhere until they are set",
 			handler: s.setSecretHosts, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.SecretHosts{Hosts: []string{"api.openai.com", "*.openai.azure.com"}},
-			status: 200, response: sdk.SecretInfo{},
-			codes: []sdk.Code{sdk.CodeInvalidSecret, sdk.CodeSecretNotFound, sdk.CodeNetworkUnavailable},
+			body:   wire.SecretHosts{Hosts: []string{"api.openai.com", "*.openai.azure.com"}},
+			status: 200, response: wire.SecretInfo{},
+			codes: []wire.Code{wire.CodeInvalidSecret, wire.CodeSecretNotFound, wire.CodeNetworkUnavailable},
 		},
 		{
 			method: "DELETE", pattern: "/v1/secrets/{name}", name: "deleteSecret",
 			summary: "Delete a secret of the team; requests of rules that inject it then fail with 502",
 			handler: s.deleteSecret, scope: auth.ScopeSandboxesWrite,
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeSecretNotFound, sdk.CodeNetworkUnavailable},
+			codes:  []wire.Code{wire.CodeSecretNotFound, wire.CodeNetworkUnavailable},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/ports", name: "exposePort",
 			summary: "Expose a port through the preview proxy (201; 200 when it was already exposed)",
 			handler: s.exposePort, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.ExposePortRequest{Port: 8000},
-			status: 201, otherStatus: 200, response: sdk.Port{},
-			codes: []sdk.Code{sdk.CodeInvalidPort, sdk.CodeNoNetwork, sdk.CodeNetworkUnavailable},
+			body:   wire.ExposePortRequest{Port: 8000},
+			status: 201, otherStatus: 200, response: wire.Port{},
+			codes: []wire.Code{wire.CodeInvalidPort, wire.CodeNoNetwork, wire.CodeNetworkUnavailable},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/ports", name: "listPorts",
 			summary: "List exposed ports",
 			handler: s.listPorts, scope: auth.ScopeSandboxesRead, passive: true,
-			status: 200, response: []sdk.Port{},
-			codes: []sdk.Code{sdk.CodeNetworkUnavailable},
+			status: 200, response: []wire.Port{},
+			codes: []wire.Code{wire.CodeNetworkUnavailable},
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}/ports/{port}", name: "unexposePort",
 			summary: "Unexpose a port; its token stops working",
 			handler: s.unexposePort, scope: auth.ScopeSandboxesWrite,
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeNetworkUnavailable},
+			codes:  []wire.Code{wire.CodeInvalidPort, wire.CodePortNotFound, wire.CodeNetworkUnavailable},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/signed-urls", name: "signPreviewURL",
 			summary: "Make a preview URL of an exposed port that works without key or token until it expires",
 			handler: s.signURL, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.SignPortRequest{Port: 8000, ExpiresInSeconds: 600},
-			status: 201, response: sdk.SignedURL{},
-			codes: []sdk.Code{
-				sdk.CodeInvalidPort, sdk.CodePortNotFound, sdk.CodeInvalidExpiry, sdk.CodeNetworkUnavailable,
+			body:   wire.SignPortRequest{Port: 8000, ExpiresInSeconds: 600},
+			status: 201, response: wire.SignedURL{},
+			codes: []wire.Code{
+				wire.CodeInvalidPort, wire.CodePortNotFound, wire.CodeInvalidExpiry, wire.CodeNetworkUnavailable,
 			},
 		},
 		{
@@ -1156,26 +1156,26 @@ func (s *Server) routes() []route {
 			summary: "Pause a started sandbox: class gvisor saves every process and its memory to disk and frees " +
 				"CPU and RAM; class container freezes the processes",
 			handler: s.pauseSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
-			status: 200, response: sdk.Sandbox{},
-			codes: []sdk.Code{sdk.CodeSandboxNotStarted, sdk.CodePauseUnsupported, sdk.CodeCheckpointRefused},
+			status: 200, response: wire.Sandbox{},
+			codes: []wire.Code{wire.CodeSandboxNotStarted, wire.CodePauseUnsupported, wire.CodeCheckpointRefused},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/resume", name: "resumeSandbox",
 			summary: "Resume a paused sandbox: every process goes on where it was",
 			handler: s.resumeSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
-			status: 200, response: sdk.Sandbox{},
-			codes: []sdk.Code{sdk.CodeSandboxNotPaused, sdk.CodeMemoryImageGone},
+			status: 200, response: wire.Sandbox{},
+			codes: []wire.Code{wire.CodeSandboxNotPaused, wire.CodeMemoryImageGone},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/snapshots", name: "createSnapshot",
 			summary: "Save a sandbox as a named snapshot: its filesystem as a layer, with includeMemory (class " +
 				"gvisor) its running processes too",
 			handler: s.createSnapshot, scope: auth.ScopeSandboxesWrite, passive: true,
-			body:   sdk.CreateSnapshotRequest{Name: "after-setup", ExpiresInSeconds: 604800},
-			status: 201, response: sdk.Snapshot{},
-			codes: []sdk.Code{
-				sdk.CodeInvalidSnapshotName, sdk.CodeSnapshotExists, sdk.CodeMemoryUnsupported,
-				sdk.CodeCheckpointRefused,
+			body:   wire.CreateSnapshotRequest{Name: "after-setup", ExpiresInSeconds: 604800},
+			status: 201, response: wire.Snapshot{},
+			codes: []wire.Code{
+				wire.CodeInvalidSnapshotName, wire.CodeSnapshotExists, wire.CodeMemoryUnsupported,
+				wire.CodeCheckpointRefused,
 			},
 		},
 		{
@@ -1183,28 +1183,28 @@ func (s *Server) routes() []route {
 			summary: "Make count independent copies of a sandbox: filesystem, and for class gvisor its running " +
 				"processes",
 			handler: s.forkSandbox, scope: auth.ScopeSandboxesWrite, passive: true,
-			body:   sdk.ForkRequest{Name: "try", Count: 3},
-			status: 201, response: sdk.ForkResult{},
-			codes: []sdk.Code{sdk.CodeInvalidCount, sdk.CodeMemoryUnsupported, sdk.CodeCheckpointRefused},
+			body:   wire.ForkRequest{Name: "try", Count: 3},
+			status: 201, response: wire.ForkResult{},
+			codes: []wire.Code{wire.CodeInvalidCount, wire.CodeMemoryUnsupported, wire.CodeCheckpointRefused},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/forks", name: "listForks",
 			summary: "The sandboxes forked from a sandbox",
 			handler: s.listForks, scope: auth.ScopeSandboxesRead, passive: true,
-			status: 200, response: []sdk.Sandbox{},
+			status: 200, response: []wire.Sandbox{},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/parent", name: "getParent",
 			summary: "The sandbox a fork was made from (404 NO_PARENT if it is no fork)",
 			handler: s.getParent, scope: auth.ScopeSandboxesRead, passive: true,
-			status: 200, response: sdk.Sandbox{},
-			codes: []sdk.Code{sdk.CodeNoParent, sdk.CodeParentGone},
+			status: 200, response: wire.Sandbox{},
+			codes: []wire.Code{wire.CodeNoParent, wire.CodeParentGone},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/ancestors", name: "listAncestors",
 			summary: "A fork's parent, its parent and so on, nearest first",
 			handler: s.listAncestors, scope: auth.ScopeSandboxesRead, passive: true,
-			status: 200, response: []sdk.Sandbox{},
+			status: 200, response: []wire.Sandbox{},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/ssh-access", name: "createSSHAccess",
@@ -1212,65 +1212,65 @@ func (s *Server) routes() []route {
 				"ready-to-paste ssh command), or with publicKey register a key that logs in as the sandbox's " +
 				"id; 503 SSH_DISABLED without --ssh-listen",
 			handler: s.createSSHAccess, scope: auth.ScopeExec, passive: true,
-			body:   sdk.CreateSSHAccessRequest{ExpiresInSeconds: 3600},
-			status: 201, response: sdk.SSHAccess{},
-			codes: []sdk.Code{sdk.CodeSSHDisabled, sdk.CodeInvalidExpiry, sdk.CodeInvalidKey},
+			body:   wire.CreateSSHAccessRequest{ExpiresInSeconds: 3600},
+			status: 201, response: wire.SSHAccess{},
+			codes: []wire.Code{wire.CodeSSHDisabled, wire.CodeInvalidExpiry, wire.CodeInvalidKey},
 		},
 		{
 			method: "GET", pattern: "/v1/sandboxes/{id}/ssh-access", name: "listSSHAccess",
 			summary: "List a sandbox's SSH access tokens and keys (without the tokens); empty without --ssh-listen",
 			handler: s.listSSHAccess, scope: auth.ScopeExec, passive: true,
-			status: 200, response: []sdk.SSHAccess{},
+			status: 200, response: []wire.SSHAccess{},
 		},
 		{
 			method: "DELETE", pattern: "/v1/sandboxes/{id}/ssh-access/{access}", name: "revokeSSHAccess",
 			summary: "Revoke an SSH access token or key; connections it opened are closed",
 			handler: s.revokeSSHAccess, scope: auth.ScopeExec, passive: true,
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeSSHDisabled, sdk.CodeSSHAccessNotFound},
+			codes:  []wire.Code{wire.CodeSSHDisabled, wire.CodeSSHAccessNotFound},
 		},
 		{
 			method: "GET", pattern: "/v1/snapshots", name: "listSnapshots",
 			summary: "List snapshots",
 			handler: s.listSnapshots, scope: auth.ScopeSandboxesRead,
-			status: 200, response: []sdk.Snapshot{},
+			status: 200, response: []wire.Snapshot{},
 		},
 		{
 			method: "GET", pattern: "/v1/snapshots/{name}", name: "getSnapshot",
 			summary: "Get a snapshot",
 			handler: s.getSnapshot, scope: auth.ScopeSandboxesRead,
-			status: 200, response: sdk.Snapshot{},
-			codes: []sdk.Code{sdk.CodeSnapshotNotFound},
+			status: 200, response: wire.Snapshot{},
+			codes: []wire.Code{wire.CodeSnapshotNotFound},
 		},
 		{
 			method: "DELETE", pattern: "/v1/snapshots/{name}", name: "deleteSnapshot",
 			summary: "Delete a snapshot; sandboxes made from it keep working",
 			handler: s.deleteSnapshot, scope: auth.ScopeSandboxesWrite,
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeSnapshotNotFound},
+			codes:  []wire.Code{wire.CodeSnapshotNotFound},
 		},
 		{
 			method: "POST", pattern: "/v1/volumes", name: "createVolume",
 			summary: "Create a volume: an ext4 filesystem of sizeMiB (default 1024) that sandboxes mount at " +
 				"create with volumes: [{name, path, readOnly}]; writes past the size fail with ENOSPC",
 			handler: s.createVolume, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.CreateVolumeRequest{Name: "cache", SizeMiB: 4096},
-			status: 201, response: sdk.Volume{},
-			codes: []sdk.Code{sdk.CodeInvalidVolume, sdk.CodeVolumeExists, sdk.CodeNoSpace},
+			body:   wire.CreateVolumeRequest{Name: "cache", SizeMiB: 4096},
+			status: 201, response: wire.Volume{},
+			codes: []wire.Code{wire.CodeInvalidVolume, wire.CodeVolumeExists, wire.CodeNoSpace},
 		},
 		{
 			method: "GET", pattern: "/v1/volumes", name: "listVolumes",
 			summary: "List volumes with their use and the sandboxes that mount them",
 			handler: s.listVolumes, scope: auth.ScopeSandboxesRead,
-			status: 200, response: []sdk.Volume{},
-			codes: []sdk.Code{sdk.CodeInvalidVolume},
+			status: 200, response: []wire.Volume{},
+			codes: []wire.Code{wire.CodeInvalidVolume},
 		},
 		{
 			method: "GET", pattern: "/v1/volumes/{name}", name: "getVolume",
 			summary: "Get a volume",
 			handler: s.getVolume, scope: auth.ScopeSandboxesRead,
-			status: 200, response: sdk.Volume{},
-			codes: []sdk.Code{sdk.CodeInvalidVolume, sdk.CodeVolumeNotFound},
+			status: 200, response: wire.Volume{},
+			codes: []wire.Code{wire.CodeInvalidVolume, wire.CodeVolumeNotFound},
 		},
 		{
 			method: "DELETE", pattern: "/v1/volumes/{name}", name: "deleteVolume",
@@ -1281,7 +1281,7 @@ func (s *Server) routes() []route {
 				{"force", "boolean", "delete even if sandboxes mount it (they then fail to start)"},
 			},
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeInvalidVolume, sdk.CodeVolumeNotFound, sdk.CodeVolumeInUse},
+			codes:  []wire.Code{wire.CodeInvalidVolume, wire.CodeVolumeNotFound, wire.CodeVolumeInUse},
 		},
 		{
 			method: "POST", pattern: "/v1/pools", name: "createPool",
@@ -1290,40 +1290,40 @@ func (s *Server) routes() []route {
 				"its own name, labels, env, egress and lifecycle policy. Pool instances count against the " +
 				"team's quotas",
 			handler: s.createPool, scope: auth.ScopeSandboxesWrite,
-			body: sdk.CreatePoolRequest{
-				Name: "python", Template: sdk.PoolTemplate{Image: "python", MemoryMiB: 2048}, Min: 2, Max: 10,
+			body: wire.CreatePoolRequest{
+				Name: "python", Template: wire.PoolTemplate{Image: "python", MemoryMiB: 2048}, Min: 2, Max: 10,
 			},
-			status: 201, response: sdk.Pool{},
-			codes: append([]sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolExists}, codesCreate...),
+			status: 201, response: wire.Pool{},
+			codes: append([]wire.Code{wire.CodeInvalidPool, wire.CodePoolExists}, codesCreate...),
 		},
 		{
 			method: "GET", pattern: "/v1/pools", name: "listPools",
 			summary: "List the team's warm pools with how many instances are ready",
 			handler: s.listPools, scope: auth.ScopeSandboxesRead,
-			status: 200, response: []sdk.Pool{},
-			codes: []sdk.Code{sdk.CodeInvalidPool},
+			status: 200, response: []wire.Pool{},
+			codes: []wire.Code{wire.CodeInvalidPool},
 		},
 		{
 			method: "GET", pattern: "/v1/pools/{name}", name: "getPool",
 			summary: "Get a warm pool",
 			handler: s.getPool, scope: auth.ScopeSandboxesRead,
-			status: 200, response: sdk.Pool{},
-			codes: []sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolNotFound},
+			status: 200, response: wire.Pool{},
+			codes: []wire.Code{wire.CodeInvalidPool, wire.CodePoolNotFound},
 		},
 		{
 			method: "PATCH", pattern: "/v1/pools/{name}", name: "updatePool",
 			summary: "Resize a warm pool (min, max); ready instances past the new max are deleted",
 			handler: s.updatePool, scope: auth.ScopeSandboxesWrite,
-			body:   sdk.UpdatePoolRequest{Min: new(4), Max: new(20)},
-			status: 200, response: sdk.Pool{},
-			codes: []sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolNotFound},
+			body:   wire.UpdatePoolRequest{Min: new(4), Max: new(20)},
+			status: 200, response: wire.Pool{},
+			codes: []wire.Code{wire.CodeInvalidPool, wire.CodePoolNotFound},
 		},
 		{
 			method: "DELETE", pattern: "/v1/pools/{name}", name: "deletePool",
 			summary: "Delete a warm pool and the instances waiting in it; sandboxes adopted from it stay",
 			handler: s.deletePool, scope: auth.ScopeSandboxesWrite,
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeInvalidPool, sdk.CodePoolNotFound},
+			codes:  []wire.Code{wire.CodeInvalidPool, wire.CodePoolNotFound},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/buckets", name: "mountBucket",
@@ -1331,14 +1331,14 @@ func (s *Server) routes() []route {
 				"create's buckets entry; the keys stay on the host. Lasts until the sandbox stops; 409 " +
 				"LIVE_MOUNT_UNSUPPORTED for class gvisor, 409 BUCKET_MOUNT_EXISTS for a taken path",
 			handler: s.mountBucket, scope: auth.ScopeSandboxesWrite,
-			body: sdk.BucketMount{
+			body: wire.BucketMount{
 				Bucket: "datasets", Prefix: "2026/", Path: "/data", ReadOnly: true, Endpoint: "https://s3.example.com",
 				AccessKeyID: "AKIA…", SecretAccessKey: "…",
 			},
-			status: 201, response: sdk.BucketMount{},
-			codes: []sdk.Code{
-				sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeInvalidVolume,
-				sdk.CodeBucketMountExists, sdk.CodeSandboxNotStarted,
+			status: 201, response: wire.BucketMount{},
+			codes: []wire.Code{
+				wire.CodeLiveMountUnsupported, wire.CodeInvalidBucketMount, wire.CodeInvalidVolume,
+				wire.CodeBucketMountExists, wire.CodeSandboxNotStarted,
 			},
 		},
 		{
@@ -1350,18 +1350,18 @@ func (s *Server) routes() []route {
 				{"path", "string", "the mount's path in the sandbox (required)"},
 			},
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeLiveMountUnsupported, sdk.CodeInvalidBucketMount, sdk.CodeBucketMountNotFound},
+			codes:  []wire.Code{wire.CodeLiveMountUnsupported, wire.CodeInvalidBucketMount, wire.CodeBucketMountNotFound},
 		},
 		{
 			method: "POST", pattern: "/v1/sandboxes/{id}/backups", name: "createBackup",
 			summary: "Back up a directory of the sandbox (owners, modes, xattrs, hard links) as tar+zstd into the " +
 				"blob store (local or S3); expiresInSeconds deletes it after that long",
 			handler: s.createBackup, scope: auth.ScopeExec,
-			body:   sdk.CreateBackupRequest{Path: "/workspace", Name: "before-upgrade", ExpiresInSeconds: 86400},
-			status: 201, response: sdk.Backup{},
-			codes: []sdk.Code{
-				sdk.CodeArchiveUnavailable, sdk.CodeInvalidBackup, sdk.CodeInvalidPath, sdk.CodePathNotFound,
-				sdk.CodeBlobStoreUnavailable,
+			body:   wire.CreateBackupRequest{Path: "/workspace", Name: "before-upgrade", ExpiresInSeconds: 86400},
+			status: 201, response: wire.Backup{},
+			codes: []wire.Code{
+				wire.CodeArchiveUnavailable, wire.CodeInvalidBackup, wire.CodeInvalidPath, wire.CodePathNotFound,
+				wire.CodeBlobStoreUnavailable,
 			},
 		},
 		{
@@ -1371,22 +1371,22 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"sandbox", "string", "only backups of this sandbox (id or name)"},
 			},
-			status: 200, response: []sdk.Backup{},
-			codes: []sdk.Code{sdk.CodeArchiveUnavailable},
+			status: 200, response: []wire.Backup{},
+			codes: []wire.Code{wire.CodeArchiveUnavailable},
 		},
 		{
 			method: "GET", pattern: "/v1/backups/{backup}", name: "getBackup",
 			summary: "Get a backup",
 			handler: s.getBackup, scope: auth.ScopeSandboxesRead,
-			status: 200, response: sdk.Backup{},
-			codes: []sdk.Code{sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound},
+			status: 200, response: wire.Backup{},
+			codes: []wire.Code{wire.CodeArchiveUnavailable, wire.CodeBackupNotFound},
 		},
 		{
 			method: "DELETE", pattern: "/v1/backups/{backup}", name: "deleteBackup",
 			summary: "Delete a backup",
 			handler: s.deleteBackup, scope: auth.ScopeSandboxesWrite,
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound},
+			codes:  []wire.Code{wire.CodeArchiveUnavailable, wire.CodeBackupNotFound},
 		},
 		{
 			method: "POST", pattern: "/v1/backups/{backup}/restore", name: "restoreBackup",
@@ -1394,19 +1394,19 @@ func (s *Server) routes() []route {
 				"which must be missing or empty (409 BACKUP_TARGET_NOT_EMPTY); a damaged backup is refused " +
 				"(409 BACKUP_CORRUPT) and nothing is written",
 			handler: s.restoreBackup, scope: auth.ScopeExec,
-			body:   sdk.RestoreBackupRequest{Sandbox: "web", Path: "/workspace/restored"},
-			status: 200, response: sdk.Backup{},
-			codes: []sdk.Code{
-				sdk.CodeArchiveUnavailable, sdk.CodeBackupNotFound, sdk.CodeBackupCorrupt,
-				sdk.CodeBackupTargetNotEmpty, sdk.CodeSandboxNotFound, sdk.CodeInvalidPath,
-				sdk.CodeBlobStoreUnavailable,
+			body:   wire.RestoreBackupRequest{Sandbox: "web", Path: "/workspace/restored"},
+			status: 200, response: wire.Backup{},
+			codes: []wire.Code{
+				wire.CodeArchiveUnavailable, wire.CodeBackupNotFound, wire.CodeBackupCorrupt,
+				wire.CodeBackupTargetNotEmpty, wire.CodeSandboxNotFound, wire.CodeInvalidPath,
+				wire.CodeBlobStoreUnavailable,
 			},
 		},
 		{
 			method: "GET", pattern: "/v1/images", name: "listImages",
 			summary: "List images",
 			handler: s.listImages, scope: auth.ScopeSandboxesRead,
-			status: 200, response: []sdk.Image{},
+			status: 200, response: []wire.Image{},
 		},
 		{
 			method: "POST", pattern: "/v1/images/import", name: "importImage",
@@ -1417,16 +1417,16 @@ func (s *Server) routes() []route {
 				{"name", "string", "name of the new image"},
 			},
 			body:   rawBody{},
-			status: 201, response: sdk.Image{},
-			codes: []sdk.Code{sdk.CodeInvalidImageName, sdk.CodeInvalidImage, sdk.CodeNameTaken},
+			status: 201, response: wire.Image{},
+			codes: []wire.Code{wire.CodeInvalidImageName, wire.CodeInvalidImage, wire.CodeNameTaken},
 		},
 		{
 			method: "POST", pattern: "/v1/images/pull", name: "pullImage",
 			summary: "Pull an image from an OCI registry",
 			handler: s.pullImage, scope: auth.ScopeImages,
-			body:   sdk.PullRequest{Ref: "python:3.12-slim", Name: "python"},
-			status: 201, response: sdk.Image{},
-			codes: []sdk.Code{sdk.CodeInvalidImageRef, sdk.CodeImageNotFound, sdk.CodeRegistryUnavailable},
+			body:   wire.PullRequest{Ref: "python:3.12-slim", Name: "python"},
+			status: 201, response: wire.Image{},
+			codes: []wire.Code{wire.CodeInvalidImageRef, wire.CodeImageNotFound, wire.CodeRegistryUnavailable},
 		},
 		{
 			method: "POST", pattern: "/v1/images/build", name: "buildImage",
@@ -1446,8 +1446,8 @@ func (s *Server) routes() []route {
 				{"timeoutSeconds", "integer", "the whole build (default 1800)"},
 			},
 			body:   rawBody{},
-			status: 200, response: ndjson{}, events: sdk.BuildEvent{},
-			codes: append([]sdk.Code{sdk.CodeBodyTooLarge, sdk.CodeTarInvalid}, codesBuild...), // build.go
+			status: 200, response: ndjson{}, events: wire.BuildEvent{},
+			codes: append([]wire.Code{wire.CodeBodyTooLarge, wire.CodeTarInvalid}, codesBuild...), // build.go
 		},
 		{
 			method: "POST", pattern: "/v1/images/build/steps", name: "buildImageFromSteps",
@@ -1455,31 +1455,31 @@ func (s *Server) routes() []route {
 				"run/copy/env/workdir/user/entrypoint/cmd/labels, files as the context); progress as for " +
 				"/v1/images/build",
 			handler: s.buildSteps, scope: auth.ScopeImages,
-			body: sdk.BuildRequest{
+			body: wire.BuildRequest{
 				Name: "app", From: "python",
-				Steps: []sdk.BuildStep{
-					{Copy: &sdk.BuildCopy{Src: []string{"requirements.txt"}, Dest: "/app/"}},
+				Steps: []wire.BuildStep{
+					{Copy: &wire.BuildCopy{Src: []string{"requirements.txt"}, Dest: "/app/"}},
 					{Run: "pip install -r /app/requirements.txt"},
 					{Workdir: "/app", Cmd: []string{"python3", "main.py"}},
 				},
 				Files: map[string][]byte{"requirements.txt": []byte("requests\n")},
 			},
-			status: 200, response: ndjson{}, events: sdk.BuildEvent{},
+			status: 200, response: ndjson{}, events: wire.BuildEvent{},
 			codes: codesBuild,
 		},
 		{
 			method: "GET", pattern: "/v1/images/{name...}", name: "getImage",
 			summary: "Get an image",
 			handler: s.getImage, scope: auth.ScopeSandboxesRead,
-			status: 200, response: sdk.Image{},
-			codes: []sdk.Code{sdk.CodeImageNotFound},
+			status: 200, response: wire.Image{},
+			codes: []wire.Code{wire.CodeImageNotFound},
 		},
 		{
 			method: "DELETE", pattern: "/v1/images/{name...}", name: "deleteImage",
 			summary: "Delete an image (409 while a sandbox uses it)",
 			handler: s.deleteImage, scope: auth.ScopeImages,
 			status: 204,
-			codes:  []sdk.Code{sdk.CodeImageNotFound, sdk.CodeImageInUse},
+			codes:  []wire.Code{wire.CodeImageNotFound, wire.CodeImageInUse},
 		},
 
 		// API keys, teams, quotas and the audit log (auth_routes.go). An admin
@@ -1488,8 +1488,8 @@ func (s *Server) routes() []route {
 			method: "POST", pattern: "/v1/keys", name: "createKey",
 			summary: "Create an API key; the answer holds its secret, shown only this once",
 			handler: s.createKey, scope: auth.ScopeAdmin,
-			body:   sdk.CreateKeyRequest{Name: "ci", Scopes: []string{"sandboxes:write", "exec"}, TTLSeconds: 2592000},
-			status: 201, response: sdk.CreatedKey{},
+			body:   wire.CreateKeyRequest{Name: "ci", Scopes: []string{"sandboxes:write", "exec"}, TTLSeconds: 2592000},
+			status: 201, response: wire.CreatedKey{},
 		},
 		{
 			method: "GET", pattern: "/v1/keys", name: "listKeys",
@@ -1498,41 +1498,41 @@ func (s *Server) routes() []route {
 			query: []param{
 				{"team", "string", "only this team's keys (root admin only)"},
 			},
-			status: 200, response: []sdk.APIKey{},
+			status: 200, response: []wire.APIKey{},
 		},
 		{
 			method: "DELETE", pattern: "/v1/keys/{key}", name: "revokeKey",
 			summary: "Revoke an API key; it is refused from the next request on",
 			handler: s.revokeKey, scope: auth.ScopeAdmin,
-			status: 200, response: sdk.APIKey{},
+			status: 200, response: wire.APIKey{},
 		},
 		{
 			method: "POST", pattern: "/v1/teams", name: "createTeam",
 			summary: "Create a team (Daytona: organization, E2B: team) with its quotas",
 			handler: s.createTeam, scope: auth.ScopeAdmin,
-			body: sdk.CreateTeamRequest{
-				ID: "acme", Quotas: sdk.Quotas{MaxSandboxes: 50, MaxRunning: 10, MemoryMiB: 32768},
+			body: wire.CreateTeamRequest{
+				ID: "acme", Quotas: wire.Quotas{MaxSandboxes: 50, MaxRunning: 10, MemoryMiB: 32768},
 			},
-			status: 201, response: sdk.Team{},
+			status: 201, response: wire.Team{},
 		},
 		{
 			method: "GET", pattern: "/v1/teams", name: "listTeams",
 			summary: "List teams",
 			handler: s.listTeams, scope: auth.ScopeAdmin,
-			status: 200, response: []sdk.Team{},
+			status: 200, response: []wire.Team{},
 		},
 		{
 			method: "GET", pattern: "/v1/teams/{team}", name: "getTeam",
 			summary: "Get a team: the key's own, or any with the root admin key",
 			handler: s.getTeam, scope: auth.ScopeTeamRead,
-			status: 200, response: sdk.Team{},
+			status: 200, response: wire.Team{},
 		},
 		{
 			method: "PUT", pattern: "/v1/teams/{team}/quotas", name: "setTeamQuotas",
 			summary: "Replace a team's quotas (0: no limit)",
 			handler: s.setQuotas, scope: auth.ScopeAdmin,
-			body:   sdk.Quotas{MaxSandboxes: 100, MaxRunning: 20, CPU: 32, MemoryMiB: 65536},
-			status: 200, response: sdk.Team{},
+			body:   wire.Quotas{MaxSandboxes: 100, MaxRunning: 20, CPU: 32, MemoryMiB: 65536},
+			status: 200, response: wire.Team{},
 		},
 		{
 			method: "DELETE", pattern: "/v1/teams/{team}", name: "deleteTeam",
@@ -1545,8 +1545,8 @@ func (s *Server) routes() []route {
 			summary: "Send a team's events (as the --webhook URLs get every team's, signed with secret) to url; " +
 				"root admin only",
 			handler: s.setTeamWebhook, scope: auth.ScopeAdmin,
-			body:   sdk.TeamWebhook{URL: "https://hooks.example.com/sbx", Secret: "whsec-…"},
-			status: 200, response: sdk.TeamWebhook{},
+			body:   wire.TeamWebhook{URL: "https://hooks.example.com/sbx", Secret: "whsec-…"},
+			status: 200, response: wire.TeamWebhook{},
 		},
 		{
 			method: "DELETE", pattern: "/v1/teams/{team}/webhook", name: "deleteTeamWebhook",
@@ -1558,7 +1558,7 @@ func (s *Server) routes() []route {
 			method: "GET", pattern: "/v1/teams/{team}/usage", name: "getTeamUsage",
 			summary: "What a team holds now against its quotas",
 			handler: s.teamUsage, scope: auth.ScopeTeamRead,
-			status: 200, response: sdk.TeamUsage{},
+			status: 200, response: wire.TeamUsage{},
 		},
 		{
 			method: "GET", pattern: "/v1/audit", name: "listAudit",
@@ -1570,7 +1570,7 @@ func (s *Server) routes() []route {
 				{"limit", "integer", "at most this many (default 1000)"},
 				{"team", "string", "only this team's (root admin only)"},
 			},
-			status: 200, response: []sdk.AuditEntry{},
+			status: 200, response: []wire.AuditEntry{},
 		},
 	}
 }

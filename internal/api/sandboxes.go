@@ -11,13 +11,13 @@ import (
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // sandboxLifecycle is what the sandbox handlers need of the Manager.
 type sandboxLifecycle interface {
-	Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
-	Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (sb *store.Sandbox, created bool, err error)
+	Create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error)
+	Ensure(ctx context.Context, name string, req wire.CreateSandboxRequest) (sb *store.Sandbox, created bool, err error)
 	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
 	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
@@ -32,7 +32,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.CreateSandboxRequest
+	var req wire.CreateSandboxRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) ensureSandbox(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.CreateSandboxRequest
+	var req wire.CreateSandboxRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 	for _, l := range q["label"] {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
-			return errdefs.Invalid(sdk.CodeInvalidLabel, "label filter %q must look like key=value", l)
+			return errdefs.Invalid(wire.CodeInvalidLabel, "label filter %q must look like key=value", l)
 		}
 		if f.Labels == nil {
 			f.Labels = map[string]string{}
@@ -84,7 +84,7 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]sdk.Sandbox, 0, len(list))
+	out := make([]wire.Sandbox, 0, len(list))
 	for _, sb := range list {
 		out = append(out, toAPI(sb))
 	}
@@ -144,7 +144,7 @@ func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request) error {
 	if g := r.URL.Query().Get("graceSeconds"); g != "" {
 		n, err := strconv.Atoi(g)
 		if err != nil || n < 0 || n > 3600 {
-			return errdefs.Invalid(sdk.CodeInvalidGrace, "graceSeconds must be a whole number from 0 to 3600, got %q", g)
+			return errdefs.Invalid(wire.CodeInvalidGrace, "graceSeconds must be a whole number from 0 to 3600, got %q", g)
 		}
 		opt.Grace = time.Duration(n) * time.Second
 		opt.Force = opt.Force || n == 0
@@ -158,9 +158,9 @@ func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request) error {
 }
 
 // toAPI turns a stored record into its wire form.
-func toAPI(sb *store.Sandbox) sdk.Sandbox {
-	out := sdk.Sandbox{
-		ID: sb.ID, Name: sb.Name, Team: sb.Team, State: sdk.State(sb.State), Reason: sb.Reason, Error: sb.Error,
+func toAPI(sb *store.Sandbox) wire.Sandbox {
+	out := wire.Sandbox{
+		ID: sb.ID, Name: sb.Name, Team: sb.Team, State: wire.State(sb.State), Reason: sb.Reason, Error: sb.Error,
 		Image: sb.Spec.Image, Env: sb.Spec.Env, Labels: sb.Spec.Labels,
 		CPU: sb.Spec.CPU, MemoryMiB: sb.Spec.MemoryMiB, PidsLimit: sb.Spec.PidsLimit, Workdir: sb.Spec.Workdir,
 		DiskMiB: sb.Spec.DiskMiB, CreatedAt: sb.CreatedAt,

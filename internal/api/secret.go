@@ -11,7 +11,7 @@ import (
 	"github.com/sbxhq/sbx/internal/httpegress"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/secret"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // EgressHTTP is the HTTP egress proxy's side of the API: the teams'
@@ -28,7 +28,7 @@ func (s *Server) SetEgressHTTP(e EgressHTTP) { s.egressHTTP = &e }
 // errNoEgressProxy answers the secret and egress log routes of a daemon
 // without the proxy.
 func errNoEgressProxy() error {
-	return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "this daemon runs without the HTTP egress proxy (no networking)")
+	return errdefs.Unavailable(wire.CodeNetworkUnavailable, "this daemon runs without the HTTP egress proxy (no networking)")
 }
 
 func (s *Server) keeper() (*secret.Keeper, error) {
@@ -43,7 +43,7 @@ func (s *Server) createSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.CreateSecretRequest
+	var req wire.CreateSecretRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (s *Server) setSecretHosts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.SecretHosts
+	var req wire.SecretHosts
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (s *Server) deleteSecret(w http.ResponseWriter, r *http.Request) error {
 // team and may be sent to the rule's host: a rule naming a missing secret,
 // or one that would send it elsewhere, is a 400, not a leak or a broken
 // request later.
-func (s *Server) checkSecrets(ctx context.Context, team string, p *sdk.EgressPolicy) error {
+func (s *Server) checkSecrets(ctx context.Context, team string, p *wire.EgressPolicy) error {
 	if p == nil || p.HTTP == nil || len(httpegress.SecretNames(p.HTTP)) == 0 {
 		return nil
 	}
@@ -117,12 +117,12 @@ func (s *Server) checkSecrets(ctx context.Context, team string, p *sdk.EgressPol
 		for _, in := range rule.Inject {
 			sec, err := k.Hosts(ctx, team, in.Secret)
 			if errdefs.Is(err, errdefs.KindNotFound) {
-				return errdefs.Invalid(sdk.CodeUnknownSecret, "an inject rule names secret %q, which team %s does not have; create it with `sbx secret create %s --host HOST`", in.Secret, team, in.Secret)
+				return errdefs.Invalid(wire.CodeUnknownSecret, "an inject rule names secret %q, which team %s does not have; create it with `sbx secret create %s --host HOST`", in.Secret, team, in.Secret)
 			} else if err != nil {
 				return err
 			}
 			if !httpegress.SecretCoversRule(sec, rule.Host) {
-				return errdefs.Invalid(sdk.CodeInvalidHTTPRule, "http rule %d: secret %q may not be sent to host %q (%s); add the host with `sbx secret hosts %s --host HOST`",
+				return errdefs.Invalid(wire.CodeInvalidHTTPRule, "http rule %d: secret %q may not be sent to host %q (%s); add the host with `sbx secret hosts %s --host HOST`",
 					i, in.Secret, rule.Host, secretHostsText(sec), in.Secret)
 			}
 		}
@@ -139,7 +139,7 @@ func secretHostsText(sec httpegress.SecretValue) string {
 }
 
 // checkCreateSecrets is checkSecrets for a new sandbox of the caller's team.
-func (s *Server) checkCreateSecrets(ctx context.Context, p *sdk.EgressPolicy) error {
+func (s *Server) checkCreateSecrets(ctx context.Context, p *wire.EgressPolicy) error {
 	return s.checkSecrets(ctx, auth.TeamOf(ctx), p)
 }
 

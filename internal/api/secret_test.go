@@ -10,7 +10,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/secret"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestInjectRulesStayWithinTheSecretsHosts: a rule that would send a
@@ -50,7 +50,7 @@ func TestInjectRulesStayWithinTheSecretsHosts(t *testing.T) {
 	}
 	for _, host := range []string{"*", "evil.example", "*.example.com", "api.example.com:8443", "api.example.com.evil", "svc.example"} {
 		code, body := create("apikey", host)
-		if code != http.StatusBadRequest || !strings.Contains(body, string(sdk.CodeInvalidHTTPRule)) ||
+		if code != http.StatusBadRequest || !strings.Contains(body, string(wire.CodeInvalidHTTPRule)) ||
 			!strings.Contains(body, "rule 1") || !strings.Contains(body, `secret \"apikey\"`) || !strings.Contains(body, host) {
 			t.Errorf("rule for %s: %d %s", host, code, body)
 		}
@@ -84,6 +84,6 @@ func TestInjectRulesStayWithinTheSecretsHosts(t *testing.T) {
 // acceptPools accepts every pool.
 type acceptPools struct{ Pools }
 
-func (acceptPools) CreatePool(_ context.Context, req sdk.CreatePoolRequest) (*sdk.Pool, error) {
-	return &sdk.Pool{Name: req.Name, Template: req.Template, Min: req.Min}, nil
+func (acceptPools) CreatePool(_ context.Context, req wire.CreatePoolRequest) (*wire.Pool, error) {
+	return &wire.Pool{Name: req.Name, Template: req.Template, Min: req.Min}, nil
 }

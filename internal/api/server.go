@@ -14,19 +14,19 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Sandboxes is what the API needs of the sandbox Manager; each part is
 // defined next to the handlers that use it.
 type Sandboxes interface {
-	sandboxLifecycle                                                                            // sandboxes.go
-	sandboxPolicy                                                                               // lifecycle.go
-	sandboxSnapshots                                                                            // snapshots.go
-	agents                                                                                      // toolbox.go
-	imageUsers                                                                                  // images.go
-	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error) // ports.go
-	EnsureServing(ctx context.Context, idOrName string, port int) (*store.Sandbox, error)       // ports.go
+	sandboxLifecycle                                                                             // sandboxes.go
+	sandboxPolicy                                                                                // lifecycle.go
+	sandboxSnapshots                                                                             // snapshots.go
+	agents                                                                                       // toolbox.go
+	imageUsers                                                                                   // images.go
+	SetEgress(ctx context.Context, idOrName string, p wire.EgressPolicy) (*store.Sandbox, error) // ports.go
+	EnsureServing(ctx context.Context, idOrName string, port int) (*store.Sandbox, error)        // ports.go
 }
 
 // Server is the HTTP API.
@@ -74,7 +74,7 @@ func New(sandboxes Sandboxes, images Images, keys auth.Authenticator) *Server {
 	s.mountPprof() // pprof.go
 	// Unknown routes answer in the API's error format.
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, errdefs.NotFound(sdk.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
+		writeError(w, r, errdefs.NotFound(wire.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
 	})
 	return s
 }
@@ -107,7 +107,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) principal(r *http.Request) (auth.Principal, error) {
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\"; the admin key is in <data-dir>/admin.token")
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\"; the admin key is in <data-dir>/admin.token")
 	}
 	return s.auth.Authenticate(r.Context(), key)
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const testKey = "test-key"
@@ -41,9 +41,9 @@ func do(s *Server, method, path, key, body string) *httptest.ResponseRecorder {
 }
 
 // wantError checks an answer in the API's error format.
-func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, code sdk.Code) sdk.ErrorBody {
+func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, code wire.Code) wire.ErrorBody {
 	t.Helper()
-	var er sdk.ErrorResponse
+	var er wire.ErrorResponse
 	if err := json.Unmarshal(rec.Body.Bytes(), &er); err != nil {
 		t.Fatalf("answer %d %q is not an error body: %v", rec.Code, rec.Body, err)
 	}
@@ -59,13 +59,13 @@ func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, code sd
 func TestAuth(t *testing.T) {
 	s, _ := newTestServer(t)
 	missing := do(s, "GET", "/v1/sandboxes", "", "")
-	if e := wantError(t, missing, 401, sdk.CodeUnauthorized); !strings.Contains(e.Message, "missing API key") {
+	if e := wantError(t, missing, 401, wire.CodeUnauthorized); !strings.Contains(e.Message, "missing API key") {
 		t.Errorf("missing key message %q", e.Message)
 	}
 	if missing.Header().Get("WWW-Authenticate") == "" {
 		t.Error("401 without WWW-Authenticate")
 	}
-	if e := wantError(t, do(s, "GET", "/v1/sandboxes", "wrong", ""), 401, sdk.CodeUnauthorized); e.Message != "wrong API key" {
+	if e := wantError(t, do(s, "GET", "/v1/sandboxes", "wrong", ""), 401, wire.CodeUnauthorized); e.Message != "wrong API key" {
 		t.Errorf("wrong key message %q", e.Message)
 	}
 	// Not a bearer token at all.
@@ -73,7 +73,7 @@ func TestAuth(t *testing.T) {
 	req.Header.Set("Authorization", "Basic "+testKey)
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
-	wantError(t, rec, 401, sdk.CodeUnauthorized)
+	wantError(t, rec, 401, wire.CodeUnauthorized)
 
 	if rec := do(s, "GET", "/v1/sandboxes", testKey, ""); rec.Code != 200 {
 		t.Fatalf("right key: %d %s", rec.Code, rec.Body)
@@ -102,17 +102,17 @@ func TestErrorMapping(t *testing.T) {
 	cases := []struct {
 		err    error
 		status int
-		code   sdk.Code
+		code   wire.Code
 	}{
-		{errdefs.Invalid(sdk.CodeInvalidName, "bad name"), 400, sdk.CodeInvalidName},
-		{errdefs.Unauthorized(sdk.CodeUnauthorized, "no"), 401, sdk.CodeUnauthorized},
-		{errdefs.NotFound(sdk.CodeSandboxNotFound, "no such sandbox"), 404, sdk.CodeSandboxNotFound},
-		{errdefs.Conflict(sdk.CodeSandboxBusy, "busy"), 409, sdk.CodeSandboxBusy},
-		{errdefs.TooLarge(sdk.CodeBodyTooLarge, "big"), 413, sdk.CodeBodyTooLarge},
-		{errdefs.Unavailable(sdk.CodeDaemonStopping, "later"), 503, sdk.CodeDaemonStopping},
-		{fmt.Errorf("wrapped: %w", errdefs.NotFound(sdk.CodeSandboxNotFound, "inner")), 404, sdk.CodeSandboxNotFound},
-		{errdefs.Internal(errors.New("disk on fire at /var/lib/sbx"), "commit"), 500, sdk.CodeInternal},
-		{errors.New("a plain error with a secret path /etc/shadow"), 500, sdk.CodeInternal},
+		{errdefs.Invalid(wire.CodeInvalidName, "bad name"), 400, wire.CodeInvalidName},
+		{errdefs.Unauthorized(wire.CodeUnauthorized, "no"), 401, wire.CodeUnauthorized},
+		{errdefs.NotFound(wire.CodeSandboxNotFound, "no such sandbox"), 404, wire.CodeSandboxNotFound},
+		{errdefs.Conflict(wire.CodeSandboxBusy, "busy"), 409, wire.CodeSandboxBusy},
+		{errdefs.TooLarge(wire.CodeBodyTooLarge, "big"), 413, wire.CodeBodyTooLarge},
+		{errdefs.Unavailable(wire.CodeDaemonStopping, "later"), 503, wire.CodeDaemonStopping},
+		{fmt.Errorf("wrapped: %w", errdefs.NotFound(wire.CodeSandboxNotFound, "inner")), 404, wire.CodeSandboxNotFound},
+		{errdefs.Internal(errors.New("disk on fire at /var/lib/sbx"), "commit"), 500, wire.CodeInternal},
+		{errors.New("a plain error with a secret path /etc/shadow"), 500, wire.CodeInternal},
 	}
 	for _, c := range cases {
 		s, f := newTestServer(t)
@@ -133,14 +133,14 @@ func TestStrictJSON(t *testing.T) {
 	cases := []struct {
 		name, body string
 		status     int
-		code       sdk.Code
+		code       wire.Code
 	}{
-		{"unknown field", `{"image":"x","imagee":"y"}`, 400, sdk.CodeUnknownField},
-		{"trailing data", `{"image":"x"} {"image":"y"}`, 400, sdk.CodeInvalidJSON},
-		{"malformed", `{"image":`, 400, sdk.CodeInvalidJSON},
-		{"wrong type", `{"image":42}`, 400, sdk.CodeInvalidJSON},
-		{"not an object", `[1,2]`, 400, sdk.CodeInvalidJSON},
-		{"too big", `{"image":"` + strings.Repeat("x", httpjson.MaxBody) + `"}`, 413, sdk.CodeBodyTooLarge},
+		{"unknown field", `{"image":"x","imagee":"y"}`, 400, wire.CodeUnknownField},
+		{"trailing data", `{"image":"x"} {"image":"y"}`, 400, wire.CodeInvalidJSON},
+		{"malformed", `{"image":`, 400, wire.CodeInvalidJSON},
+		{"wrong type", `{"image":42}`, 400, wire.CodeInvalidJSON},
+		{"not an object", `[1,2]`, 400, wire.CodeInvalidJSON},
+		{"too big", `{"image":"` + strings.Repeat("x", httpjson.MaxBody) + `"}`, 413, wire.CodeBodyTooLarge},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,18 +174,18 @@ func TestRouting(t *testing.T) {
 			t.Errorf("%s %s is served by %q", rt.method, samplePath(rt.pattern), pattern)
 		}
 		rec := do(s, rt.method, samplePath(rt.pattern), testKey, "")
-		if rec.Code == 500 || rec.Code == 404 && strings.Contains(rec.Body.String(), string(sdk.CodeRouteNotFound)) {
+		if rec.Code == 500 || rec.Code == 404 && strings.Contains(rec.Body.String(), string(wire.CodeRouteNotFound)) {
 			t.Errorf("%s %s: %d %s", rt.method, rt.pattern, rec.Code, rec.Body)
 		}
 	}
 	for _, p := range []string{"/v1/nope", "/v2/sandboxes", "/v1/sandboxes/sb1/nope", "/"} {
-		wantError(t, do(s, "GET", p, testKey, ""), 404, sdk.CodeRouteNotFound)
+		wantError(t, do(s, "GET", p, testKey, ""), 404, wire.CodeRouteNotFound)
 	}
-	wantError(t, do(s, "PATCH", "/v1/images", testKey, ""), 404, sdk.CodeRouteNotFound)
+	wantError(t, do(s, "PATCH", "/v1/images", testKey, ""), 404, wire.CodeRouteNotFound)
 
 	// Handlers that delegate pass their helper's error on.
-	wantError(t, do(s, "GET", "/v1/sandboxes/nope/events", testKey, ""), 404, sdk.CodeSandboxNotFound)
-	wantError(t, do(s, "GET", "/v1/events?after=x", testKey, ""), 400, sdk.CodeInvalidParameter)
+	wantError(t, do(s, "GET", "/v1/sandboxes/nope/events", testKey, ""), 404, wire.CodeSandboxNotFound)
+	wantError(t, do(s, "GET", "/v1/events?after=x", testKey, ""), 400, wire.CodeInvalidParameter)
 }
 
 // The toolbox routes the API forwards are the agent's routes: each one the
@@ -226,7 +226,7 @@ func TestDocumentListsCodes(t *testing.T) {
 	for path, ops := range doc["paths"].(map[string]map[string]any) {
 		for method, op := range ops {
 			codes := op.(map[string]any)["x-error-codes"].([]string)
-			has := func(c sdk.Code) bool {
+			has := func(c wire.Code) bool {
 				for _, x := range codes {
 					if x == string(c) {
 						return true
@@ -235,17 +235,17 @@ func TestDocumentListsCodes(t *testing.T) {
 				return false
 			}
 			public := op.(map[string]any)["security"] != nil
-			if !has(sdk.CodeInternal) || !public && !has(sdk.CodeUnauthorized) {
+			if !has(wire.CodeInternal) || !public && !has(wire.CodeUnauthorized) {
 				t.Errorf("%s %s: codes %v", method, path, codes)
 			}
-			if strings.HasPrefix(path, "/v1/sandboxes/{id}") && !has(sdk.CodeSandboxNotFound) {
+			if strings.HasPrefix(path, "/v1/sandboxes/{id}") && !has(wire.CodeSandboxNotFound) {
 				t.Errorf("%s %s lacks SANDBOX_NOT_FOUND: %v", method, path, codes)
 			}
 			n++
 		}
 	}
 	exec := doc["paths"].(map[string]map[string]any)["/v1/sandboxes/{id}/exec"]["post"].(map[string]any)["x-error-codes"].([]string)
-	for _, want := range []sdk.Code{sdk.CodeInvalidJSON, sdk.CodeSandboxUnavailable, sdk.CodeInstanceLost, sdk.CodeStreamLineTooLong, sdk.CodeCommandNotFound} {
+	for _, want := range []wire.Code{wire.CodeInvalidJSON, wire.CodeSandboxUnavailable, wire.CodeInstanceLost, wire.CodeStreamLineTooLong, wire.CodeCommandNotFound} {
 		if !strings.Contains(strings.Join(exec, ","), string(want)) {
 			t.Errorf("exec lacks %s: %v", want, exec)
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // sandboxSnapshots is what pause, resume, snapshots and forks need of the
@@ -14,11 +14,11 @@ import (
 type sandboxSnapshots interface {
 	Pause(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
-	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
+	CreateSnapshot(ctx context.Context, idOrName string, req wire.CreateSnapshotRequest) (*store.Snapshot, error)
 	ListSnapshots(ctx context.Context) ([]*store.Snapshot, error)
 	GetSnapshot(ctx context.Context, name string) (*store.Snapshot, error)
 	DeleteSnapshot(ctx context.Context, name string) error
-	Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (*sandbox.ForkResult, error)
+	Fork(ctx context.Context, idOrName string, req wire.ForkRequest) (*sandbox.ForkResult, error)
 	Forks(ctx context.Context, idOrName string) ([]*store.Sandbox, error)
 	Parent(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Ancestors(ctx context.Context, idOrName string) ([]*store.Sandbox, error)
@@ -45,7 +45,7 @@ func (s *Server) resumeSandbox(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.CreateSnapshotRequest
+	var req wire.CreateSnapshotRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]sdk.Snapshot, 0, len(list))
+	out := make([]wire.Snapshot, 0, len(list))
 	for _, snap := range list {
 		out = append(out, snapshotToAPI(snap))
 	}
@@ -88,7 +88,7 @@ func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) forkSandbox(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.ForkRequest
+	var req wire.ForkRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *Server) forkSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := sdk.ForkResult{Forks: sandboxesToAPI(res.Forks), Memory: res.Memory, Note: res.Note}
+	out := wire.ForkResult{Forks: sandboxesToAPI(res.Forks), Memory: res.Memory, Note: res.Note}
 	writeJSON(w, http.StatusCreated, out)
 	return nil
 }
@@ -128,16 +128,16 @@ func (s *Server) listAncestors(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func sandboxesToAPI(list []*store.Sandbox) []sdk.Sandbox {
-	out := make([]sdk.Sandbox, 0, len(list))
+func sandboxesToAPI(list []*store.Sandbox) []wire.Sandbox {
+	out := make([]wire.Sandbox, 0, len(list))
 	for _, sb := range list {
 		out = append(out, toAPI(sb))
 	}
 	return out
 }
 
-func snapshotToAPI(snap *store.Snapshot) sdk.Snapshot {
-	out := sdk.Snapshot{
+func snapshotToAPI(snap *store.Snapshot) wire.Snapshot {
+	out := wire.Snapshot{
 		Name: snap.Name, Sandbox: snap.SandboxID, Class: classOf(snap.Spec), Image: snap.Spec.Image,
 		Memory: snap.Memory, SizeBytes: snap.SizeBytes, CreatedAt: snap.CreatedAt,
 		ExpiresInSeconds: snap.TTLSeconds,

@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sshgw"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // SSH access: tokens and public keys that let SSH clients into a sandbox
@@ -39,7 +39,7 @@ func (s *Server) SSHAccess() *sshgw.Access {
 
 func (s *Server) sshAccess() (*sshgw.Access, error) {
 	if s.ssh == nil {
-		return nil, errdefs.Unavailable(sdk.CodeSSHDisabled, "this daemon runs without the SSH gateway: start sbx serve with --ssh-listen")
+		return nil, errdefs.Unavailable(wire.CodeSSHDisabled, "this daemon runs without the SSH gateway: start sbx serve with --ssh-listen")
 	}
 	return s.ssh.access, nil
 }
@@ -48,7 +48,7 @@ func (s *Server) sshAccess() (*sshgw.Access, error) {
 // found) before saying the gateway is off.
 
 func (s *Server) createSSHAccess(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.CreateSSHAccessRequest
+	var req wire.CreateSSHAccessRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -106,14 +106,14 @@ func (s *Server) listSSHAccess(w http.ResponseWriter, r *http.Request) error {
 	}
 	access, err := s.sshAccess()
 	if err != nil { // no gateway: nothing can log in
-		writeJSON(w, http.StatusOK, []sdk.SSHAccess{})
+		writeJSON(w, http.StatusOK, []wire.SSHAccess{})
 		return nil
 	}
 	list, err := access.List(r.Context(), sb.ID)
 	if err != nil {
 		return err
 	}
-	out := make([]sdk.SSHAccess, 0, len(list))
+	out := make([]wire.SSHAccess, 0, len(list))
 	for i := range list {
 		out = append(out, sshgw.ToAPI(&list[i]))
 	}

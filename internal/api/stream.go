@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // errorEvent is the "error" event the daemon adds to a stream it relays.
-// Its shape decodes as sdk.ExecEvent, sdk.RunEvent and the other events.
+// Its shape decodes as wire.ExecEvent, wire.RunEvent and the other events.
 type errorEvent struct {
-	Type  string        `json:"type"`
-	Error sdk.ErrorBody `json:"error"`
+	Type  string         `json:"type"`
+	Error wire.ErrorBody `json:"error"`
 }
 
 // relay copies an agent's NDJSON stream to the client line by line. A
@@ -24,7 +24,7 @@ type errorEvent struct {
 // an INSTANCE_LOST error event, naming why the instance ended as lost says,
 // and a line over maxLine a STREAM_LINE_TOO_LONG one, so a client never
 // mistakes either for the end.
-func relay(w http.ResponseWriter, r *http.Request, body io.Reader, final agentapi.Final, maxLine int, lost func() sdk.ErrorBody) {
+func relay(w http.ResponseWriter, r *http.Request, body io.Reader, final agentapi.Final, maxLine int, lost func() wire.ErrorBody) {
 	out := agentapi.NewWriter(w)
 	in := agentapi.NewReader(body, maxLine)
 	ended := false
@@ -42,7 +42,7 @@ func relay(w http.ResponseWriter, r *http.Request, body io.Reader, final agentap
 		}
 		switch {
 		case errors.Is(err, agentapi.ErrLineTooLong):
-			out.Send(errorEvent{Type: agentapi.EventError, Error: sdk.ErrorBody{Code: sdk.CodeStreamLineTooLong,
+			out.Send(errorEvent{Type: agentapi.EventError, Error: wire.ErrorBody{Code: wire.CodeStreamLineTooLong,
 				Message: fmt.Sprintf("the sandbox sent a stream line longer than %d bytes; the stream was cut there", maxLine)}})
 		case !ended:
 			out.Send(errorEvent{Type: agentapi.EventError, Error: lost()})
@@ -58,8 +58,8 @@ const instanceEndWait = 5 * time.Second
 
 // instanceLost is the error event of a stream whose instance went away,
 // with the reason the Manager recorded for it if it does so in time.
-func (s *Server) instanceLost(ctx context.Context, id string) sdk.ErrorBody {
-	e := sdk.ErrorBody{Code: sdk.CodeInstanceLost,
+func (s *Server) instanceLost(ctx context.Context, id string) wire.ErrorBody {
+	e := wire.ErrorBody{Code: wire.CodeInstanceLost,
 		Message: "the stream from the sandbox broke off before its end: the instance stopped or crashed"}
 	if state, reason := s.sandboxes.InstanceEnd(ctx, id, instanceEndWait); reason != "" {
 		e.Reason = reason

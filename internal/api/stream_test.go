@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // withAgent gives sb1 a fake agent serving h on a unix socket.
@@ -46,7 +46,7 @@ func agentStream(lines ...string) http.HandlerFunc {
 }
 
 // events reads an NDJSON answer's event types and its last error.
-func events(t *testing.T, rec *httptest.ResponseRecorder) (types []string, last sdk.ErrorBody) {
+func events(t *testing.T, rec *httptest.ResponseRecorder) (types []string, last wire.ErrorBody) {
 	t.Helper()
 	if rec.Code != 200 || rec.Header().Get("Content-Type") != agentapi.ContentTypeNDJSON {
 		t.Fatalf("answer %d %q: %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
@@ -56,7 +56,7 @@ func events(t *testing.T, rec *httptest.ResponseRecorder) (types []string, last 
 	for sc.Scan() {
 		var ev struct {
 			Type  string
-			Error *sdk.ErrorBody
+			Error *wire.ErrorBody
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("line %q: %v", sc.Bytes(), err)
@@ -82,12 +82,12 @@ func TestRelayReportsABrokenStream(t *testing.T) {
 	s, f := newTestServer(t)
 	withAgent(t, f, agentStream(`{"type":"start","pid":7}`))
 	types, last := events(t, do(s, "POST", "/v1/sandboxes/sb1/exec?stream=true", testKey, `{"cmd":["true"]}`))
-	if strings.Join(types, ",") != "start,error" || last.Code != sdk.CodeInstanceLost {
+	if strings.Join(types, ",") != "start,error" || last.Code != wire.CodeInstanceLost {
 		t.Fatalf("events %v, last error %+v", types, last)
 	}
 	// A run's "error" event is the code's exception, not the end.
 	types, last = events(t, do(s, "POST", "/v1/sandboxes/sb1/run?stream=true", testKey, `{"language":"python","code":"1/0"}`))
-	if strings.Join(types, ",") != "start,error" || last.Code != sdk.CodeInstanceLost {
+	if strings.Join(types, ",") != "start,error" || last.Code != wire.CodeInstanceLost {
 		t.Fatalf("run: events %v, last error %+v", types, last)
 	}
 }
@@ -99,7 +99,7 @@ func TestRelayReportsAnOverlongLine(t *testing.T) {
 	huge := `{"type":"stdout","data":"` + strings.Repeat("A", agentapi.MaxLine) + `"}`
 	withAgent(t, f, agentStream(`{"type":"start","pid":7}`, huge, `{"type":"exit","exitCode":0}`))
 	types, last := events(t, do(s, "POST", "/v1/sandboxes/sb1/exec?stream=true", testKey, `{"cmd":["true"]}`))
-	if strings.Join(types, ",") != "start,error" || last.Code != sdk.CodeStreamLineTooLong || !strings.Contains(last.Message, "longer than") {
+	if strings.Join(types, ",") != "start,error" || last.Code != wire.CodeStreamLineTooLong || !strings.Contains(last.Message, "longer than") {
 		t.Fatalf("events %v, last error %+v", types, last)
 	}
 }
@@ -119,7 +119,7 @@ func TestToolboxPassesAnswers(t *testing.T) {
 		}
 		io.WriteString(w, `[]`)
 	})
-	wantError(t, do(s, "POST", "/v1/sandboxes/sb1/exec?stream=true", testKey, `{}`), 400, sdk.CodeInvalidExec)
+	wantError(t, do(s, "POST", "/v1/sandboxes/sb1/exec?stream=true", testKey, `{}`), 400, wire.CodeInvalidExec)
 	rec := do(s, "GET", "/v1/sandboxes/sb1/files/list?path=/", testKey, "")
 	if rec.Code != 200 || rec.Body.String() != "[]" || sawPath != "/files/list" || sawAuth != "" {
 		t.Fatalf("proxy: %d %q, agent saw path %q auth %q", rec.Code, rec.Body, sawPath, sawAuth)
@@ -127,5 +127,5 @@ func TestToolboxPassesAnswers(t *testing.T) {
 	// No agent: a clear 503.
 	f.agent.Close()
 	f.agent = agentapi.NewClient(t.TempDir())
-	wantError(t, do(s, "GET", "/v1/sandboxes/sb1/files/list?path=/", testKey, ""), 503, sdk.CodeSandboxUnavailable)
+	wantError(t, do(s, "GET", "/v1/sandboxes/sb1/files/list?path=/", testKey, ""), 503, wire.CodeSandboxUnavailable)
 }

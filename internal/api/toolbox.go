@@ -15,14 +15,14 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // agents reaches a sandbox's agent, starting the sandbox if it is stopped.
 type agents interface {
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
 	AgentIfRunning(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error) // lookup.go
-	InstanceEnd(ctx context.Context, id string, wait time.Duration) (sdk.State, string)            // stream.go
+	InstanceEnd(ctx context.Context, id string, wait time.Duration) (wire.State, string)           // stream.go
 }
 
 // The toolbox: the API serves every agent route (agentapi.Routes) at
@@ -56,10 +56,10 @@ func (s *Server) proxyTo(client *agentapi.Client, w http.ResponseWriter, r *http
 // agentLost is the error for a toolbox call whose agent went away. An agent
 // that answered too much keeps its own code.
 func agentLost(err error) error {
-	if errdefs.CodeOf(err) == sdk.CodeAgentResponseTooLarge {
+	if errdefs.CodeOf(err) == wire.CodeAgentResponseTooLarge {
 		return err
 	}
-	return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeSandboxUnavailable,
+	return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeSandboxUnavailable,
 		Message: "the sandbox's instance did not answer; it may be stopping or have crashed: check its state and retry", Err: err}
 }
 
@@ -76,9 +76,9 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, httpjson.MaxBody))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
+		return errdefs.TooLarge(wire.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
 	} else if err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidJSON, "reading the request body: %v", err)
+		return errdefs.Invalid(wire.CodeInvalidJSON, "reading the request body: %v", err)
 	}
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	var req struct{ TimeoutSeconds float64 }
@@ -135,7 +135,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, final agentapi.
 		copyResponse(w, resp)
 		return nil
 	}
-	relay(w, r, resp.Body, final, maxLine, func() sdk.ErrorBody { return s.instanceLost(r.Context(), sb.ID) })
+	relay(w, r, resp.Body, final, maxLine, func() wire.ErrorBody { return s.instanceLost(r.Context(), sb.ID) })
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Creation on first touch: with it on, a toolbox call that starts an
@@ -36,7 +36,7 @@ func (s *Server) createdOnTouch(next handler) handler {
 		if v := r.Header.Get(CreateIfMissingHeader); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return errdefs.Invalid(sdk.CodeInvalidParameter, "header %s must be true or false, got %q", CreateIfMissingHeader, v)
+				return errdefs.Invalid(wire.CodeInvalidParameter, "header %s must be true or false, got %q", CreateIfMissingHeader, v)
 			}
 			on = on || b
 		}
@@ -45,14 +45,14 @@ func (s *Server) createdOnTouch(next handler) handler {
 			// One still being created by another first touch: Ensure waits
 			// for that creation (it holds the name) instead of answering busy.
 			sb, err := s.sandboxes.Get(r.Context(), name)
-			missing := errdefs.CodeOf(err) == sdk.CodeSandboxNotFound
+			missing := errdefs.CodeOf(err) == wire.CodeSandboxNotFound
 			// Creating is a write whatever route it rides on: an exec-only
 			// key gets the 404 it would get without creation on touch.
 			if p, _ := auth.FromContext(r.Context()); missing && !authz.Allowed(p, auth.ScopeSandboxesWrite) {
 				return authz.MissingScope(auth.ScopeSandboxesWrite)
 			}
-			if missing || err == nil && sb.State == sdk.StateCreating {
-				if _, _, err := s.sandboxes.Ensure(r.Context(), name, sdk.CreateSandboxRequest{}); err != nil {
+			if missing || err == nil && sb.State == wire.StateCreating {
+				if _, _, err := s.sandboxes.Ensure(r.Context(), name, wire.CreateSandboxRequest{}); err != nil {
 					return err
 				}
 				// The request's hold (server.go) found no sandbox to hold:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func doTouch(s *Server, method, path, header string) *httptest.ResponseRecorder {
@@ -26,9 +26,9 @@ func doTouch(s *Server, method, path, header string) *httptest.ResponseRecorder 
 // on routes that start an instance.
 func TestCreateOnTouch(t *testing.T) {
 	s, f := newTestServer(t)
-	wantError(t, doTouch(s, "POST", "/v1/sandboxes/ghost/exec", ""), http.StatusNotFound, sdk.CodeSandboxNotFound)
-	wantError(t, doTouch(s, "POST", "/v1/sandboxes/ghost/exec", "false"), http.StatusNotFound, sdk.CodeSandboxNotFound)
-	wantError(t, doTouch(s, "POST", "/v1/sandboxes/ghost/exec", "maybe"), http.StatusBadRequest, sdk.CodeInvalidParameter)
+	wantError(t, doTouch(s, "POST", "/v1/sandboxes/ghost/exec", ""), http.StatusNotFound, wire.CodeSandboxNotFound)
+	wantError(t, doTouch(s, "POST", "/v1/sandboxes/ghost/exec", "false"), http.StatusNotFound, wire.CodeSandboxNotFound)
+	wantError(t, doTouch(s, "POST", "/v1/sandboxes/ghost/exec", "maybe"), http.StatusBadRequest, wire.CodeInvalidParameter)
 	if len(f.ensured) != 0 {
 		t.Fatalf("created without being asked: %v", f.ensured)
 	}

@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Volumes keeps named volumes (package volume).
 type Volumes interface {
-	Create(ctx context.Context, name string, sizeMiB int) (*sdk.Volume, error)
-	Get(ctx context.Context, name string) (*sdk.Volume, error) // another team's: VOLUME_NOT_FOUND
-	List(ctx context.Context) ([]sdk.Volume, error)
+	Create(ctx context.Context, name string, sizeMiB int) (*wire.Volume, error)
+	Get(ctx context.Context, name string) (*wire.Volume, error) // another team's: VOLUME_NOT_FOUND
+	List(ctx context.Context) ([]wire.Volume, error)
 	Delete(ctx context.Context, name string) error
 }
 
@@ -32,12 +32,12 @@ func (s *Server) SetStorage(st Storage) { s.storage = &st }
 
 func (s *Server) volumes() (Volumes, error) {
 	if s.storage == nil || s.storage.Volumes == nil {
-		return nil, errdefs.Unavailable(sdk.CodeInvalidVolume, "this daemon has no volumes")
+		return nil, errdefs.Unavailable(wire.CodeInvalidVolume, "this daemon has no volumes")
 	}
 	return s.storage.Volumes, nil
 }
 
-func (s *Server) withUsers(ctx context.Context, v *sdk.Volume) error {
+func (s *Server) withUsers(ctx context.Context, v *wire.Volume) error {
 	users, err := s.storage.VolumeUsers(ctx, v.Name)
 	v.UsedBy = users
 	return err
@@ -48,7 +48,7 @@ func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req sdk.CreateVolumeRequest
+	var req wire.CreateVolumeRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request) error {
 	force := false
 	if q := r.URL.Query().Get("force"); q != "" {
 		if force, err = strconv.ParseBool(q); err != nil {
-			return errdefs.Invalid(sdk.CodeInvalidVolume, "force must be true or false, got %q", q)
+			return errdefs.Invalid(wire.CodeInvalidVolume, "force must be true or false, got %q", q)
 		}
 	}
 	v, err := vols.Get(r.Context(), r.PathValue("name"))
@@ -115,7 +115,7 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(v.UsedBy) > 0 && !force {
-		return errdefs.Conflict(sdk.CodeVolumeInUse, "volume %q is mounted by sandbox %s: delete them first, or pass force=true (they then fail to start)", v.Name, strings.Join(v.UsedBy, ", "))
+		return errdefs.Conflict(wire.CodeVolumeInUse, "volume %q is mounted by sandbox %s: delete them first, or pass force=true (they then fail to start)", v.Name, strings.Join(v.UsedBy, ", "))
 	}
 	if err := vols.Delete(r.Context(), v.Name); err != nil {
 		return err

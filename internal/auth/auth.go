@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Scope is a permission an API key holds.
@@ -55,7 +55,7 @@ var Admin = Principal{KeyID: "admin", Team: DefaultTeam, Scopes: []Scope{ScopeAd
 
 func (t AdminToken) Authenticate(_ context.Context, key string) (Principal, error) {
 	if key == "" || subtle.ConstantTimeCompare([]byte(key), []byte(t)) != 1 {
-		return Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key")
+		return Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "wrong API key")
 	}
 	return Admin, nil
 }

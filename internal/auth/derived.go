@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A derived credential (an E2B envd token, an SSH access, a dashboard
@@ -26,7 +26,7 @@ func LookupKey(ctx context.Context, a Authenticator, id string) (Principal, erro
 	if l, ok := a.(KeyLookup); ok {
 		return l.LookupKey(ctx, id)
 	}
-	return Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "the API key this credential was made with cannot be checked")
+	return Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "the API key this credential was made with cannot be checked")
 }
 
 // LookupKey answers for the bootstrap admin key, which has no revocation:
@@ -34,7 +34,7 @@ func LookupKey(ctx context.Context, a Authenticator, id string) (Principal, erro
 // revoked itself (docs/teams.md, "Derived credentials die with their key").
 func (t AdminToken) LookupKey(_ context.Context, id string) (Principal, error) {
 	if id != Admin.KeyID || t == "" {
-		return Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown API key")
+		return Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "unknown API key")
 	}
 	return Admin, nil
 }

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // RateLimits gives every API key its own token bucket: perSecond requests
@@ -41,7 +41,7 @@ func (l *RateLimits) Allow(keyID string) (retryAfter time.Duration, err error) {
 	r := v.(*rate.Limiter).Reserve()
 	if d := r.Delay(); d > 0 {
 		r.Cancel() // a refused request does not use up the future
-		return d, errdefs.RateLimited(sdk.CodeRateLimited,
+		return d, errdefs.RateLimited(wire.CodeRateLimited,
 			"API key %s sent more than %g requests a second (bursts of %d); retry in %s", keyID, float64(l.perSecond), l.burst, d.Round(time.Millisecond))
 	}
 	return 0, nil

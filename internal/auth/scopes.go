@@ -1,14 +1,14 @@
 package auth
 
-import "github.com/sbxhq/sbx/sdk"
+import "github.com/sbxhq/sbx/wire"
 
 // The scopes besides ScopeAdmin (sdk/teams.go documents each). Every API
 // route names the one it needs (internal/api/routes.go).
 const (
-	ScopeSandboxesWrite Scope = sdk.ScopeSandboxesWrite
-	ScopeSandboxesRead  Scope = sdk.ScopeSandboxesRead
-	ScopeExec           Scope = sdk.ScopeExec
-	ScopeImages         Scope = sdk.ScopeImages
-	ScopeMetricsRead    Scope = sdk.ScopeMetricsRead
-	ScopeTeamRead       Scope = sdk.ScopeTeamRead
+	ScopeSandboxesWrite Scope = wire.ScopeSandboxesWrite
+	ScopeSandboxesRead  Scope = wire.ScopeSandboxesRead
+	ScopeExec           Scope = wire.ScopeExec
+	ScopeImages         Scope = wire.ScopeImages
+	ScopeMetricsRead    Scope = wire.ScopeMetricsRead
+	ScopeTeamRead       Scope = wire.ScopeTeamRead
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // AuditLog keeps every mutating request (who, team, what, result, when) in
@@ -22,7 +22,7 @@ type AuditLog struct {
 	retention time.Duration
 
 	mu      sync.Mutex
-	pending []sdk.AuditEntry
+	pending []wire.AuditEntry
 	kick    chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
@@ -39,7 +39,7 @@ func NewAuditLog(st store.AuditStore, retention time.Duration) *AuditLog {
 }
 
 // Append queues an entry.
-func (a *AuditLog) Append(e sdk.AuditEntry) {
+func (a *AuditLog) Append(e wire.AuditEntry) {
 	a.mu.Lock()
 	a.pending = append(a.pending, e)
 	a.mu.Unlock()
@@ -51,7 +51,7 @@ func (a *AuditLog) Append(e sdk.AuditEntry) {
 
 // List writes what is queued, then returns team's entries after seq (every
 // team's for team "").
-func (a *AuditLog) List(ctx context.Context, team string, after int64, limit int) ([]sdk.AuditEntry, error) {
+func (a *AuditLog) List(ctx context.Context, team string, after int64, limit int) ([]wire.AuditEntry, error) {
 	a.Flush(ctx) // what was done just before is in the answer
 	return a.store.ListAudit(ctx, team, after, limit)
 }
@@ -131,12 +131,12 @@ func (w *auditWriter) Write(b []byte) (int, error) {
 }
 
 // errCode is the error code of an error answer in the API's JSON form.
-func (w *auditWriter) errCode() sdk.Code {
+func (w *auditWriter) errCode() wire.Code {
 	if w.status() < 400 {
 		return ""
 	}
 	var body struct {
-		Error struct{ Code sdk.Code } `json:"error"`
+		Error struct{ Code wire.Code } `json:"error"`
 	}
 	if json.Unmarshal(w.head.Bytes(), &body) != nil {
 		return ""

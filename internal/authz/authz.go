@@ -20,7 +20,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Op is one operation of a surface.
@@ -65,7 +65,7 @@ type Gate struct {
 // Key turns an API key into its principal; "" is refused.
 func (g *Gate) Key(ctx context.Context, key string) (auth.Principal, error) {
 	if key == "" {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key")
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "missing API key")
 	}
 	return g.Keys.Authenticate(ctx, key)
 }
@@ -124,17 +124,17 @@ func onBehalf(ctx context.Context, p auth.Principal) (admitted, audited bool) {
 
 // recorder returns what writes op's audit entry once; a no-op for reads and
 // for what an audited request does in process.
-func (g *Gate) recorder(ctx context.Context, p auth.Principal, op Op) func(status int, code sdk.Code) {
+func (g *Gate) recorder(ctx context.Context, p auth.Principal, op Op) func(status int, code wire.Code) {
 	if _, audited := onBehalf(ctx, p); !op.Write || g.Audit == nil || audited {
-		return func(int, sdk.Code) {}
+		return func(int, wire.Code) {}
 	}
 	done := false
-	return func(status int, code sdk.Code) {
+	return func(status int, code wire.Code) {
 		if done {
 			return
 		}
 		done = true
-		e := sdk.AuditEntry{Time: time.Now().UTC(), KeyID: p.KeyID, Team: p.Team, Method: op.Method, Path: op.Path, Status: status, Code: code}
+		e := wire.AuditEntry{Time: time.Now().UTC(), KeyID: p.KeyID, Team: p.Team, Method: op.Method, Path: op.Path, Status: status, Code: code}
 		if g.RequestID != nil {
 			e.RequestID = g.RequestID(ctx)
 		}
@@ -192,5 +192,5 @@ func MissingScope(scope auth.Scope) error {
 	if scope == "" {
 		scope = auth.ScopeAdmin
 	}
-	return errdefs.Forbidden(sdk.CodeMissingScope, "this API key lacks the scope %q that this request needs; make a key with it (sbx key create --scope %s)", scope, scope)
+	return errdefs.Forbidden(wire.CodeMissingScope, "this API key lacks the scope %q that this request needs; make a key with it (sbx key create --scope %s)", scope, scope)
 }

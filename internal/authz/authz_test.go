@@ -10,16 +10,16 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
-type memAudit struct{ entries []sdk.AuditEntry }
+type memAudit struct{ entries []wire.AuditEntry }
 
-func (m *memAudit) AppendAudit(_ context.Context, es []sdk.AuditEntry) error {
+func (m *memAudit) AppendAudit(_ context.Context, es []wire.AuditEntry) error {
 	m.entries = append(m.entries, es...)
 	return nil
 }
-func (m *memAudit) ListAudit(context.Context, string, int64, int) ([]sdk.AuditEntry, error) {
+func (m *memAudit) ListAudit(context.Context, string, int64, int) ([]wire.AuditEntry, error) {
 	return m.entries, nil
 }
 func (m *memAudit) PruneAudit(context.Context, time.Time) (int64, error) {
@@ -38,11 +38,11 @@ func TestAdmitRecordsHowAnOperationEnded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done(errdefs.NotFound(sdk.CodeSandboxNotFound, "gone"))
+	done(errdefs.NotFound(wire.CodeSandboxNotFound, "gone"))
 	done(nil) // only the first end counts
 	read, _ := g.Admit(context.Background(), p, Read.At("GET", "/x"))
 	read(nil)
-	if _, err := g.Admit(context.Background(), p, Op{Method: "X", Path: "/undecided", Write: true}); errdefs.CodeOf(err) != sdk.CodeMissingScope {
+	if _, err := g.Admit(context.Background(), p, Op{Method: "X", Path: "/undecided", Write: true}); errdefs.CodeOf(err) != wire.CodeMissingScope {
 		t.Fatalf("an operation without a scope: %v, want MISSING_SCOPE", err)
 	}
 	entries, _ := g.Audit.List(context.Background(), "", 0, 0)
@@ -50,7 +50,7 @@ func TestAdmitRecordsHowAnOperationEnded(t *testing.T) {
 		t.Fatalf("entries %+v, want the RPC's and the refused undecided one", entries)
 	}
 	e := entries[0]
-	if e.Method != "RPC" || e.Path != "/process.Process/Start" || e.Status != http.StatusNotFound || e.Code != sdk.CodeSandboxNotFound || e.KeyID != "k1" || e.Team != "acme" {
+	if e.Method != "RPC" || e.Path != "/process.Process/Start" || e.Status != http.StatusNotFound || e.Code != wire.CodeSandboxNotFound || e.KeyID != "k1" || e.Team != "acme" {
 		t.Fatalf("entry %+v", e)
 	}
 	if entries[1].Status != http.StatusForbidden || entries[1].Path != "/undecided" {
@@ -86,14 +86,14 @@ func TestInProcessCallsCountOnce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the in-process call was counted against the key's limit again: %v", err)
 	}
-	if _, err := admit(inner.Context(), p, Admin.At("DELETE", "/v1/keys/x")); errdefs.CodeOf(err) != sdk.CodeMissingScope {
+	if _, err := admit(inner.Context(), p, Admin.At("DELETE", "/v1/keys/x")); errdefs.CodeOf(err) != wire.CodeMissingScope {
 		t.Fatalf("an in-process call beyond the key's scopes: %v, want MISSING_SCOPE", err)
 	}
 	other := auth.Principal{KeyID: "k2", Scopes: p.Scopes}
 	if _, err := admit(outer.Context(), other, Read.At("GET", "/v1/sandboxes")); err != nil {
 		t.Fatal(err) // k2's first request: its own bucket
 	}
-	if _, err := admit(outer.Context(), other, Read.At("GET", "/v1/sandboxes")); errdefs.CodeOf(err) != sdk.CodeRateLimited {
+	if _, err := admit(outer.Context(), other, Read.At("GET", "/v1/sandboxes")); errdefs.CodeOf(err) != wire.CodeRateLimited {
 		t.Fatalf("another key's second request under k1's admission: %v, want RATE_LIMITED", err)
 	}
 	g.Limits = nil // k1 is out of tokens: what follows is about the audit

@@ -36,7 +36,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // MaxExpiresInSeconds bounds expiresInSeconds (a year).
@@ -80,15 +80,15 @@ func newID() string {
 
 // Create packs the directory req.Path of the sandbox whose agent is a into
 // the blob store. sandboxID names the sandbox in the record.
-func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID string, req sdk.CreateBackupRequest) (*sdk.Backup, error) {
+func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID string, req wire.CreateBackupRequest) (*wire.Backup, error) {
 	if req.Path == "" || !path.IsAbs(req.Path) || strings.ContainsRune(req.Path, 0) {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBackup, "path must be an absolute directory inside the sandbox, got %q", req.Path)
+		return nil, errdefs.Invalid(wire.CodeInvalidBackup, "path must be an absolute directory inside the sandbox, got %q", req.Path)
 	}
 	if len(req.Name) > 128 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBackup, "name must be at most 128 characters")
+		return nil, errdefs.Invalid(wire.CodeInvalidBackup, "name must be at most 128 characters")
 	}
 	if req.ExpiresInSeconds < 0 || req.ExpiresInSeconds > MaxExpiresInSeconds {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBackup, "expiresInSeconds must be 0 (never) to %d, got %d", MaxExpiresInSeconds, req.ExpiresInSeconds)
+		return nil, errdefs.Invalid(wire.CodeInvalidBackup, "expiresInSeconds must be 0 (never) to %d, got %d", MaxExpiresInSeconds, req.ExpiresInSeconds)
 	}
 	team := ownerOf(ctx)
 	// A team already at its disk quota makes no backup; one that the
@@ -96,7 +96,7 @@ func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID stri
 	if err := m.checkDisk(ctx, team, 1); err != nil {
 		return nil, err
 	}
-	b := &sdk.Backup{ID: newID(), Name: req.Name, Sandbox: sandboxID, Path: path.Clean(req.Path), CreatedAt: m.now().UTC()}
+	b := &wire.Backup{ID: newID(), Name: req.Name, Sandbox: sandboxID, Path: path.Clean(req.Path), CreatedAt: m.now().UTC()}
 	if req.ExpiresInSeconds > 0 {
 		t := b.CreatedAt.Add(time.Duration(req.ExpiresInSeconds) * time.Second)
 		b.ExpiresAt = &t
@@ -125,7 +125,7 @@ func (m *Manager) Create(ctx context.Context, a *agentapi.Client, sandboxID stri
 	pr.CloseWithError(errors.New("blob store stopped reading"))
 	if err != nil {
 		m.blobs.Delete(context.WithoutCancel(ctx), blobKey(b.ID))
-		if errdefs.CodeOf(err) != sdk.CodeInternal {
+		if errdefs.CodeOf(err) != wire.CodeInternal {
 			return nil, err
 		}
 		return nil, errdefs.Internal(err, "back up %s of %s: %v", b.Path, sandboxID, err)
@@ -193,7 +193,7 @@ func (m *Manager) recordPath(id string) string { return filepath.Join(m.dir, id+
 
 // record is what a backup's file holds.
 type record struct {
-	sdk.Backup
+	wire.Backup
 	Team string `json:"team,omitempty"`
 }
 
@@ -220,11 +220,11 @@ func (m *Manager) write(b record) error {
 // or not.
 func (m *Manager) get(ctx context.Context, id string) (*record, error) {
 	if !idRe.MatchString(id) {
-		return nil, errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q not found", id)
+		return nil, errdefs.NotFound(wire.CodeBackupNotFound, "backup %q not found", id)
 	}
 	data, err := os.ReadFile(m.recordPath(id))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q not found", id)
+		return nil, errdefs.NotFound(wire.CodeBackupNotFound, "backup %q not found", id)
 	}
 	if err != nil {
 		return nil, errdefs.Internal(err, "read backup %s", id)
@@ -234,13 +234,13 @@ func (m *Manager) get(ctx context.Context, id string) (*record, error) {
 		return nil, errdefs.Internal(err, "read backup %s", id)
 	}
 	if team := teamOf(ctx); team != "" && rec.Team != team {
-		return nil, errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q not found", id)
+		return nil, errdefs.NotFound(wire.CodeBackupNotFound, "backup %q not found", id)
 	}
 	return &rec, nil
 }
 
 // Get returns a backup that has not expired; an expired one is deleted.
-func (m *Manager) Get(ctx context.Context, id string) (*sdk.Backup, error) {
+func (m *Manager) Get(ctx context.Context, id string) (*wire.Backup, error) {
 	rec, err := m.get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -249,19 +249,19 @@ func (m *Manager) Get(ctx context.Context, id string) (*sdk.Backup, error) {
 		if err := m.remove(ctx, id); err != nil {
 			m.log.Warn("delete expired backup", "id", id, "err", err)
 		}
-		return nil, errdefs.NotFound(sdk.CodeBackupNotFound, "backup %q expired at %s", id, b.ExpiresAt.Format(time.RFC3339))
+		return nil, errdefs.NotFound(wire.CodeBackupNotFound, "backup %q expired at %s", id, b.ExpiresAt.Format(time.RFC3339))
 	}
 	return &rec.Backup, nil
 }
 
 // List returns the backups that have not expired, oldest first; with
 // sandbox set, only that sandbox's.
-func (m *Manager) List(ctx context.Context, sandbox string) ([]sdk.Backup, error) {
+func (m *Manager) List(ctx context.Context, sandbox string) ([]wire.Backup, error) {
 	entries, err := os.ReadDir(m.dir)
 	if err != nil {
 		return nil, errdefs.Internal(err, "list backups")
 	}
-	out := []sdk.Backup{}
+	out := []wire.Backup{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok {
@@ -307,7 +307,7 @@ func (m *Manager) remove(ctx context.Context, id string) error {
 // Restore unpacks backup id into dir (missing or empty) of the sandbox whose
 // agent is a. The bytes are checked against the backup's digest as they
 // go: a damaged backup cuts the upload, and the agent keeps nothing of it.
-func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir string) (*sdk.Backup, error) {
+func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir string) (*wire.Backup, error) {
 	b, err := m.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -316,7 +316,7 @@ func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir strin
 		dir = b.Path
 	}
 	if !path.IsAbs(dir) || strings.ContainsRune(dir, 0) {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBackup, "path must be an absolute directory inside the sandbox, got %q", dir)
+		return nil, errdefs.Invalid(wire.CodeInvalidBackup, "path must be an absolute directory inside the sandbox, got %q", dir)
 	}
 	rc, err := m.blobs.Get(ctx, blobKey(id))
 	if err != nil {
@@ -365,8 +365,8 @@ func (m *Manager) Restore(ctx context.Context, a *agentapi.Client, id, dir strin
 func awaitStagingGone(ctx context.Context, a *agentapi.Client, dir string) {
 	p := agentapi.Params{Query: url.Values{"path": {path.Dir(dir)}}}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		list, err := agentapi.Call[[]sdk.FileInfo](ctx, a, agentapi.ListFiles, p, nil)
-		if err != nil || !slices.ContainsFunc(list, func(f sdk.FileInfo) bool { return strings.HasPrefix(f.Name, agentapi.RestoreStaging) }) {
+		list, err := agentapi.Call[[]wire.FileInfo](ctx, a, agentapi.ListFiles, p, nil)
+		if err != nil || !slices.ContainsFunc(list, func(f wire.FileInfo) bool { return strings.HasPrefix(f.Name, agentapi.RestoreStaging) }) {
 			return
 		}
 	}
@@ -387,7 +387,7 @@ func (d *digestReader) Read(p []byte) (int, error) {
 	d.h.Write(p[:n])
 	if errors.Is(err, io.EOF) {
 		if got := hex.EncodeToString(d.h.Sum(nil)); got != d.want {
-			d.err = errdefs.Conflict(sdk.CodeBackupCorrupt, "backup %s reads back with SHA-256 %s, recorded %s: it was changed or damaged; nothing was restored", d.id, got, d.want)
+			d.err = errdefs.Conflict(wire.CodeBackupCorrupt, "backup %s reads back with SHA-256 %s, recorded %s: it was changed or damaged; nothing was restored", d.id, got, d.want)
 			return n, d.err
 		}
 	} else if err != nil && d.err == nil {
@@ -416,7 +416,7 @@ func (t *tailCheck) Read(p []byte) (int, error) {
 	} else if err != nil {
 		// A zstd error: most likely damage; say so.
 		if t.checked.err == nil {
-			t.checked.err = errdefs.Conflict(sdk.CodeBackupCorrupt, "backup %s does not decompress (%v): it was changed or damaged; nothing was restored", t.checked.id, err)
+			t.checked.err = errdefs.Conflict(wire.CodeBackupCorrupt, "backup %s does not decompress (%v): it was changed or damaged; nothing was restored", t.checked.id, err)
 		}
 		return n, t.checked.err
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func newTestManager(t *testing.T) (*Manager, *blob.Dir) {
@@ -39,7 +39,7 @@ func put(t *testing.T, m *Manager, blobs *blob.Dir, id, team string, expires *ti
 	if _, err := blobs.Put(context.Background(), blobKey(id), bytes.NewReader([]byte("x"))); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.write(record{Backup: sdk.Backup{ID: id, Sandbox: "sbx-1", Path: "/w", CreatedAt: m.now(), ExpiresAt: expires}, Team: team}); err != nil {
+	if err := m.write(record{Backup: wire.Backup{ID: id, Sandbox: "sbx-1", Path: "/w", CreatedAt: m.now(), ExpiresAt: expires}, Team: team}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -53,10 +53,10 @@ func TestTeamsSeeTheirOwn(t *testing.T) {
 	if list, err := m.List(red, ""); err != nil || len(list) != 1 || list[0].ID != "bkp-aaaaaaaaaaaaaaaa" {
 		t.Errorf("red's list = %+v, %v", list, err)
 	}
-	if _, err := m.Get(red, "bkp-bbbbbbbbbbbbbbbb"); errdefs.CodeOf(err) != sdk.CodeBackupNotFound {
+	if _, err := m.Get(red, "bkp-bbbbbbbbbbbbbbbb"); errdefs.CodeOf(err) != wire.CodeBackupNotFound {
 		t.Errorf("red gets blue's: %v", err)
 	}
-	if err := m.Delete(red, "bkp-bbbbbbbbbbbbbbbb"); errdefs.CodeOf(err) != sdk.CodeBackupNotFound {
+	if err := m.Delete(red, "bkp-bbbbbbbbbbbbbbbb"); errdefs.CodeOf(err) != wire.CodeBackupNotFound {
 		t.Errorf("red deletes blue's: %v", err)
 	}
 	if ok, _ := blobs.Exists(context.Background(), blobKey("bkp-bbbbbbbbbbbbbbbb")); !ok {
@@ -65,7 +65,7 @@ func TestTeamsSeeTheirOwn(t *testing.T) {
 	if list, err := m.List(context.Background(), ""); err != nil || len(list) != 2 {
 		t.Errorf("the daemon's list = %+v, %v", list, err)
 	}
-	if _, err := m.Get(red, "../../etc/passwd"); errdefs.CodeOf(err) != sdk.CodeBackupNotFound {
+	if _, err := m.Get(red, "../../etc/passwd"); errdefs.CodeOf(err) != wire.CodeBackupNotFound {
 		t.Errorf("a bad id: %v", err)
 	}
 }
@@ -87,15 +87,15 @@ func TestExpiry(t *testing.T) {
 	if ok, _ := blobs.Exists(context.Background(), blobKey("bkp-cccccccccccccccc")); ok {
 		t.Error("the expired backup's blob is still there")
 	}
-	if _, err := m.get(context.Background(), "bkp-cccccccccccccccc"); errdefs.CodeOf(err) != sdk.CodeBackupNotFound {
+	if _, err := m.get(context.Background(), "bkp-cccccccccccccccc"); errdefs.CodeOf(err) != wire.CodeBackupNotFound {
 		t.Errorf("record after expiry: %v", err)
 	}
 }
 
 func TestCreateRefusesBadRequests(t *testing.T) {
 	m, _ := newTestManager(t)
-	for _, req := range []sdk.CreateBackupRequest{{Path: ""}, {Path: "rel"}, {Path: "/a", ExpiresInSeconds: -1}, {Path: "/a", ExpiresInSeconds: MaxExpiresInSeconds + 1}, {Path: "/a", Name: string(make([]byte, 129))}} {
-		if _, err := m.Create(context.Background(), nil, "sbx-1", req); errdefs.CodeOf(err) != sdk.CodeInvalidBackup {
+	for _, req := range []wire.CreateBackupRequest{{Path: ""}, {Path: "rel"}, {Path: "/a", ExpiresInSeconds: -1}, {Path: "/a", ExpiresInSeconds: MaxExpiresInSeconds + 1}, {Path: "/a", Name: string(make([]byte, 129))}} {
+		if _, err := m.Create(context.Background(), nil, "sbx-1", req); errdefs.CodeOf(err) != wire.CodeInvalidBackup {
 			t.Errorf("Create(%+v) = %v", req, err)
 		}
 	}
@@ -118,7 +118,7 @@ func TestRestoreRefusedEarly(t *testing.T) {
 	if _, err := blobs.Put(context.Background(), blobKey(id), bytes.NewReader(packed.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.write(record{Backup: sdk.Backup{ID: id, Path: "/w", SHA256: hex.EncodeToString(sum[:]), CreatedAt: m.now()}}); err != nil {
+	if err := m.write(record{Backup: wire.Backup{ID: id, Path: "/w", SHA256: hex.EncodeToString(sum[:]), CreatedAt: m.now()}}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -135,7 +135,7 @@ func TestRestoreRefusedEarly(t *testing.T) {
 	defer srv.Close()
 	for i := 0; i < 5; i++ {
 		_, err := m.Restore(context.Background(), agentapi.NewClient(dir), id, "/w")
-		if errdefs.CodeOf(err) != sdk.CodeBackupTargetNotEmpty {
+		if errdefs.CodeOf(err) != wire.CodeBackupTargetNotEmpty {
 			t.Fatalf("restore into a full directory = %v", err)
 		}
 	}

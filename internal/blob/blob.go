@@ -25,7 +25,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Store holds blobs by key. Implementations are safe for concurrent use.
@@ -45,11 +45,11 @@ var segmentRe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 // CheckKey returns an Invalid error for a key outside the rules above.
 func CheckKey(key string) error {
 	if key == "" || len(key) > 512 {
-		return errdefs.Invalid(sdk.CodeInvalidBlobKey, "blob key must be 1 to 512 characters, got %d", len(key))
+		return errdefs.Invalid(wire.CodeInvalidBlobKey, "blob key must be 1 to 512 characters, got %d", len(key))
 	}
 	for _, seg := range strings.Split(key, "/") {
 		if !segmentRe.MatchString(seg) || seg == "." || seg == ".." {
-			return errdefs.Invalid(sdk.CodeInvalidBlobKey, "invalid blob key %q: use segments of letters, digits and ._- separated by /", key)
+			return errdefs.Invalid(wire.CodeInvalidBlobKey, "invalid blob key %q: use segments of letters, digits and ._- separated by /", key)
 		}
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Dir is a Store in a local directory: key "a/b" is the file <root>/a/b.
@@ -22,7 +22,7 @@ var _ Store = (*Dir)(nil)
 // NewDir returns a Store in root, creating it (mode 0700) if missing.
 func NewDir(root string) (*Dir, error) {
 	if !filepath.IsAbs(root) {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBlobDir, "blob directory %q must be an absolute path", root)
+		return nil, errdefs.Invalid(wire.CodeInvalidBlobDir, "blob directory %q must be an absolute path", root)
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create blob directory %s", root)
@@ -85,7 +85,7 @@ func (d *Dir) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errdefs.NotFound(sdk.CodeBlobNotFound, "blob %s not found", key)
+		return nil, errdefs.NotFound(wire.CodeBlobNotFound, "blob %s not found", key)
 	}
 	if err != nil {
 		return nil, errdefs.Internal(err, "open blob %s", key)

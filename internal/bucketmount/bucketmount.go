@@ -34,7 +34,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/netfloor"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Lengths are checked apart from the patterns: a counted repeat such as
@@ -48,30 +48,30 @@ var (
 
 // Check validates a mount request (everything but the path, which the
 // caller checks like a volume's).
-func Check(b sdk.BucketMount) error {
+func Check(b wire.BucketMount) error {
 	if len(b.Bucket) < 3 || len(b.Bucket) > 63 || !bucketRe.MatchString(b.Bucket) {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket %q is not a valid S3 bucket name", b.Bucket)
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "bucket %q is not a valid S3 bucket name", b.Bucket)
 	}
 	if len(b.Prefix) > 512 || !prefixRe.MatchString(b.Prefix) || strings.Contains(b.Prefix, "..") || strings.HasPrefix(b.Prefix, "/") {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket prefix %q: use letters, digits and ._-/, not starting with /", b.Prefix)
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "bucket prefix %q: use letters, digits and ._-/, not starting with /", b.Prefix)
 	}
 	u, err := url.Parse(b.Endpoint)
 	// No commas: s3fs takes its options as one comma-separated list.
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" ||
 		u.User != nil || strings.ContainsAny(b.Endpoint, ", \t\n") {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q must look like https://host[:port]", b.Endpoint)
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "bucket endpoint %q must look like https://host[:port]", b.Endpoint)
 	}
 	if err := netfloor.Default().CheckURL(b.Endpoint); err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q: %v", b.Endpoint, err)
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "bucket endpoint %q: %v", b.Endpoint, err)
 	}
 	if b.AccessKeyID == "" || b.SecretAccessKey == "" || strings.ContainsAny(b.AccessKeyID+b.SecretAccessKey, ":\n\r") {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket %q needs accessKeyId and secretAccessKey (without ':' or newlines)", b.Bucket)
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "bucket %q needs accessKeyId and secretAccessKey (without ':' or newlines)", b.Bucket)
 	}
 	if b.Region != "" && (len(b.Region) > 32 || !regionRe.MatchString(b.Region)) {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket region %q is not a region name", b.Region)
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "bucket region %q is not a region name", b.Region)
 	}
 	if _, err := exec.LookPath("s3fs"); err != nil {
-		return errdefs.Unavailable(sdk.CodeInvalidBucketMount, "bucket mounts need s3fs on the host (Debian: apt-get install s3fs)")
+		return errdefs.Unavailable(wire.CodeInvalidBucketMount, "bucket mounts need s3fs on the host (Debian: apt-get install s3fs)")
 	}
 	return nil
 }
@@ -83,7 +83,7 @@ func Check(b sdk.BucketMount) error {
 // name has now must be above the operator's network floor (package
 // netfloor). s3fs resolves the name again itself: a name whose owner
 // changes its answers between the two (DNS rebinding) is not caught here.
-func Mount(b sdk.BucketMount, dir, credFile string) error {
+func Mount(b wire.BucketMount, dir, credFile string) error {
 	if err := checkEndpoint(b.Endpoint); err != nil {
 		return err
 	}
@@ -118,13 +118,13 @@ func Mount(b sdk.BucketMount, dir, credFile string) error {
 	out, err := exec.Command("s3fs", source, dir, "-o", strings.Join(opts, ",")).CombinedOutput()
 	if err != nil {
 		os.Remove(credFile)
-		return errdefs.Unavailable(sdk.CodeInvalidBucketMount, "mount bucket %s: s3fs: %v: %s", b.Bucket, err, strings.TrimSpace(string(out)))
+		return errdefs.Unavailable(wire.CodeInvalidBucketMount, "mount bucket %s: s3fs: %v: %s", b.Bucket, err, strings.TrimSpace(string(out)))
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !mounted(dir) {
 		if time.Now().After(deadline) {
 			Unmount(dir)
-			return errdefs.Unavailable(sdk.CodeInvalidBucketMount, "mount bucket %s: s3fs did not mount it within 10s", b.Bucket)
+			return errdefs.Unavailable(wire.CodeInvalidBucketMount, "mount bucket %s: s3fs did not mount it within 10s", b.Bucket)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -172,12 +172,12 @@ func mounted(path string) bool {
 func checkEndpoint(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q: %v", endpoint, err)
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "bucket endpoint %q: %v", endpoint, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := netfloor.Default().CheckHost(ctx, u.Hostname()); err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidBucketMount, "bucket endpoint %q: %v", endpoint, err)
+		return errdefs.Invalid(wire.CodeInvalidBucketMount, "bucket endpoint %q: %v", endpoint, err)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Mounts into a running sandbox. The host mount (s3fs, made by Mount) is
@@ -103,7 +103,7 @@ func makeDirs(path string) (int, error) {
 	for _, name := range strings.Split(strings.Trim(path, "/"), "/") {
 		if err := unix.Mkdirat(fd, name, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
 			unix.Close(fd)
-			return -1, errdefs.Invalid(sdk.CodeInvalidBucketMount, "cannot make directory %s in the sandbox: %v", path, err)
+			return -1, errdefs.Invalid(wire.CodeInvalidBucketMount, "cannot make directory %s in the sandbox: %v", path, err)
 		}
 		next, err := unix.Openat2(fd, name, &unix.OpenHow{
 			Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
@@ -111,7 +111,7 @@ func makeDirs(path string) (int, error) {
 		})
 		unix.Close(fd)
 		if err != nil {
-			return -1, errdefs.Invalid(sdk.CodeInvalidBucketMount, "mount point %s in the sandbox must be a directory reached through no symlink: %v", path, err)
+			return -1, errdefs.Invalid(wire.CodeInvalidBucketMount, "mount point %s in the sandbox must be a directory reached through no symlink: %v", path, err)
 		}
 		fd = next
 	}

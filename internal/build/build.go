@@ -21,16 +21,16 @@ import (
 	"github.com/sbxhq/sbx/internal/dirtar"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Sandboxes is the part of the sandbox Manager a build uses: build
 // sandboxes are ordinary sandboxes, so they get the default egress policy,
 // limits and tenancy of the caller's context.
 type Sandboxes interface {
-	Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	Create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error)
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
-	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
+	CreateSnapshot(ctx context.Context, idOrName string, req wire.CreateSnapshotRequest) (*store.Snapshot, error)
 	DeleteSnapshot(ctx context.Context, name string) error
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
 	// Hold keeps a sandbox from being stopped as idle until release.
@@ -92,11 +92,11 @@ func (b *Builder) UnpackContext(r io.Reader) (string, error) {
 		var te *dirtar.Error
 		switch {
 		case lr.over:
-			return "", errdefs.TooLarge(sdk.CodeBodyTooLarge, "the build context is larger than %d bytes", MaxContext)
+			return "", errdefs.TooLarge(wire.CodeBodyTooLarge, "the build context is larger than %d bytes", MaxContext)
 		case errors.As(err, &te):
-			return "", errdefs.Invalid(sdk.CodeBuildContextInvalid, "the build context: %s", te.Error())
+			return "", errdefs.Invalid(wire.CodeBuildContextInvalid, "the build context: %s", te.Error())
 		}
-		return "", errdefs.Invalid(sdk.CodeBuildContextInvalid, "the build context: %v", err)
+		return "", errdefs.Invalid(wire.CodeBuildContextInvalid, "the build context: %v", err)
 	}
 	return dir, nil
 }
@@ -141,7 +141,7 @@ func (b *Builder) Plan(ctx context.Context, req Request) (*Plan, error) {
 		img, err := b.images.Get(ctx, name)
 		if errdefs.Is(err, errdefs.KindNotFound) {
 			if _, perr := gcrname.ParseReference(name); perr != nil {
-				return store.ImageConfig{}, errdefs.Invalid(sdk.CodeInvalidImageRef, "FROM %s: sbx has no such image (sbx image ls), and it is no registry reference to pull: %v", name, perr)
+				return store.ImageConfig{}, errdefs.Invalid(wire.CodeInvalidImageRef, "FROM %s: sbx has no such image (sbx image ls), and it is no registry reference to pull: %v", name, perr)
 			}
 			pull = name
 			return store.ImageConfig{}, nil
@@ -160,8 +160,8 @@ func (b *Builder) Plan(ctx context.Context, req Request) (*Plan, error) {
 
 // pullBase pulls a FROM image sbx does not have (named by its reference,
 // as sbx image pull names it) and plans the build again over its config.
-func (b *Builder) pullBase(ctx context.Context, req Request, ref string, emit func(sdk.BuildEvent)) (*Plan, error) {
-	emit(sdk.BuildEvent{Type: "pull", Instruction: "FROM " + ref, Data: "pulling " + ref + " from its registry"})
+func (b *Builder) pullBase(ctx context.Context, req Request, ref string, emit func(wire.BuildEvent)) (*Plan, error) {
+	emit(wire.BuildEvent{Type: "pull", Instruction: "FROM " + ref, Data: "pulling " + ref + " from its registry"})
 	img, err := b.images.Pull(ctx, ref, ref)
 	if err != nil {
 		var e *errdefs.Error
@@ -170,10 +170,10 @@ func (b *Builder) pullBase(ctx context.Context, req Request, ref string, emit fu
 		}
 		return nil, fmt.Errorf("FROM %s: pull: %w", ref, err)
 	}
-	emit(sdk.BuildEvent{Type: "pull", Instruction: "FROM " + ref, Data: fmt.Sprintf("pulled %s (%s, %d layers)", ref, img.ID, len(img.Layers))})
+	emit(wire.BuildEvent{Type: "pull", Instruction: "FROM " + ref, Data: fmt.Sprintf("pulled %s (%s, %d layers)", ref, img.ID, len(img.Layers))})
 	plan, err := b.Plan(ctx, req)
 	if err == nil && plan.Pull != "" { // removed between the pull and now
-		return nil, errdefs.Conflict(sdk.CodeImageNotFound, "FROM %s: the pulled image was removed during the build", ref)
+		return nil, errdefs.Conflict(wire.CodeImageNotFound, "FROM %s: the pulled image was removed during the build", ref)
 	}
 	return plan, err
 }
@@ -181,7 +181,7 @@ func (b *Builder) pullBase(ctx context.Context, req Request, ref string, emit fu
 // Build runs plan and stores the image req.Name, sending progress to emit
 // (never an "error" or "done" event: the caller sends those). A failed
 // step stores nothing under req.Name.
-func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(sdk.BuildEvent)) (*store.Image, error) {
+func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(wire.BuildEvent)) (*store.Image, error) {
 	timeout := req.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -217,11 +217,11 @@ func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(
 	key := "from:" + base.ID + " team:" + team
 	total := len(plan.Steps)
 	for i, st := range plan.Steps {
-		ev := sdk.BuildEvent{Type: "step", Step: i + 1, Total: total, Line: st.Line, Instruction: st.Text}
+		ev := wire.BuildEvent{Type: "step", Step: i + 1, Total: total, Line: st.Line, Instruction: st.Text}
 		var payload *copyPayload
 		if st.Copy != nil {
 			if req.Context == "" {
-				return nil, errAt(sdk.CodeBuildContextInvalid, st.Line, "COPY/ADD needs a build context, and this build has none")
+				return nil, errAt(wire.CodeBuildContextInvalid, st.Line, "COPY/ADD needs a build context, and this build has none")
 			}
 			if payload, err = preparePayload(req.Context, work, st.Copy, st.Line); err != nil {
 				return nil, err
@@ -238,7 +238,7 @@ func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(
 				ev.Cached = true
 				emit(ev)
 				parent, layers = img.Name, img.Layers
-				emit(sdk.BuildEvent{Type: "layer", Step: i + 1, Layer: layers[len(layers)-1], Cached: true})
+				emit(wire.BuildEvent{Type: "layer", Step: i + 1, Layer: layers[len(layers)-1], Cached: true})
 				continue
 			}
 		}
@@ -248,7 +248,7 @@ func (b *Builder) Build(ctx context.Context, req Request, plan *Plan, emit func(
 			return nil, err
 		}
 		parent, layers = img.Name, img.Layers
-		emit(sdk.BuildEvent{Type: "layer", Step: i + 1, Layer: layers[len(layers)-1]})
+		emit(wire.BuildEvent{Type: "layer", Step: i + 1, Layer: layers[len(layers)-1]})
 	}
 	cfg := base.Config
 	if total > 0 {
@@ -287,11 +287,11 @@ func payloadSum(p *copyPayload) string {
 
 // runStep runs one RUN, COPY or ADD in a new build sandbox started from
 // parent, and stores the result as the cache image cacheName.
-func (b *Builder) runStep(ctx context.Context, parent, cacheName string, st Step, payload *copyPayload, n int, emit func(sdk.BuildEvent)) (*store.Image, error) {
+func (b *Builder) runStep(ctx context.Context, parent, cacheName string, st Step, payload *copyPayload, n int, emit func(wire.BuildEvent)) (*store.Image, error) {
 	// The build's own context may be gone (the caller left); the sandbox
 	// and snapshot must still be removed.
 	cleanupCtx := context.WithoutCancel(ctx)
-	sb, err := b.sandboxes.Create(ctx, sdk.CreateSandboxRequest{Image: parent, Workdir: st.Config.WorkingDir,
+	sb, err := b.sandboxes.Create(ctx, wire.CreateSandboxRequest{Image: parent, Workdir: st.Config.WorkingDir,
 		Labels: map[string]string{"sbx.build": "true"}, IgnoreImageEntrypoint: true})
 	if err != nil {
 		return nil, fmt.Errorf("build step %d: start a build sandbox: %w", n, err)
@@ -310,7 +310,7 @@ func (b *Builder) runStep(ctx context.Context, parent, cacheName string, st Step
 		return nil, err
 	}
 	snapName := "build-" + randHex(8)
-	snap, err := b.sandboxes.CreateSnapshot(ctx, sb.ID, sdk.CreateSnapshotRequest{Name: snapName})
+	snap, err := b.sandboxes.CreateSnapshot(ctx, sb.ID, wire.CreateSnapshotRequest{Name: snapName})
 	if err != nil {
 		return nil, fmt.Errorf("build step %d: commit the layer: %w", n, err)
 	}
@@ -324,10 +324,10 @@ func (b *Builder) runStep(ctx context.Context, parent, cacheName string, st Step
 
 // runCommand runs a RUN step's command, streaming its output; a non-zero
 // exit is a BUILD_FAILED error carrying the exit code and output tail.
-func runCommand(ctx context.Context, client *agentapi.Client, st Step, n int, emit func(sdk.BuildEvent)) error {
+func runCommand(ctx context.Context, client *agentapi.Client, st Step, n int, emit func(wire.BuildEvent)) error {
 	// A RUN after USER runs as that account (the agent resolves it in the
 	// image's /etc/passwd).
-	req := sdk.ExecRequest{Cmd: st.Run, Env: st.RunEnv, Cwd: st.Config.WorkingDir, User: st.Config.User}
+	req := wire.ExecRequest{Cmd: st.Run, Env: st.RunEnv, Cwd: st.Config.WorkingDir, User: st.Config.User}
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutSeconds = time.Until(dl).Seconds()
 	}
@@ -347,17 +347,17 @@ func runCommand(ctx context.Context, client *agentapi.Client, st Step, n int, em
 		line, err := rd.Next()
 		if err != nil {
 			if ctx.Err() != nil {
-				return &errdefs.Error{Kind: errdefs.KindInvalid, Code: sdk.CodeBuildFailed, Message: fmt.Sprintf("step %d (line %d): the build timed out", n, st.Line)}
+				return &errdefs.Error{Kind: errdefs.KindInvalid, Code: wire.CodeBuildFailed, Message: fmt.Sprintf("step %d (line %d): the build timed out", n, st.Line)}
 			}
 			return stepError(n, st, -1, fmt.Sprintf("the command's output stream broke: %v", err), string(tail))
 		}
-		var ev sdk.ExecEvent
+		var ev wire.ExecEvent
 		if err := json.Unmarshal(line, &ev); err != nil {
 			return stepError(n, st, -1, "the agent sent a bad event", string(tail))
 		}
 		switch ev.Type {
 		case "stdout", "stderr":
-			emit(sdk.BuildEvent{Type: "output", Step: n, Stream: ev.Type, Data: string(ev.Data)})
+			emit(wire.BuildEvent{Type: "output", Step: n, Stream: ev.Type, Data: string(ev.Data)})
 			tail = append(tail, ev.Data...)
 			if len(tail) > outputTail {
 				tail = tail[len(tail)-outputTail:]
@@ -395,7 +395,7 @@ func (e *StepError) Error() string { return e.Err.Error() }
 func (e *StepError) Unwrap() error { return e.Err }
 
 func stepError(n int, st Step, exit int, why, output string) error {
-	return &StepError{Err: &errdefs.Error{Kind: errdefs.KindInvalid, Code: sdk.CodeBuildFailed,
+	return &StepError{Err: &errdefs.Error{Kind: errdefs.KindInvalid, Code: wire.CodeBuildFailed,
 		Message: fmt.Sprintf("step %d (line %d) %s: %s", n, st.Line, st.Text, why)}, ExitCode: exit, Output: output}
 }
 
@@ -409,7 +409,7 @@ func putTar(ctx context.Context, client *agentapi.Client, p *copyPayload, line i
 	q := url.Values{"path": {p.Dir}, "parents": {"true"}}
 	resp, err := agentapi.Open(ctx, client, agentapi.PutTar, agentapi.Params{Query: q}, f, "application/x-tar")
 	if refused(err) {
-		return errAt(sdk.CodeBuildFailed, line, "copying into %s failed: %s", p.Dir, err.Error())
+		return errAt(wire.CodeBuildFailed, line, "copying into %s failed: %s", p.Dir, err.Error())
 	}
 	if err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The build context is unpacked (by internal/dirtar, which refuses entries
@@ -39,14 +39,14 @@ func sources(ctxDir, src string, ln int) ([]string, error) {
 	}
 	matches, err := filepath.Glob(filepath.Join(ctxDir, filepath.FromSlash(clean)))
 	if err != nil {
-		return nil, errAt(sdk.CodeDockerfileInvalid, ln, "bad pattern %q: %v", src, err)
+		return nil, errAt(wire.CodeDockerfileInvalid, ln, "bad pattern %q: %v", src, err)
 	}
 	if len(matches) == 0 {
-		return nil, errAt(sdk.CodeBuildContextInvalid, ln, "%s is not in the build context", src)
+		return nil, errAt(wire.CodeBuildContextInvalid, ln, "%s is not in the build context", src)
 	}
 	for _, m := range matches {
 		if err := noSymlinkAbove(ctxDir, m); err != nil {
-			return nil, errAt(sdk.CodeBuildContextInvalid, ln, "%s: %v", src, err)
+			return nil, errAt(wire.CodeBuildContextInvalid, ln, "%s: %v", src, err)
 		}
 	}
 	return matches, nil

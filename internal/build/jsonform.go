@@ -7,16 +7,16 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Dockerfile writes the JSON form of a build as a Dockerfile, one line per
 // step (line N+1 is step N), so both forms take one path. Values are
 // written so that nothing in them is expanded or split: commands and lists
 // in JSON (exec) form, other words double-quoted with $ and \ escaped.
-func Dockerfile(req sdk.BuildRequest) ([]byte, error) {
+func Dockerfile(req wire.BuildRequest) ([]byte, error) {
 	if req.From == "" {
-		return nil, errdefs.Invalid(sdk.CodeDockerfileInvalid, "from is required: the image to build on")
+		return nil, errdefs.Invalid(wire.CodeDockerfileInvalid, "from is required: the image to build on")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "FROM %s\n", req.From)
@@ -33,7 +33,7 @@ func Dockerfile(req sdk.BuildRequest) ([]byte, error) {
 		}
 		if s.Copy != nil {
 			if len(s.Copy.Src) == 0 || s.Copy.Dest == "" {
-				return nil, errdefs.Invalid(sdk.CodeDockerfileInvalid, "step %d: copy needs src and dest", i+1)
+				return nil, errdefs.Invalid(wire.CodeDockerfileInvalid, "step %d: copy needs src and dest", i+1)
 			}
 			add("COPY %s", jsonList(append(slices.Clone(s.Copy.Src), s.Copy.Dest)))
 		}
@@ -56,7 +56,7 @@ func Dockerfile(req sdk.BuildRequest) ([]byte, error) {
 			add("LABEL %s", pairs(s.Labels))
 		}
 		if n != 1 {
-			return nil, errdefs.Invalid(sdk.CodeDockerfileInvalid, "step %d must set exactly one of run, copy, env, workdir, user, entrypoint, cmd, labels (it sets %d)", i+1, n)
+			return nil, errdefs.Invalid(wire.CodeDockerfileInvalid, "step %d must set exactly one of run, copy, env, workdir, user, entrypoint, cmd, labels (it sets %d)", i+1, n)
 		}
 	}
 	return []byte(b.String()), nil

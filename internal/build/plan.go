@@ -28,7 +28,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Plan is a parsed build: the base image and the steps on top of it, every
@@ -68,7 +68,7 @@ type CopySpec struct {
 func (s Step) fsStep() bool { return s.Run != nil || s.Copy != nil }
 
 // errAt is a 400 naming the instruction and its line.
-func errAt(code sdk.Code, line int, format string, args ...any) error {
+func errAt(code wire.Code, line int, format string, args ...any) error {
 	return errdefs.Invalid(code, "line %d: %s", line, fmt.Sprintf(format, args...))
 }
 
@@ -77,25 +77,25 @@ func errAt(code sdk.Code, line int, format string, args ...any) error {
 func ParseDockerfile(dockerfile []byte, buildArgs map[string]string, base func(name string) (store.ImageConfig, error)) (*Plan, error) {
 	res, err := parser.Parse(bytes.NewReader(dockerfile))
 	if err != nil {
-		return nil, errdefs.Invalid(sdk.CodeDockerfileInvalid, "the Dockerfile does not parse: %v", err)
+		return nil, errdefs.Invalid(wire.CodeDockerfileInvalid, "the Dockerfile does not parse: %v", err)
 	}
 	for _, n := range res.AST.Children {
 		// Flags buildkit would accept but sbx does not run are refused by name.
 		if strings.EqualFold(n.Value, "run") {
 			for _, f := range n.Flags {
-				return nil, errAt(sdk.CodeDockerfileUnsupported, n.StartLine, "RUN %s is not supported", strings.SplitN(f, "=", 2)[0])
+				return nil, errAt(wire.CodeDockerfileUnsupported, n.StartLine, "RUN %s is not supported", strings.SplitN(f, "=", 2)[0])
 			}
 		}
 	}
 	stages, metaArgs, err := instructions.Parse(res.AST, nil)
 	if err != nil {
-		return nil, errdefs.Invalid(sdk.CodeDockerfileInvalid, "the Dockerfile does not parse: %v", err)
+		return nil, errdefs.Invalid(wire.CodeDockerfileInvalid, "the Dockerfile does not parse: %v", err)
 	}
 	if len(stages) == 0 {
-		return nil, errdefs.Invalid(sdk.CodeDockerfileInvalid, "the Dockerfile has no FROM")
+		return nil, errdefs.Invalid(wire.CodeDockerfileInvalid, "the Dockerfile has no FROM")
 	}
 	if len(stages) > 1 {
-		return nil, errAt(sdk.CodeDockerfileUnsupported, line(stages[1].Location), "FROM: multi-stage builds are not supported")
+		return nil, errAt(wire.CodeDockerfileUnsupported, line(stages[1].Location), "FROM: multi-stage builds are not supported")
 	}
 	args := map[string]string{} // ARG values in scope
 	lex := shell.NewLex(res.EscapeToken)
@@ -111,10 +111,10 @@ func ParseDockerfile(dockerfile []byte, buildArgs map[string]string, base func(n
 	st := stages[0]
 	from, _, err := lex.ProcessWord(st.BaseName, envGetter(args))
 	if err != nil {
-		return nil, errAt(sdk.CodeDockerfileInvalid, line(st.Location), "FROM: %v", err)
+		return nil, errAt(wire.CodeDockerfileInvalid, line(st.Location), "FROM: %v", err)
 	}
 	if st.Platform != "" {
-		return nil, errAt(sdk.CodeDockerfileUnsupported, line(st.Location), "FROM --platform is not supported")
+		return nil, errAt(wire.CodeDockerfileUnsupported, line(st.Location), "FROM --platform is not supported")
 	}
 	baseConfig, err := base(from)
 	if err != nil {
@@ -146,36 +146,36 @@ func ParseDockerfile(dockerfile []byte, buildArgs map[string]string, base func(n
 				out, _, err := lex.ProcessWord(w, env())
 				return out, err
 			}); err != nil {
-				return nil, errAt(sdk.CodeDockerfileInvalid, ln, "%s: %v", strings.ToUpper(cmd.Name()), err)
+				return nil, errAt(wire.CodeDockerfileInvalid, ln, "%s: %v", strings.ToUpper(cmd.Name()), err)
 			}
 		}
 		step := Step{Line: ln, Text: strings.TrimSpace(cmd.(fmt.Stringer).String())}
 		switch c := cmd.(type) {
 		case *instructions.RunCommand:
 			if len(c.Files) > 0 {
-				return nil, errAt(sdk.CodeDockerfileUnsupported, ln, "RUN with a heredoc is not supported")
+				return nil, errAt(wire.CodeDockerfileUnsupported, ln, "RUN with a heredoc is not supported")
 			}
 			step.Run = cmdLine(c.ShellDependantCmdLine)
 		case *instructions.CopyCommand:
 			switch {
 			case c.From != "":
-				return nil, errAt(sdk.CodeDockerfileUnsupported, ln, "COPY --from is not supported (no multi-stage builds)")
+				return nil, errAt(wire.CodeDockerfileUnsupported, ln, "COPY --from is not supported (no multi-stage builds)")
 			case c.Chown != "" || c.Chmod != "" || c.Link || c.Parents || len(c.ExcludePatterns) > 0:
-				return nil, errAt(sdk.CodeDockerfileUnsupported, ln, "COPY flags (--chown, --chmod, --link, --parents, --exclude) are not supported")
+				return nil, errAt(wire.CodeDockerfileUnsupported, ln, "COPY flags (--chown, --chmod, --link, --parents, --exclude) are not supported")
 			case len(c.SourceContents) > 0:
-				return nil, errAt(sdk.CodeDockerfileUnsupported, ln, "COPY with a heredoc is not supported")
+				return nil, errAt(wire.CodeDockerfileUnsupported, ln, "COPY with a heredoc is not supported")
 			}
 			step.Copy = &CopySpec{Srcs: c.SourcePaths, Dest: absDest(c.DestPath, cfg.WorkingDir)}
 		case *instructions.AddCommand:
 			switch {
 			case c.Chown != "" || c.Chmod != "" || c.Link || c.Checksum != "" || c.KeepGitDir != nil || len(c.ExcludePatterns) > 0:
-				return nil, errAt(sdk.CodeDockerfileUnsupported, ln, "ADD flags (--chown, --chmod, --link, --checksum, --keep-git-dir, --exclude) are not supported")
+				return nil, errAt(wire.CodeDockerfileUnsupported, ln, "ADD flags (--chown, --chmod, --link, --checksum, --keep-git-dir, --exclude) are not supported")
 			case len(c.SourceContents) > 0:
-				return nil, errAt(sdk.CodeDockerfileUnsupported, ln, "ADD with a heredoc is not supported")
+				return nil, errAt(wire.CodeDockerfileUnsupported, ln, "ADD with a heredoc is not supported")
 			}
 			for _, s := range c.SourcePaths {
 				if strings.Contains(s, "://") || strings.HasPrefix(s, "git@") {
-					return nil, errAt(sdk.CodeDockerfileUnsupported, ln, "ADD from a URL (%s) is not supported: download it in a RUN step", s)
+					return nil, errAt(wire.CodeDockerfileUnsupported, ln, "ADD from a URL (%s) is not supported: download it in a RUN step", s)
 				}
 			}
 			step.Copy = &CopySpec{Srcs: c.SourcePaths, Dest: absDest(c.DestPath, cfg.WorkingDir), Unpack: c.Unpack == nil || *c.Unpack}
@@ -212,7 +212,7 @@ func ParseDockerfile(dockerfile []byte, buildArgs map[string]string, base func(n
 				cfg.Labels[kv.Key] = kv.Value
 			}
 		default:
-			return nil, errAt(sdk.CodeDockerfileUnsupported, ln, "%s is not supported", strings.ToUpper(cmd.Name()))
+			return nil, errAt(wire.CodeDockerfileUnsupported, ln, "%s is not supported", strings.ToUpper(cmd.Name()))
 		}
 		if step.Run != nil {
 			step.RunEnv = map[string]string{}

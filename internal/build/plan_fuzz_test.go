@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // FuzzParseDockerfile feeds tenant Dockerfiles to the planner. Whatever the
@@ -38,7 +38,7 @@ func FuzzParseDockerfile(f *testing.F) {
 				t.Fatalf("refusal is not a 400: %v", err)
 			}
 			switch code := errdefs.CodeOf(err); code {
-			case sdk.CodeDockerfileInvalid, sdk.CodeDockerfileUnsupported, sdk.CodeImageNotFound:
+			case wire.CodeDockerfileInvalid, wire.CodeDockerfileUnsupported, wire.CodeImageNotFound:
 			default:
 				t.Fatalf("refusal has code %q: %v", code, err)
 			}

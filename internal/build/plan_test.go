@@ -7,12 +7,12 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func baseConfig(name string) (store.ImageConfig, error) {
 	if name != "base" {
-		return store.ImageConfig{}, errdefs.Invalid(sdk.CodeImageNotFound, "no %s", name)
+		return store.ImageConfig{}, errdefs.Invalid(wire.CodeImageNotFound, "no %s", name)
 	}
 	return store.ImageConfig{Env: []string{"PATH=/bin"}}, nil
 }
@@ -66,23 +66,23 @@ func TestPlanRefusesWhatItCannotRun(t *testing.T) {
 		{"FROM base\nEXPOSE 80\n", "line 2: EXPOSE"},
 	} {
 		_, err := ParseDockerfile([]byte(tc.df), nil, baseConfig)
-		if errdefs.CodeOf(err) != sdk.CodeDockerfileUnsupported || errdefs.KindOf(err) != errdefs.KindInvalid || !strings.Contains(err.Error(), tc.want) {
+		if errdefs.CodeOf(err) != wire.CodeDockerfileUnsupported || errdefs.KindOf(err) != errdefs.KindInvalid || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want DOCKERFILE_UNSUPPORTED naming %q", tc.df, err, tc.want)
 		}
 	}
-	if _, err := ParseDockerfile([]byte("RUN true\n"), nil, baseConfig); errdefs.CodeOf(err) != sdk.CodeDockerfileInvalid {
+	if _, err := ParseDockerfile([]byte("RUN true\n"), nil, baseConfig); errdefs.CodeOf(err) != wire.CodeDockerfileInvalid {
 		t.Errorf("no FROM: %v", err)
 	}
-	if _, err := ParseDockerfile([]byte("FROM nothing\n"), nil, baseConfig); errdefs.CodeOf(err) != sdk.CodeImageNotFound {
+	if _, err := ParseDockerfile([]byte("FROM nothing\n"), nil, baseConfig); errdefs.CodeOf(err) != wire.CodeImageNotFound {
 		t.Errorf("unknown base: %v", err)
 	}
 }
 
 func TestJSONFormIsTheSameSteps(t *testing.T) {
-	df, err := Dockerfile(sdk.BuildRequest{From: "base", Steps: []sdk.BuildStep{
+	df, err := Dockerfile(wire.BuildRequest{From: "base", Steps: []wire.BuildStep{
 		{Env: map[string]string{"MSG": "a $literal \"quoted\" value"}},
 		{Run: "echo \"$MSG\" > /m\necho two >> /m"},
-		{Copy: &sdk.BuildCopy{Src: []string{"app"}, Dest: "/srv/app/"}},
+		{Copy: &wire.BuildCopy{Src: []string{"app"}, Dest: "/srv/app/"}},
 		{Workdir: "/srv/app"},
 		{Cmd: []string{"python3", "main.py"}},
 	}})
@@ -108,7 +108,7 @@ func TestJSONFormIsTheSameSteps(t *testing.T) {
 	if cfg := p.Steps[4].Config; cfg.WorkingDir != "/srv/app" || !slices.Equal(cfg.Cmd, []string{"python3", "main.py"}) {
 		t.Errorf("config: %+v", cfg)
 	}
-	if _, err := Dockerfile(sdk.BuildRequest{From: "base", Steps: []sdk.BuildStep{{Run: "x", User: "u"}}}); errdefs.CodeOf(err) != sdk.CodeDockerfileInvalid {
+	if _, err := Dockerfile(wire.BuildRequest{From: "base", Steps: []wire.BuildStep{{Run: "x", User: "u"}}}); errdefs.CodeOf(err) != wire.CodeDockerfileInvalid {
 		t.Errorf("a step with two fields: %v", err)
 	}
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/census"
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Config is one chaos run.
@@ -109,7 +110,7 @@ func Run(cfg Config) *Result {
 	scope.Sandbox = func(id string) bool { r.mu.Lock(); defer r.mu.Unlock(); return r.seen[id] }
 	// A first sandbox made and deleted, so the baseline holds what the
 	// first create makes once (the base image's layers, say).
-	if sb, err := c.CreateSandbox(r.ctx, sdk.CreateSandboxRequest{}); err != nil {
+	if sb, err := c.CreateSandbox(r.ctx, wire.CreateSandboxRequest{}); err != nil {
 		r.problem("warm-up create: %v", err)
 	} else {
 		r.saw(sb.ID)
@@ -121,7 +122,7 @@ func Run(cfg Config) *Result {
 
 	keep := make([]string, cfg.Workers)
 	for w := range keep {
-		sb, err := c.CreateSandbox(r.ctx, sdk.CreateSandboxRequest{Name: fmt.Sprintf("chaos-keep-%d", w)})
+		sb, err := c.CreateSandbox(r.ctx, wire.CreateSandboxRequest{Name: fmt.Sprintf("chaos-keep-%d", w)})
 		if err != nil {
 			r.problem("create kept sandbox %d: %v", w, err)
 			return r.result(res)
@@ -241,8 +242,8 @@ func (r *run) work(w int, keep string, rng *rand.Rand, stop chan struct{}) {
 			}
 		case 2:
 			text := fmt.Appendf(nil, "exec %d/%d %x", w, i, data[:min(len(data), 32)])
-			var res *sdk.ExecResult
-			if res, err = c.Exec(r.ctx, keep, sdk.ExecRequest{Cmd: []string{"sh", "-c", `printf %s "$1" > "$2"`, "sh", string(text), path}}); err == nil && res.ExitCode == 0 {
+			var res *wire.ExecResult
+			if res, err = c.Exec(r.ctx, keep, wire.ExecRequest{Cmd: []string{"sh", "-c", `printf %s "$1" > "$2"`, "sh", string(text), path}}); err == nil && res.ExitCode == 0 {
 				r.wrote(write{keep, path, text})
 			}
 		case 3:
@@ -268,7 +269,7 @@ func (r *run) wrote(wr write) {
 // recording each acknowledgement.
 func (r *run) createDelete() error {
 	c := r.cfg.Client
-	sb, err := c.CreateSandbox(r.ctx, sdk.CreateSandboxRequest{})
+	sb, err := c.CreateSandbox(r.ctx, wire.CreateSandboxRequest{})
 	if err != nil {
 		return err
 	}
@@ -276,7 +277,7 @@ func (r *run) createDelete() error {
 	r.seen[sb.ID], r.boxes[sb.ID] = true, false
 	r.ops++
 	r.mu.Unlock()
-	if _, err := c.Exec(r.ctx, sb.ID, sdk.ExecRequest{Cmd: []string{"true"}}); err != nil {
+	if _, err := c.Exec(r.ctx, sb.ID, wire.ExecRequest{Cmd: []string{"true"}}); err != nil {
 		return err
 	}
 	return r.remove(sb.ID)
@@ -288,7 +289,7 @@ func (r *run) createDelete() error {
 // joins the writes checked after the fault (checkWrites starts it).
 func (r *run) archiveCycle(data []byte) error {
 	c := r.cfg.Client
-	sb, err := c.CreateSandbox(r.ctx, sdk.CreateSandboxRequest{})
+	sb, err := c.CreateSandbox(r.ctx, wire.CreateSandboxRequest{})
 	if err != nil {
 		return err
 	}
@@ -397,7 +398,7 @@ func (r *run) checkSandboxes(crashed string, crashedPid int) bool {
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			sb, err := c.GetSandbox(r.ctx, crashed)
-			if err == nil && sb.State == sdk.StateStopped {
+			if err == nil && sb.State == wire.StateStopped {
 				if sb.Reason != "crash" {
 					r.problem("%s stopped with reason %q after its agent was killed, want crash", crashed, sb.Reason)
 					ok = false
@@ -408,7 +409,7 @@ func (r *run) checkSandboxes(crashed string, crashedPid int) bool {
 				}
 				break
 			}
-			if pid, _ := instancePid(r.cfg.Scope.DataDir, crashed); err == nil && sb.State == sdk.StateStarted && pid != 0 && pid != crashedPid {
+			if pid, _ := instancePid(r.cfg.Scope.DataDir, crashed); err == nil && sb.State == wire.StateStarted && pid != 0 && pid != crashedPid {
 				break // already started again
 			}
 			if time.Now().After(deadline) {
@@ -426,11 +427,11 @@ func (r *run) checkSandboxes(crashed string, crashedPid int) bool {
 	r.mu.Lock()
 	boxes, kept := maps.Clone(r.boxes), maps.Clone(r.kept)
 	r.mu.Unlock()
-	listed := map[string]sdk.Sandbox{}
+	listed := map[string]wire.Sandbox{}
 	for _, sb := range list {
 		r.saw(sb.ID)
 		listed[sb.ID] = sb
-		if sb.State != sdk.StateStarted && sb.State != sdk.StateStopped && sb.State != sdk.StateArchived {
+		if sb.State != wire.StateStarted && sb.State != wire.StateStopped && sb.State != wire.StateArchived {
 			r.problem("%s is %s (%s: %s) after the fault", sb.ID, sb.State, sb.Reason, sb.Error)
 			ok = false
 		}
@@ -444,11 +445,11 @@ func (r *run) checkSandboxes(crashed string, crashedPid int) bool {
 		case !deleted && !there:
 			r.problem("acknowledged create of %s: it is gone", id)
 			ok = false
-		case kept[id] && sb.State != sdk.StateStarted:
+		case kept[id] && sb.State != wire.StateStarted:
 			r.problem("kept sandbox %s is %s (%s) after the fault", id, sb.State, sb.Reason)
 			ok = false
-		case !deleted && sb.State == sdk.StateStarted:
-			if res, err := c.Exec(r.ctx, id, sdk.ExecRequest{Cmd: []string{"true"}}); err != nil || res.ExitCode != 0 {
+		case !deleted && sb.State == wire.StateStarted:
+			if res, err := c.Exec(r.ctx, id, wire.ExecRequest{Cmd: []string{"true"}}); err != nil || res.ExitCode != 0 {
 				r.problem("%s is started but exec fails: %+v, %v", id, res, err)
 				ok = false
 			}
@@ -470,7 +471,7 @@ func (r *run) checkWrites() bool {
 	ok := true
 	for _, wr := range todo {
 		// An archive cycle's sandbox may be left stopped or archived.
-		if sb, err := r.cfg.Client.GetSandbox(r.ctx, wr.box); err == nil && sb.State != sdk.StateStarted {
+		if sb, err := r.cfg.Client.GetSandbox(r.ctx, wr.box); err == nil && sb.State != wire.StateStarted {
 			if _, err := r.cfg.Client.StartSandbox(r.ctx, wr.box); err != nil {
 				r.problem("%s%s of %s: start the %s sandbox: %v", lostPrefix, wr.path, wr.box, sb.State, err)
 				ok = false

@@ -14,7 +14,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/sandbox"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // ConfigFile is the daemon's config file (sbx serve --config, JSON). Today
@@ -39,12 +39,12 @@ type ConfigFile struct {
 // policy (the request's replaces it), limits, and a CA bundle (PEM, one or
 // more certificates) added to every instance's trust store.
 type SandboxDefaults struct {
-	CABundle  string            `json:"caBundle,omitempty"`
-	Env       map[string]string `json:"env,omitempty"`
-	Egress    *sdk.EgressPolicy `json:"egress,omitempty"`
-	CPU       float64           `json:"cpu,omitempty"`
-	MemoryMiB int               `json:"memoryMiB,omitempty"`
-	PidsLimit int               `json:"pidsLimit,omitempty"`
+	CABundle  string             `json:"caBundle,omitempty"`
+	Env       map[string]string  `json:"env,omitempty"`
+	Egress    *wire.EgressPolicy `json:"egress,omitempty"`
+	CPU       float64            `json:"cpu,omitempty"`
+	MemoryMiB int                `json:"memoryMiB,omitempty"`
+	PidsLimit int                `json:"pidsLimit,omitempty"`
 }
 
 // LoadConfigFile reads and checks the config file at path.

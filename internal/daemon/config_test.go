@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Flags override the file: scalars replace, env merges key by key.
 func TestSandboxDefaultsOverride(t *testing.T) {
 	file := SandboxDefaults{CABundle: "/a.pem", Env: map[string]string{"A": "file", "B": "file"}, CPU: 2, MemoryMiB: 512,
-		Egress: &sdk.EgressPolicy{Mode: sdk.EgressBlockAll}}
+		Egress: &wire.EgressPolicy{Mode: wire.EgressBlockAll}}
 	got := file.Override(SandboxDefaults{Env: map[string]string{"B": "flag"}, MemoryMiB: 256})
-	if got.CABundle != "/a.pem" || got.CPU != 2 || got.MemoryMiB != 256 || got.Env["A"] != "file" || got.Env["B"] != "flag" || got.Egress.Mode != sdk.EgressBlockAll {
+	if got.CABundle != "/a.pem" || got.CPU != 2 || got.MemoryMiB != 256 || got.Env["A"] != "file" || got.Env["B"] != "flag" || got.Egress.Mode != wire.EgressBlockAll {
 		t.Errorf("override: %+v", got)
 	}
 	if file.Env["B"] != "file" {

@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // startNetwork sets up bridge networking unless cfg turns it off. The
@@ -45,7 +45,7 @@ func settleNetwork(ctx context.Context, nw *network.Manager, st store.Store) err
 	keep := map[string]bool{}
 	var errs []error
 	for _, sb := range all {
-		if !sandbox.HasInstance(sb.State) || sb.Spec.Network != sdk.NetworkBridge {
+		if !sandbox.HasInstance(sb.State) || sb.Spec.Network != wire.NetworkBridge {
 			continue
 		}
 		keep[sb.ID] = true

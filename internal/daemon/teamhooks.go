@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/webhook"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // teamHooks sends each team's events to that team's webhook (besides the
@@ -54,14 +54,14 @@ func (h *teamHooks) wrap(onEvent func(store.Event)) func(store.Event) {
 // Set makes team's events go to url, signed with secret.
 func (h *teamHooks) Set(ctx context.Context, team, url, secret string) error {
 	if err := webhook.CheckURL(url); err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidTeam, "%v", err)
+		return errdefs.Invalid(wire.CodeInvalidTeam, "%v", err)
 	}
 	if err := netfloor.Default().CheckURL(url); err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidTeam, "webhook URL: %v", err)
+		return errdefs.Invalid(wire.CodeInvalidTeam, "webhook URL: %v", err)
 	}
 	s, err := newTeamSender(url, secret)
 	if err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidTeam, "%v", err)
+		return errdefs.Invalid(wire.CodeInvalidTeam, "%v", err)
 	}
 	if err := h.st.SetTeamWebhook(ctx, store.TeamWebhook{Team: team, URL: url, Secret: secret}); err != nil {
 		s.Close()

@@ -16,19 +16,19 @@ import (
 	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/webhook"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestTeamWebhooks: a team's events reach its webhook, signed, and no other
 // team's do; the webhook survives a restart and stops when deleted.
 func TestTeamWebhooks(t *testing.T) {
-	got := make(chan sdk.Event, 10)
+	got := make(chan wire.Event, 10)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		if !webhook.Verify("s3cret", r.Header.Get("X-Sbx-Timestamp"), b, r.Header.Get("X-Sbx-Signature")) {
 			t.Errorf("unsigned or badly signed delivery: %s", r.Header)
 		}
-		var e sdk.Event
+		var e wire.Event
 		json.Unmarshal(b, &e)
 		got <- e
 	}))
@@ -54,7 +54,7 @@ func TestTeamWebhooks(t *testing.T) {
 	// A tenant's webhook on the host's loopback is below the network
 	// floor until the operator allows it.
 	defer netfloor.SetDefault(netfloor.Default())
-	if err := h.Set(ctx, "a", srv.URL, "s3cret"); errdefs.CodeOf(err) != sdk.CodeInvalidTeam || !strings.Contains(err.Error(), "network floor") {
+	if err := h.Set(ctx, "a", srv.URL, "s3cret"); errdefs.CodeOf(err) != wire.CodeInvalidTeam || !strings.Contains(err.Error(), "network floor") {
 		t.Fatalf("a webhook on loopback: %v, want refused below the floor", err)
 	}
 	netfloor.SetDefault(netfloor.New(netfloor.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}))
@@ -69,8 +69,8 @@ func TestTeamWebhooks(t *testing.T) {
 	defer h.Close()
 	var operator []store.Event
 	send := h.wrap(func(e store.Event) { operator = append(operator, e) })
-	send(store.Event{Seq: 1, SandboxID: "sbx-b", Team: "b", State: sdk.StateStarted})
-	send(store.Event{Seq: 2, SandboxID: "sbx-a", Team: "a", State: sdk.StateStarted})
+	send(store.Event{Seq: 1, SandboxID: "sbx-b", Team: "b", State: wire.StateStarted})
+	send(store.Event{Seq: 2, SandboxID: "sbx-a", Team: "a", State: wire.StateStarted})
 	select {
 	case e := <-got:
 		if e.SandboxID != "sbx-a" || e.Team != "a" {

@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth/keys"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TeamsConfig sets the per-key rate limit and the audit log's retention.
@@ -37,17 +37,17 @@ func startTeams(ctx context.Context, cfg TeamsConfig, st *store.SQLite, admin au
 
 // teamUsages reads every team's usage for the metrics; nil for a store
 // without teams.
-func teamUsages(st store.Store) func(ctx context.Context) ([]sdk.TeamUsage, error) {
+func teamUsages(st store.Store) func(ctx context.Context) ([]wire.TeamUsage, error) {
 	ts, ok := st.(store.TeamStore)
 	if !ok {
 		return nil
 	}
-	return func(ctx context.Context) ([]sdk.TeamUsage, error) {
+	return func(ctx context.Context) ([]wire.TeamUsage, error) {
 		teams, err := ts.ListTeams(ctx)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]sdk.TeamUsage, 0, len(teams))
+		out := make([]wire.TeamUsage, 0, len(teams))
 		for _, t := range teams {
 			u, err := ts.Usage(ctx, t.ID)
 			if err != nil {

@@ -23,6 +23,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TempPrefix starts the name of every temporary file or directory the
@@ -30,18 +32,16 @@ import (
 // directory); Write skips such names and file watches ignore them.
 const TempPrefix = ".sbx-upload-"
 
-// Error is a tar stream refused for what it holds. Code is one of the
-// constants below; Name is the offending entry ("" for the stream).
+// Error is a tar stream refused for what it holds. Code is one of the API's
+// TAR_ codes: wire.CodeTarUnsafePath (absolute, "..", or below a symlink),
+// wire.CodeTarUnsupportedEntry (device, fifo or other special entry),
+// wire.CodeTarInvalid (not a tar stream, or cut short) or
+// wire.CodeTarConflict (a file in the tar where a directory exists). Name is
+// the offending entry ("" for the stream).
 type Error struct {
-	Code, Name, Msg string
+	Code      wire.Code
+	Name, Msg string
 }
-
-const (
-	CodeUnsafePath  = "TAR_UNSAFE_PATH"       // absolute, "..", or below a symlink
-	CodeUnsupported = "TAR_UNSUPPORTED_ENTRY" // device, fifo or other special entry
-	CodeInvalid     = "TAR_INVALID"           // not a tar stream, or cut short
-	CodeConflict    = "TAR_CONFLICT"          // a file in the tar where a directory exists
-)
 
 func (e *Error) Error() string {
 	if e.Name == "" {
@@ -141,7 +141,7 @@ func (zeros) Read(p []byte) (int, error) {
 // dir and moved into place only once the whole stream was read and checked,
 // so a refused or cut stream changes nothing in dir. An entry named with an
 // absolute path or "..", or one that would land below a symlink, is refused
-// with an *Error (CodeUnsafePath). Existing files are replaced; an existing
+// with an *Error (wire.CodeTarUnsafePath). Existing files are replaced; an existing
 // symlink or file where the tar has a directory is replaced by the
 // directory, never followed. Ownership in the tar is ignored.
 func Extract(r io.Reader, dir string) error {
@@ -149,7 +149,7 @@ func Extract(r io.Reader, dir string) error {
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return &Error{Code: CodeInvalid, Msg: "bad gzip stream: " + err.Error()}
+			return &Error{Code: wire.CodeTarInvalid, Msg: "bad gzip stream: " + err.Error()}
 		}
 		r = zr
 	} else {
@@ -196,7 +196,7 @@ func unpack(tr *tar.Reader, staging string) (map[string]fs.FileMode, error) {
 			return dirModes, nil
 		}
 		if err != nil {
-			return nil, &Error{Code: CodeInvalid, Msg: "reading the tar stream: " + err.Error()}
+			return nil, &Error{Code: wire.CodeTarInvalid, Msg: "reading the tar stream: " + err.Error()}
 		}
 		name, err := entryName(hdr.Name)
 		if err != nil || name == "" {
@@ -229,18 +229,18 @@ func unpack(tr *tar.Reader, staging string) (map[string]fs.FileMode, error) {
 		case tar.TypeLink:
 			target, err := entryName(hdr.Linkname)
 			if err != nil || target == "" {
-				return nil, &Error{Code: CodeUnsafePath, Name: hdr.Name, Msg: "hard link target " + hdr.Linkname + " is outside the directory"}
+				return nil, &Error{Code: wire.CodeTarUnsafePath, Name: hdr.Name, Msg: "hard link target " + hdr.Linkname + " is outside the directory"}
 			}
 			tp := filepath.Join(staging, filepath.FromSlash(target))
 			if fi, err := os.Lstat(tp); err != nil || !fi.Mode().IsRegular() || mkParents(staging, target) != nil {
-				return nil, &Error{Code: CodeUnsafePath, Name: hdr.Name, Msg: "hard link target " + hdr.Linkname + " is not a file earlier in the tar"}
+				return nil, &Error{Code: wire.CodeTarUnsafePath, Name: hdr.Name, Msg: "hard link target " + hdr.Linkname + " is not a file earlier in the tar"}
 			}
 			if err := replace(p, func() error { return os.Link(tp, p) }); err != nil {
 				return nil, err
 			}
 		case tar.TypeXGlobalHeader:
 		default:
-			return nil, &Error{Code: CodeUnsupported, Name: hdr.Name, Msg: "only directories, regular files, symlinks and hard links can be extracted"}
+			return nil, &Error{Code: wire.CodeTarUnsupportedEntry, Name: hdr.Name, Msg: "only directories, regular files, symlinks and hard links can be extracted"}
 		}
 	}
 }
@@ -249,11 +249,11 @@ func unpack(tr *tar.Reader, staging string) (map[string]fs.FileMode, error) {
 // The root itself comes back as "".
 func entryName(raw string) (string, error) {
 	if raw == "" || strings.ContainsRune(raw, 0) || path.IsAbs(raw) || strings.HasPrefix(raw, `\`) {
-		return "", &Error{Code: CodeUnsafePath, Name: raw, Msg: "absolute or empty names are refused: names must be relative to the directory"}
+		return "", &Error{Code: wire.CodeTarUnsafePath, Name: raw, Msg: "absolute or empty names are refused: names must be relative to the directory"}
 	}
 	name := path.Clean(raw)
 	if name == ".." || strings.HasPrefix(name, "../") {
-		return "", &Error{Code: CodeUnsafePath, Name: raw, Msg: `names that climb out with ".." are refused`}
+		return "", &Error{Code: wire.CodeTarUnsafePath, Name: raw, Msg: `names that climb out with ".." are refused`}
 	}
 	if name == "." {
 		return "", nil
@@ -280,7 +280,7 @@ func mkParents(staging, name string) error {
 		case err != nil:
 			return err
 		case !fi.IsDir():
-			return &Error{Code: CodeUnsafePath, Name: name, Msg: "it would be written below a symlink or a file, which is refused"}
+			return &Error{Code: wire.CodeTarUnsafePath, Name: name, Msg: "it would be written below a symlink or a file, which is refused"}
 		}
 	}
 	return nil
@@ -310,7 +310,7 @@ func writeFile(p string, r io.Reader, mode fs.FileMode) error {
 	if _, err := io.Copy(f, src); err != nil {
 		f.Close()
 		if src.err != nil { // the stream, not the disk
-			return &Error{Code: CodeInvalid, Msg: "reading the tar stream: " + src.err.Error()}
+			return &Error{Code: wire.CodeTarInvalid, Msg: "reading the tar stream: " + src.err.Error()}
 		}
 		return err
 	}
@@ -349,7 +349,7 @@ func checkConflicts(staging, dir string) error {
 		case err != nil:
 			return skip(d) // new: moved as a whole
 		case fi.IsDir() && !d.IsDir():
-			return &Error{Code: CodeConflict, Name: filepath.ToSlash(rel), Msg: "it is a directory in " + dir + " but not in the tar"}
+			return &Error{Code: wire.CodeTarConflict, Name: filepath.ToSlash(rel), Msg: "it is a directory in " + dir + " but not in the tar"}
 		case !fi.IsDir():
 			return skip(d) // replaced as a whole
 		}

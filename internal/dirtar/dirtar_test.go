@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestRoundTripGzip(t *testing.T) {
@@ -52,7 +54,7 @@ func TestExtractCorruptGzip(t *testing.T) {
 	data = data[:len(data)-20] // cut: the checksum and the end of the data
 	dst := t.TempDir()
 	var te *Error
-	if err := Extract(bytes.NewReader(data), dst); !errors.As(err, &te) || te.Code != CodeInvalid {
+	if err := Extract(bytes.NewReader(data), dst); !errors.As(err, &te) || te.Code != wire.CodeTarInvalid {
 		t.Fatalf("corrupt gzip: %v", err)
 	}
 	if entries, _ := os.ReadDir(dst); len(entries) != 0 {

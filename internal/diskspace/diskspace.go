@@ -25,7 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // BallastSize is the space the ballast holds for the store. A stop or a
@@ -80,7 +80,7 @@ func (g *Guard) Check(what string) error {
 		return errdefs.Internal(err, "read the free space of %s", g.dir)
 	}
 	if free < g.reserve {
-		return errdefs.DiskFull(sdk.CodeInsufficientStorage,
+		return errdefs.DiskFull(wire.CodeInsufficientStorage,
 			"cannot %s: the host's data disk has %d MiB free, less than the %d MiB reserve; delete sandboxes, snapshots or images to free space",
 			what, free>>20, g.reserve>>20)
 	}
@@ -156,7 +156,7 @@ func IsNoSpace(err error) bool {
 // Full returns the error for a write that found a host disk (the data dir's
 // or the blob dir's) full.
 func Full(err error, what string) error {
-	return &errdefs.Error{Kind: errdefs.KindDiskFull, Code: sdk.CodeInsufficientStorage,
+	return &errdefs.Error{Kind: errdefs.KindDiskFull, Code: wire.CodeInsufficientStorage,
 		Message: fmt.Sprintf("cannot %s: no space left on the host's disk; delete sandboxes, snapshots, archives or images to free space", what),
 		Err:     err}
 }

@@ -2,7 +2,7 @@ package diskspace
 
 import (
 	"errors"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -17,8 +17,8 @@ func TestCheckRefusesBelowTheReserve(t *testing.T) {
 		t.Errorf("1 MiB reserve: %v", err)
 	}
 	err := New(dir, 1<<62).Check("create a sandbox")
-	if !errdefs.Is(err, errdefs.KindDiskFull) || errdefs.CodeOf(err) != sdk.CodeInsufficientStorage {
-		t.Errorf("huge reserve: %v, want %s", err, sdk.CodeInsufficientStorage)
+	if !errdefs.Is(err, errdefs.KindDiskFull) || errdefs.CodeOf(err) != wire.CodeInsufficientStorage {
+		t.Errorf("huge reserve: %v, want %s", err, wire.CodeInsufficientStorage)
 	}
 	if err := New(dir, 0).Check("create"); err != nil {
 		t.Errorf("no reserve: %v", err)

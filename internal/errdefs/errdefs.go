@@ -11,7 +11,7 @@ import (
 	"io/fs"
 	"syscall"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Kind classifies an error by what the caller should do about it.
@@ -30,11 +30,11 @@ const (
 	KindRateLimited              // too many requests with this key; retry later: 429
 )
 
-// Error is an error with a kind, a code such as sdk.CodeSandboxNotFound and a message
+// Error is an error with a kind, a code such as wire.CodeSandboxNotFound and a message
 // that tells the user what went wrong and, where possible, what to do.
 type Error struct {
 	Kind    Kind
-	Code    sdk.Code
+	Code    wire.Code
 	Message string
 	Err     error // optional cause, not shown to API clients
 }
@@ -48,61 +48,61 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-func newf(k Kind, code sdk.Code, format string, args ...any) error {
+func newf(k Kind, code wire.Code, format string, args ...any) error {
 	return &Error{Kind: k, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // Invalid reports bad input.
-func Invalid(code sdk.Code, format string, args ...any) error {
+func Invalid(code wire.Code, format string, args ...any) error {
 	return newf(KindInvalid, code, format, args...)
 }
 
 // NotFound reports that something does not exist.
-func NotFound(code sdk.Code, format string, args ...any) error {
+func NotFound(code wire.Code, format string, args ...any) error {
 	return newf(KindNotFound, code, format, args...)
 }
 
 // Conflict reports a clash with existing state.
-func Conflict(code sdk.Code, format string, args ...any) error {
+func Conflict(code wire.Code, format string, args ...any) error {
 	return newf(KindConflict, code, format, args...)
 }
 
 // Unavailable reports a condition that may pass; the caller may retry.
-func Unavailable(code sdk.Code, format string, args ...any) error {
+func Unavailable(code wire.Code, format string, args ...any) error {
 	return newf(KindUnavailable, code, format, args...)
 }
 
 // DiskFull reports that a disk is full or below its reserve: the caller must
 // free space (delete sandboxes, snapshots, images or files) and try again.
-func DiskFull(code sdk.Code, format string, args ...any) error {
+func DiskFull(code wire.Code, format string, args ...any) error {
 	return newf(KindDiskFull, code, format, args...)
 }
 
 // Unauthorized reports a missing or wrong credential.
-func Unauthorized(code sdk.Code, format string, args ...any) error {
+func Unauthorized(code wire.Code, format string, args ...any) error {
 	return newf(KindUnauthorized, code, format, args...)
 }
 
 // Forbidden reports a request the key may not make (a missing scope) or a
 // team may not make now (a quota).
-func Forbidden(code sdk.Code, format string, args ...any) error {
+func Forbidden(code wire.Code, format string, args ...any) error {
 	return newf(KindForbidden, code, format, args...)
 }
 
 // RateLimited reports a key over its request rate.
-func RateLimited(code sdk.Code, format string, args ...any) error {
+func RateLimited(code wire.Code, format string, args ...any) error {
 	return newf(KindRateLimited, code, format, args...)
 }
 
 // TooLarge reports a request body over its limit.
-func TooLarge(code sdk.Code, format string, args ...any) error {
+func TooLarge(code wire.Code, format string, args ...any) error {
 	return newf(KindTooLarge, code, format, args...)
 }
 
 // Internal wraps an unexpected error with context for the log; the API shows
 // clients only the message.
 func Internal(err error, format string, args ...any) error {
-	return &Error{Kind: KindInternal, Code: sdk.CodeInternal, Message: fmt.Sprintf(format, args...), Err: err}
+	return &Error{Kind: KindInternal, Code: wire.CodeInternal, Message: fmt.Sprintf(format, args...), Err: err}
 }
 
 // KindOf returns the kind of the first *Error in err's chain, or KindInternal.
@@ -118,12 +118,12 @@ func KindOf(err error) Kind {
 func Is(err error, k Kind) bool { return err != nil && KindOf(err) == k }
 
 // CodeOf returns the code of the first *Error in err's chain, or "INTERNAL".
-func CodeOf(err error) sdk.Code {
+func CodeOf(err error) wire.Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
-	return sdk.CodeInternal
+	return wire.CodeInternal
 }
 
 // FS is err, from a file operation on path, as the kind and code the API
@@ -131,30 +131,30 @@ func CodeOf(err error) sdk.Code {
 func FS(err error, path string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return NotFound(sdk.CodeFileNotFound, "%s: no such file or directory", path)
+		return NotFound(wire.CodeFileNotFound, "%s: no such file or directory", path)
 	case errors.Is(err, syscall.ENOTDIR):
-		return Invalid(sdk.CodeNotADirectory, "%s: a parent is not a directory", path)
+		return Invalid(wire.CodeNotADirectory, "%s: a parent is not a directory", path)
 	case errors.Is(err, syscall.EISDIR):
-		return Conflict(sdk.CodeIsADirectory, "%s is a directory", path)
+		return Conflict(wire.CodeIsADirectory, "%s is a directory", path)
 	case errors.Is(err, syscall.EEXIST):
-		return Conflict(sdk.CodeFileExists, "%s already exists", path)
+		return Conflict(wire.CodeFileExists, "%s already exists", path)
 	case errors.Is(err, syscall.ENOTEMPTY):
-		return Conflict(sdk.CodeDirNotEmpty, "%s is a directory that is not empty", path)
+		return Conflict(wire.CodeDirNotEmpty, "%s is a directory that is not empty", path)
 	case errors.Is(err, syscall.EBUSY):
-		return Conflict(sdk.CodeBusy, "%s is in use (a mount point?)", path)
+		return Conflict(wire.CodeBusy, "%s is in use (a mount point?)", path)
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		return Invalid(sdk.CodePermissionDenied, "%s: permission denied", path)
+		return Invalid(wire.CodePermissionDenied, "%s: permission denied", path)
 	case errors.Is(err, syscall.EROFS):
-		return Invalid(sdk.CodeReadOnlyFilesystem, "%s is on a read-only filesystem", path)
+		return Invalid(wire.CodeReadOnlyFilesystem, "%s is on a read-only filesystem", path)
 	case errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.ELOOP):
-		return Invalid(sdk.CodeInvalidPath, "%s: name too long or too many levels of symlinks", path)
+		return Invalid(wire.CodeInvalidPath, "%s: name too long or too many levels of symlinks", path)
 	case errors.Is(err, syscall.EXDEV):
-		return Invalid(sdk.CodeCrossDevice, "%s: cannot move across filesystems", path)
+		return Invalid(wire.CodeCrossDevice, "%s: cannot move across filesystems", path)
 	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
 		// open(2) of a socket, or of a device with no driver.
-		return Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", path)
+		return Invalid(wire.CodeNotARegularFile, "%s is not a regular file", path)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return DiskFull(sdk.CodeNoSpace, "no space left for %s", path)
+		return DiskFull(wire.CodeNoSpace, "no space left for %s", path)
 	}
 	return Internal(err, "%s: file operation failed", path)
 }

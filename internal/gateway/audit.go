@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // AuditLines is the gateway's audit store: each entry one JSON line on w
@@ -25,14 +25,14 @@ type AuditLines struct {
 func NewAuditLines(w io.Writer) *AuditLines { return &AuditLines{w: w} }
 
 // AppendAudit writes entries, numbered per gateway process.
-func (a *AuditLines) AppendAudit(_ context.Context, entries []sdk.AuditEntry) error {
+func (a *AuditLines) AppendAudit(_ context.Context, entries []wire.AuditEntry) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, e := range entries {
 		a.seq++
 		e.Seq = a.seq
 		line, err := json.Marshal(struct {
-			Audit sdk.AuditEntry `json:"audit"`
+			Audit wire.AuditEntry `json:"audit"`
 		}{e})
 		if err != nil {
 			return err
@@ -45,8 +45,8 @@ func (a *AuditLines) AppendAudit(_ context.Context, entries []sdk.AuditEntry) er
 }
 
 // ListAudit is not served: the lines are the log pipeline's.
-func (a *AuditLines) ListAudit(context.Context, string, int64, int) ([]sdk.AuditEntry, error) {
-	return nil, errdefs.NotFound(sdk.CodeRouteNotFound, "the gateway writes its audit log as JSON lines to its log; read it there")
+func (a *AuditLines) ListAudit(context.Context, string, int64, int) ([]wire.AuditEntry, error) {
+	return nil, errdefs.NotFound(wire.CodeRouteNotFound, "the gateway writes its audit log as JSON lines to its log; read it there")
 }
 
 // PruneAudit keeps nothing to prune.

@@ -22,7 +22,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Cluster is the gateway's view of the cluster: watch caches (client-go
@@ -189,7 +189,7 @@ func (c *Cluster) find(ctx context.Context, idOrName string) (entry, error) {
 			return e, nil
 		}
 	}
-	return entry{}, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", idOrName)
+	return entry{}, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", idOrName)
 }
 
 // refresh returns e's object as the cache holds it now; gone reports a

@@ -24,7 +24,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The unit tests run the gateway over client-go's fake clientsets (the
@@ -153,13 +153,13 @@ func (f *fixture) callAs(key, method, path, body string) (*http.Response, []byte
 }
 
 // create makes a sandbox through the gateway.
-func (f *fixture) create(body string) sdk.Sandbox {
+func (f *fixture) create(body string) wire.Sandbox {
 	f.t.Helper()
 	resp, b := f.call("POST", "/v1/sandboxes", body)
 	if resp.StatusCode != http.StatusCreated {
 		f.t.Fatalf("create: %d %s", resp.StatusCode, b)
 	}
-	var sb sdk.Sandbox
+	var sb wire.Sandbox
 	if err := json.Unmarshal(b, &sb); err != nil {
 		f.t.Fatal(err)
 	}
@@ -176,12 +176,12 @@ func (f *fixture) object(id string) *asv1.Sandbox {
 }
 
 // wantError checks an answer in the API's error format.
-func wantError(t *testing.T, resp *http.Response, body []byte, status int, code sdk.Code) {
+func wantError(t *testing.T, resp *http.Response, body []byte, status int, code wire.Code) {
 	t.Helper()
 	var e struct {
 		Error struct {
-			Code    sdk.Code `json:"code"`
-			Message string   `json:"message"`
+			Code    wire.Code `json:"code"`
+			Message string    `json:"message"`
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &e); err != nil || resp.StatusCode != status || e.Error.Code != code || e.Error.Message == "" {
@@ -207,7 +207,7 @@ func newFakeHost(t *testing.T) *fakeHost {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/sandboxes", func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
-		var out []sdk.Sandbox
+		var out []wire.Sandbox
 		for id := range h.sandboxes {
 			out = append(out, h.record(id))
 		}
@@ -260,8 +260,8 @@ func newFakeHost(t *testing.T) *fakeHost {
 
 // record is what the host says of a sandbox it runs ("host" in reason
 // tells a test the answer came from the host).
-func (h *fakeHost) record(id string) sdk.Sandbox {
-	return sdk.Sandbox{ID: id, State: sdk.StateStarted, Reason: "host", Image: "base", Labels: map[string]string{}}
+func (h *fakeHost) record(id string) wire.Sandbox {
+	return wire.Sandbox{ID: id, State: wire.StateStarted, Reason: "host", Image: "base", Labels: map[string]string{}}
 }
 
 func (h *fakeHost) note(r *http.Request) {

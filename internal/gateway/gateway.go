@@ -36,7 +36,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Config is what a gateway needs.
@@ -47,7 +47,7 @@ type Config struct {
 	Gate *authz.Gate
 	// Quota is a team's quota, counted over the cluster (Tenants.Quota);
 	// nil: none.
-	Quota func(team string) sdk.Quotas
+	Quota func(team string) wire.Quotas
 	// HostToken is the hosts' admin key (a secret the cluster shares): the
 	// gateway calls the hosts with it, on behalf of the caller it checked.
 	HostToken string
@@ -114,7 +114,7 @@ func New(cfg Config) *Server {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, hf)
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
+		httpjson.WriteError(w, errdefs.NotFound(wire.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
 	})
 	return s
 }
@@ -168,7 +168,7 @@ func (s *Server) authenticate(rt api.RouteInfo, next http.HandlerFunc) http.Hand
 func (s *Server) principal(r *http.Request) (auth.Principal, error) {
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with a key of the gateway")
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\" with a key of the gateway")
 	}
 	return s.cfg.Gate.Key(r.Context(), key)
 }
@@ -182,7 +182,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
 	hosts := s.cluster.readyHosts()
 	if len(hosts) == 0 {
-		return errdefs.Unavailable(sdk.CodeSandboxUnavailable, "no sbx host is ready to serve the API document")
+		return errdefs.Unavailable(wire.CodeSandboxUnavailable, "no sbx host is ready to serve the API document")
 	}
 	s.forward(w, r, hosts[0], r.URL.EscapedPath(), false)
 	return nil
@@ -192,6 +192,6 @@ func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
 // unknown-route format, saying why.
 func (s *Server) notInCluster(why string) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		return errdefs.NotFound(sdk.CodeRouteNotFound, "%s %s is not served by the cluster gateway: %s", r.Method, r.URL.Path, why)
+		return errdefs.NotFound(wire.CodeRouteNotFound, "%s %s is not served by the cluster gateway: %s", r.Method, r.URL.Path, why)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/api"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestCreateMakesASandboxObjectAndAnswersOnceItRuns(t *testing.T) {
@@ -25,7 +25,7 @@ func TestCreateMakesASandboxObjectAndAnswersOnceItRuns(t *testing.T) {
 	if !podspec.IsID(sb.ID) || sb.Name != "web" || sb.Team != "default" {
 		t.Fatalf("created %+v", sb)
 	}
-	if sb.State != sdk.StateStarted || sb.Reason != "host" {
+	if sb.State != wire.StateStarted || sb.Reason != "host" {
 		t.Fatalf("create answered %s/%s, want the host's view of a started sandbox", sb.State, sb.Reason)
 	}
 	o := f.object(sb.ID)
@@ -43,15 +43,15 @@ func TestCreateRefusesBadInputAndMakesNothing(t *testing.T) {
 	for _, c := range []struct {
 		body   string
 		status int
-		code   sdk.Code
+		code   wire.Code
 	}{
-		{`{"name":"ends-with-dash-"}`, 400, sdk.CodeInvalidName},
-		{`{"name":"sbx-reserved"}`, 400, sdk.CodeInvalidName},
-		{`{"name":"taken"}`, 409, sdk.CodeNameTaken},
-		{`{"cpu":-1}`, 400, sdk.CodeInvalidCPU},
-		{`{"snapshot":"s1"}`, 400, sdk.CodeInvalidSnapshot},
-		{`{"volumes":[{"name":"v","path":"/data"}]}`, 400, sdk.CodeInvalidVolume},
-		{`{"nope":1}`, 400, sdk.CodeUnknownField},
+		{`{"name":"ends-with-dash-"}`, 400, wire.CodeInvalidName},
+		{`{"name":"sbx-reserved"}`, 400, wire.CodeInvalidName},
+		{`{"name":"taken"}`, 409, wire.CodeNameTaken},
+		{`{"cpu":-1}`, 400, wire.CodeInvalidCPU},
+		{`{"snapshot":"s1"}`, 400, wire.CodeInvalidSnapshot},
+		{`{"volumes":[{"name":"v","path":"/data"}]}`, 400, wire.CodeInvalidVolume},
+		{`{"nope":1}`, 400, wire.CodeUnknownField},
 	} {
 		resp, b := f.call("POST", "/v1/sandboxes", c.body)
 		wantError(t, resp, b, c.status, c.code)
@@ -65,17 +65,17 @@ func TestCreateRefusesBadInputAndMakesNothing(t *testing.T) {
 func TestAuthAndUnknownThingsAnswerLikeOneHost(t *testing.T) {
 	f := newFixture(t)
 	resp, b := f.callAs("", "GET", "/v1/sandboxes", "")
-	wantError(t, resp, b, 401, sdk.CodeUnauthorized)
+	wantError(t, resp, b, 401, wire.CodeUnauthorized)
 	resp, b = f.callAs("wrong", "GET", "/v1/sandboxes", "")
-	wantError(t, resp, b, 401, sdk.CodeUnauthorized)
+	wantError(t, resp, b, 401, wire.CodeUnauthorized)
 	resp, b = f.call("GET", "/v1/sandboxes/nosuch", "")
-	wantError(t, resp, b, 404, sdk.CodeSandboxNotFound)
+	wantError(t, resp, b, 404, wire.CodeSandboxNotFound)
 	resp, b = f.call("POST", "/v1/sandboxes/sbx-aaaaaaaaaaaaaaaa/exec", `{"cmd":["true"]}`)
-	wantError(t, resp, b, 404, sdk.CodeSandboxNotFound)
+	wantError(t, resp, b, 404, wire.CodeSandboxNotFound)
 	resp, b = f.call("GET", "/v1/nothing-here", "")
-	wantError(t, resp, b, 404, sdk.CodeRouteNotFound)
+	wantError(t, resp, b, 404, wire.CodeRouteNotFound)
 	resp, b = f.call("GET", "/v1/images", "")
-	wantError(t, resp, b, 404, sdk.CodeRouteNotFound)
+	wantError(t, resp, b, 404, wire.CodeRouteNotFound)
 	resp, _ = f.callAs("", "GET", "/healthz", "")
 	if resp.StatusCode != 200 {
 		t.Fatalf("healthz: %d", resp.StatusCode)
@@ -146,8 +146,8 @@ func TestStopSuspendsAndAToolboxCallStartsItAgain(t *testing.T) {
 	f := newFixture(t)
 	sb := f.create(`{"name":"lazy"}`)
 	resp, b := f.call("POST", "/v1/sandboxes/lazy/stop", "")
-	var got sdk.Sandbox
-	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.State != sdk.StateStopped {
+	var got wire.Sandbox
+	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.State != wire.StateStopped {
 		t.Fatalf("stop: %d %s", resp.StatusCode, b)
 	}
 	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
@@ -159,11 +159,11 @@ func TestStopSuspendsAndAToolboxCallStartsItAgain(t *testing.T) {
 		t.Fatalf("list processes of a stopped sandbox: %d %s", resp.StatusCode, b)
 	}
 	resp, b = f.call("GET", "/v1/sandboxes/lazy/processes/p1", "")
-	wantError(t, resp, b, 404, sdk.CodeNotInCurrentInstance)
+	wantError(t, resp, b, 404, wire.CodeNotInCurrentInstance)
 	resp, b = f.call("GET", "/v1/sandboxes/lazy/files?path=/a", "")
-	wantError(t, resp, b, 409, sdk.CodeSandboxNotRunning)
+	wantError(t, resp, b, 409, wire.CodeSandboxNotRunning)
 	resp, b = f.call("GET", "/v1/sandboxes/lazy", "")
-	if json.Unmarshal(b, &got) != nil || got.State != sdk.StateStopped || got.Name != "lazy" {
+	if json.Unmarshal(b, &got) != nil || got.State != wire.StateStopped || got.Name != "lazy" {
 		t.Fatalf("get of a stopped sandbox: %s", b)
 	}
 	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
@@ -180,11 +180,11 @@ func TestStopSuspendsAndAToolboxCallStartsItAgain(t *testing.T) {
 	// And stop + start through the API.
 	f.call("POST", "/v1/sandboxes/lazy/stop?graceSeconds=1", "")
 	resp, b = f.call("POST", "/v1/sandboxes/lazy/start", "")
-	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.State != sdk.StateStarted {
+	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.State != wire.StateStarted {
 		t.Fatalf("start: %d %s", resp.StatusCode, b)
 	}
 	resp, b = f.call("POST", "/v1/sandboxes/lazy/stop?graceSeconds=9999", "")
-	wantError(t, resp, b, 400, sdk.CodeInvalidGrace)
+	wantError(t, resp, b, 400, wire.CodeInvalidGrace)
 }
 
 func TestListMergesObjectsWithTheHostsViews(t *testing.T) {
@@ -194,18 +194,18 @@ func TestListMergesObjectsWithTheHostsViews(t *testing.T) {
 	c := f.create(`{"name":"c"}`)
 	f.call("POST", "/v1/sandboxes/c/stop", "")
 	resp, body := f.call("GET", "/v1/sandboxes", "")
-	var list []sdk.Sandbox
+	var list []wire.Sandbox
 	if resp.StatusCode != 200 || json.Unmarshal(body, &list) != nil || len(list) != 3 {
 		t.Fatalf("list: %d %s", resp.StatusCode, body)
 	}
-	byID := map[string]sdk.Sandbox{}
+	byID := map[string]wire.Sandbox{}
 	for _, sb := range list {
 		byID[sb.ID] = sb
 	}
 	if byID[a.ID].Reason != "host" || byID[b.ID].Reason != "host" || byID[a.ID].Name != "a" {
 		t.Fatalf("running sandboxes not from their hosts: %+v", list)
 	}
-	if byID[c.ID].State != sdk.StateStopped || byID[c.ID].Name != "c" {
+	if byID[c.ID].State != wire.StateStopped || byID[c.ID].Name != "c" {
 		t.Fatalf("stopped sandbox: %+v", byID[c.ID])
 	}
 	if len(f.hosts["host-a"].sandboxes) == 0 || len(f.hosts["host-b"].sandboxes) == 0 {
@@ -216,7 +216,7 @@ func TestListMergesObjectsWithTheHostsViews(t *testing.T) {
 		t.Fatalf("state filter: %s", body)
 	}
 	resp, body = f.call("GET", "/v1/sandboxes?label=bad", "")
-	wantError(t, resp, body, 400, sdk.CodeInvalidLabel)
+	wantError(t, resp, body, 400, wire.CodeInvalidLabel)
 }
 
 func TestDeleteRemovesTheObject(t *testing.T) {
@@ -230,7 +230,7 @@ func TestDeleteRemovesTheObject(t *testing.T) {
 		t.Fatal("the object is still there")
 	}
 	resp, b = f.call("GET", "/v1/sandboxes/gone", "")
-	wantError(t, resp, b, 404, sdk.CodeSandboxNotFound)
+	wantError(t, resp, b, 404, wire.CodeSandboxNotFound)
 }
 
 func TestEnsureGetsOrCreatesByName(t *testing.T) {
@@ -244,7 +244,7 @@ func TestEnsureGetsOrCreatesByName(t *testing.T) {
 		t.Fatalf("second PUT: %d %s", resp.StatusCode, b)
 	}
 	resp, b = f.call("PUT", "/v1/sandboxes/once", `{"name":"other"}`)
-	wantError(t, resp, b, 400, sdk.CodeNameMismatch)
+	wantError(t, resp, b, 400, wire.CodeNameMismatch)
 }
 
 func TestAnUnreachableHostIsUnavailable(t *testing.T) {
@@ -252,7 +252,7 @@ func TestAnUnreachableHostIsUnavailable(t *testing.T) {
 	f.create(`{"name":"far"}`)
 	f.hosts["host-a"].srv.Close()
 	resp, b := f.call("POST", "/v1/sandboxes/far/files/mkdir", `{"path":"/a"}`)
-	wantError(t, resp, b, 503, sdk.CodeSandboxUnavailable)
+	wantError(t, resp, b, 503, wire.CodeSandboxUnavailable)
 }
 
 func TestPreviewsKeepTheirTokenAndSwapTheGatewayKey(t *testing.T) {
@@ -299,7 +299,7 @@ func TestEverySandboxRouteIsServed(t *testing.T) {
 		}
 		path := strings.NewReplacer("{id}", "all", "{path...}", "x", "{", "", "}", "").Replace(rt.Pattern)
 		resp, b := f.call(rt.Method, path, "")
-		if strings.Contains(string(b), string(sdk.CodeRouteNotFound)) {
+		if strings.Contains(string(b), string(wire.CodeRouteNotFound)) {
 			t.Errorf("%s %s: %d %s", rt.Method, path, resp.StatusCode, b)
 		}
 	}
@@ -308,13 +308,13 @@ func TestEverySandboxRouteIsServed(t *testing.T) {
 func TestACreateThatNeverRunsIsUnavailableAndStaysAsked(t *testing.T) {
 	f := newFixtureWithTimeout(t, 300*time.Millisecond)
 	resp, b := f.call("POST", "/v1/sandboxes", `{"name":"stuck","image":"`+unschedulable+`"}`)
-	wantError(t, resp, b, 503, sdk.CodeSandboxUnavailable)
+	wantError(t, resp, b, 503, wire.CodeSandboxUnavailable)
 	if !strings.Contains(string(b), "kube-scheduler") {
 		t.Fatalf("the message does not say why: %s", b)
 	}
 	resp, b = f.call("GET", "/v1/sandboxes/stuck", "")
-	var sb sdk.Sandbox
-	if resp.StatusCode != 200 || json.Unmarshal(b, &sb) != nil || sb.State != sdk.StateStarting || sb.Image != unschedulable {
+	var sb wire.Sandbox
+	if resp.StatusCode != 200 || json.Unmarshal(b, &sb) != nil || sb.State != wire.StateStarting || sb.Image != unschedulable {
 		t.Fatalf("get of a sandbox waiting for a host: %d %s", resp.StatusCode, b)
 	}
 }
@@ -332,7 +332,7 @@ func TestAnonymousPreviewDoesNotWakeASandbox(t *testing.T) {
 	for _, method := range []string{"GET", "POST"} {
 		for _, name := range []string{"site", "nosuch"} {
 			resp, b := f.callAs("", method, "/v1/sandboxes/"+name+"/ports/8080/?sbx_token=guess", "")
-			wantError(t, resp, b, 401, sdk.CodePreviewUnauthorized)
+			wantError(t, resp, b, 401, wire.CodePreviewUnauthorized)
 		}
 	}
 	if f.object(sb.ID).Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
@@ -359,7 +359,7 @@ func TestAnonymousPreviewNamesOneTeamsSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The watch cache shows blue's sandbox by its new name before going on.
-	for got := (sdk.Sandbox{}); got.Name != "app"; time.Sleep(10 * time.Millisecond) {
+	for got := (wire.Sandbox{}); got.Name != "app"; time.Sleep(10 * time.Millisecond) {
 		_, b := f.call("GET", "/v1/sandboxes/"+blue.ID, "")
 		json.Unmarshal(b, &got)
 	}
@@ -375,5 +375,5 @@ func TestAnonymousPreviewNamesOneTeamsSandbox(t *testing.T) {
 		}
 	}
 	resp, b := f.callAs("", "GET", "/v1/sandboxes/blueapp--blue/ports/8080/", "")
-	wantError(t, resp, b, 401, sdk.CodePreviewUnauthorized)
+	wantError(t, resp, b, 401, wire.CodePreviewUnauthorized)
 }

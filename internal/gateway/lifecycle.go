@@ -16,7 +16,7 @@ import (
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/sandbox"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 var metav1PatchOptions = metav1.PatchOptions{FieldManager: "sbx-gateway"}
@@ -24,7 +24,7 @@ var metav1PatchOptions = metav1.PatchOptions{FieldManager: "sbx-gateway"}
 // create makes the Sandbox object and answers once the sandbox runs, as a
 // create on one host does.
 func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.CreateSandboxRequest
+	var req wire.CreateSandboxRequest
 	if err := httpjson.Decode(w, r, &req); err != nil {
 		return err
 	}
@@ -39,13 +39,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 // ensure is PUT /v1/sandboxes/{name}: the sandbox with this name, made if
 // missing.
 func (s *Server) ensure(w http.ResponseWriter, r *http.Request) error {
-	var req sdk.CreateSandboxRequest
+	var req wire.CreateSandboxRequest
 	if err := httpjson.Decode(w, r, &req); err != nil {
 		return err
 	}
 	name := r.PathValue("id")
 	if req.Name != "" && req.Name != name {
-		return errdefs.Invalid(sdk.CodeNameMismatch, "the body names sandbox %q but the path names %q; leave name out of the body", req.Name, name)
+		return errdefs.Invalid(wire.CodeNameMismatch, "the body names sandbox %q but the path names %q; leave name out of the body", req.Name, name)
 	}
 	if e, err := s.cluster.find(r.Context(), name); err == nil {
 		httpjson.Write(w, http.StatusOK, s.view(r.Context(), e))
@@ -60,19 +60,19 @@ func (s *Server) ensure(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) createAndWait(ctx context.Context, req sdk.CreateSandboxRequest) (sdk.Sandbox, error) {
+func (s *Server) createAndWait(ctx context.Context, req wire.CreateSandboxRequest) (wire.Sandbox, error) {
 	if err := validateForCluster(&req); err != nil {
-		return sdk.Sandbox{}, err
+		return wire.Sandbox{}, err
 	}
 	team := auth.TeamOf(ctx)
 	if req.Name != "" {
 		all, err := s.cluster.list(auth.WithPrincipal(ctx, auth.Principal{Team: team}))
 		if err != nil {
-			return sdk.Sandbox{}, err
+			return wire.Sandbox{}, err
 		}
 		for _, e := range all {
 			if e.name == req.Name {
-				return sdk.Sandbox{}, errdefs.Conflict(sdk.CodeNameTaken, "a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", req.Name)
+				return wire.Sandbox{}, errdefs.Conflict(wire.CodeNameTaken, "a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", req.Name)
 			}
 		}
 	}
@@ -81,17 +81,17 @@ func (s *Server) createAndWait(ctx context.Context, req sdk.CreateSandboxRequest
 	made, err := s.createWithinQuota(ctx, obj, team) // quota.go
 	var refused *errdefs.Error
 	if errors.As(err, &refused) {
-		return sdk.Sandbox{}, err
+		return wire.Sandbox{}, err
 	}
 	if apierrors.IsAlreadyExists(err) {
-		return sdk.Sandbox{}, errdefs.Conflict(sdk.CodeIDTaken, "a sandbox with id %q already exists", obj.Name)
+		return wire.Sandbox{}, errdefs.Conflict(wire.CodeIDTaken, "a sandbox with id %q already exists", obj.Name)
 	}
 	if err != nil {
-		return sdk.Sandbox{}, kubeError(err, entryOf(obj))
+		return wire.Sandbox{}, kubeError(err, entryOf(obj))
 	}
 	e := entryOf(made)
 	if _, err := s.waitReady(ctx, e, false); err != nil {
-		return sdk.Sandbox{}, err
+		return wire.Sandbox{}, err
 	}
 	return s.view(ctx, e), nil
 }
@@ -99,17 +99,17 @@ func (s *Server) createAndWait(ctx context.Context, req sdk.CreateSandboxRequest
 // validateForCluster checks req as a host would, and refuses what a
 // cluster cannot honour: a name Kubernetes cannot carry as a label, and
 // host-local objects (snapshots, volumes) a pod could land far from.
-func validateForCluster(req *sdk.CreateSandboxRequest) error {
+func validateForCluster(req *wire.CreateSandboxRequest) error {
 	if err := sandbox.ValidateCreate(req); err != nil {
 		return err
 	}
 	switch {
 	case req.Name != "" && !podspec.ValidLabelValue(req.Name):
-		return errdefs.Invalid(sdk.CodeInvalidName, "invalid sandbox name %q in cluster mode: it must also be a Kubernetes label value (end with a letter or digit)", req.Name)
+		return errdefs.Invalid(wire.CodeInvalidName, "invalid sandbox name %q in cluster mode: it must also be a Kubernetes label value (end with a letter or digit)", req.Name)
 	case req.Snapshot != "":
-		return errdefs.Invalid(sdk.CodeInvalidSnapshot, "snapshots are kept by each sbx host; a sandbox created through the cluster gateway starts from an image")
+		return errdefs.Invalid(wire.CodeInvalidSnapshot, "snapshots are kept by each sbx host; a sandbox created through the cluster gateway starts from an image")
 	case len(req.Volumes) > 0:
-		return errdefs.Invalid(sdk.CodeInvalidVolume, "volumes are kept by each sbx host; a sandbox created through the cluster gateway cannot mount one (use buckets)")
+		return errdefs.Invalid(wire.CodeInvalidVolume, "volumes are kept by each sbx host; a sandbox created through the cluster gateway cannot mount one (use buckets)")
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 	for _, l := range q["label"] {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
-			return errdefs.Invalid(sdk.CodeInvalidLabel, "label filter %q must look like key=value", l)
+			return errdefs.Invalid(wire.CodeInvalidLabel, "label filter %q must look like key=value", l)
 		}
 		want[k] = v
 	}
@@ -138,7 +138,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := []sdk.Sandbox{}
+	out := []wire.Sandbox{}
 	for _, sb := range s.views(r.Context(), all) {
 		if state != "" && string(sb.State) != state {
 			continue
@@ -169,7 +169,7 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request) error {
 	}
 	if g := r.URL.Query().Get("graceSeconds"); g != "" {
 		if n, err := strconv.Atoi(g); err != nil || n < 0 || n > 3600 {
-			return errdefs.Invalid(sdk.CodeInvalidGrace, "graceSeconds must be a whole number from 0 to 3600, got %q", g)
+			return errdefs.Invalid(wire.CodeInvalidGrace, "graceSeconds must be a whole number from 0 to 3600, got %q", g)
 		}
 	}
 	e, err := s.cluster.find(r.Context(), r.PathValue("id"))
@@ -192,7 +192,7 @@ func (s *Server) suspend(w http.ResponseWriter, r *http.Request, e entry) error 
 	defer cancel()
 	err = s.cluster.waitFor(ctx, func() (bool, error) { return s.cluster.placementOf(e).pod == nil, nil })
 	if err != nil {
-		return errdefs.Unavailable(sdk.CodeSandboxUnavailable, "sandbox %s is asked to stop but its pod is not gone yet: %v", e.ref(), err)
+		return errdefs.Unavailable(wire.CodeSandboxUnavailable, "sandbox %s is asked to stop but its pod is not gone yet: %v", e.ref(), err)
 	}
 	httpjson.Write(w, http.StatusOK, s.view(r.Context(), e))
 	return nil
@@ -204,7 +204,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if e.obj.DeletionTimestamp != nil {
-		return errdefs.Conflict(sdk.CodeInvalidState, "sandbox %s is being deleted", e.ref())
+		return errdefs.Conflict(wire.CodeInvalidState, "sandbox %s is being deleted", e.ref())
 	}
 	if p := s.cluster.placementOf(e); p.onHost && !p.ready {
 		s.forward(w, r, p.api, hostPath(r, e.id), false) // stopped on its host: the host starts it
@@ -238,7 +238,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 		return kubeError(err, e)
 	}
 	if !wait {
-		sb.State = sdk.StateDeleting
+		sb.State = wire.StateDeleting
 		httpjson.Write(w, http.StatusAccepted, sb)
 		return nil
 	}
@@ -247,7 +247,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 		return gone && s.cluster.placementOf(e).pod == nil, err
 	})
 	if err != nil {
-		return errdefs.Unavailable(sdk.CodeCancelled, "sandbox %s is being deleted: %v", e.ref(), err)
+		return errdefs.Unavailable(wire.CodeCancelled, "sandbox %s is being deleted: %v", e.ref(), err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -257,13 +257,13 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 func kubeError(err error, e entry) error {
 	switch {
 	case apierrors.IsNotFound(err):
-		return errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", e.ref())
+		return errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", e.ref())
 	case apierrors.IsConflict(err):
-		return errdefs.Conflict(sdk.CodeSandboxBusy, "sandbox %s changed meanwhile; retry", e.ref())
+		return errdefs.Conflict(wire.CodeSandboxBusy, "sandbox %s changed meanwhile; retry", e.ref())
 	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
-		return errdefs.Invalid(sdk.CodeInvalidSandbox, "the cluster refused sandbox %s: %v", e.ref(), err)
+		return errdefs.Invalid(wire.CodeInvalidSandbox, "the cluster refused sandbox %s: %v", e.ref(), err)
 	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
 		return errdefs.Internal(err, "the gateway's Kubernetes credentials may not change sandbox %s", e.ref())
 	}
-	return errdefs.Unavailable(sdk.CodeSandboxUnavailable, "the Kubernetes API did not take the change to sandbox %s: %v", e.ref(), err)
+	return errdefs.Unavailable(wire.CodeSandboxUnavailable, "the Kubernetes API did not take the change to sandbox %s: %v", e.ref(), err)
 }

@@ -6,7 +6,7 @@ import (
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // pause is POST /v1/sandboxes/{id}/pause in a cluster: a suspend through
@@ -22,9 +22,9 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case e.obj.DeletionTimestamp != nil:
-		return errdefs.Conflict(sdk.CodeInvalidState, "sandbox %s is being deleted", e.ref())
+		return errdefs.Conflict(wire.CodeInvalidState, "sandbox %s is being deleted", e.ref())
 	case e.obj.Spec.OperatingMode == asv1.SandboxOperatingModeSuspended:
-		return errdefs.Conflict(sdk.CodeSandboxNotStarted, "sandbox %s is stopped: there is nothing to pause", e.ref())
+		return errdefs.Conflict(wire.CodeSandboxNotStarted, "sandbox %s is stopped: there is nothing to pause", e.ref())
 	}
 	return s.suspend(w, r, e)
 }

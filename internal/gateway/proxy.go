@@ -18,7 +18,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/network"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // proxyRoute serves a sandbox-scoped route by forwarding it to the host
@@ -38,7 +38,7 @@ func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 				// The preview's token and the port's publicity live on the
 				// host, which cannot check them for a sandbox that does not
 				// run: without the gateway's key, a preview never wakes one.
-				return s.publicRefusal(rt, r, errdefs.Unauthorized(sdk.CodePreviewUnauthorized,
+				return s.publicRefusal(rt, r, errdefs.Unauthorized(wire.CodePreviewUnauthorized,
 					"sandbox %s is not running: a preview starts it only for an API key with scope %s", e.ref(), auth.ScopeSandboxesWrite))
 			case rt.StartsInstance:
 				if p, err = s.run(ctx, e); err != nil {
@@ -48,10 +48,10 @@ func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 				httpjson.Write(w, http.StatusOK, []struct{}{})
 				return nil
 			case rt.Lookup:
-				return errdefs.NotFound(sdk.CodeNotInCurrentInstance, "sandbox %s has no running instance: processes, sessions, terminals and contexts live only as long as the instance that made them", e.ref())
+				return errdefs.NotFound(wire.CodeNotInCurrentInstance, "sandbox %s has no running instance: processes, sessions, terminals and contexts live only as long as the instance that made them", e.ref())
 			default:
 				state := stateOf(e, p)
-				return s.publicRefusal(rt, r, errdefs.Conflict(sdk.CodeSandboxNotRunning, "sandbox %s is %s: this call needs a running instance and does not start one; start it with \"sbx start %s\"", e.ref(), state, e.ref()))
+				return s.publicRefusal(rt, r, errdefs.Conflict(wire.CodeSandboxNotRunning, "sandbox %s is %s: this call needs a running instance and does not start one; start it with \"sbx start %s\"", e.ref(), state, e.ref()))
 			}
 		}
 		s.forward(w, r, p.api, hostPath(r, e.id), rt.Public)
@@ -80,7 +80,7 @@ func hostPath(r *http.Request, id string) string {
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath string, public bool) {
 	target, err := url.Parse(base)
 	if err != nil || target.Host == "" {
-		httpjson.WriteError(w, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "the sbx host's address %q (node annotation sbx.dev/api) is not a URL", base))
+		httpjson.WriteError(w, errdefs.Unavailable(wire.CodeSandboxUnavailable, "the sbx host's address %q (node annotation sbx.dev/api) is not a URL", base))
 		return
 	}
 	rp := &httputil.ReverseProxy{
@@ -101,7 +101,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath s
 			if r.Context().Err() != nil {
 				return // the caller left
 			}
-			httpjson.WriteError(w, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "the sbx host at %s did not answer: %v", target.Host, err))
+			httpjson.WriteError(w, errdefs.Unavailable(wire.CodeSandboxUnavailable, "the sbx host at %s did not answer: %v", target.Host, err))
 		},
 	}
 	rp.ServeHTTP(w, r)
@@ -128,7 +128,7 @@ func (s *Server) findFor(rt api.RouteInfo, r *http.Request) (entry, error) {
 	if id != "" {
 		e, err := s.cluster.find(ctx, id)
 		if err == nil && e.id != id {
-			err = errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", ref)
+			err = errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", ref)
 		}
 		return e, err
 	}
@@ -152,7 +152,7 @@ func (s *Server) publicRefusal(rt api.RouteInfo, r *http.Request, err error) err
 	if !rt.Public || s.callerHoldsGatewayKey(r) {
 		return err
 	}
-	return errdefs.Unauthorized(sdk.CodePreviewUnauthorized, "port %s of sandbox %s is private or the sandbox is not running: send the port's token (a stopped sandbox needs the API key to start)", r.PathValue("port"), r.PathValue("id"))
+	return errdefs.Unauthorized(wire.CodePreviewUnauthorized, "port %s of sandbox %s is private or the sandbox is not running: send the port's token (a stopped sandbox needs the API key to start)", r.PathValue("port"), r.PathValue("id"))
 }
 
 func (s *Server) callerHoldsGatewayKey(r *http.Request) bool {
@@ -196,7 +196,7 @@ func (s *Server) waitReady(ctx context.Context, e entry, seen bool) (placement, 
 		case err != nil:
 			return false, err
 		case gone && seen:
-			return false, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %s was deleted before it started", e.ref())
+			return false, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %s was deleted before it started", e.ref())
 		case gone:
 			return false, nil
 		}
@@ -205,7 +205,7 @@ func (s *Server) waitReady(ctx context.Context, e entry, seen bool) (placement, 
 		if p.pod != nil {
 			why = podProgress(p)
 			if p.pod.Status.Phase == corev1.PodFailed {
-				return false, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "sandbox %s failed to start on host %s: %s", e.ref(), p.node, why)
+				return false, errdefs.Unavailable(wire.CodeSandboxUnavailable, "sandbox %s failed to start on host %s: %s", e.ref(), p.node, why)
 			}
 		}
 		return p.ready, nil
@@ -213,9 +213,9 @@ func (s *Server) waitReady(ctx context.Context, e entry, seen bool) (placement, 
 	var apiErr *errdefs.Error
 	if err != nil && !errors.As(err, &apiErr) {
 		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-			return p, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "sandbox %s did not become ready within %s (%s); it stays asked to run", e.ref(), s.cfg.ReadyTimeout, why)
+			return p, errdefs.Unavailable(wire.CodeSandboxUnavailable, "sandbox %s did not become ready within %s (%s); it stays asked to run", e.ref(), s.cfg.ReadyTimeout, why)
 		}
-		return p, errdefs.Unavailable(sdk.CodeCancelled, "gave up waiting for sandbox %s to start: %v", e.ref(), err)
+		return p, errdefs.Unavailable(wire.CodeCancelled, "gave up waiting for sandbox %s to start: %v", e.ref(), err)
 	}
 	return p, err
 }

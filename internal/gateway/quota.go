@@ -14,7 +14,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // quotaLockFor bounds how long a team's quota lock is held: a replica that
@@ -54,7 +54,7 @@ func (s *Server) createWithinQuota(ctx context.Context, obj *asv1.Sandbox, team 
 		}
 	}
 	if held >= max {
-		return nil, errdefs.Forbidden(sdk.CodeQuotaSandboxes, "team %q may hold at most %d sandboxes (quota maxSandboxes); delete one first", team, max)
+		return nil, errdefs.Forbidden(wire.CodeQuotaSandboxes, "team %q may hold at most %d sandboxes (quota maxSandboxes); delete one first", team, max)
 	}
 	return create()
 }
@@ -81,7 +81,7 @@ func (s *Server) lockTeam(ctx context.Context, namespace, team string) (unlock f
 			}, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			return nil, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "the Kubernetes API did not take the team's quota lock: %v", err)
+			return nil, errdefs.Unavailable(wire.CodeSandboxUnavailable, "the Kubernetes API did not take the team's quota lock: %v", err)
 		}
 		if held, err := leases.Get(ctx, name, metav1.GetOptions{}); err == nil && held.Spec.AcquireTime != nil &&
 			time.Since(held.Spec.AcquireTime.Time) > quotaLockFor {
@@ -91,7 +91,7 @@ func (s *Server) lockTeam(ctx context.Context, namespace, team string) (unlock f
 		}
 		select {
 		case <-ctx.Done():
-			return nil, errdefs.Unavailable(sdk.CodeCancelled, "gave up waiting for the team's quota lock: %v", ctx.Err())
+			return nil, errdefs.Unavailable(wire.CodeCancelled, "gave up waiting for the team's quota lock: %v", ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

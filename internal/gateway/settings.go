@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/sandbox"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // update is PATCH /v1/sandboxes/{id}. The sandbox's settings live in its
@@ -26,7 +26,7 @@ import (
 // it and its next pod carries it to whichever host; a TTL becomes the
 // object's shutdownTime (podspec.SetTTL).
 func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
-	var upd sdk.UpdateSandboxRequest
+	var upd wire.UpdateSandboxRequest
 	if err := httpjson.Decode(w, r, &upd); err != nil {
 		return err
 	}
@@ -36,26 +36,26 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if e.obj.DeletionTimestamp != nil {
-		return errdefs.Conflict(sdk.CodeInvalidState, "sandbox %s is being deleted", e.ref())
+		return errdefs.Conflict(wire.CodeInvalidState, "sandbox %s is being deleted", e.ref())
 	}
 	if err := sandbox.ValidateUpdate(upd); err != nil {
 		return err
 	}
 	cur, err := podspec.RequestOf(e.obj)
 	if err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidSandbox, "sandbox %s: %v", e.ref(), err)
+		return errdefs.Invalid(wire.CodeInvalidSandbox, "sandbox %s: %v", e.ref(), err)
 	}
 	next := podspec.Updated(cur, upd)
 	if err := sandbox.ValidateCreate(&next); err != nil {
 		return err
 	}
-	var onHost *sdk.Sandbox
+	var onHost *wire.Sandbox
 	if p := s.cluster.placementOf(e); p.onHost {
 		body, _ := json.Marshal(upd) // plain fields: cannot fail
-		var sb sdk.Sandbox
+		var sb wire.Sandbox
 		status, answer, err := s.hostCall(ctx, http.MethodPatch, p.api, "/v1/sandboxes/"+e.id, body, &sb)
 		if err != nil {
-			return errdefs.Unavailable(sdk.CodeSandboxUnavailable, "the sbx host of sandbox %s did not answer: %v", e.ref(), err)
+			return errdefs.Unavailable(wire.CodeSandboxUnavailable, "the sbx host of sandbox %s did not answer: %v", e.ref(), err)
 		}
 		if status != http.StatusOK { // the host refused it: its answer, as on one host
 			w.Header().Set("Content-Type", "application/json")
@@ -78,7 +78,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
 
 // setRequest writes req (and a TTL of ttl seconds from now, when ttl is
 // set) into e's object, again on a conflict with another writer.
-func (s *Server) setRequest(ctx context.Context, e entry, req sdk.CreateSandboxRequest, ttl *int) (entry, error) {
+func (s *Server) setRequest(ctx context.Context, e entry, req wire.CreateSandboxRequest, ttl *int) (entry, error) {
 	api := s.cluster.Agents.AgentsV1beta1().Sandboxes(e.obj.Namespace)
 	for attempt := 0; ; attempt++ {
 		obj, err := api.Get(ctx, e.obj.Name, metav1.GetOptions{})
@@ -86,7 +86,7 @@ func (s *Server) setRequest(ctx context.Context, e entry, req sdk.CreateSandboxR
 			return e, kubeError(err, e)
 		}
 		if obj.UID != e.obj.UID {
-			return e, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", e.ref())
+			return e, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", e.ref())
 		}
 		podspec.SetRequest(obj, req)
 		if ttl != nil {

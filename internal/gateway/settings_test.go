@@ -8,7 +8,7 @@ import (
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 
 	"github.com/sbxhq/sbx/internal/kube/podspec"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A PATCH reaches the host running the sandbox and is kept in the Sandbox
@@ -44,8 +44,8 @@ func TestUpdateKeepsTheSettingsInTheObject(t *testing.T) {
 	f.call("POST", "/v1/sandboxes/cfg/stop", "")
 	before := len(f.hosts["host-a"].requests())
 	resp, b = f.call("PATCH", "/v1/sandboxes/cfg", `{"labels":{"stage":"two"},"memoryMiB":512,"ttlSeconds":0}`)
-	var got sdk.Sandbox
-	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.State != sdk.StateStopped || got.Labels["stage"] != "two" ||
+	var got wire.Sandbox
+	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.State != wire.StateStopped || got.Labels["stage"] != "two" ||
 		got.MemoryMiB != 512 || got.AutoStopSeconds != 1234 || got.Env["NEW"] != "3" {
 		t.Fatalf("patch of a suspended sandbox: %d %s", resp.StatusCode, b)
 	}
@@ -65,9 +65,9 @@ func TestUpdateKeepsTheSettingsInTheObject(t *testing.T) {
 	}
 
 	resp, b = f.call("PATCH", "/v1/sandboxes/cfg", `{"autoStopSeconds":-1}`)
-	wantError(t, resp, b, 400, sdk.CodeInvalidPolicy)
+	wantError(t, resp, b, 400, wire.CodeInvalidPolicy)
 	resp, b = f.call("PATCH", "/v1/sandboxes/cfg", `{"env":{"1BAD":"x"}}`)
-	wantError(t, resp, b, 400, sdk.CodeInvalidEnv)
+	wantError(t, resp, b, 400, wire.CodeInvalidEnv)
 	if req, _ := podspec.RequestOf(f.object(sb.ID)); req.AutoStopSeconds == nil || *req.AutoStopSeconds != 1234 {
 		t.Fatalf("a refused PATCH changed the object: %+v", req)
 	}

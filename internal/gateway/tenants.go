@@ -19,7 +19,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // KeysFile is the gateway's teams and API keys in cluster mode: a file of
@@ -35,8 +35,8 @@ type KeysFile struct {
 
 // KeysFileTeam is a team's quota, counted over the whole cluster.
 type KeysFileTeam struct {
-	Name   string     `json:"name"`
-	Quotas sdk.Quotas `json:"quotas"`
+	Name   string      `json:"name"`
+	Quotas wire.Quotas `json:"quotas"`
 }
 
 // KeysFileKey is one API key: it reads "sbx_<id>_<secret>" and only the
@@ -63,7 +63,7 @@ type Tenants struct {
 
 type tenantSet struct {
 	keys   *keys.Service
-	quotas map[string]sdk.Quotas
+	quotas map[string]wire.Quotas
 }
 
 var _ auth.Authenticator = (*Tenants)(nil)
@@ -126,7 +126,7 @@ func parseKeysFile(ctx context.Context, admin auth.AdminToken, raw []byte) (*ten
 	if err := yaml.UnmarshalStrict(raw, &f); err != nil {
 		return nil, err
 	}
-	set := &tenantSet{quotas: map[string]sdk.Quotas{}}
+	set := &tenantSet{quotas: map[string]wire.Quotas{}}
 	for _, tm := range f.Teams {
 		if !podspec.ValidLabelValue(tm.Name) || tm.Name == "" {
 			return nil, fmt.Errorf("team name %q: it must be a Kubernetes label value", tm.Name)
@@ -134,7 +134,7 @@ func parseKeysFile(ctx context.Context, admin auth.AdminToken, raw []byte) (*ten
 		if _, dup := set.quotas[tm.Name]; dup {
 			return nil, fmt.Errorf("team %q is listed twice", tm.Name)
 		}
-		if q := tm.Quotas; q != (sdk.Quotas{MaxSandboxes: q.MaxSandboxes}) {
+		if q := tm.Quotas; q != (wire.Quotas{MaxSandboxes: q.MaxSandboxes}) {
 			return nil, fmt.Errorf("team %q: the gateway counts only quotas.maxSandboxes over the cluster; the other quotas are kept per host", tm.Name)
 		}
 		set.quotas[tm.Name] = tm.Quotas
@@ -181,7 +181,7 @@ func (t *Tenants) Authenticate(ctx context.Context, key string) (auth.Principal,
 }
 
 // Quota is team's quota (zero: none).
-func (t *Tenants) Quota(team string) sdk.Quotas {
+func (t *Tenants) Quota(team string) wire.Quotas {
 	return t.cur.Load().quotas[team]
 }
 
@@ -199,15 +199,15 @@ func (s *keysFileStore) RevokeKey(context.Context, string, time.Time) error {
 }
 
 func errKeysInSecret() error {
-	return errdefs.Invalid(sdk.CodeInvalidKey, "in cluster mode keys live in the gateway's keys file (Secret sbx-gateway-keys): edit it with kubectl")
+	return errdefs.Invalid(wire.CodeInvalidKey, "in cluster mode keys live in the gateway's keys file (Secret sbx-gateway-keys): edit it with kubectl")
 }
 
 // NewKey makes an API key for a keys file as the hosts' key service makes
 // one (internal/auth/keys): it returns the key, to give its holder, and
 // the entry that stores only its secret's hash.
-func NewKey(ctx context.Context, req sdk.CreateKeyRequest) (string, KeysFileKey, error) {
+func NewKey(ctx context.Context, req wire.CreateKeyRequest) (string, KeysFileKey, error) {
 	if req.Team == "" || !podspec.ValidLabelValue(req.Team) {
-		return "", KeysFileKey{}, errdefs.Invalid(sdk.CodeInvalidKey, "team %q: a key of the gateway names its team, a Kubernetes label value", req.Team)
+		return "", KeysFileKey{}, errdefs.Invalid(wire.CodeInvalidKey, "team %q: a key of the gateway names its team, a Kubernetes label value", req.Team)
 	}
 	st := &captureStore{}
 	svc, err := keys.New(ctx, st, "")

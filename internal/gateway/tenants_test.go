@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestTenantsKeysFile: a key NewKey made authenticates as its team once
@@ -19,7 +19,7 @@ import (
 // honour is refused whole.
 func TestTenantsKeysFile(t *testing.T) {
 	ctx := context.Background()
-	key, entry, err := NewKey(ctx, sdk.CreateKeyRequest{Name: "ci", Team: "team-a", Scopes: []string{"sandboxes:read", "exec"}})
+	key, entry, err := NewKey(ctx, wire.CreateKeyRequest{Name: "ci", Team: "team-a", Scopes: []string{"sandboxes:read", "exec"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestTenantsKeysFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(KeysFile{Teams: []KeysFileTeam{{Name: "team-a", Quotas: sdk.Quotas{MaxSandboxes: 2}}}, Keys: []KeysFileKey{entry}})
+	write(KeysFile{Teams: []KeysFileTeam{{Name: "team-a", Quotas: wire.Quotas{MaxSandboxes: 2}}}, Keys: []KeysFileKey{entry}})
 	tn, err := NewTenants(ctx, "sbx_admin", file)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/sandbox"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // What a user sees of a sandbox is the host's own record while a host has
@@ -22,10 +22,10 @@ import (
 // its operating mode and pod.
 
 // view is e as a user sees it.
-func (s *Server) view(ctx context.Context, e entry) sdk.Sandbox {
+func (s *Server) view(ctx context.Context, e entry) wire.Sandbox {
 	p := s.cluster.placementOf(e)
 	if p.onHost {
-		var sb sdk.Sandbox
+		var sb wire.Sandbox
 		if err := s.hostGet(ctx, p.api, "/v1/sandboxes/"+e.id, &sb); err == nil {
 			return merged(e, sb)
 		}
@@ -34,7 +34,7 @@ func (s *Server) view(ctx context.Context, e entry) sdk.Sandbox {
 }
 
 // views is view for many sandboxes, with one list call per host.
-func (s *Server) views(ctx context.Context, all []entry) []sdk.Sandbox {
+func (s *Server) views(ctx context.Context, all []entry) []wire.Sandbox {
 	places := make([]placement, len(all))
 	var apis []string
 	for i, e := range all {
@@ -43,16 +43,16 @@ func (s *Server) views(ctx context.Context, all []entry) []sdk.Sandbox {
 			apis = append(apis, places[i].api)
 		}
 	}
-	hosts := map[string]map[string]sdk.Sandbox{} // host -> its records by id
+	hosts := map[string]map[string]wire.Sandbox{} // host -> its records by id
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, api := range apis {
 		wg.Go(func() {
-			var list []sdk.Sandbox
+			var list []wire.Sandbox
 			if err := s.hostGet(ctx, api, "/v1/sandboxes", &list); err != nil {
 				return // its sandboxes are shown from their objects
 			}
-			byID := make(map[string]sdk.Sandbox, len(list))
+			byID := make(map[string]wire.Sandbox, len(list))
 			for _, sb := range list {
 				byID[sb.ID] = sb
 			}
@@ -62,7 +62,7 @@ func (s *Server) views(ctx context.Context, all []entry) []sdk.Sandbox {
 		})
 	}
 	wg.Wait()
-	out := make([]sdk.Sandbox, len(all))
+	out := make([]wire.Sandbox, len(all))
 	for i, e := range all {
 		if sb, ok := hosts[places[i].api][e.id]; ok && places[i].onHost {
 			out[i] = merged(e, sb)
@@ -75,7 +75,7 @@ func (s *Server) views(ctx context.Context, all []entry) []sdk.Sandbox {
 
 // merged is a host's record with the cluster-wide identity the object
 // holds (a host that restored the sandbox knows it by the same id).
-func merged(e entry, sb sdk.Sandbox) sdk.Sandbox {
+func merged(e entry, sb wire.Sandbox) wire.Sandbox {
 	sb.ID, sb.Team = e.id, e.team
 	if sb.Name == "" {
 		sb.Name = e.name
@@ -84,14 +84,14 @@ func merged(e entry, sb sdk.Sandbox) sdk.Sandbox {
 }
 
 // objectView is e as its object describes it, for a sandbox no host runs.
-func objectView(e entry, p placement) sdk.Sandbox {
+func objectView(e entry, p placement) wire.Sandbox {
 	tpl := e.obj.Spec.PodTemplate
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: e.obj.Name, Namespace: e.obj.Namespace, Labels: tpl.ObjectMeta.Labels, Annotations: tpl.ObjectMeta.Annotations},
 		Spec:       tpl.Spec,
 	}
 	_, req, _, err := podspec.RequestFromPod(pod)
-	sb := sdk.Sandbox{
+	sb := wire.Sandbox{
 		ID: e.id, Name: e.name, Team: e.team, State: stateOf(e, p), Reason: "cluster",
 		Image: req.Image, Env: req.Env, Labels: req.Labels, CPU: req.CPU, MemoryMiB: req.MemoryMiB,
 		PidsLimit: req.PidsLimit, DiskMiB: req.DiskMiB, Workdir: req.Workdir, Class: req.Class,
@@ -130,22 +130,22 @@ func deref(p *int) int {
 }
 
 // stateOf reads a sandbox's state from its object and pod.
-func stateOf(e entry, p placement) sdk.State {
+func stateOf(e entry, p placement) wire.State {
 	switch {
 	case e.obj.DeletionTimestamp != nil:
-		return sdk.StateDeleting
+		return wire.StateDeleting
 	case e.obj.Spec.OperatingMode == asv1.SandboxOperatingModeSuspended && p.pod != nil:
-		return sdk.StateStopping
+		return wire.StateStopping
 	case e.obj.Spec.OperatingMode == asv1.SandboxOperatingModeSuspended:
-		return sdk.StateStopped
+		return wire.StateStopped
 	case p.pod != nil && p.pod.Status.Phase == corev1.PodFailed:
-		return sdk.StateError
+		return wire.StateError
 	case p.ready:
-		return sdk.StateStarted
+		return wire.StateStarted
 	case p.pod != nil && p.pod.DeletionTimestamp != nil:
-		return sdk.StateStopping
+		return wire.StateStopping
 	}
-	return sdk.StateStarting
+	return wire.StateStarting
 }
 
 // hostGet GETs path from the host's API into v.

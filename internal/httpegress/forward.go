@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/webhook"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Limits of a forward rule's exchange with its handler.
@@ -24,7 +24,7 @@ const (
 // forward asks rule's handler about r. done: the answer is written (deny,
 // a synthetic response, or a failure when fail-closed). moved: the handler
 // sent the request elsewhere, so its host must be dialled by name.
-func (cn *conn) forward(w http.ResponseWriter, r *http.Request, sb Sandbox, idx int, f *sdk.HTTPForwardTo, e *sdk.EgressLogEntry) (done, moved bool) {
+func (cn *conn) forward(w http.ResponseWriter, r *http.Request, sb Sandbox, idx int, f *wire.HTTPForwardTo, e *wire.EgressLogEntry) (done, moved bool) {
 	ans, err := cn.askHandler(r, sb, f)
 	if err != nil {
 		e.Error = fmt.Sprintf("handler: %v", err)
@@ -36,17 +36,17 @@ func (cn *conn) forward(w http.ResponseWriter, r *http.Request, sb Sandbox, idx 
 		return true, false
 	}
 	switch ans.Action {
-	case sdk.HandlerAllow:
+	case wire.HandlerAllow:
 		return false, false
-	case sdk.HandlerDeny:
-		e.Action = sdk.HTTPActionDeny
+	case wire.HandlerDeny:
+		e.Action = wire.HTTPActionDeny
 		reason := ans.Reason
 		if reason == "" {
 			reason = "denied by the handler"
 		}
 		http.Error(w, fmt.Sprintf("sbx egress: rule %d: %s", idx, reason), http.StatusForbidden)
 		return true, false
-	case sdk.HandlerRespond:
+	case wire.HandlerRespond:
 		resp := ans.Response
 		for k, vs := range resp.Headers {
 			for _, v := range vs {
@@ -78,8 +78,8 @@ func (cn *conn) forward(w http.ResponseWriter, r *http.Request, sb Sandbox, idx 
 // one team's handler cannot pass for another's), and checks its answer.
 // The handler client dials nothing below the network floor and follows no
 // redirect (netfloor.Floor.Client).
-func (cn *conn) askHandler(r *http.Request, sb Sandbox, f *sdk.HTTPForwardTo) (*sdk.HTTPHandlerAnswer, error) {
-	hr := sdk.HTTPHandlerRequest{Sandbox: sb.ID, Method: r.Method, URL: r.URL.String(), Headers: r.Header}
+func (cn *conn) askHandler(r *http.Request, sb Sandbox, f *wire.HTTPForwardTo) (*wire.HTTPHandlerAnswer, error) {
+	hr := wire.HTTPHandlerRequest{Sandbox: sb.ID, Method: r.Method, URL: r.URL.String(), Headers: r.Header}
 	if f.Body && r.Body != nil {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxHandlerBody+1))
 		if err != nil {
@@ -120,7 +120,7 @@ func (cn *conn) askHandler(r *http.Request, sb Sandbox, f *sdk.HTTPForwardTo) (*
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("answered %s", resp.Status)
 	}
-	var ans sdk.HTTPHandlerAnswer
+	var ans wire.HTTPHandlerAnswer
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxHandlerAnswer)).Decode(&ans); err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, fmt.Errorf("no answer within %ds", f.TimeoutSeconds)
@@ -130,14 +130,14 @@ func (cn *conn) askHandler(r *http.Request, sb Sandbox, f *sdk.HTTPForwardTo) (*
 	return &ans, checkAnswer(&ans)
 }
 
-func checkAnswer(a *sdk.HTTPHandlerAnswer) error {
+func checkAnswer(a *wire.HTTPHandlerAnswer) error {
 	switch a.Action {
-	case sdk.HandlerAllow, sdk.HandlerDeny:
-	case sdk.HandlerRespond:
+	case wire.HandlerAllow, wire.HandlerDeny:
+	case wire.HandlerRespond:
 		if a.Response == nil || a.Response.Status < 100 || a.Response.Status > 599 {
 			return fmt.Errorf("answer respond needs a response with a status from 100 to 599")
 		}
-	case sdk.HandlerModify:
+	case wire.HandlerModify:
 		if a.Request == nil {
 			return fmt.Errorf("answer modify needs a request")
 		}

@@ -12,13 +12,13 @@ import (
 
 	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/webhook"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // forwardFront is front for a proxy with a handler secret, for team t1.
 func forwardFront(t *testing.T, up *httptest.Server, handler string) *httptest.Server {
 	t.Helper()
-	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "*", Action: sdk.HTTPActionForward, Forward: &sdk.HTTPForwardTo{URL: handler, TimeoutSeconds: 5}}}}
+	rules := &wire.HTTPEgress{Rules: []wire.HTTPRule{{Host: "*", Action: wire.HTTPActionForward, Forward: &wire.HTTPForwardTo{URL: handler, TimeoutSeconds: 5}}}}
 	p := New(Config{Sandboxes: fakeSandboxes{Sandbox{ID: "sb", Team: "t1", HTTP: rules}}, HandlerSecret: "global"})
 	cn := &conn{p: p, src: netip.MustParseAddr("10.0.0.2"), dst: netip.MustParseAddrPort(up.Listener.Addr().String()), scheme: "http"}
 	t.Cleanup(cn.closeIdle)
@@ -62,7 +62,7 @@ func TestForwardHandlerFloor(t *testing.T) {
 			http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
 			return
 		}
-		json.NewEncoder(w).Encode(sdk.HTTPHandlerAnswer{Action: sdk.HandlerAllow})
+		json.NewEncoder(w).Encode(wire.HTTPHandlerAnswer{Action: wire.HandlerAllow})
 	}))
 	defer hooks.Close()
 

@@ -3,7 +3,7 @@ package httpegress
 import (
 	"sync"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Bounds of the request log, which lives in the daemon's memory.
@@ -20,10 +20,10 @@ type Log struct {
 }
 
 type sandboxLog struct {
-	entries []sdk.EgressLogEntry // a ring of logPerSandbox
-	next    int                  // where the next entry goes once full
-	written uint64               // Log.tick at the last write
-	subs    map[chan sdk.EgressLogEntry]bool
+	entries []wire.EgressLogEntry // a ring of logPerSandbox
+	next    int                   // where the next entry goes once full
+	written uint64                // Log.tick at the last write
+	subs    map[chan wire.EgressLogEntry]bool
 }
 
 // NewLog returns an empty log.
@@ -35,7 +35,7 @@ func (l *Log) box(id string) *sandboxLog {
 		if len(l.boxes) >= logSandboxes {
 			l.evict()
 		}
-		b = &sandboxLog{subs: map[chan sdk.EgressLogEntry]bool{}}
+		b = &sandboxLog{subs: map[chan wire.EgressLogEntry]bool{}}
 		l.boxes[id] = b
 	}
 	return b
@@ -54,7 +54,7 @@ func (l *Log) evict() {
 
 // Add records e for sandbox id and hands it to its followers; a follower
 // too slow to take it misses it rather than slowing the proxy.
-func (l *Log) Add(id string, e sdk.EgressLogEntry) {
+func (l *Log) Add(id string, e wire.EgressLogEntry) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.box(id)
@@ -75,19 +75,19 @@ func (l *Log) Add(id string, e sdk.EgressLogEntry) {
 }
 
 // Recent returns sandbox id's kept entries, oldest first.
-func (l *Log) Recent(id string) []sdk.EgressLogEntry {
+func (l *Log) Recent(id string) []wire.EgressLogEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.boxes[id]
 	if b == nil {
-		return []sdk.EgressLogEntry{}
+		return []wire.EgressLogEntry{}
 	}
 	return b.ordered()
 }
 
 // ordered copies b's kept entries, oldest first.
-func (b *sandboxLog) ordered() []sdk.EgressLogEntry {
-	out := make([]sdk.EgressLogEntry, 0, len(b.entries))
+func (b *sandboxLog) ordered() []wire.EgressLogEntry {
+	out := make([]wire.EgressLogEntry, 0, len(b.entries))
 	out = append(out, b.entries[b.next:]...)
 	return append(out, b.entries[:b.next]...)
 }
@@ -95,11 +95,11 @@ func (b *sandboxLog) ordered() []sdk.EgressLogEntry {
 // Follow returns the kept entries and a channel of the ones to come, as
 // one atomic step (nothing is missed or repeated between the two); stop
 // ends the subscription.
-func (l *Log) Follow(id string) (recent []sdk.EgressLogEntry, next <-chan sdk.EgressLogEntry, stop func()) {
+func (l *Log) Follow(id string) (recent []wire.EgressLogEntry, next <-chan wire.EgressLogEntry, stop func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.box(id)
-	ch := make(chan sdk.EgressLogEntry, 256)
+	ch := make(chan wire.EgressLogEntry, 256)
 	b.subs[ch] = true
 	return b.ordered(), ch, func() {
 		l.mu.Lock()

@@ -13,7 +13,7 @@
 //     its destination untouched, logged as one "TLS" entry.
 //   - HTTP: every request goes through the rules.
 //
-// Rules (see sdk.HTTPRule) allow, deny, inject headers from secrets,
+// Rules (see wire.HTTPRule) allow, deny, inject headers from secrets,
 // rewrite, or forward to an operator's handler. Secrets are added here,
 // on the way out: they never enter the sandbox. Every request is logged
 // (Log) and counted (Collector).
@@ -41,14 +41,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sbxhq/sbx/internal/netfloor"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Sandbox is what the proxy needs to know of the sandbox behind a source
 // address, read again for every request so that rule changes apply at once.
 type Sandbox struct {
 	ID, Team string
-	HTTP     *sdk.HTTPEgress // nil: the sandbox's HTTP is no longer proxied
+	HTTP     *wire.HTTPEgress // nil: the sandbox's HTTP is no longer proxied
 }
 
 // Sandboxes finds sandboxes by address and applies their egress policy
@@ -157,7 +157,7 @@ func (p *Proxy) Serve(ln net.Listener) error {
 	}
 }
 
-func (p *Proxy) record(sandbox string, e sdk.EgressLogEntry) {
+func (p *Proxy) record(sandbox string, e wire.EgressLogEntry) {
 	p.cfg.Log.Add(sandbox, e)
 	p.requests.WithLabelValues(e.Action).Inc()
 }
@@ -203,11 +203,11 @@ func (p *Proxy) serveConn(c net.Conn) {
 		cn.scheme = "https"
 		cn.sni, err = peekSNI(br)
 		if err != nil {
-			p.record(sb.ID, sdk.EgressLogEntry{Time: time.Now(), Scheme: "https", Method: "TLS", Rule: -1, Action: "error", Error: err.Error()})
+			p.record(sb.ID, wire.EgressLogEntry{Time: time.Now(), Scheme: "https", Method: "TLS", Rule: -1, Action: "error", Error: err.Error()})
 			return
 		}
 		if !p.cfg.Sandboxes.EgressAllows(src, dst.Addr(), cn.sni) {
-			p.record(sb.ID, sdk.EgressLogEntry{Time: time.Now(), Scheme: "https", Method: "TLS", Host: cn.sni, Rule: -1, Action: "deny", Error: "the egress policy refuses this host"})
+			p.record(sb.ID, wire.EgressLogEntry{Time: time.Now(), Scheme: "https", Method: "TLS", Host: cn.sni, Rule: -1, Action: "deny", Error: "the egress policy refuses this host"})
 			return
 		}
 		if !namesHost(sb.HTTP, cn.sni) {
@@ -239,7 +239,7 @@ func (p *Proxy) serveConn(c net.Conn) {
 // splice passes a TLS connection to its destination untouched.
 func (p *Proxy) splice(sandbox string, in net.Conn, cn *conn) {
 	start := time.Now()
-	e := sdk.EgressLogEntry{Time: start, Scheme: "https", Method: "TLS", Host: cn.sni, Rule: -1, Action: "passthrough"}
+	e := wire.EgressLogEntry{Time: start, Scheme: "https", Method: "TLS", Host: cn.sni, Rule: -1, Action: "passthrough"}
 	out, err := net.DialTimeout("tcp", cn.dst.String(), dialTimeout)
 	if err != nil {
 		e.Action, e.Error = "error", err.Error()

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 type fakeSandboxes struct{ sb Sandbox }
@@ -36,11 +36,11 @@ func (f fakeSandboxes) DialAllows(src, dst netip.Addr, host string) bool   { ret
 // front serves requests as the proxy would for one sandbox connection to
 // the upstream server up (its original destination).
 // Its secrets may go to secretHosts.
-func front(t *testing.T, up *httptest.Server, rules *sdk.HTTPEgress, secretHosts ...string) (*httptest.Server, *Log) {
+func front(t *testing.T, up *httptest.Server, rules *wire.HTTPEgress, secretHosts ...string) (*httptest.Server, *Log) {
 	return frontWith(t, up, rules, fakeSecrets{hosts: secretHosts})
 }
 
-func frontWith(t *testing.T, up *httptest.Server, rules *sdk.HTTPEgress, secrets Secrets) (*httptest.Server, *Log) {
+func frontWith(t *testing.T, up *httptest.Server, rules *wire.HTTPEgress, secrets Secrets) (*httptest.Server, *Log) {
 	t.Helper()
 	log := NewLog()
 	p := New(Config{Sandboxes: fakeSandboxes{Sandbox{ID: "sb", HTTP: rules}}, Secrets: secrets, Log: log})
@@ -62,7 +62,7 @@ func TestStreamsPassThrough(t *testing.T) {
 		io.WriteString(w, "second\n")
 	}))
 	defer up.Close()
-	f, log := front(t, up, &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "api.test", Action: "allow"}}})
+	f, log := front(t, up, &wire.HTTPEgress{Rules: []wire.HTTPRule{{Host: "api.test", Action: "allow"}}})
 	req, _ := http.NewRequest("GET", f.URL+"/stream", nil)
 	req.Host = "api.test"
 	resp, err := http.DefaultClient.Do(req)
@@ -79,7 +79,7 @@ func TestStreamsPassThrough(t *testing.T) {
 		t.Fatalf("rest: %q", rest)
 	}
 	resp.Body.Close()
-	waitLog(t, log, func(es []sdk.EgressLogEntry) bool {
+	waitLog(t, log, func(es []wire.EgressLogEntry) bool {
 		return len(es) == 1 && es[0].Rule == 0 && es[0].Status == 200 && es[0].Bytes == int64(len("first\nsecond\n")) && es[0].Host == "api.test"
 	})
 }
@@ -127,7 +127,7 @@ func TestDenyAnswers403(t *testing.T) {
 	hits := 0
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
 	defer up.Close()
-	f, log := front(t, up, &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "*", PathPrefix: "/admin", Action: "deny"}}})
+	f, log := front(t, up, &wire.HTTPEgress{Rules: []wire.HTTPRule{{Host: "*", PathPrefix: "/admin", Action: "deny"}}})
 	req, _ := http.NewRequest("POST", f.URL+"/admin/x", strings.NewReader("body"))
 	req.Host = "api.test"
 	resp, err := http.DefaultClient.Do(req)
@@ -139,13 +139,13 @@ func TestDenyAnswers403(t *testing.T) {
 	if resp.StatusCode != 403 || !strings.Contains(string(body), "rule 0") || hits != 0 {
 		t.Fatalf("deny: %d %q, upstream hits %d", resp.StatusCode, body, hits)
 	}
-	waitLog(t, log, func(es []sdk.EgressLogEntry) bool {
+	waitLog(t, log, func(es []wire.EgressLogEntry) bool {
 		return len(es) == 1 && es[0].Action == "deny" && es[0].Status == 403 && es[0].Method == "POST"
 	})
 }
 
 // waitLog waits for the log entry written when a request's handler returns.
-func waitLog(t *testing.T, l *Log, ok func([]sdk.EgressLogEntry) bool) {
+func waitLog(t *testing.T, l *Log, ok func([]wire.EgressLogEntry) bool) {
 	t.Helper()
 	recent, next, stop := l.Follow("sb")
 	defer stop()
@@ -179,8 +179,8 @@ func TestInjectNeverReusesAnotherDecisionsConnection(t *testing.T) {
 	defer attacker.Close()
 	_, port, _ := net.SplitHostPort(real.Listener.Addr().String())
 	host := "localhost:" + port // the rule's host: resolved by the proxy to the real server
-	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: host, PathPrefix: "/inject", Action: sdk.HTTPActionInject,
-		Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
+	rules := &wire.HTTPEgress{Rules: []wire.HTTPRule{{Host: host, PathPrefix: "/inject", Action: wire.HTTPActionInject,
+		Inject: []wire.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
 	f, _ := front(t, attacker, rules, host) // the sandbox connected to the attacker
 	c, err := net.Dial("tcp", f.Listener.Addr().String())
 	if err != nil {
@@ -214,8 +214,8 @@ func TestInjectOnlyWhereTheSecretMayGo(t *testing.T) {
 		hits <- r.Header.Get("Authorization")
 	}))
 	defer up.Close()
-	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "*", Action: sdk.HTTPActionInject, // as stored before hosts existed
-		Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
+	rules := &wire.HTTPEgress{Rules: []wire.HTTPRule{{Host: "*", Action: wire.HTTPActionInject, // as stored before hosts existed
+		Inject: []wire.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
 	for _, c := range []struct {
 		name    string
 		secrets fakeSecrets
@@ -257,8 +257,8 @@ func (brokenSecrets) Open(context.Context, string, string) (SecretValue, error) 
 func TestSecretThatDoesNotOpenSaysWhy(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("the request went out") }))
 	defer up.Close()
-	rules := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "api.test", Action: sdk.HTTPActionInject,
-		Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
+	rules := &wire.HTTPEgress{Rules: []wire.HTTPRule{{Host: "api.test", Action: wire.HTTPActionInject,
+		Inject: []wire.HTTPInject{{Header: "Authorization", Secret: "apikey"}}}}}
 	f, log := frontWith(t, up, rules, brokenSecrets{})
 	req, _ := http.NewRequest("GET", f.URL+"/x", nil)
 	req.Host = "api.test"
@@ -271,7 +271,7 @@ func TestSecretThatDoesNotOpenSaysWhy(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "does not open with this daemon's key") {
 		t.Fatalf("%d %q", resp.StatusCode, body)
 	}
-	waitLog(t, log, func(es []sdk.EgressLogEntry) bool {
+	waitLog(t, log, func(es []wire.EgressLogEntry) bool {
 		return len(es) == 1 && strings.Contains(es[0].Error, "does not open")
 	})
 }

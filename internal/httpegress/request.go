@@ -9,14 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // serveHTTP applies the sandbox's rules to one request and answers it.
 func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	p := cn.p
 	start := time.Now()
-	e := sdk.EgressLogEntry{Time: start, Scheme: cn.scheme, Method: r.Method, Host: r.Host, Path: r.URL.Path, Rule: -1, Action: sdk.HTTPActionAllow}
+	e := wire.EgressLogEntry{Time: start, Scheme: cn.scheme, Method: r.Method, Host: r.Host, Path: r.URL.Path, Rule: -1, Action: wire.HTTPActionAllow}
 	rw := &countingWriter{ResponseWriter: w}
 	sb, ok := p.cfg.Sandboxes.HTTPSandbox(cn.src)
 	defer func() {
@@ -53,10 +53,10 @@ func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		rule := sb.HTTP.Rules[idx]
 		e.Action = rule.Action
 		switch rule.Action {
-		case sdk.HTTPActionDeny:
-			fail(http.StatusForbidden, sdk.HTTPActionDeny, "rule %d (host %s) of this sandbox's egress policy denies %s %s%s", idx, rule.Host, r.Method, host, r.URL.Path)
+		case wire.HTTPActionDeny:
+			fail(http.StatusForbidden, wire.HTTPActionDeny, "rule %d (host %s) of this sandbox's egress policy denies %s %s%s", idx, rule.Host, r.Method, host, r.URL.Path)
 			return
-		case sdk.HTTPActionInject:
+		case wire.HTTPActionInject:
 			for _, in := range rule.Inject {
 				sec, err := p.cfg.Secrets.Open(auth.System(r.Context(), "egress inject"), sb.Team, in.Secret) // the sandbox's own team, named
 				if err != nil {
@@ -77,12 +77,12 @@ func (cn *conn) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			// HTTP the Host header is the sandbox's word alone, and a
 			// secret must go only where the name really leads.
 			dialTo = ""
-		case sdk.HTTPActionRewrite:
+		case wire.HTTPActionRewrite:
 			rewrite(r, rule)
 			if r.URL.Host != host || r.URL.Scheme != cn.scheme {
 				dialTo = ""
 			}
-		case sdk.HTTPActionForward:
+		case wire.HTTPActionForward:
 			done, moved := cn.forward(rw, r, sb, idx, rule.Forward, &e)
 			if done {
 				return
@@ -109,7 +109,7 @@ func hostsNote(sec SecretValue) string {
 	return note
 }
 
-func rewrite(r *http.Request, rule sdk.HTTPRule) {
+func rewrite(r *http.Request, rule wire.HTTPRule) {
 	rw := rule.Rewrite
 	if rw.Scheme != "" {
 		r.URL.Scheme = rw.Scheme

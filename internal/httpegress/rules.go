@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/netfloor"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Limits of the http section of an egress policy.
@@ -21,14 +21,14 @@ const (
 // ParseRules checks the http section of an egress policy and returns it
 // normalised for the store (hosts and methods in canonical case). nil
 // stays nil: the sandbox's HTTP is not proxied.
-func ParseRules(h *sdk.HTTPEgress) (*sdk.HTTPEgress, error) {
+func ParseRules(h *wire.HTTPEgress) (*wire.HTTPEgress, error) {
 	if h == nil {
 		return nil, nil
 	}
 	if len(h.Rules) > maxRules {
 		return nil, invalid("an http section takes at most %d rules", maxRules)
 	}
-	out := &sdk.HTTPEgress{Rules: []sdk.HTTPRule{}}
+	out := &wire.HTTPEgress{Rules: []wire.HTTPRule{}}
 	for i, r := range h.Rules {
 		n, err := parseRule(r)
 		if e, ok := err.(*errdefs.Error); ok {
@@ -41,10 +41,10 @@ func ParseRules(h *sdk.HTTPEgress) (*sdk.HTTPEgress, error) {
 }
 
 func invalid(format string, a ...any) error {
-	return errdefs.Invalid(sdk.CodeInvalidHTTPRule, format, a...)
+	return errdefs.Invalid(wire.CodeInvalidHTTPRule, format, a...)
 }
 
-func parseRule(r sdk.HTTPRule) (sdk.HTTPRule, error) {
+func parseRule(r wire.HTTPRule) (wire.HTTPRule, error) {
 	host, err := parseHostPattern(r.Host)
 	if err != nil {
 		return r, err
@@ -59,15 +59,15 @@ func parseRule(r sdk.HTTPRule) (sdk.HTTPRule, error) {
 	if r.PathPrefix != "" && !strings.HasPrefix(r.PathPrefix, "/") {
 		return r, invalid("pathPrefix %q must start with /", r.PathPrefix)
 	}
-	has := map[string]bool{sdk.HTTPActionInject: len(r.Inject) > 0, sdk.HTTPActionRewrite: r.Rewrite != nil, sdk.HTTPActionForward: r.Forward != nil}
+	has := map[string]bool{wire.HTTPActionInject: len(r.Inject) > 0, wire.HTTPActionRewrite: r.Rewrite != nil, wire.HTTPActionForward: r.Forward != nil}
 	for action, set := range has {
 		if set && action != r.Action {
 			return r, invalid("%q goes with action %q only, not %q", action, action, r.Action)
 		}
 	}
 	switch r.Action {
-	case sdk.HTTPActionAllow, sdk.HTTPActionDeny:
-	case sdk.HTTPActionInject:
+	case wire.HTTPActionAllow, wire.HTTPActionDeny:
+	case wire.HTTPActionInject:
 		if len(r.Inject) == 0 || len(r.Inject) > maxInjects {
 			return r, invalid("action inject needs 1 to %d entries in inject", maxInjects)
 		}
@@ -82,9 +82,9 @@ func parseRule(r sdk.HTTPRule) (sdk.HTTPRule, error) {
 				return r, invalid("inject prefix must not contain line breaks")
 			}
 		}
-	case sdk.HTTPActionRewrite:
+	case wire.HTTPActionRewrite:
 		rw := r.Rewrite
-		if rw == nil || *rw == (sdk.HTTPRewrite{}) {
+		if rw == nil || *rw == (wire.HTTPRewrite{}) {
 			return r, invalid("action rewrite needs rewrite with scheme, host or pathPrefix")
 		}
 		if rw.Scheme != "" && rw.Scheme != "http" && rw.Scheme != "https" {
@@ -98,7 +98,7 @@ func parseRule(r sdk.HTTPRule) (sdk.HTTPRule, error) {
 		if rw.PathPrefix != "" && !strings.HasPrefix(rw.PathPrefix, "/") {
 			return r, invalid("rewrite pathPrefix %q must start with /", rw.PathPrefix)
 		}
-	case sdk.HTTPActionForward:
+	case wire.HTTPActionForward:
 		f := r.Forward
 		if f == nil {
 			return r, invalid("action forward needs forward with a url")
@@ -174,13 +174,13 @@ func CheckSecretName(name string) error {
 		}
 	}
 	if !ok {
-		return errdefs.Invalid(sdk.CodeInvalidSecret, "secret name %q: use 1 to 64 letters, digits, '_', '-' and '.'", name)
+		return errdefs.Invalid(wire.CodeInvalidSecret, "secret name %q: use 1 to 64 letters, digits, '_', '-' and '.'", name)
 	}
 	return nil
 }
 
 // SecretNames lists the secrets the rules of h use.
-func SecretNames(h *sdk.HTTPEgress) []string {
+func SecretNames(h *wire.HTTPEgress) []string {
 	var out []string
 	if h == nil {
 		return nil
@@ -211,7 +211,7 @@ func hostMatches(pattern, host string) bool {
 }
 
 // match returns the index of the first rule matching the request, or -1.
-func match(h *sdk.HTTPEgress, method, host, path string) int {
+func match(h *wire.HTTPEgress, method, host, path string) int {
 	if h == nil {
 		return -1
 	}
@@ -233,7 +233,7 @@ func match(h *sdk.HTTPEgress, method, host, path string) int {
 
 // namesHost reports whether a rule names host (an SNI): then its HTTPS is
 // decrypted so the rules can see its requests.
-func namesHost(h *sdk.HTTPEgress, host string) bool {
+func namesHost(h *wire.HTTPEgress, host string) bool {
 	if h == nil || host == "" {
 		return false
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // FuzzParseRules feeds tenant egress rules (as the API decodes them) and
@@ -29,7 +29,7 @@ func FuzzParseRules(f *testing.F) {
 		f.Add([]byte(s), "GET", "api.example.com:443", "/v1/x")
 	}
 	f.Fuzz(func(t *testing.T, section []byte, method, host, path string) {
-		var in sdk.HTTPEgress
+		var in wire.HTTPEgress
 		if json.Unmarshal(section, &in) != nil {
 			return
 		}
@@ -38,7 +38,7 @@ func FuzzParseRules(f *testing.F) {
 			if !errdefs.Is(err, errdefs.KindInvalid) {
 				t.Fatalf("refusal is not a 400: %v", err)
 			}
-			if c := errdefs.CodeOf(err); c != sdk.CodeInvalidHTTPRule && c != sdk.CodeInvalidSecret {
+			if c := errdefs.CodeOf(err); c != wire.CodeInvalidHTTPRule && c != wire.CodeInvalidSecret {
 				t.Fatalf("refusal has code %q: %v", c, err)
 			}
 			return
@@ -54,7 +54,7 @@ func FuzzParseRules(f *testing.F) {
 				}
 			}
 		}
-		fits := func(r sdk.HTTPRule) bool {
+		fits := func(r wire.HTTPRule) bool {
 			h := strings.ToLower(strings.TrimSuffix(host, "."))
 			return hostMatches(r.Host, h) && (r.Method == "" || r.Method == method) && strings.HasPrefix(path, r.PathPrefix)
 		}

@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestRuleMatching(t *testing.T) {
-	h, err := ParseRules(&sdk.HTTPEgress{Rules: []sdk.HTTPRule{
+	h, err := ParseRules(&wire.HTTPEgress{Rules: []wire.HTTPRule{
 		{Host: "API.example.com", Method: "post", PathPrefix: "/v1/", Action: "deny"},
-		{Host: "api.example.com", Action: "inject", Inject: []sdk.HTTPInject{{Header: "Authorization", Secret: "key", Prefix: "Bearer "}}},
+		{Host: "api.example.com", Action: "inject", Inject: []wire.HTTPInject{{Header: "Authorization", Secret: "key", Prefix: "Bearer "}}},
 		{Host: "*.example.org", Action: "allow"},
 		{Host: "svc.test:8080", Action: "deny"},
 		{Host: "*", PathPrefix: "/admin", Action: "deny"},
@@ -50,33 +50,33 @@ func TestRuleMatching(t *testing.T) {
 }
 
 func TestParseRulesRejects(t *testing.T) {
-	for name, r := range map[string]sdk.HTTPRule{
+	for name, r := range map[string]wire.HTTPRule{
 		"empty host":       {Host: "", Action: "allow"},
 		"star inside":      {Host: "a.*.com", Action: "allow"},
 		"bad action":       {Host: "a.test", Action: "block"},
 		"inject no list":   {Host: "a.test", Action: "inject"},
-		"inject bad name":  {Host: "a.test", Action: "inject", Inject: []sdk.HTTPInject{{Header: "Bad Header", Secret: "k"}}},
-		"inject bad secr":  {Host: "a.test", Action: "inject", Inject: []sdk.HTTPInject{{Header: "X-Key", Secret: "a/b"}}},
-		"inject crlf":      {Host: "a.test", Action: "inject", Inject: []sdk.HTTPInject{{Header: "X-Key", Secret: "k", Prefix: "a\r\nB: c"}}},
-		"rewrite empty":    {Host: "a.test", Action: "rewrite", Rewrite: &sdk.HTTPRewrite{}},
-		"rewrite scheme":   {Host: "a.test", Action: "rewrite", Rewrite: &sdk.HTTPRewrite{Scheme: "ftp"}},
-		"forward no url":   {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "not a url"}},
-		"forward timeout":  {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "http://h/", TimeoutSeconds: 61}},
-		"forward metadata": {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "http://169.254.99.1/latest"}},
-		"forward loopback": {Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "http://127.0.0.1:9000/"}},
-		"field mismatch":   {Host: "a.test", Action: "allow", Rewrite: &sdk.HTTPRewrite{Host: "b.test"}},
+		"inject bad name":  {Host: "a.test", Action: "inject", Inject: []wire.HTTPInject{{Header: "Bad Header", Secret: "k"}}},
+		"inject bad secr":  {Host: "a.test", Action: "inject", Inject: []wire.HTTPInject{{Header: "X-Key", Secret: "a/b"}}},
+		"inject crlf":      {Host: "a.test", Action: "inject", Inject: []wire.HTTPInject{{Header: "X-Key", Secret: "k", Prefix: "a\r\nB: c"}}},
+		"rewrite empty":    {Host: "a.test", Action: "rewrite", Rewrite: &wire.HTTPRewrite{}},
+		"rewrite scheme":   {Host: "a.test", Action: "rewrite", Rewrite: &wire.HTTPRewrite{Scheme: "ftp"}},
+		"forward no url":   {Host: "a.test", Action: "forward", Forward: &wire.HTTPForwardTo{URL: "not a url"}},
+		"forward timeout":  {Host: "a.test", Action: "forward", Forward: &wire.HTTPForwardTo{URL: "http://h/", TimeoutSeconds: 61}},
+		"forward metadata": {Host: "a.test", Action: "forward", Forward: &wire.HTTPForwardTo{URL: "http://169.254.99.1/latest"}},
+		"forward loopback": {Host: "a.test", Action: "forward", Forward: &wire.HTTPForwardTo{URL: "http://127.0.0.1:9000/"}},
+		"field mismatch":   {Host: "a.test", Action: "allow", Rewrite: &wire.HTTPRewrite{Host: "b.test"}},
 		"path no slash":    {Host: "a.test", Action: "allow", PathPrefix: "v1"},
 		"method not alpha": {Host: "a.test", Action: "allow", Method: "G3T"},
 	} {
-		_, err := ParseRules(&sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "ok.test", Action: "allow"}, r}})
+		_, err := ParseRules(&wire.HTTPEgress{Rules: []wire.HTTPRule{{Host: "ok.test", Action: "allow"}, r}})
 		var e *errdefs.Error
 		if !errdefs.Is(err, errdefs.KindInvalid) || !strings.Contains(err.Error(), "http rule 1") {
 			t.Errorf("%s: %v, want invalid naming rule 1", name, err)
-		} else if ok := asErr(err, &e); !ok || (e.Code != sdk.CodeInvalidHTTPRule && e.Code != sdk.CodeInvalidSecret) {
+		} else if ok := asErr(err, &e); !ok || (e.Code != wire.CodeInvalidHTTPRule && e.Code != wire.CodeInvalidSecret) {
 			t.Errorf("%s: code %v", name, err)
 		}
 	}
-	f, err := ParseRules(&sdk.HTTPEgress{Rules: []sdk.HTTPRule{{Host: "a.test", Action: "forward", Forward: &sdk.HTTPForwardTo{URL: "http://h/"}}}})
+	f, err := ParseRules(&wire.HTTPEgress{Rules: []wire.HTTPRule{{Host: "a.test", Action: "forward", Forward: &wire.HTTPForwardTo{URL: "http://h/"}}}})
 	if err != nil || f.Rules[0].Forward.TimeoutSeconds != defaultTimeout {
 		t.Fatalf("forward default timeout: %+v %v", f, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A secret names the hosts it may be sent to: "api.example.com" or
@@ -27,7 +27,7 @@ type SecretValue struct {
 // ParseSecretHosts checks a secret's hosts and returns them normalised.
 func ParseSecretHosts(name string, hosts []string) ([]string, error) {
 	bad := func(format string, a ...any) error {
-		return errdefs.Invalid(sdk.CodeInvalidSecret, "secret %q: "+format, append([]any{name}, a...)...)
+		return errdefs.Invalid(wire.CodeInvalidSecret, "secret %q: "+format, append([]any{name}, a...)...)
 	}
 	if len(hosts) == 0 || len(hosts) > maxSecretHosts {
 		return nil, bad("give 1 to %d hosts it may be sent to (hosts; sbx secret create --host api.example.com)", maxSecretHosts)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // FuzzDecode sends arbitrary bodies through the strict request decoder into
@@ -32,11 +32,11 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	targets := []func() any{
-		func() any { return new(sdk.CreateSandboxRequest) },
-		func() any { return new(sdk.ExecRequest) },
-		func() any { return new(sdk.MkdirRequest) },
-		func() any { return new(sdk.MoveRequest) },
-		func() any { return new(sdk.PullRequest) },
+		func() any { return new(wire.CreateSandboxRequest) },
+		func() any { return new(wire.ExecRequest) },
+		func() any { return new(wire.MkdirRequest) },
+		func() any { return new(wire.MoveRequest) },
+		func() any { return new(wire.PullRequest) },
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, newV := range targets {

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // MaxBody bounds every JSON request body.
@@ -66,17 +66,17 @@ func Write(w http.ResponseWriter, status int, v any) {
 // returns that kind. Errors that are not *errdefs.Error are internal: the
 // client sees a generic message, the caller should log the error.
 func WriteError(w http.ResponseWriter, err error) errdefs.Kind {
-	body := sdk.ErrorBody{Code: sdk.CodeInternal, Message: "internal error; see the daemon log"}
+	body := wire.ErrorBody{Code: wire.CodeInternal, Message: "internal error; see the daemon log"}
 	kind := errdefs.KindInternal
 	var e *errdefs.Error
 	if errors.As(err, &e) {
 		kind = e.Kind
-		body = sdk.ErrorBody{Code: e.Code, Message: e.Message}
+		body = wire.ErrorBody{Code: e.Code, Message: e.Message}
 	}
 	if kind == errdefs.KindUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
-	Write(w, Status(kind), sdk.ErrorResponse{Error: body})
+	Write(w, Status(kind), wire.ErrorResponse{Error: body})
 	return kind
 }
 
@@ -92,7 +92,7 @@ func Decode(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
-			return errdefs.Invalid(sdk.CodeInvalidJSON, "the request body must hold exactly one JSON object")
+			return errdefs.Invalid(wire.CodeInvalidJSON, "the request body must hold exactly one JSON object")
 		}
 		return nil
 	}
@@ -103,20 +103,20 @@ func Decode(w http.ResponseWriter, r *http.Request, v any) error {
 	)
 	switch {
 	case errors.As(err, &maxErr):
-		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", MaxBody)
+		return errdefs.TooLarge(wire.CodeBodyTooLarge, "the request body is larger than %d bytes", MaxBody)
 	case errors.As(err, &synErr):
-		return errdefs.Invalid(sdk.CodeInvalidJSON, "malformed JSON at byte %d: %v", synErr.Offset, synErr)
+		return errdefs.Invalid(wire.CodeInvalidJSON, "malformed JSON at byte %d: %v", synErr.Offset, synErr)
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
-			return errdefs.Invalid(sdk.CodeInvalidJSON, "the request body must be a JSON object")
+			return errdefs.Invalid(wire.CodeInvalidJSON, "the request body must be a JSON object")
 		}
-		return errdefs.Invalid(sdk.CodeInvalidJSON, "field %q has the wrong type: got JSON %s", typeErr.Field, typeErr.Value)
+		return errdefs.Invalid(wire.CodeInvalidJSON, "field %q has the wrong type: got JSON %s", typeErr.Field, typeErr.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return errdefs.Invalid(sdk.CodeUnknownField, "unknown field %s in the request body", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return errdefs.Invalid(wire.CodeUnknownField, "unknown field %s in the request body", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errdefs.Invalid(sdk.CodeInvalidJSON, "the request body ends in the middle of a JSON value")
+		return errdefs.Invalid(wire.CodeInvalidJSON, "the request body ends in the middle of a JSON value")
 	default:
-		return errdefs.Invalid(sdk.CodeInvalidJSON, "invalid JSON: %v", err)
+		return errdefs.Invalid(wire.CodeInvalidJSON, "invalid JSON: %v", err)
 	}
 }
 
@@ -128,7 +128,7 @@ func BoolParam(r *http.Request, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, errdefs.Invalid(sdk.CodeInvalidParameter, "query parameter %s must be true or false, got %q", name, v)
+		return false, errdefs.Invalid(wire.CodeInvalidParameter, "query parameter %s must be true or false, got %q", name, v)
 	}
 	return b, nil
 }

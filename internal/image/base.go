@@ -14,7 +14,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // BaseImage is the name of the image EnsureBase makes.
@@ -62,12 +62,12 @@ func checkStatic(path string) error {
 	const fix = "; install it with `apt-get install busybox-static`"
 	f, err := elf.Open(path)
 	if err != nil {
-		return errdefs.Unavailable(sdk.CodeBusyboxMissing, "cannot build the base image: %s is missing or not an ELF binary (%v)"+fix, path, err)
+		return errdefs.Unavailable(wire.CodeBusyboxMissing, "cannot build the base image: %s is missing or not an ELF binary (%v)"+fix, path, err)
 	}
 	defer f.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return errdefs.Unavailable(sdk.CodeBusyboxMissing, "cannot build the base image: %s is dynamically linked"+fix, path)
+			return errdefs.Unavailable(wire.CodeBusyboxMissing, "cannot build the base image: %s is dynamically linked"+fix, path)
 		}
 	}
 	return nil

@@ -32,7 +32,7 @@ import (
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Records is the part of store.Store the image manager uses.
@@ -90,7 +90,7 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._/:@-]{0,127}$`)
 // ValidateName checks an image name.
 func ValidateName(name string) error {
 	if !nameRE.MatchString(name) {
-		return errdefs.Invalid(sdk.CodeInvalidImageName,
+		return errdefs.Invalid(wire.CodeInvalidImageName,
 			"invalid image name %q: use 1 to 128 of a-z 0-9 . _ / : @ -, starting with a letter or digit", name)
 	}
 	return nil

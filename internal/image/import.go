@@ -25,13 +25,13 @@ import (
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const expected = "expected a tar stream (plain, gzip or zstd) of a root filesystem, an OCI image layout or a `docker save` archive"
 
 func invalidImage(format string, args ...any) error {
-	return errdefs.Invalid(sdk.CodeInvalidImage, format, args...)
+	return errdefs.Invalid(wire.CodeInvalidImage, format, args...)
 }
 
 // Import reads one tar stream, optionally gzip- or zstd-compressed, and stores

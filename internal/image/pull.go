@@ -18,7 +18,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Pull fetches the linux/amd64 variant of ref from its registry, anonymously,
@@ -33,7 +33,7 @@ func (m *Manager) Pull(ctx context.Context, ref, imgName string) (*store.Image, 
 	}
 	r, err := name.ParseReference(ref)
 	if err != nil {
-		return nil, errdefs.Invalid(sdk.CodeInvalidImageRef, "invalid image reference %q: %v", ref, err)
+		return nil, errdefs.Invalid(wire.CodeInvalidImageRef, "invalid image reference %q: %v", ref, err)
 	}
 	if err := m.disk.Check("pull an image"); err != nil {
 		return nil, err
@@ -76,19 +76,19 @@ func remoteErr(ctx context.Context, ref string, err error) error {
 	case errors.As(err, &te):
 		if te.StatusCode == http.StatusNotFound || hasCode(te, transport.ManifestUnknownErrorCode,
 			transport.NameUnknownErrorCode, transport.BlobUnknownErrorCode) {
-			return errdefs.NotFound(sdk.CodeImageNotFound, "image %s not found in its registry", ref)
+			return errdefs.NotFound(wire.CodeImageNotFound, "image %s not found in its registry", ref)
 		}
 		if te.StatusCode == http.StatusUnauthorized || te.StatusCode == http.StatusForbidden {
-			return errdefs.NotFound(sdk.CodeImageNotFound,
+			return errdefs.NotFound(wire.CodeImageNotFound,
 				"image %s not found, or the registry wants credentials (sbx pulls anonymously)", ref)
 		}
-		return errdefs.Unavailable(sdk.CodeRegistryUnavailable, "registry error pulling %s: %v", ref, te)
+		return errdefs.Unavailable(wire.CodeRegistryUnavailable, "registry error pulling %s: %v", ref, te)
 	case strings.Contains(err.Error(), "no child with platform"):
-		return errdefs.NotFound(sdk.CodeImageNotFound, "image %s has no linux/amd64 variant", ref)
+		return errdefs.NotFound(wire.CodeImageNotFound, "image %s has no linux/amd64 variant", ref)
 	case errors.Is(err, tar.ErrHeader), errors.Is(err, tar.ErrFieldTooLong):
-		return errdefs.Invalid(sdk.CodeInvalidImage, "image %s has a corrupt layer: %v", ref, err)
+		return errdefs.Invalid(wire.CodeInvalidImage, "image %s has a corrupt layer: %v", ref, err)
 	default:
-		return errdefs.Unavailable(sdk.CodeRegistryUnavailable, "cannot pull %s: %v", ref, err)
+		return errdefs.Unavailable(wire.CodeRegistryUnavailable, "cannot pull %s: %v", ref, err)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Record writes the image name over layers already present (an image
@@ -37,7 +37,7 @@ func (m *Manager) Record(ctx context.Context, name, source string, layers []stri
 	for _, l := range layers {
 		size, ok := m.layerSize(layerHex(l))
 		if !ok {
-			return nil, errdefs.NotFound(sdk.CodeImageNotFound, "record image %s: layer %s is gone", name, l)
+			return nil, errdefs.NotFound(wire.CodeImageNotFound, "record image %s: layer %s is gone", name, l)
 		}
 		img.SizeBytes += size
 	}

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // readError marks a failure to read the input (a bad tar, a cut stream, a lost
@@ -89,7 +89,7 @@ type dirTime struct {
 }
 
 func invalidEntry(name, format string, args ...any) error {
-	return errdefs.Invalid(sdk.CodeInvalidImage, "layer entry %q: "+format, append([]any{name}, args...)...)
+	return errdefs.Invalid(wire.CodeInvalidImage, "layer entry %q: "+format, append([]any{name}, args...)...)
 }
 
 // cleanName turns a tar name into a path relative to the layer root, or "."

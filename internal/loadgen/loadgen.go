@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Tenant is one API key's client and a sandbox of its own.
@@ -63,7 +64,7 @@ func Neighbours(calm, hot Tenant, calls int, interval time.Duration, hammers int
 				switch {
 				case err == nil:
 					atomic.AddInt64(&res.HotOK, 1)
-				case errors.As(err, &apiErr) && apiErr.StatusCode == 429 && apiErr.Code == sdk.CodeRateLimited:
+				case errors.As(err, &apiErr) && apiErr.StatusCode == 429 && apiErr.Code == wire.CodeRateLimited:
 					atomic.AddInt64(&res.HotLimited, 1)
 				default:
 					mu.Lock()
@@ -109,8 +110,8 @@ func call(t Tenant, i int) error {
 	case 1:
 		_, err = c.GetSandbox(ctx, t.Sandbox)
 	case 2:
-		var res *sdk.ExecResult
-		if res, err = c.Exec(ctx, t.Sandbox, sdk.ExecRequest{Cmd: []string{"true"}}); err == nil && res.ExitCode != 0 {
+		var res *wire.ExecResult
+		if res, err = c.Exec(ctx, t.Sandbox, wire.ExecRequest{Cmd: []string{"true"}}); err == nil && res.ExitCode != 0 {
 			err = fmt.Errorf("exec: exit %d", res.ExitCode)
 		}
 	case 3:
@@ -171,7 +172,7 @@ func Crowd(host, token string, clients, sandboxes, creates int, d time.Duration)
 	}
 	shared := make([]Tenant, sandboxes)
 	for i := range shared {
-		sb, err := c.CreateSandbox(ctx, sdk.CreateSandboxRequest{})
+		sb, err := c.CreateSandbox(ctx, wire.CreateSandboxRequest{})
 		if err != nil {
 			return nil, fmt.Errorf("create shared sandbox %d: %w", i, err)
 		}
@@ -193,7 +194,7 @@ func Crowd(host, token string, clients, sandboxes, creates int, d time.Duration)
 			for i := n; time.Now().Before(end); i++ {
 				if i%10 == 9 && tryTake(slots) {
 					t0 := time.Now()
-					sb, err := t.Client.CreateSandbox(ctx, sdk.CreateSandboxRequest{})
+					sb, err := t.Client.CreateSandbox(ctx, wire.CreateSandboxRequest{})
 					record("create", t0, err)
 					if err == nil {
 						t0 = time.Now()

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // WaitDetached waits until no loop device is backed by img.
@@ -51,7 +51,7 @@ func Backed(path string) bool {
 func Make(path string, sizeMiB int) error {
 	mkfs, err := exec.LookPath("mkfs.ext4")
 	if err != nil {
-		return errdefs.Unavailable(sdk.CodeDiskUnsupported, "diskMiB needs mkfs.ext4 on the host (Debian: e2fsprogs)")
+		return errdefs.Unavailable(wire.CodeDiskUnsupported, "diskMiB needs mkfs.ext4 on the host (Debian: e2fsprogs)")
 	}
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)

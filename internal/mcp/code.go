@@ -8,6 +8,7 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // CodeInput is code_run's input.
@@ -24,7 +25,7 @@ type CodeInput struct {
 // ContextInput is code_context_create's input.
 type ContextInput struct {
 	Target
-	sdk.CreateContextRequest
+	wire.CreateContextRequest
 }
 
 func (r registry) codeTools() {
@@ -35,16 +36,16 @@ func (r registry) codeTools() {
 		})
 	tool(r, "code_run", "Run code in a sandbox's interpreter and return its output: stdout, stderr, the value of the last expression, and rich results (charts as PNG images, HTML tables).", true, nil,
 		func(ctx context.Context, c *sdk.Client, in CodeInput) (*gomcp.CallToolResult, error) {
-			var res *sdk.RunResult
+			var res *wire.RunResult
 			var err error
 			if in.Context != "" {
-				res, err = c.RunCode(ctx, in.Sandbox, in.Context, sdk.RunCodeRequest{Code: in.Code, TimeoutSeconds: in.TimeoutSeconds, Env: in.Env}, nil)
+				res, err = c.RunCode(ctx, in.Sandbox, in.Context, wire.RunCodeRequest{Code: in.Code, TimeoutSeconds: in.TimeoutSeconds, Env: in.Env}, nil)
 			} else {
 				lang := in.Language
 				if lang == "" {
 					lang = "python"
 				}
-				res, err = c.Run(ctx, in.Sandbox, sdk.RunRequest{Language: lang, Code: in.Code, TimeoutSeconds: in.TimeoutSeconds, Env: in.Env}, nil)
+				res, err = c.Run(ctx, in.Sandbox, wire.RunRequest{Language: lang, Code: in.Code, TimeoutSeconds: in.TimeoutSeconds, Env: in.Env}, nil)
 			}
 			if err != nil {
 				return nil, err
@@ -55,7 +56,7 @@ func (r registry) codeTools() {
 
 // codeResult turns a run into content: one text block of its streams and
 // error, then each rich result as an image or a text block of its type.
-func codeResult(res *sdk.RunResult, max int) *gomcp.CallToolResult {
+func codeResult(res *wire.RunResult, max int) *gomcp.CallToolResult {
 	var b strings.Builder
 	for _, s := range []struct{ name, out string }{{"stdout", res.Stdout}, {"stderr", res.Stderr}} {
 		if s.out == "" {

@@ -10,12 +10,13 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // RunInput is command_run's input.
 type RunInput struct {
 	Target
-	sdk.ExecRequest
+	wire.ExecRequest
 	MaxBytes int `json:"maxBytes,omitempty" jsonschema:"byte budget of stdout and of stderr each; default 20000"`
 }
 
@@ -38,7 +39,7 @@ type ProcessInput struct {
 // StartInput is process_start's input.
 type StartInput struct {
 	Target
-	sdk.StartProcessRequest
+	wire.StartProcessRequest
 }
 
 // OutputInput is process_output's input.
@@ -123,7 +124,7 @@ func (r registry) commandTools() {
 
 // formatExec is a finished command's result for a model, each stream cut
 // at maxBytes.
-func formatExec(res *sdk.ExecResult, maxBytes int) string {
+func formatExec(res *wire.ExecResult, maxBytes int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit code: %d", res.ExitCode)
 	if res.Signal != "" {

@@ -7,12 +7,13 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // DesktopStartInput is desktop_start's input.
 type DesktopStartInput struct {
 	Target
-	sdk.DesktopStartRequest
+	wire.DesktopStartRequest
 }
 
 // ScreenshotInput is desktop_screenshot's input.
@@ -45,7 +46,7 @@ type KeyInput struct {
 // ScrollInput is desktop_scroll's input.
 type ScrollInput struct {
 	Target
-	sdk.MouseScrollRequest
+	wire.MouseScrollRequest
 }
 
 func (r registry) desktopTools() {
@@ -64,7 +65,7 @@ func (r registry) desktopTools() {
 		})
 	tool(r, "desktop_click", "Click at a point of the desktop.", true, nil,
 		func(ctx context.Context, c *sdk.Client, in ClickInput) (*gomcp.CallToolResult, error) {
-			p, err := c.Click(ctx, in.Sandbox, sdk.MouseClickRequest{X: &in.X, Y: &in.Y, Button: in.Button, Double: in.Double})
+			p, err := c.Click(ctx, in.Sandbox, wire.MouseClickRequest{X: &in.X, Y: &in.Y, Button: in.Button, Double: in.Double})
 			if err != nil {
 				return nil, err
 			}

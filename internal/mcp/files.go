@@ -10,6 +10,7 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // maxEditBytes bounds the file file_edit reads and writes back whole.
@@ -67,7 +68,7 @@ type DeleteInput struct {
 // MoveInput is file_move's input.
 type MoveInput struct {
 	Target
-	sdk.MoveRequest
+	wire.MoveRequest
 }
 
 func (r registry) fileTools() {
@@ -194,7 +195,7 @@ func searchFiles(ctx context.Context, c *sdk.Client, in SearchInput) (*gomcp.Cal
 	if path == "" {
 		path = "."
 	}
-	res, err := c.Grep(ctx, in.Sandbox, sdk.GrepRequest{Path: path, Pattern: in.Pattern, Regex: in.Regex})
+	res, err := c.Grep(ctx, in.Sandbox, wire.GrepRequest{Path: path, Pattern: in.Pattern, Regex: in.Regex})
 	if err != nil {
 		return nil, err
 	}

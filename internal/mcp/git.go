@@ -8,12 +8,13 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // CloneInput is git_clone's input.
 type CloneInput struct {
 	Target
-	sdk.GitCloneRequest
+	wire.GitCloneRequest
 }
 
 // RepoInput names a repository in a sandbox.
@@ -32,7 +33,7 @@ type DiffInput struct {
 // CommitInput is git_commit's input.
 type CommitInput struct {
 	Target
-	sdk.GitCommitRequest
+	wire.GitCommitRequest
 	AddAll bool `json:"addAll,omitempty" jsonschema:"stage every change first, new files and removals too (git add -A)"`
 }
 
@@ -54,9 +55,9 @@ func (r registry) gitTools() {
 			if in.Staged {
 				args = append(args, "--staged")
 			}
-			res, err := c.Exec(ctx, in.Sandbox, sdk.ExecRequest{Cmd: args})
-			if hasCode(err, sdk.CodeCommandNotFound) {
-				return nil, &sdk.APIError{Code: sdk.CodeCommandNotFound, Message: "git_diff needs the git program in the sandbox's image, and this one has none; git_status lists the changed files without it, or use an image with git"}
+			res, err := c.Exec(ctx, in.Sandbox, wire.ExecRequest{Cmd: args})
+			if hasCode(err, wire.CodeCommandNotFound) {
+				return nil, &sdk.APIError{Code: wire.CodeCommandNotFound, Message: "git_diff needs the git program in the sandbox's image, and this one has none; git_status lists the changed files without it, or use an image with git"}
 			}
 			if err != nil {
 				return nil, err
@@ -79,7 +80,7 @@ func (r registry) gitTools() {
 			"authorEmail": "author's email", "allowEmpty": "commit even with nothing staged", "all": "stage changes of tracked files first (git commit -a)"},
 		func(ctx context.Context, c *sdk.Client, in CommitInput) (*gomcp.CallToolResult, error) {
 			if in.AddAll {
-				if _, err := c.GitAdd(ctx, in.Sandbox, sdk.GitAddRequest{Path: in.Path, Files: []string{"."}}); err != nil {
+				if _, err := c.GitAdd(ctx, in.Sandbox, wire.GitAddRequest{Path: in.Path, Files: []string{"."}}); err != nil {
 					return nil, err
 				}
 			}

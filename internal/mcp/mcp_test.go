@@ -18,6 +18,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/authz/authztest"
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeAPI answers the API calls the tests make and records their keys.
@@ -25,7 +26,7 @@ type fakeAPI struct {
 	mu   sync.Mutex
 	keys []string
 	// exec is the command_run answer, given once slow (if not nil) closes.
-	exec sdk.ExecResult
+	exec wire.ExecResult
 	slow chan struct{}
 }
 
@@ -36,20 +37,20 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch {
 	case r.Method == "GET" && r.URL.Path == "/v1/sandboxes/box":
-		json.NewEncoder(w).Encode(sdk.Sandbox{ID: "sbx-1", Name: "box", State: sdk.StateStarted})
+		json.NewEncoder(w).Encode(wire.Sandbox{ID: "sbx-1", Name: "box", State: wire.StateStarted})
 	case r.Method == "POST" && r.URL.Path == "/v1/sandboxes/box/exec":
 		if f.slow != nil {
 			<-f.slow
 		}
 		json.NewEncoder(w).Encode(f.exec)
 	case r.Method == "POST" && r.URL.Path == "/v1/sandboxes/box/run":
-		json.NewEncoder(w).Encode(sdk.RunResult{Stdout: "hi\n", Results: []sdk.CodeResult{{PNG: pngBytes}, {HTML: "<table></table>"}, {Main: true, Text: "42"}}})
+		json.NewEncoder(w).Encode(wire.RunResult{Stdout: "hi\n", Results: []wire.CodeResult{{PNG: pngBytes}, {HTML: "<table></table>"}, {Main: true, Text: "42"}}})
 	case r.Method == "GET" && r.URL.Path == "/v1/sandboxes/box/desktop/screenshot":
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(pngBytes)
 	default:
 		w.WriteHeader(404)
-		json.NewEncoder(w).Encode(sdk.ErrorResponse{Error: sdk.ErrorBody{Code: sdk.CodeSandboxNotFound, Message: "no sandbox " + r.URL.Path}})
+		json.NewEncoder(w).Encode(wire.ErrorResponse{Error: wire.ErrorBody{Code: wire.CodeSandboxNotFound, Message: "no sandbox " + r.URL.Path}})
 	}
 }
 
@@ -149,7 +150,7 @@ func TestErrorsCarryCode(t *testing.T) {
 // TestOutputBudget: command output over maxBytes is cut at a character
 // boundary with a note saying how much was left out.
 func TestOutputBudget(t *testing.T) {
-	api := &fakeAPI{exec: sdk.ExecResult{ExitCode: 3, Stdout: strings.Repeat("é", 100), Stderr: "bad"}}
+	api := &fakeAPI{exec: wire.ExecResult{ExitCode: 3, Stdout: strings.Repeat("é", 100), Stderr: "bad"}}
 	ts := httptest.NewServer(api)
 	defer ts.Close()
 	cs := connect(t, sdk.NewClient(ts.URL, "k"))
@@ -340,7 +341,7 @@ func postInitialize(t *testing.T, url, key string) int {
 func TestProgressWhileWorking(t *testing.T) {
 	defer func(d time.Duration) { progressEvery = d }(progressEvery)
 	progressEvery = 10 * time.Millisecond
-	api := &fakeAPI{exec: sdk.ExecResult{Stdout: "done"}, slow: make(chan struct{})}
+	api := &fakeAPI{exec: wire.ExecResult{Stdout: "done"}, slow: make(chan struct{})}
 	ts := httptest.NewServer(api)
 	defer ts.Close()
 	notes := make(chan *gomcp.ProgressNotificationParams, 100)

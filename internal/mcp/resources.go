@@ -12,6 +12,7 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // maxResourceBytes bounds a resource read; file_read pages through more.
@@ -100,7 +101,7 @@ func (r registry) readEvents(ctx context.Context, req *gomcp.ReadResourceRequest
 // resourceError is a missing sandbox or file as MCP's resource-not-found
 // error, anything else with sbx's code.
 func resourceError(uri string, err error) error {
-	if hasCode(err, sdk.CodeSandboxNotFound) || hasCode(err, sdk.CodeFileNotFound) {
+	if hasCode(err, wire.CodeSandboxNotFound) || hasCode(err, wire.CodeFileNotFound) {
 		return gomcp.ResourceNotFoundError(uri)
 	}
 	return toolError(err)

@@ -7,6 +7,7 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Target names the sandbox a tool acts on.
@@ -14,7 +15,7 @@ type Target struct {
 	Sandbox string `json:"sandbox" jsonschema:"the sandbox's name or id"`
 }
 
-// createDescs describes sdk.CreateSandboxRequest's fields for a model.
+// createDescs describes wire.CreateSandboxRequest's fields for a model.
 var createDescs = map[string]string{
 	"name":               "a name to address it by (unique in your team); default none, address it by id",
 	"image":              "the image to start from, e.g. python or debian; default the daemon's base image",
@@ -42,7 +43,7 @@ var createDescs = map[string]string{
 // GetOrCreateInput is sandbox_get_or_create's input: a name and, when it
 // does not exist yet, how to create it.
 type GetOrCreateInput struct {
-	sdk.CreateSandboxRequest
+	wire.CreateSandboxRequest
 }
 
 // ListInput filters sandbox_list.
@@ -61,24 +62,24 @@ type StopInput struct {
 // ForkInput is sandbox_fork's input.
 type ForkInput struct {
 	Target
-	sdk.ForkRequest
+	wire.ForkRequest
 }
 
 // SnapshotInput is sandbox_snapshot's input.
 type SnapshotInput struct {
 	Target
-	sdk.CreateSnapshotRequest
+	wire.CreateSnapshotRequest
 }
 
 // ExposeInput is port_expose's input.
 type ExposeInput struct {
 	Target
-	sdk.ExposePortRequest
+	wire.ExposePortRequest
 }
 
 func (r registry) sandboxTools() {
 	tool(r, "sandbox_create", "Create a sandbox and start it. Returns its id, name and state. A taken name is an error; use sandbox_get_or_create to keep one sandbox per task.",
-		true, createDescs, func(ctx context.Context, c *sdk.Client, in sdk.CreateSandboxRequest) (*gomcp.CallToolResult, error) {
+		true, createDescs, func(ctx context.Context, c *sdk.Client, in wire.CreateSandboxRequest) (*gomcp.CallToolResult, error) {
 			return jsonResult(c.CreateSandbox(ctx, in))
 		})
 	tool(r, "sandbox_get_or_create", "Return the sandbox of this name, creating it (with the other fields) if it does not exist, and starting or resuming it if it is stopped or paused. The way to keep one sandbox per conversation.",
@@ -92,16 +93,16 @@ func (r registry) sandboxTools() {
 			}
 			// Ready for every tool: reading files does not start a sandbox.
 			switch sb.State {
-			case sdk.StateStopped:
+			case wire.StateStopped:
 				sb, err = c.StartSandbox(ctx, sb.ID)
-			case sdk.StatePaused:
+			case wire.StatePaused:
 				sb, err = c.ResumeSandbox(ctx, sb.ID)
 			}
 			if err != nil {
 				return nil, err
 			}
 			return jsonResult(struct {
-				*sdk.Sandbox
+				*wire.Sandbox
 				Created bool `json:"created"`
 			}{sb, created}, nil)
 		})
@@ -155,5 +156,5 @@ func (r registry) sandboxTools() {
 
 // errorf is a tool error of this server (a bad argument).
 func errorf(format string, args ...any) error {
-	return &sdk.APIError{Code: sdk.CodeInvalidParameter, Message: fmt.Sprintf(format, args...)}
+	return &sdk.APIError{Code: wire.CodeInvalidParameter, Message: fmt.Sprintf(format, args...)}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/version"
 	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // DefaultMaxBytes is the byte budget of a text output when a call names
@@ -159,7 +160,7 @@ func toolError(err error) error {
 }
 
 // hasCode reports whether err is the daemon's refusal with code.
-func hasCode(err error, code sdk.Code) bool {
+func hasCode(err error, code wire.Code) bool {
 	var api *sdk.APIError
 	return errors.As(err, &api) && api.Code == code
 }

@@ -9,15 +9,15 @@ import (
 
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // states and classes are every value of the sandboxes gauge's labels, so a
 // state with no sandbox reads 0 instead of vanishing.
 var (
-	states = []sdk.State{sdk.StateCreating, sdk.StateStarting, sdk.StateStarted, sdk.StateStopping, sdk.StateStopped,
-		sdk.StatePausing, sdk.StatePaused, sdk.StateResuming, sdk.StateArchiving, sdk.StateArchived, sdk.StateRestoring,
-		sdk.StateDeleting, sdk.StateError}
+	states = []wire.State{wire.StateCreating, wire.StateStarting, wire.StateStarted, wire.StateStopping, wire.StateStopped,
+		wire.StatePausing, wire.StatePaused, wire.StateResuming, wire.StateArchiving, wire.StateArchived, wire.StateRestoring,
+		wire.StateDeleting, wire.StateError}
 	classes = []string{"container", "gvisor"}
 )
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Options say where the scrape-time metrics come from.
@@ -33,7 +33,7 @@ type Options struct {
 	// since start because a queue was full. nil: no webhook series.
 	Webhooks func() (queued int, dropped uint64)
 	// Teams reads every team's usage and quotas (teams.go); nil: no team series.
-	Teams func(ctx context.Context) ([]sdk.TeamUsage, error)
+	Teams func(ctx context.Context) ([]wire.TeamUsage, error)
 }
 
 // Metrics holds the daemon's metrics. Its methods are safe for concurrent
@@ -132,9 +132,9 @@ func (m *Metrics) TeamHandler(team string) http.Handler {
 		reg.MustRegister(&sandboxCollector{list: list, usage: m.opt.Usage})
 	}
 	if m.opt.Teams != nil {
-		reg.MustRegister(teamCollector(func(ctx context.Context) ([]sdk.TeamUsage, error) {
+		reg.MustRegister(teamCollector(func(ctx context.Context) ([]wire.TeamUsage, error) {
 			all, err := m.opt.Teams(ctx)
-			var mine []sdk.TeamUsage
+			var mine []wire.TeamUsage
 			for _, u := range all {
 				if u.Team == team {
 					mine = append(mine, u)

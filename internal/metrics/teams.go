@@ -8,7 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 var (
@@ -21,7 +21,7 @@ var (
 )
 
 // teamCollector reads every team's usage and quotas at scrape time.
-type teamCollector func(ctx context.Context) ([]sdk.TeamUsage, error)
+type teamCollector func(ctx context.Context) ([]wire.TeamUsage, error)
 
 func (teamCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- teamUsageDesc

@@ -6,13 +6,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestTeamSeries(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(teamCollector(func(context.Context) ([]sdk.TeamUsage, error) {
-		return []sdk.TeamUsage{{Team: "acme", Sandboxes: 3, Running: 1, CPU: 1.5, Quotas: sdk.Quotas{MaxSandboxes: 5}}}, nil
+	reg.MustRegister(teamCollector(func(context.Context) ([]wire.TeamUsage, error) {
+		return []wire.TeamUsage{{Team: "acme", Sandboxes: 3, Running: 1, CPU: 1.5, Quotas: wire.Quotas{MaxSandboxes: 5}}}, nil
 	}))
 	mfs, err := reg.Gather()
 	if err != nil {

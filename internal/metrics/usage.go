@@ -11,7 +11,7 @@ import (
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // diskEvery is how long a measured disk size is reused: walking a large
@@ -50,9 +50,9 @@ func NewSampler(dataDir string) *Sampler {
 }
 
 // Stats reads what sb uses now.
-func (s *Sampler) Stats(sb *store.Sandbox) sdk.SandboxStats {
+func (s *Sampler) Stats(sb *store.Sandbox) wire.SandboxStats {
 	now := time.Now().UTC()
-	out := sdk.SandboxStats{ID: sb.ID, Name: sb.Name, State: sb.State, Time: now,
+	out := wire.SandboxStats{ID: sb.ID, Name: sb.Name, State: sb.State, Time: now,
 		DiskLimitBytes: uint64(sb.Spec.DiskMiB) << 20}
 	if sandbox.HasInstance(sb.State) { // it has cgroups to read
 		cg := runtime.ReadCgroupStats(sb.ID)

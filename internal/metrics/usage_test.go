@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A stopped sandbox reads as zeros with its state and its disk; disk is
@@ -21,9 +21,9 @@ func TestSamplerReadsDiskAndZerosWithoutInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewSampler(dir)
-	sb := &store.Sandbox{ID: "sbx-test", Name: "t", State: sdk.StateStopped, Spec: store.Spec{MemoryMiB: 64}}
+	sb := &store.Sandbox{ID: "sbx-test", Name: "t", State: wire.StateStopped, Spec: store.Spec{MemoryMiB: 64}}
 	st := s.Stats(sb)
-	if st.State != sdk.StateStopped || st.CPUNanos != 0 || st.MemoryBytes != 0 || st.Pids != 0 || st.CPUPercent != nil {
+	if st.State != wire.StateStopped || st.CPUNanos != 0 || st.MemoryBytes != 0 || st.Pids != 0 || st.CPUPercent != nil {
 		t.Errorf("stopped sandbox: %+v", st)
 	}
 	if st.DiskBytes < 1<<20 {

@@ -10,7 +10,7 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // ensureBridge makes the bridge exist, up, with the gateway address, and
@@ -35,7 +35,7 @@ func ensureBridge(name string, gw netip.Prefix) (netlink.Link, error) {
 	case err != nil:
 		return nil, errdefs.Internal(err, "find bridge %s", name)
 	case link.Type() != "bridge":
-		return nil, errdefs.Conflict(sdk.CodeBridgeConflict, "network interface %s exists and is not a bridge; pick another --bridge", name)
+		return nil, errdefs.Conflict(wire.CodeBridgeConflict, "network interface %s exists and is not a bridge; pick another --bridge", name)
 	}
 	// No IPv6 on the bridge: sandboxes are IPv4 only, and a link-local
 	// address would let them talk to the host over IPv6.
@@ -93,7 +93,7 @@ func checkSubnetFree(bridge string, subnet netip.Prefix) error {
 		if err == nil {
 			dev = link.Attrs().Name
 		}
-		return errdefs.Conflict(sdk.CodeSubnetConflict, "sandbox subnet %s overlaps the route to %s on %s; pick another --subnet", subnet, dst, dev)
+		return errdefs.Conflict(wire.CodeSubnetConflict, "sandbox subnet %s overlaps the route to %s on %s; pick another --subnet", subnet, dst, dev)
 	}
 	return nil
 }

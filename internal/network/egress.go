@@ -8,7 +8,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpegress"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Network modes.
@@ -37,7 +37,7 @@ const (
 //
 // A domain "example.com" matches that name only; "*.example.com" matches
 // every name below it (not example.com itself).
-func ParseEgress(p *sdk.EgressPolicy) (*store.Egress, error) {
+func ParseEgress(p *wire.EgressPolicy) (*store.Egress, error) {
 	if p == nil {
 		return &store.Egress{Mode: AllowAll}, nil
 	}
@@ -52,18 +52,18 @@ func ParseEgress(p *sdk.EgressPolicy) (*store.Egress, error) {
 	switch out.Mode {
 	case AllowAll, BlockAll:
 		if len(p.CIDRs)+len(p.Domains) > 0 {
-			return nil, errdefs.Invalid(sdk.CodeInvalidEgress, "egress mode %s takes no cidrs or domains; use allow-list or deny-list", out.Mode)
+			return nil, errdefs.Invalid(wire.CodeInvalidEgress, "egress mode %s takes no cidrs or domains; use allow-list or deny-list", out.Mode)
 		}
 		return out, nil
 	case AllowList, DenyList:
 	default:
-		return nil, errdefs.Invalid(sdk.CodeInvalidEgress, "unknown egress mode %q: use allow-all, block-all, allow-list or deny-list", p.Mode)
+		return nil, errdefs.Invalid(wire.CodeInvalidEgress, "unknown egress mode %q: use allow-all, block-all, allow-list or deny-list", p.Mode)
 	}
 	if len(p.CIDRs)+len(p.Domains) == 0 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidEgress, "egress mode %s needs at least one entry in cidrs or domains", out.Mode)
+		return nil, errdefs.Invalid(wire.CodeInvalidEgress, "egress mode %s needs at least one entry in cidrs or domains", out.Mode)
 	}
 	if len(p.CIDRs) > maxPolicyEntries || len(p.Domains) > maxPolicyEntries {
-		return nil, errdefs.Invalid(sdk.CodeInvalidEgress, "an egress policy takes at most %d cidrs and %d domains", maxPolicyEntries, maxPolicyEntries)
+		return nil, errdefs.Invalid(wire.CodeInvalidEgress, "an egress policy takes at most %d cidrs and %d domains", maxPolicyEntries, maxPolicyEntries)
 	}
 	for _, c := range p.CIDRs {
 		pfx, err := parseCIDR(c)
@@ -87,16 +87,16 @@ func ParseEgress(p *sdk.EgressPolicy) (*store.Egress, error) {
 }
 
 // EgressToAPI is the wire form of a stored policy; nil is allow-all.
-func EgressToAPI(e *store.Egress) *sdk.EgressPolicy {
+func EgressToAPI(e *store.Egress) *wire.EgressPolicy {
 	if e == nil {
-		return &sdk.EgressPolicy{Mode: AllowAll}
+		return &wire.EgressPolicy{Mode: AllowAll}
 	}
-	return &sdk.EgressPolicy{Mode: e.Mode, CIDRs: slices.Clone(e.CIDRs), Domains: slices.Clone(e.Domains), HTTP: e.HTTP}
+	return &wire.EgressPolicy{Mode: e.Mode, CIDRs: slices.Clone(e.CIDRs), Domains: slices.Clone(e.Domains), HTTP: e.HTTP}
 }
 
 func parseCIDR(s string) (netip.Prefix, error) {
 	bad := func() (netip.Prefix, error) {
-		return netip.Prefix{}, errdefs.Invalid(sdk.CodeInvalidEgress, "egress cidr %q is not an IPv4 address or CIDR such as 10.0.0.0/8 (sandboxes have IPv4 only)", s)
+		return netip.Prefix{}, errdefs.Invalid(wire.CodeInvalidEgress, "egress cidr %q is not an IPv4 address or CIDR such as 10.0.0.0/8 (sandboxes have IPv4 only)", s)
 	}
 	if a, err := netip.ParseAddr(s); err == nil {
 		if !a.Is4() {
@@ -115,7 +115,7 @@ func parseCIDR(s string) (netip.Prefix, error) {
 func parseDomain(s string) (string, error) {
 	name := strings.TrimSuffix(strings.ToLower(s), ".")
 	bad := func(why string) (string, error) {
-		return "", errdefs.Invalid(sdk.CodeInvalidEgress, "egress domain %q: %s", s, why)
+		return "", errdefs.Invalid(wire.CodeInvalidEgress, "egress domain %q: %s", s, why)
 	}
 	rest := strings.TrimPrefix(name, "*.")
 	if rest == "" || len(name) > maxDomainLen {

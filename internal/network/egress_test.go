@@ -6,11 +6,11 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestParseEgress(t *testing.T) {
-	got, err := ParseEgress(&sdk.EgressPolicy{
+	got, err := ParseEgress(&wire.EgressPolicy{
 		Mode:    AllowList,
 		CIDRs:   []string{"10.1.2.3", "192.168.7.9/16", "10.1.2.3/32"},
 		Domains: []string{"Example.COM.", "*.api.example.com", "example.com"},
@@ -27,13 +27,13 @@ func TestParseEgress(t *testing.T) {
 	if e, err := ParseEgress(nil); err != nil || e.Mode != AllowAll {
 		t.Fatalf("nil policy: %+v, %v", e, err)
 	}
-	if e, err := ParseEgress(&sdk.EgressPolicy{}); err != nil || e.Mode != AllowAll {
+	if e, err := ParseEgress(&wire.EgressPolicy{}); err != nil || e.Mode != AllowAll {
 		t.Fatalf("empty mode: %+v, %v", e, err)
 	}
 }
 
 func TestParseEgressRejects(t *testing.T) {
-	bad := []sdk.EgressPolicy{
+	bad := []wire.EgressPolicy{
 		{Mode: "allow-some"},
 		{Mode: AllowList},
 		{Mode: BlockAll, CIDRs: []string{"10.0.0.0/8"}},
@@ -52,7 +52,7 @@ func TestParseEgressRejects(t *testing.T) {
 			t.Errorf("%+v: got %v, want an Invalid error", p, err)
 		}
 	}
-	many := sdk.EgressPolicy{Mode: AllowList}
+	many := wire.EgressPolicy{Mode: AllowList}
 	for range maxPolicyEntries + 1 {
 		many.CIDRs = append(many.CIDRs, "10.0.0.1")
 	}
@@ -68,7 +68,7 @@ func TestResolveModes(t *testing.T) {
 	if mode, e, err := Resolve(ModeNone, nil); err != nil || mode != ModeNone || e != nil {
 		t.Fatalf("none: %q %+v %v", mode, e, err)
 	}
-	if _, _, err := Resolve(ModeNone, &sdk.EgressPolicy{Mode: BlockAll}); !errdefs.Is(err, errdefs.KindInvalid) {
+	if _, _, err := Resolve(ModeNone, &wire.EgressPolicy{Mode: BlockAll}); !errdefs.Is(err, errdefs.KindInvalid) {
 		t.Fatalf("none with egress: %v", err)
 	}
 	if _, _, err := Resolve("host", nil); !errdefs.Is(err, errdefs.KindInvalid) {

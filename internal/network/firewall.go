@@ -12,7 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/netfloor"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // firewall keeps the daemon's nftables table "inet <bridge>":
@@ -51,7 +51,7 @@ type firewall struct {
 func newFirewall(bridge string, gw netip.Addr, subnet netip.Prefix, connLimit int) (*firewall, error) {
 	nft, err := exec.LookPath("nft")
 	if err != nil {
-		return nil, errdefs.Unavailable(sdk.CodeNftUnavailable, "the nft command is not installed; install it with `apt-get install nftables`")
+		return nil, errdefs.Unavailable(wire.CodeNftUnavailable, "the nft command is not installed; install it with `apt-get install nftables`")
 	}
 	return &firewall{nft: nft, table: bridge, bridge: bridge, gw: gw, subnet: subnet, connLimit: connLimit}, nil
 }

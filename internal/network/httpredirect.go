@@ -8,7 +8,7 @@ import (
 	"github.com/sbxhq/sbx/internal/httpegress"
 	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // HTTP egress redirect: the outbound TCP 80 and 443 of a sandbox whose
@@ -63,7 +63,7 @@ func (m *Manager) HTTPSandbox(src netip.Addr) (httpegress.Sandbox, bool) {
 	}
 	mem.mu.Lock()
 	defer mem.mu.Unlock()
-	var h *sdk.HTTPEgress
+	var h *wire.HTTPEgress
 	if mem.egress != nil {
 		h = mem.egress.HTTP
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // ipam hands out the addresses of the subnet. The store is the truth (a
@@ -62,7 +62,7 @@ func (p *ipam) acquire(ctx context.Context, id string) (netip.Addr, error) {
 			return netip.Addr{}, err
 		}
 	}
-	return netip.Addr{}, errdefs.Unavailable(sdk.CodeNetworkFull, "every address of the sandbox subnet %s is in use; stop a sandbox or start the daemon with a larger --subnet", p.subnet)
+	return netip.Addr{}, errdefs.Unavailable(wire.CodeNetworkFull, "every address of the sandbox subnet %s is in use; stop a sandbox or start the daemon with a larger --subnet", p.subnet)
 }
 
 // release frees the sandbox's lease, if any.

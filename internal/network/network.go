@@ -22,7 +22,7 @@ import (
 	"github.com/sbxhq/sbx/internal/netfloor"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Defaults of Config.
@@ -122,11 +122,11 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cfg.ConnLimit = 0
 	}
 	if !bridgeNameRe.MatchString(cfg.Bridge) {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBridge, "bridge name %q: use 1 to 15 characters of a-z, 0-9 and '_', starting with a letter", cfg.Bridge)
+		return nil, errdefs.Invalid(wire.CodeInvalidBridge, "bridge name %q: use 1 to 15 characters of a-z, 0-9 and '_', starting with a letter", cfg.Bridge)
 	}
 	subnet, err := netip.ParsePrefix(cfg.Subnet)
 	if err != nil || !subnet.Addr().Is4() || subnet.Bits() < 8 || subnet.Bits() > 28 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidSubnet, "subnet %q: give an IPv4 prefix from /8 to /28, such as %s", cfg.Subnet, DefaultSubnet)
+		return nil, errdefs.Invalid(wire.CodeInvalidSubnet, "subnet %q: give an IPv4 prefix from /8 to /28, such as %s", cfg.Subnet, DefaultSubnet)
 	}
 	subnet = subnet.Masked()
 	if cfg.DNSUpstreams == nil {
@@ -174,7 +174,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 func lockBridge(bridge string) (net.Listener, error) {
 	ln, err := net.Listen("unix", "@sbx-bridge-"+bridge)
 	if err != nil {
-		return nil, errdefs.Conflict(sdk.CodeBridgeInUse, "another sbx daemon uses bridge %s; give this one its own --bridge and --subnet", bridge)
+		return nil, errdefs.Conflict(wire.CodeBridgeInUse, "another sbx daemon uses bridge %s; give this one its own --bridge and --subnet", bridge)
 	}
 	return ln, nil
 }
@@ -187,7 +187,7 @@ func (m *Manager) checkLeases(ctx context.Context) error {
 	}
 	for _, l := range leases {
 		if a, err := netip.ParseAddr(l.IP); err != nil || !m.subnet.Contains(a) {
-			return errdefs.Conflict(sdk.CodeSubnetChanged, "sandbox %s holds address %s outside the subnet %s; stop its sandboxes with the old --subnet first", l.SandboxID, l.IP, m.subnet)
+			return errdefs.Conflict(wire.CodeSubnetChanged, "sandbox %s holds address %s outside the subnet %s; stop its sandboxes with the old --subnet first", l.SandboxID, l.IP, m.subnet)
 		}
 	}
 	return nil
@@ -209,23 +209,23 @@ func (m *Manager) Subnet() netip.Prefix { return m.subnet }
 
 // Resolve checks a create request's network settings and returns the mode
 // and policy to store.
-func (m *Manager) Resolve(mode string, egress *sdk.EgressPolicy) (string, *store.Egress, error) {
+func (m *Manager) Resolve(mode string, egress *wire.EgressPolicy) (string, *store.Egress, error) {
 	return Resolve(mode, egress)
 }
 
 // Resolve is Manager.Resolve for a daemon with bridge networking.
-func Resolve(mode string, egress *sdk.EgressPolicy) (string, *store.Egress, error) {
+func Resolve(mode string, egress *wire.EgressPolicy) (string, *store.Egress, error) {
 	switch mode {
 	case "", ModeBridge:
 		e, err := ParseEgress(egress)
 		return ModeBridge, e, err
 	case ModeNone:
 		if egress != nil {
-			return "", nil, errdefs.Invalid(sdk.CodeInvalidEgress, "a sandbox with network none has no egress; leave egress out or use network bridge")
+			return "", nil, errdefs.Invalid(wire.CodeInvalidEgress, "a sandbox with network none has no egress; leave egress out or use network bridge")
 		}
 		return ModeNone, nil, nil
 	}
-	return "", nil, errdefs.Invalid(sdk.CodeInvalidNetwork, "unknown network mode %q: use bridge or none", mode)
+	return "", nil, errdefs.Invalid(wire.CodeInvalidNetwork, "unknown network mode %q: use bridge or none", mode)
 }
 
 func (m *Manager) dir(id string) string       { return filepath.Join(m.cfg.DataDir, "network", id) }

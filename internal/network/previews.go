@@ -21,7 +21,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Previews keeps the exposed ports of sandboxes and decides who may open
@@ -62,7 +62,7 @@ func NewPreviews(st store.NetworkStore, dataDir, domain string) (*Previews, erro
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), "/")
 	if scheme != "http" && scheme != "https" || strings.ContainsAny(host, "/?#@") {
-		return nil, errdefs.Invalid(sdk.CodeInvalidPreviewDomain, "preview domain %q: give a domain such as preview.example.com, optionally with a scheme and port", domain)
+		return nil, errdefs.Invalid(wire.CodeInvalidPreviewDomain, "preview domain %q: give a domain such as preview.example.com, optionally with a scheme and port", domain)
 	}
 	key, err := loadKey(filepath.Join(dataDir, "preview.key"))
 	if err != nil {
@@ -106,11 +106,11 @@ func (p *Previews) SetKeys(keys auth.KeyLookup) { p.keys = keys }
 // key.
 func (p *Previews) Expose(ctx context.Context, id string, port int, public bool) (*store.Port, error) {
 	if port < 1 || port > 65535 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidPort, "port must be from 1 to 65535, got %d", port)
+		return nil, errdefs.Invalid(wire.CodeInvalidPort, "port must be from 1 to 65535, got %d", port)
 	}
 	if old, err := p.store.GetPort(ctx, id, port); err == nil {
 		if old.Public != public {
-			return nil, errdefs.Conflict(sdk.CodePortExists, "port %d is already exposed with public=%t; unexpose it first", port, old.Public)
+			return nil, errdefs.Conflict(wire.CodePortExists, "port %d is already exposed with public=%t; unexpose it first", port, old.Public)
 		}
 		if !p.keyGone(ctx, old) {
 			return old, nil

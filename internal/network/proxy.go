@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The preview proxy reaches a port of a running bridge sandbox directly at
@@ -44,11 +44,11 @@ func (m *Manager) dialTarget(ctx context.Context, network, addr string) (net.Con
 	}
 	id, ok := strings.CutSuffix(host, ".sbx")
 	if !ok {
-		return nil, errdefs.Invalid(sdk.CodeInvalidTarget, "proxy target %q is not a sandbox", addr)
+		return nil, errdefs.Invalid(wire.CodeInvalidTarget, "proxy target %q is not a sandbox", addr)
 	}
 	ip, ok := m.Address(id)
 	if !ok {
-		return nil, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "sandbox %s has no network address; is it running in bridge mode?", id)
+		return nil, errdefs.Unavailable(wire.CodeSandboxUnavailable, "sandbox %s has no network address; is it running in bridge mode?", id)
 	}
 	var d net.Dialer
 	d.Timeout = 10 * time.Second

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // WatchExit returns a channel that is closed when the process pid exits. The
@@ -25,7 +25,7 @@ import (
 // OS thread per process.
 func WatchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
 	if pid <= 0 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidPID, "pid %d is not a process id", pid)
+		return nil, errdefs.Invalid(wire.CodeInvalidPID, "pid %d is not a process id", pid)
 	}
 	done := make(chan struct{})
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // ociTool is what the runc and runsc drivers share: both drive a command
@@ -118,7 +118,7 @@ func (t *ociTool) state(ctx context.Context, id string) (ociState, error) {
 	out, err := t.run(ctx, "state", id)
 	if err != nil {
 		if notExist(err) {
-			return s, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
+			return s, errdefs.NotFound(wire.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		return s, errdefs.Internal(err, "state of instance %s", id)
 	}
@@ -156,7 +156,7 @@ func (t *ociTool) freeze(ctx context.Context, verb, id string) error {
 	}
 	if _, err := t.run(ctx, verb, id); err != nil {
 		if notExist(err) {
-			return errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
+			return errdefs.NotFound(wire.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		if p, perr := t.paused(ctx, id); verb == "resume" && perr == nil && !p {
 			return nil

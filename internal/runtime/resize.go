@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Resources are the limits of a running instance that can change without
@@ -43,10 +43,10 @@ func (r *Runc) Update(ctx context.Context, id string, res Resources) error {
 	}
 	if _, err := r.tool.run(ctx, append(append([]string{"update"}, args...), id)...); err != nil {
 		if notExist(err) {
-			return errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
+			return errdefs.NotFound(wire.CodeInstanceNotFound, "instance %s not found", id)
 		}
 		if busy(err) {
-			return errdefs.Conflict(sdk.CodeMemoryBelowUsage, "instance %s uses more memory than %d MiB and the kernel cannot reclaim it", id, res.MemoryMiB)
+			return errdefs.Conflict(wire.CodeMemoryBelowUsage, "instance %s uses more memory than %d MiB and the kernel cannot reclaim it", id, res.MemoryMiB)
 		}
 		return errdefs.Internal(err, "update the limits of instance %s", id)
 	}

@@ -15,7 +15,7 @@ import (
 	"syscall"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Runc runs instances as runc containers (class "container"). It keeps its
@@ -37,12 +37,12 @@ func NewRunc(root string, opts ...Option) (*Runc, error) {
 	if bin == "" {
 		var err error
 		if bin, err = exec.LookPath("runc"); err != nil {
-			return nil, errdefs.Unavailable(sdk.CodeRuntimeUnavailable,
+			return nil, errdefs.Unavailable(wire.CodeRuntimeUnavailable,
 				"runc is not installed or not on PATH; install it with `apt-get install runc`")
 		}
 	}
 	if !filepath.IsAbs(root) {
-		return nil, errdefs.Invalid(sdk.CodeInvalidRuntimeRoot, "runc root %q must be an absolute path", root)
+		return nil, errdefs.Invalid(wire.CodeInvalidRuntimeRoot, "runc root %q must be an absolute path", root)
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create runc root %s", root)
@@ -69,7 +69,7 @@ func (r *Runc) Start(ctx context.Context, inst *Instance) (Status, error) {
 	// without starting a process on every create.
 	switch _, err := os.Stat(filepath.Join(r.root, inst.ID)); {
 	case err == nil:
-		return Status{}, errdefs.Conflict(sdk.CodeInstanceExists, "instance %s already exists", inst.ID)
+		return Status{}, errdefs.Conflict(wire.CodeInstanceExists, "instance %s already exists", inst.ID)
 	case !errors.Is(err, os.ErrNotExist):
 		return Status{}, errdefs.Internal(err, "check instance %s", inst.ID)
 	}
@@ -198,7 +198,7 @@ var idPattern = regexp.MustCompile(`^[\w+.-]+$`)
 
 func validID(id string) error {
 	if !idPattern.MatchString(id) || id == "." || id == ".." || len(id) > 128 {
-		return errdefs.Invalid(sdk.CodeInvalidInstanceID,
+		return errdefs.Invalid(wire.CodeInvalidInstanceID,
 			"instance id %q must be 1-128 letters, digits, '_', '+', '-' or '.'", id)
 	}
 	return nil
@@ -207,7 +207,7 @@ func validID(id string) error {
 // validate checks an instance before anything is made for it.
 func validate(inst *Instance) error {
 	if inst == nil {
-		return errdefs.Invalid(sdk.CodeInvalidInstance, "no instance given")
+		return errdefs.Invalid(wire.CodeInvalidInstance, "no instance given")
 	}
 	if err := validID(inst.ID); err != nil {
 		return err
@@ -217,24 +217,24 @@ func validate(inst *Instance) error {
 		"run dir": inst.RunDir, "log path": inst.LogPath,
 	} {
 		if !filepath.IsAbs(p) {
-			return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: %s %q must be an absolute path", inst.ID, name, p)
+			return errdefs.Invalid(wire.CodeInvalidInstance, "instance %s: %s %q must be an absolute path", inst.ID, name, p)
 		}
 	}
 	if fi, err := os.Stat(inst.RootfsDir); err != nil || !fi.IsDir() {
-		return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: rootfs %s is not a directory", inst.ID, inst.RootfsDir)
+		return errdefs.Invalid(wire.CodeInvalidInstance, "instance %s: rootfs %s is not a directory", inst.ID, inst.RootfsDir)
 	}
 	if fi, err := os.Stat(inst.AgentBinary); err != nil || !fi.Mode().IsRegular() {
-		return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: agent binary %s is not a file", inst.ID, inst.AgentBinary)
+		return errdefs.Invalid(wire.CodeInvalidInstance, "instance %s: agent binary %s is not a file", inst.ID, inst.AgentBinary)
 	}
 	if inst.CPU < 0 || (inst.CPU > 0 && inst.CPU*cpuPeriod < 1000) {
-		return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: cpu %g must be 0 (no limit) or at least 0.01", inst.ID, inst.CPU)
+		return errdefs.Invalid(wire.CodeInvalidInstance, "instance %s: cpu %g must be 0 (no limit) or at least 0.01", inst.ID, inst.CPU)
 	}
 	if inst.MemoryMiB < 0 || inst.PidsLimit < 0 {
-		return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: memory and pids limits must not be negative", inst.ID)
+		return errdefs.Invalid(wire.CodeInvalidInstance, "instance %s: memory and pids limits must not be negative", inst.ID)
 	}
 	for _, kv := range inst.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return errdefs.Invalid(sdk.CodeInvalidInstance, "instance %s: env entry %q is not KEY=VALUE", inst.ID, kv)
+			return errdefs.Invalid(wire.CodeInvalidInstance, "instance %s: env entry %q is not KEY=VALUE", inst.ID, kv)
 		}
 	}
 	return nil

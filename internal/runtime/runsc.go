@@ -18,7 +18,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime/runscshim"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Runsc runs instances in gVisor (class "gvisor"): a user-space kernel
@@ -86,10 +86,10 @@ func NewRunsc(root string, opts ...Option) (*Runsc, error) {
 		r.binary = bin
 	}
 	if _, err := os.Stat(r.binary); err != nil {
-		return nil, errdefs.Unavailable(sdk.CodeRuntimeUnavailable, "runsc binary %s: %v", r.binary, err)
+		return nil, errdefs.Unavailable(wire.CodeRuntimeUnavailable, "runsc binary %s: %v", r.binary, err)
 	}
 	if !filepath.IsAbs(root) {
-		return nil, errdefs.Invalid(sdk.CodeInvalidRuntimeRoot, "runsc root %q must be an absolute path", root)
+		return nil, errdefs.Invalid(wire.CodeInvalidRuntimeRoot, "runsc root %q must be an absolute path", root)
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create runsc root %s", root)
@@ -146,7 +146,7 @@ func (r *Runsc) Start(ctx context.Context, inst *Instance) (Status, error) {
 // SIGUSR1).
 func (r *Runsc) Restore(ctx context.Context, inst *Instance, dir string) (Status, error) {
 	if _, err := os.Stat(filepath.Join(dir, "checkpoint.img")); err != nil {
-		return Status{}, errdefs.Invalid(sdk.CodeInvalidCheckpoint, "no checkpoint image in %s", dir)
+		return Status{}, errdefs.Invalid(wire.CodeInvalidCheckpoint, "no checkpoint image in %s", dir)
 	}
 	if err := r.canRestore(dir); err != nil {
 		return Status{}, err
@@ -163,7 +163,7 @@ func (r *Runsc) launch(ctx context.Context, inst *Instance, verb string, extra [
 	// reach runsc. Every runsc call costs a few hundred milliseconds; the
 	// state file runsc keeps per container says as much, at once.
 	if _, err := os.Stat(r.stateFile(inst.ID)); err == nil {
-		return Status{}, errdefs.Conflict(sdk.CodeInstanceExists, "instance %s already exists", inst.ID)
+		return Status{}, errdefs.Conflict(wire.CodeInstanceExists, "instance %s already exists", inst.ID)
 	}
 	st, err := r.launchNew(ctx, inst, verb, extra)
 	if err != nil {
@@ -250,7 +250,7 @@ func (r *Runsc) Checkpoint(ctx context.Context, id, dir string) error {
 		return err
 	}
 	if !filepath.IsAbs(dir) {
-		return errdefs.Invalid(sdk.CodeInvalidCheckpoint, "checkpoint directory %q must be an absolute path", dir)
+		return errdefs.Invalid(wire.CodeInvalidCheckpoint, "checkpoint directory %q must be an absolute path", dir)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return errdefs.Internal(err, "clear checkpoint directory %s", dir)
@@ -443,7 +443,7 @@ func (r *Runsc) canRestore(dir string) error {
 	if saved == r.version {
 		return nil
 	}
-	return errdefs.Conflict(sdk.CodeMemoryImageRunsc,
+	return errdefs.Conflict(wire.CodeMemoryImageRunsc,
 		"the memory image was saved by runsc %q and this daemon runs %q (%s), which cannot restore it: run sbx serve with that runsc (--runsc) to bring the processes back, or keep the files only (sbx snapshot create, then create a sandbox from the snapshot)",
 		saved, r.version, r.binary)
 }

@@ -4,7 +4,7 @@ import (
 	"os/exec"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // BundledRunsc is where scripts/setup.sh installs the runsc sbx is built
@@ -42,7 +42,7 @@ func findRunsc(bundled string) (path string, fallback bool, err error) {
 	}
 	p, err := exec.LookPath("runsc")
 	if err != nil {
-		return "", false, errdefs.Unavailable(sdk.CodeRuntimeUnavailable,
+		return "", false, errdefs.Unavailable(wire.CodeRuntimeUnavailable,
 			"runsc (gVisor) is not installed: install it with scripts/setup.sh (to %s), or Debian's with `apt-get install runsc`", bundled)
 	}
 	return p, true, nil

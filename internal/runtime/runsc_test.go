@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/runtime/runtimetest"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func needsRunsc(t *testing.T) {
@@ -132,8 +132,8 @@ func TestRunscCheckpointRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = r.Restore(ctx, other, image)
-	if !errdefs.Is(err, errdefs.KindConflict) || errdefs.CodeOf(err) != sdk.CodeMemoryImageRunsc || !strings.Contains(err.Error(), "--runsc") {
-		t.Errorf("Restore of another runsc's image: %v, want conflict %s naming --runsc", err, sdk.CodeMemoryImageRunsc)
+	if !errdefs.Is(err, errdefs.KindConflict) || errdefs.CodeOf(err) != wire.CodeMemoryImageRunsc || !strings.Contains(err.Error(), "--runsc") {
+		t.Errorf("Restore of another runsc's image: %v, want conflict %s naming --runsc", err, wire.CodeMemoryImageRunsc)
 	}
 	runtimetest.AssertGone(t, r, other.ID, 0)
 }

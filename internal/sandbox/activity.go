@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // lifecycle is the Manager's in-memory lifecycle state: activity, shared
@@ -135,7 +135,7 @@ func (m *Manager) Hold(ctx context.Context, idOrName string) (release func()) {
 // restart can a sandbox stop after 0.9 of its interval.
 func (m *Manager) touch(ctx context.Context, sb *store.Sandbox, now time.Time) {
 	m.life.noteActivity(sb.ID, now)
-	if sb.State != sdk.StateStarted {
+	if sb.State != wire.StateStarted {
 		return
 	}
 	_, held := m.life.activityOf(sb.ID)

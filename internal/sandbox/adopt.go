@@ -14,7 +14,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Adoption: a create takes a started instance from a warm pool (pool.go)
@@ -34,10 +34,10 @@ var errPoolInstanceUnfit = errors.New("pool instance unfit")
 
 // withPoolTemplate fills the fields a create that names a pool leaves out
 // from the pool's template, and refuses fields that contradict it.
-func (m *Manager) withPoolTemplate(ctx context.Context, req sdk.CreateSandboxRequest) (sdk.CreateSandboxRequest, error) {
+func (m *Manager) withPoolTemplate(ctx context.Context, req wire.CreateSandboxRequest) (wire.CreateSandboxRequest, error) {
 	m.pools.mu.Lock()
 	wp := m.pools.byKey[poolKey{callerTeam(ctx), req.Pool}]
-	var t sdk.PoolTemplate
+	var t wire.PoolTemplate
 	if wp != nil {
 		t = wp.rec.Spec.Template
 	}
@@ -64,7 +64,7 @@ func (m *Manager) withPoolTemplate(ctx context.Context, req sdk.CreateSandboxReq
 	maps.Copy(env, req.Env)
 	req.Env = env
 	if len(conflicts) > 0 {
-		return req, errdefs.Invalid(sdk.CodeInvalidPool, "the create names pool %q but sets %s otherwise than its template; leave them out", req.Pool, strings.Join(conflicts, ", "))
+		return req, errdefs.Invalid(wire.CodeInvalidPool, "the create names pool %q but sets %s otherwise than its template; leave them out", req.Pool, strings.Join(conflicts, ", "))
 	}
 	return req, nil
 }
@@ -83,7 +83,7 @@ func fillField[T comparable](conflicts *[]string, field string, have *T, want T)
 // adopt makes the new sandbox from a pool instance if a pool of the
 // caller's team matches spec. handled is false when no instance was
 // taken: the caller then starts one cold.
-func (m *Manager) adopt(ctx context.Context, req sdk.CreateSandboxRequest, spec store.Spec) (sb *store.Sandbox, handled bool, err error) {
+func (m *Manager) adopt(ctx context.Context, req wire.CreateSandboxRequest, spec store.Spec) (sb *store.Sandbox, handled bool, err error) {
 	team := callerTeam(ctx)
 	for tries := 0; tries < 3; tries++ {
 		id := m.takeReady(team, req, spec)
@@ -108,7 +108,7 @@ func (m *Manager) adopt(ctx context.Context, req sdk.CreateSandboxRequest, spec 
 // takeReady takes the oldest ready instance of the pool the create names,
 // or else of the first of the team's pools whose template matches spec.
 // "" if none; a matching pool that is empty counts a miss.
-func (m *Manager) takeReady(team string, req sdk.CreateSandboxRequest, spec store.Spec) string {
+func (m *Manager) takeReady(team string, req wire.CreateSandboxRequest, spec store.Spec) string {
 	m.pools.mu.Lock()
 	defer m.pools.mu.Unlock()
 	var matched *warmPool
@@ -158,7 +158,7 @@ func (m *Manager) putBack(team, id string) {
 // adoptInstance turns the pool instance id into the sandbox the create
 // asks for. On error the instance is either untouched (a taken name: it
 // goes back to its pool) or deleted.
-func (m *Manager) adoptInstance(ctx context.Context, id string, req sdk.CreateSandboxRequest, spec store.Spec) (_ *store.Sandbox, err error) {
+func (m *Manager) adoptInstance(ctx context.Context, id string, req wire.CreateSandboxRequest, spec store.Spec) (_ *store.Sandbox, err error) {
 	defer m.observe("adopt", "user", time.Now(), &err)
 	ictx := auth.System(ctx, "adopt a pool instance") // a request's lookups never find pool instances
 	sb, unlock, err := m.lock(ictx, id)
@@ -179,7 +179,7 @@ func (m *Manager) adoptInstance(ctx context.Context, id string, req sdk.CreateSa
 	// the name's lock, so no other create takes it meanwhile).
 	if req.Name != "" {
 		if other, err := m.cfg.Store.GetSandbox(ictx, req.Name); err == nil && other.Name == req.Name && other.Team == sb.Team {
-			return nil, errdefs.Conflict(sdk.CodeNameTaken, "a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", req.Name)
+			return nil, errdefs.Conflict(wire.CodeNameTaken, "a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", req.Name)
 		}
 	}
 	// One write makes it the new sandbox, after the instance has become
@@ -198,7 +198,7 @@ func (m *Manager) adoptInstance(ctx context.Context, id string, req sdk.CreateSa
 		m.removeAll(ictx, sb)
 		return nil, err
 	}
-	if err := m.transition(ictx, sb, sdk.StateStarted, "create", ""); err != nil {
+	if err := m.transition(ictx, sb, wire.StateStarted, "create", ""); err != nil {
 		m.removeAll(ictx, sb)
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func (m *Manager) becomeFresh(ctx context.Context, sb *store.Sandbox, inst *inst
 			return fmt.Errorf("set environment of %s: %w", sb.ID, err)
 		}
 	}
-	if m.cfg.Network != nil && sb.Spec.Network == sdk.NetworkBridge && !reflect.DeepEqual(old.Egress, sb.Spec.Egress) {
+	if m.cfg.Network != nil && sb.Spec.Network == wire.NetworkBridge && !reflect.DeepEqual(old.Egress, sb.Spec.Egress) {
 		if err := m.cfg.Network.SetEgress(ctx, sb); err != nil {
 			return err
 		}

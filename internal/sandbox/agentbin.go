@@ -12,7 +12,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Upgrades in place. The daemon copies its own binary to
@@ -119,7 +119,7 @@ func (m *Manager) SettleAgents(ctx context.Context) {
 		return
 	}
 	for _, sb := range all {
-		if sb.State == sdk.StateStarted {
+		if sb.State == wire.StateStarted {
 			m.checkAgentProtocol(ctx, sb.ID)
 		}
 	}
@@ -132,7 +132,7 @@ func (m *Manager) checkAgentProtocol(ctx context.Context, id string) {
 	unlock := m.locks.Lock(id)
 	defer unlock()
 	sb, err := m.cfg.Store.GetSandbox(ctx, id)
-	if err != nil || sb.State != sdk.StateStarted {
+	if err != nil || sb.State != wire.StateStarted {
 		return
 	}
 	m.mu.Lock()
@@ -158,15 +158,15 @@ func (m *Manager) checkAgentProtocol(ctx context.Context, id string) {
 	msg := fmt.Sprintf("its agent speaks protocol version %d and this sbx speaks %d to %d: restarted with the current agent (processes were ended)",
 		v, agentapi.MinProtocolVersion, agentapi.ProtocolVersion())
 	m.log.Warn("restarting sandbox whose agent this sbx cannot talk to", "id", id, "protocol", v)
-	if err := m.transition(ctx, sb, sdk.StateStopping, agentReason, msg); err != nil {
+	if err := m.transition(ctx, sb, wire.StateStopping, agentReason, msg); err != nil {
 		m.log.Error("restart for the agent protocol", "id", id, "err", err)
 		return
 	}
 	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
-		m.transition(ctx, sb, sdk.StateError, "stop-failed", err.Error())
+		m.transition(ctx, sb, wire.StateError, "stop-failed", err.Error())
 		return
 	}
-	if err := m.transition(ctx, sb, sdk.StateStopped, agentReason, msg); err != nil {
+	if err := m.transition(ctx, sb, wire.StateStopped, agentReason, msg); err != nil {
 		return
 	}
 	if err := m.startLocked(ctx, sb, agentReason); err != nil { // lazy.go

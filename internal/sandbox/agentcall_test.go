@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A frozen agent accepts connections (the kernel queues them) and never
@@ -102,7 +102,7 @@ func startWithSilentAgent(t *testing.T, m *Manager, rt *fakeRuntime, st store.St
 // socket's listener until the test ends.
 func startWithAgent(t *testing.T, m *Manager, rt *fakeRuntime, st store.Store, id string, serve func(net.Listener)) *store.Sandbox {
 	t.Helper()
-	sb := &store.Sandbox{ID: id, State: sdk.StateStarted, Spec: store.Spec{Image: "base"}}
+	sb := &store.Sandbox{ID: id, State: wire.StateStarted, Spec: store.Spec{Image: "base"}}
 	if err := st.CreateSandbox(auth.System(context.Background(), "test"), sb); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func assertStopped(t *testing.T, rt *fakeRuntime, st store.Store, id string) {
 	t.Helper()
 	got, err := st.GetSandbox(auth.System(context.Background(), "test"), id)
-	if err != nil || got.State != sdk.StateStopped {
+	if err != nil || got.State != wire.StateStopped {
 		t.Errorf("after the stop: %+v, %v", got, err)
 	}
 	rt.mu.Lock()

@@ -17,7 +17,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/treetar"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Archiving moves a stopped sandbox's own filesystem layer (the overlay's
@@ -70,9 +70,9 @@ func (m *Manager) Archive(ctx context.Context, idOrName string) (*store.Sandbox,
 func (m *Manager) archiveLocked(ctx context.Context, sb *store.Sandbox, reason string) (err error) {
 	defer m.observe("archive", reason, time.Now(), &err)
 	if m.cfg.Blobs == nil {
-		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot archive")
+		return errdefs.Unavailable(wire.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot archive")
 	}
-	if err := m.transition(ctx, sb, sdk.StateArchiving, reason, ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StateArchiving, reason, ""); err != nil {
 		return err
 	}
 	info, err := m.pack(ctx, sb)
@@ -81,11 +81,11 @@ func (m *Manager) archiveLocked(ctx context.Context, sb *store.Sandbox, reason s
 	}
 	if err != nil {
 		m.cfg.Blobs.Delete(ctx, archiveKey(sb.ID))
-		m.transition(ctx, sb, sdk.StateStopped, "archive-failed", err.Error())
+		m.transition(ctx, sb, wire.StateStopped, "archive-failed", err.Error())
 		return err
 	}
 	sb.Spec.Archive = info
-	if err := m.transition(ctx, sb, sdk.StateArchived, reason, fmt.Sprintf("%d bytes in the blob store", info.Size)); err != nil {
+	if err := m.transition(ctx, sb, wire.StateArchived, reason, fmt.Sprintf("%d bytes in the blob store", info.Size)); err != nil {
 		sb.Spec.Archive = nil
 		return err // still "archiving" in the store: Reconcile rolls back
 	}
@@ -123,7 +123,7 @@ func (m *Manager) pack(ctx context.Context, sb *store.Sandbox) (*store.ArchiveIn
 		if diskspace.IsNoSpace(err) {
 			return diskspace.Full(err, "archive sandbox "+sb.ID)
 		}
-		if err != nil && errdefs.CodeOf(err) != sdk.CodeInternal {
+		if err != nil && errdefs.CodeOf(err) != wire.CodeInternal {
 			return err // the blob store's own words: unreachable, credentials refused, …
 		}
 		if err != nil {
@@ -174,17 +174,17 @@ func (m *Manager) restoreLocked(ctx context.Context, sb *store.Sandbox, reason s
 		return errdefs.Internal(nil, "sandbox %s is archived but its record names no archive", sb.ID)
 	}
 	if m.cfg.Blobs == nil {
-		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot restore sandbox %s", refOf(sb))
+		return errdefs.Unavailable(wire.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot restore sandbox %s", refOf(sb))
 	}
-	if err := m.transition(ctx, sb, sdk.StateRestoring, reason, ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StateRestoring, reason, ""); err != nil {
 		return err
 	}
 	if err := m.unpack(ctx, sb, info); err != nil {
-		m.transition(ctx, sb, sdk.StateArchived, "restore-failed", err.Error())
+		m.transition(ctx, sb, wire.StateArchived, "restore-failed", err.Error())
 		return err
 	}
 	sb.Spec.Archive = nil
-	if err := m.transition(ctx, sb, sdk.StateStarting, reason, "restored from the archive"); err != nil {
+	if err := m.transition(ctx, sb, wire.StateStarting, reason, "restored from the archive"); err != nil {
 		sb.Spec.Archive = info
 		return err // still "restoring" with the upper in place: Reconcile goes on
 	}
@@ -221,7 +221,7 @@ func (m *Manager) unpack(ctx context.Context, sb *store.Sandbox, info *store.Arc
 			if diskspace.IsNoSpace(err) {
 				return diskspace.Full(err, "restore the archive of "+sb.ID)
 			}
-			if errdefs.CodeOf(err) != sdk.CodeInternal {
+			if errdefs.CodeOf(err) != wire.CodeInternal {
 				return err // the blob store's own words: BLOB_CORRUPT, unreachable, …
 			}
 			// Say why: most likely the archive was damaged in the store.
@@ -301,18 +301,18 @@ func (m *Manager) reconcileArchive(ctx context.Context, sb *store.Sandbox) error
 		return err
 	}
 	switch sb.State {
-	case sdk.StateArchiving:
+	case wire.StateArchiving:
 		if m.cfg.Blobs != nil {
 			if err := m.cfg.Blobs.Delete(ctx, archiveKey(sb.ID)); err != nil {
 				return err
 			}
 		}
 		sb.Spec.Archive = nil
-		return m.transition(ctx, sb, sdk.StateStopped, "reconcile", "the archive was interrupted; the files stayed local")
-	case sdk.StateArchived:
+		return m.transition(ctx, sb, wire.StateStopped, "reconcile", "the archive was interrupted; the files stayed local")
+	case wire.StateArchived:
 		m.removeLocalFS(sb)
 		return nil
-	case sdk.StateRestoring:
+	case wire.StateRestoring:
 		restored := false
 		err := m.withLocalUpper(sb, func(upper string) error {
 			_, err := os.Stat(upper)
@@ -324,11 +324,11 @@ func (m *Manager) reconcileArchive(ctx context.Context, sb *store.Sandbox) error
 		}
 		if !restored {
 			m.removeLocalFS(sb)
-			return m.transition(ctx, sb, sdk.StateArchived, "reconcile", "the restore was interrupted; the archive is kept")
+			return m.transition(ctx, sb, wire.StateArchived, "reconcile", "the restore was interrupted; the archive is kept")
 		}
 		info := sb.Spec.Archive
 		sb.Spec.Archive = nil
-		if err := m.transition(ctx, sb, sdk.StateStopped, "reconcile", "restored from the archive"); err != nil {
+		if err := m.transition(ctx, sb, wire.StateStopped, "reconcile", "restored from the archive"); err != nil {
 			return err
 		}
 		if info != nil && m.cfg.Blobs != nil {

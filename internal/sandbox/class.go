@@ -11,7 +11,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Classes: how an instance is isolated.
@@ -37,10 +37,10 @@ func (m *Manager) runtimeFor(class string) (runtime.Runtime, error) {
 	switch class {
 	case ClassContainer, ClassGVisor:
 		tool := map[string]string{ClassContainer: "runc", ClassGVisor: "runsc"}[class]
-		return nil, errdefs.Unavailable(sdk.CodeClassUnavailable,
+		return nil, errdefs.Unavailable(wire.CodeClassUnavailable,
 			"class %q is not available on this host: %s is not installed; install it with `apt-get install %s` and restart sbx serve", class, tool, tool)
 	}
-	return nil, errdefs.Invalid(sdk.CodeInvalidClass, "class must be %q or %q, got %q", ClassContainer, ClassGVisor, class)
+	return nil, errdefs.Invalid(wire.CodeInvalidClass, "class must be %q or %q, got %q", ClassContainer, ClassGVisor, class)
 }
 
 // runtimeOf returns the runtime that runs sb's instances. A class whose
@@ -72,7 +72,7 @@ func (n noRuntime) Start(context.Context, *runtime.Instance) (runtime.Status, er
 	return runtime.Status{}, n.err
 }
 func (n noRuntime) State(_ context.Context, id string) (runtime.Status, error) {
-	return runtime.Status{}, errdefs.NotFound(sdk.CodeInstanceNotFound, "instance %s not found", id)
+	return runtime.Status{}, errdefs.NotFound(wire.CodeInstanceNotFound, "instance %s not found", id)
 }
 func (noRuntime) Kill(context.Context, string, syscall.Signal) error { return nil }
 func (noRuntime) Delete(context.Context, string) error               { return nil }
@@ -96,9 +96,9 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 	dir := m.checkpointDir(sb.ID)
 	restore := false
 	switch sb.State {
-	case sdk.StateResuming:
+	case wire.StateResuming:
 		restore = true
-	case sdk.StateCreating:
+	case wire.StateCreating:
 		if exists(dir) {
 			restore = true
 		} else if sb.Spec.Snapshot != "" {
@@ -116,11 +116,11 @@ func (m *Manager) runInstance(ctx context.Context, sb *store.Sandbox, inst *runt
 	}
 	cp, ok := rt.(runtime.Checkpointer)
 	if !ok {
-		return runtime.Status{}, errdefs.Invalid(sdk.CodeMemoryUnsupported, "class %s cannot restore memory", classOf(sb.Spec))
+		return runtime.Status{}, errdefs.Invalid(wire.CodeMemoryUnsupported, "class %s cannot restore memory", classOf(sb.Spec))
 	}
 	inst.AgentBinary = m.imageAgent(dir, sb.ID) // agentbin.go: the agent the image's processes run
 	st, err := cp.Restore(ctx, inst, dir)
-	if sb.State == sdk.StateCreating {
+	if sb.State == wire.StateCreating {
 		// A new sandbox restores once; its image was only linked here.
 		os.RemoveAll(dir)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // maxConnWait bounds how long saving a sandbox waits for its closing TCP
@@ -25,7 +25,7 @@ const maxConnWait = 70 * time.Second
 // A connection opened between this check and the save still ends the
 // sandbox; with a runsc that drops connections nothing can.
 func (m *Manager) waitConnsClosed(ctx context.Context, sb *store.Sandbox, cp runtime.Checkpointer) error {
-	if cp.DropsConnections() || m.cfg.Network == nil || sb.Spec.Network != sdk.NetworkBridge {
+	if cp.DropsConnections() || m.cfg.Network == nil || sb.Spec.Network != wire.NetworkBridge {
 		return nil
 	}
 	deadline := time.Now().Add(maxConnWait)
@@ -36,11 +36,11 @@ func (m *Manager) waitConnsClosed(ctx context.Context, sb *store.Sandbox, cp run
 		}
 		switch {
 		case len(open) > 0:
-			return errdefs.Conflict(sdk.CodeCheckpointRefused, "cannot save the memory of sandbox %s: this runsc cannot save open TCP connections (%s); close them and retry, or run sbx serve with a newer runsc (--runsc), which drops them", refOf(sb), strings.Join(open, ", "))
+			return errdefs.Conflict(wire.CodeCheckpointRefused, "cannot save the memory of sandbox %s: this runsc cannot save open TCP connections (%s); close them and retry, or run sbx serve with a newer runsc (--runsc), which drops them", refOf(sb), strings.Join(open, ", "))
 		case len(closing) == 0:
 			return nil
 		case !time.Now().Before(deadline):
-			return errdefs.Conflict(sdk.CodeCheckpointRefused, "cannot save the memory of sandbox %s: TCP connections were still closing after %s (%s), and this runsc can only save closed ones; retry later, or run sbx serve with a newer runsc (--runsc), which drops them", refOf(sb), maxConnWait, strings.Join(closing, ", "))
+			return errdefs.Conflict(wire.CodeCheckpointRefused, "cannot save the memory of sandbox %s: TCP connections were still closing after %s (%s), and this runsc can only save closed ones; retry later, or run sbx serve with a newer runsc (--runsc), which drops them", refOf(sb), maxConnWait, strings.Join(closing, ", "))
 		}
 		wait = min(wait, time.Until(deadline))
 		m.log.Info("waiting for TCP connections to close before saving", "id", sb.ID, "closing", len(closing), "for", wait)
@@ -49,7 +49,7 @@ func (m *Manager) waitConnsClosed(ctx context.Context, sb *store.Sandbox, cp run
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-m.closed:
-			return errdefs.Unavailable(sdk.CodeDaemonStopping, "the daemon is stopping")
+			return errdefs.Unavailable(wire.CodeDaemonStopping, "the daemon is stopping")
 		}
 	}
 }

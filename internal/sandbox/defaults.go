@@ -6,7 +6,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The operator's sandbox defaults (sbx serve --config, --default-*):
@@ -25,19 +25,19 @@ var caEnv = []string{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE
 // ValidateDefaults checks the operator's env and limits as a create
 // request's would be checked, so a bad config fails at daemon start.
 func ValidateDefaults(d Defaults) error {
-	return validateCreate(&sdk.CreateSandboxRequest{Env: d.Env, CPU: d.CPU, MemoryMiB: d.MemoryMiB, PidsLimit: d.PidsLimit, DiskMiB: d.DiskMiB})
+	return validateCreate(&wire.CreateSandboxRequest{Env: d.Env, CPU: d.CPU, MemoryMiB: d.MemoryMiB, PidsLimit: d.PidsLimit, DiskMiB: d.DiskMiB})
 }
 
 // withOperatorDefaults fills in the default env under req's own variables
 // and the default egress policy when req names none and has a network.
-func (m *Manager) withOperatorDefaults(req sdk.CreateSandboxRequest) sdk.CreateSandboxRequest {
+func (m *Manager) withOperatorDefaults(req wire.CreateSandboxRequest) wire.CreateSandboxRequest {
 	d := m.cfg.Defaults
 	if len(d.Env) > 0 {
 		env := maps.Clone(d.Env)
 		maps.Copy(env, req.Env)
 		req.Env = env
 	}
-	if req.Egress == nil && d.Egress != nil && req.Network != sdk.NetworkNone && m.cfg.Network != nil {
+	if req.Egress == nil && d.Egress != nil && req.Network != wire.NetworkNone && m.cfg.Network != nil {
 		egress := *d.Egress
 		req.Egress = &egress
 	}

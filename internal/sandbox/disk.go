@@ -12,7 +12,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/loopdisk"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A sandbox created with diskMiB (or given the operator's default,
@@ -108,7 +108,7 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 	// mount that had to be detached lazily lives until its last user goes;
 	// its loop device goes with it.
 	if err := loopdisk.WaitDetached(img); err != nil {
-		return "", "", errdefs.Unavailable(sdk.CodeDiskBusy, "the disk of sandbox %s is still in use by its previous instance; try again shortly", sb.ID)
+		return "", "", errdefs.Unavailable(wire.CodeDiskBusy, "the disk of sandbox %s is still in use by its previous instance; try again shortly", sb.ID)
 	}
 	if err := loopdisk.Mount(img, mnt); err != nil {
 		return "", "", errdefs.Internal(err, "mount the disk of %s", sb.ID)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // InstanceEnd waits up to wait for the record of why a sandbox's instance
@@ -13,7 +13,7 @@ import (
 // that state's reason (idle, user, delete, main-exit, oom, crash, …). A
 // deleted sandbox reports deleted/delete. Empty if nothing was recorded in
 // time: the stream broke for another reason, or the end is not noticed yet.
-func (m *Manager) InstanceEnd(ctx context.Context, id string, wait time.Duration) (state sdk.State, reason string) {
+func (m *Manager) InstanceEnd(ctx context.Context, id string, wait time.Duration) (state wire.State, reason string) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
@@ -21,8 +21,8 @@ func (m *Manager) InstanceEnd(ctx context.Context, id string, wait time.Duration
 		sb, err := m.cfg.Store.GetSandbox(ctx, id)
 		switch {
 		case errdefs.Is(err, errdefs.KindNotFound):
-			return sdk.StateDeleted, "delete"
-		case err == nil && sb.State != sdk.StateStarted:
+			return wire.StateDeleted, "delete"
+		case err == nil && sb.State != wire.StateStarted:
 			return sb.State, sb.Reason
 		}
 		select {

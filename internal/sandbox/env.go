@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Environment on a live sandbox (PATCH /v1/sandboxes/{id} with env): the
@@ -25,19 +25,19 @@ func changedEnv(env map[string]string, change map[string]*string) (map[string]st
 	}
 	for k, v := range change {
 		if !envKeyRe.MatchString(k) {
-			return nil, errdefs.Invalid(sdk.CodeInvalidEnv, "invalid environment variable name %q: use letters, digits and '_', not starting with a digit", k)
+			return nil, errdefs.Invalid(wire.CodeInvalidEnv, "invalid environment variable name %q: use letters, digits and '_', not starting with a digit", k)
 		}
 		if v == nil {
 			delete(out, k)
 			continue
 		}
 		if len(*v) > maxEnvValue || strings.ContainsRune(*v, 0) {
-			return nil, errdefs.Invalid(sdk.CodeInvalidEnv, "environment variable %s: value too long or contains a NUL byte", k)
+			return nil, errdefs.Invalid(wire.CodeInvalidEnv, "environment variable %s: value too long or contains a NUL byte", k)
 		}
 		out[k] = *v
 	}
 	if len(out) > maxEnv {
-		return nil, errdefs.Invalid(sdk.CodeInvalidEnv, "at most %d environment variables", maxEnv)
+		return nil, errdefs.Invalid(wire.CodeInvalidEnv, "at most %d environment variables", maxEnv)
 	}
 	return out, nil
 }
@@ -47,13 +47,13 @@ func (m *Manager) pushEnv(ctx context.Context, sb *store.Sandbox, change map[str
 	m.mu.Lock()
 	inst := m.instances[sb.ID]
 	m.mu.Unlock()
-	if inst == nil || sb.State != sdk.StateStarted {
+	if inst == nil || sb.State != wire.StateStarted {
 		return nil // the next instance starts with the spec's env
 	}
 	ctx, cancel := context.WithTimeout(ctx, m.agentCallTimeout())
 	defer cancel()
 	if err := inst.agent.SetEnv(ctx, change); err != nil {
-		return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeSandboxUnavailable,
+		return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeSandboxUnavailable,
 			Message: "the environment is recorded and applies from the next start, but the running instance did not take it: retry", Err: err}
 	}
 	return nil

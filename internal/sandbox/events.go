@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Every state change is an event in the store (transition writes both in
@@ -60,7 +60,7 @@ func (m *Manager) recordDeleted(ctx context.Context, sb *store.Sandbox) {
 	if sb.Pool != "" {
 		return // a warm pool's instance records no events (pool.go)
 	}
-	ev := &store.Event{SandboxID: sb.ID, SandboxName: sb.Name, Team: sb.Team, State: sdk.StateDeleted, Reason: sb.Reason}
+	ev := &store.Event{SandboxID: sb.ID, SandboxName: sb.Name, Team: sb.Team, State: wire.StateDeleted, Reason: sb.Reason}
 	if err := m.cfg.Store.AppendEvent(ctx, ev); err != nil {
 		m.log.Error("record deletion", "id", sb.ID, "err", err)
 		return
@@ -93,7 +93,7 @@ func (m *Manager) Closed() <-chan struct{} { return m.closed }
 // Waiting for "deleted" ends when the record is gone. A timeout is an
 // Unavailable error with code WAIT_TIMEOUT (503), since waiting again may
 // succeed.
-func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.State, timeout time.Duration) (*store.Sandbox, error) {
+func (m *Manager) WaitState(ctx context.Context, idOrName string, state wire.State, timeout time.Duration) (*store.Sandbox, error) {
 	sb, err := m.cfg.Store.GetSandbox(ctx, idOrName)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.Stat
 		changed := m.EventsChanged()
 		sb, err := m.cfg.Store.GetSandbox(ctx, last.ID)
 		switch {
-		case errdefs.Is(err, errdefs.KindNotFound) && state == sdk.StateDeleted:
+		case errdefs.Is(err, errdefs.KindNotFound) && state == wire.StateDeleted:
 			// Answer once the "deleted" event is recorded too (just after the
 			// record goes), so a caller reading events next finds it.
 			if goneSince.IsZero() {
@@ -114,7 +114,7 @@ func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.Stat
 			}
 			if ev, ok := m.deletedEvent(ctx, last.ID); ok || time.Since(goneSince) > time.Second {
 				gone := *last
-				gone.State, gone.Reason = sdk.StateDeleted, ev.Reason
+				gone.State, gone.Reason = wire.StateDeleted, ev.Reason
 				return &gone, nil
 			}
 			select {
@@ -125,7 +125,7 @@ func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.Stat
 			}
 			continue
 		case errdefs.Is(err, errdefs.KindNotFound):
-			return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %s was deleted before it was %s", refOf(last), state)
+			return nil, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %s was deleted before it was %s", refOf(last), state)
 		case err != nil:
 			return nil, err
 		case sb.State == state:
@@ -135,11 +135,11 @@ func (m *Manager) WaitState(ctx context.Context, idOrName string, state sdk.Stat
 		select {
 		case <-changed:
 		case <-t.C:
-			return nil, errdefs.Unavailable(sdk.CodeWaitTimeout, "sandbox %s is %s, not %s, after waiting %s", refOf(sb), sb.State, state, timeout)
+			return nil, errdefs.Unavailable(wire.CodeWaitTimeout, "sandbox %s is %s, not %s, after waiting %s", refOf(sb), sb.State, state, timeout)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-m.closed:
-			return nil, errdefs.Unavailable(sdk.CodeShuttingDown, "the daemon is shutting down")
+			return nil, errdefs.Unavailable(wire.CodeShuttingDown, "the daemon is shutting down")
 		}
 	}
 }
@@ -151,7 +151,7 @@ func (m *Manager) deletedEvent(ctx context.Context, id string) (store.Event, boo
 		return store.Event{}, false
 	}
 	for _, e := range evs {
-		if e.State == sdk.StateDeleted {
+		if e.State == wire.StateDeleted {
 			return e, true
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // exitReason says why a started sandbox's instance went away on its own:
@@ -77,7 +77,7 @@ func (m *Manager) clearExitMarker(id string) {
 // either with OpenLogFile. A sandbox without an entrypoint has none.
 func (m *Manager) MainLogPath(sb *store.Sandbox) (string, error) {
 	if len(sb.Spec.Entrypoint) == 0 {
-		return "", errdefs.NotFound(sdk.CodeNoMainProcess, "sandbox %s has no entrypoint, so no main process log; create it with an entrypoint", refOf(sb))
+		return "", errdefs.NotFound(wire.CodeNoMainProcess, "sandbox %s has no entrypoint, so no main process log; create it with an entrypoint", refOf(sb))
 	}
 	return filepath.Join(m.dirsOf(sb.ID).run, agentapi.MainLogFile), nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A host whose pod was replaced while it was cut off holds a stale copy:
@@ -36,7 +36,7 @@ func TestHandoffOfAFencedCopyWritesNothing(t *testing.T) {
 	t.Cleanup(m.Close)
 	ctx := auth.System(context.Background(), "test")
 	const id = "sbx-aaaaaaaaaaaaaaaa"
-	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: sdk.StateStopped, Spec: store.Spec{Image: "base"}}); err != nil {
+	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: wire.StateStopped, Spec: store.Spec{Image: "base"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

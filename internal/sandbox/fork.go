@@ -12,7 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Forks.
@@ -37,7 +37,7 @@ type ForkResult struct {
 
 // Fork makes req.Count forks of idOrName. Either all are made or, on error,
 // none remains.
-func (m *Manager) Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (_ *ForkResult, err error) {
+func (m *Manager) Fork(ctx context.Context, idOrName string, req wire.ForkRequest) (_ *ForkResult, err error) {
 	defer m.observe("fork", "user", time.Now(), &err)
 	ctx = context.WithoutCancel(ctx)
 	names, err := forkNames(req)
@@ -109,13 +109,13 @@ func forkNote(parent *store.Sandbox) string {
 
 // forkNames validates a fork request and returns one name per fork ("" for
 // unnamed ones).
-func forkNames(req sdk.ForkRequest) ([]string, error) {
+func forkNames(req wire.ForkRequest) ([]string, error) {
 	n := req.Count
 	if n == 0 {
 		n = 1
 	}
 	if n < 1 || n > maxForks {
-		return nil, errdefs.Invalid(sdk.CodeInvalidCount, "count must be between 1 and %d, got %d", maxForks, req.Count)
+		return nil, errdefs.Invalid(wire.CodeInvalidCount, "count must be between 1 and %d, got %d", maxForks, req.Count)
 	}
 	names := make([]string, n)
 	for i := range names {
@@ -168,9 +168,9 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 
 	state := sb.State
 	switch {
-	case classOf(sb.Spec) != ClassGVisor || (state != sdk.StateStarted && state != sdk.StatePaused):
+	case classOf(sb.Spec) != ClassGVisor || (state != wire.StateStarted && state != wire.StatePaused):
 		return parent, false, release, m.withQuietUpper(ctx, sb, copyUpper)
-	case state == sdk.StatePaused:
+	case state == wire.StatePaused:
 		if err := m.withUpper(ctx, sb, copyUpper); err != nil {
 			return nil, false, nil, err
 		}
@@ -179,15 +179,15 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 
 	// Started gvisor: checkpoint, copy the files as the image saw them,
 	// then release and resume the parent in finish.
-	if err := m.transition(ctx, sb, sdk.StatePausing, "fork", ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StatePausing, "fork", ""); err != nil {
 		return nil, false, nil, err
 	}
 	if err := m.checkpoint(ctx, sb); err != nil {
 		if m.hasInstance(sb.ID) {
-			m.transition(ctx, sb, sdk.StateStarted, "fork-failed", err.Error())
+			m.transition(ctx, sb, wire.StateStarted, "fork-failed", err.Error())
 		} else {
 			m.releaseSaved(ctx, sb)
-			m.transition(ctx, sb, sdk.StateError, "fork-failed", err.Error())
+			m.transition(ctx, sb, wire.StateError, "fork-failed", err.Error())
 		}
 		return nil, false, nil, err
 	}
@@ -196,7 +196,7 @@ func (m *Manager) captureForFork(ctx context.Context, idOrName, staging string) 
 		if err := m.releaseSaved(ctx, sb); err != nil {
 			m.log.Warn("release checkpointed instance", "id", sb.ID, "err", err)
 		}
-		if err := m.transition(ctx, sb, sdk.StatePaused, "fork", ""); err != nil {
+		if err := m.transition(ctx, sb, wire.StatePaused, "fork", ""); err != nil {
 			return err
 		}
 		if err := m.resumeLocked(ctx, sb, "fork"); err != nil {
@@ -239,7 +239,7 @@ func (m *Manager) createFork(ctx context.Context, parent *store.Sandbox, name, s
 		policy := *p
 		spec.Policy = &policy
 	}
-	sb := &store.Sandbox{ID: newID(), Name: name, State: sdk.StateCreating, Reason: "fork", Spec: spec, CreatedAt: time.Now().UTC()}
+	sb := &store.Sandbox{ID: newID(), Name: name, State: wire.StateCreating, Reason: "fork", Spec: spec, CreatedAt: time.Now().UTC()}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
 	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {
@@ -264,7 +264,7 @@ func (m *Manager) createFork(ctx context.Context, parent *store.Sandbox, name, s
 		err = m.startInstance(ctx, sb)
 	}
 	if err == nil {
-		err = m.transition(ctx, sb, sdk.StateStarted, "fork", "")
+		err = m.transition(ctx, sb, wire.StateStarted, "fork", "")
 	}
 	if err != nil {
 		m.removeAll(ctx, sb)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestImageMainOnlyForBuiltImages(t *testing.T) {
@@ -22,17 +22,17 @@ func TestImageMainOnlyForBuiltImages(t *testing.T) {
 	// resolveLifecycle makes the image's main the sandbox's, restart policy
 	// included; a request's own entrypoint wins.
 	spec := store.Spec{Entrypoint: []string{"/app", "-v"}}
-	if err := resolveLifecycle(&spec, sdk.CreateSandboxRequest{RestartPolicy: sdk.RestartAlways}, time.Now()); err != nil {
+	if err := resolveLifecycle(&spec, wire.CreateSandboxRequest{RestartPolicy: wire.RestartAlways}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(spec.Entrypoint, []string{"/app", "-v"}) || spec.RestartPolicy != sdk.RestartAlways {
+	if !slices.Equal(spec.Entrypoint, []string{"/app", "-v"}) || spec.RestartPolicy != wire.RestartAlways {
 		t.Fatalf("from the image: %q restart %q", spec.Entrypoint, spec.RestartPolicy)
 	}
 	spec = store.Spec{Entrypoint: []string{"/app", "-v"}}
-	if err := resolveLifecycle(&spec, sdk.CreateSandboxRequest{Entrypoint: []string{"/own"}}, time.Now()); err != nil {
+	if err := resolveLifecycle(&spec, wire.CreateSandboxRequest{Entrypoint: []string{"/own"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(spec.Entrypoint, []string{"/own"}) || spec.RestartPolicy != sdk.RestartNever {
+	if !slices.Equal(spec.Entrypoint, []string{"/own"}) || spec.RestartPolicy != wire.RestartNever {
 		t.Fatalf("own entrypoint: %q restart %q", spec.Entrypoint, spec.RestartPolicy)
 	}
 }

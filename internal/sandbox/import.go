@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Moving sandboxes between hosts that share one blob store (S3): the entry
@@ -51,16 +51,16 @@ var idRe = regexp.MustCompile(`^sbx-[a-z2-7]{16}$`)
 
 // CreateWithID is Create for a sandbox whose id was chosen elsewhere (a
 // Kubernetes host: the pod's). The id must look like one sbx makes.
-func (m *Manager) CreateWithID(ctx context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+func (m *Manager) CreateWithID(ctx context.Context, id string, req wire.CreateSandboxRequest) (*store.Sandbox, error) {
 	if !idRe.MatchString(id) {
-		return nil, errdefs.Invalid(sdk.CodeInvalidSandbox, "invalid sandbox id %q: want sbx- and 16 characters of a-z, 2-7", id)
+		return nil, errdefs.Invalid(wire.CodeInvalidSandbox, "invalid sandbox id %q: want sbx- and 16 characters of a-z, 2-7", id)
 	}
 	if req.Name != "" {
 		unlock := m.names.Lock(req.Name)
 		defer unlock()
 	}
 	if _, err := m.cfg.Store.GetSandbox(ctx, id); err == nil {
-		return nil, errdefs.Conflict(sdk.CodeIDTaken, "sandbox %s exists on this host already", id)
+		return nil, errdefs.Conflict(wire.CodeIDTaken, "sandbox %s exists on this host already", id)
 	}
 	return m.createAs(ctx, id, req)
 }
@@ -91,13 +91,13 @@ func (m *Manager) TransferOwner(ctx context.Context, id string) (owner string, f
 func (m *Manager) Handoff(ctx context.Context, id, owner, pod string, opt StopOptions) error {
 	ctx = context.WithoutCancel(ctx)
 	if m.cfg.Blobs == nil {
-		return errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot hand sandbox %s off", id)
+		return errdefs.Unavailable(wire.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot hand sandbox %s off", id)
 	}
 	sb, err := m.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	if sb.State != sdk.StateArchived {
+	if sb.State != wire.StateArchived {
 		if _, err := m.Stop(ctx, id, opt); err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func (m *Manager) TakeOver(ctx context.Context, id string, labels map[string]str
 	unlock := m.locks.Lock(id)
 	defer unlock()
 	if _, err := m.cfg.Store.GetSandbox(ctx, id); err == nil {
-		return nil, errdefs.Conflict(sdk.CodeIDTaken, "sandbox %s exists on this host already", id)
+		return nil, errdefs.Conflict(wire.CodeIDTaken, "sandbox %s exists on this host already", id)
 	}
 	spec := tr.Spec
 	if len(labels) > 0 {
@@ -187,7 +187,7 @@ func (m *Manager) TakeOver(ctx context.Context, id string, labels map[string]str
 		maps.Copy(spec.Labels, labels)
 	}
 	info := spec.Archive
-	sb := &store.Sandbox{ID: id, Name: tr.Name, Team: tr.Team, State: sdk.StateRestoring, Reason: "takeover", Spec: spec, CreatedAt: tr.CreatedAt}
+	sb := &store.Sandbox{ID: id, Name: tr.Name, Team: tr.Team, State: wire.StateRestoring, Reason: "takeover", Spec: spec, CreatedAt: tr.CreatedAt}
 	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func (m *Manager) TakeOver(ctx context.Context, id string, labels map[string]str
 		return nil, err
 	}
 	sb.Spec.Archive = nil
-	if err := m.transition(ctx, sb, sdk.StateStopped, "takeover", "restored from the archive"); err != nil {
+	if err := m.transition(ctx, sb, wire.StateStopped, "takeover", "restored from the archive"); err != nil {
 		m.removeAll(ctx, sb)
 		return nil, err
 	}
@@ -224,17 +224,17 @@ func (m *Manager) DropTransfer(ctx context.Context, id string) error {
 
 func (m *Manager) readTransfer(ctx context.Context, id string) (*Transfer, error) {
 	if m.cfg.Blobs == nil {
-		return nil, errdefs.Unavailable(sdk.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot take sandbox %s over", id)
+		return nil, errdefs.Unavailable(wire.CodeArchiveUnavailable, "this daemon has no blob store, so it cannot take sandbox %s over", id)
 	}
 	if !idRe.MatchString(id) {
-		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "no handed-off sandbox %s", id)
+		return nil, errdefs.NotFound(wire.CodeSandboxNotFound, "no handed-off sandbox %s", id)
 	}
 	ok, err := m.cfg.Blobs.Exists(ctx, transferKey(id))
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "no handed-off sandbox %s", id)
+		return nil, errdefs.NotFound(wire.CodeSandboxNotFound, "no handed-off sandbox %s", id)
 	}
 	rc, err := m.cfg.Blobs.Get(ctx, transferKey(id))
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/treetar"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Layers in a shared blob store (S3). A sandbox's archive holds only its
@@ -132,7 +132,7 @@ func pullTree(ctx context.Context, bs blob.Store, key, dir, what string) error {
 	}
 	if err != nil {
 		os.RemoveAll(tmp)
-		if errdefs.CodeOf(err) != sdk.CodeInternal {
+		if errdefs.CodeOf(err) != wire.CodeInternal {
 			return err
 		}
 		return errdefs.Internal(err, "fetch %s from the blob store: %v", what, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // DefaultLazyStartTimeout bounds how long a toolbox call waits for the
@@ -104,7 +104,7 @@ func (m *Manager) ensureStarted(ctx context.Context, sb *store.Sandbox) error {
 	case <-call.done:
 		return call.err
 	case <-t.C:
-		return errdefs.Unavailable(sdk.CodeSandboxUnavailable,
+		return errdefs.Unavailable(wire.CodeSandboxUnavailable,
 			"sandbox %s is still starting after %s; the operation did not run: retry shortly", refOf(sb), timeout)
 	case <-ctx.Done():
 		return ctx.Err()
@@ -146,22 +146,22 @@ func (m *Manager) startLocked(ctx context.Context, sb *store.Sandbox, reason str
 	if err != nil {
 		return err
 	}
-	if sb.State == sdk.StateArchived {
+	if sb.State == wire.StateArchived {
 		release()
 		if err := m.restoreLocked(ctx, sb, reason); err != nil {
 			return err
 		}
-	} else if err := m.transition(ctx, sb, sdk.StateStarting, reason, ""); err != nil {
+	} else if err := m.transition(ctx, sb, wire.StateStarting, reason, ""); err != nil {
 		release()
 		return err
 	}
 	release()
 	m.clearExitMarker(sb.ID)
 	if err := m.startInstance(ctx, sb); err != nil {
-		m.transition(ctx, sb, sdk.StateError, "start-failed", err.Error())
+		m.transition(ctx, sb, wire.StateError, "start-failed", err.Error())
 		return err
 	}
-	return m.transition(ctx, sb, sdk.StateStarted, reason, "")
+	return m.transition(ctx, sb, wire.StateStarted, reason, "")
 }
 
 func refOf(sb *store.Sandbox) string {
@@ -203,7 +203,7 @@ func (m *Manager) servingInstance(sb *store.Sandbox) *instance {
 	m.mu.Lock()
 	inst := m.instances[sb.ID]
 	m.mu.Unlock()
-	if sb.State != sdk.StateStarted || m.life.isDraining(sb.ID) {
+	if sb.State != wire.StateStarted || m.life.isDraining(sb.ID) {
 		return nil
 	}
 	return inst

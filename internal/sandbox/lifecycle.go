@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // StopOptions say how to stop an instance.
@@ -70,14 +70,14 @@ func (m *Manager) Stop(ctx context.Context, idOrName string, opt StopOptions) (*
 // stop takes a locked sandbox to "stopped" with reason.
 func (m *Manager) stop(ctx context.Context, sb *store.Sandbox, opt StopOptions, reason string) (err error) {
 	defer m.observe("stop", reason, time.Now(), &err)
-	if err := m.transition(ctx, sb, sdk.StateStopping, reason, ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StateStopping, reason, ""); err != nil {
 		return err
 	}
 	if err := m.stopInstance(ctx, sb, opt); err != nil {
-		m.transition(ctx, sb, sdk.StateError, "stop-failed", err.Error())
+		m.transition(ctx, sb, wire.StateError, "stop-failed", err.Error())
 		return err
 	}
-	return m.transition(ctx, sb, sdk.StateStopped, reason, "")
+	return m.transition(ctx, sb, wire.StateStopped, reason, "")
 }
 
 // Delete removes a sandbox and everything it owns. Without wait it returns
@@ -97,7 +97,7 @@ func (m *Manager) Delete(ctx context.Context, idOrName string, wait bool) (*stor
 		unlock()
 		return nil, err
 	}
-	if err := m.transition(ctx, sb, sdk.StateDeleting, "delete", ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StateDeleting, "delete", ""); err != nil {
 		unlock()
 		return nil, err
 	}
@@ -122,19 +122,19 @@ func (m *Manager) Delete(ctx context.Context, idOrName string, wait bool) (*stor
 // finishDelete tears down a sandbox already in state "deleting".
 func (m *Manager) finishDelete(ctx context.Context, sb *store.Sandbox) error {
 	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
-		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
+		m.transition(ctx, sb, wire.StateError, "delete-failed", err.Error())
 		return err
 	}
 	if err := m.deleteArchive(ctx, sb); err != nil { // archive.go
-		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
+		m.transition(ctx, sb, wire.StateError, "delete-failed", err.Error())
 		return err
 	}
 	if err := runtime.UnmountRunDir(m.dirsOf(sb.ID).run); err != nil { // a capped tmpfs
-		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
+		m.transition(ctx, sb, wire.StateError, "delete-failed", err.Error())
 		return errdefs.Internal(err, "remove files of sandbox %s", sb.ID)
 	}
 	if err := os.RemoveAll(m.dirsOf(sb.ID).root); err != nil {
-		m.transition(ctx, sb, sdk.StateError, "delete-failed", err.Error())
+		m.transition(ctx, sb, wire.StateError, "delete-failed", err.Error())
 		return errdefs.Internal(err, "remove files of sandbox %s", sb.ID)
 	}
 	if err := m.cfg.Store.DeleteSandbox(ctx, sb.ID); err != nil {
@@ -240,7 +240,7 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 	defer cancel()
 	waitForSocket(readyCtx, d.run, min(m.cfg.ReadyTimeout/2, 5*time.Second)) // agentready.go
 	if err := client.WaitReady(readyCtx); err != nil {
-		return errdefs.Unavailable(sdk.CodeAgentNotReady, "the agent of sandbox %s did not answer within %s (see %s): %v", sb.ID, m.cfg.ReadyTimeout, d.log, err)
+		return errdefs.Unavailable(wire.CodeAgentNotReady, "the agent of sandbox %s did not answer within %s (see %s): %v", sb.ID, m.cfg.ReadyTimeout, d.log, err)
 	}
 	return m.attach(sb.ID, st.Pid, client)
 }
@@ -289,10 +289,10 @@ func (m *Manager) onExit(id string, inst *instance) {
 	reason, msg := m.exitReason(sb, "the instance exited unexpectedly") // exitreason.go: main-exit, oom or crash
 	m.log.Warn("instance exited", "id", id, "pid", inst.pid, "reason", reason)
 	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
-		m.transition(ctx, sb, sdk.StateError, reason, err.Error())
+		m.transition(ctx, sb, wire.StateError, reason, err.Error())
 		return
 	}
-	m.transition(ctx, sb, sdk.StateStopped, reason, msg)
+	m.transition(ctx, sb, wire.StateStopped, reason, msg)
 }
 
 // stopInstance ends the instance, if any, and releases its runtime state and

@@ -5,7 +5,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Lineage: a fork records the id of the sandbox it was forked from in
@@ -44,11 +44,11 @@ func (m *Manager) Parent(ctx context.Context, idOrName string) (*store.Sandbox, 
 		return nil, err
 	}
 	if sb.Spec.Parent == "" {
-		return nil, errdefs.NotFound(sdk.CodeNoParent, "sandbox %s is not a fork", refOf(sb))
+		return nil, errdefs.NotFound(wire.CodeNoParent, "sandbox %s is not a fork", refOf(sb))
 	}
 	parent, err := m.cfg.Store.GetSandbox(ctx, sb.Spec.Parent)
 	if errdefs.Is(err, errdefs.KindNotFound) {
-		return nil, errdefs.NotFound(sdk.CodeParentGone, "sandbox %s was forked from %s, which has been deleted", refOf(sb), sb.Spec.Parent)
+		return nil, errdefs.NotFound(wire.CodeParentGone, "sandbox %s was forked from %s, which has been deleted", refOf(sb), sb.Spec.Parent)
 	}
 	return parent, err
 }
@@ -85,12 +85,12 @@ func (m *Manager) refuseIfForked(ctx context.Context, sb *store.Sandbox) error {
 	}
 	live := 0
 	for _, f := range forks {
-		if f.State != sdk.StateDeleting {
+		if f.State != wire.StateDeleting {
 			live++
 		}
 	}
 	if live > 0 {
-		return errdefs.Conflict(sdk.CodeSandboxHasForks, "sandbox %s has %d fork(s); delete them first, or delete with cascade=true (sbx rm --cascade) to delete them too", refOf(sb), live)
+		return errdefs.Conflict(wire.CodeSandboxHasForks, "sandbox %s has %d fork(s); delete them first, or delete with cascade=true (sbx rm --cascade) to delete them too", refOf(sb), live)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/bucketmount"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Bucket mounts into a running sandbox (class container). Like the mounts
@@ -37,20 +37,20 @@ func (m *Manager) liveDirs(id, path string) (dir, cred string) {
 // must be started and of class container. The caller holds its lock.
 func (m *Manager) runningContainer(sbID, class string, ref string) (int, error) {
 	if class == ClassGVisor {
-		return 0, errdefs.Conflict(sdk.CodeLiveMountUnsupported, "sandbox %s is of class gvisor, whose kernel takes no new host mounts while it runs: give the bucket at create", ref)
+		return 0, errdefs.Conflict(wire.CodeLiveMountUnsupported, "sandbox %s is of class gvisor, whose kernel takes no new host mounts while it runs: give the bucket at create", ref)
 	}
 	m.mu.Lock()
 	inst := m.instances[sbID]
 	m.mu.Unlock()
 	if inst == nil || inst.pid == 0 {
-		return 0, errdefs.Conflict(sdk.CodeSandboxNotStarted, "sandbox %s is not running: start it first, or give the bucket at create", ref)
+		return 0, errdefs.Conflict(wire.CodeSandboxNotStarted, "sandbox %s is not running: start it first, or give the bucket at create", ref)
 	}
 	return inst.pid, nil
 }
 
 // MountBucket mounts b into the running sandbox idOrName at b.Path and
 // returns the mount without its keys.
-func (m *Manager) MountBucket(ctx context.Context, idOrName string, b sdk.BucketMount) (*sdk.BucketMount, error) {
+func (m *Manager) MountBucket(ctx context.Context, idOrName string, b wire.BucketMount) (*wire.BucketMount, error) {
 	sb, unlock, err := m.lock(ctx, idOrName)
 	if err != nil {
 		return nil, err
@@ -59,12 +59,12 @@ func (m *Manager) MountBucket(ctx context.Context, idOrName string, b sdk.Bucket
 	// The checks of a create: the path's rules, the bucket's, and no second
 	// mount at a path the spec's buckets use.
 	spec := sb.Spec
-	req := sdk.CreateSandboxRequest{Buckets: append(append([]sdk.BucketMount(nil), sb.Spec.Buckets...), b)}
+	req := wire.CreateSandboxRequest{Buckets: append(append([]wire.BucketMount(nil), sb.Spec.Buckets...), b)}
 	if err := m.resolveVolumes(ctx, req, &spec); err != nil {
 		return nil, err
 	}
-	if sb.State != sdk.StateStarted {
-		return nil, errdefs.Conflict(sdk.CodeSandboxNotStarted, "sandbox %s is %s: start it first, or give the bucket at create", refOf(sb), sb.State)
+	if sb.State != wire.StateStarted {
+		return nil, errdefs.Conflict(wire.CodeSandboxNotStarted, "sandbox %s is %s: start it first, or give the bucket at create", refOf(sb), sb.State)
 	}
 	pid, err := m.runningContainer(sb.ID, classOf(sb.Spec), refOf(sb))
 	if err != nil {
@@ -72,7 +72,7 @@ func (m *Manager) MountBucket(ctx context.Context, idOrName string, b sdk.Bucket
 	}
 	dir, cred := m.liveDirs(sb.ID, b.Path)
 	if exists(dir) {
-		return nil, errdefs.Conflict(sdk.CodeBucketMountExists, "sandbox %s has a bucket mounted at %s already", refOf(sb), b.Path)
+		return nil, errdefs.Conflict(wire.CodeBucketMountExists, "sandbox %s has a bucket mounted at %s already", refOf(sb), b.Path)
 	}
 	if err := bucketmount.Mount(b, dir, cred); err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (m *Manager) MountBucket(ctx context.Context, idOrName string, b sdk.Bucket
 	if err := bucketmount.Inject(pid, dir, b.Path); err != nil {
 		bucketmount.Unmount(dir)
 		os.Remove(cred)
-		if errdefs.CodeOf(err) == sdk.CodeInvalidBucketMount {
+		if errdefs.CodeOf(err) == wire.CodeInvalidBucketMount {
 			return nil, err
 		}
 		return nil, errdefs.Internal(err, "mount bucket %s into sandbox %s: %v", b.Bucket, refOf(sb), err)
@@ -100,7 +100,7 @@ func (m *Manager) UnmountBucket(ctx context.Context, idOrName, path string) erro
 	defer unlock()
 	dir, cred := m.liveDirs(sb.ID, path)
 	if !exists(dir) {
-		return errdefs.NotFound(sdk.CodeBucketMountNotFound, "sandbox %s has no bucket mounted at %q since it started (mounts given at create stay)", refOf(sb), path)
+		return errdefs.NotFound(wire.CodeBucketMountNotFound, "sandbox %s has no bucket mounted at %q since it started (mounts given at create stay)", refOf(sb), path)
 	}
 	if pid, err := m.runningContainer(sb.ID, classOf(sb.Spec), refOf(sb)); err == nil {
 		if err := bucketmount.Eject(pid, path); err != nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A live bucket mount is refused, with nothing mounted, for a sandbox that
@@ -17,27 +17,27 @@ func TestMountBucketRefusals(t *testing.T) {
 	m, _, st := newFakeManager(t)
 	ctx := auth.System(context.Background(), "test")
 	for _, sb := range []*store.Sandbox{
-		{ID: "sbx-stopped", State: sdk.StateStopped, Spec: store.Spec{Image: "base"}},
-		{ID: "sbx-gvisor", State: sdk.StateStarted, Spec: store.Spec{Image: "base", Class: ClassGVisor}},
-		{ID: "sbx-started", State: sdk.StateStarted, Spec: store.Spec{Image: "base"}},
+		{ID: "sbx-stopped", State: wire.StateStopped, Spec: store.Spec{Image: "base"}},
+		{ID: "sbx-gvisor", State: wire.StateStarted, Spec: store.Spec{Image: "base", Class: ClassGVisor}},
+		{ID: "sbx-started", State: wire.StateStarted, Spec: store.Spec{Image: "base"}},
 	} {
 		if err := st.CreateSandbox(ctx, sb); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b := sdk.BucketMount{Bucket: "data", Path: "/mnt/data", Endpoint: "https://s3.example.com", AccessKeyID: "a", SecretAccessKey: "s"}
-	withPath := func(p string) sdk.BucketMount { c := b; c.Path = p; return c }
+	b := wire.BucketMount{Bucket: "data", Path: "/mnt/data", Endpoint: "https://s3.example.com", AccessKeyID: "a", SecretAccessKey: "s"}
+	withPath := func(p string) wire.BucketMount { c := b; c.Path = p; return c }
 	cases := []struct {
 		sb   string
-		b    sdk.BucketMount
-		code sdk.Code
+		b    wire.BucketMount
+		code wire.Code
 	}{
-		{"sbx-stopped", b, sdk.CodeSandboxNotStarted},
-		{"sbx-gvisor", b, sdk.CodeLiveMountUnsupported},
-		{"sbx-started", b, sdk.CodeSandboxNotStarted}, // a record, no instance
-		{"sbx-started", withPath("relative"), sdk.CodeInvalidVolume},
-		{"sbx-started", withPath("/proc/x"), sdk.CodeInvalidVolume},
-		{"sbx-started", sdk.BucketMount{Bucket: "data", Path: "/mnt/data", Endpoint: "https://s3.example.com"}, sdk.CodeInvalidBucketMount},
+		{"sbx-stopped", b, wire.CodeSandboxNotStarted},
+		{"sbx-gvisor", b, wire.CodeLiveMountUnsupported},
+		{"sbx-started", b, wire.CodeSandboxNotStarted}, // a record, no instance
+		{"sbx-started", withPath("relative"), wire.CodeInvalidVolume},
+		{"sbx-started", withPath("/proc/x"), wire.CodeInvalidVolume},
+		{"sbx-started", wire.BucketMount{Bucket: "data", Path: "/mnt/data", Endpoint: "https://s3.example.com"}, wire.CodeInvalidBucketMount},
 	}
 	for _, c := range cases {
 		_, err := m.MountBucket(ctx, c.sb, c.b)
@@ -48,7 +48,7 @@ func TestMountBucketRefusals(t *testing.T) {
 			t.Errorf("a refused mount left %s", dir)
 		}
 	}
-	if err := m.UnmountBucket(ctx, "sbx-started", "/mnt/data"); errdefs.CodeOf(err) != sdk.CodeBucketMountNotFound {
+	if err := m.UnmountBucket(ctx, "sbx-started", "/mnt/data"); errdefs.CodeOf(err) != wire.CodeBucketMountNotFound {
 		t.Errorf("unmount of nothing: %v", err)
 	}
 }

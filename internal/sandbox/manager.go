@@ -24,7 +24,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Images is what the Manager needs of the image manager.
@@ -55,7 +55,7 @@ type Defaults struct {
 	// host's public CAs) plus the HTTP egress proxy's CA: the trust store
 	// of an instance whose egress policy has HTTP rules when it starts.
 	Env                map[string]string
-	Egress             *sdk.EgressPolicy
+	Egress             *wire.EgressPolicy
 	CABundle           string
 	HTTPEgressCABundle string
 }
@@ -195,7 +195,7 @@ func (m *Manager) List(ctx context.Context, f store.Filter) ([]*store.Sandbox, e
 
 // Create makes a sandbox and starts its first instance. On error nothing of
 // it remains.
-func (m *Manager) Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+func (m *Manager) Create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error) {
 	if req.Name != "" {
 		unlock := m.names.Lock(req.Name)
 		defer unlock()
@@ -205,12 +205,12 @@ func (m *Manager) Create(ctx context.Context, req sdk.CreateSandboxRequest) (*st
 
 // Ensure returns the sandbox named name, creating it from req if there is none.
 // Concurrent calls for one name yield one sandbox.
-func (m *Manager) Ensure(ctx context.Context, name string, req sdk.CreateSandboxRequest) (sb *store.Sandbox, created bool, err error) {
+func (m *Manager) Ensure(ctx context.Context, name string, req wire.CreateSandboxRequest) (sb *store.Sandbox, created bool, err error) {
 	if err := ValidateName(name); err != nil {
 		return nil, false, err
 	}
 	if req.Name != "" && req.Name != name {
-		return nil, false, errdefs.Invalid(sdk.CodeNameMismatch, "the body names sandbox %q but the path names %q; leave name out of the body", req.Name, name)
+		return nil, false, errdefs.Invalid(wire.CodeNameMismatch, "the body names sandbox %q but the path names %q; leave name out of the body", req.Name, name)
 	}
 	req.Name = name
 	unlock := m.names.Lock(name)
@@ -226,12 +226,12 @@ func (m *Manager) Ensure(ctx context.Context, name string, req sdk.CreateSandbox
 	return sb, err == nil, err
 }
 
-func (m *Manager) create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+func (m *Manager) create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error) {
 	return m.createAs(ctx, newID(), req)
 }
 
 // createAs is create with the id chosen by the caller (import.go).
-func (m *Manager) createAs(ctx context.Context, id string, req sdk.CreateSandboxRequest) (_ *store.Sandbox, err error) {
+func (m *Manager) createAs(ctx context.Context, id string, req wire.CreateSandboxRequest) (_ *store.Sandbox, err error) {
 	// The caller going away must not leave a half-made sandbox behind.
 	ctx = context.WithoutCancel(ctx)
 	if req.Pool != "" {
@@ -254,7 +254,7 @@ func (m *Manager) createAs(ctx context.Context, id string, req sdk.CreateSandbox
 		return sb, err
 	}
 	defer m.observe("create", "user", time.Now(), &err)
-	sb := &store.Sandbox{ID: id, Name: req.Name, State: sdk.StateCreating, Reason: "create", Spec: spec, CreatedAt: now}
+	sb := &store.Sandbox{ID: id, Name: req.Name, State: wire.StateCreating, Reason: "create", Spec: spec, CreatedAt: now}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
 	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {
@@ -264,14 +264,14 @@ func (m *Manager) createAs(ctx context.Context, id string, req sdk.CreateSandbox
 		m.removeAll(ctx, sb)
 		return nil, err
 	}
-	if err := m.transition(ctx, sb, sdk.StateStarted, "create", ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StateStarted, "create", ""); err != nil {
 		m.removeAll(ctx, sb)
 		return nil, err
 	}
 	return sb, nil
 }
 
-func (m *Manager) resolveSpec(ctx context.Context, req sdk.CreateSandboxRequest) (store.Spec, error) {
+func (m *Manager) resolveSpec(ctx context.Context, req wire.CreateSandboxRequest) (store.Spec, error) {
 	req = m.withOperatorDefaults(req) // defaults.go
 	d := m.cfg.Defaults
 	imgName := req.Image
@@ -333,17 +333,17 @@ func imageMain(img *store.Image) []string {
 }
 
 // transition records a state change with its reason.
-func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state sdk.State, reason, msg string) error {
+func (m *Manager) transition(ctx context.Context, sb *store.Sandbox, state wire.State, reason, msg string) error {
 	now := time.Now().UTC()
 	prev := *sb
 	sb.State, sb.Reason = state, reason
 	sb.Error = ""
 	switch state {
-	case sdk.StateStarted:
+	case wire.StateStarted:
 		sb.StartedAt, sb.StoppedAt = now, time.Time{}
-	case sdk.StateStopped:
+	case wire.StateStopped:
 		sb.StoppedAt = now
-	case sdk.StateError:
+	case wire.StateError:
 		sb.Error = msg
 	}
 	if sb.Pool != "" {

@@ -12,7 +12,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeRuntime is an in-memory runtime: containers are map entries.
@@ -97,7 +97,7 @@ func newFakeManager(t *testing.T) (*Manager, *fakeRuntime, store.Store) {
 func TestReconcileFinishesInterruptedOperations(t *testing.T) {
 	m, rt, st := newFakeManager(t)
 	ctx := auth.System(context.Background(), "test")
-	put := func(id string, state sdk.State, running bool) {
+	put := func(id string, state wire.State, running bool) {
 		if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: state, Spec: store.Spec{Image: "base"}}); err != nil {
 			t.Fatal(err)
 		}
@@ -105,12 +105,12 @@ func TestReconcileFinishesInterruptedOperations(t *testing.T) {
 			rt.containers[id] = runtime.Status{ID: id, Running: true, Pid: 1 << 30}
 		}
 	}
-	put("sbx-creating", sdk.StateCreating, true)
-	put("sbx-deleting", sdk.StateDeleting, true)
-	put("sbx-stopping", sdk.StateStopping, true)
-	put("sbx-lost", sdk.StateStarted, false)                                      // its instance died while the daemon was down
-	put("sbx-noagent", sdk.StateStarted, true)                                    // runs, but no agent answers
-	put("sbx-stopped", sdk.StateStopped, true)                                    // a stale container must go
+	put("sbx-creating", wire.StateCreating, true)
+	put("sbx-deleting", wire.StateDeleting, true)
+	put("sbx-stopping", wire.StateStopping, true)
+	put("sbx-lost", wire.StateStarted, false)                                     // its instance died while the daemon was down
+	put("sbx-noagent", wire.StateStarted, true)                                   // runs, but no agent answers
+	put("sbx-stopped", wire.StateStopped, true)                                   // a stale container must go
 	rt.containers["sbx-orphan"] = runtime.Status{ID: "sbx-orphan", Running: true} // no record
 
 	if err := m.Reconcile(ctx); err != nil {
@@ -127,7 +127,7 @@ func TestReconcileFinishesInterruptedOperations(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
-		if sb.State != sdk.StateStopped || (reason != "" && sb.Reason != reason) {
+		if sb.State != wire.StateStopped || (reason != "" && sb.Reason != reason) {
 			t.Errorf("%s: state %s reason %q, want stopped %q", id, sb.State, sb.Reason, reason)
 		}
 	}
@@ -139,7 +139,7 @@ func TestReconcileFinishesInterruptedOperations(t *testing.T) {
 func TestCreateRollsBackWhenTheAgentNeverAnswers(t *testing.T) {
 	m, rt, st := newFakeManager(t)
 	ctx := auth.System(context.Background(), "test")
-	_, err := m.Create(ctx, sdk.CreateSandboxRequest{Name: "never"})
+	_, err := m.Create(ctx, wire.CreateSandboxRequest{Name: "never"})
 	if !errdefs.Is(err, errdefs.KindUnavailable) {
 		t.Fatalf("create: want unavailable, got %v", err)
 	}
@@ -152,7 +152,7 @@ func TestCreateRollsBackWhenTheAgentNeverAnswers(t *testing.T) {
 }
 
 func TestValidateCreate(t *testing.T) {
-	bad := []sdk.CreateSandboxRequest{
+	bad := []wire.CreateSandboxRequest{
 		{Name: "UPPER"}, {Name: "-lead"}, {Name: "sbx-reserved"}, {Name: string(make([]byte, 64))},
 		{CPU: -1}, {CPU: 0.001}, {CPU: 1000}, {MemoryMiB: -5}, {MemoryMiB: 1}, {PidsLimit: -1},
 		{Workdir: "rel"}, {Workdir: "/a/../b"}, {Env: map[string]string{"": "x"}}, {Labels: map[string]string{"bad key": "x"}},
@@ -162,7 +162,7 @@ func TestValidateCreate(t *testing.T) {
 			t.Errorf("%+v: want invalid, got %v", req, err)
 		}
 	}
-	good := sdk.CreateSandboxRequest{Name: "ok-1", CPU: 0.5, MemoryMiB: 64, PidsLimit: 100, Workdir: "/w", Env: map[string]string{"A_1": "x"}, Labels: map[string]string{"team/x": "y"}}
+	good := wire.CreateSandboxRequest{Name: "ok-1", CPU: 0.5, MemoryMiB: 64, PidsLimit: 100, Workdir: "/w", Env: map[string]string{"A_1": "x"}, Labels: map[string]string{"team/x": "y"}}
 	if err := validateCreate(&good); err != nil {
 		t.Errorf("valid request refused: %v", err)
 	}

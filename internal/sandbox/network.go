@@ -7,7 +7,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Network connects instances to the network (package network implements
@@ -16,7 +16,7 @@ import (
 type Network interface {
 	// Resolve checks the network settings of a create request and returns
 	// the mode and egress policy to store in the Spec.
-	Resolve(mode string, egress *sdk.EgressPolicy) (string, *store.Egress, error)
+	Resolve(mode string, egress *wire.EgressPolicy) (string, *store.Egress, error)
 	// Setup prepares the network of sb's next instance and sets the network
 	// fields of inst (NetNSPath, ResolvConf). On error nothing is left.
 	Setup(ctx context.Context, sb *store.Sandbox, inst *runtime.Instance) error
@@ -37,12 +37,12 @@ type Network interface {
 }
 
 // resolveNetwork fills in the network mode and egress policy of a new spec.
-func (m *Manager) resolveNetwork(req sdk.CreateSandboxRequest, spec *store.Spec) error {
+func (m *Manager) resolveNetwork(req wire.CreateSandboxRequest, spec *store.Spec) error {
 	if m.cfg.Network == nil {
-		if (req.Network != "" && req.Network != sdk.NetworkNone) || req.Egress != nil {
-			return errdefs.Invalid(sdk.CodeNetworkUnavailable, "this daemon runs without networking: only network \"none\" is available")
+		if (req.Network != "" && req.Network != wire.NetworkNone) || req.Egress != nil {
+			return errdefs.Invalid(wire.CodeNetworkUnavailable, "this daemon runs without networking: only network \"none\" is available")
 		}
-		spec.Network = sdk.NetworkNone
+		spec.Network = wire.NetworkNone
 		return nil
 	}
 	mode, egress, err := m.cfg.Network.Resolve(req.Network, req.Egress)
@@ -82,7 +82,7 @@ func (m *Manager) restoreNetwork(ctx context.Context, sb *store.Sandbox) {
 // SetEgress replaces the egress policy of a bridge sandbox and applies it
 // to its running instance at once. The new policy is recorded first; if it
 // cannot be applied the old one is put back.
-func (m *Manager) SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error) {
+func (m *Manager) SetEgress(ctx context.Context, idOrName string, p wire.EgressPolicy) (*store.Sandbox, error) {
 	ctx = context.WithoutCancel(ctx)
 	sb, unlock, err := m.lock(ctx, idOrName)
 	if err != nil {
@@ -92,10 +92,10 @@ func (m *Manager) SetEgress(ctx context.Context, idOrName string, p sdk.EgressPo
 	if _, err := decide(opSetEgress, sb); err != nil {
 		return nil, err
 	}
-	if m.cfg.Network == nil || sb.Spec.Network != sdk.NetworkBridge {
-		return nil, errdefs.Conflict(sdk.CodeNoEgress, "sandbox %s has network %q; egress policies apply to network bridge", refOf(sb), sb.Spec.Network)
+	if m.cfg.Network == nil || sb.Spec.Network != wire.NetworkBridge {
+		return nil, errdefs.Conflict(wire.CodeNoEgress, "sandbox %s has network %q; egress policies apply to network bridge", refOf(sb), sb.Spec.Network)
 	}
-	_, egress, err := m.cfg.Network.Resolve(sdk.NetworkBridge, &p)
+	_, egress, err := m.cfg.Network.Resolve(wire.NetworkBridge, &p)
 	if err != nil {
 		return nil, err
 	}

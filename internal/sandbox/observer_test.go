@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 type recordingObserver struct {
@@ -33,7 +33,7 @@ func TestObserverSeesOperations(t *testing.T) {
 	obs := &recordingObserver{}
 	m.cfg.Observer = obs
 	// The fake runtime starts no agent: the create fails.
-	if _, err := m.Create(auth.System(context.Background(), "test"), sdk.CreateSandboxRequest{Name: "never"}); err == nil {
+	if _, err := m.Create(auth.System(context.Background(), "test"), wire.CreateSandboxRequest{Name: "never"}); err == nil {
 		t.Fatal("create succeeded without an agent")
 	}
 	obs.mu.Lock()

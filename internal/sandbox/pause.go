@@ -11,7 +11,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Pause and resume.
@@ -51,7 +51,7 @@ func (m *Manager) Pause(ctx context.Context, idOrName string) (*store.Sandbox, e
 // pauseLocked takes a locked, started sandbox to "paused".
 func (m *Manager) pauseLocked(ctx context.Context, sb *store.Sandbox, reason string) (err error) {
 	defer m.observe("pause", reason, time.Now(), &err)
-	if err := m.transition(ctx, sb, sdk.StatePausing, reason, ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StatePausing, reason, ""); err != nil {
 		return err
 	}
 	if classOf(sb.Spec) == ClassGVisor {
@@ -62,14 +62,14 @@ func (m *Manager) pauseLocked(ctx context.Context, sb *store.Sandbox, reason str
 	if err != nil {
 		if m.hasInstance(sb.ID) {
 			// Nothing was lost: the instance runs on.
-			m.transition(ctx, sb, sdk.StateStarted, "pause-failed", err.Error())
+			m.transition(ctx, sb, wire.StateStarted, "pause-failed", err.Error())
 			return err
 		}
 		m.stopInstance(ctx, sb, StopOptions{Force: true})
-		m.transition(ctx, sb, sdk.StateError, "pause-failed", err.Error())
+		m.transition(ctx, sb, wire.StateError, "pause-failed", err.Error())
 		return err
 	}
-	return m.transition(ctx, sb, sdk.StatePaused, reason, "")
+	return m.transition(ctx, sb, wire.StatePaused, reason, "")
 }
 
 // Resume resumes a paused sandbox. Resuming a started sandbox is a no-op.
@@ -96,10 +96,10 @@ func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason st
 	defer m.observe("resume", reason, time.Now(), &err)
 	if classOf(sb.Spec) == ClassGVisor && !exists(m.checkpointDir(sb.ID)) {
 		msg := "the memory image is gone; the sandbox starts afresh with \"sbx start\""
-		m.transition(ctx, sb, sdk.StateStopped, "resume-failed", msg)
-		return errdefs.Conflict(sdk.CodeMemoryImageGone, "cannot resume sandbox %s: %s", refOf(sb), msg)
+		m.transition(ctx, sb, wire.StateStopped, "resume-failed", msg)
+		return errdefs.Conflict(wire.CodeMemoryImageGone, "cannot resume sandbox %s: %s", refOf(sb), msg)
 	}
-	if err := m.transition(ctx, sb, sdk.StateResuming, reason, ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StateResuming, reason, ""); err != nil {
 		return err
 	}
 	if classOf(sb.Spec) == ClassGVisor {
@@ -108,13 +108,13 @@ func (m *Manager) resumeLocked(ctx context.Context, sb *store.Sandbox, reason st
 		err = m.thaw(ctx, sb)
 	}
 	if err != nil {
-		m.transition(ctx, sb, sdk.StatePaused, "resume-failed", err.Error())
+		m.transition(ctx, sb, wire.StatePaused, "resume-failed", err.Error())
 		return err
 	}
 	if err := os.RemoveAll(m.checkpointDir(sb.ID)); err != nil {
 		m.log.Warn("remove memory image", "id", sb.ID, "err", err)
 	}
-	return m.transition(ctx, sb, sdk.StateStarted, reason, "")
+	return m.transition(ctx, sb, wire.StateStarted, reason, "")
 }
 
 func (m *Manager) hasInstance(id string) bool {
@@ -138,7 +138,7 @@ func (m *Manager) detach(id string) {
 func (m *Manager) freezer(sb *store.Sandbox) (runtime.Freezer, error) {
 	f, ok := m.runtimeOf(sb).(runtime.Freezer)
 	if !ok {
-		return nil, errdefs.Unavailable(sdk.CodePauseUnsupported, "the runtime of class %s cannot freeze instances", classOf(sb.Spec))
+		return nil, errdefs.Unavailable(wire.CodePauseUnsupported, "the runtime of class %s cannot freeze instances", classOf(sb.Spec))
 	}
 	return f, nil
 }
@@ -162,7 +162,7 @@ func (m *Manager) thaw(ctx context.Context, sb *store.Sandbox) error {
 func (m *Manager) checkpointer(sb *store.Sandbox) (runtime.Checkpointer, error) {
 	cp, ok := m.runtimeOf(sb).(runtime.Checkpointer)
 	if !ok || classOf(sb.Spec) != ClassGVisor {
-		return nil, errdefs.Invalid(sdk.CodeMemoryUnsupported, "sandbox %s is of class %s; saving memory needs class gvisor", refOf(sb), classOf(sb.Spec))
+		return nil, errdefs.Invalid(wire.CodeMemoryUnsupported, "sandbox %s is of class %s; saving memory needs class gvisor", refOf(sb), classOf(sb.Spec))
 	}
 	return cp, nil
 }
@@ -241,8 +241,8 @@ func (m *Manager) suspendAgent(ctx context.Context, sb *store.Sandbox) error {
 	sctx, cancel := context.WithTimeout(ctx, suspendTimeout)
 	defer cancel()
 	if err := inst.agent.Suspend(sctx); err != nil {
-		if errdefs.CodeOf(err) == sdk.CodeCheckpointRefused {
-			return errdefs.Conflict(sdk.CodeCheckpointRefused, "cannot save the memory of sandbox %s: %s", refOf(sb), errMessage(err))
+		if errdefs.CodeOf(err) == wire.CodeCheckpointRefused {
+			return errdefs.Conflict(wire.CodeCheckpointRefused, "cannot save the memory of sandbox %s: %s", refOf(sb), errMessage(err))
 		}
 		// It may have closed its socket after all; wake it either way.
 		agentapi.Wake(m.dirsOf(sb.ID).run)
@@ -269,18 +269,18 @@ func (m *Manager) reconcilePaused(ctx context.Context, sb *store.Sandbox) error 
 	st, err := m.runtimeOf(sb).State(ctx, sb.ID)
 	if err != nil || !st.Running {
 		if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
-			return m.transition(ctx, sb, sdk.StateError, "reconcile", err.Error())
+			return m.transition(ctx, sb, wire.StateError, "reconcile", err.Error())
 		}
-		return m.transition(ctx, sb, sdk.StateStopped, "crash", "the instance was gone when the daemon started")
+		return m.transition(ctx, sb, wire.StateStopped, "crash", "the instance was gone when the daemon started")
 	}
-	if sb.State == sdk.StateResuming {
+	if sb.State == wire.StateResuming {
 		if err := m.thaw(ctx, sb); err != nil {
 			return err
 		}
 		if !m.reattach(ctx, sb) {
-			return m.transition(ctx, sb, sdk.StateError, "reconcile", "the resumed instance's agent does not answer")
+			return m.transition(ctx, sb, wire.StateError, "reconcile", "the resumed instance's agent does not answer")
 		}
-		return m.transition(ctx, sb, sdk.StateStarted, "reconcile", "")
+		return m.transition(ctx, sb, wire.StateStarted, "reconcile", "")
 	}
 	// pausing or paused: make sure it is frozen; a frozen agent cannot
 	// answer, so attach without asking it.
@@ -292,8 +292,8 @@ func (m *Manager) reconcilePaused(ctx context.Context, sb *store.Sandbox) error 
 	if err := m.attach(sb.ID, st.Pid, agentapi.NewClient(m.dirsOf(sb.ID).run)); err != nil {
 		return err
 	}
-	if sb.State == sdk.StatePausing {
-		return m.transition(ctx, sb, sdk.StatePaused, "reconcile", "")
+	if sb.State == wire.StatePausing {
+		return m.transition(ctx, sb, wire.StatePaused, "reconcile", "")
 	}
 	return nil
 }
@@ -311,24 +311,24 @@ func (m *Manager) freezerPaused(ctx context.Context, sb *store.Sandbox) (bool, e
 // agent answers means started; neither means the processes are lost.
 func (m *Manager) reconcileSavedMemory(ctx context.Context, sb *store.Sandbox) error {
 	image := exists(m.checkpointDir(sb.ID))
-	if sb.State != sdk.StatePaused {
+	if sb.State != wire.StatePaused {
 		// The agent may be suspended; an awake one ignores this.
 		agentapi.Wake(m.dirsOf(sb.ID).run)
-		if sb.State == sdk.StateResuming || !image {
+		if sb.State == wire.StateResuming || !image {
 			if m.reattach(ctx, sb) {
 				os.RemoveAll(m.checkpointDir(sb.ID))
-				return m.transition(ctx, sb, sdk.StateStarted, "reconcile", "")
+				return m.transition(ctx, sb, wire.StateStarted, "reconcile", "")
 			}
 		}
 	}
 	if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
-		return m.transition(ctx, sb, sdk.StateError, "reconcile", err.Error())
+		return m.transition(ctx, sb, wire.StateError, "reconcile", err.Error())
 	}
 	if image {
-		if sb.State == sdk.StatePaused {
+		if sb.State == wire.StatePaused {
 			return nil
 		}
-		return m.transition(ctx, sb, sdk.StatePaused, "reconcile", "")
+		return m.transition(ctx, sb, wire.StatePaused, "reconcile", "")
 	}
-	return m.transition(ctx, sb, sdk.StateStopped, "crash", "the processes were lost: the daemon stopped while their memory was being saved")
+	return m.transition(ctx, sb, wire.StateStopped, "crash", "the processes were lost: the daemon stopped while their memory was being saved")
 }

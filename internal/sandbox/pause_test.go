@@ -12,7 +12,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeGVisor is a fakeRuntime that can checkpoint: an image is a file.
@@ -45,7 +45,7 @@ func TestReconcilePausedGVisor(t *testing.T) {
 	gv := fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
 	m.cfg.Runtimes[ClassGVisor] = gv
 	ctx := auth.System(context.Background(), "test")
-	put := func(id string, state sdk.State, image bool) {
+	put := func(id string, state wire.State, image bool) {
 		sb := &store.Sandbox{ID: id, State: state, Spec: store.Spec{Image: "base", Class: ClassGVisor}}
 		if err := st.CreateSandbox(ctx, sb); err != nil {
 			t.Fatal(err)
@@ -56,17 +56,17 @@ func TestReconcilePausedGVisor(t *testing.T) {
 			}
 		}
 	}
-	put("sbx-saved", sdk.StatePausing, true)     // the checkpoint finished, the record did not
-	put("sbx-unsaved", sdk.StatePausing, false)  // the daemon died before the checkpoint
-	put("sbx-paused", sdk.StatePaused, true)     // nothing happened
-	put("sbx-lost", sdk.StatePaused, false)      // its image is gone
-	put("sbx-resuming", sdk.StateResuming, true) // the restore did not finish
+	put("sbx-saved", wire.StatePausing, true)     // the checkpoint finished, the record did not
+	put("sbx-unsaved", wire.StatePausing, false)  // the daemon died before the checkpoint
+	put("sbx-paused", wire.StatePaused, true)     // nothing happened
+	put("sbx-lost", wire.StatePaused, false)      // its image is gone
+	put("sbx-resuming", wire.StateResuming, true) // the restore did not finish
 	if err := m.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]sdk.State{
-		"sbx-saved": sdk.StatePaused, "sbx-unsaved": sdk.StateStopped, "sbx-paused": sdk.StatePaused,
-		"sbx-lost": sdk.StateStopped, "sbx-resuming": sdk.StatePaused,
+	want := map[string]wire.State{
+		"sbx-saved": wire.StatePaused, "sbx-unsaved": wire.StateStopped, "sbx-paused": wire.StatePaused,
+		"sbx-lost": wire.StateStopped, "sbx-resuming": wire.StatePaused,
 	}
 	for id, state := range want {
 		sb, err := st.GetSandbox(ctx, id)
@@ -76,7 +76,7 @@ func TestReconcilePausedGVisor(t *testing.T) {
 		if sb.State != state {
 			t.Errorf("%s: %s (%s), want %s", id, sb.State, sb.Reason, state)
 		}
-		if got := exists(m.checkpointDir(id)); got != (state == sdk.StatePaused) {
+		if got := exists(m.checkpointDir(id)); got != (state == wire.StatePaused) {
 			t.Errorf("%s: memory image present = %v in state %s", id, got, sb.State)
 		}
 	}
@@ -88,7 +88,7 @@ func TestReconcilePausedGVisor(t *testing.T) {
 func TestPauseRefusals(t *testing.T) {
 	m, _, st := newFakeManager(t)
 	ctx := auth.System(context.Background(), "test")
-	sb := &store.Sandbox{ID: "sbx-stopped", State: sdk.StateStopped, Spec: store.Spec{Image: "base"}}
+	sb := &store.Sandbox{ID: "sbx-stopped", State: wire.StateStopped, Spec: store.Spec{Image: "base"}}
 	if err := st.CreateSandbox(ctx, sb); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestPauseRefusals(t *testing.T) {
 		t.Errorf("resume of a stopped sandbox: %v", err)
 	}
 	// Memory needs class gvisor, with its runtime installed.
-	_, err := m.CreateSnapshot(ctx, "sbx-stopped", sdk.CreateSnapshotRequest{Name: "s", IncludeMemory: true})
+	_, err := m.CreateSnapshot(ctx, "sbx-stopped", wire.CreateSnapshotRequest{Name: "s", IncludeMemory: true})
 	if !errdefs.Is(err, errdefs.KindInvalid) && !errdefs.Is(err, errdefs.KindUnavailable) {
 		t.Errorf("memory snapshot of a container: %v", err)
 	}
@@ -113,18 +113,18 @@ func TestPauseRefusals(t *testing.T) {
 
 func TestForkNames(t *testing.T) {
 	for _, tc := range []struct {
-		req  sdk.ForkRequest
+		req  wire.ForkRequest
 		want []string
 		code string
 	}{
-		{sdk.ForkRequest{}, []string{""}, ""},
-		{sdk.ForkRequest{Name: "a"}, []string{"a"}, ""},
-		{sdk.ForkRequest{Name: "a", Count: 3}, []string{"a-1", "a-2", "a-3"}, ""},
-		{sdk.ForkRequest{Count: 2}, []string{"", ""}, ""},
-		{sdk.ForkRequest{Count: maxForks + 1}, nil, "INVALID_COUNT"},
-		{sdk.ForkRequest{Count: -1}, nil, "INVALID_COUNT"},
-		{sdk.ForkRequest{Name: "Bad"}, nil, "INVALID_NAME"},
-		{sdk.ForkRequest{Name: "sbx-x"}, nil, "INVALID_NAME"},
+		{wire.ForkRequest{}, []string{""}, ""},
+		{wire.ForkRequest{Name: "a"}, []string{"a"}, ""},
+		{wire.ForkRequest{Name: "a", Count: 3}, []string{"a-1", "a-2", "a-3"}, ""},
+		{wire.ForkRequest{Count: 2}, []string{"", ""}, ""},
+		{wire.ForkRequest{Count: maxForks + 1}, nil, "INVALID_COUNT"},
+		{wire.ForkRequest{Count: -1}, nil, "INVALID_COUNT"},
+		{wire.ForkRequest{Name: "Bad"}, nil, "INVALID_NAME"},
+		{wire.ForkRequest{Name: "sbx-x"}, nil, "INVALID_NAME"},
 	} {
 		got, err := forkNames(tc.req)
 		if tc.code != "" {
@@ -152,7 +152,7 @@ func TestFailedForkReleasesParent(t *testing.T) {
 	m, _, st := newFakeManager(t)
 	m.cfg.Runtimes[ClassGVisor] = fakeGVisor{&fakeRuntime{containers: map[string]runtime.Status{}}}
 	ctx := auth.System(context.Background(), "test")
-	sb := &store.Sandbox{ID: "sbx-parent", State: sdk.StatePaused, Spec: store.Spec{Image: "base", Class: ClassGVisor}}
+	sb := &store.Sandbox{ID: "sbx-parent", State: wire.StatePaused, Spec: store.Spec{Image: "base", Class: ClassGVisor}}
 	if err := st.CreateSandbox(ctx, sb); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestFailedForkReleasesParent(t *testing.T) {
 	if err := os.WriteFile(upper, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Fork(ctx, sb.ID, sdk.ForkRequest{}); err == nil {
+	if _, err := m.Fork(ctx, sb.ID, wire.ForkRequest{}); err == nil {
 		t.Fatal("fork of a parent whose files cannot be read succeeded")
 	}
 	deleted := make(chan error, 1)

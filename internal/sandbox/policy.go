@@ -8,7 +8,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A sandbox's lifecycle policy decides what happens to it when nobody acts:
@@ -42,12 +42,12 @@ func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 // sandbox is paused (its processes kept on disk) rather than stopped.
 func defaultPolicy(class string) store.Policy {
 	p := store.Policy{
-		AutoStopSeconds:    sdk.DefaultAutoStopSeconds,
-		AutoArchiveSeconds: sdk.DefaultAutoArchiveSeconds,
-		AutoDeleteSeconds:  sdk.DefaultAutoDeleteSeconds,
+		AutoStopSeconds:    wire.DefaultAutoStopSeconds,
+		AutoArchiveSeconds: wire.DefaultAutoArchiveSeconds,
+		AutoDeleteSeconds:  wire.DefaultAutoDeleteSeconds,
 	}
 	if class == ClassGVisor {
-		p.AutoStopSeconds, p.AutoPauseSeconds = 0, sdk.DefaultAutoPauseSeconds
+		p.AutoStopSeconds, p.AutoPauseSeconds = 0, wire.DefaultAutoPauseSeconds
 	}
 	return p
 }
@@ -67,9 +67,9 @@ func PolicyOf(spec store.Spec) store.Policy { return policyOf(spec) }
 
 // newPolicy resolves a create request's policy fields against the defaults
 // of the sandbox's class.
-func newPolicy(req sdk.CreateSandboxRequest, class string, now time.Time) (*store.Policy, error) {
+func newPolicy(req wire.CreateSandboxRequest, class string, now time.Time) (*store.Policy, error) {
 	p := defaultPolicy(class)
-	err := applyPolicy(&p, sdk.UpdateSandboxRequest{
+	err := applyPolicy(&p, wire.UpdateSandboxRequest{
 		AutoStopSeconds: req.AutoStopSeconds, AutoPauseSeconds: req.AutoPauseSeconds, AutoArchiveSeconds: req.AutoArchiveSeconds,
 		AutoDeleteSeconds: req.AutoDeleteSeconds, TTLSeconds: &req.TTLSeconds,
 		Ephemeral: &req.Ephemeral, KeepAlive: &req.KeepAlive,
@@ -85,18 +85,18 @@ func newPolicy(req sdk.CreateSandboxRequest, class string, now time.Time) (*stor
 // and an idle sandbox is either stopped or paused: setting one of
 // autoStopSeconds and autoPauseSeconds turns the other off. Setting the TTL
 // starts it from now. On error p is unchanged.
-func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) error {
+func applyPolicy(p *store.Policy, req wire.UpdateSandboxRequest, now time.Time) error {
 	n := *p
 	check := func(field string, v *int, min, max int) error {
 		if v != nil && (*v < min || *v > max) {
-			return errdefs.Invalid(sdk.CodeInvalidPolicy, "%s must be between %d and %d seconds, got %d", field, min, max, *v)
+			return errdefs.Invalid(wire.CodeInvalidPolicy, "%s must be between %d and %d seconds, got %d", field, min, max, *v)
 		}
 		return nil
 	}
 	for _, err := range []error{
 		check("autoStopSeconds", req.AutoStopSeconds, 0, maxPolicySeconds),
 		check("autoPauseSeconds", req.AutoPauseSeconds, 0, maxPolicySeconds),
-		check("autoArchiveSeconds", req.AutoArchiveSeconds, 0, sdk.MaxAutoArchiveSeconds),
+		check("autoArchiveSeconds", req.AutoArchiveSeconds, 0, wire.MaxAutoArchiveSeconds),
 		check("autoDeleteSeconds", req.AutoDeleteSeconds, -1, maxPolicySeconds),
 		check("ttlSeconds", req.TTLSeconds, 0, maxPolicySeconds),
 	} {
@@ -105,7 +105,7 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 		}
 	}
 	if req.AutoStopSeconds != nil && req.AutoPauseSeconds != nil && *req.AutoStopSeconds > 0 && *req.AutoPauseSeconds > 0 {
-		return errdefs.Invalid(sdk.CodeInvalidPolicy, "autoStopSeconds and autoPauseSeconds exclude each other: an idle sandbox is stopped or paused; set one of them to 0 or leave it out")
+		return errdefs.Invalid(wire.CodeInvalidPolicy, "autoStopSeconds and autoPauseSeconds exclude each other: an idle sandbox is stopped or paused; set one of them to 0 or leave it out")
 	}
 	if req.AutoStopSeconds != nil {
 		n.AutoStopSeconds = *req.AutoStopSeconds
@@ -122,7 +122,7 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 	if req.AutoArchiveSeconds != nil {
 		n.AutoArchiveSeconds = *req.AutoArchiveSeconds
 		if n.AutoArchiveSeconds == 0 {
-			n.AutoArchiveSeconds = sdk.MaxAutoArchiveSeconds
+			n.AutoArchiveSeconds = wire.MaxAutoArchiveSeconds
 		}
 	}
 	if req.AutoDeleteSeconds != nil {
@@ -143,13 +143,13 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 	if req.Ephemeral != nil {
 		switch {
 		case *req.Ephemeral && req.AutoDeleteSeconds != nil && *req.AutoDeleteSeconds != 0:
-			return errdefs.Invalid(sdk.CodeInvalidPolicy, "ephemeral means autoDeleteSeconds 0; leave autoDeleteSeconds out or set it to 0")
+			return errdefs.Invalid(wire.CodeInvalidPolicy, "ephemeral means autoDeleteSeconds 0; leave autoDeleteSeconds out or set it to 0")
 		case *req.Ephemeral:
 			n.Ephemeral, n.AutoDeleteSeconds = true, 0
 		case n.Ephemeral: // ephemeral turned off: back to never deleting, unless told otherwise
 			n.Ephemeral = false
 			if req.AutoDeleteSeconds == nil {
-				n.AutoDeleteSeconds = sdk.DefaultAutoDeleteSeconds
+				n.AutoDeleteSeconds = wire.DefaultAutoDeleteSeconds
 			}
 		}
 	}
@@ -158,16 +158,16 @@ func applyPolicy(p *store.Policy, req sdk.UpdateSandboxRequest, now time.Time) e
 }
 
 // Restart policies of the main process.
-var restartPolicies = []string{sdk.RestartNever, sdk.RestartOnFailure, sdk.RestartAlways}
+var restartPolicies = []string{wire.RestartNever, wire.RestartOnFailure, wire.RestartAlways}
 
 // validateMain checks the entrypoint and restart policy of a create request.
-func validateMain(req *sdk.CreateSandboxRequest) error {
+func validateMain(req *wire.CreateSandboxRequest) error {
 	if req.RestartPolicy != "" && !slices.Contains(restartPolicies, req.RestartPolicy) {
-		return errdefs.Invalid(sdk.CodeInvalidRestartPolicy, "restartPolicy must be one of %s, got %q", strings.Join(restartPolicies, ", "), req.RestartPolicy)
+		return errdefs.Invalid(wire.CodeInvalidRestartPolicy, "restartPolicy must be one of %s, got %q", strings.Join(restartPolicies, ", "), req.RestartPolicy)
 	}
 	if len(req.Entrypoint) == 0 {
 		if req.RestartPolicy != "" {
-			return errdefs.Invalid(sdk.CodeInvalidRestartPolicy, "restartPolicy needs an entrypoint")
+			return errdefs.Invalid(wire.CodeInvalidRestartPolicy, "restartPolicy needs an entrypoint")
 		}
 		return nil
 	}
@@ -175,11 +175,11 @@ func validateMain(req *sdk.CreateSandboxRequest) error {
 	for _, a := range req.Entrypoint {
 		size += len(a)
 		if strings.ContainsRune(a, 0) {
-			return errdefs.Invalid(sdk.CodeInvalidEntrypoint, "entrypoint arguments must not contain NUL bytes")
+			return errdefs.Invalid(wire.CodeInvalidEntrypoint, "entrypoint arguments must not contain NUL bytes")
 		}
 	}
 	if req.Entrypoint[0] == "" || size > 64<<10 || len(req.Entrypoint) > 1024 {
-		return errdefs.Invalid(sdk.CodeInvalidEntrypoint, "entrypoint must be a non-empty command of at most 1024 arguments and 64 KiB")
+		return errdefs.Invalid(wire.CodeInvalidEntrypoint, "entrypoint must be a non-empty command of at most 1024 arguments and 64 KiB")
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func plan(sb *store.Sandbox, active time.Time, held bool, now time.Time) (at tim
 		stopped = sb.UpdatedAt
 	}
 	switch sb.State {
-	case sdk.StateStarted:
+	case wire.StateStarted:
 		last := later(active, sb.StartedAt)
 		if held {
 			last = now
@@ -219,13 +219,13 @@ func plan(sb *store.Sandbox, active time.Time, held bool, now time.Time) (at tim
 		case p.AutoPauseSeconds > 0:
 			consider(last.Add(seconds(p.AutoPauseSeconds)), actionPause, "idle")
 		}
-	case sdk.StateStopped:
+	case wire.StateStopped:
 		// Deleting first on a tie: an ephemeral sandbox is never archived.
 		if p.AutoDeleteSeconds >= 0 {
 			consider(stopped.Add(seconds(p.AutoDeleteSeconds)), actionDelete, "auto-delete")
 		}
 		consider(stopped.Add(seconds(p.AutoArchiveSeconds)), actionArchive, "auto-archive")
-	case sdk.StateArchived:
+	case wire.StateArchived:
 		if p.AutoDeleteSeconds >= 0 {
 			consider(stopped.Add(seconds(p.AutoDeleteSeconds)), actionDelete, "auto-delete")
 		}
@@ -236,7 +236,7 @@ func plan(sb *store.Sandbox, active time.Time, held bool, now time.Time) (at tim
 // beforeWrite prepares a state change of sb for the store: a start counts
 // as activity, and the next deadline goes into the record with the state.
 func (m *Manager) beforeWrite(sb *store.Sandbox, now time.Time) {
-	if sb.State == sdk.StateStarted {
+	if sb.State == wire.StateStarted {
 		sb.LastActivityAt = now
 		m.life.noteActivity(sb.ID, now)
 	}
@@ -251,7 +251,7 @@ func (m *Manager) setDeadline(sb *store.Sandbox, now time.Time) {
 
 // Update changes a sandbox's lifecycle policy, environment, limits and
 // labels, and returns the sandbox with its new deadline.
-func (m *Manager) Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
+func (m *Manager) Update(ctx context.Context, idOrName string, req wire.UpdateSandboxRequest) (*store.Sandbox, error) {
 	ctx = context.WithoutCancel(ctx)
 	sb, unlock, err := m.lock(ctx, idOrName)
 	if err != nil {
@@ -319,7 +319,7 @@ func (m *Manager) Update(ctx context.Context, idOrName string, req sdk.UpdateSan
 }
 
 // resolveLifecycle puts a create request's policy and main process into spec.
-func resolveLifecycle(spec *store.Spec, req sdk.CreateSandboxRequest, now time.Time) error {
+func resolveLifecycle(spec *store.Spec, req wire.CreateSandboxRequest, now time.Time) error {
 	if len(req.Entrypoint) == 0 {
 		req.Entrypoint = spec.Entrypoint // the image's ENTRYPOINT/CMD (resolveSpec), if any
 	}
@@ -335,7 +335,7 @@ func resolveLifecycle(spec *store.Spec, req sdk.CreateSandboxRequest, now time.T
 	if len(req.Entrypoint) > 0 {
 		spec.RestartPolicy = req.RestartPolicy
 		if spec.RestartPolicy == "" {
-			spec.RestartPolicy = sdk.RestartNever
+			spec.RestartPolicy = wire.RestartNever
 		}
 	}
 	return nil

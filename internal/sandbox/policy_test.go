@@ -16,7 +16,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestPlan(t *testing.T) {
@@ -78,24 +78,24 @@ func TestPlan(t *testing.T) {
 func TestApplyPolicy(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := defaultPolicy(ClassContainer)
-	if err := applyPolicy(&p, sdk.UpdateSandboxRequest{AutoArchiveSeconds: sdk.Ptr(0), TTLSeconds: sdk.Ptr(60), Ephemeral: sdk.Ptr(true)}, now); err != nil {
+	if err := applyPolicy(&p, wire.UpdateSandboxRequest{AutoArchiveSeconds: wire.Ptr(0), TTLSeconds: wire.Ptr(60), Ephemeral: wire.Ptr(true)}, now); err != nil {
 		t.Fatal(err)
 	}
-	if p.AutoArchiveSeconds != sdk.MaxAutoArchiveSeconds || p.TTLSeconds != 60 || !p.TTLFrom.Equal(now) || !p.Ephemeral || p.AutoDeleteSeconds != 0 {
+	if p.AutoArchiveSeconds != wire.MaxAutoArchiveSeconds || p.TTLSeconds != 60 || !p.TTLFrom.Equal(now) || !p.Ephemeral || p.AutoDeleteSeconds != 0 {
 		t.Errorf("after update: %+v", p)
 	}
 	// Turning ephemeral off goes back to never deleting.
-	if err := applyPolicy(&p, sdk.UpdateSandboxRequest{Ephemeral: sdk.Ptr(false), TTLSeconds: sdk.Ptr(0)}, now); err != nil {
+	if err := applyPolicy(&p, wire.UpdateSandboxRequest{Ephemeral: wire.Ptr(false), TTLSeconds: wire.Ptr(0)}, now); err != nil {
 		t.Fatal(err)
 	}
 	if p.Ephemeral || p.AutoDeleteSeconds != -1 || p.TTLSeconds != 0 || !p.TTLFrom.IsZero() {
 		t.Errorf("after turning off: %+v", p)
 	}
 	before := p
-	for _, bad := range []sdk.UpdateSandboxRequest{
-		{AutoStopSeconds: sdk.Ptr(-1)}, {AutoArchiveSeconds: sdk.Ptr(sdk.MaxAutoArchiveSeconds + 1)}, {AutoDeleteSeconds: sdk.Ptr(-2)},
-		{TTLSeconds: sdk.Ptr(maxPolicySeconds + 1)}, {Ephemeral: sdk.Ptr(true), AutoDeleteSeconds: sdk.Ptr(5)},
-		{AutoPauseSeconds: sdk.Ptr(-1)}, {AutoStopSeconds: sdk.Ptr(60), AutoPauseSeconds: sdk.Ptr(60)},
+	for _, bad := range []wire.UpdateSandboxRequest{
+		{AutoStopSeconds: wire.Ptr(-1)}, {AutoArchiveSeconds: wire.Ptr(wire.MaxAutoArchiveSeconds + 1)}, {AutoDeleteSeconds: wire.Ptr(-2)},
+		{TTLSeconds: wire.Ptr(maxPolicySeconds + 1)}, {Ephemeral: wire.Ptr(true), AutoDeleteSeconds: wire.Ptr(5)},
+		{AutoPauseSeconds: wire.Ptr(-1)}, {AutoStopSeconds: wire.Ptr(60), AutoPauseSeconds: wire.Ptr(60)},
 	} {
 		if err := applyPolicy(&p, bad, now); !errdefs.Is(err, errdefs.KindInvalid) {
 			t.Errorf("%+v: want invalid, got %v", bad, err)
@@ -112,15 +112,15 @@ func TestIdlePolicyByClass(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		class       string
-		req         sdk.CreateSandboxRequest
+		req         wire.CreateSandboxRequest
 		stop, pause int
 	}{
-		{ClassContainer, sdk.CreateSandboxRequest{}, sdk.DefaultAutoStopSeconds, 0},
-		{ClassGVisor, sdk.CreateSandboxRequest{}, 0, sdk.DefaultAutoPauseSeconds},
-		{ClassGVisor, sdk.CreateSandboxRequest{AutoStopSeconds: sdk.Ptr(120)}, 120, 0},
-		{ClassContainer, sdk.CreateSandboxRequest{AutoPauseSeconds: sdk.Ptr(30)}, 0, 30},
-		{ClassGVisor, sdk.CreateSandboxRequest{AutoPauseSeconds: sdk.Ptr(0)}, 0, 0},
-		{ClassGVisor, sdk.CreateSandboxRequest{AutoStopSeconds: sdk.Ptr(0), AutoPauseSeconds: sdk.Ptr(90)}, 0, 90},
+		{ClassContainer, wire.CreateSandboxRequest{}, wire.DefaultAutoStopSeconds, 0},
+		{ClassGVisor, wire.CreateSandboxRequest{}, 0, wire.DefaultAutoPauseSeconds},
+		{ClassGVisor, wire.CreateSandboxRequest{AutoStopSeconds: wire.Ptr(120)}, 120, 0},
+		{ClassContainer, wire.CreateSandboxRequest{AutoPauseSeconds: wire.Ptr(30)}, 0, 30},
+		{ClassGVisor, wire.CreateSandboxRequest{AutoPauseSeconds: wire.Ptr(0)}, 0, 0},
+		{ClassGVisor, wire.CreateSandboxRequest{AutoStopSeconds: wire.Ptr(0), AutoPauseSeconds: wire.Ptr(90)}, 0, 90},
 	} {
 		p, err := newPolicy(tc.req, tc.class, now)
 		if err != nil {
@@ -132,7 +132,7 @@ func TestIdlePolicyByClass(t *testing.T) {
 	}
 	// An update naming one turns the other off.
 	p := defaultPolicy(ClassGVisor)
-	if err := applyPolicy(&p, sdk.UpdateSandboxRequest{AutoStopSeconds: sdk.Ptr(60)}, now); err != nil || p.AutoStopSeconds != 60 || p.AutoPauseSeconds != 0 {
+	if err := applyPolicy(&p, wire.UpdateSandboxRequest{AutoStopSeconds: wire.Ptr(60)}, now); err != nil || p.AutoStopSeconds != 60 || p.AutoPauseSeconds != 0 {
 		t.Errorf("update to auto-stop: %+v, %v", p, err)
 	}
 }
@@ -198,7 +198,7 @@ func TestLazyStartTimesOutAndIsShared(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		sb, err := st.GetSandbox(ctx, "sbx-lazy")
-		if err == nil && sb.State == sdk.StateError {
+		if err == nil && sb.State == wire.StateError {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -210,7 +210,7 @@ func TestLazyStartTimesOutAndIsShared(t *testing.T) {
 		t.Errorf("%d starts for 5 concurrent callers, want 1", n)
 	}
 	evs, _ := st.ListEvents(ctx, "sbx-lazy", 0, 0)
-	if len(evs) == 0 || evs[0].State != sdk.StateStarting || evs[0].Reason != "lazy" {
+	if len(evs) == 0 || evs[0].State != wire.StateStarting || evs[0].Reason != "lazy" {
 		t.Errorf("events: %+v", evs)
 	}
 }
@@ -254,7 +254,7 @@ func TestReconcileArchiveStates(t *testing.T) {
 	if err := m.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
-	check := func(id string, state sdk.State, archived, blobThere bool, present, absent []string) {
+	check := func(id string, state wire.State, archived, blobThere bool, present, absent []string) {
 		t.Helper()
 		sb, err := st.GetSandbox(ctx, id)
 		if err != nil {
@@ -298,7 +298,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	os.MkdirAll(filepath.Join(upper, "dir/empty"), 0o755)
 	os.WriteFile(filepath.Join(upper, "dir/f"), []byte("contents"), 0o640)
 	sb, err := m.Archive(ctx, "sbx-a")
-	if err != nil || sb.State != sdk.StateArchived || sb.Spec.Archive == nil {
+	if err != nil || sb.State != wire.StateArchived || sb.Spec.Archive == nil {
 		t.Fatalf("Archive = %+v, %v", sb, err)
 	}
 	if _, err := os.Stat(upper); !errors.Is(err, os.ErrNotExist) {
@@ -368,7 +368,7 @@ func TestSchedulerDoesNotWaitOnLockedSandboxes(t *testing.T) {
 	now := time.Now().UTC()
 	put := func(id string, due time.Duration) {
 		p := store.Policy{TTLSeconds: 1, TTLFrom: now.Add(due - time.Second), AutoDeleteSeconds: -1, AutoArchiveSeconds: 3600}
-		if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: sdk.StateStopped, Spec: store.Spec{Image: "base", Policy: &p}}); err != nil {
+		if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: wire.StateStopped, Spec: store.Spec{Image: "base", Policy: &p}}); err != nil {
 			t.Fatal(err)
 		}
 	}

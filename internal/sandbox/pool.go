@@ -11,7 +11,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Warm pools. A pool keeps started instances of one template ready; a
@@ -83,7 +83,7 @@ func (ps *pools) poke() {
 func (m *Manager) poolStore() (poolStore, error) {
 	s, ok := m.cfg.Store.(poolStore)
 	if !ok {
-		return nil, errdefs.Unavailable(sdk.CodeInvalidPool, "this daemon's store keeps no pools")
+		return nil, errdefs.Unavailable(wire.CodeInvalidPool, "this daemon's store keeps no pools")
 	}
 	return s, nil
 }
@@ -100,8 +100,8 @@ func callerTeam(ctx context.Context) string {
 // templateRequest is the create request a pool's instances are made from.
 // They are kept alive (no idle stop) while they wait; an adopting create
 // brings its own lifecycle policy.
-func templateRequest(t sdk.PoolTemplate) sdk.CreateSandboxRequest {
-	return sdk.CreateSandboxRequest{
+func templateRequest(t wire.PoolTemplate) wire.CreateSandboxRequest {
+	return wire.CreateSandboxRequest{
 		Image: t.Image, Class: t.Class, CPU: t.CPU, MemoryMiB: t.MemoryMiB, PidsLimit: t.PidsLimit,
 		DiskMiB: t.DiskMiB, Workdir: t.Workdir, Env: maps.Clone(t.Env), Network: t.Network, Egress: t.Egress,
 		KeepAlive: true,
@@ -109,7 +109,7 @@ func templateRequest(t sdk.PoolTemplate) sdk.CreateSandboxRequest {
 }
 
 // resolvePoolSpec resolves a pool's template as a create would.
-func (m *Manager) resolvePoolSpec(ctx context.Context, t sdk.PoolTemplate) (store.Spec, error) {
+func (m *Manager) resolvePoolSpec(ctx context.Context, t wire.PoolTemplate) (store.Spec, error) {
 	req := templateRequest(t)
 	if err := validateCreate(&req); err != nil {
 		return store.Spec{}, err
@@ -119,10 +119,10 @@ func (m *Manager) resolvePoolSpec(ctx context.Context, t sdk.PoolTemplate) (stor
 		return store.Spec{}, err
 	}
 	if len(spec.Entrypoint) > 0 {
-		return store.Spec{}, errdefs.Invalid(sdk.CodeInvalidPool, "image %s runs a main process (ENTRYPOINT/CMD); a pool's instances must start idle, so pool another image", spec.Image)
+		return store.Spec{}, errdefs.Invalid(wire.CodeInvalidPool, "image %s runs a main process (ENTRYPOINT/CMD); a pool's instances must start idle, so pool another image", spec.Image)
 	}
 	if len(spec.Volumes) > 0 || len(spec.Buckets) > 0 {
-		return store.Spec{}, errdefs.Invalid(sdk.CodeInvalidPool, "a pool's instances mount no volumes")
+		return store.Spec{}, errdefs.Invalid(wire.CodeInvalidPool, "a pool's instances mount no volumes")
 	}
 	if err := resolveLifecycle(&spec, req, time.Now().UTC()); err != nil {
 		return store.Spec{}, err
@@ -152,9 +152,9 @@ func sameDisk(pool, want store.Spec) bool {
 
 func hasHTTPRules(s store.Spec) bool { return s.Egress != nil && s.Egress.HTTP != nil }
 
-func validatePoolRequest(req *sdk.CreatePoolRequest) error {
+func validatePoolRequest(req *wire.CreatePoolRequest) error {
 	if err := ValidateName(req.Name); err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidPool, "invalid pool name: %v", err)
+		return errdefs.Invalid(wire.CodeInvalidPool, "invalid pool name: %v", err)
 	}
 	if req.Max == 0 {
 		req.Max = req.Min
@@ -164,13 +164,13 @@ func validatePoolRequest(req *sdk.CreatePoolRequest) error {
 
 func validatePoolSize(lo, hi int) error {
 	if lo < 0 || lo > maxPoolSize || hi < 1 || hi > maxPoolSize || hi < lo {
-		return errdefs.Invalid(sdk.CodeInvalidPool, "a pool needs 0 <= min <= max, 1 <= max <= %d; got min %d, max %d", maxPoolSize, lo, hi)
+		return errdefs.Invalid(wire.CodeInvalidPool, "a pool needs 0 <= min <= max, 1 <= max <= %d; got min %d, max %d", maxPoolSize, lo, hi)
 	}
 	return nil
 }
 
 // CreatePool makes a warm pool of the caller's team and starts filling it.
-func (m *Manager) CreatePool(ctx context.Context, req sdk.CreatePoolRequest) (*sdk.Pool, error) {
+func (m *Manager) CreatePool(ctx context.Context, req wire.CreatePoolRequest) (*wire.Pool, error) {
 	ps, err := m.poolStore()
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func (m *Manager) CreatePool(ctx context.Context, req sdk.CreatePoolRequest) (*s
 }
 
 // GetPool returns the caller's team's pool called name.
-func (m *Manager) GetPool(ctx context.Context, name string) (*sdk.Pool, error) {
+func (m *Manager) GetPool(ctx context.Context, name string) (*wire.Pool, error) {
 	m.pools.mu.Lock()
 	defer m.pools.mu.Unlock()
 	wp := m.pools.byKey[poolKey{callerTeam(ctx), name}]
@@ -207,17 +207,17 @@ func (m *Manager) GetPool(ctx context.Context, name string) (*sdk.Pool, error) {
 }
 
 // ListPools returns the caller's team's pools, by name.
-func (m *Manager) ListPools(ctx context.Context) ([]sdk.Pool, error) {
+func (m *Manager) ListPools(ctx context.Context) ([]wire.Pool, error) {
 	team := callerTeam(ctx)
 	m.pools.mu.Lock()
 	defer m.pools.mu.Unlock()
-	out := []sdk.Pool{}
+	out := []wire.Pool{}
 	for k, wp := range m.pools.byKey {
 		if k.team == team {
 			out = append(out, *wp.view(time.Now()))
 		}
 	}
-	slices.SortFunc(out, func(a, b sdk.Pool) int { return cmpString(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b wire.Pool) int { return cmpString(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -232,7 +232,7 @@ func cmpString(a, b string) int {
 }
 
 // UpdatePool resizes a pool. Instances past a smaller size are deleted.
-func (m *Manager) UpdatePool(ctx context.Context, name string, req sdk.UpdatePoolRequest) (*sdk.Pool, error) {
+func (m *Manager) UpdatePool(ctx context.Context, name string, req wire.UpdatePoolRequest) (*wire.Pool, error) {
 	ps, err := m.poolStore()
 	if err != nil {
 		return nil, err
@@ -308,8 +308,8 @@ func (m *Manager) deletePoolInstances(ids []string) {
 }
 
 // view is the API's picture of the pool; pools.mu must be held.
-func (p *warmPool) view(now time.Time) *sdk.Pool {
-	return &sdk.Pool{
+func (p *warmPool) view(now time.Time) *wire.Pool {
+	return &wire.Pool{
 		Name: p.rec.Name, Template: p.rec.Spec.Template, Min: p.rec.Spec.Min, Max: p.rec.Spec.Max,
 		Target: p.target(now), Ready: len(p.ready), Starting: p.starting,
 		Adopted: p.adopted, Missed: p.missed, CreatedAt: p.rec.CreatedAt,

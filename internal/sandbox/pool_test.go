@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestEnvChangeTurnsOneEnvironmentIntoAnother(t *testing.T) {
@@ -25,7 +25,7 @@ func TestEnvChangeTurnsOneEnvironmentIntoAnother(t *testing.T) {
 }
 
 func TestPoolMatchesOnlyWhatShapesTheInstance(t *testing.T) {
-	pool := store.Spec{ImageID: "sha256:a", Layers: []string{"l1"}, CPU: 1, MemoryMiB: 256, PidsLimit: 1024, Workdir: "/workspace", Network: sdk.NetworkBridge,
+	pool := store.Spec{ImageID: "sha256:a", Layers: []string{"l1"}, CPU: 1, MemoryMiB: 256, PidsLimit: 1024, Workdir: "/workspace", Network: wire.NetworkBridge,
 		Env: map[string]string{"X": "1"}}
 	same := pool
 	same.Env, same.Labels = map[string]string{"Y": "2"}, map[string]string{"k": "v"}
@@ -37,12 +37,12 @@ func TestPoolMatchesOnlyWhatShapesTheInstance(t *testing.T) {
 		"memory":     func(s *store.Spec) { s.MemoryMiB = 512 },
 		"image":      func(s *store.Spec) { s.ImageID = "sha256:b" },
 		"class":      func(s *store.Spec) { s.Class = "gvisor" },
-		"network":    func(s *store.Spec) { s.Network = sdk.NetworkNone },
+		"network":    func(s *store.Spec) { s.Network = wire.NetworkNone },
 		"entrypoint": func(s *store.Spec) { s.Entrypoint = []string{"serve"} },
 		"snapshot":   func(s *store.Spec) { s.Snapshot = "snap" },
-		"volumes":    func(s *store.Spec) { s.Volumes = []sdk.VolumeMount{{Name: "v", Path: "/v"}} },
+		"volumes":    func(s *store.Spec) { s.Volumes = []wire.VolumeMount{{Name: "v", Path: "/v"}} },
 		// HTTP rules mount the egress CA's trust store at start.
-		"http egress": func(s *store.Spec) { s.Egress = &store.Egress{HTTP: &sdk.HTTPEgress{}} },
+		"http egress": func(s *store.Spec) { s.Egress = &store.Egress{HTTP: &wire.HTTPEgress{}} },
 	} {
 		want := pool
 		edit(&want)
@@ -53,7 +53,7 @@ func TestPoolMatchesOnlyWhatShapesTheInstance(t *testing.T) {
 }
 
 func TestPoolTargetGrowsWithRecentAdoptionsUpToMax(t *testing.T) {
-	p := &warmPool{rec: store.PoolRecord{Spec: sdk.CreatePoolRequest{Min: 2, Max: 4}}}
+	p := &warmPool{rec: store.PoolRecord{Spec: wire.CreatePoolRequest{Min: 2, Max: 4}}}
 	now := time.Now()
 	if p.target(now) != 2 {
 		t.Fatal("target without demand is min")
@@ -68,14 +68,14 @@ func TestPoolTargetGrowsWithRecentAdoptionsUpToMax(t *testing.T) {
 }
 
 func TestValidatePoolRequest(t *testing.T) {
-	for _, req := range []sdk.CreatePoolRequest{
+	for _, req := range []wire.CreatePoolRequest{
 		{Name: "", Min: 1}, {Name: "Bad Name", Min: 1}, {Name: "p", Min: -1}, {Name: "p", Min: 5, Max: 2}, {Name: "p", Min: 0, Max: 0}, {Name: "p", Min: 101},
 	} {
 		if err := validatePoolRequest(&req); err == nil {
 			t.Errorf("%+v accepted", req)
 		}
 	}
-	ok := sdk.CreatePoolRequest{Name: "p", Min: 3}
+	ok := wire.CreatePoolRequest{Name: "p", Min: 3}
 	if err := validatePoolRequest(&ok); err != nil || ok.Max != 3 {
 		t.Fatalf("min 3 without max: %v, max %d", err, ok.Max)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The refill: one goroutine tops every pool up to its target. Its rate is
@@ -58,7 +58,7 @@ func (m *Manager) StartPools(ctx context.Context) error {
 		attached := m.instances[sb.ID] != nil
 		m.mu.Unlock()
 		_, midAdoption := os.Lstat(filepath.Join(m.dirsOf(sb.ID).root, adoptingMarker))
-		if wp == nil || sb.State != sdk.StateStarted || !attached || midAdoption == nil {
+		if wp == nil || sb.State != wire.StateStarted || !attached || midAdoption == nil {
 			stale = append(stale, sb.ID)
 			continue
 		}
@@ -162,7 +162,7 @@ func (m *Manager) startPoolInstance(rec store.PoolRecord) (id string, err error)
 		wp.spec = spec // creates match what the pool makes now
 	}
 	m.pools.mu.Unlock()
-	sb := &store.Sandbox{ID: newID(), Team: rec.Team, Pool: rec.Name, State: sdk.StateCreating, Reason: "pool", Spec: spec, CreatedAt: time.Now().UTC()}
+	sb := &store.Sandbox{ID: newID(), Team: rec.Team, Pool: rec.Name, State: wire.StateCreating, Reason: "pool", Spec: spec, CreatedAt: time.Now().UTC()}
 	unlock := m.locks.Lock(sb.ID)
 	defer unlock()
 	if err := m.cfg.Store.CreateSandbox(ctx, sb); err != nil {
@@ -173,7 +173,7 @@ func (m *Manager) startPoolInstance(rec store.PoolRecord) (id string, err error)
 		return "", err
 	}
 	m.warmUp(ctx, sb.ID)
-	if err := m.transition(ctx, sb, sdk.StateStarted, "pool", ""); err != nil {
+	if err := m.transition(ctx, sb, wire.StateStarted, "pool", ""); err != nil {
 		m.removeAll(ctx, sb)
 		return "", err
 	}
@@ -200,5 +200,5 @@ func (m *Manager) warmUp(ctx context.Context, id string) {
 	}
 	callCtx, cancel := context.WithTimeout(ctx, m.agentCallTimeout())
 	defer cancel()
-	agentapi.Call[sdk.ExecResult](callCtx, inst.agent, agentapi.Exec, agentapi.Params{}, sdk.ExecRequest{Cmd: []string{"true"}})
+	agentapi.Call[wire.ExecResult](callCtx, inst.agent, agentapi.Exec, agentapi.Params{}, wire.ExecRequest{Cmd: []string{"true"}})
 }

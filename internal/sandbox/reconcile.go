@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Reconcile converges the store and the runtime after a daemon start:
@@ -72,29 +72,29 @@ func (m *Manager) reconciledState(ctx context.Context, sb *store.Sandbox) string
 
 func (m *Manager) reconcileOne(ctx context.Context, sb *store.Sandbox) error {
 	switch sb.State {
-	case sdk.StateCreating:
+	case wire.StateCreating:
 		// The caller never got an answer; roll the create back.
 		m.removeAll(ctx, sb)
 		return nil
-	case sdk.StateDeleting:
+	case wire.StateDeleting:
 		return m.finishDelete(ctx, sb)
-	case sdk.StateStopping:
+	case wire.StateStopping:
 		return m.stop(ctx, sb, StopOptions{Force: true}, "reconcile")
-	case sdk.StateStarted, sdk.StateStarting:
+	case wire.StateStarted, wire.StateStarting:
 		if m.reattach(ctx, sb) {
-			if sb.State == sdk.StateStarting {
-				return m.transition(ctx, sb, sdk.StateStarted, "reconcile", "")
+			if sb.State == wire.StateStarting {
+				return m.transition(ctx, sb, wire.StateStarted, "reconcile", "")
 			}
 			return nil
 		}
 		reason, msg := m.exitReason(sb, "the instance was gone when the daemon started") // before its cgroup goes
 		if err := m.stopInstance(ctx, sb, StopOptions{Force: true}); err != nil {
-			return m.transition(ctx, sb, sdk.StateError, "reconcile", err.Error())
+			return m.transition(ctx, sb, wire.StateError, "reconcile", err.Error())
 		}
-		return m.transition(ctx, sb, sdk.StateStopped, reason, msg)
-	case sdk.StatePausing, sdk.StatePaused, sdk.StateResuming:
+		return m.transition(ctx, sb, wire.StateStopped, reason, msg)
+	case wire.StatePausing, wire.StatePaused, wire.StateResuming:
 		return m.reconcilePaused(ctx, sb) // pause.go
-	case sdk.StateArchiving, sdk.StateArchived, sdk.StateRestoring:
+	case wire.StateArchiving, wire.StateArchived, wire.StateRestoring:
 		return m.reconcileArchive(ctx, sb) // archive.go
 	default: // stopped, error: make sure nothing runs or stays mounted
 		return m.stopInstance(ctx, sb, StopOptions{Force: true})

@@ -6,30 +6,30 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // resizeOf returns the limits an update asks for (zero fields: unchanged)
 // and whether it asks for any, after checking them like create does. Unlike
 // create, 0 is no "take the default": an update names the new limit.
-func resizeOf(req sdk.UpdateSandboxRequest) (runtime.Resources, bool, error) {
+func resizeOf(req wire.UpdateSandboxRequest) (runtime.Resources, bool, error) {
 	var res runtime.Resources
 	if req.CPU == nil && req.MemoryMiB == nil && req.PidsLimit == nil {
 		return res, false, nil
 	}
 	if req.CPU != nil {
 		if res.CPU = *req.CPU; res.CPU == 0 {
-			return res, false, errdefs.Invalid(sdk.CodeInvalidCPU, "cpu must be between 0.01 and %d cores, got 0", maxCPU)
+			return res, false, errdefs.Invalid(wire.CodeInvalidCPU, "cpu must be between 0.01 and %d cores, got 0", maxCPU)
 		}
 	}
 	if req.MemoryMiB != nil {
 		if res.MemoryMiB = *req.MemoryMiB; res.MemoryMiB == 0 {
-			return res, false, errdefs.Invalid(sdk.CodeInvalidMemory, "memoryMiB must be between %d and %d, got 0", minMemoryMiB, maxMemoryMiB)
+			return res, false, errdefs.Invalid(wire.CodeInvalidMemory, "memoryMiB must be between %d and %d, got 0", minMemoryMiB, maxMemoryMiB)
 		}
 	}
 	if req.PidsLimit != nil {
 		if res.PidsLimit = *req.PidsLimit; res.PidsLimit == 0 {
-			return res, false, errdefs.Invalid(sdk.CodeInvalidPidsLimit, "pidsLimit must be between %d and %d, got 0", minPids, maxPids)
+			return res, false, errdefs.Invalid(wire.CodeInvalidPidsLimit, "pidsLimit must be between %d and %d, got 0", minPids, maxPids)
 		}
 	}
 	return res, true, validateLimits(res.CPU, res.MemoryMiB, res.PidsLimit)
@@ -54,7 +54,7 @@ func withLimits(spec store.Spec, res runtime.Resources) store.Spec {
 // the spec for the next start. A memory limit below what the instance uses
 // now is refused, changing nothing.
 func (m *Manager) resizeInstance(ctx context.Context, sb *store.Sandbox, res runtime.Resources) error {
-	if sb.State != sdk.StateStarted {
+	if sb.State != wire.StateStarted {
 		return nil
 	}
 	up, ok := m.runtimeOf(sb).(runtime.Updater)
@@ -64,7 +64,7 @@ func (m *Manager) resizeInstance(ctx context.Context, sb *store.Sandbox, res run
 	if res.MemoryMiB != 0 {
 		used := runtime.ReadCgroupStats(sb.ID).MemoryBytes
 		if limit := uint64(res.MemoryMiB) << 20; used > limit {
-			return errdefs.Conflict(sdk.CodeMemoryBelowUsage, "cannot lower the memory limit of sandbox %s to %d MiB: it uses %d MiB now; free memory in it first, or stop it and update it while stopped", refOf(sb), res.MemoryMiB, (used+1<<20-1)>>20)
+			return errdefs.Conflict(wire.CodeMemoryBelowUsage, "cannot lower the memory limit of sandbox %s to %d MiB: it uses %d MiB now; free memory in it first, or stop it and update it while stopped", refOf(sb), res.MemoryMiB, (used+1<<20-1)>>20)
 		}
 	}
 	return up.Update(ctx, sb.ID, res)

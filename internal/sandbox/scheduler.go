@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // One goroutine acts on deadlines. It asks the store for the soonest
@@ -231,7 +231,7 @@ func (m *Manager) actOnDeadline(ctx context.Context, id string) error {
 		return m.archiveLocked(ctx, sb, reason)
 	case actionDelete:
 		m.log.Info("deleting sandbox", "id", id, "reason", reason)
-		if err := m.transition(ctx, sb, sdk.StateDeleting, reason, ""); err != nil {
+		if err := m.transition(ctx, sb, wire.StateDeleting, reason, ""); err != nil {
 			return err
 		}
 		return m.finishDelete(ctx, sb)

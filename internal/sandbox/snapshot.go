@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/treetar"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Snapshots.
@@ -48,7 +48,7 @@ const maxSnapshotTTL = 10 * 365 * 24 * 3600
 
 func validateSnapshotName(name string) error {
 	if !snapshotNameRe.MatchString(name) {
-		return errdefs.Invalid(sdk.CodeInvalidSnapshotName, "invalid snapshot name %q: use 1 to 63 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", name)
+		return errdefs.Invalid(wire.CodeInvalidSnapshotName, "invalid snapshot name %q: use 1 to 63 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", name)
 	}
 	return nil
 }
@@ -56,7 +56,7 @@ func validateSnapshotName(name string) error {
 func (m *Manager) snapshots() (store.SnapshotStore, error) {
 	ss, ok := m.cfg.Store.(store.SnapshotStore)
 	if !ok {
-		return nil, errdefs.Unavailable(sdk.CodeSnapshotsUnsupported, "this store does not keep snapshots")
+		return nil, errdefs.Unavailable(wire.CodeSnapshotsUnsupported, "this store does not keep snapshots")
 	}
 	return ss, nil
 }
@@ -64,7 +64,7 @@ func (m *Manager) snapshots() (store.SnapshotStore, error) {
 func (m *Manager) committer() (LayerCommitter, error) {
 	lc, ok := m.cfg.Images.(LayerCommitter)
 	if !ok {
-		return nil, errdefs.Unavailable(sdk.CodeSnapshotsUnsupported, "this image store cannot commit layers")
+		return nil, errdefs.Unavailable(wire.CodeSnapshotsUnsupported, "this image store cannot commit layers")
 	}
 	return lc, nil
 }
@@ -103,13 +103,13 @@ func (m *Manager) stagingDir(prefix string) (string, error) {
 }
 
 // CreateSnapshot saves the sandbox idOrName as a new snapshot.
-func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error) {
+func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req wire.CreateSnapshotRequest) (*store.Snapshot, error) {
 	ctx = context.WithoutCancel(ctx)
 	if err := validateSnapshotName(req.Name); err != nil {
 		return nil, err
 	}
 	if req.ExpiresInSeconds < 0 || req.ExpiresInSeconds > maxSnapshotTTL {
-		return nil, errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be between 0 (never) and %d, got %d", maxSnapshotTTL, req.ExpiresInSeconds)
+		return nil, errdefs.Invalid(wire.CodeInvalidExpiry, "expiresInSeconds must be between 0 (never) and %d, got %d", maxSnapshotTTL, req.ExpiresInSeconds)
 	}
 	ss, err := m.snapshots()
 	if err != nil {
@@ -122,7 +122,7 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 	unlockName := m.lockSnapshot(ctx, "", req.Name)
 	defer unlockName()
 	if _, err := ss.GetSnapshot(ctx, "", req.Name); err == nil {
-		return nil, errdefs.Conflict(sdk.CodeSnapshotExists, "a snapshot named %q already exists; pick another name or delete it first", req.Name)
+		return nil, errdefs.Conflict(wire.CodeSnapshotExists, "a snapshot named %q already exists; pick another name or delete it first", req.Name)
 	} else if !errdefs.Is(err, errdefs.KindNotFound) {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 		if _, err := decide(opSnapshotMemory, sb); err != nil {
 			return nil, err
 		}
-		if sb.State == sdk.StateStarted {
+		if sb.State == wire.StateStarted {
 			if err := m.pauseLocked(ctx, sb, "snapshot"); err != nil {
 				return nil, err
 			}
@@ -206,7 +206,7 @@ func (m *Manager) CreateSnapshot(ctx context.Context, idOrName string, req sdk.C
 
 // recordSnapshot moves the memory image (if any) into place and writes the
 // record.
-func (m *Manager) recordSnapshot(ctx context.Context, ss store.SnapshotStore, sb *store.Sandbox, req sdk.CreateSnapshotRequest, layer string, size int64, staging string) (*store.Snapshot, error) {
+func (m *Manager) recordSnapshot(ctx context.Context, ss store.SnapshotStore, sb *store.Sandbox, req wire.CreateSnapshotRequest, layer string, size int64, staging string) (*store.Snapshot, error) {
 	spec := sb.Spec
 	spec.Layers = append(slices.Clone(sb.Spec.Layers), layer)
 	spec.Parent, spec.Snapshot = "", ""
@@ -251,7 +251,7 @@ func dirSize(dir string) int64 {
 // stopped or failed one has nothing running. The caller has checked that
 // its operation may read the files in sb's state (decide).
 func (m *Manager) withQuietUpper(ctx context.Context, sb *store.Sandbox, fn func(upper string) error) error {
-	if sb.State != sdk.StateStarted {
+	if sb.State != wire.StateStarted {
 		return m.withUpper(ctx, sb, fn)
 	}
 	if classOf(sb.Spec) == ClassGVisor {
@@ -424,7 +424,7 @@ func (m *Manager) snapshotsUseLayers(ctx context.Context, layers []string) (bool
 // applyClassAndSnapshot completes a create request's spec: the class, and
 // for a sandbox made from a snapshot the snapshot's layers and settings.
 // Creating a sandbox from a snapshot restarts the snapshot's expiry.
-func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandboxRequest, spec *store.Spec) error {
+func (m *Manager) applyClassAndSnapshot(ctx context.Context, req wire.CreateSandboxRequest, spec *store.Spec) error {
 	if req.Snapshot == "" {
 		spec.Class = req.Class
 		if req.Class == ClassContainer {
@@ -444,15 +444,15 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 	from := snap.Spec
 	switch {
 	case req.Image != "":
-		return errdefs.Invalid(sdk.CodeImageAndSnapshot, "give an image or a snapshot, not both: snapshot %s is based on image %s", snap.Name, from.Image)
+		return errdefs.Invalid(wire.CodeImageAndSnapshot, "give an image or a snapshot, not both: snapshot %s is based on image %s", snap.Name, from.Image)
 	case req.Class != "" && req.Class != classOf(from):
-		return errdefs.Invalid(sdk.CodeClassMismatch, "snapshot %s is of class %s; a sandbox made from it is too", snap.Name, classOf(from))
+		return errdefs.Invalid(wire.CodeClassMismatch, "snapshot %s is of class %s; a sandbox made from it is too", snap.Name, classOf(from))
 	case snap.Memory && (len(req.Env) > 0 || req.Workdir != ""):
-		return errdefs.Invalid(sdk.CodeMemorySnapshotEnv, "snapshot %s holds running processes, which keep the environment and working directory they had; leave env and workdir out", snap.Name)
+		return errdefs.Invalid(wire.CodeMemorySnapshotEnv, "snapshot %s holds running processes, which keep the environment and working directory they had; leave env and workdir out", snap.Name)
 	case snap.Memory && ((req.CPU != 0 && req.CPU != from.CPU) || (req.MemoryMiB != 0 && req.MemoryMiB != from.MemoryMiB) || (req.PidsLimit != 0 && req.PidsLimit != from.PidsLimit)):
-		return errdefs.Invalid(sdk.CodeMemorySnapshotLimits, "snapshot %s holds running processes and restores with the limits it had (cpu %g, memoryMiB %d, pidsLimit %d)", snap.Name, from.CPU, from.MemoryMiB, from.PidsLimit)
+		return errdefs.Invalid(wire.CodeMemorySnapshotLimits, "snapshot %s holds running processes and restores with the limits it had (cpu %g, memoryMiB %d, pidsLimit %d)", snap.Name, from.CPU, from.MemoryMiB, from.PidsLimit)
 	case snap.Memory && req.DiskMiB != 0 && req.DiskMiB != from.DiskMiB:
-		return errdefs.Invalid(sdk.CodeMemorySnapshotLimits, "snapshot %s holds running processes and restores with the disk it had (diskMiB %d)", snap.Name, from.DiskMiB)
+		return errdefs.Invalid(wire.CodeMemorySnapshotLimits, "snapshot %s holds running processes and restores with the disk it had (diskMiB %d)", snap.Name, from.DiskMiB)
 	}
 	if _, err := m.runtimeFor(classOf(from)); err != nil {
 		return err
@@ -508,17 +508,17 @@ func (m *Manager) applyClassAndSnapshot(ctx context.Context, req sdk.CreateSandb
 // it saved.
 // Without a network or egress in the request the snapshot's are taken;
 // with ones that would change the mounts the create is refused.
-func memorySnapshotNetwork(req sdk.CreateSandboxRequest, from store.Spec, spec *store.Spec, name string) error {
+func memorySnapshotNetwork(req wire.CreateSandboxRequest, from store.Spec, spec *store.Spec, name string) error {
 	if req.Network == "" && req.Egress == nil {
 		spec.Network, spec.Egress = from.Network, from.Egress
 		return nil
 	}
 	if spec.Network != from.Network {
-		return errdefs.Invalid(sdk.CodeMemorySnapshotNetwork, "snapshot %s holds running processes saved with network %q; a sandbox made from it has that network too: leave network out or give %q", name, from.Network, from.Network)
+		return errdefs.Invalid(wire.CodeMemorySnapshotNetwork, "snapshot %s holds running processes saved with network %q; a sandbox made from it has that network too: leave network out or give %q", name, from.Network, from.Network)
 	}
 	if had := hasHTTPRules(from); had != hasHTTPRules(*spec) { // pool.go
 		with := map[bool]string{true: "with", false: "without"}[had]
-		return errdefs.Invalid(sdk.CodeMemorySnapshotNetwork, "snapshot %s holds running processes saved %s HTTP egress rules, which decide their trust store; give an egress policy %s an http section, or leave egress out to keep the snapshot's", name, with, with)
+		return errdefs.Invalid(wire.CodeMemorySnapshotNetwork, "snapshot %s holds running processes saved %s HTTP egress rules, which decide their trust store; give an egress policy %s an http section, or leave egress out to keep the snapshot's", name, with, with)
 	}
 	return nil
 }
@@ -534,7 +534,7 @@ func (m *Manager) linkSnapshotMemory(ctx context.Context, team, name, dst string
 	defer unlock()
 	snap, err := ss.GetSnapshot(ctx, team, name)
 	if errdefs.Is(err, errdefs.KindNotFound) {
-		return false, errdefs.Conflict(sdk.CodeSnapshotGone, "snapshot %s was deleted while the sandbox was being made from it", name)
+		return false, errdefs.Conflict(wire.CodeSnapshotGone, "snapshot %s was deleted while the sandbox was being made from it", name)
 	}
 	if err != nil || !snap.Memory {
 		return false, err

@@ -6,7 +6,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestUsageChecksSeeEveryTeam: a key of another team must not free layers
@@ -22,7 +22,7 @@ func TestUsageChecksSeeEveryTeam(t *testing.T) {
 	}
 	ctxA := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "ka", Team: "a"})
 	ctxB := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "kb", Team: "b"})
-	if err := st.CreateSandbox(ctxA, &store.Sandbox{ID: "sbx-a", State: sdk.StateStopped, Spec: store.Spec{Image: "base", Layers: []string{"sha256:l"}}}); err != nil {
+	if err := st.CreateSandbox(ctxA, &store.Sandbox{ID: "sbx-a", State: wire.StateStopped, Spec: store.Spec{Image: "base", Layers: []string{"sha256:l"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Get(ctxB, "sbx-a"); err == nil {

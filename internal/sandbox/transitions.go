@@ -6,7 +6,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The transition table: what each operation does in each state. Every
@@ -57,22 +57,22 @@ const (
 // refusal is the error of a refused operation.
 type refusal struct {
 	kind errdefs.Kind
-	code sdk.Code
+	code wire.Code
 	hint string // after "cannot <op> sandbox <ref>: it is <state>; "; {ref} is the sandbox's name or id
 }
 
 var (
-	refuseNotRunning = refusal{errdefs.KindConflict, sdk.CodeSandboxNotRunning, `start it with "sbx start {ref}"`}
-	refusePaused     = refusal{errdefs.KindConflict, sdk.CodeSandboxPaused, `resume it with "sbx resume {ref}"`}
-	refuseNotStarted = refusal{errdefs.KindConflict, sdk.CodeSandboxNotStarted, `start it with "sbx start {ref}"`}
-	refuseNotPaused  = refusal{errdefs.KindConflict, sdk.CodeSandboxNotPaused, "only a paused sandbox can be resumed"}
-	refuseNotStopped = refusal{errdefs.KindConflict, sdk.CodeSandboxNotStopped, "only a stopped sandbox can be archived: stop it first"}
+	refuseNotRunning = refusal{errdefs.KindConflict, wire.CodeSandboxNotRunning, `start it with "sbx start {ref}"`}
+	refusePaused     = refusal{errdefs.KindConflict, wire.CodeSandboxPaused, `resume it with "sbx resume {ref}"`}
+	refuseNotStarted = refusal{errdefs.KindConflict, wire.CodeSandboxNotStarted, `start it with "sbx start {ref}"`}
+	refuseNotPaused  = refusal{errdefs.KindConflict, wire.CodeSandboxNotPaused, "only a paused sandbox can be resumed"}
+	refuseNotStopped = refusal{errdefs.KindConflict, wire.CodeSandboxNotStopped, "only a stopped sandbox can be archived: stop it first"}
 	// A lookup on a sandbox without an instance: whatever it asks for
 	// belonged to an earlier instance, if any, and is gone with it.
-	refuseNoInstance = refusal{errdefs.KindNotFound, sdk.CodeNotInCurrentInstance, "processes, sessions, terminals and contexts live only as long as the instance that made them"}
-	refusePolicyBusy = refusal{errdefs.KindConflict, sdk.CodeSandboxBusy, "its policy cannot change now"}
+	refuseNoInstance = refusal{errdefs.KindNotFound, wire.CodeNotInCurrentInstance, "processes, sessions, terminals and contexts live only as long as the instance that made them"}
+	refusePolicyBusy = refusal{errdefs.KindConflict, wire.CodeSandboxBusy, "its policy cannot change now"}
 	// An operation under way or a crash not yet reconciled: it passes.
-	refuseBusy = refusal{errdefs.KindUnavailable, sdk.CodeSandboxUnavailable, "try again shortly"}
+	refuseBusy = refusal{errdefs.KindUnavailable, wire.CodeSandboxUnavailable, "try again shortly"}
 )
 
 // rule is one cell of the table.
@@ -84,11 +84,11 @@ type rule struct {
 // row gives one rule to several states.
 type row struct {
 	rule   rule
-	states []sdk.State
+	states []wire.State
 }
 
-func on(r rule, states ...sdk.State) row { return row{r, states} }
-func refuseWith(r refusal) rule          { return rule{refuse, r} }
+func on(r rule, states ...wire.State) row { return row{r, states} }
+func refuseWith(r refusal) rule           { return rule{refuse, r} }
 
 var (
 	act     = rule{outcome: run}
@@ -96,12 +96,12 @@ var (
 
 	// busyStates are those an operation holds while it runs (or a crash
 	// left until Reconcile).
-	busyStates = []sdk.State{sdk.StateCreating, sdk.StateStarting, sdk.StateStopping, sdk.StateDeleting,
-		sdk.StatePausing, sdk.StateResuming, sdk.StateArchiving, sdk.StateRestoring}
+	busyStates = []wire.State{wire.StateCreating, wire.StateStarting, wire.StateStopping, wire.StateDeleting,
+		wire.StatePausing, wire.StateResuming, wire.StateArchiving, wire.StateRestoring}
 	// storedStates are every state a sandbox record can be in ("deleted"
 	// has no record).
-	storedStates = append([]sdk.State{sdk.StateStarted, sdk.StateStopped, sdk.StateError,
-		sdk.StatePaused, sdk.StateArchived}, busyStates...)
+	storedStates = append([]wire.State{wire.StateStarted, wire.StateStopped, wire.StateError,
+		wire.StatePaused, wire.StateArchived}, busyStates...)
 )
 
 // HasInstance reports whether a sandbox in state s may hold an instance
@@ -110,9 +110,9 @@ var (
 // stopped, archived or errored one does not (an archive starts only from
 // stopped). An unknown state (a newer daemon's record) counts as having
 // one, so that nothing it may use is removed.
-func HasInstance(s sdk.State) bool {
+func HasInstance(s wire.State) bool {
 	switch s {
-	case sdk.StateStopped, sdk.StateArchiving, sdk.StateArchived, sdk.StateError, sdk.StateDeleted:
+	case wire.StateStopped, wire.StateArchiving, wire.StateArchived, wire.StateError, wire.StateDeleted:
 		return false
 	}
 	return true
@@ -122,111 +122,111 @@ func HasInstance(s sdk.State) bool {
 // (TestTransitionTable in transitions_test.go checks it).
 var table = map[op][]row{
 	opStart: {
-		on(act, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
-		on(already, sdk.StateStarted),
-		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(act, wire.StateStopped, wire.StateError, wire.StateArchived),
+		on(already, wire.StateStarted),
+		on(refuseWith(refusePaused), wire.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	opStop: {
-		on(act, sdk.StateStarted, sdk.StateError),
-		on(already, sdk.StateStopped, sdk.StateArchived),
-		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(act, wire.StateStarted, wire.StateError),
+		on(already, wire.StateStopped, wire.StateArchived),
+		on(refuseWith(refusePaused), wire.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	// Delete never depends on the state, nor on the agent answering.
 	opDelete: {on(act, storedStates...)},
 	opPause: {
-		on(act, sdk.StateStarted),
-		on(already, sdk.StatePaused),
-		on(refuseWith(refuseNotStarted), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(act, wire.StateStarted),
+		on(already, wire.StatePaused),
+		on(refuseWith(refuseNotStarted), wire.StateStopped, wire.StateError, wire.StateArchived),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	opResume: {
-		on(act, sdk.StatePaused),
-		on(already, sdk.StateStarted),
-		on(refuseWith(refuseNotPaused), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(act, wire.StatePaused),
+		on(already, wire.StateStarted),
+		on(refuseWith(refuseNotPaused), wire.StateStopped, wire.StateError, wire.StateArchived),
 		on(refuseWith(refuseNotPaused), busyStates...),
 	},
 	opArchive: {
-		on(act, sdk.StateStopped),
-		on(already, sdk.StateArchived),
-		on(refuseWith(refuseNotStopped), sdk.StateStarted, sdk.StateError, sdk.StatePaused),
+		on(act, wire.StateStopped),
+		on(already, wire.StateArchived),
+		on(refuseWith(refuseNotStopped), wire.StateStarted, wire.StateError, wire.StatePaused),
 		on(refuseWith(refuseNotStopped), busyStates...),
 	},
 	// A started sandbox is frozen while its files are read.
 	opSnapshot: {
-		on(act, sdk.StateStarted, sdk.StatePaused, sdk.StateStopped, sdk.StateError),
-		on(refuseWith(refuseNotRunning), sdk.StateArchived),
+		on(act, wire.StateStarted, wire.StatePaused, wire.StateStopped, wire.StateError),
+		on(refuseWith(refuseNotRunning), wire.StateArchived),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	// A started sandbox is paused for the time.
 	opSnapshotMemory: {
-		on(act, sdk.StateStarted, sdk.StatePaused),
-		on(refuseWith(refuseNotStarted), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
+		on(act, wire.StateStarted, wire.StatePaused),
+		on(refuseWith(refuseNotStarted), wire.StateStopped, wire.StateError, wire.StateArchived),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	opFork: {
-		on(act, sdk.StateStarted, sdk.StatePaused, sdk.StateStopped, sdk.StateError),
-		on(refuseWith(refuseNotRunning), sdk.StateArchived),
+		on(act, wire.StateStarted, wire.StatePaused, wire.StateStopped, wire.StateError),
+		on(refuseWith(refuseNotRunning), wire.StateArchived),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	opToolbox: {
-		on(act, sdk.StateStarted),
-		on(rule{outcome: needsStart}, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
-		on(rule{outcome: needsResume}, sdk.StatePaused),
-		on(rule{outcome: wait}, sdk.StateStarting, sdk.StateStopping, sdk.StatePausing,
-			sdk.StateResuming, sdk.StateArchiving, sdk.StateRestoring),
-		on(refuseWith(refuseBusy), sdk.StateCreating, sdk.StateDeleting),
+		on(act, wire.StateStarted),
+		on(rule{outcome: needsStart}, wire.StateStopped, wire.StateError, wire.StateArchived),
+		on(rule{outcome: needsResume}, wire.StatePaused),
+		on(rule{outcome: wait}, wire.StateStarting, wire.StateStopping, wire.StatePausing,
+			wire.StateResuming, wire.StateArchiving, wire.StateRestoring),
+		on(refuseWith(refuseBusy), wire.StateCreating, wire.StateDeleting),
 	},
 	opInstance: {
-		on(act, sdk.StateStarted),
-		on(refuseWith(refuseNotRunning), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
-		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(act, wire.StateStarted),
+		on(refuseWith(refuseNotRunning), wire.StateStopped, wire.StateError, wire.StateArchived),
+		on(refuseWith(refusePaused), wire.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	// Lookups answer from what runs: a stopped sandbox has nothing of an
 	// instance to show, a paused one cannot answer until resumed.
 	opLookup: {
-		on(act, sdk.StateStarted),
-		on(refuseWith(refuseNoInstance), sdk.StateStopped, sdk.StateError, sdk.StateArchived),
-		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(act, wire.StateStarted),
+		on(refuseWith(refuseNoInstance), wire.StateStopped, wire.StateError, wire.StateArchived),
+		on(refuseWith(refusePaused), wire.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	opUpdatePolicy: {
-		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StatePaused, sdk.StateArchived,
-			sdk.StateStarting, sdk.StateStopping, sdk.StatePausing, sdk.StateResuming,
-			sdk.StateArchiving, sdk.StateRestoring),
-		on(refuseWith(refusePolicyBusy), sdk.StateCreating, sdk.StateDeleting),
+		on(act, wire.StateStarted, wire.StateStopped, wire.StateError, wire.StatePaused, wire.StateArchived,
+			wire.StateStarting, wire.StateStopping, wire.StatePausing, wire.StateResuming,
+			wire.StateArchiving, wire.StateRestoring),
+		on(refuseWith(refusePolicyBusy), wire.StateCreating, wire.StateDeleting),
 	},
 	// The policy is recorded in any state and applied to an instance if one runs.
 	opSetEgress: {on(act, storedStates...)},
 	// The environment is recorded and given to the running agent, which a
 	// paused sandbox cannot take.
 	opSetEnv: {
-		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
-		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(act, wire.StateStarted, wire.StateStopped, wire.StateError, wire.StateArchived),
+		on(refuseWith(refusePaused), wire.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	// Limits are recorded for the next start and written to the cgroups
 	// of a running instance. A paused one is refused: a class-gvisor
 	// instance's memory image restores with the limits it was saved with.
 	opResize: {
-		on(act, sdk.StateStarted, sdk.StateStopped, sdk.StateError, sdk.StateArchived),
-		on(refuseWith(refusePaused), sdk.StatePaused),
+		on(act, wire.StateStarted, wire.StateStopped, wire.StateError, wire.StateArchived),
+		on(refuseWith(refusePaused), wire.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 	// Only a started pool instance, whose agent answers, is adopted; one
 	// in any other state is deleted and the next one tried.
 	opAdopt: {
-		on(act, sdk.StateStarted),
-		on(refuseWith(refuseNotStarted), sdk.StateStopped, sdk.StateError, sdk.StateArchived, sdk.StatePaused),
+		on(act, wire.StateStarted),
+		on(refuseWith(refuseNotStarted), wire.StateStopped, wire.StateError, wire.StateArchived, wire.StatePaused),
 		on(refuseWith(refuseBusy), busyStates...),
 	},
 }
 
 // ruleFor returns the table's rule for o in state. A state the table does
 // not list (a record from a newer daemon, say) is refused as busy.
-func ruleFor(o op, state sdk.State) rule {
+func ruleFor(o op, state wire.State) rule {
 	for _, r := range table[o] {
 		for _, s := range r.states {
 			if s == state {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // want is the transition table as a grid, written independently of
@@ -43,7 +43,7 @@ var want = map[op]string{
 }
 
 var wantRefusals = map[string]struct {
-	code sdk.Code
+	code wire.Code
 	kind errdefs.Kind
 }{
 	"BUSY":    {"SANDBOX_UNAVAILABLE", errdefs.KindUnavailable},
@@ -60,26 +60,26 @@ var wantOutcomes = map[string]outcome{"run": run, "noop": noop, "start": needsSt
 
 // TestTransitionTable checks every (operation, state) pair. Operations and
 // states are read from the source (the op constants here, the State
-// constants of package sdk), so a new one without a row, a column and a
+// constants of package wire), so a new one without a row, a column and a
 // table entry fails.
 func TestTransitionTable(t *testing.T) {
 	ops := constantsOfType(t, ".", "op")
-	states := constantsOfType(t, filepath.Join("..", "..", "sdk"), "State")
+	states := constantsOfType(t, filepath.Join("..", "..", "wire"), "State")
 	if len(ops) < 10 || len(states) < 10 {
 		t.Fatalf("found %d operations and %d states in the source; the parser lost them", len(ops), len(states))
 	}
-	col := map[sdk.State]int{}
+	col := map[wire.State]int{}
 	for i, s := range wantStates {
-		col[sdk.State(s)] = i
+		col[wire.State(s)] = i
 	}
 	for _, s := range states {
-		if s == string(sdk.StateDeleted) { // no record has it
+		if s == string(wire.StateDeleted) { // no record has it
 			continue
 		}
-		if _, ok := col[sdk.State(s)]; !ok {
+		if _, ok := col[wire.State(s)]; !ok {
 			t.Errorf("state %q has no column in want", s)
 		}
-		if !containsState(storedStates, sdk.State(s)) {
+		if !containsState(storedStates, wire.State(s)) {
 			t.Errorf("state %q is missing from storedStates", s)
 		}
 	}
@@ -95,7 +95,7 @@ func TestTransitionTable(t *testing.T) {
 			t.Fatalf("want[%q] has %d cells, want %d", o, len(cells), len(wantStates))
 		}
 		for _, s := range wantStates {
-			state := sdk.State(s)
+			state := wire.State(s)
 			if n := timesListed(o, state); n != 1 {
 				t.Errorf("table lists state %s %d times for %q, want once", s, n, o)
 			}
@@ -143,7 +143,7 @@ const wantHasInstance = "yes no no yes no yes yes yes yes yes yes no yes"
 func TestHasInstance(t *testing.T) {
 	cells := strings.Fields(wantHasInstance)
 	for i, s := range wantStates {
-		state := sdk.State(s)
+		state := wire.State(s)
 		if got := HasInstance(state); got != (cells[i] == "yes") {
 			t.Errorf("HasInstance(%s) = %v, want %s", s, got, cells[i])
 		}
@@ -154,12 +154,12 @@ func TestHasInstance(t *testing.T) {
 			t.Errorf("%s: a lookup says there is no instance, HasInstance says there may be", s)
 		}
 	}
-	if HasInstance(sdk.StateDeleted) || !HasInstance("hibernating") {
-		t.Errorf("HasInstance: deleted %v, an unknown state %v; want false, true", HasInstance(sdk.StateDeleted), HasInstance("hibernating"))
+	if HasInstance(wire.StateDeleted) || !HasInstance("hibernating") {
+		t.Errorf("HasInstance: deleted %v, an unknown state %v; want false, true", HasInstance(wire.StateDeleted), HasInstance("hibernating"))
 	}
 }
 
-func timesListed(o op, s sdk.State) int {
+func timesListed(o op, s wire.State) int {
 	n := 0
 	for _, r := range table[o] {
 		for _, st := range r.states {
@@ -171,7 +171,7 @@ func timesListed(o op, s sdk.State) int {
 	return n
 }
 
-func containsState(list []sdk.State, s sdk.State) bool {
+func containsState(list []wire.State, s wire.State) bool {
 	for _, v := range list {
 		if v == s {
 			return true

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // FuzzValidateName checks ValidateName against the rule as the API documents
@@ -63,7 +63,7 @@ func FuzzValidateCreate(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var req sdk.CreateSandboxRequest
+		var req wire.CreateSandboxRequest
 		if json.Unmarshal(body, &req) != nil {
 			return
 		}

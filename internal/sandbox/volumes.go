@@ -12,7 +12,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Volumes finds named volumes (package volume) for sandboxes that mount
@@ -35,28 +35,28 @@ const maxVolumesPerSandbox = 16
 
 // resolveVolumes checks a create request's volumes: each one exists, at an
 // absolute path of its own outside the paths the runtime owns.
-func (m *Manager) resolveVolumes(ctx context.Context, req sdk.CreateSandboxRequest, spec *store.Spec) error {
+func (m *Manager) resolveVolumes(ctx context.Context, req wire.CreateSandboxRequest, spec *store.Spec) error {
 	if len(req.Volumes)+len(req.Buckets) == 0 {
 		return nil
 	}
 	if len(req.Volumes) > 0 && m.cfg.Volumes == nil {
-		return errdefs.Invalid(sdk.CodeInvalidVolume, "this daemon has no volumes")
+		return errdefs.Invalid(wire.CodeInvalidVolume, "this daemon has no volumes")
 	}
 	if len(req.Volumes)+len(req.Buckets) > maxVolumesPerSandbox {
-		return errdefs.Invalid(sdk.CodeInvalidVolume, "at most %d volumes and bucket mounts per sandbox, got %d", maxVolumesPerSandbox, len(req.Volumes)+len(req.Buckets))
+		return errdefs.Invalid(wire.CodeInvalidVolume, "at most %d volumes and bucket mounts per sandbox, got %d", maxVolumesPerSandbox, len(req.Volumes)+len(req.Buckets))
 	}
 	seen := map[string]bool{}
 	checkPath := func(what, p string) error {
 		if c := path.Clean(p); !path.IsAbs(p) || c == "/" || c != p {
-			return errdefs.Invalid(sdk.CodeInvalidVolume, "%s: path %q must be a clean absolute path other than /", what, p)
+			return errdefs.Invalid(wire.CodeInvalidVolume, "%s: path %q must be a clean absolute path other than /", what, p)
 		}
 		for _, reserved := range []string{"/proc", "/sys", "/dev", "/.sbx", runtime.RunPath, "/etc/resolv.conf"} {
 			if p == reserved || strings.HasPrefix(p, reserved+"/") {
-				return errdefs.Invalid(sdk.CodeInvalidVolume, "%s: path %s is reserved", what, p)
+				return errdefs.Invalid(wire.CodeInvalidVolume, "%s: path %s is reserved", what, p)
 			}
 		}
 		if seen[p] {
-			return errdefs.Invalid(sdk.CodeInvalidVolume, "two mounts at %s", p)
+			return errdefs.Invalid(wire.CodeInvalidVolume, "two mounts at %s", p)
 		}
 		seen[p] = true
 		return nil
@@ -82,9 +82,9 @@ func (m *Manager) resolveVolumes(ctx context.Context, req sdk.CreateSandboxReque
 			return err
 		}
 	}
-	spec.Volumes = append([]sdk.VolumeMount(nil), req.Volumes...)
+	spec.Volumes = append([]wire.VolumeMount(nil), req.Volumes...)
 	spec.VolumeIDs = ids
-	spec.Buckets = append([]sdk.BucketMount(nil), req.Buckets...)
+	spec.Buckets = append([]wire.BucketMount(nil), req.Buckets...)
 	return nil
 }
 
@@ -119,7 +119,7 @@ func (m *Manager) volumeMounts(sb *store.Sandbox) ([]runtime.VolumeMount, error)
 	var out []runtime.VolumeMount
 	for i, v := range sb.Spec.Volumes {
 		if m.cfg.Volumes == nil {
-			return nil, errdefs.Conflict(sdk.CodeVolumeNotFound, "sandbox %s mounts volume %q but this daemon has no volumes", refOf(sb), v.Name)
+			return nil, errdefs.Conflict(wire.CodeVolumeNotFound, "sandbox %s mounts volume %q but this daemon has no volumes", refOf(sb), v.Name)
 		}
 		id, err := volumeID(sb, i)
 		if err != nil {
@@ -127,7 +127,7 @@ func (m *Manager) volumeMounts(sb *store.Sandbox) ([]runtime.VolumeMount, error)
 		}
 		src, err := m.cfg.Volumes.Path(teamOf(sb), id)
 		if err != nil {
-			return nil, errdefs.Conflict(sdk.CodeVolumeNotFound, "sandbox %s mounts volume %q (%s), which was deleted: a volume made again under that name is another volume; create a new sandbox to mount it", refOf(sb), v.Name, id)
+			return nil, errdefs.Conflict(wire.CodeVolumeNotFound, "sandbox %s mounts volume %q (%s), which was deleted: a volume made again under that name is another volume; create a new sandbox to mount it", refOf(sb), v.Name, id)
 		}
 		out = append(out, runtime.VolumeMount{Source: src, Destination: v.Path, ReadOnly: v.ReadOnly})
 	}

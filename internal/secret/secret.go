@@ -24,7 +24,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpegress"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // MaxValue bounds a secret's value.
@@ -109,13 +109,13 @@ func additional(team, name string) []byte { return []byte(team + "\x00" + name) 
 
 // Create seals req's value and stores it in ctx's team, replacing a secret
 // of the same name.
-func (k *Keeper) Create(ctx context.Context, req sdk.CreateSecretRequest) (*sdk.SecretInfo, error) {
+func (k *Keeper) Create(ctx context.Context, req wire.CreateSecretRequest) (*wire.SecretInfo, error) {
 	name, value := req.Name, req.Value
 	if err := httpegress.CheckSecretName(name); err != nil {
 		return nil, err
 	}
 	if value == "" || len(value) > MaxValue {
-		return nil, errdefs.Invalid(sdk.CodeInvalidSecret, "secret %q: the value must be 1 to %d bytes", name, MaxValue)
+		return nil, errdefs.Invalid(wire.CodeInvalidSecret, "secret %q: the value must be 1 to %d bytes", name, MaxValue)
 	}
 	hosts, err := httpegress.ParseSecretHosts(name, req.Hosts)
 	if err != nil {
@@ -132,12 +132,12 @@ func (k *Keeper) Create(ctx context.Context, req sdk.CreateSecretRequest) (*sdk.
 }
 
 // List returns the metadata of ctx's team's secrets.
-func (k *Keeper) List(ctx context.Context) ([]sdk.SecretInfo, error) {
+func (k *Keeper) List(ctx context.Context) ([]wire.SecretInfo, error) {
 	all, err := k.store.ListSecrets(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]sdk.SecretInfo, 0, len(all))
+	out := make([]wire.SecretInfo, 0, len(all))
 	for _, s := range all {
 		out = append(out, *info(s))
 	}
@@ -145,7 +145,7 @@ func (k *Keeper) List(ctx context.Context) ([]sdk.SecretInfo, error) {
 }
 
 // SetHosts replaces where a secret of ctx's team may be sent.
-func (k *Keeper) SetHosts(ctx context.Context, name string, h sdk.SecretHosts) (*sdk.SecretInfo, error) {
+func (k *Keeper) SetHosts(ctx context.Context, name string, h wire.SecretHosts) (*wire.SecretInfo, error) {
 	if err := httpegress.CheckSecretName(name); err != nil {
 		return nil, err
 	}
@@ -195,10 +195,10 @@ func (k *Keeper) Open(ctx context.Context, team, name string) (httpegress.Secret
 	return httpegress.SecretValue{Value: string(plain), Hosts: sec.Hosts, AllowHTTP: sec.AllowHTTP}, nil
 }
 
-func info(s store.Secret) *sdk.SecretInfo {
+func info(s store.Secret) *wire.SecretInfo {
 	hosts := s.Hosts
 	if hosts == nil {
 		hosts = []string{}
 	}
-	return &sdk.SecretInfo{Name: s.Name, Team: s.Team, Size: s.Size, CreatedAt: s.CreatedAt, SecretHosts: sdk.SecretHosts{Hosts: hosts, AllowHTTP: s.AllowHTTP}}
+	return &wire.SecretInfo{Name: s.Name, Team: s.Team, Size: s.Size, CreatedAt: s.CreatedAt, SecretHosts: wire.SecretHosts{Hosts: hosts, AllowHTTP: s.AllowHTTP}}
 }

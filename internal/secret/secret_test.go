@@ -10,7 +10,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestSealedAtRestAndScopedByTeam(t *testing.T) {
@@ -31,7 +31,7 @@ func TestSealedAtRestAndScopedByTeam(t *testing.T) {
 	red := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "k1", Team: "red"})
 	blue := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "k2", Team: "blue"})
 	const value = "sk-very-secret-value"
-	info, err := k.Create(red, sdk.CreateSecretRequest{Name: "api", Value: value, SecretHosts: sdk.SecretHosts{Hosts: []string{"API.example.com"}}})
+	info, err := k.Create(red, wire.CreateSecretRequest{Name: "api", Value: value, SecretHosts: wire.SecretHosts{Hosts: []string{"API.example.com"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +67,12 @@ func TestSealedAtRestAndScopedByTeam(t *testing.T) {
 	if _, err := k2.Open(context.Background(), "red", "api"); err == nil {
 		t.Fatal("opened with the wrong key")
 	}
-	anywhere := sdk.SecretHosts{Hosts: []string{"a.example"}}
-	for _, bad := range []sdk.CreateSecretRequest{
+	anywhere := wire.SecretHosts{Hosts: []string{"a.example"}}
+	for _, bad := range []wire.CreateSecretRequest{
 		{Name: "", Value: "x", SecretHosts: anywhere}, {Name: "a/b", Value: "x", SecretHosts: anywhere},
 		{Name: "ok", Value: "", SecretHosts: anywhere}, {Name: "ok", Value: strings.Repeat("x", MaxValue+1), SecretHosts: anywhere},
-		{Name: "ok", Value: "x"}, {Name: "ok", Value: "x", SecretHosts: sdk.SecretHosts{Hosts: []string{"*"}}},
-		{Name: "ok", Value: "x", SecretHosts: sdk.SecretHosts{Hosts: []string{"a b"}}},
+		{Name: "ok", Value: "x"}, {Name: "ok", Value: "x", SecretHosts: wire.SecretHosts{Hosts: []string{"*"}}},
+		{Name: "ok", Value: "x", SecretHosts: wire.SecretHosts{Hosts: []string{"a b"}}},
 	} {
 		if _, err := k.Create(red, bad); !errdefs.Is(err, errdefs.KindInvalid) {
 			t.Errorf("Create(%q, %d bytes, hosts %q) = %v, want invalid", bad.Name, len(bad.Value), bad.Hosts, err)

@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Access tokens follow Daytona's scheme: a high-entropy secret that the SSH
@@ -74,9 +74,9 @@ type Grant struct {
 // Create makes an access for sandboxID on behalf of p. With a public key it
 // registers the key (token ""); otherwise it returns a new token, shown
 // only now.
-func (a *Access) Create(ctx context.Context, sandboxID string, p auth.Principal, req sdk.CreateSSHAccessRequest) (*store.SSHAccess, string, error) {
+func (a *Access) Create(ctx context.Context, sandboxID string, p auth.Principal, req wire.CreateSSHAccessRequest) (*store.SSHAccess, string, error) {
 	if req.ExpiresInSeconds < 0 || time.Duration(req.ExpiresInSeconds)*time.Second > MaxTTL {
-		return nil, "", errdefs.Invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d (30 days), got %d", int64(MaxTTL/time.Second), req.ExpiresInSeconds)
+		return nil, "", errdefs.Invalid(wire.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d (30 days), got %d", int64(MaxTTL/time.Second), req.ExpiresInSeconds)
 	}
 	rec := &store.SSHAccess{ID: "ssh-" + randomHex(8), SandboxID: sandboxID, Team: p.Team, CreatedBy: p.KeyID, CreatedAt: a.now().Round(0)}
 	for _, s := range p.Scopes {
@@ -87,7 +87,7 @@ func (a *Access) Create(ctx context.Context, sandboxID string, p auth.Principal,
 	if req.PublicKey != "" {
 		key, _, _, _, err := ssh.ParseAuthorizedKey([]byte(req.PublicKey))
 		if err != nil {
-			return nil, "", errdefs.Invalid(sdk.CodeInvalidPublicKey, "publicKey must be one line of authorized_keys form, such as \"ssh-ed25519 AAAA… me@laptop\": %v", err)
+			return nil, "", errdefs.Invalid(wire.CodeInvalidPublicKey, "publicKey must be one line of authorized_keys form, such as \"ssh-ed25519 AAAA… me@laptop\": %v", err)
 		}
 		rec.PublicKey = strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key)))
 		if ttl == 0 {
@@ -111,7 +111,7 @@ func (a *Access) Create(ctx context.Context, sandboxID string, p auth.Principal,
 }
 
 // errDenied is every refusal: the client learns nothing about why.
-var errDenied = errdefs.Unauthorized(sdk.CodeUnauthorized, "SSH access denied")
+var errDenied = errdefs.Unauthorized(wire.CodeUnauthorized, "SSH access denied")
 
 // CheckToken returns the grant of a token, refusing unknown, revoked and
 // expired ones alike.
@@ -205,8 +205,8 @@ func (a *Access) Revoke(ctx context.Context, sandboxID, id string) error {
 }
 
 // ToAPI is the API's view of rec (without the token, which is not kept).
-func ToAPI(rec *store.SSHAccess) sdk.SSHAccess {
-	out := sdk.SSHAccess{ID: rec.ID, SandboxID: rec.SandboxID, PublicKey: rec.PublicKey, CreatedAt: rec.CreatedAt}
+func ToAPI(rec *store.SSHAccess) wire.SSHAccess {
+	out := wire.SSHAccess{ID: rec.ID, SandboxID: rec.SandboxID, PublicKey: rec.PublicKey, CreatedAt: rec.CreatedAt}
 	if !rec.ExpiresAt.IsZero() {
 		t := rec.ExpiresAt
 		out.ExpiresAt = &t

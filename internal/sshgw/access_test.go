@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth/keys/keystest"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // memStore is an in-memory SSHAccessStore.
@@ -39,7 +39,7 @@ func (m *memStore) SSHAccessByTokenHash(_ context.Context, h string) (*store.SSH
 			return &r, nil
 		}
 	}
-	return nil, errdefs.NotFound(sdk.CodeSSHAccessNotFound, "none")
+	return nil, errdefs.NotFound(wire.CodeSSHAccessNotFound, "none")
 }
 
 func (m *memStore) ListSSHAccess(_ context.Context, sb string) ([]store.SSHAccess, error) {
@@ -63,7 +63,7 @@ func (m *memStore) DeleteSSHAccess(_ context.Context, sb, id string) error {
 			return nil
 		}
 	}
-	return errdefs.NotFound(sdk.CodeSSHAccessNotFound, "none")
+	return errdefs.NotFound(wire.CodeSSHAccessNotFound, "none")
 }
 
 func (m *memStore) DeleteExpiredSSHAccess(_ context.Context, t time.Time) (int64, error) {
@@ -85,7 +85,7 @@ type aliceKeys struct{}
 
 func (aliceKeys) LookupKey(_ context.Context, id string) (auth.Principal, error) {
 	if id != alice.KeyID {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown key")
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "unknown key")
 	}
 	return alice, nil
 }
@@ -93,7 +93,7 @@ func (aliceKeys) LookupKey(_ context.Context, id string) (auth.Principal, error)
 func TestTokenGrantsItsSandboxForItsCreator(t *testing.T) {
 	a, st, _ := newTestAccess()
 	ctx := context.Background()
-	rec, token, err := a.Create(ctx, "sbx-1", alice, sdk.CreateSSHAccessRequest{})
+	rec, token, err := a.Create(ctx, "sbx-1", alice, wire.CreateSSHAccessRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestTokenGrantsItsSandboxForItsCreator(t *testing.T) {
 		!g.Principal.Has("sandboxes:write") || g.Principal.Has(auth.ScopeAdmin) {
 		t.Fatalf("grant %+v, %v", g, err)
 	}
-	_, other, _ := a.Create(ctx, "sbx-2", alice, sdk.CreateSSHAccessRequest{})
+	_, other, _ := a.Create(ctx, "sbx-2", alice, wire.CreateSSHAccessRequest{})
 	if g, _ := a.CheckToken(ctx, other); g.SandboxID != "sbx-2" {
 		t.Fatalf("second token opens %s", g.SandboxID)
 	}
@@ -121,7 +121,7 @@ func TestTokenGrantsItsSandboxForItsCreator(t *testing.T) {
 func TestTokensRefused(t *testing.T) {
 	a, _, now := newTestAccess()
 	ctx := context.Background()
-	rec, token, _ := a.Create(ctx, "sbx-1", alice, sdk.CreateSSHAccessRequest{ExpiresInSeconds: 60})
+	rec, token, _ := a.Create(ctx, "sbx-1", alice, wire.CreateSSHAccessRequest{ExpiresInSeconds: 60})
 	flipped := token[:len(token)-1] + "0"
 	if strings.HasSuffix(token, "0") {
 		flipped = token[:len(token)-1] + "1"
@@ -159,7 +159,7 @@ func TestTokensRefused(t *testing.T) {
 	if a.Still(ctx, g) {
 		t.Fatal("a revoked access keeps its sessions")
 	}
-	if err := a.Revoke(ctx, "sbx-1", rec.ID); errdefs.CodeOf(err) != sdk.CodeSSHAccessNotFound {
+	if err := a.Revoke(ctx, "sbx-1", rec.ID); errdefs.CodeOf(err) != wire.CodeSSHAccessNotFound {
 		t.Fatalf("revoke twice: %v", err)
 	}
 }
@@ -167,7 +167,7 @@ func TestTokensRefused(t *testing.T) {
 func TestCreateRefusesBadInput(t *testing.T) {
 	a, st, _ := newTestAccess()
 	ctx := context.Background()
-	for _, req := range []sdk.CreateSSHAccessRequest{
+	for _, req := range []wire.CreateSSHAccessRequest{
 		{ExpiresInSeconds: -1},
 		{ExpiresInSeconds: int64(MaxTTL/time.Second) + 1},
 		{PublicKey: "ssh-ed25519 not-base64"},
@@ -191,7 +191,7 @@ func TestPublicKeyGrantsOnlyItsSandbox(t *testing.T) {
 		return k
 	}
 	mine, theirs := key(), key()
-	rec, token, err := a.Create(ctx, "sbx-1", alice, sdk.CreateSSHAccessRequest{PublicKey: string(ssh.MarshalAuthorizedKey(mine)) + " me@laptop"})
+	rec, token, err := a.Create(ctx, "sbx-1", alice, wire.CreateSSHAccessRequest{PublicKey: string(ssh.MarshalAuthorizedKey(mine)) + " me@laptop"})
 	if err != nil || token != "" || !rec.ExpiresAt.Equal(rec.CreatedAt.Add(DefaultKeyTTL)) {
 		t.Fatalf("register key: %+v %q %v, want it to expire after DefaultKeyTTL", rec, token, err)
 	}
@@ -254,14 +254,14 @@ func TestAccessDiesWithItsKey(t *testing.T) {
 	svc := keystest.New(t)
 	a := NewAccess(&memStore{}, svc)
 	ctx := context.Background()
-	p, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite, sdk.ScopeExec)
-	_, token, err := a.Create(ctx, "sbx-1", p, sdk.CreateSSHAccessRequest{})
+	p, _ := keystest.Key(t, svc, wire.ScopeSandboxesWrite, wire.ScopeExec)
+	_, token, err := a.Create(ctx, "sbx-1", p, wire.CreateSSHAccessRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pub, _, _ := ed25519.GenerateKey(rand.Reader)
 	key, _ := ssh.NewPublicKey(pub)
-	if _, _, err := a.Create(ctx, "sbx-1", p, sdk.CreateSSHAccessRequest{PublicKey: string(ssh.MarshalAuthorizedKey(key))}); err != nil {
+	if _, _, err := a.Create(ctx, "sbx-1", p, wire.CreateSSHAccessRequest{PublicKey: string(ssh.MarshalAuthorizedKey(key))}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := a.CheckToken(ctx, token)

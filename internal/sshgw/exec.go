@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // runExec runs cmd (a shell command line, as sshd runs it with the user's
@@ -23,7 +23,7 @@ func (s *session) runExec(ctx context.Context, cmd string, ready chan<- runner) 
 		ready <- noRunner{}
 		return
 	}
-	line, err := json.Marshal(sdk.ExecRequest{Shell: cmd, Env: s.env})
+	line, err := json.Marshal(wire.ExecRequest{Shell: cmd, Env: s.env})
 	if err != nil {
 		s.fail(err)
 		ready <- noRunner{}
@@ -45,7 +45,7 @@ func (s *session) runExec(ctx context.Context, cmd string, ready chan<- runner) 
 			s.exit(255, "") // the instance went away mid-command
 			return
 		}
-		var ev sdk.ExecEvent
+		var ev wire.ExecEvent
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz/authztest"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // asleep is a sandbox whose agent is never there: a channel the gate
@@ -27,7 +27,7 @@ func (a asleep) Agent(context.Context, string) (*agentapi.Client, *store.Sandbox
 	return nil, nil, errors.New("asleep")
 }
 func (asleep) Get(context.Context, string) (*store.Sandbox, error) {
-	return &store.Sandbox{ID: "sbx-1", State: sdk.StateStopped}, nil
+	return &store.Sandbox{ID: "sbx-1", State: wire.StateStopped}, nil
 }
 func (asleep) Hold(context.Context, string) func() { return func() {} }
 func (asleep) EventsChanged() <-chan struct{}      { return nil }
@@ -55,7 +55,7 @@ func TestEveryChannelGated(t *testing.T) {
 	open := func(chType, key string, p auth.Principal) int {
 		user := tokenPrefix + strings.Repeat("0", 64) // no such access
 		if key != "" {
-			_, tok, err := access.Create(ctx, "sbx-1", p, sdk.CreateSSHAccessRequest{})
+			_, tok, err := access.Create(ctx, "sbx-1", p, wire.CreateSSHAccessRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,9 +69,9 @@ func TestEveryChannelGated(t *testing.T) {
 		_, _, err = c.OpenChannel(chType, nil)
 		var oe *ssh.OpenChannelError
 		switch {
-		case errors.As(err, &oe) && oe.Reason == ssh.Prohibited && strings.HasPrefix(oe.Message, string(sdk.CodeMissingScope)):
+		case errors.As(err, &oe) && oe.Reason == ssh.Prohibited && strings.HasPrefix(oe.Message, string(wire.CodeMissingScope)):
 			return 403
-		case errors.As(err, &oe) && oe.Reason == ssh.Prohibited && strings.HasPrefix(oe.Message, string(sdk.CodeRateLimited)):
+		case errors.As(err, &oe) && oe.Reason == ssh.Prohibited && strings.HasPrefix(oe.Message, string(wire.CodeRateLimited)):
 			return 429
 		case errors.As(err, &oe) && oe.Reason == ssh.ConnectionFailed:
 			return 200 // admitted; the sandbox is asleep

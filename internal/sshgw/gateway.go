@@ -29,7 +29,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Sandboxes is what the gateway needs of the sandbox Manager.
@@ -269,7 +269,7 @@ func (c *client) closeWhenGone() {
 		if c.ctx.Err() != nil {
 			return
 		}
-		if err != nil || sb.State != sdk.StateStarted || !c.gw.cfg.Access.Still(c.ctx, c.grant) {
+		if err != nil || sb.State != wire.StateStarted || !c.gw.cfg.Access.Still(c.ctx, c.grant) {
 			c.gw.log.Info("closing ssh connection", "sandbox", c.grant.SandboxID, "access", c.grant.AccessID)
 			c.conn.Close()
 			return

@@ -10,7 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // runPTY runs a shell (or cmd) on a new agent terminal and relays it over
@@ -34,7 +34,7 @@ func (s *session) runPTY(ctx context.Context, shell bool, cmd string, ready chan
 	if p.Term != "" {
 		env["TERM"] = p.Term
 	}
-	req := sdk.CreatePTYRequest{ID: "ssh-" + randomHex(6), Env: env, Cols: int(p.Cols), Rows: int(p.Rows)}
+	req := wire.CreatePTYRequest{ID: "ssh-" + randomHex(6), Env: env, Cols: int(p.Cols), Rows: int(p.Rows)}
 	if !shell {
 		req.Cmd = []string{"/bin/sh", "-c", cmd}
 	} else {
@@ -43,7 +43,7 @@ func (s *session) runPTY(ctx context.Context, shell bool, cmd string, ready chan
 	if req.Cols <= 0 || req.Rows <= 0 {
 		req.Cols, req.Rows = 80, 24
 	}
-	t, err := agentapi.Call[sdk.PTY](ctx, a, agentapi.CreatePTY, agentapi.Params{}, req)
+	t, err := agentapi.Call[wire.PTY](ctx, a, agentapi.CreatePTY, agentapi.Params{}, req)
 	if err != nil {
 		s.fail(err)
 		ready <- noRunner{}
@@ -90,7 +90,7 @@ func (s *session) runPTY(ctx context.Context, shell bool, cmd string, ready chan
 			}
 			continue
 		}
-		var ctl sdk.PTYControl
+		var ctl wire.PTYControl
 		if json.Unmarshal(data, &ctl) == nil && ctl.Type == "exit" {
 			s.ch.CloseWrite()
 			s.exit(ctl.ExitCode, ctl.Signal)
@@ -105,7 +105,7 @@ type ptyRunner struct {
 }
 
 func (r *ptyRunner) resize(cols, rows int) {
-	b, _ := json.Marshal(sdk.PTYControl{Type: "resize", Cols: cols, Rows: rows})
+	b, _ := json.Marshal(wire.PTYControl{Type: "resize", Cols: cols, Rows: rows})
 	r.ws.Write(r.ctx, websocket.MessageText, b)
 }
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // serveSFTP serves the sftp subsystem (sftp, scp, editors) with pkg/sftp's
@@ -77,8 +77,8 @@ func fsError(err error) error {
 
 func pathQuery(p string) url.Values { return url.Values{"path": {p}} }
 
-func (f *agentFS) stat(p string) (*sdk.FileInfo, error) {
-	fi, err := agentapi.Call[sdk.FileInfo](f.ctx, f.a, agentapi.StatFile, agentapi.Params{Query: pathQuery(p)}, nil)
+func (f *agentFS) stat(p string) (*wire.FileInfo, error) {
+	fi, err := agentapi.Call[wire.FileInfo](f.ctx, f.a, agentapi.StatFile, agentapi.Params{Query: pathQuery(p)}, nil)
 	return &fi, fsError(err)
 }
 
@@ -101,13 +101,13 @@ func (f *agentFS) Filecmd(r *sftp.Request) error {
 	case "Setstat":
 		return nil // modes and times are kept as the agent writes them (a shortcut; see docs/ssh.md)
 	case "Rename":
-		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Move, agentapi.Params{}, sdk.MoveRequest{From: r.Filepath, To: r.Target})
+		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Move, agentapi.Params{}, wire.MoveRequest{From: r.Filepath, To: r.Target})
 		return fsError(err)
 	case "Rmdir", "Remove":
 		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.DeleteFile, agentapi.Params{Query: pathQuery(r.Filepath)}, nil)
 		return fsError(err)
 	case "Mkdir":
-		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Mkdir, agentapi.Params{}, sdk.MkdirRequest{Path: r.Filepath})
+		_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Mkdir, agentapi.Params{}, wire.MkdirRequest{Path: r.Filepath})
 		return fsError(err)
 	}
 	return sftp.ErrSSHFxOpUnsupported
@@ -115,14 +115,14 @@ func (f *agentFS) Filecmd(r *sftp.Request) error {
 
 // PosixRename replaces the target, as posix-rename@openssh.com promises.
 func (f *agentFS) PosixRename(r *sftp.Request) error {
-	_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Move, agentapi.Params{}, sdk.MoveRequest{From: r.Filepath, To: r.Target, Overwrite: true})
+	_, err := agentapi.Call[agentapi.None](f.ctx, f.a, agentapi.Move, agentapi.Params{}, wire.MoveRequest{From: r.Filepath, To: r.Target, Overwrite: true})
 	return fsError(err)
 }
 
 func (f *agentFS) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
 	switch r.Method {
 	case "List":
-		list, err := agentapi.Call[[]sdk.FileInfo](f.ctx, f.a, agentapi.ListFiles, agentapi.Params{Query: pathQuery(r.Filepath)}, nil)
+		list, err := agentapi.Call[[]wire.FileInfo](f.ctx, f.a, agentapi.ListFiles, agentapi.Params{Query: pathQuery(r.Filepath)}, nil)
 		if err != nil {
 			return nil, fsError(err)
 		}
@@ -145,7 +145,7 @@ func (f *agentFS) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
 		if fi.Type != "symlink" {
 			return nil, sftp.ErrSSHFxFailure
 		}
-		return listing{fileInfo{sdk.FileInfo{Name: fi.Target}}}, nil
+		return listing{fileInfo{wire.FileInfo{Name: fi.Target}}}, nil
 	}
 	return nil, sftp.ErrSSHFxOpUnsupported
 }
@@ -163,8 +163,8 @@ func (l listing) ListAt(out []os.FileInfo, off int64) (int, error) {
 	return n, nil
 }
 
-// fileInfo is an sdk.FileInfo as an os.FileInfo.
-type fileInfo struct{ fi sdk.FileInfo }
+// fileInfo is an wire.FileInfo as an os.FileInfo.
+type fileInfo struct{ fi wire.FileInfo }
 
 func (i fileInfo) Name() string {
 	if i.fi.Name == "" {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // migrations are the schema steps, oldest first. The schema version of a
@@ -272,7 +272,7 @@ func migrateStep(ctx context.Context, db *sql.DB) (done bool, err error) {
 	}
 	switch {
 	case v > len(migrations):
-		return false, errdefs.Conflict(sdk.CodeSchemaTooNew,
+		return false, errdefs.Conflict(wire.CodeSchemaTooNew,
 			"the database has schema version %d but this sbx knows only up to %d; it was written by a newer sbx, so upgrade sbx (the database was not changed)",
 			v, len(migrations))
 	case v == len(migrations):

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestTeamsMigrationKeepsData opens a database written before teams with
@@ -40,7 +40,7 @@ func TestTeamsMigrationKeepsData(t *testing.T) {
 	if leases != 1 || ports != 1 {
 		t.Fatalf("%d leases and %d ports survived, want 1 and 1", leases, ports)
 	}
-	if err := s.CreateSandbox(def, &Sandbox{ID: "sbx-3", Name: "web", State: sdk.StateStopped}); err == nil {
+	if err := s.CreateSandbox(def, &Sandbox{ID: "sbx-3", Name: "web", State: wire.StateStopped}); err == nil {
 		t.Fatal("a second web in team default")
 	}
 	if u, err := s.Usage(ctx, auth.DefaultTeam); err != nil || u.Sandboxes != 2 || u.CPU != 1 || u.Snapshots != 1 {

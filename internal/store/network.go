@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Lease is an address of the sandbox network held by the running instance
@@ -58,5 +58,5 @@ type Egress struct {
 	CIDRs   []string `json:"cidrs,omitempty"`
 	Domains []string `json:"domains,omitempty"`
 	// HTTP is the policy's http section, checked (see package network).
-	HTTP *sdk.HTTPEgress `json:"http,omitempty"`
+	HTTP *wire.HTTPEgress `json:"http,omitempty"`
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // LatestSchemaVersion is the schema version this binary migrates a database to.
@@ -17,7 +17,7 @@ func LatestSchemaVersion() int { return len(migrations) }
 // database written by a newer sbx before the daemon refuses it.
 func SchemaVersion(ctx context.Context, path string) (int, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
-		return 0, errdefs.Invalid(sdk.CodeInvalidDBPath, "database path %q must be non-empty and must not contain '?'", path)
+		return 0, errdefs.Invalid(wire.CodeInvalidDBPath, "database path %q must be non-empty and must not contain '?'", path)
 	}
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)")
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Sealer seals values at rest (internal/secret's key). A sealed value
@@ -32,7 +32,7 @@ type bucketKeys struct {
 func (s *SQLite) encodeSpec(owner string, spec Spec) (string, error) {
 	if s.sealer != nil && len(spec.Buckets) > 0 {
 		keys := make([]bucketKeys, len(spec.Buckets))
-		spec.Buckets = append([]sdk.BucketMount(nil), spec.Buckets...)
+		spec.Buckets = append([]wire.BucketMount(nil), spec.Buckets...)
 		for i, b := range spec.Buckets {
 			keys[i] = bucketKeys{b.AccessKeyID, b.SecretAccessKey}
 			spec.Buckets[i].AccessKeyID, spec.Buckets[i].SecretAccessKey = "", ""

@@ -10,7 +10,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/secret"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestBucketKeysAreSealedAtRest: the raw rows of a sandbox and a snapshot
@@ -30,7 +30,7 @@ func TestBucketKeysAreSealedAtRest(t *testing.T) {
 	defer s.Close()
 	ctx := auth.System(context.Background(), "test")
 	const access, secretKey = "AKIAEXAMPLEACCESS", "wJalrXUtnFEMI-very-secret"
-	spec := store.Spec{Buckets: []sdk.BucketMount{{Bucket: "data", Path: "/data", Endpoint: "https://s3.example", AccessKeyID: access, SecretAccessKey: secretKey}}}
+	spec := store.Spec{Buckets: []wire.BucketMount{{Bucket: "data", Path: "/data", Endpoint: "https://s3.example", AccessKeyID: access, SecretAccessKey: secretKey}}}
 	if err := s.CreateSandbox(ctx, &store.Sandbox{ID: "sbx-1", State: "created", Spec: spec}); err != nil {
 		t.Fatal(err)
 	}

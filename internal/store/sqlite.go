@@ -15,7 +15,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 var _ Store = (*SQLite)(nil)
@@ -56,7 +56,7 @@ func WithDiskGuard(g *diskspace.Guard) Option {
 func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		// The driver treats '?' as the start of its options.
-		return nil, errdefs.Invalid(sdk.CodeInvalidDBPath, "database path %q must be non-empty and must not contain '?'", path)
+		return nil, errdefs.Invalid(wire.CodeInvalidDBPath, "database path %q must be non-empty and must not contain '?'", path)
 	}
 	// Create the file ourselves so it is private from the first byte; SQLite
 	// gives its -wal and -shm files the same mode.
@@ -211,7 +211,7 @@ func encodeTime(t time.Time) (any, error) {
 		return nil, nil
 	}
 	if y := t.UTC().Year(); y < 1 || y > 9999 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidTime, "time %s is outside the years 1 to 9999", t)
+		return nil, errdefs.Invalid(wire.CodeInvalidTime, "time %s is outside the years 1 to 9999", t)
 	}
 	return t.UTC().Format(timeLayout), nil
 }

@@ -6,23 +6,23 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // AuditStore keeps the audit log: one entry per mutating API request.
 type AuditStore interface {
 	// AppendAudit records entries (Seq is assigned).
-	AppendAudit(ctx context.Context, entries []sdk.AuditEntry) error
+	AppendAudit(ctx context.Context, entries []wire.AuditEntry) error
 	// ListAudit returns up to limit entries with Seq > after, oldest first;
 	// team "" lists every team's.
-	ListAudit(ctx context.Context, team string, after int64, limit int) ([]sdk.AuditEntry, error)
+	ListAudit(ctx context.Context, team string, after int64, limit int) ([]wire.AuditEntry, error)
 	// PruneAudit removes the entries recorded before before.
 	PruneAudit(ctx context.Context, before time.Time) (int64, error)
 }
 
 var _ AuditStore = (*SQLite)(nil)
 
-func (s *SQLite) AppendAudit(ctx context.Context, entries []sdk.AuditEntry) error {
+func (s *SQLite) AppendAudit(ctx context.Context, entries []wire.AuditEntry) error {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -47,7 +47,7 @@ func (s *SQLite) AppendAudit(ctx context.Context, entries []sdk.AuditEntry) erro
 	})
 }
 
-func (s *SQLite) ListAudit(ctx context.Context, team string, after int64, limit int) ([]sdk.AuditEntry, error) {
+func (s *SQLite) ListAudit(ctx context.Context, team string, after int64, limit int) ([]wire.AuditEntry, error) {
 	if limit <= 0 {
 		limit = defaultEventLimit
 	}
@@ -62,9 +62,9 @@ func (s *SQLite) ListAudit(ctx context.Context, team string, after int64, limit 
 		return nil, errdefs.Internal(err, "list audit log")
 	}
 	defer rows.Close()
-	out := []sdk.AuditEntry{}
+	out := []wire.AuditEntry{}
 	for rows.Next() {
-		var e sdk.AuditEntry
+		var e wire.AuditEntry
 		var t sql.NullString
 		if err := rows.Scan(&e.Seq, &t, &e.KeyID, &e.Team, &e.Method, &e.Path, &e.Status, &e.Code, &e.RequestID); err != nil {
 			return nil, errdefs.Internal(err, "read audit entry")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/diskspace"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestWritesOnAFullDisk fills a small tmpfs that holds the database: a write
@@ -48,7 +48,7 @@ func TestWritesOnAFullDisk(t *testing.T) {
 	fill := filepath.Join(dir, "fill")
 	fillDisk(t, fill)
 	// Writes that grow the WAL until it needs a block the disk lacks.
-	update := func(state sdk.State) error {
+	update := func(state wire.State) error {
 		sb.State = state
 		return s.UpdateSandbox(ctx, sb, &Event{State: state, Message: strings.Repeat("x", 2000)})
 	}
@@ -70,8 +70,8 @@ func TestWritesOnAFullDisk(t *testing.T) {
 	if _, err := os.Stat(ballast); !os.IsNotExist(err) {
 		t.Fatalf("the ballast was not released: %v", err)
 	}
-	if err := s.CreateSandbox(ctx, &Sandbox{ID: "sbx-2", State: "created"}); errdefs.CodeOf(err) != sdk.CodeInsufficientStorage {
-		t.Errorf("create below the reserve: %v, want %s", err, sdk.CodeInsufficientStorage)
+	if err := s.CreateSandbox(ctx, &Sandbox{ID: "sbx-2", State: "created"}); errdefs.CodeOf(err) != wire.CodeInsufficientStorage {
+		t.Errorf("create below the reserve: %v, want %s", err, wire.CodeInsufficientStorage)
 	}
 
 	// No ballast left: the answer is 507, never INTERNAL.
@@ -80,8 +80,8 @@ func TestWritesOnAFullDisk(t *testing.T) {
 	for i := 0; i < 20000 && full == nil; i++ {
 		full = update("stopped")
 	}
-	if !errdefs.Is(full, errdefs.KindDiskFull) || errdefs.CodeOf(full) != sdk.CodeInsufficientStorage {
-		t.Errorf("write on a full disk without ballast: %v, want %s", full, sdk.CodeInsufficientStorage)
+	if !errdefs.Is(full, errdefs.KindDiskFull) || errdefs.CodeOf(full) != wire.CodeInsufficientStorage {
+		t.Errorf("write on a full disk without ballast: %v, want %s", full, wire.CodeInsufficientStorage)
 	}
 
 	os.Remove(fill)

@@ -7,13 +7,13 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const imageColumns = "name, id, layers, config, source, size_bytes, created_at, team"
 
 func imageNotFound(name string) error {
-	return errdefs.NotFound(sdk.CodeImageNotFound, "image %q not found; list images with \"sbx image ls\"", name)
+	return errdefs.NotFound(wire.CodeImageNotFound, "image %q not found; list images with \"sbx image ls\"", name)
 }
 
 // PutImage inserts or replaces the image with img.Name. It sets
@@ -23,7 +23,7 @@ func (s *SQLite) PutImage(ctx context.Context, img *Image) error {
 		return err
 	}
 	if img == nil || img.Name == "" {
-		return errdefs.Invalid(sdk.CodeInvalidImage, "an image record needs a name")
+		return errdefs.Invalid(wire.CodeInvalidImage, "an image record needs a name")
 	}
 	created := img.CreatedAt
 	if created.IsZero() {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Key is the stored record of an API key. The secret itself is never
@@ -53,7 +53,7 @@ func (s *SQLite) CreateKey(ctx context.Context, k *Key) error {
 		var one int
 		err := tx.QueryRowContext(ctx, "SELECT 1 FROM teams WHERE id = ?", k.Team).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
-			return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found; create it first (sbx team create)", k.Team)
+			return errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found; create it first (sbx team create)", k.Team)
 		}
 		if err != nil {
 			return errdefs.Internal(err, "find team %s", k.Team)
@@ -102,7 +102,7 @@ func (s *SQLite) RevokeKey(ctx context.Context, id string, t time.Time) error {
 	if err != nil {
 		return err
 	}
-	return s.execOne(ctx, "revoke key "+id, errdefs.NotFound(sdk.CodeKeyNotFound, "key %q not found", id),
+	return s.execOne(ctx, "revoke key "+id, errdefs.NotFound(wire.CodeKeyNotFound, "key %q not found", id),
 		"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", at, id)
 }
 

@@ -8,7 +8,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 var _ NetworkStore = (*SQLite)(nil)
@@ -18,13 +18,13 @@ func isForeignKeyViolation(err error) bool {
 }
 
 func sandboxMissing(id string) error {
-	return errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", id)
+	return errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", id)
 }
 
 // CreateLease records l. It sets l.CreatedAt to now if zero.
 func (s *SQLite) CreateLease(ctx context.Context, l *Lease) error {
 	if l == nil || l.SandboxID == "" || l.IP == "" {
-		return errdefs.Invalid(sdk.CodeInvalidLease, "a lease needs a sandbox id and an address")
+		return errdefs.Invalid(wire.CodeInvalidLease, "a lease needs a sandbox id and an address")
 	}
 	created := l.CreatedAt
 	if created.IsZero() {
@@ -38,9 +38,9 @@ func (s *SQLite) CreateLease(ctx context.Context, l *Lease) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO leases (sandbox_id, ip, created_at) VALUES (?, ?, ?)", l.SandboxID, l.IP, at)
 		switch {
 		case isPrimaryKeyViolation(err):
-			return errdefs.Conflict(sdk.CodeAddressTaken, "sandbox %s already holds an address", l.SandboxID)
+			return errdefs.Conflict(wire.CodeAddressTaken, "sandbox %s already holds an address", l.SandboxID)
 		case isUniqueViolation(err):
-			return errdefs.Conflict(sdk.CodeAddressTaken, "address %s is held by another sandbox", l.IP)
+			return errdefs.Conflict(wire.CodeAddressTaken, "address %s is held by another sandbox", l.IP)
 		case isForeignKeyViolation(err):
 			return sandboxMissing(l.SandboxID)
 		case err != nil:
@@ -60,7 +60,7 @@ func (s *SQLite) GetLease(ctx context.Context, sandboxID string) (*Lease, error)
 	row := s.r.QueryRowContext(ctx, "SELECT sandbox_id, ip, created_at FROM leases WHERE sandbox_id = ?", sandboxID)
 	l, err := scanLease(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errdefs.NotFound(sdk.CodeLeaseNotFound, "sandbox %s holds no address", sandboxID)
+		return nil, errdefs.NotFound(wire.CodeLeaseNotFound, "sandbox %s holds no address", sandboxID)
 	}
 	return l, err
 }
@@ -116,7 +116,7 @@ func (s *SQLite) DeleteLease(ctx context.Context, sandboxID string) error {
 // CreatePort records an exposed port. It sets p.CreatedAt to now if zero.
 func (s *SQLite) CreatePort(ctx context.Context, p *Port) error {
 	if p == nil || p.SandboxID == "" || p.Port < 1 || p.Port > 65535 || p.Token == "" {
-		return errdefs.Invalid(sdk.CodeInvalidPort, "an exposed port needs a sandbox id, a port from 1 to 65535 and a token")
+		return errdefs.Invalid(wire.CodeInvalidPort, "an exposed port needs a sandbox id, a port from 1 to 65535 and a token")
 	}
 	created := p.CreatedAt
 	if created.IsZero() {
@@ -131,7 +131,7 @@ func (s *SQLite) CreatePort(ctx context.Context, p *Port) error {
 			p.SandboxID, p.Port, p.Public, p.Token, p.CreatedBy, at)
 		switch {
 		case isPrimaryKeyViolation(err):
-			return errdefs.Conflict(sdk.CodePortExists, "port %d of sandbox %s is already exposed", p.Port, p.SandboxID)
+			return errdefs.Conflict(wire.CodePortExists, "port %d of sandbox %s is already exposed", p.Port, p.SandboxID)
 		case isForeignKeyViolation(err):
 			return sandboxMissing(p.SandboxID)
 		case err != nil:
@@ -159,7 +159,7 @@ func (s *SQLite) GetPort(ctx context.Context, sandboxID string, port int) (*Port
 }
 
 func portMissing(sandboxID string, port int) error {
-	return errdefs.NotFound(sdk.CodePortNotFound, "port %d of sandbox %s is not exposed", port, sandboxID)
+	return errdefs.NotFound(wire.CodePortNotFound, "port %d of sandbox %s is not exposed", port, sandboxID)
 }
 
 // ListPorts returns the exposed ports of a sandbox, or of all sandboxes.

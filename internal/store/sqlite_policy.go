@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // SetDeadline sets the activity time and deadline of sandbox id while it is
 // in state, and reports whether it was.
-func (s *SQLite) SetDeadline(ctx context.Context, id string, state sdk.State, lastActivity, expiresAt time.Time, action string) (bool, error) {
+func (s *SQLite) SetDeadline(ctx context.Context, id string, state wire.State, lastActivity, expiresAt time.Time, action string) (bool, error) {
 	team, args, err := teamClause(ctx, "team")
 	if err != nil {
 		return false, err
@@ -73,7 +73,7 @@ func (s *SQLite) AppendEvent(ctx context.Context, ev *Event) error {
 		return err
 	}
 	if ev == nil || ev.SandboxID == "" {
-		return errdefs.Invalid(sdk.CodeInvalidEvent, "an event needs a sandbox id")
+		return errdefs.Invalid(wire.CodeInvalidEvent, "an event needs a sandbox id")
 	}
 	e := *ev
 	if e.Time.IsZero() {

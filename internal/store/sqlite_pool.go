@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // PoolRecord is a stored warm pool: its team, name, template and size
@@ -16,7 +16,7 @@ import (
 type PoolRecord struct {
 	Team      string
 	Name      string
-	Spec      sdk.CreatePoolRequest // Name repeated; Min, Max the size
+	Spec      wire.CreatePoolRequest // Name repeated; Min, Max the size
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -26,7 +26,7 @@ const poolColumns = "team, name, template, created_at, updated_at"
 // PoolNotFound is the error for a missing pool, from the store or the
 // daemon's pools.
 func PoolNotFound(name string) error {
-	return errdefs.NotFound(sdk.CodePoolNotFound, "pool %q not found; list pools with \"sbx pool ls\"", name)
+	return errdefs.NotFound(wire.CodePoolNotFound, "pool %q not found; list pools with \"sbx pool ls\"", name)
 }
 
 // PutPool inserts p, or replaces the pool of the same team and name when
@@ -60,7 +60,7 @@ func (s *SQLite) PutPool(ctx context.Context, p *PoolRecord, replace bool) error
 		p.UpdatedAt = t
 		return nil
 	case isPrimaryKeyViolation(err) || isUniqueViolation(err):
-		return errdefs.Conflict(sdk.CodePoolExists, "a pool named %q already exists; resize it with \"sbx pool update\" or delete it first", p.Name)
+		return errdefs.Conflict(wire.CodePoolExists, "a pool named %q already exists; resize it with \"sbx pool update\" or delete it first", p.Name)
 	}
 	return errdefs.Internal(err, "write pool %s", p.Name)
 }

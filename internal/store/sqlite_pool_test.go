@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestPoolRecordsAndHiddenPoolInstances(t *testing.T) {
@@ -17,7 +17,7 @@ func TestPoolRecordsAndHiddenPoolInstances(t *testing.T) {
 	}
 	defer s.Close()
 	ctx := auth.System(context.Background(), "test")
-	p := &PoolRecord{Team: auth.DefaultTeam, Name: "p", Spec: sdk.CreatePoolRequest{Name: "p", Min: 2, Max: 3}}
+	p := &PoolRecord{Team: auth.DefaultTeam, Name: "p", Spec: wire.CreatePoolRequest{Name: "p", Min: 2, Max: 3}}
 	if err := s.PutPool(ctx, p, false); err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +32,8 @@ func TestPoolRecordsAndHiddenPoolInstances(t *testing.T) {
 		t.Fatalf("get pool: %+v, %v", got, err)
 	}
 
-	inst := &Sandbox{ID: "sbx-pool1", State: sdk.StateStarted, Pool: "p"}
-	user := &Sandbox{ID: "sbx-user1", State: sdk.StateStarted}
+	inst := &Sandbox{ID: "sbx-pool1", State: wire.StateStarted, Pool: "p"}
+	user := &Sandbox{ID: "sbx-user1", State: wire.StateStarted}
 	for _, sb := range []*Sandbox{inst, user} {
 		if err := s.CreateSandbox(ctx, sb); err != nil {
 			t.Fatal(err)

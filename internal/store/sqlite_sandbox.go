@@ -8,7 +8,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const sandboxColumns = "id, name, state, reason, error, spec, created_at, updated_at, started_at, stopped_at, last_activity_at, expires_at, expires_action, team, pool"
@@ -23,7 +23,7 @@ func (s *SQLite) CreateSandbox(ctx context.Context, sb *Sandbox) error {
 		return err
 	}
 	if sb == nil || sb.ID == "" {
-		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
+		return errdefs.Invalid(wire.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
 	// A new sandbox writes to the data dir: none below the disk reserve.
 	if err := s.disk.Check("create a sandbox"); err != nil {
@@ -72,9 +72,9 @@ func sandboxWriteError(err error, sb *Sandbox) error {
 	case err == nil:
 		return nil
 	case isPrimaryKeyViolation(err):
-		return errdefs.Conflict(sdk.CodeIDTaken, "a sandbox with id %q already exists", sb.ID)
+		return errdefs.Conflict(wire.CodeIDTaken, "a sandbox with id %q already exists", sb.ID)
 	case isUniqueViolation(err): // (team, name) is the only other unique index
-		return errdefs.Conflict(sdk.CodeNameTaken,
+		return errdefs.Conflict(wire.CodeNameTaken,
 			"a sandbox named %q already exists; pick another name or use PUT /v1/sandboxes/{name} to get it", sb.Name)
 	}
 	return errdefs.Internal(err, "write sandbox %s", sb.ID)
@@ -98,7 +98,7 @@ func (s *SQLite) GetSandbox(ctx context.Context, idOrName string) (*Sandbox, err
 		append(append([]any{idOrName, idOrName}, args...), idOrName, own)...)
 	sb, err := s.scanSandbox(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", idOrName)
+		return nil, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", idOrName)
 	}
 	return sb, err
 }
@@ -159,7 +159,7 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		return err
 	}
 	if sb == nil || sb.ID == "" {
-		return errdefs.Invalid(sdk.CodeInvalidSandbox, "a sandbox record needs an id")
+		return errdefs.Invalid(wire.CodeInvalidSandbox, "a sandbox record needs an id")
 	}
 	t := now()
 	spec, err := s.encodeSpec(sb.ID, sb.Spec)
@@ -204,7 +204,7 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		if n, err := res.RowsAffected(); err != nil {
 			return errdefs.Internal(err, "update sandbox %s", sb.ID)
 		} else if n == 0 {
-			return errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", sb.ID)
+			return errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", sb.ID)
 		}
 		if ev == nil {
 			return nil
@@ -212,7 +212,7 @@ func (s *SQLite) UpdateSandbox(ctx context.Context, sb *Sandbox, ev *Event) erro
 		// Checked inside the transaction, as the foreign key once was: a
 		// refused event undoes the update it came with.
 		if e.SandboxID != sb.ID {
-			return errdefs.Invalid(sdk.CodeInvalidEvent, "event of sandbox %s recorded with sandbox %s", e.SandboxID, sb.ID)
+			return errdefs.Invalid(wire.CodeInvalidEvent, "event of sandbox %s recorded with sandbox %s", e.SandboxID, sb.ID)
 		}
 		e.Seq, err = insertEvent(ctx, tx, &e, evTime)
 		return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Secret is a team's secret as stored: its value sealed (encrypted and
@@ -42,7 +42,7 @@ type SecretStore interface {
 var _ SecretStore = (*SQLite)(nil)
 
 func secretMissing(name string) error {
-	return errdefs.NotFound(sdk.CodeSecretNotFound, "secret %q not found", name)
+	return errdefs.NotFound(wire.CodeSecretNotFound, "secret %q not found", name)
 }
 
 // PutSecret implements SecretStore.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 var _ SnapshotStore = (*SQLite)(nil)
@@ -15,7 +15,7 @@ var _ SnapshotStore = (*SQLite)(nil)
 const snapshotColumns = "name, sandbox_id, spec, memory, size_bytes, created_at, ttl_seconds, expires_at, team, storage_key"
 
 func snapshotNotFound(name string) error {
-	return errdefs.NotFound(sdk.CodeSnapshotNotFound, "snapshot %q not found; list snapshots with \"sbx snapshot ls\"", name)
+	return errdefs.NotFound(wire.CodeSnapshotNotFound, "snapshot %q not found; list snapshots with \"sbx snapshot ls\"", name)
 }
 
 // CreateSnapshot inserts s. It sets s.CreatedAt to now if zero.
@@ -24,7 +24,7 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 		return err
 	}
 	if snap == nil || snap.Name == "" {
-		return errdefs.Invalid(sdk.CodeInvalidSnapshot, "a snapshot record needs a name")
+		return errdefs.Invalid(wire.CodeInvalidSnapshot, "a snapshot record needs a name")
 	}
 	created := snap.CreatedAt
 	if created.IsZero() {
@@ -58,7 +58,7 @@ func (s *SQLite) CreateSnapshot(ctx context.Context, snap *Snapshot) error {
 			return nil
 		case isPrimaryKeyViolation(err) || isUniqueViolation(err):
 			// Only (team, name) can be taken: a key is the name's own or random.
-			return errdefs.Conflict(sdk.CodeSnapshotExists, "a snapshot named %q already exists; pick another name or delete it first", snap.Name)
+			return errdefs.Conflict(wire.CodeSnapshotExists, "a snapshot named %q already exists; pick another name or delete it first", snap.Name)
 		}
 		return errdefs.Internal(err, "write snapshot %s", snap.Name)
 	})

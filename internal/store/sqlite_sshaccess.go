@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 var _ SSHAccessStore = (*SQLite)(nil)
@@ -18,7 +18,7 @@ const sshAccessColumns = "id, sandbox_id, COALESCE(token_hash, ''), public_key, 
 // CreateSSHAccess records a. It sets a.CreatedAt to now if zero.
 func (s *SQLite) CreateSSHAccess(ctx context.Context, a *SSHAccess) error {
 	if a == nil || a.ID == "" || a.SandboxID == "" || (a.TokenHash == "") == (a.PublicKey == "") {
-		return errdefs.Invalid(sdk.CodeInvalidID, "SSH access needs an id, a sandbox id and either a token hash or a public key")
+		return errdefs.Invalid(wire.CodeInvalidID, "SSH access needs an id, a sandbox id and either a token hash or a public key")
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = now()
@@ -46,7 +46,7 @@ func (s *SQLite) SSHAccessByTokenHash(ctx context.Context, hash string) (*SSHAcc
 	row := s.r.QueryRowContext(ctx, "SELECT "+sshAccessColumns+" FROM ssh_access WHERE token_hash = ?", hash)
 	a, err := scanSSHAccess(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errdefs.NotFound(sdk.CodeSSHAccessNotFound, "no such SSH access token")
+		return nil, errdefs.NotFound(wire.CodeSSHAccessNotFound, "no such SSH access token")
 	}
 	return a, err
 }
@@ -80,7 +80,7 @@ func (s *SQLite) DeleteSSHAccess(ctx context.Context, sandboxID, id string) erro
 			return errdefs.Internal(err, "delete SSH access %s", id)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return errdefs.NotFound(sdk.CodeSSHAccessNotFound, "sandbox %s has no SSH access %q", sandboxID, id)
+			return errdefs.NotFound(wire.CodeSSHAccessNotFound, "sandbox %s has no SSH access %q", sandboxID, id)
 		}
 		return nil
 	})

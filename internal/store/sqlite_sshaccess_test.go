@@ -8,7 +8,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestSSHAccessRoundTrip(t *testing.T) {
@@ -29,10 +29,10 @@ func TestSSHAccessRoundTrip(t *testing.T) {
 	if err != nil || got.ID != "ssh-1" || got.Team != "t" || got.CreatedBy != "k" || len(got.Scopes) != 2 || !got.ExpiresAt.Equal(tok.ExpiresAt) {
 		t.Fatalf("by hash: %+v %v", got, err)
 	}
-	if _, err := s.SSHAccessByTokenHash(ctx, "nope"); errdefs.CodeOf(err) != sdk.CodeSSHAccessNotFound {
+	if _, err := s.SSHAccessByTokenHash(ctx, "nope"); errdefs.CodeOf(err) != wire.CodeSSHAccessNotFound {
 		t.Fatalf("unknown hash: %v", err)
 	}
-	if err := s.CreateSSHAccess(ctx, &store.SSHAccess{ID: "ssh-3", SandboxID: "sbx-x", TokenHash: "def"}); errdefs.CodeOf(err) != sdk.CodeSandboxNotFound {
+	if err := s.CreateSSHAccess(ctx, &store.SSHAccess{ID: "ssh-3", SandboxID: "sbx-x", TokenHash: "def"}); errdefs.CodeOf(err) != wire.CodeSandboxNotFound {
 		t.Fatalf("unknown sandbox: %v", err)
 	}
 	if err := s.CreateSSHAccess(ctx, &store.SSHAccess{ID: "ssh-4", SandboxID: "sbx-a"}); errdefs.KindOf(err) != errdefs.KindInvalid {
@@ -45,7 +45,7 @@ func TestSSHAccessRoundTrip(t *testing.T) {
 	if n, _ := s.DeleteExpiredSSHAccess(ctx, t0.Add(2*time.Hour)); n != 1 {
 		t.Fatalf("expired deleted: %d, want the token only (the key never expires)", n)
 	}
-	if err := s.DeleteSSHAccess(ctx, "sbx-a", "ssh-1"); errdefs.CodeOf(err) != sdk.CodeSSHAccessNotFound {
+	if err := s.DeleteSSHAccess(ctx, "sbx-a", "ssh-1"); errdefs.CodeOf(err) != wire.CodeSSHAccessNotFound {
 		t.Fatalf("delete a deleted one: %v", err)
 	}
 	if err := s.DeleteSandbox(ctx, "sbx-a"); err != nil {

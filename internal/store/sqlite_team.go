@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
-// Team is the stored record of a team (sdk.Team).
+// Team is the stored record of a team (wire.Team).
 type Team struct {
 	ID        string
-	Quotas    sdk.Quotas
+	Quotas    wire.Quotas
 	CreatedAt time.Time
 }
 
@@ -26,12 +26,12 @@ type TeamStore interface {
 	GetTeam(ctx context.Context, id string) (*Team, error)
 	ListTeams(ctx context.Context) ([]*Team, error)
 	// SetQuotas replaces a team's quotas.
-	SetQuotas(ctx context.Context, id string, q sdk.Quotas) error
+	SetQuotas(ctx context.Context, id string, q wire.Quotas) error
 	// DeleteTeam removes an empty team: one that still owns sandboxes,
 	// snapshots or keys gives a Conflict (TEAM_NOT_EMPTY).
 	DeleteTeam(ctx context.Context, id string) error
 	// Usage sums what a team holds now.
-	Usage(ctx context.Context, id string) (sdk.TeamUsage, error)
+	Usage(ctx context.Context, id string) (wire.TeamUsage, error)
 
 	// SetTeamWebhook sets the URL a team's events are also sent to.
 	SetTeamWebhook(ctx context.Context, h TeamWebhook) error
@@ -57,7 +57,7 @@ func (s *SQLite) CreateTeam(ctx context.Context, t *Team) error {
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO teams (id, quotas, created_at) VALUES (?, ?, ?)", t.ID, q, created)
 		if isPrimaryKeyViolation(err) {
-			return errdefs.Conflict(sdk.CodeTeamExists, "team %q already exists", t.ID)
+			return errdefs.Conflict(wire.CodeTeamExists, "team %q already exists", t.ID)
 		}
 		if err != nil {
 			return errdefs.Internal(err, "create team %s", t.ID)
@@ -69,7 +69,7 @@ func (s *SQLite) CreateTeam(ctx context.Context, t *Team) error {
 func (s *SQLite) GetTeam(ctx context.Context, id string) (*Team, error) {
 	t, err := scanTeam(s.r.QueryRowContext(ctx, "SELECT id, quotas, created_at FROM teams WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
+		return nil, errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found", id)
 	}
 	return t, err
 }
@@ -78,12 +78,12 @@ func (s *SQLite) ListTeams(ctx context.Context) ([]*Team, error) {
 	return queryAll(ctx, s.r, "list teams", scanTeam, "SELECT id, quotas, created_at FROM teams ORDER BY id")
 }
 
-func (s *SQLite) SetQuotas(ctx context.Context, id string, q sdk.Quotas) error {
+func (s *SQLite) SetQuotas(ctx context.Context, id string, q wire.Quotas) error {
 	b, err := encodeJSON(q)
 	if err != nil {
 		return err
 	}
-	return s.execOne(ctx, "set quotas of team "+id, errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id),
+	return s.execOne(ctx, "set quotas of team "+id, errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found", id),
 		"UPDATE teams SET quotas = ? WHERE id = ?", b, id)
 }
 
@@ -100,23 +100,23 @@ func (s *SQLite) DeleteTeam(ctx context.Context, id string) error {
 			return errdefs.Internal(err, "count what team %s owns", id)
 		}
 		if n > 0 {
-			return errdefs.Conflict(sdk.CodeTeamNotEmpty, "team %q still owns %d sandboxes, snapshots or keys; delete or revoke them first", id, n)
+			return errdefs.Conflict(wire.CodeTeamNotEmpty, "team %q still owns %d sandboxes, snapshots or keys; delete or revoke them first", id, n)
 		}
 		res, err := tx.ExecContext(ctx, "DELETE FROM teams WHERE id = ?", id)
 		if err != nil {
 			return errdefs.Internal(err, "delete team %s", id)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", id)
+			return errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found", id)
 		}
 		return nil
 	})
 }
 
-func (s *SQLite) Usage(ctx context.Context, id string) (sdk.TeamUsage, error) {
+func (s *SQLite) Usage(ctx context.Context, id string) (wire.TeamUsage, error) {
 	t, err := s.GetTeam(ctx, id)
 	if err != nil {
-		return sdk.TeamUsage{}, err
+		return wire.TeamUsage{}, err
 	}
 	u, err := s.usage(ctx, s.r, id)
 	u.Quotas = t.Quotas
@@ -135,8 +135,8 @@ func (s *SQLite) SetDiskOutside(f func(team string) (int, error)) { s.diskOutsid
 // usage sums a team's sandboxes and snapshots, and on disk what it holds
 // outside the store too. A sandbox counts as running while it has (or is
 // getting, or is leaving) an instance.
-func (s *SQLite) usage(ctx context.Context, q querier, team string) (sdk.TeamUsage, error) {
-	u := sdk.TeamUsage{Team: team}
+func (s *SQLite) usage(ctx context.Context, q querier, team string) (wire.TeamUsage, error) {
+	u := wire.TeamUsage{Team: team}
 	err := q.QueryRowContext(ctx, `SELECT COUNT(*),
 			COALESCE(SUM(state IN ('creating', 'starting', 'started', 'stopping', 'pausing', 'paused', 'resuming')), 0),
 			COALESCE(SUM(json_extract(spec, '$.cpu')), 0),
@@ -159,9 +159,9 @@ func (s *SQLite) usage(ctx context.Context, q querier, team string) (sdk.TeamUsa
 }
 
 // quotas are team's quotas; none for a team without a record.
-func quotas(ctx context.Context, q querier, team string) (sdk.Quotas, error) {
+func quotas(ctx context.Context, q querier, team string) (wire.Quotas, error) {
 	var raw string
-	var out sdk.Quotas
+	var out wire.Quotas
 	err := q.QueryRowContext(ctx, "SELECT quotas FROM teams WHERE id = ?", team).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return out, nil
@@ -183,7 +183,7 @@ func (s *SQLite) CheckDisk(ctx context.Context, team string, addMiB int) error {
 	if err != nil {
 		return err
 	}
-	return OverQuota(q, u, sdk.TeamUsage{DiskMiB: addMiB})
+	return OverQuota(q, u, wire.TeamUsage{DiskMiB: addMiB})
 }
 
 // checkSandboxQuota refuses one more sandbox with spec in team when it
@@ -196,27 +196,27 @@ func (s *SQLite) checkSandboxQuota(ctx context.Context, tx *sql.Tx, team string,
 	var raw string
 	err := tx.QueryRowContext(ctx, "SELECT quotas FROM teams WHERE id = ?", team).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
-		return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", team)
+		return errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found", team)
 	}
 	if err != nil {
 		return errdefs.Internal(err, "read quotas of team %s", team)
 	}
-	var q sdk.Quotas
+	var q wire.Quotas
 	if err := decodeJSON(raw, &q); err != nil {
 		return err
 	}
-	if q == (sdk.Quotas{}) {
+	if q == (wire.Quotas{}) {
 		return nil
 	}
 	if q.DiskMiB > 0 && spec.DiskMiB == 0 {
-		return errdefs.Forbidden(sdk.CodeQuotaDisk, "team %q has a disk quota (quota diskMiB %d): give the sandbox a diskMiB, which counts against it", team, q.DiskMiB)
+		return errdefs.Forbidden(wire.CodeQuotaDisk, "team %q has a disk quota (quota diskMiB %d): give the sandbox a diskMiB, which counts against it", team, q.DiskMiB)
 	}
 	u, err := s.usage(ctx, tx, team)
 	if err != nil {
 		return err
 	}
 	// A new sandbox starts at once: it counts as running too.
-	return OverQuota(q, u, sdk.TeamUsage{Sandboxes: 1, Running: 1, CPU: spec.CPU, MemoryMiB: spec.MemoryMiB, DiskMiB: spec.DiskMiB})
+	return OverQuota(q, u, wire.TeamUsage{Sandboxes: 1, Running: 1, CPU: spec.CPU, MemoryMiB: spec.MemoryMiB, DiskMiB: spec.DiskMiB})
 }
 
 // CheckStart refuses to start one more sandbox of team past its
@@ -231,7 +231,7 @@ func (s *SQLite) CheckStart(ctx context.Context, team string) error {
 	if err != nil {
 		return err
 	}
-	return OverQuota(t.Quotas, u, sdk.TeamUsage{Running: 1})
+	return OverQuota(t.Quotas, u, wire.TeamUsage{Running: 1})
 }
 
 // checkSnapshotQuota refuses one more snapshot in team past its quota.
@@ -240,7 +240,7 @@ func (s *SQLite) checkSnapshotQuota(ctx context.Context, tx *sql.Tx, team string
 	if err := tx.QueryRowContext(ctx, "SELECT quotas FROM teams WHERE id = ?", team).Scan(&raw); err != nil {
 		return nil // a team without a record has no quotas
 	}
-	var q sdk.Quotas
+	var q wire.Quotas
 	if err := decodeJSON(raw, &q); err != nil || q.MaxSnapshots == 0 {
 		return err
 	}
@@ -248,26 +248,26 @@ func (s *SQLite) checkSnapshotQuota(ctx context.Context, tx *sql.Tx, team string
 	if err != nil {
 		return err
 	}
-	return OverQuota(q, u, sdk.TeamUsage{Snapshots: 1})
+	return OverQuota(q, u, wire.TeamUsage{Snapshots: 1})
 }
 
 // OverQuota returns the error naming the first quota of q that usage u
 // plus more would pass, or nil.
-func OverQuota(q sdk.Quotas, u, more sdk.TeamUsage) error {
+func OverQuota(q wire.Quotas, u, more wire.TeamUsage) error {
 	over := func(limit, have, add float64) bool { return limit > 0 && add > 0 && have+add > limit }
 	switch {
 	case over(float64(q.MaxSandboxes), float64(u.Sandboxes), float64(more.Sandboxes)):
-		return errdefs.Forbidden(sdk.CodeQuotaSandboxes, "team %q may hold at most %d sandboxes (quota maxSandboxes); delete one first", u.Team, q.MaxSandboxes)
+		return errdefs.Forbidden(wire.CodeQuotaSandboxes, "team %q may hold at most %d sandboxes (quota maxSandboxes); delete one first", u.Team, q.MaxSandboxes)
 	case over(float64(q.MaxRunning), float64(u.Running), float64(more.Running)):
-		return errdefs.Forbidden(sdk.CodeQuotaRunning, "team %q may run at most %d sandboxes at once (quota maxRunning); stop one first", u.Team, q.MaxRunning)
+		return errdefs.Forbidden(wire.CodeQuotaRunning, "team %q may run at most %d sandboxes at once (quota maxRunning); stop one first", u.Team, q.MaxRunning)
 	case over(q.CPU, u.CPU, more.CPU):
-		return errdefs.Forbidden(sdk.CodeQuotaCPU, "team %q may use at most %g CPUs in all (quota cpu); it has %g", u.Team, q.CPU, u.CPU)
+		return errdefs.Forbidden(wire.CodeQuotaCPU, "team %q may use at most %g CPUs in all (quota cpu); it has %g", u.Team, q.CPU, u.CPU)
 	case over(float64(q.MemoryMiB), float64(u.MemoryMiB), float64(more.MemoryMiB)):
-		return errdefs.Forbidden(sdk.CodeQuotaMemory, "team %q may use at most %d MiB of memory in all (quota memoryMiB); it has %d", u.Team, q.MemoryMiB, u.MemoryMiB)
+		return errdefs.Forbidden(wire.CodeQuotaMemory, "team %q may use at most %d MiB of memory in all (quota memoryMiB); it has %d", u.Team, q.MemoryMiB, u.MemoryMiB)
 	case over(float64(q.DiskMiB), float64(u.DiskMiB), float64(more.DiskMiB)):
-		return errdefs.Forbidden(sdk.CodeQuotaDisk, "team %q may use at most %d MiB of disk in all (quota diskMiB); it has %d", u.Team, q.DiskMiB, u.DiskMiB)
+		return errdefs.Forbidden(wire.CodeQuotaDisk, "team %q may use at most %d MiB of disk in all (quota diskMiB); it has %d", u.Team, q.DiskMiB, u.DiskMiB)
 	case over(float64(q.MaxSnapshots), float64(u.Snapshots), float64(more.Snapshots)):
-		return errdefs.Forbidden(sdk.CodeQuotaSnapshots, "team %q may hold at most %d snapshots (quota maxSnapshots); delete one first", u.Team, q.MaxSnapshots)
+		return errdefs.Forbidden(wire.CodeQuotaSnapshots, "team %q may hold at most %d snapshots (quota maxSnapshots); delete one first", u.Team, q.MaxSnapshots)
 	}
 	return nil
 }
@@ -294,7 +294,7 @@ func (s *SQLite) SetTeamWebhook(ctx context.Context, h TeamWebhook) error {
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM teams WHERE id = ?", h.Team).Scan(&one); err != nil {
-			return errdefs.NotFound(sdk.CodeTeamNotFound, "team %q not found", h.Team)
+			return errdefs.NotFound(wire.CodeTeamNotFound, "team %q not found", h.Team)
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO team_webhooks (team, url, secret) VALUES (?, ?, ?)
 			ON CONFLICT (team) DO UPDATE SET url = excluded.url, secret = excluded.secret`, h.Team, h.URL, h.Secret)
@@ -306,7 +306,7 @@ func (s *SQLite) SetTeamWebhook(ctx context.Context, h TeamWebhook) error {
 }
 
 func (s *SQLite) DeleteTeamWebhook(ctx context.Context, team string) error {
-	return s.execOne(ctx, "delete the webhook of team "+team, errdefs.NotFound(sdk.CodeWebhookNotFound, "team %q has no webhook", team),
+	return s.execOne(ctx, "delete the webhook of team "+team, errdefs.NotFound(wire.CodeWebhookNotFound, "team %q has no webhook", team),
 		"DELETE FROM team_webhooks WHERE team = ?", team)
 }
 

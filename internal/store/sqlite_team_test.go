@@ -10,7 +10,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func openTeamStore(t *testing.T) *SQLite {
@@ -35,15 +35,15 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 		}
 	}
 	a, b := asTeam("a"), asTeam("b")
-	sbA := &Sandbox{ID: "sbx-a", Name: "web", State: sdk.StateStopped}
+	sbA := &Sandbox{ID: "sbx-a", Name: "web", State: wire.StateStopped}
 	if err := st.CreateSandbox(a, sbA); err != nil || sbA.Team != "a" {
 		t.Fatalf("create in a: team %q, %v", sbA.Team, err)
 	}
 	// Names are unique per team: b may use the same name.
-	if err := st.CreateSandbox(b, &Sandbox{ID: "sbx-b", Name: "web", State: sdk.StateStopped}); err != nil {
+	if err := st.CreateSandbox(b, &Sandbox{ID: "sbx-b", Name: "web", State: wire.StateStopped}); err != nil {
 		t.Fatalf("same name in another team: %v", err)
 	}
-	if err := st.CreateSandbox(a, &Sandbox{ID: "sbx-a2", Name: "web", State: sdk.StateStopped}); errdefs.CodeOf(err) != sdk.CodeNameTaken {
+	if err := st.CreateSandbox(a, &Sandbox{ID: "sbx-a2", Name: "web", State: wire.StateStopped}); errdefs.CodeOf(err) != wire.CodeNameTaken {
 		t.Fatalf("same name in the same team: %v", err)
 	}
 	for _, ref := range []string{"sbx-a", "web"} {
@@ -56,8 +56,8 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 		}
 	}
 	// b cannot change a's record either.
-	sbA.State = sdk.StateError
-	if err := st.UpdateSandbox(b, sbA, &Event{State: sdk.StateError}); !errdefs.Is(err, errdefs.KindNotFound) {
+	sbA.State = wire.StateError
+	if err := st.UpdateSandbox(b, sbA, &Event{State: wire.StateError}); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("b updated a's sandbox: %v", err)
 	}
 	if l, _ := st.ListSandboxes(b, Filter{}); len(l) != 1 || l[0].ID != "sbx-b" {
@@ -66,8 +66,8 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 	if l, _ := st.ListSandboxes(auth.System(context.Background(), "test"), Filter{}); len(l) != 2 {
 		t.Fatalf("an internal caller lists %d sandboxes, want both teams'", len(l))
 	}
-	sbA.State = sdk.StateStarting
-	if err := st.UpdateSandbox(a, sbA, &Event{State: sdk.StateStarting}); err != nil {
+	sbA.State = wire.StateStarting
+	if err := st.UpdateSandbox(a, sbA, &Event{State: wire.StateStarting}); err != nil {
 		t.Fatal(err)
 	}
 	if evs, _ := st.ListEvents(b, "", 0, 0); len(evs) != 0 {
@@ -86,7 +86,7 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 	if err := st.DeleteSnapshot(b, "", "snap"); !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Fatalf("b deleted a's snapshot: %v", err)
 	}
-	if err := st.DeleteTeam(auth.System(context.Background(), "test"), "a"); errdefs.CodeOf(err) != sdk.CodeTeamNotEmpty {
+	if err := st.DeleteTeam(auth.System(context.Background(), "test"), "a"); errdefs.CodeOf(err) != wire.CodeTeamNotEmpty {
 		t.Fatalf("deleted a team that owns sandboxes: %v", err)
 	}
 }
@@ -95,7 +95,7 @@ func TestTeamsScopeSandboxes(t *testing.T) {
 // sandboxes: exactly 5 succeed, the others name the quota.
 func TestQuotaUnderConcurrency(t *testing.T) {
 	st := openTeamStore(t)
-	if err := st.CreateTeam(auth.System(context.Background(), "test"), &Team{ID: "q", Quotas: sdk.Quotas{MaxSandboxes: 5}}); err != nil {
+	if err := st.CreateTeam(auth.System(context.Background(), "test"), &Team{ID: "q", Quotas: wire.Quotas{MaxSandboxes: 5}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := asTeam("q")
@@ -105,7 +105,7 @@ func TestQuotaUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = st.CreateSandbox(ctx, &Sandbox{ID: fmt.Sprintf("sbx-%d", i), State: sdk.StateCreating, Spec: Spec{CPU: 1, MemoryMiB: 256}})
+			errs[i] = st.CreateSandbox(ctx, &Sandbox{ID: fmt.Sprintf("sbx-%d", i), State: wire.StateCreating, Spec: Spec{CPU: 1, MemoryMiB: 256}})
 		}()
 	}
 	wg.Wait()
@@ -114,7 +114,7 @@ func TestQuotaUnderConcurrency(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errdefs.CodeOf(err) != sdk.CodeQuotaSandboxes || !errdefs.Is(err, errdefs.KindForbidden):
+		case errdefs.CodeOf(err) != wire.CodeQuotaSandboxes || !errdefs.Is(err, errdefs.KindForbidden):
 			t.Fatalf("refused with %v, want QUOTA_SANDBOXES", err)
 		}
 	}
@@ -126,11 +126,11 @@ func TestQuotaUnderConcurrency(t *testing.T) {
 		t.Fatalf("usage %+v, %v", u, err)
 	}
 	// Memory quota names itself.
-	if err := st.SetQuotas(auth.System(context.Background(), "test"), "q", sdk.Quotas{MemoryMiB: 1400}); err != nil {
+	if err := st.SetQuotas(auth.System(context.Background(), "test"), "q", wire.Quotas{MemoryMiB: 1400}); err != nil {
 		t.Fatal(err)
 	}
-	err = st.CreateSandbox(ctx, &Sandbox{ID: "sbx-big", State: sdk.StateCreating, Spec: Spec{MemoryMiB: 256}})
-	if errdefs.CodeOf(err) != sdk.CodeQuotaMemory {
+	err = st.CreateSandbox(ctx, &Sandbox{ID: "sbx-big", State: wire.StateCreating, Spec: Spec{MemoryMiB: 256}})
+	if errdefs.CodeOf(err) != wire.CodeQuotaMemory {
 		t.Fatalf("over the memory quota: %v", err)
 	}
 }
@@ -195,12 +195,12 @@ func TestTeamsScopeImages(t *testing.T) {
 func TestDiskQuotaCountsEverything(t *testing.T) {
 	st := openTeamStore(t)
 	ctx := context.Background()
-	if err := st.CreateTeam(ctx, &Team{ID: "d", Quotas: sdk.Quotas{DiskMiB: 100}}); err != nil {
+	if err := st.CreateTeam(ctx, &Team{ID: "d", Quotas: wire.Quotas{DiskMiB: 100}}); err != nil {
 		t.Fatal(err)
 	}
 	d := asTeam("d")
-	err := st.CreateSandbox(d, &Sandbox{ID: "sbx-unbounded", State: sdk.StateStopped, Spec: Spec{CPU: 1}})
-	if errdefs.CodeOf(err) != sdk.CodeQuotaDisk || !strings.Contains(err.Error(), "diskMiB") {
+	err := st.CreateSandbox(d, &Sandbox{ID: "sbx-unbounded", State: wire.StateStopped, Spec: Spec{CPU: 1}})
+	if errdefs.CodeOf(err) != wire.CodeQuotaDisk || !strings.Contains(err.Error(), "diskMiB") {
 		t.Fatalf("a sandbox without diskMiB: %v, want QUOTA_DISK naming diskMiB", err)
 	}
 	outside := 70
@@ -210,16 +210,16 @@ func TestDiskQuotaCountsEverything(t *testing.T) {
 		}
 		return outside, nil
 	})
-	if err := st.CreateSandbox(d, &Sandbox{ID: "sbx-big", State: sdk.StateStopped, Spec: Spec{DiskMiB: 40}}); errdefs.CodeOf(err) != sdk.CodeQuotaDisk {
+	if err := st.CreateSandbox(d, &Sandbox{ID: "sbx-big", State: wire.StateStopped, Spec: Spec{DiskMiB: 40}}); errdefs.CodeOf(err) != wire.CodeQuotaDisk {
 		t.Fatalf("40 MiB on top of 70 outside: %v, want QUOTA_DISK", err)
 	}
-	if err := st.CreateSandbox(d, &Sandbox{ID: "sbx-ok", State: sdk.StateStopped, Spec: Spec{DiskMiB: 20}}); err != nil {
+	if err := st.CreateSandbox(d, &Sandbox{ID: "sbx-ok", State: wire.StateStopped, Spec: Spec{DiskMiB: 20}}); err != nil {
 		t.Fatal(err)
 	}
 	if u, err := st.Usage(ctx, "d"); err != nil || u.DiskMiB != 90 {
 		t.Fatalf("usage: %+v, %v, want diskMiB 90", u, err)
 	}
-	if err := st.CheckDisk(ctx, "d", 11); errdefs.CodeOf(err) != sdk.CodeQuotaDisk {
+	if err := st.CheckDisk(ctx, "d", 11); errdefs.CodeOf(err) != wire.CodeQuotaDisk {
 		t.Errorf("CheckDisk 11 MiB more: %v", err)
 	}
 	if err := st.CheckDisk(ctx, "d", 10); err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // GetSandbox runs through cached statements (stmtcache.go): each call sees
@@ -26,7 +26,7 @@ func TestGetSandboxCachedStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.CreateSandbox(red, &Sandbox{ID: "sbx-r", Name: "box", State: sdk.StateStarted}); err != nil {
+	if err := s.CreateSandbox(red, &Sandbox{ID: "sbx-r", Name: "box", State: wire.StateStarted}); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 { // prepared on the first call, reused after
@@ -55,7 +55,7 @@ func BenchmarkGetSandbox(b *testing.B) {
 	}
 	defer s.Close()
 	ctx := auth.System(context.Background(), "test")
-	if err := s.CreateSandbox(ctx, &Sandbox{ID: "sbx-b", Name: "bench", State: sdk.StateStarted}); err != nil {
+	if err := s.CreateSandbox(ctx, &Sandbox{ID: "sbx-b", Name: "bench", State: wire.StateStarted}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {

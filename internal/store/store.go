@@ -13,7 +13,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Sandbox is the stored record of a sandbox.
@@ -26,9 +26,9 @@ type Sandbox struct {
 	// for a request (a principal in ctx) never finds a pool's instance.
 	Pool string
 
-	State  sdk.State // stored as its string; sandbox/transitions.go says what each allows
-	Reason string    // why it entered State
-	Error  string    // message for state "error"
+	State  wire.State // stored as its string; sandbox/transitions.go says what each allows
+	Reason string     // why it entered State
+	Error  string     // message for state "error"
 	Spec   Spec
 
 	CreatedAt time.Time
@@ -79,15 +79,15 @@ type Spec struct {
 	Egress  *Egress `json:"egress,omitempty"`
 
 	// Volumes are the named volumes it mounts (kept while archived).
-	Volumes []sdk.VolumeMount `json:"volumes,omitempty"`
+	Volumes []wire.VolumeMount `json:"volumes,omitempty"`
 	// VolumeIDs are their ids (package volume), one per Volumes entry, bound
 	// at create; none in records made before ids (sandbox/volumes.go).
 	VolumeIDs []string `json:"volumeIds,omitempty"`
 	// Buckets are its bucket mounts, keys included (never answered). On
 	// disk the keys are sealed into SealedBucketKeys (seal.go); a Spec the
 	// store returns has them back in Buckets and SealedBucketKeys nil.
-	Buckets          []sdk.BucketMount `json:"buckets,omitempty"`
-	SealedBucketKeys []byte            `json:"sealedBucketKeys,omitempty"`
+	Buckets          []wire.BucketMount `json:"buckets,omitempty"`
+	SealedBucketKeys []byte             `json:"sealedBucketKeys,omitempty"`
 }
 
 // Policy is a sandbox's lifecycle policy; durations in seconds.
@@ -119,7 +119,7 @@ type Event struct {
 	SandboxName string
 	Team        string // the sandbox's team; the store fills it in when ""
 	Time        time.Time
-	State       sdk.State
+	State       wire.State
 	Reason      string
 	Message     string
 }
@@ -187,7 +187,7 @@ type Store interface {
 	// sandbox id, but only while it is in state, and reports whether it
 	// was. It leaves UpdatedAt and every other field alone, so it never
 	// undoes a concurrent state change.
-	SetDeadline(ctx context.Context, id string, state sdk.State, lastActivity, expiresAt time.Time, action string) (bool, error)
+	SetDeadline(ctx context.Context, id string, state wire.State, lastActivity, expiresAt time.Time, action string) (bool, error)
 	// ListExpiring returns up to limit sandboxes that have a deadline,
 	// soonest first.
 	ListExpiring(ctx context.Context, limit int) ([]*Sandbox, error)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Assets is the built front end (web/, scripts/build-ui.sh). It is
@@ -52,7 +52,7 @@ func serveAsset(w http.ResponseWriter, r *http.Request) {
 func serveFile(w http.ResponseWriter, r *http.Request, name string) {
 	etag, ok := etags[name]
 	if !ok {
-		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no dashboard file %q", name))
+		httpjson.WriteError(w, errdefs.NotFound(wire.CodeRouteNotFound, "no dashboard file %q", name))
 		return
 	}
 	b, _ := fs.ReadFile(Assets, name)

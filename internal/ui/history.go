@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/runtime"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // UsageReader reads a sandbox's cgroup: its cumulative CPU time, and its
@@ -106,7 +106,7 @@ func (h *History) Run(ctx context.Context) {
 func (h *History) SampleOnce(ctx context.Context, now time.Time) {
 	// The sampler is the daemon's own work: it samples every team's
 	// sandboxes; each answer is filtered by the asker's team.
-	list, err := h.sandboxes.List(auth.System(ctx, "dashboard stats sampler"), store.Filter{State: string(sdk.StateStarted)})
+	list, err := h.sandboxes.List(auth.System(ctx, "dashboard stats sampler"), store.Filter{State: string(wire.StateStarted)})
 	if err != nil {
 		if ctx.Err() == nil {
 			slog.Warn("dashboard stats: list sandboxes", "err", err)

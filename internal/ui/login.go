@@ -7,7 +7,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // LoginRequest is the body of POST /ui/login (JSON, or a form with the
@@ -31,7 +31,7 @@ func infoOf(sess *session, p auth.Principal) SessionInfo {
 // login trades an API key for a session cookie.
 func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) { // a login from another site would log the browser in as someone else
-		httpjson.WriteError(w, errdefs.Forbidden(sdk.CodeUnauthorized, "a dashboard login must come from the dashboard's own origin"))
+		httpjson.WriteError(w, errdefs.Forbidden(wire.CodeUnauthorized, "a dashboard login must come from the dashboard's own origin"))
 		return
 	}
 	form := false
@@ -39,7 +39,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/x-www-form-urlencoded" {
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		if err := r.ParseForm(); err != nil {
-			httpjson.WriteError(w, errdefs.Invalid(sdk.CodeInvalidJSON, "unreadable login form"))
+			httpjson.WriteError(w, errdefs.Invalid(wire.CodeInvalidJSON, "unreadable login form"))
 			return
 		}
 		form, req.Key = true, r.PostForm.Get("key")
@@ -53,7 +53,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/ui/#login-failed", http.StatusSeeOther)
 			return
 		}
-		httpjson.WriteError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key"))
+		httpjson.WriteError(w, errdefs.Unauthorized(wire.CodeUnauthorized, "wrong API key"))
 		return
 	}
 	w, r, end, err := u.cfg.Gate.HTTP(w, r, p, loginOp)

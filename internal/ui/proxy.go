@@ -7,7 +7,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // apiPrefix is where the dashboard reaches the API: /ui/api/v1/... is
@@ -21,11 +21,11 @@ const apiPrefix = "/ui/api"
 func (u *UI) proxy(w http.ResponseWriter, r *http.Request, sess *session, _ auth.Principal) {
 	path := strings.TrimPrefix(r.URL.Path, apiPrefix)
 	if !strings.HasPrefix(path, "/v1/") {
-		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "the dashboard reaches only /v1 through %s", apiPrefix))
+		httpjson.WriteError(w, errdefs.NotFound(wire.CodeRouteNotFound, "the dashboard reaches only /v1 through %s", apiPrefix))
 		return
 	}
 	if isPreview(path) {
-		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "previews are not served through the dashboard: open the port's own URL"))
+		httpjson.WriteError(w, errdefs.NotFound(wire.CodeRouteNotFound, "previews are not served through the dashboard: open the port's own URL"))
 		return
 	}
 	in := r.Clone(r.Context())

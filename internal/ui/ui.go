@@ -31,7 +31,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -104,7 +104,7 @@ func New(cfg Config) *UI {
 		u.mux.HandleFunc(rt.pattern, u.checkSession(rt, rt.csrf))
 	}
 	u.mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
-		httpjson.WriteError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "no dashboard route %s %s", r.Method, r.URL.Path))
+		httpjson.WriteError(w, errdefs.NotFound(wire.CodeRouteNotFound, "no dashboard route %s %s", r.Method, r.URL.Path))
 	})
 	return u
 }
@@ -164,22 +164,22 @@ func (u *UI) checkSession(rt sessionRoute, needCSRF bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess, ok := u.sessions.get(r)
 		if !ok {
-			httpjson.WriteError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "not logged in to the dashboard: POST /ui/login with an API key"))
+			httpjson.WriteError(w, errdefs.Unauthorized(wire.CodeUnauthorized, "not logged in to the dashboard: POST /ui/login with an API key"))
 			return
 		}
 		if !sameOrigin(r) {
-			httpjson.WriteError(w, errdefs.Forbidden(sdk.CodeUnauthorized, "a dashboard request must come from the dashboard's own origin"))
+			httpjson.WriteError(w, errdefs.Forbidden(wire.CodeUnauthorized, "a dashboard request must come from the dashboard's own origin"))
 			return
 		}
 		if needCSRF && !isWebSocket(r) && !validCSRF(r, sess) {
-			httpjson.WriteError(w, errdefs.Forbidden(sdk.CodeUnauthorized, "a dashboard request must carry the session's %s header (GET /ui/session)", CSRFHeader))
+			httpjson.WriteError(w, errdefs.Forbidden(wire.CodeUnauthorized, "a dashboard request must carry the session's %s header (GET /ui/session)", CSRFHeader))
 			return
 		}
 		p, err := u.cfg.Gate.Key(r.Context(), sess.key)
 		if err != nil { // revoked or expired since login
 			u.sessions.endKey(sess.key)
 			clearCookie(w, r)
-			httpjson.WriteError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "the session's API key is no longer valid; log in again"))
+			httpjson.WriteError(w, errdefs.Unauthorized(wire.CodeUnauthorized, "the session's API key is no longer valid; log in again"))
 			return
 		}
 		if rt.need == nil {

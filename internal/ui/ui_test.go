@@ -14,7 +14,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const goodKey = "sbx_test_key_0123456789"
@@ -25,7 +25,7 @@ type keys struct{ revoked map[string]bool }
 
 func (k *keys) Authenticate(_ context.Context, key string) (auth.Principal, error) {
 	if k.revoked[key] {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "revoked")
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "revoked")
 	}
 	switch key {
 	case goodKey:
@@ -33,7 +33,7 @@ func (k *keys) Authenticate(_ context.Context, key string) (auth.Principal, erro
 	case "admin":
 		return auth.Admin, nil
 	}
-	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key")
+	return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "wrong API key")
 }
 
 // sandboxes has one sandbox of team a and one of team b.
@@ -60,7 +60,7 @@ func (s sandboxes) Get(ctx context.Context, id string) (*store.Sandbox, error) {
 			return sb, nil
 		}
 	}
-	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "no sandbox %s", id)
+	return nil, errdefs.NotFound(wire.CodeSandboxNotFound, "no sandbox %s", id)
 }
 
 // apiRecorder stands for the API server: it notes what reached it.
@@ -290,7 +290,7 @@ func TestSessionDiesWithItsKey(t *testing.T) {
 	svc := keystest.New(t)
 	f := &fixture{api: &apiRecorder{}}
 	f.ui = New(Config{API: f.api, Gate: &authz.Gate{Keys: svc}, Sandboxes: sandboxes{}, Usage: fixedUsage(0, 1<<20)})
-	p, key := keystest.Key(t, svc, sdk.ScopeSandboxesRead)
+	p, key := keystest.Key(t, svc, wire.ScopeSandboxesRead)
 	cookie, csrf := f.login(t, key)
 	h := map[string]string{"Cookie": cookie, CSRFHeader: csrf}
 	if w := f.do("GET", "/ui/api/v1/sandboxes", "", h); w.Code != 200 {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A volume's files, reached from the host without a sandbox (E2B's Volume
@@ -49,7 +49,7 @@ type Attrs struct {
 
 func (a Attrs) check() error {
 	if a.Mode != nil && *a.Mode > 0o7777 {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "mode %#o: give permission bits (at most 0o7777)", *a.Mode)
+		return errdefs.Invalid(wire.CodeInvalidParameter, "mode %#o: give permission bits (at most 0o7777)", *a.Mode)
 	}
 	return nil
 }
@@ -70,7 +70,7 @@ func (m *Manager) Files(ctx context.Context, name string) (*Files, error) {
 	// Unmounted, the directory is the host's disk: writes would escape the
 	// volume's size.
 	if !mounted(mnt) {
-		return nil, errdefs.Unavailable(sdk.CodeInvalidVolume, "volume %q is not mounted on this host", name)
+		return nil, errdefs.Unavailable(wire.CodeInvalidVolume, "volume %q is not mounted on this host", name)
 	}
 	return OpenFiles(mnt)
 }
@@ -96,7 +96,7 @@ func rel(p string) (string, error) {
 		r = "."
 	}
 	if strings.ContainsRune(p, 0) || !filepath.IsLocal(r) {
-		return "", errdefs.Invalid(sdk.CodeInvalidPath, "path %q: not a path in the volume", p)
+		return "", errdefs.Invalid(wire.CodeInvalidPath, "path %q: not a path in the volume", p)
 	}
 	return r, nil
 }
@@ -109,7 +109,7 @@ func fail(err error, p string) error {
 	}
 	// os.Root's refusal of a path that resolves outside it.
 	if strings.Contains(err.Error(), "path escapes from parent") {
-		return errdefs.Invalid(sdk.CodeInvalidPath, "%s leads outside the volume (through a symlink or ..)", p)
+		return errdefs.Invalid(wire.CodeInvalidPath, "%s leads outside the volume (through a symlink or ..)", p)
 	}
 	return errdefs.FS(err, p)
 }
@@ -154,7 +154,7 @@ func (f *Files) entry(r string) (Entry, error) {
 // entries). Symlinks to directories are listed, not followed.
 func (f *Files) List(p string, depth int) ([]Entry, error) {
 	if depth < 1 {
-		return nil, errdefs.Invalid(sdk.CodeInvalidParameter, "depth must be 1 or more, got %d", depth)
+		return nil, errdefs.Invalid(wire.CodeInvalidParameter, "depth must be 1 or more, got %d", depth)
 	}
 	r, err := rel(p)
 	if err != nil {
@@ -164,7 +164,7 @@ func (f *Files) List(p string, depth int) ([]Entry, error) {
 	if fi, err := f.root.Stat(r); err != nil {
 		return nil, fail(err, p)
 	} else if !fi.IsDir() {
-		return nil, errdefs.Invalid(sdk.CodeNotADirectory, "%s is not a directory", p)
+		return nil, errdefs.Invalid(wire.CodeNotADirectory, "%s is not a directory", p)
 	}
 	out := []Entry{}
 	var walk func(dir string, level int) error
@@ -234,7 +234,7 @@ func (f *Files) Open(p string) (io.ReadCloser, error) {
 	}
 	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
 		file.Close()
-		return nil, errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", p)
+		return nil, errdefs.Invalid(wire.CodeNotARegularFile, "%s is not a regular file", p)
 	}
 	return file, nil
 }
@@ -253,14 +253,14 @@ func (f *Files) Write(p string, body io.Reader, overwrite bool, a Attrs) (Entry,
 		return Entry{}, err
 	}
 	if r == "." {
-		return Entry{}, errdefs.Conflict(sdk.CodeIsADirectory, "/ is a directory")
+		return Entry{}, errdefs.Conflict(wire.CodeIsADirectory, "/ is a directory")
 	}
 	old, err := f.root.Stat(r)
 	switch {
 	case err == nil && old.IsDir():
-		return Entry{}, errdefs.Conflict(sdk.CodeIsADirectory, "%s is a directory", p)
+		return Entry{}, errdefs.Conflict(wire.CodeIsADirectory, "%s is a directory", p)
 	case err == nil && !overwrite:
-		return Entry{}, errdefs.Conflict(sdk.CodeFileExists, "%s already exists (force: true overwrites it)", p)
+		return Entry{}, errdefs.Conflict(wire.CodeFileExists, "%s already exists (force: true overwrites it)", p)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return Entry{}, fail(err, p)
 	}
@@ -338,7 +338,7 @@ func (f *Files) Remove(p string) error {
 		return err
 	}
 	if r == "." {
-		return errdefs.Invalid(sdk.CodeInvalidPath, "the volume's root cannot be removed; remove what it holds, or the volume")
+		return errdefs.Invalid(wire.CodeInvalidPath, "the volume's root cannot be removed; remove what it holds, or the volume")
 	}
 	if _, err := f.root.Lstat(r); err != nil {
 		return fail(err, p)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func u32(v uint32) *uint32 { return &v }
@@ -35,29 +35,29 @@ func TestFilesStayInsideTheVolume(t *testing.T) {
 	defer f.Close()
 
 	for _, p := range []string{"abs", "/rel", "dirlink/x"} {
-		if _, err := f.Open(p); errdefs.CodeOf(err) != sdk.CodeInvalidPath {
+		if _, err := f.Open(p); errdefs.CodeOf(err) != wire.CodeInvalidPath {
 			t.Errorf("Open(%s) = %v, want INVALID_PATH", p, err)
 		}
 	}
-	if _, err := f.Write("/dirlink/new", strings.NewReader("x"), true, Attrs{}); errdefs.CodeOf(err) != sdk.CodeInvalidPath {
+	if _, err := f.Write("/dirlink/new", strings.NewReader("x"), true, Attrs{}); errdefs.CodeOf(err) != wire.CodeInvalidPath {
 		t.Errorf("Write through a symlinked directory = %v", err)
 	}
-	if _, err := f.Write("/abs", strings.NewReader("x"), true, Attrs{}); errdefs.CodeOf(err) != sdk.CodeInvalidPath {
+	if _, err := f.Write("/abs", strings.NewReader("x"), true, Attrs{}); errdefs.CodeOf(err) != wire.CodeInvalidPath {
 		t.Errorf("Write over a symlink that leads outside = %v", err)
 	}
-	if _, err := f.MakeDir("/dirlink/d", true, Attrs{}); errdefs.CodeOf(err) != sdk.CodeInvalidPath {
+	if _, err := f.MakeDir("/dirlink/d", true, Attrs{}); errdefs.CodeOf(err) != wire.CodeInvalidPath {
 		t.Errorf("MakeDir through a symlink = %v", err)
 	}
-	if _, err := f.SetAttrs("/rel", Attrs{Mode: u32(0o777)}); errdefs.CodeOf(err) != sdk.CodeInvalidPath {
+	if _, err := f.SetAttrs("/rel", Attrs{Mode: u32(0o777)}); errdefs.CodeOf(err) != wire.CodeInvalidPath {
 		t.Errorf("SetAttrs through a symlink = %v", err)
 	}
 	if _, err := f.List("/dirlink", 1); err == nil {
 		t.Errorf("List through a symlinked directory succeeded")
 	}
-	if err := f.Remove("/dirlink/x"); errdefs.CodeOf(err) != sdk.CodeInvalidPath {
+	if err := f.Remove("/dirlink/x"); errdefs.CodeOf(err) != wire.CodeInvalidPath {
 		t.Errorf("Remove through a symlink = %v", err)
 	}
-	if err := f.Remove("/"); errdefs.CodeOf(err) != sdk.CodeInvalidPath {
+	if err := f.Remove("/"); errdefs.CodeOf(err) != wire.CodeInvalidPath {
 		t.Errorf("Remove of the root = %v", err)
 	}
 	// ".." stays at the root, as in a path inside the volume.
@@ -88,26 +88,26 @@ func TestFilesOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.MakeDir("/a/b", false, Attrs{}); errdefs.CodeOf(err) != sdk.CodeFileNotFound {
+	if _, err := f.MakeDir("/a/b", false, Attrs{}); errdefs.CodeOf(err) != wire.CodeFileNotFound {
 		t.Errorf("MakeDir without parents = %v", err)
 	}
 	if e, err := f.MakeDir("/a/b", true, Attrs{Mode: u32(0o750), UID: u32(1000), GID: u32(1000)}); err != nil || e.Type != "directory" || e.Mode != 0o750 || e.UID != 1000 || e.Name != "b" || e.Path != "/a/b" {
 		t.Fatalf("MakeDir = %+v, %v", e, err)
 	}
-	if _, err := f.MakeDir("/a/b", false, Attrs{}); errdefs.CodeOf(err) != sdk.CodeFileExists {
+	if _, err := f.MakeDir("/a/b", false, Attrs{}); errdefs.CodeOf(err) != wire.CodeFileExists {
 		t.Errorf("MakeDir of an existing directory = %v", err)
 	}
 	e, err := f.Write("a/b/f.txt", strings.NewReader("hello"), false, Attrs{Mode: u32(0o600)})
 	if err != nil || e.Size != 5 || e.Type != "file" || e.Mode != 0o600 || e.UID != 0 {
 		t.Fatalf("Write = %+v, %v", e, err)
 	}
-	if _, err := f.Write("a/b/f.txt", strings.NewReader("again"), false, Attrs{}); errdefs.CodeOf(err) != sdk.CodeFileExists {
+	if _, err := f.Write("a/b/f.txt", strings.NewReader("again"), false, Attrs{}); errdefs.CodeOf(err) != wire.CodeFileExists {
 		t.Errorf("Write without overwrite over a file = %v", err)
 	}
 	if e, err := f.Write("a/b/f.txt", strings.NewReader("again!"), true, Attrs{}); err != nil || e.Size != 6 || e.Mode != 0o600 {
 		t.Errorf("overwrite keeps the mode: %+v, %v", e, err)
 	}
-	if _, err := f.Write("/a", strings.NewReader("x"), true, Attrs{}); errdefs.CodeOf(err) != sdk.CodeIsADirectory {
+	if _, err := f.Write("/a", strings.NewReader("x"), true, Attrs{}); errdefs.CodeOf(err) != wire.CodeIsADirectory {
 		t.Errorf("Write over a directory = %v", err)
 	}
 	r, err := f.Open("/a/b/f.txt")
@@ -119,10 +119,10 @@ func TestFilesOperations(t *testing.T) {
 	if string(b) != "again!" {
 		t.Errorf("read %q", b)
 	}
-	if _, err := f.Open("/a"); errdefs.CodeOf(err) != sdk.CodeNotARegularFile {
+	if _, err := f.Open("/a"); errdefs.CodeOf(err) != wire.CodeNotARegularFile {
 		t.Errorf("Open of a directory = %v", err)
 	}
-	if _, err := f.Stat("/nope"); errdefs.CodeOf(err) != sdk.CodeFileNotFound {
+	if _, err := f.Stat("/nope"); errdefs.CodeOf(err) != wire.CodeFileNotFound {
 		t.Errorf("Stat of a missing path = %v", err)
 	}
 	one, err := f.List("/", 1)
@@ -133,19 +133,19 @@ func TestFilesOperations(t *testing.T) {
 	if err != nil || len(all) != 3 || all[2].Path != "/a/b/f.txt" {
 		t.Errorf("List depth 3 = %+v, %v", all, err)
 	}
-	if _, err := f.List("/a/b/f.txt", 1); errdefs.CodeOf(err) != sdk.CodeNotADirectory {
+	if _, err := f.List("/a/b/f.txt", 1); errdefs.CodeOf(err) != wire.CodeNotADirectory {
 		t.Errorf("List of a file = %v", err)
 	}
 	if e, err := f.SetAttrs("/a/b/f.txt", Attrs{Mode: u32(0o4755), GID: u32(7)}); err != nil || e.Mode != 0o4755 || e.GID != 7 || e.UID != 0 {
 		t.Errorf("SetAttrs = %+v, %v", e, err)
 	}
-	if _, err := f.SetAttrs("/a/b/f.txt", Attrs{Mode: u32(0o10000)}); errdefs.CodeOf(err) != sdk.CodeInvalidParameter {
+	if _, err := f.SetAttrs("/a/b/f.txt", Attrs{Mode: u32(0o10000)}); errdefs.CodeOf(err) != wire.CodeInvalidParameter {
 		t.Errorf("SetAttrs with a file type in mode = %v", err)
 	}
 	if err := f.Remove("/a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Remove("/a"); errdefs.CodeOf(err) != sdk.CodeFileNotFound {
+	if err := f.Remove("/a"); errdefs.CodeOf(err) != wire.CodeFileNotFound {
 		t.Errorf("Remove of a missing path = %v", err)
 	}
 }
@@ -154,9 +154,9 @@ func TestFilesOperations(t *testing.T) {
 func TestFilesOfAnotherTeam(t *testing.T) {
 	m := &Manager{root: t.TempDir()}
 	os.Mkdir(m.dir("vol_a"), 0o700)
-	writeRecord(m.dir("vol_a"), &record{Volume: sdk.Volume{Name: "data", SizeMiB: 64, Team: "a"}, ID: "vol_a"})
+	writeRecord(m.dir("vol_a"), &record{Volume: wire.Volume{Name: "data", SizeMiB: 64, Team: "a"}, ID: "vol_a"})
 	teamB := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "kb", Team: "b"})
-	if _, err := m.Files(teamB, "data"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+	if _, err := m.Files(teamB, "data"); errdefs.CodeOf(err) != wire.CodeVolumeNotFound {
 		t.Errorf("team b's Files(data) = %v", err)
 	}
 	// Team a's own, not mounted: refused rather than written to the host's disk.

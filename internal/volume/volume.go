@@ -38,7 +38,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/loopdisk"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const (
@@ -89,7 +89,7 @@ func (m *Manager) dir(id string) string { return filepath.Join(m.root, id) }
 
 // record is a volume's volume.json: the answer plus its id.
 type record struct {
-	sdk.Volume
+	wire.Volume
 	ID string `json:"id,omitempty"` // "": a volume made before ids, whose id is its name
 }
 
@@ -124,11 +124,11 @@ func (m *Manager) records() ([]*record, error) {
 // read is the record of volume id; VOLUME_NOT_FOUND when there is none.
 func (m *Manager) read(id string) (*record, error) {
 	if id == "" || strings.ContainsAny(id, "/.") {
-		return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %s not found", id)
+		return nil, errdefs.NotFound(wire.CodeVolumeNotFound, "volume %s not found", id)
 	}
 	b, err := os.ReadFile(filepath.Join(m.dir(id), "volume.json"))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %s not found", id)
+		return nil, errdefs.NotFound(wire.CodeVolumeNotFound, "volume %s not found", id)
 	}
 	if err != nil {
 		return nil, errdefs.Internal(err, "read volume %s", id)
@@ -168,7 +168,7 @@ func (m *Manager) Resolve(team, name string) (string, error) {
 		return "", err
 	}
 	if r == nil {
-		return "", errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
+		return "", errdefs.NotFound(wire.CodeVolumeNotFound, "volume %q not found", name)
 	}
 	return r.ID, nil
 }
@@ -178,7 +178,7 @@ func (m *Manager) Resolve(team, name string) (string, error) {
 func (m *Manager) Path(team, id string) (string, error) {
 	r, err := m.read(id)
 	if err == nil && r.team() != team {
-		err = errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %s not found", id)
+		err = errdefs.NotFound(wire.CodeVolumeNotFound, "volume %s not found", id)
 	}
 	if err != nil {
 		return "", err
@@ -212,7 +212,7 @@ func newID() string {
 // CheckName returns an Invalid error for a name outside the rules.
 func CheckName(name string) error {
 	if !nameRe.MatchString(name) {
-		return errdefs.Invalid(sdk.CodeInvalidVolume, "volume name %q: use 1 to 63 lowercase letters, digits and -, starting and ending with a letter or digit", name)
+		return errdefs.Invalid(wire.CodeInvalidVolume, "volume name %q: use 1 to 63 lowercase letters, digits and -, starting and ending with a letter or digit", name)
 	}
 	return nil
 }
@@ -222,7 +222,7 @@ func CheckName(name string) error {
 // The volume belongs to the caller's team (auth.TeamOf); names are unique
 // within a team. Its size counts against the team's disk quota
 // (CheckDisk, under the lock that serialises creates).
-func (m *Manager) Create(ctx context.Context, name string, sizeMiB int) (*sdk.Volume, error) {
+func (m *Manager) Create(ctx context.Context, name string, sizeMiB int) (*wire.Volume, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (m *Manager) Create(ctx context.Context, name string, sizeMiB int) (*sdk.Vo
 		sizeMiB = DefaultSizeMiB
 	}
 	if sizeMiB < MinSizeMiB || sizeMiB > MaxSizeMiB {
-		return nil, errdefs.Invalid(sdk.CodeInvalidVolume, "volume sizeMiB must be %d to %d, got %d", MinSizeMiB, MaxSizeMiB, sizeMiB)
+		return nil, errdefs.Invalid(wire.CodeInvalidVolume, "volume sizeMiB must be %d to %d, got %d", MinSizeMiB, MaxSizeMiB, sizeMiB)
 	}
 	team := auth.TeamOf(ctx)
 	m.mu.Lock()
@@ -238,7 +238,7 @@ func (m *Manager) Create(ctx context.Context, name string, sizeMiB int) (*sdk.Vo
 	if r, err := m.find(team, name); err != nil {
 		return nil, err
 	} else if r != nil {
-		return nil, errdefs.Conflict(sdk.CodeVolumeExists, "volume %q already exists", name)
+		return nil, errdefs.Conflict(wire.CodeVolumeExists, "volume %q already exists", name)
 	}
 	if m.CheckDisk != nil {
 		if err := m.CheckDisk(ctx, team, sizeMiB); err != nil {
@@ -250,7 +250,7 @@ func (m *Manager) Create(ctx context.Context, name string, sizeMiB int) (*sdk.Vo
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, errdefs.Internal(err, "create volume directory")
 	}
-	r := &record{Volume: sdk.Volume{Name: name, SizeMiB: sizeMiB, CreatedAt: time.Now().UTC(), Team: team}, ID: id}
+	r := &record{Volume: wire.Volume{Name: name, SizeMiB: sizeMiB, CreatedAt: time.Now().UTC(), Team: team}, ID: id}
 	err := loopdisk.Make(filepath.Join(dir, "disk.img"), sizeMiB)
 	if err == nil {
 		err = m.mount(id)
@@ -280,7 +280,7 @@ func writeRecord(dir string, v *record) error {
 // Get returns the caller's team's volume name; another team's is not
 // found. A caller that sees every team (the admin key, the daemon) gets
 // the volume of that name in its own team, else the only one of any team.
-func (m *Manager) Get(ctx context.Context, name string) (*sdk.Volume, error) {
+func (m *Manager) Get(ctx context.Context, name string) (*wire.Volume, error) {
 	r, err := m.lookup(ctx, name)
 	if err != nil {
 		return nil, err
@@ -309,13 +309,13 @@ func (m *Manager) lookup(ctx context.Context, name string) (*record, error) {
 	}
 	if len(found) != 1 {
 		// None, or several teams' and the caller in none of them.
-		return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
+		return nil, errdefs.NotFound(wire.CodeVolumeNotFound, "volume %q not found", name)
 	}
 	return found[0], nil
 }
 
 // answer is r as the API shows it, with its use of the disk.
-func (m *Manager) answer(r *record) *sdk.Volume {
+func (m *Manager) answer(r *record) *wire.Volume {
 	v := r.Volume
 	var st unix.Statfs_t
 	if unix.Statfs(filepath.Join(m.dir(r.ID), "mnt"), &st) == nil && st.Type == unix.EXT4_SUPER_MAGIC {
@@ -325,12 +325,12 @@ func (m *Manager) answer(r *record) *sdk.Volume {
 }
 
 // List returns every volume the caller's team sees, by name.
-func (m *Manager) List(ctx context.Context) ([]sdk.Volume, error) {
+func (m *Manager) List(ctx context.Context) ([]wire.Volume, error) {
 	recs, err := m.records()
 	if err != nil {
 		return nil, err
 	}
-	out := []sdk.Volume{}
+	out := []wire.Volume{}
 	for _, r := range recs {
 		if auth.Sees(ctx, r.team()) {
 			out = append(out, *m.answer(r))
@@ -354,7 +354,7 @@ func (m *Manager) Delete(ctx context.Context, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := os.Stat(m.dir(r.ID)); errors.Is(err, os.ErrNotExist) {
-		return errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
+		return errdefs.NotFound(wire.CodeVolumeNotFound, "volume %q not found", name)
 	}
 	return m.remove(r.ID)
 }

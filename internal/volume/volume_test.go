@@ -9,7 +9,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func TestCheckName(t *testing.T) {
@@ -19,7 +19,7 @@ func TestCheckName(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "-a", "a-", "A", "a_b", "a/b", "..", "a.b", string(make([]byte, 64))} {
-		if err := CheckName(bad); errdefs.CodeOf(err) != sdk.CodeInvalidVolume {
+		if err := CheckName(bad); errdefs.CodeOf(err) != wire.CodeInvalidVolume {
 			t.Errorf("CheckName(%q) = %v, want INVALID_VOLUME", bad, err)
 		}
 	}
@@ -30,17 +30,17 @@ func TestCreateRefusesBadSizes(t *testing.T) {
 	m := &Manager{root: t.TempDir()}
 	ctx := context.Background()
 	for _, size := range []int{-1, 1, MinSizeMiB - 1, MaxSizeMiB + 1} {
-		if _, err := m.Create(ctx, "v", size); errdefs.CodeOf(err) != sdk.CodeInvalidVolume {
+		if _, err := m.Create(ctx, "v", size); errdefs.CodeOf(err) != wire.CodeInvalidVolume {
 			t.Errorf("Create size %d = %v", size, err)
 		}
 	}
 	if list, err := m.List(ctx); err != nil || len(list) != 0 {
 		t.Errorf("after refused creates: %v, %v", list, err)
 	}
-	if _, err := m.Get(ctx, "v"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+	if _, err := m.Get(ctx, "v"); errdefs.CodeOf(err) != wire.CodeVolumeNotFound {
 		t.Errorf("Get = %v", err)
 	}
-	if err := m.Delete(ctx, "v"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+	if err := m.Delete(ctx, "v"); errdefs.CodeOf(err) != wire.CodeVolumeNotFound {
 		t.Errorf("Delete = %v", err)
 	}
 }
@@ -51,7 +51,7 @@ func TestVolumesAreScopedByTeam(t *testing.T) {
 	if err := os.Mkdir(m.dir("data"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeRecord(m.dir("data"), &record{Volume: sdk.Volume{Name: "data", SizeMiB: 64, Team: "a"}}); err != nil {
+	if err := writeRecord(m.dir("data"), &record{Volume: wire.Volume{Name: "data", SizeMiB: 64, Team: "a"}}); err != nil {
 		t.Fatal(err)
 	}
 	teamA := auth.WithPrincipal(context.Background(), auth.Principal{KeyID: "ka", Team: "a"})
@@ -62,16 +62,16 @@ func TestVolumesAreScopedByTeam(t *testing.T) {
 		}
 	}
 	// Neither a principal nor a system scope: nothing is seen (fail closed).
-	if _, err := m.Get(context.Background(), "data"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+	if _, err := m.Get(context.Background(), "data"); errdefs.CodeOf(err) != wire.CodeVolumeNotFound {
 		t.Errorf("no principal: Get = %v, want VOLUME_NOT_FOUND", err)
 	}
-	if _, err := m.Get(teamB, "data"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+	if _, err := m.Get(teamB, "data"); errdefs.CodeOf(err) != wire.CodeVolumeNotFound {
 		t.Errorf("team b: Get = %v, want VOLUME_NOT_FOUND", err)
 	}
 	if list, err := m.List(teamB); err != nil || len(list) != 0 {
 		t.Errorf("team b: List = %v, %v", list, err)
 	}
-	if err := m.Delete(teamB, "data"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+	if err := m.Delete(teamB, "data"); errdefs.CodeOf(err) != wire.CodeVolumeNotFound {
 		t.Errorf("team b: Delete = %v, want VOLUME_NOT_FOUND", err)
 	}
 	if _, err := os.Stat(m.dir("data")); err != nil {
@@ -86,7 +86,7 @@ func fakeVolume(t *testing.T, m *Manager, id, team, name string, sizeMiB int) {
 	if err := os.Mkdir(m.dir(id), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeRecord(m.dir(id), &record{Volume: sdk.Volume{Name: name, SizeMiB: sizeMiB, Team: team}, ID: id}); err != nil {
+	if err := writeRecord(m.dir(id), &record{Volume: wire.Volume{Name: name, SizeMiB: sizeMiB, Team: team}, ID: id}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -110,10 +110,10 @@ func TestNamesArePerTeam(t *testing.T) {
 	if id, err := m.Resolve("b", "data"); err != nil || id != "vol_b" {
 		t.Errorf("Resolve(b, data) = %q, %v", id, err)
 	}
-	if _, err := m.Resolve("c", "data"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound {
+	if _, err := m.Resolve("c", "data"); errdefs.CodeOf(err) != wire.CodeVolumeNotFound {
 		t.Errorf("Resolve(c, data) = %v", err)
 	}
-	if _, err := m.Path("b", "vol_a"); errdefs.CodeOf(err) != sdk.CodeVolumeNotFound || strings.Contains(err.Error(), "data") {
+	if _, err := m.Path("b", "vol_a"); errdefs.CodeOf(err) != wire.CodeVolumeNotFound || strings.Contains(err.Error(), "data") {
 		t.Errorf("team b's Path of team a's id = %v", err)
 	}
 	if p, err := m.Path("a", "vol_a"); err != nil || p != m.dir("vol_a")+"/mnt" {
@@ -128,12 +128,12 @@ func TestNamesArePerTeam(t *testing.T) {
 	// Team c's create of "data" is checked against c's names only: the
 	// quota check runs (no VOLUME_EXISTS first).
 	m.CheckDisk = func(_ context.Context, team string, add int) error {
-		return errdefs.Forbidden(sdk.CodeQuotaDisk, "team %s: %d MiB more", team, add)
+		return errdefs.Forbidden(wire.CodeQuotaDisk, "team %s: %d MiB more", team, add)
 	}
-	if _, err := m.Create(teamC, "data", 16); errdefs.CodeOf(err) != sdk.CodeQuotaDisk || !strings.Contains(err.Error(), "team c: 16 MiB") {
+	if _, err := m.Create(teamC, "data", 16); errdefs.CodeOf(err) != wire.CodeQuotaDisk || !strings.Contains(err.Error(), "team c: 16 MiB") {
 		t.Errorf("team c's create of data = %v, want its quota checked", err)
 	}
-	if _, err := m.Create(teamA, "data", 16); errdefs.CodeOf(err) != sdk.CodeVolumeExists {
+	if _, err := m.Create(teamA, "data", 16); errdefs.CodeOf(err) != wire.CodeVolumeExists {
 		t.Errorf("team a's second data = %v", err)
 	}
 	if n, err := m.SizeMiB("a"); err != nil || n != 64 {

@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 const (
@@ -97,19 +97,19 @@ func NewManager(spawn Spawner) *Manager {
 // checkLanguage refuses a language without a server.
 func checkLanguage(language string) error {
 	if _, ok := programs[language]; !ok {
-		return errdefs.Invalid(sdk.CodeUnknownLanguage, "no language server for language %q: use one of python, typescript, javascript", language)
+		return errdefs.Invalid(wire.CodeUnknownLanguage, "no language server for language %q: use one of python, typescript, javascript", language)
 	}
 	return nil
 }
 
 // Start starts the server for language and project (absolute), or answers
 // the one that runs.
-func (m *Manager) Start(ctx context.Context, language, project string) (sdk.LSPServer, error) {
+func (m *Manager) Start(ctx context.Context, language, project string) (wire.LSPServer, error) {
 	if err := checkLanguage(language); err != nil {
-		return sdk.LSPServer{}, err
+		return wire.LSPServer{}, err
 	}
 	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
-		return sdk.LSPServer{}, errdefs.Invalid(sdk.CodePathNotFound, "project directory %s does not exist or is not a directory", project)
+		return wire.LSPServer{}, errdefs.Invalid(wire.CodePathNotFound, "project directory %s does not exist or is not a directory", project)
 	}
 	k := key{language, project}
 	m.mu.Lock()
@@ -121,7 +121,7 @@ func (m *Manager) Start(ctx context.Context, language, project string) (sdk.LSPS
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return sdk.LSPServer{}, ctx.Err()
+			return wire.LSPServer{}, ctx.Err()
 		}
 		m.mu.Lock()
 	}
@@ -134,7 +134,7 @@ func (m *Manager) Start(ctx context.Context, language, project string) (sdk.LSPS
 	}
 	if len(m.servers)+len(m.starting) >= maxServers {
 		m.mu.Unlock()
-		return sdk.LSPServer{}, errdefs.Conflict(sdk.CodeLSPLimit, "%d language servers run already: stop one first", maxServers)
+		return wire.LSPServer{}, errdefs.Conflict(wire.CodeLSPLimit, "%d language servers run already: stop one first", maxServers)
 	}
 	started := make(chan struct{})
 	m.starting[k] = started
@@ -149,7 +149,7 @@ func (m *Manager) Start(ctx context.Context, language, project string) (sdk.LSPS
 	}
 	m.mu.Unlock()
 	if err != nil {
-		return sdk.LSPServer{}, err
+		return wire.LSPServer{}, err
 	}
 	return s.describe(), nil
 }
@@ -215,10 +215,10 @@ func (s *server) exited() bool {
 	}
 }
 
-func (s *server) describe() sdk.LSPServer {
+func (s *server) describe() wire.LSPServer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sdk.LSPServer{Language: s.language, Project: s.project, Program: s.program, Pid: s.proc.Pid, OpenDocuments: len(s.docs)}
+	return wire.LSPServer{Language: s.language, Project: s.project, Program: s.program, Pid: s.proc.Pid, OpenDocuments: len(s.docs)}
 }
 
 // failed is the error of an operation the server did not do: LSP_FAILED
@@ -228,13 +228,13 @@ func (s *server) failed(op string, err error) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return errdefs.Unavailable(sdk.CodeLSPFailed, "%s: %s for %s did not answer in time", op, s.program, s.project)
+		return errdefs.Unavailable(wire.CodeLSPFailed, "%s: %s for %s did not answer in time", op, s.program, s.project)
 	}
 	msg := fmt.Sprintf("%s: %s for %s: %v", op, s.program, s.project, err)
 	if tail := strings.TrimSpace(s.proc.Stderr()); tail != "" && s.exited() {
 		msg += "; its last output: " + tail
 	}
-	return errdefs.Unavailable(sdk.CodeLSPFailed, "%s", msg)
+	return errdefs.Unavailable(wire.CodeLSPFailed, "%s", msg)
 }
 
 // Stop ends the server of language and project.
@@ -269,7 +269,7 @@ func (s *server) stop() {
 }
 
 func notStarted(language, project string) error {
-	return errdefs.Conflict(sdk.CodeLSPNotStarted, "no %s language server runs for %s: start it first (lsp/start)", language, project)
+	return errdefs.Conflict(wire.CodeLSPNotStarted, "no %s language server runs for %s: start it first (lsp/start)", language, project)
 }
 
 // get returns the running server of language and project.
@@ -299,7 +299,7 @@ func (m *Manager) get(language, project string) (*server, error) {
 func (s *server) document(file string) (string, error) {
 	rel, err := filepath.Rel(s.project, file)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", errdefs.Invalid(sdk.CodeInvalidPath, "%s is outside the project %s", file, s.project)
+		return "", errdefs.Invalid(wire.CodeInvalidPath, "%s is outside the project %s", file, s.project)
 	}
 	return fileURI(file), nil
 }
@@ -333,7 +333,7 @@ func (m *Manager) DidOpen(language, project, file string) error {
 	defer s.mu.Unlock()
 	version, open := s.docs[uri]
 	if !open && len(s.docs) >= maxDocuments {
-		return errdefs.Conflict(sdk.CodeLSPLimit, "%d documents are open on this server: close one first (lsp/did-close)", maxDocuments)
+		return errdefs.Conflict(wire.CodeLSPLimit, "%d documents are open on this server: close one first (lsp/did-close)", maxDocuments)
 	}
 	if open { // send the text as it is now
 		if err := s.conn.notify("textDocument/didClose", map[string]any{"textDocument": map[string]string{"uri": uri}}); err != nil {
@@ -373,20 +373,20 @@ func (m *Manager) DidClose(language, project, file string) error {
 func readFile(file string) (string, error) {
 	f, err := os.Open(file)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", errdefs.NotFound(sdk.CodeFileNotFound, "no file %s", file)
+		return "", errdefs.NotFound(wire.CodeFileNotFound, "no file %s", file)
 	} else if err != nil {
-		return "", errdefs.Invalid(sdk.CodeInvalidPath, "open %s: %v", file, err)
+		return "", errdefs.Invalid(wire.CodeInvalidPath, "open %s: %v", file, err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", errdefs.Invalid(sdk.CodeNotARegularFile, "%s is not a regular file", file)
+		return "", errdefs.Invalid(wire.CodeNotARegularFile, "%s is not a regular file", file)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
 	if err != nil {
-		return "", errdefs.Invalid(sdk.CodeInvalidPath, "read %s: %v", file, err)
+		return "", errdefs.Invalid(wire.CodeInvalidPath, "read %s: %v", file, err)
 	}
 	if len(b) > maxFile {
-		return "", errdefs.TooLarge(sdk.CodeBodyTooLarge, "%s is larger than %d bytes, the bound for a document", file, maxFile)
+		return "", errdefs.TooLarge(wire.CodeBodyTooLarge, "%s is larger than %d bytes, the bound for a document", file, maxFile)
 	}
 	return string(b), nil
 }
@@ -410,7 +410,7 @@ func languageID(language, file string) string {
 }
 
 // DocumentSymbols answers the symbols of file.
-func (m *Manager) DocumentSymbols(ctx context.Context, language, project, file string) ([]sdk.LSPSymbol, error) {
+func (m *Manager) DocumentSymbols(ctx context.Context, language, project, file string) ([]wire.LSPSymbol, error) {
 	s, uri, err := m.doc(language, project, file)
 	if err != nil {
 		return nil, err
@@ -422,14 +422,14 @@ func (m *Manager) DocumentSymbols(ctx context.Context, language, project, file s
 	return syms, nil
 }
 
-func (s *server) documentSymbols(ctx context.Context, uri string) ([]sdk.LSPSymbol, error) {
+func (s *server) documentSymbols(ctx context.Context, uri string) ([]wire.LSPSymbol, error) {
 	ctx, cancel := context.WithTimeout(ctx, callWait)
 	defer cancel()
 	var raw []json.RawMessage
 	if err := s.conn.call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": uri}}, &raw); err != nil {
 		return nil, err
 	}
-	out := []sdk.LSPSymbol{}
+	out := []wire.LSPSymbol{}
 	for _, r := range raw {
 		flatten(&out, uri, "", r)
 	}
@@ -442,16 +442,16 @@ type lspSymbol struct {
 	Name     string `json:"name"`
 	Kind     int    `json:"kind"`
 	Location *struct {
-		URI   string       `json:"uri"`
-		Range sdk.LSPRange `json:"range"`
+		URI   string        `json:"uri"`
+		Range wire.LSPRange `json:"range"`
 	} `json:"location"`
-	Range     *sdk.LSPRange     `json:"range"`
+	Range     *wire.LSPRange    `json:"range"`
 	Container string            `json:"containerName"`
 	Children  []json.RawMessage `json:"children"`
 }
 
 // flatten appends the symbol r (and its children) to out.
-func flatten(out *[]sdk.LSPSymbol, uri, container string, r json.RawMessage) {
+func flatten(out *[]wire.LSPSymbol, uri, container string, r json.RawMessage) {
 	if len(*out) >= maxItems {
 		return
 	}
@@ -459,7 +459,7 @@ func flatten(out *[]sdk.LSPSymbol, uri, container string, r json.RawMessage) {
 	if json.Unmarshal(r, &x) != nil || x.Name == "" {
 		return
 	}
-	sym := sdk.LSPSymbol{Name: x.Name, Kind: x.Kind, URI: uri, Container: x.Container}
+	sym := wire.LSPSymbol{Name: x.Name, Kind: x.Kind, URI: uri, Container: x.Container}
 	switch {
 	case x.Location != nil:
 		sym.URI, sym.Range = x.Location.URI, x.Location.Range
@@ -476,12 +476,12 @@ func flatten(out *[]sdk.LSPSymbol, uri, container string, r json.RawMessage) {
 // WorkspaceSymbols answers the symbols of the project whose name contains
 // query. A server without workspace/symbol (pylsp) is asked for the
 // symbols of each open document instead.
-func (m *Manager) WorkspaceSymbols(ctx context.Context, language, project, query string) ([]sdk.LSPSymbol, error) {
+func (m *Manager) WorkspaceSymbols(ctx context.Context, language, project, query string) ([]wire.LSPSymbol, error) {
 	s, err := m.get(language, project)
 	if err != nil {
 		return nil, err
 	}
-	var out []sdk.LSPSymbol
+	var out []wire.LSPSymbol
 	if s.workspaceSymbols {
 		cctx, cancel := context.WithTimeout(ctx, callWait)
 		defer cancel()
@@ -509,7 +509,7 @@ func (m *Manager) WorkspaceSymbols(ctx context.Context, language, project, query
 		}
 	}
 	q := strings.ToLower(query)
-	matched := []sdk.LSPSymbol{}
+	matched := []wire.LSPSymbol{}
 	for _, sym := range out {
 		if strings.Contains(strings.ToLower(sym.Name), q) && len(matched) < maxItems {
 			matched = append(matched, sym)
@@ -519,13 +519,13 @@ func (m *Manager) WorkspaceSymbols(ctx context.Context, language, project, query
 }
 
 // Completions answers the completions at a position of file.
-func (m *Manager) Completions(ctx context.Context, language, project, file string, pos sdk.LSPPosition, trigger string) (sdk.LSPCompletionList, error) {
+func (m *Manager) Completions(ctx context.Context, language, project, file string, pos wire.LSPPosition, trigger string) (wire.LSPCompletionList, error) {
 	s, uri, err := m.doc(language, project, file)
 	if err != nil {
-		return sdk.LSPCompletionList{}, err
+		return wire.LSPCompletionList{}, err
 	}
 	if pos.Line < 0 || pos.Character < 0 {
-		return sdk.LSPCompletionList{}, errdefs.Invalid(sdk.CodeInvalidParameter, "position line and character must not be negative")
+		return wire.LSPCompletionList{}, errdefs.Invalid(wire.CodeInvalidParameter, "position line and character must not be negative")
 	}
 	ctx, cancel := context.WithTimeout(ctx, callWait)
 	defer cancel()
@@ -536,7 +536,7 @@ func (m *Manager) Completions(ctx context.Context, language, project, file strin
 	}
 	params := map[string]any{"textDocument": map[string]string{"uri": uri}, "position": pos, "context": cc}
 	if err := s.conn.call(ctx, "textDocument/completion", params, &raw); err != nil {
-		return sdk.LSPCompletionList{}, s.failed("completions", err)
+		return wire.LSPCompletionList{}, s.failed("completions", err)
 	}
 	// CompletionItem[] or CompletionList.
 	var list struct {
@@ -546,7 +546,7 @@ func (m *Manager) Completions(ctx context.Context, language, project, file strin
 	if json.Unmarshal(raw, &list.Items) != nil {
 		json.Unmarshal(raw, &list)
 	}
-	out := sdk.LSPCompletionList{Incomplete: list.IsIncomplete, Items: []sdk.LSPCompletionItem{}}
+	out := wire.LSPCompletionList{Incomplete: list.IsIncomplete, Items: []wire.LSPCompletionItem{}}
 	for _, r := range list.Items {
 		if len(out.Items) == maxItems {
 			out.Incomplete = true
@@ -564,7 +564,7 @@ func (m *Manager) Completions(ctx context.Context, language, project, file strin
 		if json.Unmarshal(r, &it) != nil || it.Label == "" {
 			continue
 		}
-		out.Items = append(out.Items, sdk.LSPCompletionItem{Label: it.Label, Kind: it.Kind, Detail: it.Detail,
+		out.Items = append(out.Items, wire.LSPCompletionItem{Label: it.Label, Kind: it.Kind, Detail: it.Detail,
 			Documentation: documentation(it.Documentation), InsertText: it.InsertText, SortText: it.SortText, FilterText: it.FilterText})
 	}
 	return out, nil

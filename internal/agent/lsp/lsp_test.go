@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeServer is a language server in a goroutine: it asks the client a
@@ -113,7 +113,7 @@ func newFake(t *testing.T) (*Manager, *fakeServer) {
 	return NewManager(spawn), f
 }
 
-func wantCode(t *testing.T, err error, code sdk.Code) {
+func wantCode(t *testing.T, err error, code wire.Code) {
 	t.Helper()
 	if errdefs.CodeOf(err) != code {
 		t.Fatalf("got %v, want %s", err, code)
@@ -128,13 +128,13 @@ func TestManager(t *testing.T) {
 	os.WriteFile(file, []byte("class Alpha\nclass Beta\n"), 0o644)
 
 	_, err := m.Start(ctx, "cobol", project)
-	wantCode(t, err, sdk.CodeUnknownLanguage)
-	wantCode(t, m.DidOpen("python", project, file), sdk.CodeLSPNotStarted)
+	wantCode(t, err, wire.CodeUnknownLanguage)
+	wantCode(t, m.DidOpen("python", project, file), wire.CodeLSPNotStarted)
 	if _, err := m.Start(ctx, "python", project); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, m.DidOpen("python", project, filepath.Join(project, "..", "x.py")), sdk.CodeInvalidPath)
-	wantCode(t, m.DidOpen("python", project, filepath.Join(project, "missing.py")), sdk.CodeFileNotFound)
+	wantCode(t, m.DidOpen("python", project, filepath.Join(project, "..", "x.py")), wire.CodeInvalidPath)
+	wantCode(t, m.DidOpen("python", project, filepath.Join(project, "missing.py")), wire.CodeFileNotFound)
 	if err := m.DidOpen("python", project, file); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestManager(t *testing.T) {
 	if err != nil || len(ws) != 2 || ws[0].Name != "Beta" {
 		t.Fatalf("workspace symbols %v %v", ws, err)
 	}
-	list, err := m.Completions(ctx, "python", project, file, sdk.LSPPosition{Line: 0, Character: 1}, "")
+	list, err := m.Completions(ctx, "python", project, file, wire.LSPPosition{Line: 0, Character: 1}, "")
 	if err != nil || len(list.Items) != 2 || list.Items[0].Documentation != "*os.path*" || list.Items[1].Documentation != "plain" {
 		t.Fatalf("completions %+v %v", list, err)
 	}
@@ -170,7 +170,7 @@ func TestManager(t *testing.T) {
 	if err := m.Stop("python", project); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, m.Stop("python", project), sdk.CodeLSPNotStarted)
+	wantCode(t, m.Stop("python", project), wire.CodeLSPNotStarted)
 
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -33,14 +33,14 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Prefix starts every key the service makes.
 const Prefix = "sbx_"
 
 // Scopes are the scopes a key may hold.
-var Scopes = sdk.Scopes()
+var Scopes = wire.Scopes()
 
 // flushEvery is how often last-used times reach the store.
 const flushEvery = 30 * time.Second
@@ -119,10 +119,10 @@ func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal,
 // now, and marks it used.
 func (e *entry) use(now time.Time) (auth.Principal, error) {
 	if !e.rec.RevokedAt.IsZero() {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "API key %s was revoked", e.rec.ID)
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "API key %s was revoked", e.rec.ID)
 	}
 	if !e.rec.ExpiresAt.IsZero() && !now.Before(e.rec.ExpiresAt) {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "API key %s expired at %s", e.rec.ID, e.rec.ExpiresAt.Format(time.RFC3339))
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "API key %s expired at %s", e.rec.ID, e.rec.ExpiresAt.Format(time.RFC3339))
 	}
 	e.lastUsed.Store(now.UnixNano())
 	return e.p, nil
@@ -138,12 +138,12 @@ func (s *Service) LookupKey(ctx context.Context, id string) (auth.Principal, err
 	e := s.byID[id]
 	s.mu.RUnlock()
 	if e == nil {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown API key %s", id)
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "unknown API key %s", id)
 	}
 	return e.use(time.Now())
 }
 
-func wrongKey() error { return errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key") }
+func wrongKey() error { return errdefs.Unauthorized(wire.CodeUnauthorized, "wrong API key") }
 
 func principal(r store.Key) auth.Principal {
 	p := auth.Principal{KeyID: r.ID, Team: r.Team}
@@ -156,20 +156,20 @@ func principal(r store.Key) auth.Principal {
 
 // Create makes a key and returns it with its secret, which is not kept.
 // The team defaults to the caller's.
-func (s *Service) Create(ctx context.Context, req sdk.CreateKeyRequest) (sdk.CreatedKey, error) {
+func (s *Service) Create(ctx context.Context, req wire.CreateKeyRequest) (wire.CreatedKey, error) {
 	if len(req.Scopes) == 0 {
-		return sdk.CreatedKey{}, errdefs.Invalid(sdk.CodeInvalidKey, "a key needs at least one scope: %s", strings.Join(Scopes, ", "))
+		return wire.CreatedKey{}, errdefs.Invalid(wire.CodeInvalidKey, "a key needs at least one scope: %s", strings.Join(Scopes, ", "))
 	}
 	for _, sc := range req.Scopes {
 		if !slices.Contains(Scopes, sc) {
-			return sdk.CreatedKey{}, errdefs.Invalid(sdk.CodeInvalidKey, "unknown scope %q; scopes are %s", sc, strings.Join(Scopes, ", "))
+			return wire.CreatedKey{}, errdefs.Invalid(wire.CodeInvalidKey, "unknown scope %q; scopes are %s", sc, strings.Join(Scopes, ", "))
 		}
 	}
 	if req.TTLSeconds < 0 {
-		return sdk.CreatedKey{}, errdefs.Invalid(sdk.CodeInvalidKey, "ttlSeconds must be 0 (never expires) or more, not %d", req.TTLSeconds)
+		return wire.CreatedKey{}, errdefs.Invalid(wire.CodeInvalidKey, "ttlSeconds must be 0 (never expires) or more, not %d", req.TTLSeconds)
 	}
 	if len(req.Name) > 200 {
-		return sdk.CreatedKey{}, errdefs.Invalid(sdk.CodeInvalidKey, "a key name has at most 200 bytes")
+		return wire.CreatedKey{}, errdefs.Invalid(wire.CodeInvalidKey, "a key name has at most 200 bytes")
 	}
 	team := req.Team
 	if team == "" {
@@ -190,26 +190,26 @@ func (s *Service) Create(ctx context.Context, req sdk.CreateKeyRequest) (sdk.Cre
 		rec.ExpiresAt = rec.CreatedAt.Add(time.Duration(req.TTLSeconds) * time.Second)
 	}
 	if err := s.store.CreateKey(ctx, &rec); err != nil {
-		return sdk.CreatedKey{}, err
+		return wire.CreatedKey{}, err
 	}
 	e := newEntry(rec)
 	s.mu.Lock()
 	s.byID[id] = e
 	s.mu.Unlock()
-	return sdk.CreatedKey{APIKey: describe(e), Key: Prefix + id + "_" + secret}, nil
+	return wire.CreatedKey{APIKey: describe(e), Key: Prefix + id + "_" + secret}, nil
 }
 
 // List describes the keys of team, or of every team for team "".
-func (s *Service) List(team string) []sdk.APIKey {
+func (s *Service) List(team string) []wire.APIKey {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []sdk.APIKey{}
+	out := []wire.APIKey{}
 	for _, e := range s.byID {
 		if team == "" || e.rec.Team == team {
 			out = append(out, describe(e))
 		}
 	}
-	slices.SortFunc(out, func(a, b sdk.APIKey) int {
+	slices.SortFunc(out, func(a, b wire.APIKey) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
@@ -219,17 +219,17 @@ func (s *Service) List(team string) []sdk.APIKey {
 }
 
 // Revoke revokes key id at once; revoking twice is no error.
-func (s *Service) Revoke(ctx context.Context, id string) (sdk.APIKey, error) {
+func (s *Service) Revoke(ctx context.Context, id string) (wire.APIKey, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.byID[id]
 	if e == nil {
-		return sdk.APIKey{}, errdefs.NotFound(sdk.CodeKeyNotFound, "key %q not found; list keys with \"sbx key ls\"", id)
+		return wire.APIKey{}, errdefs.NotFound(wire.CodeKeyNotFound, "key %q not found; list keys with \"sbx key ls\"", id)
 	}
 	if e.rec.RevokedAt.IsZero() {
 		t := time.Now().UTC().Round(0)
 		if err := s.store.RevokeKey(ctx, id, t); err != nil {
-			return sdk.APIKey{}, err
+			return wire.APIKey{}, err
 		}
 		// A new entry, not a write to the old one: Authenticate reads
 		// entries without the lock.
@@ -244,8 +244,8 @@ func (s *Service) Revoke(ctx context.Context, id string) (sdk.APIKey, error) {
 	return describe(e), nil
 }
 
-func describe(e *entry) sdk.APIKey {
-	k := sdk.APIKey{ID: e.rec.ID, Name: e.rec.Name, Team: e.rec.Team, Scopes: slices.Clone(e.rec.Scopes), CreatedAt: e.rec.CreatedAt}
+func describe(e *entry) wire.APIKey {
+	k := wire.APIKey{ID: e.rec.ID, Name: e.rec.Name, Team: e.rec.Team, Scopes: slices.Clone(e.rec.Scopes), CreatedAt: e.rec.CreatedAt}
 	if t := e.rec.ExpiresAt; !t.IsZero() {
 		k.ExpiresAt = &t
 	}

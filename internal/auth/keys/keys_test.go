@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func newService(t *testing.T) (*Service, *store.SQLite, string) {
@@ -37,7 +37,7 @@ func TestKeyLifecycle(t *testing.T) {
 	if p, err := svc.Authenticate(ctx, "sbx_0123456789abcdef"); err != nil || p.KeyID != "admin" {
 		t.Fatalf("bootstrap admin key: %+v %v", p, err)
 	}
-	k, err := svc.Create(ctx, sdk.CreateKeyRequest{Name: "ci", Scopes: []string{sdk.ScopeSandboxesRead}})
+	k, err := svc.Create(ctx, wire.CreateKeyRequest{Name: "ci", Scopes: []string{wire.ScopeSandboxesRead}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestKeyLifecycle(t *testing.T) {
 func TestExpiredKeyRefused(t *testing.T) {
 	svc, _, _ := newService(t)
 	ctx := context.Background()
-	k, err := svc.Create(ctx, sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeExec}, TTLSeconds: 3600})
+	k, err := svc.Create(ctx, wire.CreateKeyRequest{Scopes: []string{wire.ScopeExec}, TTLSeconds: 3600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestExpiredKeyRefused(t *testing.T) {
 func TestCreateRefusesBadInput(t *testing.T) {
 	svc, _, _ := newService(t)
 	ctx := context.Background()
-	for _, req := range []sdk.CreateKeyRequest{
+	for _, req := range []wire.CreateKeyRequest{
 		{},                         // no scope
 		{Scopes: []string{"root"}}, // unknown scope
 		{Scopes: []string{"exec"}, TTLSeconds: -1},
@@ -124,7 +124,7 @@ func TestSecretNotInDatabase(t *testing.T) {
 	ctx := context.Background()
 	var secrets [][]byte
 	for range 3 {
-		k, err := svc.Create(ctx, sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeAdmin}})
+		k, err := svc.Create(ctx, wire.CreateKeyRequest{Scopes: []string{wire.ScopeAdmin}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestLookupKeyFollowsRevocationAndExpiry(t *testing.T) {
 	if p, err := svc.LookupKey(ctx, auth.Admin.KeyID); err != nil || !p.AllTeams() {
 		t.Fatalf("admin: %+v %v", p, err)
 	}
-	k, err := svc.Create(ctx, sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeExec}})
+	k, err := svc.Create(ctx, wire.CreateKeyRequest{Scopes: []string{wire.ScopeExec}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestLookupKeyFollowsRevocationAndExpiry(t *testing.T) {
 	if _, err := svc.LookupKey(ctx, k.ID); !errdefs.Is(err, errdefs.KindUnauthorized) {
 		t.Fatalf("revoked key: %v", err)
 	}
-	e, err := svc.Create(ctx, sdk.CreateKeyRequest{Scopes: []string{sdk.ScopeExec}, TTLSeconds: 60})
+	e, err := svc.Create(ctx, wire.CreateKeyRequest{Scopes: []string{wire.ScopeExec}, TTLSeconds: 60})
 	if err != nil {
 		t.Fatal(err)
 	}

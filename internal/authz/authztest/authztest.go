@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Op is one operation of a surface under test.
@@ -94,7 +94,7 @@ func (h *Harness) Check(t *testing.T, op Op, other func(key string, p auth.Princ
 	if err != nil {
 		t.Fatal(err)
 	}
-	audited := slices.ContainsFunc(entries, func(e sdk.AuditEntry) bool {
+	audited := slices.ContainsFunc(entries, func(e wire.AuditEntry) bool {
 		return e.KeyID == p.KeyID && e.Method == op.Method && e.Path == op.Path && e.Status == 403
 	})
 	if audited != op.Need.Write {
@@ -121,7 +121,7 @@ func (k keyTable) Authenticate(_ context.Context, key string) (auth.Principal, e
 	if p, ok := k[key]; ok {
 		return p, nil
 	}
-	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "wrong API key")
+	return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "wrong API key")
 }
 
 // LookupKey finds a key by id, as the key service does for derived
@@ -132,5 +132,5 @@ func (k keyTable) LookupKey(_ context.Context, id string) (auth.Principal, error
 			return p, nil
 		}
 	}
-	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown API key")
+	return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "unknown API key")
 }

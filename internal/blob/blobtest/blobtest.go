@@ -15,7 +15,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Run checks the contract against stores made by newStore, a fresh and
@@ -84,7 +84,7 @@ func roundTrip(t *testing.T, s blob.Store) {
 // A missing key: Get is BLOB_NOT_FOUND, Exists false, Delete no error.
 func missing(t *testing.T, s blob.Store) {
 	ctx := context.Background()
-	if _, err := s.Get(ctx, "missing/k"); errdefs.CodeOf(err) != sdk.CodeBlobNotFound || !errdefs.Is(err, errdefs.KindNotFound) {
+	if _, err := s.Get(ctx, "missing/k"); errdefs.CodeOf(err) != wire.CodeBlobNotFound || !errdefs.Is(err, errdefs.KindNotFound) {
 		t.Errorf("Get of a missing key = %v, want BLOB_NOT_FOUND", err)
 	}
 	if ok, err := s.Exists(ctx, "missing/k"); ok || err != nil {
@@ -99,16 +99,16 @@ func missing(t *testing.T, s blob.Store) {
 func badKeys(t *testing.T, s blob.Store) {
 	ctx := context.Background()
 	for _, k := range []string{"", "/abs", "../x", "a/../b", "a b"} {
-		if _, err := s.Put(ctx, k, bytes.NewReader([]byte("x"))); errdefs.CodeOf(err) != sdk.CodeInvalidBlobKey {
+		if _, err := s.Put(ctx, k, bytes.NewReader([]byte("x"))); errdefs.CodeOf(err) != wire.CodeInvalidBlobKey {
 			t.Errorf("Put %q = %v, want INVALID_BLOB_KEY", k, err)
 		}
-		if _, err := s.Get(ctx, k); errdefs.CodeOf(err) != sdk.CodeInvalidBlobKey {
+		if _, err := s.Get(ctx, k); errdefs.CodeOf(err) != wire.CodeInvalidBlobKey {
 			t.Errorf("Get %q = %v, want INVALID_BLOB_KEY", k, err)
 		}
-		if _, err := s.Exists(ctx, k); errdefs.CodeOf(err) != sdk.CodeInvalidBlobKey {
+		if _, err := s.Exists(ctx, k); errdefs.CodeOf(err) != wire.CodeInvalidBlobKey {
 			t.Errorf("Exists %q = %v, want INVALID_BLOB_KEY", k, err)
 		}
-		if err := s.Delete(ctx, k); errdefs.CodeOf(err) != sdk.CodeInvalidBlobKey {
+		if err := s.Delete(ctx, k); errdefs.CodeOf(err) != wire.CodeInvalidBlobKey {
 			t.Errorf("Delete %q = %v, want INVALID_BLOB_KEY", k, err)
 		}
 	}

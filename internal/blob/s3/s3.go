@@ -36,7 +36,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/blob"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // DefaultPartSize is the multipart part size: the memory one upload holds.
@@ -70,12 +70,12 @@ var _ blob.Store = (*Store)(nil)
 func ParseURL(raw string) (bucket, prefix string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "s3" || u.Host == "" || u.RawQuery != "" || u.User != nil {
-		return "", "", errdefs.Invalid(sdk.CodeInvalidBlobURL, "blob URL %q must look like s3://bucket or s3://bucket/prefix", raw)
+		return "", "", errdefs.Invalid(wire.CodeInvalidBlobURL, "blob URL %q must look like s3://bucket or s3://bucket/prefix", raw)
 	}
 	prefix = strings.Trim(u.Path, "/")
 	if prefix != "" {
 		if err := blob.CheckKey(prefix); err != nil {
-			return "", "", errdefs.Invalid(sdk.CodeInvalidBlobURL, "blob URL %q: the prefix must be segments of letters, digits and ._- separated by /", raw)
+			return "", "", errdefs.Invalid(wire.CodeInvalidBlobURL, "blob URL %q: the prefix must be segments of letters, digits and ._- separated by /", raw)
 		}
 		prefix += "/"
 	}
@@ -97,12 +97,12 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Endpoint != "" {
 		u, err := url.Parse(cfg.Endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			return nil, errdefs.Invalid(sdk.CodeInvalidBlobURL, "S3 endpoint %q must look like https://host[:port]", cfg.Endpoint)
+			return nil, errdefs.Invalid(wire.CodeInvalidBlobURL, "S3 endpoint %q must look like https://host[:port]", cfg.Endpoint)
 		}
 		host, secure = u.Host, u.Scheme == "https"
 	}
 	if (cfg.AccessKey == "") != (cfg.SecretKey == "") {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBlobURL, "S3 credentials need both an access key and a secret key")
+		return nil, errdefs.Invalid(wire.CodeInvalidBlobURL, "S3 credentials need both an access key and a secret key")
 	}
 	lookup := minio.BucketLookupAuto
 	if cfg.PathStyle {
@@ -120,7 +120,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		MaxRetries:   retries,
 	})
 	if err != nil {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBlobURL, "S3 client for %s: %v", host, err)
+		return nil, errdefs.Invalid(wire.CodeInvalidBlobURL, "S3 client for %s: %v", host, err)
 	}
 	s := &Store{client: client, bucket: bucket, prefix: prefix, endpoint: host, partSize: cfg.PartSize}
 	if s.partSize == 0 {
@@ -131,7 +131,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, s.fail(err, "check bucket %s", bucket)
 	}
 	if !ok {
-		return nil, errdefs.Invalid(sdk.CodeInvalidBlobURL, "bucket %q does not exist at %s: create it first", bucket, host)
+		return nil, errdefs.Invalid(wire.CodeInvalidBlobURL, "bucket %q does not exist at %s: create it first", bucket, host)
 	}
 	return s, nil
 }
@@ -213,7 +213,7 @@ func (s *Store) readSum(ctx context.Context, key, obj string) (string, int64, er
 	if err != nil {
 		if isNotFound(err) {
 			// The data object alone, without its checksum, is not a blob.
-			return "", 0, errdefs.NotFound(sdk.CodeBlobNotFound, "blob %s not found in %s", key, s)
+			return "", 0, errdefs.NotFound(wire.CodeBlobNotFound, "blob %s not found in %s", key, s)
 		}
 		return "", 0, s.fail(err, "download checksum of blob %s", key)
 	}
@@ -271,21 +271,21 @@ func (s *Store) fail(err error, format string, args ...any) error {
 	r := minio.ToErrorResponse(err)
 	switch {
 	case r.Code == "NoSuchKey":
-		return errdefs.NotFound(sdk.CodeBlobNotFound, "%s: not found in %s", what, s)
+		return errdefs.NotFound(wire.CodeBlobNotFound, "%s: not found in %s", what, s)
 	case r.Code == "NoSuchBucket":
-		return errdefs.Unavailable(sdk.CodeBlobStoreUnavailable, "%s: bucket %s does not exist at %s", what, s.bucket, s.endpoint)
+		return errdefs.Unavailable(wire.CodeBlobStoreUnavailable, "%s: bucket %s does not exist at %s", what, s.bucket, s.endpoint)
 	case r.StatusCode == http.StatusForbidden || r.Code == "AccessDenied" || r.Code == "InvalidAccessKeyId" || r.Code == "SignatureDoesNotMatch":
-		return errdefs.Unavailable(sdk.CodeBlobStoreUnavailable, "%s: S3 at %s refused the credentials (%s): check --blob-s3-access-key/secret", what, s.endpoint, r.Code)
+		return errdefs.Unavailable(wire.CodeBlobStoreUnavailable, "%s: S3 at %s refused the credentials (%s): check --blob-s3-access-key/secret", what, s.endpoint, r.Code)
 	case r.Code != "":
-		return errdefs.Unavailable(sdk.CodeBlobStoreUnavailable, "%s: S3 at %s answered %s: %s", what, s.endpoint, r.Code, r.Message)
+		return errdefs.Unavailable(wire.CodeBlobStoreUnavailable, "%s: S3 at %s answered %s: %s", what, s.endpoint, r.Code, r.Message)
 	}
 	// No S3 answer at all: connection refused, reset, DNS, TLS.
-	return errdefs.Unavailable(sdk.CodeBlobStoreUnavailable, "%s: S3 at %s is unreachable (%v); try again once it is back", what, s.endpoint, err)
+	return errdefs.Unavailable(wire.CodeBlobStoreUnavailable, "%s: S3 at %s is unreachable (%v); try again once it is back", what, s.endpoint, err)
 }
 
 // corrupt reports a blob whose bytes are not the ones written.
 func corrupt(format string, args ...any) error {
-	return &errdefs.Error{Kind: errdefs.KindInternal, Code: sdk.CodeBlobCorrupt, Message: fmt.Sprintf(format, args...)}
+	return &errdefs.Error{Kind: errdefs.KindInternal, Code: wire.CodeBlobCorrupt, Message: fmt.Sprintf(format, args...)}
 }
 
 type countingReader struct {

@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/blob/blobtest"
 	"github.com/sbxhq/sbx/internal/blob/s3/s3test"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 func newStore(t *testing.T, srv *s3test.Server, bucket, prefix string) *Store {
@@ -41,7 +41,7 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 	for _, raw := range []string{"", "b/p", "http://b/p", "s3:///p", "s3://b/../x", "s3://b/p?x=1", "s3://k:s@b/p"} {
-		if _, _, err := ParseURL(raw); errdefs.CodeOf(err) != sdk.CodeInvalidBlobURL {
+		if _, _, err := ParseURL(raw); errdefs.CodeOf(err) != wire.CodeInvalidBlobURL {
 			t.Errorf("ParseURL(%q) = %v, want INVALID_BLOB_URL", raw, err)
 		}
 	}
@@ -96,7 +96,7 @@ func TestCorruptObjectIsRefused(t *testing.T) {
 	}
 	_, err = io.ReadAll(rc)
 	rc.Close()
-	if errdefs.CodeOf(err) != sdk.CodeBlobCorrupt {
+	if errdefs.CodeOf(err) != wire.CodeBlobCorrupt {
 		t.Errorf("reading a damaged object: %v, want BLOB_CORRUPT", err)
 	}
 }
@@ -107,17 +107,17 @@ func TestClearErrors(t *testing.T) {
 	bucket := srv.Bucket()
 	ctx := context.Background()
 	_, err := New(ctx, Config{URL: "s3://" + bucket, Endpoint: srv.Endpoint, PathStyle: true, AccessKey: srv.AccessKey, SecretKey: "wrong", MaxRetries: 1})
-	if errdefs.CodeOf(err) != sdk.CodeBlobStoreUnavailable || !bytes.Contains([]byte(err.Error()), []byte("credentials")) {
+	if errdefs.CodeOf(err) != wire.CodeBlobStoreUnavailable || !bytes.Contains([]byte(err.Error()), []byte("credentials")) {
 		t.Errorf("wrong secret: %v", err)
 	}
 	_, err = New(ctx, Config{URL: "s3://no-such-bucket", Endpoint: srv.Endpoint, PathStyle: true, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, MaxRetries: 1})
-	if errdefs.CodeOf(err) != sdk.CodeInvalidBlobURL {
+	if errdefs.CodeOf(err) != wire.CodeInvalidBlobURL {
 		t.Errorf("missing bucket: %v", err)
 	}
 	st := newStore(t, srv, bucket, "")
 	srv.Stop()
 	_, err = st.Put(ctx, "k", bytes.NewReader([]byte("x")))
-	if errdefs.CodeOf(err) != sdk.CodeBlobStoreUnavailable || !bytes.Contains([]byte(err.Error()), []byte("unreachable")) {
+	if errdefs.CodeOf(err) != wire.CodeBlobStoreUnavailable || !bytes.Contains([]byte(err.Error()), []byte("unreachable")) {
 		t.Errorf("stopped server: %v", err)
 	}
 	srv.Restart()

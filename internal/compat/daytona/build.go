@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Daytona's declarative images (Image.base(…).runCommands(…).env(…)…) reach
@@ -32,7 +32,7 @@ type buildInfo struct {
 
 // buildImage builds dockerfile into the sbx image name; a failed build is
 // its error event as an error.
-func (h *Handler) buildImage(r *http.Request, name, dockerfile string) (*sdk.Image, error) {
+func (h *Handler) buildImage(r *http.Request, name, dockerfile string) (*wire.Image, error) {
 	var ctx bytes.Buffer // the build context: the Dockerfile alone
 	tw := tar.NewWriter(&ctx)
 	tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile)), Typeflag: tar.TypeReg})
@@ -45,7 +45,7 @@ func (h *Handler) buildImage(r *http.Request, name, dockerfile string) (*sdk.Ima
 	sc := bufio.NewScanner(&rec.body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
-		var ev sdk.BuildEvent
+		var ev wire.BuildEvent
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}
@@ -112,11 +112,11 @@ func (h *Handler) createSnapshotFromImage(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	unsupported := func(what string) error {
-		return invalid(sdk.CodeFeatureUnsupported, "snapshot %s is not supported by sbx's Daytona compatibility layer", what)
+		return invalid(wire.CodeFeatureUnsupported, "snapshot %s is not supported by sbx's Daytona compatibility layer", what)
 	}
 	switch {
 	case in.Name == "":
-		return invalid(sdk.CodeInvalidImageName, "name is required: the snapshot to make")
+		return invalid(wire.CodeInvalidImageName, "name is required: the snapshot to make")
 	case in.CPU != 0 || in.Memory != 0 || in.Disk != 0:
 		return unsupported("resources (cpu, memory, disk): sbx images carry none; give them at create")
 	case in.GPU != 0 || len(in.GPUType) > 0:
@@ -128,10 +128,10 @@ func (h *Handler) createSnapshotFromImage(w http.ResponseWriter, r *http.Request
 	case in.BuildInfo != nil && len(in.BuildInfo.ContextHashes) > 0:
 		return unsupported("build context (addLocalFile, addLocalDir)")
 	case in.BuildInfo == nil && in.ImageName == "":
-		return invalid(sdk.CodeInvalidParameter, "imageName or buildInfo is required")
+		return invalid(wire.CodeInvalidParameter, "imageName or buildInfo is required")
 	}
 	if _, err := h.cfg.Images.Get(r.Context(), in.Name); err == nil {
-		return errdefs.Conflict(sdk.CodeNameTaken, "an image or snapshot named %q is already in sbx", in.Name)
+		return errdefs.Conflict(wire.CodeNameTaken, "an image or snapshot named %q is already in sbx", in.Name)
 	}
 	dockerfile := "FROM " + in.ImageName + "\n"
 	if in.BuildInfo != nil {
@@ -143,7 +143,7 @@ func (h *Handler) createSnapshotFromImage(w http.ResponseWriter, r *http.Request
 	}
 	img, err := h.buildImage(r, in.Name, dockerfile)
 	if err != nil {
-		if errdefs.KindOf(err) != errdefs.KindInvalid || errdefs.CodeOf(err) != sdk.CodeBuildFailed {
+		if errdefs.KindOf(err) != errdefs.KindInvalid || errdefs.CodeOf(err) != wire.CodeBuildFailed {
 			return err
 		}
 		// A step that failed: Daytona's build_failed snapshot with the reason.
@@ -165,10 +165,10 @@ func (h *Handler) createSnapshotFromImage(w http.ResponseWriter, r *http.Request
 func (h *Handler) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	_, err := h.native(r, "DELETE", "/v1/images/"+url.PathEscape(name), nil, nil, "")
-	if errdefs.CodeOf(err) == sdk.CodeImageNotFound {
+	if errdefs.CodeOf(err) == wire.CodeImageNotFound {
 		_, err = h.native(r, "DELETE", "/v1/snapshots/"+url.PathEscape(name), nil, nil, "")
-		if errdefs.CodeOf(err) == sdk.CodeSnapshotNotFound {
-			return errdefs.NotFound(sdk.CodeSnapshotNotFound, "no image or snapshot %q in sbx", name)
+		if errdefs.CodeOf(err) == wire.CodeSnapshotNotFound {
+			return errdefs.NotFound(wire.CodeSnapshotNotFound, "no image or snapshot %q in sbx", name)
 		}
 	}
 	if err != nil {

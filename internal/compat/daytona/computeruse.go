@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Computer use: Daytona's /computeruse routes onto sbx's desktop (the
@@ -32,7 +32,7 @@ func desktopCall[Out any](h *Handler, r *http.Request, route agentapi.Route, in 
 
 // desktopPrograms is the programs of a status as Daytona's start answer
 // shows them: name → running.
-func desktopPrograms(st sdk.DesktopStatus) map[string]any {
+func desktopPrograms(st wire.DesktopStatus) map[string]any {
 	out := map[string]any{}
 	for _, p := range st.Programs {
 		out[p.Name] = map[string]any{"running": p.Running, "pid": p.Pid, "restarts": p.Restarts}
@@ -41,7 +41,7 @@ func desktopPrograms(st sdk.DesktopStatus) map[string]any {
 }
 
 func (h *Handler) computerUseStart(w http.ResponseWriter, r *http.Request) error {
-	st, err := desktopCall[sdk.DesktopStatus](h, r, agentapi.DesktopStart, sdk.DesktopStartRequest{})
+	st, err := desktopCall[wire.DesktopStatus](h, r, agentapi.DesktopStart, wire.DesktopStartRequest{})
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (h *Handler) computerUseStart(w http.ResponseWriter, r *http.Request) error
 }
 
 func (h *Handler) computerUseStop(w http.ResponseWriter, r *http.Request) error {
-	st, err := desktopCall[sdk.DesktopStatus](h, r, agentapi.DesktopStop, nil)
+	st, err := desktopCall[wire.DesktopStatus](h, r, agentapi.DesktopStop, nil)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (h *Handler) computerUseStop(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (h *Handler) computerUseStatus(w http.ResponseWriter, r *http.Request) error {
-	st, err := desktopCall[sdk.DesktopStatus](h, r, agentapi.DesktopStatus, nil)
+	st, err := desktopCall[wire.DesktopStatus](h, r, agentapi.DesktopStatus, nil)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (h *Handler) computerUseStatus(w http.ResponseWriter, r *http.Request) erro
 // computerUseProcessStatus serves GET /computeruse/process/{name}/status
 // for the desktop's programs, by sbx's names (xvfb, wm, panel, vnc, novnc).
 func (h *Handler) computerUseProcessStatus(w http.ResponseWriter, r *http.Request) error {
-	st, err := desktopCall[sdk.DesktopStatus](h, r, agentapi.DesktopStatus, nil)
+	st, err := desktopCall[wire.DesktopStatus](h, r, agentapi.DesktopStatus, nil)
 	if err != nil {
 		return err
 	}
@@ -87,11 +87,11 @@ func (h *Handler) computerUseProcessStatus(w http.ResponseWriter, r *http.Reques
 		}
 		names = append(names, p.Name)
 	}
-	return invalid(sdk.CodeInvalidParameter, "the desktop has no program %q (it has: %s)", name, strings.Join(names, ", "))
+	return invalid(wire.CodeInvalidParameter, "the desktop has no program %q (it has: %s)", name, strings.Join(names, ", "))
 }
 
 func (h *Handler) mousePosition(w http.ResponseWriter, r *http.Request) error {
-	p, err := desktopCall[sdk.DesktopPoint](h, r, agentapi.DesktopCursor, nil)
+	p, err := desktopCall[wire.DesktopPoint](h, r, agentapi.DesktopCursor, nil)
 	if err != nil {
 		return err
 	}
@@ -100,11 +100,11 @@ func (h *Handler) mousePosition(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) mouseMove(w http.ResponseWriter, r *http.Request) error {
-	var in sdk.MouseMoveRequest
+	var in wire.MouseMoveRequest
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	p, err := desktopCall[sdk.DesktopPoint](h, r, agentapi.DesktopMouseMove, in)
+	p, err := desktopCall[wire.DesktopPoint](h, r, agentapi.DesktopMouseMove, in)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (h *Handler) mouseClick(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	p, err := desktopCall[sdk.DesktopPoint](h, r, agentapi.DesktopClick, sdk.MouseClickRequest{X: in.X, Y: in.Y, Button: in.Button, Double: in.Double})
+	p, err := desktopCall[wire.DesktopPoint](h, r, agentapi.DesktopClick, wire.MouseClickRequest{X: in.X, Y: in.Y, Button: in.Button, Double: in.Double})
 	if err != nil {
 		return err
 	}
@@ -140,8 +140,8 @@ func (h *Handler) mouseDrag(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	req := sdk.MouseDragRequest{From: sdk.DesktopPoint{X: in.StartX, Y: in.StartY}, To: sdk.DesktopPoint{X: in.EndX, Y: in.EndY}, Button: in.Button}
-	p, err := desktopCall[sdk.DesktopPoint](h, r, agentapi.DesktopDrag, req)
+	req := wire.MouseDragRequest{From: wire.DesktopPoint{X: in.StartX, Y: in.StartY}, To: wire.DesktopPoint{X: in.EndX, Y: in.EndY}, Button: in.Button}
+	p, err := desktopCall[wire.DesktopPoint](h, r, agentapi.DesktopDrag, req)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (h *Handler) mouseScroll(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if _, err := desktopCall[sdk.DesktopPoint](h, r, agentapi.DesktopScroll, sdk.MouseScrollRequest{X: in.X, Y: in.Y, Direction: in.Direction, Amount: in.Amount}); err != nil {
+	if _, err := desktopCall[wire.DesktopPoint](h, r, agentapi.DesktopScroll, wire.MouseScrollRequest{X: in.X, Y: in.Y, Direction: in.Direction, Amount: in.Amount}); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
@@ -173,7 +173,7 @@ func (h *Handler) keyboardType(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if _, err := desktopCall[none](h, r, agentapi.DesktopType, sdk.TypeTextRequest{Text: in.Text, DelayMs: in.Delay}); err != nil {
+	if _, err := desktopCall[none](h, r, agentapi.DesktopType, wire.TypeTextRequest{Text: in.Text, DelayMs: in.Delay}); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{})
@@ -195,7 +195,7 @@ func (h *Handler) keyboardKey(w http.ResponseWriter, r *http.Request) error {
 	if chord == "" {
 		chord = strings.Join(append(append([]string{}, in.Modifiers...), in.Key), "+")
 	}
-	if _, err := desktopCall[none](h, r, agentapi.DesktopPress, sdk.PressKeyRequest{Key: chord}); err != nil {
+	if _, err := desktopCall[none](h, r, agentapi.DesktopPress, wire.PressKeyRequest{Key: chord}); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{})
@@ -228,7 +228,7 @@ func (h *Handler) screenshot(compressed bool) handlerFunc {
 			}
 			if s := in.Get("scale"); s != "" {
 				if f, err := strconv.ParseFloat(s, 64); err != nil || f != 1 {
-					return invalid(sdk.CodeFeatureUnsupported, "screenshot scale %q is not supported on sbx: only 1", s)
+					return invalid(wire.CodeFeatureUnsupported, "screenshot scale %q is not supported on sbx: only 1", s)
 				}
 			}
 		}
@@ -246,11 +246,11 @@ func (h *Handler) screenshot(compressed bool) handlerFunc {
 			return err
 		}
 		if len(img) > maxScreenshot {
-			return invalid(sdk.CodeInvalidParameter, "the screenshot is larger than %d bytes: take a region or a jpeg", maxScreenshot)
+			return invalid(wire.CodeInvalidParameter, "the screenshot is larger than %d bytes: take a region or a jpeg", maxScreenshot)
 		}
 		out := map[string]any{"screenshot": base64.StdEncoding.EncodeToString(img), "sizeBytes": len(img)}
 		if in.Get("showCursor") == "true" {
-			if p, err := agentapi.Call[sdk.DesktopPoint](r.Context(), c, agentapi.DesktopCursor, agentapi.Params{}, nil); err == nil {
+			if p, err := agentapi.Call[wire.DesktopPoint](r.Context(), c, agentapi.DesktopCursor, agentapi.Params{}, nil); err == nil {
 				out["cursorPosition"] = p
 			}
 		}
@@ -263,7 +263,7 @@ func (h *Handler) screenshot(compressed bool) handlerFunc {
 const maxScreenshot = 64 << 20
 
 func (h *Handler) displayInfo(w http.ResponseWriter, r *http.Request) error {
-	st, err := desktopCall[sdk.DesktopStatus](h, r, agentapi.DesktopStatus, nil)
+	st, err := desktopCall[wire.DesktopStatus](h, r, agentapi.DesktopStatus, nil)
 	if err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func (h *Handler) displayInfo(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) displayWindows(w http.ResponseWriter, r *http.Request) error {
-	list, err := desktopCall[[]sdk.DesktopWindow](h, r, agentapi.DesktopWindows, nil)
+	list, err := desktopCall[[]wire.DesktopWindow](h, r, agentapi.DesktopWindows, nil)
 	if err != nil {
 		return err
 	}
@@ -292,6 +292,6 @@ func (h *Handler) displayWindows(w http.ResponseWriter, r *http.Request) error {
 // computerUseUnsupported refuses what sbx's desktop does not have.
 func computerUseUnsupported(what string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		return invalid(sdk.CodeFeatureUnsupported, "computer use %s is not supported on sbx", what)
+		return invalid(wire.CodeFeatureUnsupported, "computer use %s is not supported on sbx", what)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // computerUse restartProcess, getProcessLogs and getProcessErrors on one
@@ -18,7 +18,7 @@ func (h *Handler) computerUseRestart(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	name := r.PathValue("name")
-	st, err := agentapi.Call[sdk.DesktopProgram](r.Context(), c, agentapi.DesktopProgramRestart, at(name), nil)
+	st, err := agentapi.Call[wire.DesktopProgram](r.Context(), c, agentapi.DesktopProgramRestart, at(name), nil)
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func (h *Handler) computerUseLogs(errors bool) handlerFunc {
 			return err
 		}
 		name := r.PathValue("name")
-		logs, err := agentapi.Call[sdk.DesktopProgramLogs](r.Context(), c, agentapi.DesktopProgramLogs, at(name), nil)
+		logs, err := agentapi.Call[wire.DesktopProgramLogs](r.Context(), c, agentapi.DesktopProgramLogs, at(name), nil)
 		if err != nil {
 			return err
 		}

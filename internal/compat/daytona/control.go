@@ -12,7 +12,7 @@ import (
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The control plane: Daytona's /sandbox routes onto the Manager.
@@ -39,12 +39,12 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, strict bool) erro
 	case err == nil, errors.Is(err, io.EOF):
 		return nil
 	case errors.As(err, &tooLarge):
-		return errdefs.TooLarge(sdk.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
+		return errdefs.TooLarge(wire.CodeBodyTooLarge, "the request body is larger than %d bytes", httpjson.MaxBody)
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return invalid(sdk.CodeFeatureUnsupported, "field %s is not supported by sbx's Daytona compatibility layer", f)
+		return invalid(wire.CodeFeatureUnsupported, "field %s is not supported by sbx's Daytona compatibility layer", f)
 	}
-	return invalid(sdk.CodeInvalidJSON, "the request body is not valid JSON: %v", err)
+	return invalid(wire.CodeInvalidJSON, "the request body is not valid JSON: %v", err)
 }
 
 // toolboxURL is the toolboxProxyUrl of every sandbox: the SDK appends
@@ -132,7 +132,7 @@ func (h *Handler) forkSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	res, err := h.cfg.Sandboxes.Fork(r.Context(), r.PathValue("id"), sdk.ForkRequest{Name: in.Name, Count: 1})
+	res, err := h.cfg.Sandboxes.Fork(r.Context(), r.PathValue("id"), wire.ForkRequest{Name: in.Name, Count: 1})
 	if err != nil {
 		return err
 	}
@@ -150,10 +150,10 @@ func (h *Handler) replaceLabels(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Labels == nil {
-		return invalid(sdk.CodeInvalidLabel, "labels is required: an object of string values")
+		return invalid(wire.CodeInvalidLabel, "labels is required: an object of string values")
 	}
 	if k := ownLabel(in.Labels); k != "" {
-		return invalid(sdk.CodeInvalidLabel, "label %s is sbx's own", k)
+		return invalid(wire.CodeInvalidLabel, "label %s is sbx's own", k)
 	}
 	old, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
@@ -163,7 +163,7 @@ func (h *Handler) replaceLabels(w http.ResponseWriter, r *http.Request) error {
 	if v := old.Spec.Labels[signingLabel]; v != "" { // signed file URLs outlive a setLabels
 		labels[signingLabel] = v
 	}
-	sb, err := h.cfg.Sandboxes.Update(r.Context(), old.ID, sdk.UpdateSandboxRequest{Labels: labels})
+	sb, err := h.cfg.Sandboxes.Update(r.Context(), old.ID, wire.UpdateSandboxRequest{Labels: labels})
 	if err != nil {
 		return err
 	}
@@ -178,10 +178,10 @@ func (h *Handler) setInterval(field string) handlerFunc {
 		raw := r.PathValue("interval")
 		min, err := strconv.Atoi(raw)
 		if err != nil || min < -1 || (min < 0 && field != "autodelete") || min > maxIntervalMinutes {
-			return invalid(sdk.CodeInvalidParameter, "%s interval must be a whole number of minutes from 0 to %d (autodelete: -1 for never), got %q", field, maxIntervalMinutes, raw)
+			return invalid(wire.CodeInvalidParameter, "%s interval must be a whole number of minutes from 0 to %d (autodelete: -1 for never), got %q", field, maxIntervalMinutes, raw)
 		}
 		sec := minutesToSeconds(&min)
-		var req sdk.UpdateSandboxRequest
+		var req wire.UpdateSandboxRequest
 		switch field {
 		case "autostop":
 			req.AutoStopSeconds = sec
@@ -235,9 +235,9 @@ func (h *Handler) createSnapshot(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Name == "" {
-		return invalid(sdk.CodeInvalidSnapshotName, "name is required")
+		return invalid(wire.CodeInvalidSnapshotName, "name is required")
 	}
-	if _, err := h.cfg.Sandboxes.CreateSnapshot(r.Context(), r.PathValue("id"), sdk.CreateSnapshotRequest{Name: in.Name}); err != nil {
+	if _, err := h.cfg.Sandboxes.CreateSnapshot(r.Context(), r.PathValue("id"), wire.CreateSnapshotRequest{Name: in.Name}); err != nil {
 		return err
 	}
 	return h.getSandbox(w, r)
@@ -255,13 +255,13 @@ func (h *Handler) resizeSandbox(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Disk != nil {
-		return invalid(sdk.CodeFeatureUnsupported, "resizing the disk is not supported on sbx")
+		return invalid(wire.CodeFeatureUnsupported, "resizing the disk is not supported on sbx")
 	}
-	var req sdk.UpdateSandboxRequest
+	var req wire.UpdateSandboxRequest
 	req.CPU = in.CPU
 	if in.Memory != nil {
 		if *in.Memory <= 0 {
-			return invalid(sdk.CodeInvalidMemory, "memory must be positive GiB")
+			return invalid(wire.CodeInvalidMemory, "memory must be positive GiB")
 		}
 		mib := int(*in.Memory * 1024)
 		req.MemoryMiB = &mib
@@ -285,7 +285,7 @@ func (h *Handler) updateEnv(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.UnsetValuePrefix != "" {
-		return invalid(sdk.CodeFeatureUnsupported, "unsetValuePrefix is not supported on sbx")
+		return invalid(wire.CodeFeatureUnsupported, "unsetValuePrefix is not supported on sbx")
 	}
 	change := map[string]*string{}
 	for k, v := range in.Set {
@@ -295,9 +295,9 @@ func (h *Handler) updateEnv(w http.ResponseWriter, r *http.Request) error {
 		change[k] = nil
 	}
 	if len(change) == 0 {
-		return invalid(sdk.CodeInvalidEnv, "set or unset is required")
+		return invalid(wire.CodeInvalidEnv, "set or unset is required")
 	}
-	if _, err := h.cfg.Sandboxes.Update(r.Context(), r.PathValue("id"), sdk.UpdateSandboxRequest{Env: change}); err != nil {
+	if _, err := h.cfg.Sandboxes.Update(r.Context(), r.PathValue("id"), wire.UpdateSandboxRequest{Env: change}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // createRequest is Daytona's CreateSandbox body, the fields sbx reads; the
@@ -44,47 +44,47 @@ type createRequest struct {
 
 // translateCreate turns Daytona's create body into sbx's. Everything is
 // checked before the Manager is called, so a refused request makes nothing.
-func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.CreateSandboxRequest, error) {
+func (h *Handler) translateCreate(r *http.Request, in createRequest) (wire.CreateSandboxRequest, error) {
 	unsupported := func(what string) error {
-		return invalid(sdk.CodeFeatureUnsupported, "%s is not supported by sbx's Daytona compatibility layer", what)
+		return invalid(wire.CodeFeatureUnsupported, "%s is not supported by sbx's Daytona compatibility layer", what)
 	}
 	switch {
 	case in.GPU > 0 || len(in.GPUType) > 0:
-		return sdk.CreateSandboxRequest{}, unsupported("gpu")
+		return wire.CreateSandboxRequest{}, unsupported("gpu")
 	case len(in.Secrets) > 0:
-		return sdk.CreateSandboxRequest{}, unsupported("secrets")
+		return wire.CreateSandboxRequest{}, unsupported("secrets")
 	case in.KVM:
-		return sdk.CreateSandboxRequest{}, unsupported("kvm")
+		return wire.CreateSandboxRequest{}, unsupported("kvm")
 	case in.LinkedSandbox != "":
-		return sdk.CreateSandboxRequest{}, unsupported("linkedSandbox")
+		return wire.CreateSandboxRequest{}, unsupported("linkedSandbox")
 	case in.OutboundProxyURL != "":
-		return sdk.CreateSandboxRequest{}, unsupported("outboundProxyUrl")
+		return wire.CreateSandboxRequest{}, unsupported("outboundProxyUrl")
 	case in.Spot:
-		return sdk.CreateSandboxRequest{}, unsupported("spot")
+		return wire.CreateSandboxRequest{}, unsupported("spot")
 	case in.OtelEndpoint != "":
-		return sdk.CreateSandboxRequest{}, unsupported("otelEndpointOverride")
+		return wire.CreateSandboxRequest{}, unsupported("otelEndpointOverride")
 	case in.Target != "" && in.Target != target:
-		return sdk.CreateSandboxRequest{}, unsupported("target " + in.Target + " (sbx has one target, " + target + ")")
+		return wire.CreateSandboxRequest{}, unsupported("target " + in.Target + " (sbx has one target, " + target + ")")
 	case ownLabel(in.Labels) != "":
-		return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidLabel, "label %s is sbx's own: set public instead", ownLabel(in.Labels))
+		return wire.CreateSandboxRequest{}, invalid(wire.CodeInvalidLabel, "label %s is sbx's own: set public instead", ownLabel(in.Labels))
 	case in.User != "" && in.User != "root":
-		return sdk.CreateSandboxRequest{}, unsupported("user " + in.User + " (sbx runs the toolbox as root)")
+		return wire.CreateSandboxRequest{}, unsupported("user " + in.User + " (sbx runs the toolbox as root)")
 	}
 	for _, v := range []struct {
 		name string
 		min  *int
 	}{{"autoStopInterval", in.AutoStopInterval}, {"autoPauseInterval", in.AutoPauseInterval}, {"autoArchiveInterval", in.AutoArchiveInterval}} {
 		if v.min != nil && (*v.min < 0 || *v.min > maxIntervalMinutes) {
-			return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidParameter, "%s must be from 0 to %d minutes, got %d", v.name, maxIntervalMinutes, *v.min)
+			return wire.CreateSandboxRequest{}, invalid(wire.CodeInvalidParameter, "%s must be from 0 to %d minutes, got %d", v.name, maxIntervalMinutes, *v.min)
 		}
 	}
 	if d := in.AutoDeleteInterval; d != nil && *d > maxIntervalMinutes {
-		return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidParameter, "autoDeleteInterval must be at most %d minutes, got %d", maxIntervalMinutes, *d)
+		return wire.CreateSandboxRequest{}, invalid(wire.CodeInvalidParameter, "autoDeleteInterval must be at most %d minutes, got %d", maxIntervalMinutes, *d)
 	}
 	if in.CPU < 0 || in.Memory < 0 || in.Disk < 0 || in.TTLMinutes < 0 || in.TTLMinutes > maxIntervalMinutes {
-		return sdk.CreateSandboxRequest{}, invalid(sdk.CodeInvalidParameter, "cpu, memory, disk and ttlMinutes must not be negative")
+		return wire.CreateSandboxRequest{}, invalid(wire.CodeInvalidParameter, "cpu, memory, disk and ttlMinutes must not be negative")
 	}
-	req := sdk.CreateSandboxRequest{
+	req := wire.CreateSandboxRequest{
 		Name: in.Name, Env: in.Env, Labels: in.Labels, CPU: in.CPU,
 		MemoryMiB: int(math.Round(in.Memory * 1024)), DiskMiB: int(math.Round(in.Disk * 1024)),
 		AutoStopSeconds: minutesToSeconds(in.AutoStopInterval), AutoPauseSeconds: minutesToSeconds(in.AutoPauseInterval),
@@ -93,7 +93,7 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 	}
 	var err error
 	if req.Volumes, err = volumeMounts(in.Volumes); err != nil {
-		return sdk.CreateSandboxRequest{}, err
+		return wire.CreateSandboxRequest{}, err
 	}
 	if in.Public {
 		req.Labels = withPublic(req.Labels, true)
@@ -105,12 +105,12 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 		req.AutoStopSeconds = &zero
 	}
 	if in.NetworkBlockAll {
-		req.Egress = &sdk.EgressPolicy{Mode: sdk.EgressBlockAll}
+		req.Egress = &wire.EgressPolicy{Mode: wire.EgressBlockAll}
 	} else if in.NetworkAllowList != "" || in.DomainAllowList != "" {
-		req.Egress = &sdk.EgressPolicy{Mode: sdk.EgressAllowList, CIDRs: splitList(in.NetworkAllowList), Domains: splitList(in.DomainAllowList)}
+		req.Egress = &wire.EgressPolicy{Mode: wire.EgressAllowList, CIDRs: splitList(in.NetworkAllowList), Domains: splitList(in.DomainAllowList)}
 	}
 	if err := h.resolveImage(r, in, &req); err != nil {
-		return sdk.CreateSandboxRequest{}, err
+		return wire.CreateSandboxRequest{}, err
 	}
 	return req, nil
 }
@@ -119,10 +119,10 @@ func (h *Handler) translateCreate(r *http.Request, in createRequest) (sdk.Create
 // "FROM <image sbx has>" uses that image; any other is built (build.go)
 // into an image named by its content, once; a snapshot name is an sbx
 // image or snapshot.
-func (h *Handler) resolveImage(r *http.Request, in createRequest, req *sdk.CreateSandboxRequest) error {
+func (h *Handler) resolveImage(r *http.Request, in createRequest, req *wire.CreateSandboxRequest) error {
 	if b := in.BuildInfo; b != nil {
 		if len(b.ContextHashes) > 0 {
-			return invalid(sdk.CodeDockerfileUnsupported, "images with build context (addLocalFile, addLocalDir) are not supported by sbx's Daytona compatibility layer; put the files in with runCommands or import the image into sbx")
+			return invalid(wire.CodeDockerfileUnsupported, "images with build context (addLocalFile, addLocalDir) are not supported by sbx's Daytona compatibility layer; put the files in with runCommands or import the image into sbx")
 		}
 		img, ok := onlyFrom(b.DockerfileContent)
 		if !ok {
@@ -135,7 +135,7 @@ func (h *Handler) resolveImage(r *http.Request, in createRequest, req *sdk.Creat
 		}
 		if _, err := h.cfg.Images.Get(r.Context(), img); err != nil {
 			if errdefs.Is(err, errdefs.KindNotFound) {
-				return invalid(sdk.CodeImageNotFound, "image %q is not in sbx: pull or import it first (sbx image pull / sbx image import)", img)
+				return invalid(wire.CodeImageNotFound, "image %q is not in sbx: pull or import it first (sbx image pull / sbx image import)", img)
 			}
 			return err
 		}

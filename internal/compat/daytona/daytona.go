@@ -27,7 +27,7 @@ import (
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/sshgw"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Prefix is where the compat layer is mounted (api.Server.Mount).
@@ -42,7 +42,7 @@ const (
 // Sandboxes is what the layer needs of the sandbox Manager: the same
 // methods the sbx API calls, so there is one implementation of each.
 type Sandboxes interface {
-	Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	Create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error)
 	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
 	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
@@ -51,9 +51,9 @@ type Sandboxes interface {
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Archive(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Pause(ctx context.Context, idOrName string) (*store.Sandbox, error)
-	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
-	Fork(ctx context.Context, idOrName string, req sdk.ForkRequest) (*sandbox.ForkResult, error)
-	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
+	Update(ctx context.Context, idOrName string, req wire.UpdateSandboxRequest) (*store.Sandbox, error)
+	Fork(ctx context.Context, idOrName string, req wire.ForkRequest) (*sandbox.ForkResult, error)
+	CreateSnapshot(ctx context.Context, idOrName string, req wire.CreateSnapshotRequest) (*store.Snapshot, error)
 	Touch(ctx context.Context, idOrName string) // counts as activity
 	GetSnapshot(ctx context.Context, name string) (*store.Snapshot, error)
 	ListSnapshots(ctx context.Context) ([]*store.Snapshot, error)
@@ -128,7 +128,7 @@ func New(cfg Config) *Handler {
 		h.mux.Handle(u.pattern, h.authenticate(authz.Read, unsupportedMethod(u.method, u.why)))
 	}
 	h.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, errdefs.NotFound(sdk.CodeRouteNotFound, "the Daytona compatibility layer of sbx does not serve %s %s", r.Method, r.URL.Path))
+		writeError(w, r, errdefs.NotFound(wire.CodeRouteNotFound, "the Daytona compatibility layer of sbx does not serve %s %s", r.Method, r.URL.Path))
 	})
 	return h
 }
@@ -159,7 +159,7 @@ func (h *Handler) authenticate(need authz.Op, next handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok {
-			return errdefs.Unauthorized(sdk.CodeUnauthorized, "missing API key: set apiKey (DAYTONA_API_KEY) to an sbx API key")
+			return errdefs.Unauthorized(wire.CodeUnauthorized, "missing API key: set apiKey (DAYTONA_API_KEY) to an sbx API key")
 		}
 		p, err := h.cfg.Gate.Key(r.Context(), key)
 		if err != nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeSandboxes is the Manager for tests of the translation above it.
@@ -28,17 +28,17 @@ type fakeSandboxes struct {
 	events    []store.Event
 	changed   chan struct{}
 	sandboxes []*store.Sandbox
-	created   []sdk.CreateSandboxRequest
-	updated   []sdk.UpdateSandboxRequest
+	created   []wire.CreateSandboxRequest
+	updated   []wire.UpdateSandboxRequest
 	principal auth.Principal // of the last call
 }
 
 var errNotHere = errdefs.Internal(nil, "not in the fake")
 
-func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+func (f *fakeSandboxes) Create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error) {
 	f.principal, _ = auth.FromContext(ctx)
 	f.created = append(f.created, req)
-	sb := &store.Sandbox{ID: fmt.Sprintf("sbx-%d", len(f.sandboxes)), Name: req.Name, State: sdk.StateStarted,
+	sb := &store.Sandbox{ID: fmt.Sprintf("sbx-%d", len(f.sandboxes)), Name: req.Name, State: wire.StateStarted,
 		Spec: store.Spec{Image: req.Image, Labels: req.Labels, Env: req.Env, CPU: 1, MemoryMiB: 1536}, CreatedAt: time.Unix(int64(len(f.sandboxes)), 0)}
 	f.sandboxes = append(f.sandboxes, sb)
 	return sb, nil
@@ -53,7 +53,7 @@ func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error
 			return sb, nil
 		}
 	}
-	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", id)
+	return nil, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", id)
 }
 func (f *fakeSandboxes) Delete(context.Context, string, bool) (*store.Sandbox, error) {
 	return nil, errNotHere
@@ -70,19 +70,19 @@ func (f *fakeSandboxes) Archive(context.Context, string) (*store.Sandbox, error)
 func (f *fakeSandboxes) Pause(context.Context, string) (*store.Sandbox, error) {
 	return nil, errNotHere
 }
-func (f *fakeSandboxes) Update(ctx context.Context, id string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
+func (f *fakeSandboxes) Update(ctx context.Context, id string, req wire.UpdateSandboxRequest) (*store.Sandbox, error) {
 	f.updated = append(f.updated, req)
 	return f.Get(ctx, id)
 }
-func (f *fakeSandboxes) Fork(context.Context, string, sdk.ForkRequest) (*sandbox.ForkResult, error) {
+func (f *fakeSandboxes) Fork(context.Context, string, wire.ForkRequest) (*sandbox.ForkResult, error) {
 	return nil, errNotHere
 }
-func (f *fakeSandboxes) CreateSnapshot(context.Context, string, sdk.CreateSnapshotRequest) (*store.Snapshot, error) {
+func (f *fakeSandboxes) CreateSnapshot(context.Context, string, wire.CreateSnapshotRequest) (*store.Snapshot, error) {
 	return nil, errNotHere
 }
 func (f *fakeSandboxes) Touch(context.Context, string) {}
 func (f *fakeSandboxes) GetSnapshot(_ context.Context, name string) (*store.Snapshot, error) {
-	return nil, errdefs.NotFound(sdk.CodeSnapshotNotFound, "no snapshot %q", name)
+	return nil, errdefs.NotFound(wire.CodeSnapshotNotFound, "no snapshot %q", name)
 }
 func (f *fakeSandboxes) ListSnapshots(context.Context) ([]*store.Snapshot, error) { return nil, nil }
 func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store.Sandbox, error) {
@@ -135,7 +135,7 @@ func (f fakeImages) List(context.Context) ([]*store.Image, error) {
 
 func (f fakeImages) Get(_ context.Context, name string) (*store.Image, error) {
 	if !f[name] {
-		return nil, errdefs.NotFound(sdk.CodeImageNotFound, "no image %q", name)
+		return nil, errdefs.NotFound(wire.CodeImageNotFound, "no image %q", name)
 	}
 	return &store.Image{Name: name}, nil
 }
@@ -175,10 +175,10 @@ func TestMinutesAndSeconds(t *testing.T) {
 }
 
 func TestStates(t *testing.T) {
-	for sbx, want := range map[sdk.State]string{
-		sdk.StateStarted: "started", sdk.StateStopped: "stopped", sdk.StateDeleting: "destroying",
-		sdk.StateDeleted: "destroyed", sdk.StateArchived: "archived", sdk.StatePaused: "paused",
-		sdk.StateError: "error", sdk.StateRestoring: "restoring", "made-up": "unknown",
+	for sbx, want := range map[wire.State]string{
+		wire.StateStarted: "started", wire.StateStopped: "stopped", wire.StateDeleting: "destroying",
+		wire.StateDeleted: "destroyed", wire.StateArchived: "archived", wire.StatePaused: "paused",
+		wire.StateError: "error", wire.StateRestoring: "restoring", "made-up": "unknown",
 	} {
 		if got := stateOf(sbx); got != want {
 			t.Errorf("stateOf(%s) = %s, want %s", sbx, got, want)
@@ -187,8 +187,8 @@ func TestStates(t *testing.T) {
 }
 
 func TestToDTO(t *testing.T) {
-	sb := &store.Sandbox{ID: "sbx-1", State: sdk.StateStarted, Spec: store.Spec{Image: "python", CPU: 0.5, MemoryMiB: 1536, DiskMiB: 2048,
-		Policy: &store.Policy{AutoStopSeconds: 1800, AutoArchiveSeconds: 7200, AutoDeleteSeconds: -1}, Network: sdk.NetworkNone}}
+	sb := &store.Sandbox{ID: "sbx-1", State: wire.StateStarted, Spec: store.Spec{Image: "python", CPU: 0.5, MemoryMiB: 1536, DiskMiB: 2048,
+		Policy: &store.Policy{AutoStopSeconds: 1800, AutoArchiveSeconds: 7200, AutoDeleteSeconds: -1}, Network: wire.NetworkNone}}
 	d := toDTO(sb, "http://h/daytona/toolbox")
 	if d.Name != "sbx-1" || d.Snapshot != "python" || d.CPU != 1 || d.Memory != 2 || d.Disk != 2 ||
 		d.AutoStopInterval != 30 || d.AutoArchiveInterval != 120 || d.AutoDeleteInterval != -1 ||
@@ -216,13 +216,13 @@ func TestErrorMapping(t *testing.T) {
 		code   string
 		source string
 	}{
-		{errdefs.NotFound(sdk.CodeSandboxNotFound, "x"), "/daytona/api/sandbox/x", 404, "SANDBOX_NOT_FOUND", sourceAPI},
-		{errdefs.NotFound(sdk.CodeFileNotFound, "x"), "/daytona/toolbox/x/files", 404, "FILE_NOT_FOUND", sourceDaemon},
-		{errdefs.Invalid(sdk.CodeInvalidJSON, "x"), "/daytona/api/sandbox", 400, "INVALID_JSON", sourceAPI},
-		{errdefs.Conflict(sdk.CodeInvalidState, "x"), "/daytona/api/sandbox/x/archive", 409, "INVALID_STATE", sourceAPI},
-		{errdefs.Unauthorized(sdk.CodeUnauthorized, "x"), "/daytona/api/sandbox", 401, "UNAUTHORIZED", sourceAPI},
+		{errdefs.NotFound(wire.CodeSandboxNotFound, "x"), "/daytona/api/sandbox/x", 404, "SANDBOX_NOT_FOUND", sourceAPI},
+		{errdefs.NotFound(wire.CodeFileNotFound, "x"), "/daytona/toolbox/x/files", 404, "FILE_NOT_FOUND", sourceDaemon},
+		{errdefs.Invalid(wire.CodeInvalidJSON, "x"), "/daytona/api/sandbox", 400, "INVALID_JSON", sourceAPI},
+		{errdefs.Conflict(wire.CodeInvalidState, "x"), "/daytona/api/sandbox/x/archive", 409, "INVALID_STATE", sourceAPI},
+		{errdefs.Unauthorized(wire.CodeUnauthorized, "x"), "/daytona/api/sandbox", 401, "UNAUTHORIZED", sourceAPI},
 		{fmt.Errorf("plain"), "/daytona/api/sandbox", 500, "INTERNAL", sourceAPI},
-		{withStatus(408, errdefs.Unavailable(sdk.CodeProcessExecTimeout, "x")), "/daytona/toolbox/x/process/execute", 408, "PROCESS_EXECUTION_TIMEOUT", sourceDaemon},
+		{withStatus(408, errdefs.Unavailable(wire.CodeProcessExecTimeout, "x")), "/daytona/toolbox/x/process/execute", 408, "PROCESS_EXECUTION_TIMEOUT", sourceDaemon},
 	} {
 		status, body := toDaytona(c.err, c.path)
 		if status != c.status || body.StatusCode != c.status || body.Code != c.code || body.Source != c.source || body.Message == "" || body.Error != http.StatusText(c.status) {
@@ -241,7 +241,7 @@ func TestCreateTranslates(t *testing.T) {
 	req := f.created[0]
 	if req.Image != "python" || req.Name != "n" || req.CPU != 2 || req.MemoryMiB != 2048 || req.DiskMiB != 3072 ||
 		*req.AutoStopSeconds != 900 || *req.AutoArchiveSeconds != 0 || *req.AutoDeleteSeconds != -1 ||
-		req.Egress == nil || req.Egress.Mode != sdk.EgressAllowList || req.Egress.CIDRs[0] != "10.0.0.0/8" {
+		req.Egress == nil || req.Egress.Mode != wire.EgressAllowList || req.Egress.CIDRs[0] != "10.0.0.0/8" {
 		t.Errorf("translated to %+v", req)
 	}
 	if f.principal.KeyID != auth.Admin.KeyID {
@@ -323,12 +323,12 @@ func TestListPages(t *testing.T) {
 func TestIntervalSetters(t *testing.T) {
 	h, f := newTest()
 	do(h, "POST", "/daytona/api/sandbox", `{"name":"a"}`)
-	for path, check := range map[string]func(sdk.UpdateSandboxRequest) bool{
-		"autostop/10":   func(u sdk.UpdateSandboxRequest) bool { return *u.AutoStopSeconds == 600 },
-		"autoarchive/0": func(u sdk.UpdateSandboxRequest) bool { return *u.AutoArchiveSeconds == 0 },
-		"autodelete/-1": func(u sdk.UpdateSandboxRequest) bool { return *u.AutoDeleteSeconds == -1 },
-		"autopause/2":   func(u sdk.UpdateSandboxRequest) bool { return *u.AutoPauseSeconds == 120 },
-		"ttl/60":        func(u sdk.UpdateSandboxRequest) bool { return *u.TTLSeconds == 3600 },
+	for path, check := range map[string]func(wire.UpdateSandboxRequest) bool{
+		"autostop/10":   func(u wire.UpdateSandboxRequest) bool { return *u.AutoStopSeconds == 600 },
+		"autoarchive/0": func(u wire.UpdateSandboxRequest) bool { return *u.AutoArchiveSeconds == 0 },
+		"autodelete/-1": func(u wire.UpdateSandboxRequest) bool { return *u.AutoDeleteSeconds == -1 },
+		"autopause/2":   func(u wire.UpdateSandboxRequest) bool { return *u.AutoPauseSeconds == 120 },
+		"ttl/60":        func(u wire.UpdateSandboxRequest) bool { return *u.TTLSeconds == 3600 },
 	} {
 		f.updated = nil
 		rec, _ := do(h, "POST", "/daytona/api/sandbox/a/"+path, "")
@@ -349,7 +349,7 @@ func TestIntervalSetters(t *testing.T) {
 // sandbox.state.updated event (earlier ones are not replayed).
 func TestSocketIO(t *testing.T) {
 	h, f := newTest()
-	f.record(store.Event{SandboxID: "old", State: sdk.StateStarted})
+	f.record(store.Event{SandboxID: "old", State: wire.StateStarted})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -389,8 +389,8 @@ func TestSocketIO(t *testing.T) {
 	if got := read(); got != "3" {
 		t.Fatalf("ping: %s, want pong", got)
 	}
-	sb, _ := f.Create(ctx, sdk.CreateSandboxRequest{Name: "live"})
-	f.record(store.Event{SandboxID: sb.ID, State: sdk.StateStopped})
+	sb, _ := f.Create(ctx, wire.CreateSandboxRequest{Name: "live"})
+	f.record(store.Event{SandboxID: sb.ID, State: wire.StateStopped})
 	got := read()
 	var ev []json.RawMessage
 	if !strings.HasPrefix(got, "42") || json.Unmarshal([]byte(got[2:]), &ev) != nil || len(ev) != 2 || string(ev[0]) != `"sandbox.state.updated"` {

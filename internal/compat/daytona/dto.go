@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Translation between Daytona's wire types and sbx's: Daytona counts
@@ -96,7 +96,7 @@ func toDTO(sb *store.Sandbox, toolbox string) sandboxDTO {
 		User: "root", Env: s.Env, Labels: withPublic(s.Labels, false), Public: s.Labels[publicLabel] == "true", Target: target,
 		CPU: int(math.Ceil(s.CPU)), Memory: ceilDiv(s.MemoryMiB, 1024), Disk: ceilDiv(s.DiskMiB, 1024),
 		State: stateOf(sb.State), ErrorReason: sb.Error, BackupState: "None",
-		Recoverable:      sb.State == sdk.StateError, // recover starts it again (recover.go)
+		Recoverable:      sb.State == wire.StateError, // recover starts it again (recover.go)
 		AutoStopInterval: pol.AutoStopSeconds / 60, AutoPauseInterval: pol.AutoPauseSeconds / 60,
 		AutoArchiveInterval: pol.AutoArchiveSeconds / 60, AutoDeleteInterval: deleteMinutes(pol.AutoDeleteSeconds),
 		Volumes: []sandboxVolume{}, CreatedAt: stamp(sb.CreatedAt), UpdatedAt: stamp(sb.UpdatedAt),
@@ -124,14 +124,14 @@ func toDTO(sb *store.Sandbox, toolbox string) sandboxDTO {
 	if d.Labels == nil {
 		d.Labels = map[string]string{}
 	}
-	if s.Network == sdk.NetworkNone {
+	if s.Network == wire.NetworkNone {
 		d.NetworkBlockAll = true
 	}
 	if e := s.Egress; e != nil {
 		switch e.Mode {
-		case sdk.EgressBlockAll:
+		case wire.EgressBlockAll:
 			d.NetworkBlockAll = true
-		case sdk.EgressAllowList:
+		case wire.EgressAllowList:
 			d.NetworkAllowList = strings.Join(e.CIDRs, ",")
 		}
 	}
@@ -176,15 +176,15 @@ func minutesToSeconds(min *int) *int {
 
 // stateOf is Daytona's name for an sbx state: the same names, but
 // deleting and deleted are Daytona's destroying and destroyed.
-func stateOf(s sdk.State) string {
+func stateOf(s wire.State) string {
 	switch s {
-	case sdk.StateDeleting:
+	case wire.StateDeleting:
 		return "destroying"
-	case sdk.StateDeleted:
+	case wire.StateDeleted:
 		return "destroyed"
-	case sdk.StateCreating, sdk.StateStarting, sdk.StateStarted, sdk.StateStopping, sdk.StateStopped,
-		sdk.StateError, sdk.StatePausing, sdk.StatePaused, sdk.StateResuming,
-		sdk.StateArchiving, sdk.StateArchived, sdk.StateRestoring:
+	case wire.StateCreating, wire.StateStarting, wire.StateStarted, wire.StateStopping, wire.StateStopped,
+		wire.StateError, wire.StatePausing, wire.StatePaused, wire.StateResuming,
+		wire.StateArchiving, wire.StateArchived, wire.StateRestoring:
 		return string(s)
 	}
 	return "unknown"

@@ -11,7 +11,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Daytona's entrypoint session is sbx's main process: the sandbox's
@@ -79,7 +79,7 @@ func (h *Handler) entrypointLogs(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				break
 			}
-			var l sdk.LogLine
+			var l wire.LogLine
 			if json.Unmarshal(line, &l) != nil {
 				continue
 			}
@@ -100,7 +100,7 @@ func (h *Handler) entrypointLogs(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil
 		}
-		var l sdk.LogLine
+		var l wire.LogLine
 		if json.Unmarshal(line, &l) != nil {
 			continue
 		}
@@ -134,7 +134,7 @@ func shellJoin(argv []string) string {
 // error answer is returned as its error. The call ends with r's context.
 func (h *Handler) nativeStream(r *http.Request, method, path string, query url.Values) (io.ReadCloser, error) {
 	if h.cfg.API == nil {
-		return nil, errdefs.Unavailable(sdk.CodeInternal, "sbx's API is not mounted beside the Daytona layer")
+		return nil, errdefs.Unavailable(wire.CodeInternal, "sbx's API is not mounted beside the Daytona layer")
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	req, err := http.NewRequestWithContext(ctx, method, path, http.NoBody)
@@ -159,7 +159,7 @@ func (h *Handler) nativeStream(r *http.Request, method, path string, query url.V
 	b, _ := io.ReadAll(io.LimitReader(pr, 1<<20))
 	cancel()
 	pr.Close()
-	var e sdk.ErrorResponse
+	var e wire.ErrorResponse
 	if json.Unmarshal(b, &e) != nil || e.Error.Code == "" {
 		return nil, errdefs.Internal(nil, "%s %s answered %d", method, path, status)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Daytona's error sources: the SDK picks an error class by source and code
@@ -32,11 +32,11 @@ type errorBody struct {
 
 // daemonCodes are sbx codes the SDK knows as toolbox (daemon) codes under
 // another name; the rest pass as they are.
-var daemonCodes = map[sdk.Code]string{
-	sdk.CodeFileNotFound:         "FILE_NOT_FOUND",
-	sdk.CodeProcessNotFound:      "PROCESS_NOT_FOUND",
-	sdk.CodeGitNotARepository:    "GIT_REPO_NOT_FOUND",
-	sdk.CodeGitRemoteUnreachable: "GIT_TRANSPORT_FAILED",
+var daemonCodes = map[wire.Code]string{
+	wire.CodeFileNotFound:         "FILE_NOT_FOUND",
+	wire.CodeProcessNotFound:      "PROCESS_NOT_FOUND",
+	wire.CodeGitNotARepository:    "GIT_REPO_NOT_FOUND",
+	wire.CodeGitRemoteUnreachable: "GIT_TRANSPORT_FAILED",
 }
 
 // statusError gives an error a status that sbx's error kinds lack (408).
@@ -68,12 +68,12 @@ func toDaytona(err error, path string) (int, errorBody) {
 	}
 	code := string(errdefs.CodeOf(err))
 	if code == "" {
-		code = string(sdk.CodeInternal)
+		code = string(wire.CodeInternal)
 	}
 	source := sourceAPI
 	if strings.HasPrefix(path, toolboxPrefix) {
 		source = sourceDaemon
-		if c, ok := daemonCodes[sdk.Code(code)]; ok {
+		if c, ok := daemonCodes[wire.Code(code)]; ok {
 			code = c
 		}
 	}
@@ -97,6 +97,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // invalid is a Daytona 400 with an sbx code.
-func invalid(code sdk.Code, format string, args ...any) error {
+func invalid(code wire.Code, format string, args ...any) error {
 	return errdefs.Invalid(code, format, args...)
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fileInfo is Daytona's FileInfo.
@@ -30,7 +30,7 @@ type fileInfo struct {
 	Group       string `json:"group"`
 }
 
-func toFileInfo(f sdk.FileInfo) fileInfo {
+func toFileInfo(f wire.FileInfo) fileInfo {
 	perm, _ := strconv.ParseUint(f.Mode, 8, 32)
 	mode := fs.FileMode(perm)
 	switch f.Type {
@@ -47,7 +47,7 @@ func toFileInfo(f sdk.FileInfo) fileInfo {
 func pathParam(r *http.Request) (string, error) {
 	p := r.URL.Query().Get("path")
 	if p == "" {
-		return "", invalid(sdk.CodeInvalidPath, "path is required")
+		return "", invalid(wire.CodeInvalidPath, "path is required")
 	}
 	return p, nil
 }
@@ -75,7 +75,7 @@ func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := agentapi.Call[[]sdk.FileInfo](r.Context(), c, agentapi.ListFiles, query(q), nil)
+	list, err := agentapi.Call[[]wire.FileInfo](r.Context(), c, agentapi.ListFiles, query(q), nil)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (h *Handler) fileInfo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := agentapi.Call[sdk.FileInfo](r.Context(), c, agentapi.StatFile, query(url.Values{"path": {p}}), nil)
+	f, err := agentapi.Call[wire.FileInfo](r.Context(), c, agentapi.StatFile, query(url.Values{"path": {p}}), nil)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request) error {
 	mode := r.URL.Query().Get("mode")
 	if mode != "" {
 		if _, err := strconv.ParseUint(mode, 8, 32); err != nil {
-			return invalid(sdk.CodeInvalidMode, "mode must be octal permission bits like 755, got %q", mode)
+			return invalid(wire.CodeInvalidMode, "mode must be octal permission bits like 755, got %q", mode)
 		}
 		mode = "0" + strings.TrimLeft(mode, "0")
 	}
@@ -116,7 +116,7 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := agentapi.Call[none](r.Context(), c, agentapi.Mkdir, agentapi.Params{}, sdk.MkdirRequest{Path: p, Mode: mode, Parents: true}); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.Mkdir, agentapi.Params{}, wire.MkdirRequest{Path: p, Mode: mode, Parents: true}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusCreated)
@@ -143,13 +143,13 @@ func (h *Handler) moveFile(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	from, to := q.Get("source"), q.Get("destination")
 	if from == "" || to == "" {
-		return invalid(sdk.CodeInvalidPath, "source and destination are required")
+		return invalid(wire.CodeInvalidPath, "source and destination are required")
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	if _, err := agentapi.Call[none](r.Context(), c, agentapi.Move, agentapi.Params{}, sdk.MoveRequest{From: from, To: to}); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.Move, agentapi.Params{}, wire.MoveRequest{From: from, To: to}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -203,7 +203,7 @@ func (h *Handler) bulkDownload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(in.Paths) == 0 {
-		return invalid(sdk.CodeInvalidPath, "paths is required: the files to download")
+		return invalid(wire.CodeInvalidPath, "paths is required: the files to download")
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
@@ -249,7 +249,7 @@ func partHeader(field, filename, contentType string) textproto.MIMEHeader {
 func (h *Handler) bulkUpload(w http.ResponseWriter, r *http.Request) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return invalid(sdk.CodeInvalidParameter, "the body must be multipart/form-data with files[i].path and files[i].file: %v", err)
+		return invalid(wire.CodeInvalidParameter, "the body must be multipart/form-data with files[i].path and files[i].file: %v", err)
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
@@ -262,7 +262,7 @@ func (h *Handler) bulkUpload(w http.ResponseWriter, r *http.Request) error {
 			break
 		}
 		if err != nil {
-			return invalid(sdk.CodeInvalidParameter, "reading the multipart body: %v", err)
+			return invalid(wire.CodeInvalidParameter, "reading the multipart body: %v", err)
 		}
 		name := part.FormName()
 		idx, field, ok := strings.Cut(name, ".")
@@ -274,7 +274,7 @@ func (h *Handler) bulkUpload(w http.ResponseWriter, r *http.Request) error {
 		case "path":
 			b, err := io.ReadAll(io.LimitReader(part, 4096))
 			if err != nil {
-				return invalid(sdk.CodeInvalidParameter, "reading %s: %v", name, err)
+				return invalid(wire.CodeInvalidParameter, "reading %s: %v", name, err)
 			}
 			paths[idx] = string(b)
 		case "file":
@@ -283,7 +283,7 @@ func (h *Handler) bulkUpload(w http.ResponseWriter, r *http.Request) error {
 				dst = part.FileName() // the SDK names the file part by its destination too
 			}
 			if dst == "" {
-				return invalid(sdk.CodeInvalidPath, "%s came without %s.path", name, idx)
+				return invalid(wire.CodeInvalidPath, "%s came without %s.path", name, idx)
 			}
 			if err := putFile(r, c, dst, part); err != nil {
 				return err
@@ -303,10 +303,10 @@ func (h *Handler) setPermissions(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	req := sdk.PermissionsRequest{Path: p, Mode: q.Get("mode"), Owner: q.Get("owner"), Group: q.Get("group")}
+	req := wire.PermissionsRequest{Path: p, Mode: q.Get("mode"), Owner: q.Get("owner"), Group: q.Get("group")}
 	if req.Mode != "" {
 		if _, err := strconv.ParseUint(req.Mode, 8, 32); err != nil {
-			return invalid(sdk.CodeInvalidMode, "mode must be octal permission bits like 755, got %q", req.Mode)
+			return invalid(wire.CodeInvalidMode, "mode must be octal permission bits like 755, got %q", req.Mode)
 		}
 	}
 	c, _, err := h.agentFor(r)
@@ -327,12 +327,12 @@ func (h *Handler) findInFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := agentapi.Call[sdk.GrepResult](r.Context(), c, agentapi.Grep, agentapi.Params{}, sdk.GrepRequest{Path: p, Pattern: pattern})
+	res, err := agentapi.Call[wire.GrepResult](r.Context(), c, agentapi.Grep, agentapi.Params{}, wire.GrepRequest{Path: p, Pattern: pattern})
 	if err != nil {
 		return err
 	}
 	if res.Truncated {
-		return invalid(sdk.CodeInvalidParameter, "more than %d lines under %s contain %q: search a narrower path or pattern", agentapi.MaxGrepMatches, p, pattern)
+		return invalid(wire.CodeInvalidParameter, "more than %d lines under %s contain %q: search a narrower path or pattern", agentapi.MaxGrepMatches, p, pattern)
 	}
 	writeJSON(w, http.StatusOK, res.Matches)
 	return nil
@@ -345,12 +345,12 @@ func (h *Handler) searchFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := agentapi.Call[sdk.GlobResult](r.Context(), c, agentapi.Glob, agentapi.Params{}, sdk.GlobRequest{Path: p, Pattern: pattern})
+	res, err := agentapi.Call[wire.GlobResult](r.Context(), c, agentapi.Glob, agentapi.Params{}, wire.GlobRequest{Path: p, Pattern: pattern})
 	if err != nil {
 		return err
 	}
 	if res.Truncated {
-		return invalid(sdk.CodeInvalidParameter, "more than %d names under %s match %q: search a narrower path or pattern", agentapi.MaxGlobFiles, p, pattern)
+		return invalid(wire.CodeInvalidParameter, "more than %d names under %s match %q: search a narrower path or pattern", agentapi.MaxGlobFiles, p, pattern)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"files": res.Files})
 	return nil
@@ -364,7 +364,7 @@ func (h *Handler) searchParams(r *http.Request) (string, *agentapi.Client, strin
 	}
 	pattern := r.URL.Query().Get("pattern")
 	if pattern == "" {
-		return "", nil, "", invalid(sdk.CodeInvalidParameter, "pattern is required")
+		return "", nil, "", invalid(wire.CodeInvalidParameter, "pattern is required")
 	}
 	c, _, err := h.agentFor(r)
 	return p, c, pattern, err
@@ -382,13 +382,13 @@ func (h *Handler) replaceInFiles(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Pattern == "" {
-		return invalid(sdk.CodeInvalidParameter, "pattern is required")
+		return invalid(wire.CodeInvalidParameter, "pattern is required")
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	res, err := agentapi.Call[[]sdk.ReplaceResult](r.Context(), c, agentapi.Replace, agentapi.Params{}, sdk.ReplaceRequest{Files: in.Files, Old: in.Pattern, New: in.NewValue})
+	res, err := agentapi.Call[[]wire.ReplaceResult](r.Context(), c, agentapi.Replace, agentapi.Params{}, wire.ReplaceRequest{Files: in.Files, Old: in.Pattern, New: in.NewValue})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // git: Daytona's toolbox git routes onto the agent's git (go-git, so it
@@ -43,13 +43,13 @@ func (h *Handler) gitClone(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case in.URL == "":
-		return invalid(sdk.CodeInvalidParameter, "url is required")
+		return invalid(wire.CodeInvalidParameter, "url is required")
 	case in.CommitID != "":
-		return invalid(sdk.CodeFeatureUnsupported, "cloning at a commit (commitId) is not supported on sbx: clone, then check out a branch")
+		return invalid(wire.CodeFeatureUnsupported, "cloning at a commit (commitId) is not supported on sbx: clone, then check out a branch")
 	case in.InsecureSkipTLS:
-		return invalid(sdk.CodeFeatureUnsupported, "insecureSkipTls is not supported on sbx")
+		return invalid(wire.CodeFeatureUnsupported, "insecureSkipTls is not supported on sbx")
 	}
-	req := sdk.GitCloneRequest{URL: in.URL, Path: in.Path, Branch: in.Branch, Depth: in.Depth, Username: in.Username, Token: in.Password}
+	req := wire.GitCloneRequest{URL: in.URL, Path: in.Path, Branch: in.Branch, Depth: in.Depth, Username: in.Username, Token: in.Password}
 	if _, err := gitCall[none](h, r, agentapi.GitClone, req); err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (h *Handler) gitClone(w http.ResponseWriter, r *http.Request) error {
 func repoPath(r *http.Request) (string, error) {
 	p := r.URL.Query().Get("path")
 	if p == "" {
-		return "", invalid(sdk.CodeInvalidPath, "path is required: the repository's directory")
+		return "", invalid(wire.CodeInvalidPath, "path is required: the repository's directory")
 	}
 	return p, nil
 }
@@ -70,7 +70,7 @@ func (h *Handler) gitStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st, err := gitCall[sdk.GitStatus](h, r, agentapi.GitStatus, sdk.GitRepoRequest{Path: p})
+	st, err := gitCall[wire.GitStatus](h, r, agentapi.GitStatus, wire.GitRepoRequest{Path: p})
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (h *Handler) gitBranches(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := gitCall[sdk.GitBranches](h, r, agentapi.GitBranches, sdk.GitRepoRequest{Path: p})
+	b, err := gitCall[wire.GitBranches](h, r, agentapi.GitBranches, wire.GitRepoRequest{Path: p})
 	if err != nil {
 		return err
 	}
@@ -115,19 +115,19 @@ func (h *Handler) gitCreateBranch(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if in.Path == "" || in.Name == "" {
-		return invalid(sdk.CodeInvalidParameter, "path and name are required")
+		return invalid(wire.CodeInvalidParameter, "path and name are required")
 	}
-	st, err := gitCall[sdk.GitStatus](h, r, agentapi.GitStatus, sdk.GitRepoRequest{Path: in.Path})
+	st, err := gitCall[wire.GitStatus](h, r, agentapi.GitStatus, wire.GitRepoRequest{Path: in.Path})
 	if err != nil {
 		return err
 	}
 	if st.Branch == "" {
-		return invalid(sdk.CodeFeatureUnsupported, "creating a branch while HEAD is detached is not supported on sbx")
+		return invalid(wire.CodeFeatureUnsupported, "creating a branch while HEAD is detached is not supported on sbx")
 	}
-	if _, err := gitCall[none](h, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: in.Name, Create: true}); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitCheckout, wire.GitCheckoutRequest{Path: in.Path, Branch: in.Name, Create: true}); err != nil {
 		return err
 	}
-	if _, err := gitCall[none](h, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: st.Branch}); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitCheckout, wire.GitCheckoutRequest{Path: in.Path, Branch: st.Branch}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusCreated)
@@ -139,7 +139,7 @@ func (h *Handler) gitCheckout(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if _, err := gitCall[none](h, r, agentapi.GitCheckout, sdk.GitCheckoutRequest{Path: in.Path, Branch: in.Branch}); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitCheckout, wire.GitCheckoutRequest{Path: in.Path, Branch: in.Branch}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -154,7 +154,7 @@ func (h *Handler) gitAdd(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if _, err := gitCall[none](h, r, agentapi.GitAdd, sdk.GitAddRequest{Path: in.Path, Files: in.Files}); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitAdd, wire.GitAddRequest{Path: in.Path, Files: in.Files}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -172,8 +172,8 @@ func (h *Handler) gitCommit(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	req := sdk.GitCommitRequest{Path: in.Path, Message: in.Message, AuthorName: in.Author, AuthorEmail: in.Email, AllowEmpty: in.AllowEmpty}
-	c, err := gitCall[sdk.GitCommit](h, r, agentapi.GitCommit, req)
+	req := wire.GitCommitRequest{Path: in.Path, Message: in.Message, AuthorName: in.Author, AuthorEmail: in.Email, AllowEmpty: in.AllowEmpty}
+	c, err := gitCall[wire.GitCommit](h, r, agentapi.GitCommit, req)
 	if err != nil {
 		return err
 	}
@@ -189,8 +189,8 @@ type gitSyncIn struct {
 	Remote   string `json:"remote"`
 }
 
-func (in gitSyncIn) request() sdk.GitSyncRequest {
-	return sdk.GitSyncRequest{Path: in.Path, Remote: in.Remote, Branch: in.Branch, Username: in.Username, Token: in.Password}
+func (in gitSyncIn) request() wire.GitSyncRequest {
+	return wire.GitSyncRequest{Path: in.Path, Remote: in.Remote, Branch: in.Branch, Username: in.Username, Token: in.Password}
 }
 
 func (h *Handler) gitPush(w http.ResponseWriter, r *http.Request) error {
@@ -224,7 +224,7 @@ func (h *Handler) gitHistory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	log, err := gitCall[[]sdk.GitCommit](h, r, agentapi.GitLog, sdk.GitLogRequest{Path: p})
+	log, err := gitCall[[]wire.GitCommit](h, r, agentapi.GitLog, wire.GitLogRequest{Path: p})
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func (h *Handler) gitInit(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if _, err := gitCall[none](h, r, agentapi.GitInit, sdk.GitInitRequest{Path: in.Path, Bare: in.Bare, InitialBranch: in.InitialBranch}); err != nil {
+	if _, err := gitCall[none](h, r, agentapi.GitInit, wire.GitInitRequest{Path: in.Path, Bare: in.Bare, InitialBranch: in.InitialBranch}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -260,7 +260,7 @@ func (h *Handler) gitInit(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) gitDeleteBranch(w http.ResponseWriter, r *http.Request) error {
-	var in sdk.GitBranchRequest
+	var in wire.GitBranchRequest
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func (h *Handler) gitListRemotes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	remotes, err := gitCall[[]sdk.GitRemote](h, r, agentapi.GitRemotes, sdk.GitRepoRequest{Path: p})
+	remotes, err := gitCall[[]wire.GitRemote](h, r, agentapi.GitRemotes, wire.GitRepoRequest{Path: p})
 	if err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func (h *Handler) gitListRemotes(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) gitAddRemote(w http.ResponseWriter, r *http.Request) error {
-	var in sdk.GitAddRemoteRequest
+	var in wire.GitAddRemoteRequest
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
@@ -297,7 +297,7 @@ func (h *Handler) gitAddRemote(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) gitReset(w http.ResponseWriter, r *http.Request) error {
-	var in sdk.GitResetRequest
+	var in wire.GitResetRequest
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
@@ -310,14 +310,14 @@ func (h *Handler) gitReset(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) gitRestore(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
-		sdk.GitRestoreRequest
+		wire.GitRestoreRequest
 		Source string `json:"source"`
 	}
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
 	if in.Source != "" && in.Source != "HEAD" {
-		return invalid(sdk.CodeFeatureUnsupported, "restore from source %q is not supported on sbx: only from the index and HEAD", in.Source)
+		return invalid(wire.CodeFeatureUnsupported, "restore from source %q is not supported on sbx: only from the index and HEAD", in.Source)
 	}
 	if _, err := gitCall[none](h, r, agentapi.GitRestore, in.GitRestoreRequest); err != nil {
 		return err

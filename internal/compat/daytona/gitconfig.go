@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // git.setConfig, getConfig and configureUser on the agent's git config
@@ -21,7 +21,7 @@ func (h *Handler) gitSetConfig(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}
-	if _, err := gitCall[sdk.GitConfigValue](h, r, agentapi.GitConfig, sdk.GitConfigRequest{Path: in.Path, Scope: in.Scope, Key: in.Key, Value: &in.Value}); err != nil {
+	if _, err := gitCall[wire.GitConfigValue](h, r, agentapi.GitConfig, wire.GitConfigRequest{Path: in.Path, Scope: in.Scope, Key: in.Key, Value: &in.Value}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -30,7 +30,7 @@ func (h *Handler) gitSetConfig(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) gitGetConfig(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	v, err := gitCall[sdk.GitConfigValue](h, r, agentapi.GitConfig, sdk.GitConfigRequest{Path: q.Get("path"), Scope: q.Get("scope"), Key: q.Get("key")})
+	v, err := gitCall[wire.GitConfigValue](h, r, agentapi.GitConfig, wire.GitConfigRequest{Path: q.Get("path"), Scope: q.Get("scope"), Key: q.Get("key")})
 	if err != nil {
 		return err
 	}
@@ -53,8 +53,8 @@ func (h *Handler) gitConfigureUser(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	for _, kv := range [][2]string{{"user.name", in.Name}, {"user.email", in.Email}} {
-		req := sdk.GitConfigRequest{Path: in.Path, Scope: in.Scope, Key: kv[0], Value: &kv[1]}
-		if _, err := gitCall[sdk.GitConfigValue](h, r, agentapi.GitConfig, req); err != nil {
+		req := wire.GitConfigRequest{Path: in.Path, Scope: in.Scope, Key: kv[0], Value: &kv[1]}
+		if _, err := gitCall[wire.GitConfigValue](h, r, agentapi.GitConfig, req); err != nil {
 			return err
 		}
 	}
@@ -68,7 +68,7 @@ func (h *Handler) gitConfigureUser(w http.ResponseWriter, r *http.Request) error
 // and pull without credentials find them. Defaults as Daytona's: github.com
 // over https.
 func (h *Handler) gitAuthenticate(w http.ResponseWriter, r *http.Request) error {
-	var in sdk.GitCredentialsRequest
+	var in wire.GitCredentialsRequest
 	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}

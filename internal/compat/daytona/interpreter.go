@@ -10,7 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The code interpreter: Daytona's runCode is a WebSocket that takes one
@@ -31,7 +31,7 @@ type interpreterContext struct {
 	Active    bool   `json:"active"`
 }
 
-func toInterpreterContext(c sdk.Context) interpreterContext {
+func toInterpreterContext(c wire.Context) interpreterContext {
 	return interpreterContext{ID: c.ID, Cwd: c.Cwd, Language: c.Language, CreatedAt: stamp(c.CreatedAt), Active: true}
 }
 
@@ -50,7 +50,7 @@ func (h *Handler) createContext(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.CreateContext, agentapi.Params{}, sdk.CreateContextRequest{Language: in.Language, Cwd: in.Cwd})
+	out, err := agentapi.Call[wire.Context](r.Context(), c, agentapi.CreateContext, agentapi.Params{}, wire.CreateContextRequest{Language: in.Language, Cwd: in.Cwd})
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h *Handler) listContexts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := agentapi.Call[[]sdk.Context](r.Context(), c, agentapi.ListContexts, agentapi.Params{}, nil)
+	list, err := agentapi.Call[[]wire.Context](r.Context(), c, agentapi.ListContexts, agentapi.Params{}, nil)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 			return nil
 		}
 	}
-	body, _ := json.Marshal(sdk.RunCodeRequest{Code: in.Code, Env: in.Envs, TimeoutSeconds: in.Timeout})
+	body, _ := json.Marshal(wire.RunCodeRequest{Code: in.Code, Env: in.Envs, TimeoutSeconds: in.Timeout})
 	runCtx := ctx
 	if in.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -149,7 +149,7 @@ func (h *Handler) interpreterExecute(w http.ResponseWriter, r *http.Request) err
 			ws.c.Close(websocket.StatusInternalError, "the interpreter's stream broke")
 			return nil
 		}
-		var ev sdk.RunEvent
+		var ev wire.RunEvent
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
@@ -187,8 +187,8 @@ const defaultContextID = "daytona-default-python"
 // defaultContext returns the sandbox's default python context, which the
 // agent starts if there is none or its interpreter is gone.
 func defaultContext(r *http.Request, c *agentapi.Client) (string, error) {
-	out, err := agentapi.Call[sdk.Context](r.Context(), c, agentapi.EnsureContext, at(defaultContextID),
-		sdk.CreateContextRequest{Language: "python"})
+	out, err := agentapi.Call[wire.Context](r.Context(), c, agentapi.EnsureContext, at(defaultContextID),
+		wire.CreateContextRequest{Language: "python"})
 	return out.ID, err
 }
 

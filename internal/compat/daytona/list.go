@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Listing: every filter and sort of Daytona's listSandboxes is applied to
@@ -136,7 +136,7 @@ func (h *Handler) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 	f := store.Filter{}
 	if l := q.Get("labels"); l != "" {
 		if err := json.Unmarshal([]byte(l), &f.Labels); err != nil {
-			return invalid(sdk.CodeInvalidLabel, "labels must be a JSON object of strings, got %q", l)
+			return invalid(wire.CodeInvalidLabel, "labels must be a JSON object of strings, got %q", l)
 		}
 	}
 	offset, limit, err := pageParams(q)
@@ -153,7 +153,7 @@ func (h *Handler) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 			// sbx keeps no deleted sandboxes, errored or not: includeErroredDeleted has nothing to add
 		case name == "includeWarm" && q.Get(name) == "false":
 		default:
-			return invalid(sdk.CodeInvalidParameter, "the list filter %s is not supported by sbx's Daytona compatibility layer", name)
+			return invalid(wire.CodeInvalidParameter, "the list filter %s is not supported by sbx's Daytona compatibility layer", name)
 		}
 	}
 	list, err := h.cfg.Sandboxes.List(r.Context(), f)
@@ -185,14 +185,14 @@ func pageParams(q url.Values) (offset, limit int, err error) {
 	if c := q.Get("cursor"); c != "" {
 		n, err := strconv.Atoi(c)
 		if err != nil || n < 0 {
-			return 0, 0, invalid(sdk.CodeInvalidParameter, "cursor %q is not one this server gave out", c)
+			return 0, 0, invalid(wire.CodeInvalidParameter, "cursor %q is not one this server gave out", c)
 		}
 		offset = n
 	}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > maxPageSize {
-			return 0, 0, invalid(sdk.CodeInvalidParameter, "limit must be a whole number from 1 to %d, got %q", maxPageSize, l)
+			return 0, 0, invalid(wire.CodeInvalidParameter, "limit must be a whole number from 1 to %d, got %q", maxPageSize, l)
 		}
 		limit = n
 	}
@@ -221,7 +221,7 @@ func passes(d *sandboxDTO, q url.Values) (bool, error) {
 		}
 		ok, err := fn(d, vals)
 		if err != nil {
-			return false, invalid(sdk.CodeInvalidParameter, "list filter %s: %q is not a valid value", name, vals[0])
+			return false, invalid(wire.CodeInvalidParameter, "list filter %s: %q is not a valid value", name, vals[0])
 		}
 		if !ok {
 			return false, nil
@@ -235,7 +235,7 @@ func listOrder(q url.Values) (func(a, b *sandboxDTO) int, error) {
 	field, dir := cmp.Or(q.Get("sort"), "createdAt"), cmp.Or(q.Get("order"), "asc")
 	by := listSorts[field]
 	if by == nil {
-		return nil, invalid(sdk.CodeInvalidParameter, "sort %q is not one of name, cpu, memoryGib, diskGib, lastActivityAt, createdAt", field)
+		return nil, invalid(wire.CodeInvalidParameter, "sort %q is not one of name, cpu, memoryGib, diskGib, lastActivityAt, createdAt", field)
 	}
 	switch dir {
 	case "asc":
@@ -243,5 +243,5 @@ func listOrder(q url.Values) (func(a, b *sandboxDTO) int, error) {
 	case "desc":
 		return func(a, b *sandboxDTO) int { return by(b, a) }, nil
 	}
-	return nil, invalid(sdk.CodeInvalidParameter, "order %q is not asc or desc", dir)
+	return nil, invalid(wire.CodeInvalidParameter, "order %q is not asc or desc", dir)
 }

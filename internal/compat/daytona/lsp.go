@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // LSP: Daytona's /lsp toolbox routes onto the agent's language servers
@@ -30,7 +30,7 @@ type lspDocumentBody struct {
 func lspPath(uri string) (string, error) {
 	p, ok := strings.CutPrefix(uri, "file://")
 	if !ok || p == "" {
-		return "", invalid(sdk.CodeInvalidPath, "uri %q is not a file:// URI", uri)
+		return "", invalid(wire.CodeInvalidPath, "uri %q is not a file:// URI", uri)
 	}
 	return p, nil
 }
@@ -42,7 +42,7 @@ func (h *Handler) lspServer(route agentapi.Route) handlerFunc {
 		if err := decodeStrict(w, r, &in); err != nil {
 			return err
 		}
-		if _, err := agentCall[none](h, r, route, sdk.LSPServerRequest{Language: in.LanguageID, Project: in.PathToProject}); err != nil {
+		if _, err := agentCall[none](h, r, route, wire.LSPServerRequest{Language: in.LanguageID, Project: in.PathToProject}); err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, map[string]string{})
@@ -61,7 +61,7 @@ func (h *Handler) lspDocument(route agentapi.Route) handlerFunc {
 		if err != nil {
 			return err
 		}
-		if _, err := agentCall[none](h, r, route, sdk.LSPDocumentRequest{Language: in.LanguageID, Project: in.PathToProject, Path: p}); err != nil {
+		if _, err := agentCall[none](h, r, route, wire.LSPDocumentRequest{Language: in.LanguageID, Project: in.PathToProject, Path: p}); err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, map[string]string{})
@@ -70,7 +70,7 @@ func (h *Handler) lspDocument(route agentapi.Route) handlerFunc {
 }
 
 // daytonaSymbols is symbols in the SDK's LspSymbol shape.
-func daytonaSymbols(syms []sdk.LSPSymbol) []map[string]any {
+func daytonaSymbols(syms []wire.LSPSymbol) []map[string]any {
 	out := make([]map[string]any, 0, len(syms))
 	for _, s := range syms {
 		out = append(out, map[string]any{"name": s.Name, "kind": s.Kind, "location": map[string]any{"uri": s.URI, "range": s.Range}})
@@ -84,7 +84,7 @@ func (h *Handler) lspDocumentSymbols(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	syms, err := agentCall[[]sdk.LSPSymbol](h, r, agentapi.LSPDocumentSymbols, sdk.LSPDocumentRequest{Language: q.Get("languageId"), Project: q.Get("pathToProject"), Path: p})
+	syms, err := agentCall[[]wire.LSPSymbol](h, r, agentapi.LSPDocumentSymbols, wire.LSPDocumentRequest{Language: q.Get("languageId"), Project: q.Get("pathToProject"), Path: p})
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (h *Handler) lspDocumentSymbols(w http.ResponseWriter, r *http.Request) err
 
 func (h *Handler) lspWorkspaceSymbols(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	syms, err := agentCall[[]sdk.LSPSymbol](h, r, agentapi.LSPWorkspaceSymbols, sdk.LSPWorkspaceSymbolsRequest{Language: q.Get("languageId"), Project: q.Get("pathToProject"), Query: q.Get("query")})
+	syms, err := agentCall[[]wire.LSPSymbol](h, r, agentapi.LSPWorkspaceSymbols, wire.LSPWorkspaceSymbolsRequest{Language: q.Get("languageId"), Project: q.Get("pathToProject"), Query: q.Get("query")})
 	if err != nil {
 		return err
 	}
@@ -104,10 +104,10 @@ func (h *Handler) lspWorkspaceSymbols(w http.ResponseWriter, r *http.Request) er
 
 func (h *Handler) lspCompletions(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
-		LanguageID    string          `json:"languageId"`
-		PathToProject string          `json:"pathToProject"`
-		URI           string          `json:"uri"`
-		Position      sdk.LSPPosition `json:"position"`
+		LanguageID    string           `json:"languageId"`
+		PathToProject string           `json:"pathToProject"`
+		URI           string           `json:"uri"`
+		Position      wire.LSPPosition `json:"position"`
 		Context       *struct {
 			TriggerKind      int    `json:"triggerKind"`
 			TriggerCharacter string `json:"triggerCharacter"`
@@ -120,11 +120,11 @@ func (h *Handler) lspCompletions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req := sdk.LSPCompletionRequest{Language: in.LanguageID, Project: in.PathToProject, Path: p, Position: in.Position}
+	req := wire.LSPCompletionRequest{Language: in.LanguageID, Project: in.PathToProject, Path: p, Position: in.Position}
 	if in.Context != nil {
 		req.TriggerCharacter = in.Context.TriggerCharacter
 	}
-	list, err := agentCall[sdk.LSPCompletionList](h, r, agentapi.LSPCompletions, req)
+	list, err := agentCall[wire.LSPCompletionList](h, r, agentapi.LSPCompletions, req)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/ui"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // MetricsHistory is the stats history sbx's dashboard keeps
@@ -62,12 +62,12 @@ func (h *Handler) metricsHistory(w http.ResponseWriter, r *http.Request) error {
 		s := q.Get(p.name)
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return invalid(sdk.CodeInvalidParameter, "%s must be an RFC 3339 time, got %q", p.name, s)
+			return invalid(wire.CodeInvalidParameter, "%s must be an RFC 3339 time, got %q", p.name, s)
 		}
 		*p.t = t
 	}
 	if to.Before(from) {
-		return invalid(sdk.CodeInvalidParameter, "to (%s) is before from (%s)", q.Get("to"), q.Get("from"))
+		return invalid(wire.CodeInvalidParameter, "to (%s) is before from (%s)", q.Get("to"), q.Get("from"))
 	}
 	names := q["metricNames"]
 	if len(names) == 1 && strings.Contains(names[0], ",") {
@@ -81,7 +81,7 @@ func (h *Handler) metricsHistory(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, n := range names {
 		if _, ok := historySeries[n]; !ok {
-			return invalid(sdk.CodeInvalidParameter, "metric %q is not one of Daytona's sandbox metrics", n)
+			return invalid(wire.CodeInvalidParameter, "metric %q is not one of Daytona's sandbox metrics", n)
 		}
 	}
 	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Some Daytona operations are sbx API routes under another shape (image
@@ -37,7 +37,7 @@ func (w *recorder) Flush() {}
 // r, and returns its answer; an error answer is returned as its error.
 func (h *Handler) native(r *http.Request, method, path string, query url.Values, body io.Reader, contentType string) (*recorder, error) {
 	if h.cfg.API == nil {
-		return nil, errdefs.Unavailable(sdk.CodeInternal, "sbx's API is not mounted beside the Daytona layer")
+		return nil, errdefs.Unavailable(wire.CodeInternal, "sbx's API is not mounted beside the Daytona layer")
 	}
 	if body == nil {
 		body = http.NoBody
@@ -58,7 +58,7 @@ func (h *Handler) native(r *http.Request, method, path string, query url.Values,
 		rec.status = http.StatusOK
 	}
 	if rec.status >= 400 {
-		var e sdk.ErrorResponse
+		var e wire.ErrorResponse
 		if json.Unmarshal(rec.body.Bytes(), &e) != nil || e.Error.Code == "" {
 			return nil, errdefs.Internal(nil, "%s %s answered %d", method, path, rec.status)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Preview links: Daytona's getPreviewLink answers a URL and a token that
@@ -27,18 +27,18 @@ var maxSignedSeconds = int(network.MaxSignedTTL.Seconds())
 
 func (h *Handler) exposed(r *http.Request) (*store.Sandbox, *store.Port, error) {
 	if h.cfg.Previews == nil || h.cfg.API == nil {
-		return nil, nil, errdefs.Unavailable(sdk.CodeNetworkUnavailable, "previews are off on this daemon")
+		return nil, nil, errdefs.Unavailable(wire.CodeNetworkUnavailable, "previews are off on this daemon")
 	}
 	port, err := strconv.Atoi(r.PathValue("port"))
 	if err != nil || port < 1 || port > 65535 {
-		return nil, nil, invalid(sdk.CodeInvalidPort, "port must be from 1 to 65535, got %q", r.PathValue("port"))
+		return nil, nil, invalid(wire.CodeInvalidPort, "port must be from 1 to 65535, got %q", r.PathValue("port"))
 	}
 	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return nil, nil, err
 	}
-	if sb.Spec.Network != sdk.NetworkBridge {
-		return nil, nil, errdefs.Conflict(sdk.CodeNoNetwork, "sandbox %s has no network (networkBlockAll); preview links need one", sb.ID)
+	if sb.Spec.Network != wire.NetworkBridge {
+		return nil, nil, errdefs.Conflict(wire.CodeNoNetwork, "sandbox %s has no network (networkBlockAll); preview links need one", sb.ID)
 	}
 	if sb.Spec.Labels[publicLabel] == "true" {
 		rec, err := h.cfg.Previews.Expose(r.Context(), sb.ID, port, true)
@@ -69,7 +69,7 @@ func (h *Handler) signedPreviewLink(w http.ResponseWriter, r *http.Request) erro
 	if s := r.URL.Query().Get("expiresInSeconds"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxSignedSeconds {
-			return invalid(sdk.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d, got %q", maxSignedSeconds, s)
+			return invalid(wire.CodeInvalidExpiry, "expiresInSeconds must be from 1 to %d, got %q", maxSignedSeconds, s)
 		}
 		secs = n
 	}
@@ -89,7 +89,7 @@ func (h *Handler) signedPreviewLink(w http.ResponseWriter, r *http.Request) erro
 // (/v1/sandboxes/{id}/ports/{port}/…), which checks the token and proxies.
 func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request) error {
 	if h.cfg.API == nil {
-		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "previews are off on this daemon")
+		return errdefs.Unavailable(wire.CodeNetworkUnavailable, "previews are off on this daemon")
 	}
 	id, port := r.PathValue("id"), r.PathValue("port")
 	// Keep the rest of the path as the client escaped it.
@@ -100,7 +100,7 @@ func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request) error {
 	escaped := "/v1/sandboxes/" + url.PathEscape(id) + "/ports/" + port + rest
 	plain, err := url.PathUnescape(escaped)
 	if err != nil {
-		return invalid(sdk.CodeInvalidPath, "bad path escaping: %v", err)
+		return invalid(wire.CodeInvalidPath, "bad path escaping: %v", err)
 	}
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath, r2.RequestURI = plain, escaped, ""
@@ -120,11 +120,11 @@ func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request) error {
 // made, so the token is not checked: whichever is named, all end.
 func (h *Handler) expireSignedPreview(w http.ResponseWriter, r *http.Request) error {
 	if h.cfg.Previews == nil || h.cfg.API == nil {
-		return errdefs.Unavailable(sdk.CodeNetworkUnavailable, "previews are off on this daemon")
+		return errdefs.Unavailable(wire.CodeNetworkUnavailable, "previews are off on this daemon")
 	}
 	port, err := strconv.Atoi(r.PathValue("port"))
 	if err != nil || port < 1 || port > 65535 {
-		return invalid(sdk.CodeInvalidPort, "port must be from 1 to 65535, got %q", r.PathValue("port"))
+		return invalid(wire.CodeInvalidPort, "port must be from 1 to 65535, got %q", r.PathValue("port"))
 	}
 	sb, err := h.cfg.Sandboxes.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
@@ -135,7 +135,7 @@ func (h *Handler) expireSignedPreview(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	if rec.Public {
-		return invalid(sdk.CodeInvalidParameter, "port %d of sandbox %s is public: its previews need no token, so there is no signed URL to expire", port, r.PathValue("id"))
+		return invalid(wire.CodeInvalidParameter, "port %d of sandbox %s is public: its previews need no token, so there is no signed URL to expire", port, r.PathValue("id"))
 	}
 	if _, err := h.native(r, "DELETE", "/v1/sandboxes/"+url.PathEscape(sb.ID)+"/ports/"+strconv.Itoa(port), nil, nil, ""); err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // execMargin is how long past a command's timeout the layer waits for the
@@ -29,22 +29,22 @@ func (h *Handler) execute(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Command == "" {
-		return invalid(sdk.CodeInvalidCommand, "command is required")
+		return invalid(wire.CodeInvalidCommand, "command is required")
 	}
 	if in.Timeout < 0 {
-		return invalid(sdk.CodeInvalidParameter, "timeout must not be negative")
+		return invalid(wire.CodeInvalidParameter, "timeout must not be negative")
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	req := sdk.ExecRequest{Shell: in.Command, Cwd: in.Cwd, Env: in.Envs, TimeoutSeconds: in.Timeout}
-	res, err := callWithin[sdk.ExecResult](r.Context(), in.Timeout, c, agentapi.Exec, req)
+	req := wire.ExecRequest{Shell: in.Command, Cwd: in.Cwd, Env: in.Envs, TimeoutSeconds: in.Timeout}
+	res, err := callWithin[wire.ExecResult](r.Context(), in.Timeout, c, agentapi.Exec, req)
 	if err != nil {
 		return err
 	}
 	if res.TimedOut { // the SDK raises DaytonaProcessExecutionTimeoutError
-		return withStatus(http.StatusRequestTimeout, errdefs.Unavailable(sdk.CodeProcessExecTimeout, "the command did not finish within its timeout of %gs and was killed", in.Timeout))
+		return withStatus(http.StatusRequestTimeout, errdefs.Unavailable(wire.CodeProcessExecTimeout, "the command did not finish within its timeout of %gs and was killed", in.Timeout))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"exitCode": res.ExitCode, "result": res.Stdout + res.Stderr})
 	return nil
@@ -67,7 +67,7 @@ func (h *Handler) codeRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Timeout < 0 {
-		return invalid(sdk.CodeInvalidParameter, "timeout must not be negative")
+		return invalid(wire.CodeInvalidParameter, "timeout must not be negative")
 	}
 	lang := in.Language
 	if lang == "" {
@@ -75,26 +75,26 @@ func (h *Handler) codeRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	runners, ok := codeRunners[lang]
 	if !ok {
-		return invalid(sdk.CodeUnknownLanguage, "codeRun has no language %q on sbx: use python, javascript or typescript", lang)
+		return invalid(wire.CodeUnknownLanguage, "codeRun has no language %q on sbx: use python, javascript or typescript", lang)
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	var res sdk.ExecResult
+	var res wire.ExecResult
 	for _, runner := range runners {
-		req := sdk.ExecRequest{Cmd: append(append(slices.Clone(runner), "-"), in.Argv...), Stdin: in.Code, Env: in.Envs, TimeoutSeconds: in.Timeout}
-		res, err = callWithin[sdk.ExecResult](r.Context(), in.Timeout, c, agentapi.Exec, req)
-		if errdefs.CodeOf(err) != sdk.CodeCommandNotFound {
+		req := wire.ExecRequest{Cmd: append(append(slices.Clone(runner), "-"), in.Argv...), Stdin: in.Code, Env: in.Envs, TimeoutSeconds: in.Timeout}
+		res, err = callWithin[wire.ExecResult](r.Context(), in.Timeout, c, agentapi.Exec, req)
+		if errdefs.CodeOf(err) != wire.CodeCommandNotFound {
 			break
 		}
 	}
-	if errdefs.CodeOf(err) == sdk.CodeCommandNotFound {
+	if errdefs.CodeOf(err) == wire.CodeCommandNotFound {
 		var names []string
 		for _, r := range runners {
 			names = append(names, r[0])
 		}
-		return invalid(sdk.CodeLanguageNotAvailable, "codeRun in %s needs %s in the sandbox's image, which has none of them (sbx's python image has python3 and node, no TypeScript runner)",
+		return invalid(wire.CodeLanguageNotAvailable, "codeRun in %s needs %s in the sandbox's image, which has none of them (sbx's python image has python3 and node, no TypeScript runner)",
 			lang, strings.Join(names, " or "))
 	}
 	if err != nil {
@@ -134,7 +134,7 @@ func (h *Handler) homeDir(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	u, err := agentapi.Call[sdk.User](r.Context(), c, agentapi.LookupUser, agentapi.Params{}, nil) // whom the toolbox runs commands as
+	u, err := agentapi.Call[wire.User](r.Context(), c, agentapi.LookupUser, agentapi.Params{}, nil) // whom the toolbox runs commands as
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Terminals: Daytona's create-connect WebSocket makes a PTY and attaches to
@@ -36,9 +36,9 @@ type ptyInfo struct {
 	LazyStart bool              `json:"lazyStart"`
 }
 
-func toPTYInfo(p sdk.PTY) ptyInfo {
+func toPTYInfo(p wire.PTY) ptyInfo {
 	return ptyInfo{ID: p.ID, Cols: p.Cols, Rows: p.Rows, Cwd: p.Cwd, Envs: map[string]string{},
-		CreatedAt: stamp(p.CreatedAt), Active: p.State == sdk.ProcessRunning}
+		CreatedAt: stamp(p.CreatedAt), Active: p.State == wire.ProcessRunning}
 }
 
 // ptyEnvs reads the environment the SDK sends as a subprotocol
@@ -52,7 +52,7 @@ func ptyEnvs(r *http.Request) (map[string]string, error) {
 				err = json.Unmarshal(b, &env)
 			}
 			if err != nil {
-				return nil, invalid(sdk.CodeInvalidEnv, "the %s subprotocol must be base64url JSON of string values: %v", ptyEnvsPrefix, err)
+				return nil, invalid(wire.CodeInvalidEnv, "the %s subprotocol must be base64url JSON of string values: %v", ptyEnvsPrefix, err)
 			}
 			return env, nil
 		}
@@ -73,9 +73,9 @@ func websocketProtocols(r *http.Request) []string {
 // ptyCreateConnect serves GET /process/pty/create-connect?id&cols&rows&cwd.
 func (h *Handler) ptyCreateConnect(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	req := sdk.CreatePTYRequest{ID: q.Get("id"), Cwd: q.Get("cwd")}
+	req := wire.CreatePTYRequest{ID: q.Get("id"), Cwd: q.Get("cwd")}
 	if req.ID == "" {
-		return invalid(sdk.CodeInvalidID, "id is required")
+		return invalid(wire.CodeInvalidID, "id is required")
 	}
 	for _, p := range []struct {
 		name string
@@ -84,7 +84,7 @@ func (h *Handler) ptyCreateConnect(w http.ResponseWriter, r *http.Request) error
 		if s := q.Get(p.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 || n > 1000 {
-				return invalid(sdk.CodeInvalidSize, "%s must be from 1 to 1000, got %q", p.name, s)
+				return invalid(wire.CodeInvalidSize, "%s must be from 1 to 1000, got %q", p.name, s)
 			}
 			*p.dst = n
 		}
@@ -127,7 +127,7 @@ func (h *Handler) bridgePTY(w http.ResponseWriter, r *http.Request, c *agentapi.
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		return errdefs.Unavailable(sdk.CodeAgentUnavailable, "attach to terminal %s: %v", id, err)
+		return errdefs.Unavailable(wire.CodeAgentUnavailable, "attach to terminal %s: %v", id, err)
 	}
 	defer agentWS.CloseNow()
 	agentWS.SetReadLimit(1 << 20)
@@ -162,7 +162,7 @@ func (h *Handler) bridgePTY(w http.ResponseWriter, r *http.Request, c *agentapi.
 			}
 			continue
 		}
-		var ctl sdk.PTYControl
+		var ctl wire.PTYControl
 		if json.Unmarshal(b, &ctl) == nil && ctl.Type == "exit" {
 			exit, _ := json.Marshal(map[string]any{"type": "control", "status": "exited", "exitCode": ctl.ExitCode})
 			client.writeText(ctx, string(exit))
@@ -177,7 +177,7 @@ func (h *Handler) listPTYs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := agentapi.Call[[]sdk.PTY](r.Context(), c, agentapi.ListPTYs, agentapi.Params{}, nil)
+	list, err := agentapi.Call[[]wire.PTY](r.Context(), c, agentapi.ListPTYs, agentapi.Params{}, nil)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (h *Handler) getPTY(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := agentapi.Call[sdk.PTY](r.Context(), c, agentapi.GetPTY, at(r.PathValue("pty")), nil)
+	p, err := agentapi.Call[wire.PTY](r.Context(), c, agentapi.GetPTY, at(r.PathValue("pty")), nil)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (h *Handler) deletePTY(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) resizePTY(w http.ResponseWriter, r *http.Request) error {
-	var in sdk.ResizeRequest
+	var in wire.ResizeRequest
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (h *Handler) resizePTY(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := agentapi.Call[sdk.PTY](r.Context(), c, agentapi.ResizePTY, at(r.PathValue("pty")), in)
+	p, err := agentapi.Call[wire.PTY](r.Context(), c, agentapi.ResizePTY, at(r.PathValue("pty")), in)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Computer-use recordings: Daytona's /computeruse/recordings routes onto the
@@ -15,7 +15,7 @@ import (
 // keep each recording as a file and its metadata in the sandbox.
 
 // daytonaRecording is a recording in the SDK's Recording shape.
-func daytonaRecording(rec sdk.Recording) map[string]any {
+func daytonaRecording(rec wire.Recording) map[string]any {
 	out := map[string]any{"id": rec.ID, "fileName": rec.FileName, "filePath": rec.Path, "status": rec.Status,
 		"startTime": rec.StartedAt.Format(time.RFC3339Nano), "sizeBytes": rec.SizeBytes}
 	if rec.EndedAt != nil {
@@ -32,7 +32,7 @@ func (h *Handler) recordingStart(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}
-	rec, err := agentCall[sdk.Recording](h, r, agentapi.RecordingStart, sdk.RecordingStartRequest{Label: in.Label})
+	rec, err := agentCall[wire.Recording](h, r, agentapi.RecordingStart, wire.RecordingStartRequest{Label: in.Label})
 	if err != nil {
 		return err
 	}
@@ -48,13 +48,13 @@ func (h *Handler) recordingStop(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.ID == "" {
-		return invalid(sdk.CodeInvalidParameter, "id is required: the recording to stop")
+		return invalid(wire.CodeInvalidParameter, "id is required: the recording to stop")
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	rec, err := agentapi.Call[sdk.Recording](r.Context(), c, agentapi.RecordingStop, at(in.ID), nil)
+	rec, err := agentapi.Call[wire.Recording](r.Context(), c, agentapi.RecordingStop, at(in.ID), nil)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h *Handler) recordingStop(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) recordingList(w http.ResponseWriter, r *http.Request) error {
-	list, err := agentCall[[]sdk.Recording](h, r, agentapi.RecordingList, nil)
+	list, err := agentCall[[]wire.Recording](h, r, agentapi.RecordingList, nil)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (h *Handler) recordingGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rec, err := agentapi.Call[sdk.Recording](r.Context(), c, agentapi.RecordingGet, at(r.PathValue("rec")), nil)
+	rec, err := agentapi.Call[wire.Recording](r.Context(), c, agentapi.RecordingGet, at(r.PathValue("rec")), nil)
 	if err != nil {
 		return err
 	}

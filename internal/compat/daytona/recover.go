@@ -3,7 +3,7 @@ package daytona
 import (
 	"net/http"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // recoverSandbox serves POST /sandbox/{id}/recover: Daytona's way out of
@@ -16,8 +16,8 @@ func (h *Handler) recoverSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if sb.State != sdk.StateError {
-		return invalid(sdk.CodeInvalidParameter, "sandbox.recover: sandbox %s is %s, not in state error; only a sandbox in error can be recovered", r.PathValue("id"), stateOf(sb.State))
+	if sb.State != wire.StateError {
+		return invalid(wire.CodeInvalidParameter, "sandbox.recover: sandbox %s is %s, not in state error; only a sandbox in error can be recovered", r.PathValue("id"), stateOf(sb.State))
 	}
 	sb, err = h.cfg.Sandboxes.EnsureRunning(r.Context(), sb.ID)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Daytona's secrets are sbx's secrets (POST /v1/secrets and the rest,
@@ -29,7 +29,7 @@ type secretDTO struct {
 	Hosts       []string `json:"hosts"`
 }
 
-func toSecretDTO(s sdk.SecretInfo) secretDTO {
+func toSecretDTO(s wire.SecretInfo) secretDTO {
 	hosts := s.Hosts
 	if hosts == nil {
 		hosts = []string{}
@@ -47,32 +47,32 @@ type secretFields struct {
 
 func (f secretFields) check() error {
 	if f.Description != "" {
-		return invalid(sdk.CodeFeatureUnsupported, "secret description is not supported by sbx's Daytona compatibility layer: sbx keeps a secret's name, value and hosts")
+		return invalid(wire.CodeFeatureUnsupported, "secret description is not supported by sbx's Daytona compatibility layer: sbx keeps a secret's name, value and hosts")
 	}
 	if f.Hosts != nil && len(*f.Hosts) == 0 {
-		return invalid(sdk.CodeInvalidSecret, "secret hosts must name at least one host: sbx sends a secret only to the hosts it names, never everywhere")
+		return invalid(wire.CodeInvalidSecret, "secret hosts must name at least one host: sbx sends a secret only to the hosts it names, never everywhere")
 	}
 	return nil
 }
 
 // secrets lists the caller's team's secrets.
-func (h *Handler) secrets(r *http.Request) ([]sdk.SecretInfo, error) {
-	var list []sdk.SecretInfo
+func (h *Handler) secrets(r *http.Request) ([]wire.SecretInfo, error) {
+	var list []wire.SecretInfo
 	err := h.nativeJSON(r, "GET", "/v1/secrets", nil, nil, &list)
 	return list, err
 }
 
-func (h *Handler) secretNamed(r *http.Request, name string) (sdk.SecretInfo, error) {
+func (h *Handler) secretNamed(r *http.Request, name string) (wire.SecretInfo, error) {
 	list, err := h.secrets(r)
 	if err != nil {
-		return sdk.SecretInfo{}, err
+		return wire.SecretInfo{}, err
 	}
 	for _, s := range list {
 		if s.Name == name {
 			return s, nil
 		}
 	}
-	return sdk.SecretInfo{}, errdefs.NotFound(sdk.CodeSecretNotFound, "no secret %q", name)
+	return wire.SecretInfo{}, errdefs.NotFound(wire.CodeSecretNotFound, "no secret %q", name)
 }
 
 // listSecrets serves GET /secret/paginated?cursor&limit&name&sort&order
@@ -81,7 +81,7 @@ func (h *Handler) listSecrets(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	for name := range q {
 		if !slices.Contains([]string{"cursor", "limit", "name", "sort", "order"}, name) {
-			return invalid(sdk.CodeInvalidParameter, "the secret list filter %s is not supported by sbx's Daytona compatibility layer", name)
+			return invalid(wire.CodeInvalidParameter, "the secret list filter %s is not supported by sbx's Daytona compatibility layer", name)
 		}
 	}
 	offset, limit, err := pageParams(q)
@@ -90,7 +90,7 @@ func (h *Handler) listSecrets(w http.ResponseWriter, r *http.Request) error {
 	}
 	sortBy := cmp.Or(q.Get("sort"), "createdAt")
 	if sortBy != "name" && sortBy != "createdAt" && sortBy != "updatedAt" {
-		return invalid(sdk.CodeInvalidParameter, "sort %q is not one of name, createdAt, updatedAt", sortBy)
+		return invalid(wire.CodeInvalidParameter, "sort %q is not one of name, createdAt, updatedAt", sortBy)
 	}
 	desc := false
 	switch o := cmp.Or(q.Get("order"), "asc"); o {
@@ -98,7 +98,7 @@ func (h *Handler) listSecrets(w http.ResponseWriter, r *http.Request) error {
 	case "desc":
 		desc = true
 	default:
-		return invalid(sdk.CodeInvalidParameter, "order %q is not asc or desc", o)
+		return invalid(wire.CodeInvalidParameter, "order %q is not asc or desc", o)
 	}
 	list, err := h.secrets(r)
 	if err != nil {
@@ -152,16 +152,16 @@ func (h *Handler) createSecret(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Hosts == nil {
-		return invalid(sdk.CodeInvalidSecret, "secret hosts are required: sbx sends a secret only to the hosts it names, never everywhere")
+		return invalid(wire.CodeInvalidSecret, "secret hosts are required: sbx sends a secret only to the hosts it names, never everywhere")
 	}
 	if in.Value == nil {
-		return invalid(sdk.CodeInvalidSecret, "secret value is required")
+		return invalid(wire.CodeInvalidSecret, "secret value is required")
 	}
 	if _, err := h.secretNamed(r, in.Name); err == nil {
-		return errdefs.Conflict(sdk.CodeInvalidSecret, "a secret named %q exists: update it instead", in.Name)
+		return errdefs.Conflict(wire.CodeInvalidSecret, "a secret named %q exists: update it instead", in.Name)
 	}
-	var s sdk.SecretInfo
-	req := sdk.CreateSecretRequest{Name: in.Name, Value: *in.Value, SecretHosts: sdk.SecretHosts{Hosts: *in.Hosts}}
+	var s wire.SecretInfo
+	req := wire.CreateSecretRequest{Name: in.Name, Value: *in.Value, SecretHosts: wire.SecretHosts{Hosts: *in.Hosts}}
 	if err := h.nativeJSON(r, "POST", "/v1/secrets", nil, req, &s); err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (h *Handler) updateSecret(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Name != "" {
-		return invalid(sdk.CodeInvalidParameter, "a secret's name cannot change")
+		return invalid(wire.CodeInvalidParameter, "a secret's name cannot change")
 	}
 	if err := in.check(); err != nil {
 		return err
@@ -191,10 +191,10 @@ func (h *Handler) updateSecret(w http.ResponseWriter, r *http.Request) error {
 	if in.Hosts != nil {
 		hosts.Hosts = *in.Hosts
 	}
-	var s sdk.SecretInfo
+	var s wire.SecretInfo
 	switch {
 	case in.Value != nil:
-		err = h.nativeJSON(r, "POST", "/v1/secrets", nil, sdk.CreateSecretRequest{Name: cur.Name, Value: *in.Value, SecretHosts: hosts}, &s)
+		err = h.nativeJSON(r, "POST", "/v1/secrets", nil, wire.CreateSecretRequest{Name: cur.Name, Value: *in.Value, SecretHosts: hosts}, &s)
 	case in.Hosts != nil:
 		err = h.nativeJSON(r, "PUT", "/v1/secrets/"+url.PathEscape(cur.Name)+"/hosts", nil, hosts, &s)
 	default:

@@ -6,7 +6,7 @@ import (
 	"net/url"
 
 	"github.com/sbxhq/sbx/internal/agentapi"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Sessions: sbx's agent keeps the shell (cd and exports persist) and the
@@ -26,13 +26,13 @@ type commandDTO struct {
 	ExitCode *int   `json:"exitCode,omitempty"`
 }
 
-func toCommandDTO(c sdk.SessionCommand) commandDTO {
+func toCommandDTO(c wire.SessionCommand) commandDTO {
 	return commandDTO{ID: c.ID, Command: c.Command, ExitCode: c.ExitCode}
 }
 
 // sessionDTO reads the commands of session id from the agent.
 func sessionOf(r *http.Request, c *agentapi.Client, id string) (sessionDTO, error) {
-	cmds, err := agentapi.Call[[]sdk.SessionCommand](r.Context(), c, agentapi.SessionCommands, at(id), nil)
+	cmds, err := agentapi.Call[[]wire.SessionCommand](r.Context(), c, agentapi.SessionCommands, at(id), nil)
 	if err != nil {
 		return sessionDTO{}, err
 	}
@@ -51,13 +51,13 @@ func (h *Handler) createSession(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.SessionID == "" {
-		return invalid(sdk.CodeInvalidID, "sessionId is required")
+		return invalid(wire.CodeInvalidID, "sessionId is required")
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
-	if _, err := agentapi.Call[none](r.Context(), c, agentapi.CreateSession, agentapi.Params{}, sdk.CreateSessionRequest{ID: in.SessionID}); err != nil {
+	if _, err := agentapi.Call[none](r.Context(), c, agentapi.CreateSession, agentapi.Params{}, wire.CreateSessionRequest{ID: in.SessionID}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusCreated)
@@ -82,7 +82,7 @@ func (h *Handler) listSessions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := agentapi.Call[[]sdk.Session](r.Context(), c, agentapi.ListSessions, agentapi.Params{}, nil)
+	list, err := agentapi.Call[[]wire.Session](r.Context(), c, agentapi.ListSessions, agentapi.Params{}, nil)
 	if err != nil {
 		return err
 	}
@@ -125,15 +125,15 @@ func (h *Handler) sessionExec(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Command == "" {
-		return invalid(sdk.CodeInvalidCommand, "command is required")
+		return invalid(wire.CodeInvalidCommand, "command is required")
 	}
 	c, _, err := h.agentFor(r)
 	if err != nil {
 		return err
 	}
 	async := in.RunAsync || in.Async
-	cmd, err := agentapi.Call[sdk.SessionCommand](r.Context(), c, agentapi.SessionRun, at(r.PathValue("session")),
-		sdk.SessionRunRequest{Command: in.Command, Async: async, Echo: !in.SuppressEcho})
+	cmd, err := agentapi.Call[wire.SessionCommand](r.Context(), c, agentapi.SessionRun, at(r.PathValue("session")),
+		wire.SessionRunRequest{Command: in.Command, Async: async, Echo: !in.SuppressEcho})
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (h *Handler) sessionExec(w http.ResponseWriter, r *http.Request) error {
 	}
 	logs := cmd.Logs
 	if logs == nil {
-		logs = &sdk.SessionLogs{}
+		logs = &wire.SessionLogs{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"cmdId": cmd.ID, "exitCode": cmd.ExitCode, "output": logs.Output, "stdout": logs.Stdout, "stderr": logs.Stderr})
 	return nil
@@ -158,7 +158,7 @@ func (h *Handler) getSessionCommand(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	cmd, err := agentapi.Call[sdk.SessionCommand](r.Context(), c, agentapi.SessionCommandGet, commandParams(r), nil)
+	cmd, err := agentapi.Call[wire.SessionCommand](r.Context(), c, agentapi.SessionCommandGet, commandParams(r), nil)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (h *Handler) getSessionCommand(w http.ResponseWriter, r *http.Request) erro
 // sendSessionInput serves POST …/command/{command}/input {data}: bytes for
 // the stdin of a command started with runAsync.
 func (h *Handler) sendSessionInput(w http.ResponseWriter, r *http.Request) error {
-	var in sdk.SessionInput
+	var in wire.SessionInput
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (h *Handler) commandLogs(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if r.URL.Query().Get("follow") != "true" {
-		logs, err := agentapi.Call[sdk.SessionLogs](r.Context(), c, agentapi.SessionCommandLogs, commandParams(r), nil)
+		logs, err := agentapi.Call[wire.SessionLogs](r.Context(), c, agentapi.SessionCommandLogs, commandParams(r), nil)
 		if err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func (h *Handler) commandLogs(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil // the stream broke: the SDK sees the socket close
 		}
-		var ev sdk.SessionLogEvent
+		var ev wire.SessionLogEvent
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/sshgw"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A sandbox's settings after create, on sbx's own routes (native.go):
@@ -31,11 +31,11 @@ func (h *Handler) updateNetworkSettings(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	p := sdk.EgressPolicy{Mode: sdk.EgressAllowAll}
+	p := wire.EgressPolicy{Mode: wire.EgressAllowAll}
 	if e := sb.Spec.Egress; e != nil {
-		p = sdk.EgressPolicy{Mode: e.Mode, CIDRs: e.CIDRs, Domains: e.Domains, HTTP: e.HTTP}
+		p = wire.EgressPolicy{Mode: e.Mode, CIDRs: e.CIDRs, Domains: e.Domains, HTTP: e.HTTP}
 	}
-	block := p.Mode == sdk.EgressBlockAll
+	block := p.Mode == wire.EgressBlockAll
 	if in.NetworkBlockAll != nil {
 		block = *in.NetworkBlockAll
 	}
@@ -47,13 +47,13 @@ func (h *Handler) updateNetworkSettings(w http.ResponseWriter, r *http.Request) 
 	}
 	switch {
 	case block:
-		p.Mode = sdk.EgressBlockAll
+		p.Mode = wire.EgressBlockAll
 	case len(p.CIDRs)+len(p.Domains) > 0:
-		p.Mode = sdk.EgressAllowList
+		p.Mode = wire.EgressAllowList
 	default:
-		p.Mode = sdk.EgressAllowAll
+		p.Mode = wire.EgressAllowAll
 	}
-	if p.Mode != sdk.EgressAllowList {
+	if p.Mode != wire.EgressAllowList {
 		p.CIDRs, p.Domains = nil, nil
 	}
 	if err := h.nativeJSON(r, "PUT", "/v1/sandboxes/"+url.PathEscape(sb.ID)+"/egress", nil, p, nil); err != nil {
@@ -72,7 +72,7 @@ func (h *Handler) systemMetrics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var st sdk.SandboxStats
+	var st wire.SandboxStats
 	if err := h.nativeJSON(r, "GET", "/v1/sandboxes/"+url.PathEscape(sb.ID)+"/stats", nil, nil, &st); err != nil {
 		return err
 	}
@@ -104,15 +104,15 @@ type sshAccessDTO struct {
 
 // createSSHAccess serves POST /sandbox/{id}/ssh-access?expiresInMinutes.
 func (h *Handler) createSSHAccess(w http.ResponseWriter, r *http.Request) error {
-	req := sdk.CreateSSHAccessRequest{}
+	req := wire.CreateSSHAccessRequest{}
 	if s := r.URL.Query().Get("expiresInMinutes"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n < 1 {
-			return invalid(sdk.CodeInvalidParameter, "expiresInMinutes must be a whole number of minutes from 1, got %q", s)
+			return invalid(wire.CodeInvalidParameter, "expiresInMinutes must be a whole number of minutes from 1, got %q", s)
 		}
 		req.ExpiresInSeconds = n * 60
 	}
-	var a sdk.SSHAccess
+	var a wire.SSHAccess
 	if err := h.nativeJSON(r, "POST", "/v1/sandboxes/"+url.PathEscape(r.PathValue("id"))+"/ssh-access", nil, req, &a); err != nil {
 		return err
 	}
@@ -156,11 +156,11 @@ func (h *Handler) revokeSSHAccess(w http.ResponseWriter, r *http.Request) error 
 	if token := r.URL.Query().Get("token"); token != "" {
 		g, ok := h.grant(r.Context(), token)
 		if !ok || g.SandboxID != sb.ID {
-			return errdefs.NotFound(sdk.CodeSSHAccessNotFound, "no SSH access of sandbox %s has this token (revoked, expired or never made)", sb.ID)
+			return errdefs.NotFound(wire.CodeSSHAccessNotFound, "no SSH access of sandbox %s has this token (revoked, expired or never made)", sb.ID)
 		}
 		ids = []string{g.AccessID}
 	} else {
-		var list []sdk.SSHAccess
+		var list []wire.SSHAccess
 		if err := h.nativeJSON(r, "GET", base, nil, nil, &list); err != nil {
 			return err
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Signed file URLs (sandbox.downloadUrl, uploadUrl, rotateSigningKey).
@@ -63,7 +63,7 @@ func (h *Handler) signingOf(sandboxID string, labels map[string]string) (signing
 
 func (h *Handler) signingReady() error {
 	if len(h.cfg.SigningSecret) == 0 || h.cfg.Keys == nil {
-		return errdefs.Unavailable(sdk.CodeInternal, "signed file URLs need the daemon's signing secret and key service")
+		return errdefs.Unavailable(wire.CodeInternal, "signed file URLs need the daemon's signing secret and key service")
 	}
 	return nil
 }
@@ -105,7 +105,7 @@ func (h *Handler) sendSigningKey(w http.ResponseWriter, r *http.Request, rotate 
 			labels[k] = v
 		}
 		labels[signingLabel] = rec.keyID + "." + rec.nonce + "." + h.signingMAC(sb.ID, rec)
-		if _, err := h.cfg.Sandboxes.Update(r.Context(), sb.ID, sdk.UpdateSandboxRequest{Labels: labels}); err != nil {
+		if _, err := h.cfg.Sandboxes.Update(r.Context(), sb.ID, wire.UpdateSandboxRequest{Labels: labels}); err != nil {
 			return err
 		}
 	}
@@ -135,7 +135,7 @@ func (h *Handler) signedOr(need authz.Op, method string, serve, next handlerFunc
 // key the sandbox's signing key was made with. Every failure is the same
 // 401, so a URL tells nothing about sandboxes it does not open.
 func (h *Handler) checkSigned(r *http.Request, method string) (auth.Principal, error) {
-	denied := errdefs.Unauthorized(sdk.CodeUnauthorized, "the signed URL is not valid: expired, rotated, its API key revoked, or not signed for this file")
+	denied := errdefs.Unauthorized(wire.CodeUnauthorized, "the signed URL is not valid: expired, rotated, its API key revoked, or not signed for this file")
 	if h.signingReady() != nil {
 		return auth.Principal{}, denied
 	}
@@ -175,18 +175,18 @@ func (h *Handler) uploadV2(w http.ResponseWriter, r *http.Request) error {
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return invalid(sdk.CodeInvalidParameter, "the body must be multipart/form-data with a part named file: %v", err)
+		return invalid(wire.CodeInvalidParameter, "the body must be multipart/form-data with a part named file: %v", err)
 	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
-			return invalid(sdk.CodeInvalidParameter, "the body has no part named file")
+			return invalid(wire.CodeInvalidParameter, "the body has no part named file")
 		}
 		if err != nil {
-			return invalid(sdk.CodeInvalidParameter, "reading the multipart body: %v", err)
+			return invalid(wire.CodeInvalidParameter, "reading the multipart body: %v", err)
 		}
 		if part.FormName() != "file" {
-			return invalid(sdk.CodeInvalidParameter, "unexpected form field %q: send the file as the part named file", part.FormName())
+			return invalid(wire.CodeInvalidParameter, "unexpected form field %q: send the file as the part named file", part.FormName())
 		}
 		if err := putFile(r, c, p, part); err != nil {
 			return err

@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 type fakeKeys map[string]auth.Principal
@@ -24,7 +24,7 @@ func (k fakeKeys) LookupKey(_ context.Context, id string) (auth.Principal, error
 	if p, ok := k[id]; ok {
 		return p, nil
 	}
-	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "unknown API key")
+	return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "unknown API key")
 }
 
 // A signed URL is honoured only with the signature of its sandbox's key

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Daytona's snapshots are what sandboxes start from; on sbx those are its
@@ -86,7 +86,7 @@ func (h *Handler) listSnapshots(w http.ResponseWriter, r *http.Request) error {
 		if s := r.URL.Query().Get(p.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 || (p.name == "limit" && n > maxPageSize) {
-				return invalid(sdk.CodeInvalidParameter, "%s must be a whole number from 1 (limit: to %d), got %q", p.name, maxPageSize, s)
+				return invalid(wire.CodeInvalidParameter, "%s must be a whole number from 1 (limit: to %d), got %q", p.name, maxPageSize, s)
 			}
 			*p.dst = n
 		}
@@ -112,7 +112,7 @@ func (h *Handler) getSnapshot(w http.ResponseWriter, r *http.Request) error {
 	s, err := h.cfg.Sandboxes.GetSnapshot(r.Context(), name)
 	if err != nil {
 		if errdefs.Is(err, errdefs.KindNotFound) {
-			return errdefs.NotFound(sdk.CodeSnapshotNotFound, "no image or snapshot %q in sbx", name)
+			return errdefs.NotFound(wire.CodeSnapshotNotFound, "no image or snapshot %q in sbx", name)
 		}
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // A minimal socket.io v4 server (Engine.IO protocol 4, WebSocket transport
@@ -49,7 +49,7 @@ func randomID() string {
 func (h *Handler) socketIO(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	if q.Get("EIO") != "4" || q.Get("transport") != "websocket" {
-		return invalid(sdk.CodeInvalidParameter, "this socket.io endpoint speaks Engine.IO 4 over the websocket transport only (EIO=4&transport=websocket)")
+		return invalid(wire.CodeInvalidParameter, "this socket.io endpoint speaks Engine.IO 4 over the websocket transport only (EIO=4&transport=websocket)")
 	}
 	ws, err := acceptWebSocket(w, r)
 	if err != nil {
@@ -221,7 +221,7 @@ func (h *Handler) lastEventSeq(ctx context.Context) (int64, error) {
 func (h *Handler) stateEvent(ctx context.Context, ev store.Event) string {
 	state := stateOf(ev.State)
 	body := map[string]any{"newState": state, "sandbox": map[string]any{"id": ev.SandboxID, "state": state}}
-	if ev.State != sdk.StateDeleted {
+	if ev.State != wire.StateDeleted {
 		if sb, err := h.cfg.Sandboxes.Get(ctx, ev.SandboxID); err == nil {
 			body["sandbox"] = toDTO(sb, "")
 			delete(body, "newState")

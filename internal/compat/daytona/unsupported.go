@@ -3,7 +3,7 @@ package daytona
 import (
 	"net/http"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // unsupportedRoutes are the Daytona routes behind SDK methods sbx does not
@@ -18,6 +18,6 @@ var unsupportedRoutes = []struct{ pattern, method, why string }{
 
 func unsupportedMethod(method, why string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		return invalid(sdk.CodeFeatureUnsupported, "%s is not supported by sbx's Daytona compatibility layer: %s", method, why)
+		return invalid(wire.CodeFeatureUnsupported, "%s is not supported by sbx's Daytona compatibility layer: %s", method, why)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Daytona's volumes are sbx's named volumes (POST /v1/volumes and the
@@ -23,7 +23,7 @@ type volumeDTO struct {
 	ErrorReason    *string `json:"errorReason"`
 }
 
-func toVolumeDTO(v sdk.Volume) volumeDTO {
+func toVolumeDTO(v wire.Volume) volumeDTO {
 	return volumeDTO{ID: v.Name, Name: v.Name, OrganizationID: organizationID, State: "ready",
 		CreatedAt: stamp(v.CreatedAt), UpdatedAt: stamp(v.CreatedAt)}
 }
@@ -36,19 +36,19 @@ type sandboxVolume struct {
 }
 
 // volumeMounts turns a create's volumes into sbx's mounts.
-func volumeMounts(in []sandboxVolume) ([]sdk.VolumeMount, error) {
-	var out []sdk.VolumeMount
+func volumeMounts(in []sandboxVolume) ([]wire.VolumeMount, error) {
+	var out []wire.VolumeMount
 	for _, v := range in {
 		if v.Subpath != "" {
-			return nil, invalid(sdk.CodeFeatureUnsupported, "volumes: subpath is not supported by sbx's Daytona compatibility layer (sbx mounts a whole volume)")
+			return nil, invalid(wire.CodeFeatureUnsupported, "volumes: subpath is not supported by sbx's Daytona compatibility layer (sbx mounts a whole volume)")
 		}
-		out = append(out, sdk.VolumeMount{Name: v.VolumeID, Path: v.MountPath})
+		out = append(out, wire.VolumeMount{Name: v.VolumeID, Path: v.MountPath})
 	}
 	return out, nil
 }
 
 func (h *Handler) listVolumes(w http.ResponseWriter, r *http.Request) error {
-	var list []sdk.Volume
+	var list []wire.Volume
 	if err := h.nativeJSON(r, "GET", "/v1/volumes", nil, nil, &list); err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (h *Handler) listVolumes(w http.ResponseWriter, r *http.Request) error {
 
 // getVolume serves GET /volumes/{id} and /volumes/by-name/{name}: the same.
 func (h *Handler) getVolume(w http.ResponseWriter, r *http.Request) error {
-	var v sdk.Volume
+	var v wire.Volume
 	if err := h.nativeJSON(r, "GET", "/v1/volumes/"+url.PathEscape(r.PathValue("name")), nil, nil, &v); err != nil {
 		return err
 	}
@@ -77,8 +77,8 @@ func (h *Handler) createVolume(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}
-	var v sdk.Volume
-	if err := h.nativeJSON(r, "POST", "/v1/volumes", nil, sdk.CreateVolumeRequest{Name: in.Name}, &v); err != nil {
+	var v wire.Volume
+	if err := h.nativeJSON(r, "POST", "/v1/volumes", nil, wire.CreateVolumeRequest{Name: in.Name}, &v); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toVolumeDTO(v))

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Daytona's warm pools are sbx's pools (POST /v1/pools, sdk/pool.go): a
@@ -32,7 +32,7 @@ type warmPoolDTO struct {
 	UpdatedAt      string            `json:"updatedAt"`
 }
 
-func toWarmPoolDTO(p sdk.Pool) warmPoolDTO {
+func toWarmPoolDTO(p wire.Pool) warmPoolDTO {
 	env := p.Template.Env
 	if env == nil {
 		env = map[string]string{}
@@ -54,7 +54,7 @@ func warmPoolName(snapshot string) string {
 }
 
 func (h *Handler) listWarmPools(w http.ResponseWriter, r *http.Request) error {
-	var list []sdk.Pool
+	var list []wire.Pool
 	if err := h.nativeJSON(r, "GET", "/v1/pools", nil, nil, &list); err != nil {
 		return err
 	}
@@ -79,15 +79,15 @@ func (h *Handler) createWarmPool(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case in.Target != "" && in.Target != target:
-		return invalid(sdk.CodeFeatureUnsupported, "warm pool target %s is not supported (sbx has one target, %s)", in.Target, target)
+		return invalid(wire.CodeFeatureUnsupported, "warm pool target %s is not supported (sbx has one target, %s)", in.Target, target)
 	case in.Snapshot == "":
-		return invalid(sdk.CodeInvalidParameter, "snapshot is required: the image the pool's sandboxes start from")
+		return invalid(wire.CodeInvalidParameter, "snapshot is required: the image the pool's sandboxes start from")
 	}
 	if _, err := h.cfg.Images.Get(r.Context(), in.Snapshot); err != nil {
-		return invalid(sdk.CodeImageNotFound, "warm pools start sbx images; %q is not one (pools of sandbox snapshots are not supported)", in.Snapshot)
+		return invalid(wire.CodeImageNotFound, "warm pools start sbx images; %q is not one (pools of sandbox snapshots are not supported)", in.Snapshot)
 	}
-	var p sdk.Pool
-	req := sdk.CreatePoolRequest{Name: warmPoolName(in.Snapshot), Template: sdk.PoolTemplate{Image: in.Snapshot}, Min: in.Pool, Max: in.Pool}
+	var p wire.Pool
+	req := wire.CreatePoolRequest{Name: warmPoolName(in.Snapshot), Template: wire.PoolTemplate{Image: in.Snapshot}, Min: in.Pool, Max: in.Pool}
 	if err := h.nativeJSON(r, "POST", "/v1/pools", nil, req, &p); err != nil {
 		return err
 	}
@@ -102,8 +102,8 @@ func (h *Handler) updateWarmPool(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(w, r, &in); err != nil {
 		return err
 	}
-	var p sdk.Pool
-	req := sdk.UpdatePoolRequest{Min: &in.Pool, Max: &in.Pool}
+	var p wire.Pool
+	req := wire.UpdatePoolRequest{Min: &in.Pool, Max: &in.Pool}
 	if err := h.nativeJSON(r, "PATCH", "/v1/pools/"+url.PathEscape(r.PathValue("wid")), nil, req, &p); err != nil {
 		return err
 	}

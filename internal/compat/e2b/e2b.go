@@ -24,7 +24,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Prefix is where the daemon mounts the E2B surface; SandboxPrefix (below
@@ -52,16 +52,16 @@ const DefaultUser = "user"
 
 // Sandboxes is what the E2B layer needs of the sandbox Manager.
 type Sandboxes interface {
-	Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	Create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error)
 	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
 	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
-	Update(ctx context.Context, idOrName string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error)
+	Update(ctx context.Context, idOrName string, req wire.UpdateSandboxRequest) (*store.Sandbox, error)
 	Pause(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Resume(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Stop(ctx context.Context, idOrName string, opt sandbox.StopOptions) (*store.Sandbox, error)
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
-	SetEgress(ctx context.Context, idOrName string, p sdk.EgressPolicy) (*store.Sandbox, error)
+	SetEgress(ctx context.Context, idOrName string, p wire.EgressPolicy) (*store.Sandbox, error)
 	VolumeUsers(ctx context.Context, name string) ([]string, error) // volumes.go
 	Snapshots                                                       // snapshots.go
 }
@@ -93,7 +93,7 @@ type Config struct {
 
 // Usage is internal/metrics.Sampler as getMetrics needs it.
 type Usage interface {
-	Stats(sb *store.Sandbox) sdk.SandboxStats
+	Stats(sb *store.Sandbox) wire.SandboxStats
 }
 
 // DefaultTemplates: E2B's two stock templates both run on sbx's python

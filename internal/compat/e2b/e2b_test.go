@@ -19,7 +19,7 @@ import (
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeSandboxes is the Manager for the control plane's tests: it records
@@ -28,18 +28,18 @@ import (
 type fakeSandboxes struct {
 	Sandboxes
 	boxes   []*store.Sandbox
-	created []sdk.CreateSandboxRequest
-	updates []sdk.UpdateSandboxRequest
-	egress  []sdk.EgressPolicy
+	created []wire.CreateSandboxRequest
+	updates []wire.UpdateSandboxRequest
+	egress  []wire.EgressPolicy
 	snaps   []*store.Snapshot
 	team    string // the principal's team seen by the last call
 }
 
-func (f *fakeSandboxes) Create(ctx context.Context, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+func (f *fakeSandboxes) Create(ctx context.Context, req wire.CreateSandboxRequest) (*store.Sandbox, error) {
 	p, _ := auth.FromContext(ctx)
 	f.team = p.Team
 	f.created = append(f.created, req)
-	sb := &store.Sandbox{ID: fmt.Sprintf("sbx-%d", len(f.boxes)), State: sdk.StateStarted, CreatedAt: time.Unix(1000, 0),
+	sb := &store.Sandbox{ID: fmt.Sprintf("sbx-%d", len(f.boxes)), State: wire.StateStarted, CreatedAt: time.Unix(1000, 0),
 		Spec: store.Spec{Labels: req.Labels, Policy: &store.Policy{TTLSeconds: req.TTLSeconds, TTLFrom: time.Unix(1000, 0)}}}
 	f.boxes = append(f.boxes, sb)
 	return sb, nil
@@ -55,10 +55,10 @@ func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error
 			return sb, nil
 		}
 	}
-	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "sandbox %q not found", id)
+	return nil, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", id)
 }
 
-func (f *fakeSandboxes) CreateSnapshot(_ context.Context, id string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error) {
+func (f *fakeSandboxes) CreateSnapshot(_ context.Context, id string, req wire.CreateSnapshotRequest) (*store.Snapshot, error) {
 	snap := &store.Snapshot{Name: req.Name, SandboxID: id}
 	f.snaps = append(f.snaps, snap)
 	return snap, nil
@@ -70,7 +70,7 @@ func (f *fakeSandboxes) GetSnapshot(_ context.Context, name string) (*store.Snap
 			return snap, nil
 		}
 	}
-	return nil, errdefs.NotFound(sdk.CodeSnapshotNotFound, "snapshot %q not found", name)
+	return nil, errdefs.NotFound(wire.CodeSnapshotNotFound, "snapshot %q not found", name)
 }
 
 func (f *fakeSandboxes) ListSnapshots(context.Context) ([]*store.Snapshot, error) {
@@ -85,12 +85,12 @@ func (f *fakeSandboxes) DeleteSnapshot(ctx context.Context, name string) error {
 	return err
 }
 
-func (f *fakeSandboxes) SetEgress(_ context.Context, id string, p sdk.EgressPolicy) (*store.Sandbox, error) {
+func (f *fakeSandboxes) SetEgress(_ context.Context, id string, p wire.EgressPolicy) (*store.Sandbox, error) {
 	f.egress = append(f.egress, p)
 	return f.Get(context.Background(), id)
 }
 
-func (f *fakeSandboxes) Update(_ context.Context, id string, req sdk.UpdateSandboxRequest) (*store.Sandbox, error) {
+func (f *fakeSandboxes) Update(_ context.Context, id string, req wire.UpdateSandboxRequest) (*store.Sandbox, error) {
 	f.updates = append(f.updates, req)
 	return f.Get(context.Background(), id)
 }
@@ -143,12 +143,12 @@ func TestCreateTranslatesToSbx(t *testing.T) {
 func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
 	f := &fakeSandboxes{}
 	s := newTestServer(f)
-	for body, want := range map[string]*sdk.EgressPolicy{
-		`{"allow_internet_access":false}`:                                                     {Mode: sdk.EgressBlockAll},
-		`{"network":{"denyOut":["0.0.0.0/0"]}}`:                                               {Mode: sdk.EgressBlockAll},
-		`{"allow_internet_access":false,"network":{"allowOut":["10.1.2.3","example.com"]}}`:   {Mode: sdk.EgressAllowList, CIDRs: []string{"10.1.2.3"}, Domains: []string{"example.com"}},
-		`{"network":{"denyOut":["0.0.0.0/0","10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}}`:       {Mode: sdk.EgressAllowList, CIDRs: []string{"10.1.0.0/16"}},
-		`{"network":{"denyOut":["10.0.0.0/8"]}}`:                                              {Mode: sdk.EgressDenyList, CIDRs: []string{"10.0.0.0/8"}},
+	for body, want := range map[string]*wire.EgressPolicy{
+		`{"allow_internet_access":false}`:                                                     {Mode: wire.EgressBlockAll},
+		`{"network":{"denyOut":["0.0.0.0/0"]}}`:                                               {Mode: wire.EgressBlockAll},
+		`{"allow_internet_access":false,"network":{"allowOut":["10.1.2.3","example.com"]}}`:   {Mode: wire.EgressAllowList, CIDRs: []string{"10.1.2.3"}, Domains: []string{"example.com"}},
+		`{"network":{"denyOut":["0.0.0.0/0","10.0.0.0/8"],"allowOut":["10.1.0.0/16"]}}`:       {Mode: wire.EgressAllowList, CIDRs: []string{"10.1.0.0/16"}},
+		`{"network":{"denyOut":["10.0.0.0/8"]}}`:                                              {Mode: wire.EgressDenyList, CIDRs: []string{"10.0.0.0/8"}},
 		`{"allow_internet_access":true,"secure":true,"network":{"allowPublicTraffic":false}}`: nil,
 	} {
 		n := len(f.created)
@@ -157,7 +157,7 @@ func TestCreateHonoursOrRefusesSecurityOptions(t *testing.T) {
 			continue
 		}
 		req := f.created[n]
-		if fmt.Sprint(req.Egress) != fmt.Sprint(want) || (want != nil) != (req.Network == sdk.NetworkBridge) {
+		if fmt.Sprint(req.Egress) != fmt.Sprint(want) || (want != nil) != (req.Network == wire.NetworkBridge) {
 			t.Errorf("%s: network %q egress %+v, want %+v", body, req.Network, req.Egress, want)
 		}
 	}
@@ -205,7 +205,7 @@ func TestCreateHonoursEveryField(t *testing.T) {
 		t.Errorf("timeout: %+v", req)
 	case req.Labels[labelMeta+"team"] != "x" || req.Env["E"] != "v": // metadata, envVars
 		t.Errorf("metadata/envVars: %+v", req)
-	case req.Egress == nil || req.Egress.Mode != sdk.EgressAllowList || fmt.Sprint(req.Egress.CIDRs) != "[10.9.0.1]": // allow_internet_access, network
+	case req.Egress == nil || req.Egress.Mode != wire.EgressAllowList || fmt.Sprint(req.Egress.CIDRs) != "[10.9.0.1]": // allow_internet_access, network
 		t.Errorf("egress: %+v", req.Egress)
 	case fmt.Sprint(req.Volumes) != "[{data /data false}]": // volumeMounts
 		t.Errorf("volumes: %+v", req.Volumes)
@@ -218,8 +218,8 @@ func TestCreateHonoursEveryField(t *testing.T) {
 // TTL; connect's memory:false is refused.
 func TestAnswers(t *testing.T) {
 	f := &fakeSandboxes{boxes: []*store.Sandbox{
-		{ID: "forever", State: sdk.StateStarted, Spec: store.Spec{Labels: map[string]string{labelTemplate: "base"}}},
-		{ID: "packed", State: sdk.StateArchived, Spec: store.Spec{Labels: map[string]string{labelTemplate: "base"}}},
+		{ID: "forever", State: wire.StateStarted, Spec: store.Spec{Labels: map[string]string{labelTemplate: "base"}}},
+		{ID: "packed", State: wire.StateArchived, Spec: store.Spec{Labels: map[string]string{labelTemplate: "base"}}},
 	}}
 	s := newTestServer(f)
 	w := call(s, "GET", "/e2b/sandboxes/forever", "secret-key", "")
@@ -309,15 +309,15 @@ func TestSnapshots(t *testing.T) {
 
 type fakeUsage struct{}
 
-func (fakeUsage) Stats(sb *store.Sandbox) sdk.SandboxStats {
+func (fakeUsage) Stats(sb *store.Sandbox) wire.SandboxStats {
 	pct := 50.0
-	return sdk.SandboxStats{ID: sb.ID, Time: time.Unix(2000, 0), CPUPercent: &pct, MemoryBytes: 7 << 20, MemoryLimitBytes: 64 << 20}
+	return wire.SandboxStats{ID: sb.ID, Time: time.Unix(2000, 0), CPUPercent: &pct, MemoryBytes: 7 << 20, MemoryLimitBytes: 64 << 20}
 }
 
 // TestMetrics: getMetrics is one sample of what the sandbox uses now, none
 // outside the window asked for, and a refusal without a sampler.
 func TestMetrics(t *testing.T) {
-	f := &fakeSandboxes{boxes: []*store.Sandbox{{ID: "m", State: sdk.StateStarted, Spec: store.Spec{CPU: 2}}}}
+	f := &fakeSandboxes{boxes: []*store.Sandbox{{ID: "m", State: wire.StateStarted, Spec: store.Spec{CPU: 2}}}}
 	s := New(f, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Usage: fakeUsage{}})
 	w := call(s, "GET", "/e2b/sandboxes/m/metrics", "secret-key", "")
 	var got []metricJSON
@@ -364,7 +364,7 @@ func TestListPagesWithNextToken(t *testing.T) {
 	for range 5 {
 		call(s, "POST", "/e2b/v2/sandboxes", "secret-key", `{}`)
 	}
-	f.boxes = append(f.boxes, &store.Sandbox{ID: "not-e2b", State: sdk.StateStarted}) // made through sbx's API
+	f.boxes = append(f.boxes, &store.Sandbox{ID: "not-e2b", State: wire.StateStarted}) // made through sbx's API
 	seen := map[string]bool{}
 	token := ""
 	for pages := 0; ; pages++ {
@@ -403,7 +403,7 @@ func TestSetTimeoutSetsTTL(t *testing.T) {
 func TestAccessTokens(t *testing.T) {
 	svc := keystest.New(t)
 	s := New(&fakeSandboxes{}, &authz.Gate{Keys: svc}, Config{TokenSecret: []byte("s")})
-	p, _ := keystest.Key(t, svc, sdk.ScopeExec)
+	p, _ := keystest.Key(t, svc, wire.ScopeExec)
 	tok := s.accessToken(p, "sbx-1")
 	r := httptest.NewRequest("GET", "/", nil)
 	r.Header.Set("X-Access-Token", tok)
@@ -430,45 +430,45 @@ func TestAccessTokens(t *testing.T) {
 }
 
 func TestTranslateExecEvent(t *testing.T) {
-	out := translateExecEvent(sdk.ExecEvent{Type: "stdout", Data: []byte("hi")})
+	out := translateExecEvent(wire.ExecEvent{Type: "stdout", Data: []byte("hi")})
 	if string(out.GetData().GetStdout()) != "hi" {
 		t.Fatalf("stdout %v", out)
 	}
-	end := translateExecEvent(sdk.ExecEvent{Type: "exit", ExitCode: 3}).GetEnd()
+	end := translateExecEvent(wire.ExecEvent{Type: "exit", ExitCode: 3}).GetEnd()
 	if end.ExitCode != 3 || !end.Exited || end.Status != "exit status 3" {
 		t.Fatalf("exit %v", end)
 	}
-	end = translateExecEvent(sdk.ExecEvent{Type: "exit", ExitCode: 137, Signal: "SIGKILL"}).GetEnd()
+	end = translateExecEvent(wire.ExecEvent{Type: "exit", ExitCode: 137, Signal: "SIGKILL"}).GetEnd()
 	if end.ExitCode != -1 || end.Exited || end.Status != "signal: killed" {
 		t.Fatalf("killed %v", end)
 	}
-	if translateExecEvent(sdk.ExecEvent{Type: "start"}) != nil {
+	if translateExecEvent(wire.ExecEvent{Type: "start"}) != nil {
 		t.Fatal("start has no envd counterpart here (Start sends its own)")
 	}
-	if _, ok := translateExecEvent(sdk.ExecEvent{Type: "heartbeat"}).Event.(*processpb.ProcessEvent_Keepalive); !ok {
+	if _, ok := translateExecEvent(wire.ExecEvent{Type: "heartbeat"}).Event.(*processpb.ProcessEvent_Keepalive); !ok {
 		t.Fatal("heartbeat is a keepalive")
 	}
 }
 
 func TestTranslateRunEvent(t *testing.T) {
-	res := translateRunEvent(sdk.RunEvent{Type: "result", Result: &sdk.CodeResult{Main: true, Text: "42", PNG: []byte("\x89PNG"), HTML: "<b>"}})
+	res := translateRunEvent(wire.RunEvent{Type: "result", Result: &wire.CodeResult{Main: true, Text: "42", PNG: []byte("\x89PNG"), HTML: "<b>"}})
 	if len(res) != 1 || res[0]["text"] != "42" || res[0]["is_main_result"] != true || res[0]["png"] != base64.StdEncoding.EncodeToString([]byte("\x89PNG")) || res[0]["html"] != "<b>" {
 		t.Fatalf("result %v", res)
 	}
-	errs := translateRunEvent(sdk.RunEvent{Type: "error", Error: &sdk.CodeError{Name: "ZeroDivisionError", Value: "division by zero", Traceback: "tb"}})
+	errs := translateRunEvent(wire.RunEvent{Type: "error", Error: &wire.CodeError{Name: "ZeroDivisionError", Value: "division by zero", Traceback: "tb"}})
 	if errs[0]["name"] != "ZeroDivisionError" || errs[0]["traceback"] != "tb" {
 		t.Fatalf("error %v", errs)
 	}
-	if got := translateRunEvent(sdk.RunEvent{Type: "stderr", Data: []byte("x")}); got[0]["type"] != "stderr" || got[0]["text"] != "x" {
+	if got := translateRunEvent(wire.RunEvent{Type: "stderr", Data: []byte("x")}); got[0]["type"] != "stderr" || got[0]["text"] != "x" {
 		t.Fatalf("stderr %v", got)
 	}
-	if _, err := sbxLanguage("r"); errdefs.CodeOf(err) != sdk.CodeUnknownLanguage {
+	if _, err := sbxLanguage("r"); errdefs.CodeOf(err) != wire.CodeUnknownLanguage {
 		t.Fatalf("language r: %v", err)
 	}
 }
 
 func TestEntryInfoAndPaths(t *testing.T) {
-	e := entryInfo(sdk.FileInfo{Name: "d", Path: "/tmp/d", Type: "dir", Mode: "0755"})
+	e := entryInfo(wire.FileInfo{Name: "d", Path: "/tmp/d", Type: "dir", Mode: "0755"})
 	if e.Type != filesystempb.FileType_FILE_TYPE_DIRECTORY || e.Mode != 0o755 || e.Permissions != "drwxr-xr-x" {
 		t.Fatalf("dir %v", e)
 	}
@@ -516,7 +516,7 @@ func TestAccessTokenDiesWithItsKey(t *testing.T) {
 	svc := keystest.New(t)
 	f := &fakeSandboxes{}
 	s := New(f, &authz.Gate{Keys: svc}, Config{TokenSecret: []byte("s")})
-	p, _ := keystest.Key(t, svc, sdk.ScopeSandboxesWrite, sdk.ScopeExec)
+	p, _ := keystest.Key(t, svc, wire.ScopeSandboxesWrite, wire.ScopeExec)
 	tok := s.accessToken(p, "sbx-1")
 	envd := func() int {
 		w := httptest.NewRecorder()

@@ -19,7 +19,7 @@ import (
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb/processpbconnect"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // envd, E2B's in-sandbox daemon: the Connect-RPC services process.Process
@@ -53,7 +53,7 @@ func (b box) health(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if sb.State != sdk.StateStarted {
+	if sb.State != wire.StateStarted {
 		return errNotRunning(sb)
 	}
 	client, _, err := b.s.sandboxes.Agent(ctx, sb.ID)
@@ -61,13 +61,13 @@ func (b box) health(ctx context.Context) error {
 		_, err = agentapi.Call[agentapi.None](ctx, client, agentapi.Health, agentapi.Params{}, nil)
 	}
 	if err != nil {
-		return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: sdk.CodeSandboxUnavailable, Message: "the sandbox's agent does not answer", Err: err}
+		return &errdefs.Error{Kind: errdefs.KindUnavailable, Code: wire.CodeSandboxUnavailable, Message: "the sandbox's agent does not answer", Err: err}
 	}
 	return nil
 }
 
 func errNotRunning(sb *store.Sandbox) error {
-	return errdefs.Unavailable(sdk.CodeSandboxNotRunning, "sandbox %s is %s, not running", sb.ID, sb.State)
+	return errdefs.Unavailable(wire.CodeSandboxNotRunning, "sandbox %s is %s, not running", sb.ID, sb.State)
 }
 
 // writeHealthErr answers a failed health check: 502 when the sandbox is
@@ -132,7 +132,7 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 	p := absPath(q.Get("path"), user)
 	resp, err := b.open(r.Context(), agentapi.GetFile, query("path", p), nil, "")
 	if p == mcpTokenPath && errdefs.Is(err, errdefs.KindNotFound) {
-		err = errdefs.Invalid(sdk.CodeInvalidParameter, "getMcpToken: this sandbox runs no MCP gateway; sbx's E2B layer refuses create's mcp option")
+		err = errdefs.Invalid(wire.CodeInvalidParameter, "getMcpToken: this sandbox runs no MCP gateway; sbx's E2B layer refuses create's mcp option")
 	}
 	if err != nil {
 		writeEnvdErr(w, err)
@@ -151,8 +151,8 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 func (b box) writeFile(ctx context.Context, p, user string, defaulted bool, body io.Reader) error {
 	owner := user
 	if defaulted {
-		_, err := callAgent[sdk.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", path.Dir(p), "owner", user), nil)
-		if errdefs.CodeOf(err) == sdk.CodeUnknownUser {
+		_, err := callAgent[wire.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", path.Dir(p), "owner", user), nil)
+		if errdefs.CodeOf(err) == wire.CodeUnknownUser {
 			owner = "root"
 		} else if err != nil {
 			return err
@@ -185,7 +185,7 @@ func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
 	var written []entryJSON
 	put := func(p string, body io.Reader) error {
 		if p == "" {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "no path: give ?path= or a file name in the form")
+			return errdefs.Invalid(wire.CodeInvalidParameter, "no path: give ?path= or a file name in the form")
 		}
 		p = absPath(p, user)
 		// The file and the directories the write makes are the user's, as
@@ -202,13 +202,13 @@ func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
 	case "gzip": // files.write(…, {gzip: true}): the file is what the gzip holds
 		zr, err := gzip.NewReader(r.Body)
 		if err != nil {
-			writeEnvdErr(w, errdefs.Invalid(sdk.CodeInvalidParameter, "the body is not gzip data (Content-Encoding: gzip): %v", err))
+			writeEnvdErr(w, errdefs.Invalid(wire.CodeInvalidParameter, "the body is not gzip data (Content-Encoding: gzip): %v", err))
 			return
 		}
 		defer zr.Close()
 		body = zr
 	default:
-		writeEnvdErr(w, errdefs.Invalid(sdk.CodeInvalidParameter, "Content-Encoding %q is not supported: send gzip or none", enc))
+		writeEnvdErr(w, errdefs.Invalid(wire.CodeInvalidParameter, "Content-Encoding %q is not supported: send gzip or none", enc))
 		return
 	}
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -219,7 +219,7 @@ func (s *Server) postFiles(w http.ResponseWriter, r *http.Request) {
 			if errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
-				writeEnvdErr(w, errdefs.Invalid(sdk.CodeInvalidParameter, "malformed multipart body: %v", err))
+				writeEnvdErr(w, errdefs.Invalid(wire.CodeInvalidParameter, "malformed multipart body: %v", err))
 				return
 			}
 			p := q.Get("path")

@@ -13,7 +13,7 @@ import (
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb/processpbconnect"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // envdProcedures is every envd RPC a client can call.
@@ -36,12 +36,12 @@ type touchRecorder struct {
 
 func (f *touchRecorder) Get(_ context.Context, id string) (*store.Sandbox, error) {
 	f.named = append(f.named, id)
-	return nil, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "sandbox %s is not running", id)
+	return nil, errdefs.Unavailable(wire.CodeSandboxUnavailable, "sandbox %s is not running", id)
 }
 
 func (f *touchRecorder) Agent(_ context.Context, id string) (*agentapi.Client, *store.Sandbox, error) {
 	f.named = append(f.named, id)
-	return nil, nil, errdefs.Unavailable(sdk.CodeSandboxUnavailable, "sandbox %s is not running", id)
+	return nil, nil, errdefs.Unavailable(wire.CodeSandboxUnavailable, "sandbox %s is not running", id)
 }
 
 // FuzzEnvdConnect sends hostile Connect-RPC requests (any procedure, any

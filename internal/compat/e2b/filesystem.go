@@ -16,7 +16,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/filesystempb"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // filesystemService is envd's filesystem.Filesystem over the agent's file
@@ -24,7 +24,7 @@ import (
 type filesystemService struct{ s *Server }
 
 func (b box) stat(ctx context.Context, p string) (*filesystempb.EntryInfo, error) {
-	fi, err := callAgent[sdk.FileInfo](ctx, b, agentapi.StatFile, query("path", p), nil)
+	fi, err := callAgent[wire.FileInfo](ctx, b, agentapi.StatFile, query("path", p), nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -51,10 +51,10 @@ func (f *filesystemService) MakeDir(ctx context.Context, req *connect.Request[fi
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%s exists and is not a directory", p))
 	}
 	// The directories made are the user's, as envd makes them.
-	fi, err := callAgent[sdk.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", p, "owner", userOf(req.Header())), nil)
-	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
+	fi, err := callAgent[wire.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", p, "owner", userOf(req.Header())), nil)
+	if errdefs.CodeOf(err) == wire.CodeUnknownUser && !hasUser(req.Header()) {
 		// An image without DefaultUser: as root, as its commands run (process.go).
-		fi, err = callAgent[sdk.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", p, "owner", "root"), nil)
+		fi, err = callAgent[wire.FileInfo](ctx, b, agentapi.MkdirOwned, query("path", p, "owner", "root"), nil)
 	}
 	if err != nil {
 		return nil, connectError(err)
@@ -65,8 +65,8 @@ func (f *filesystemService) MakeDir(ctx context.Context, req *connect.Request[fi
 func (f *filesystemService) Move(ctx context.Context, req *connect.Request[filesystempb.MoveRequest]) (*connect.Response[filesystempb.MoveResponse], error) {
 	b := f.s.box(req.Header())
 	user := userOf(req.Header())
-	mv := sdk.MoveRequest{From: absPath(req.Msg.GetSource(), user), To: absPath(req.Msg.GetDestination(), user), Overwrite: true}
-	fi, err := callAgent[sdk.FileInfo](ctx, b, agentapi.Move, agentapi.Params{}, mv)
+	mv := wire.MoveRequest{From: absPath(req.Msg.GetSource(), user), To: absPath(req.Msg.GetDestination(), user), Overwrite: true}
+	fi, err := callAgent[wire.FileInfo](ctx, b, agentapi.Move, agentapi.Params{}, mv)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -77,7 +77,7 @@ func (f *filesystemService) ListDir(ctx context.Context, req *connect.Request[fi
 	b := f.s.box(req.Header())
 	depth := max(1, req.Msg.GetDepth())
 	q := query("path", absPath(req.Msg.GetPath(), userOf(req.Header())), "depth", strconv.Itoa(int(depth)))
-	list, err := callAgent[[]sdk.FileInfo](ctx, b, agentapi.ListFiles, q, nil)
+	list, err := callAgent[[]wire.FileInfo](ctx, b, agentapi.ListFiles, q, nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -126,7 +126,7 @@ func (f *filesystemService) WatchDir(ctx context.Context, req *connect.Request[f
 			}
 			return connect.NewError(connect.CodeUnavailable, fmt.Errorf("the watch stream broke: %v", err))
 		}
-		var ev sdk.WatchEvent
+		var ev wire.WatchEvent
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
@@ -190,7 +190,7 @@ func (f *filesystemService) RemoveWatcher(context.Context, *connect.Request[file
 }
 
 // entryInfo describes an sbx FileInfo as envd's EntryInfo.
-func entryInfo(fi sdk.FileInfo) *filesystempb.EntryInfo {
+func entryInfo(fi wire.FileInfo) *filesystempb.EntryInfo {
 	mode, _ := strconv.ParseUint(fi.Mode, 8, 32)
 	e := &filesystempb.EntryInfo{Name: fi.Name, Path: fi.Path, Size: fi.Size, Mode: uint32(mode),
 		ModifiedTime: timestamppb.New(fi.ModTime)}

@@ -7,7 +7,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/network"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // E2B's fork (Sandbox.fork): the sandbox is snapshotted in place and count
@@ -50,10 +50,10 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, id string, p auth.
 		timeout = *body.Timeout
 	}
 	if count < 1 || count > maxE2BForks {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "count must be from 1 to %d, got %d", maxE2BForks, count)
+		return errdefs.Invalid(wire.CodeInvalidParameter, "count must be from 1 to %d, got %d", maxE2BForks, count)
 	}
 	if timeout <= 0 {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", timeout)
+		return errdefs.Invalid(wire.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", timeout)
 	}
 	parent, err := s.sandboxes.Get(r.Context(), id)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, id string, p auth.
 	}
 	name := "e2b-fork-" + randomHex()
 	// The expiry is a backstop: the snapshot is deleted below.
-	snap, err := s.sandboxes.CreateSnapshot(r.Context(), id, sdk.CreateSnapshotRequest{
+	snap, err := s.sandboxes.CreateSnapshot(r.Context(), id, wire.CreateSnapshotRequest{
 		Name: name, IncludeMemory: parent.Spec.Class == "gvisor", ExpiresInSeconds: 3600})
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, id string, p auth.
 	defer s.sandboxes.DeleteSnapshot(context.WithoutCancel(r.Context()), snap.Name)
 	out := make([]forkResultJSON, count)
 	for i := range out {
-		req := sdk.CreateSandboxRequest{Snapshot: snap.Name, Labels: map[string]string{}, TTLSeconds: timeout}
+		req := wire.CreateSandboxRequest{Snapshot: snap.Name, Labels: map[string]string{}, TTLSeconds: timeout}
 		for k, v := range parent.Spec.Labels {
 			req.Labels[k] = v
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The code interpreter (E2B's port 49999) over sbx's code contexts:
@@ -43,7 +43,7 @@ func sbxLanguage(lang string) (string, error) {
 	case "bash", "sh":
 		return "bash", nil
 	}
-	return "", errdefs.Invalid(sdk.CodeUnknownLanguage, "language %q is not supported: sbx runs python, javascript and bash", lang)
+	return "", errdefs.Invalid(wire.CodeUnknownLanguage, "language %q is not supported: sbx runs python, javascript and bash", lang)
 }
 
 func (s *Server) serveInterpreter(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +75,7 @@ func (s *Server) serveInterpreter(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 		}
 	default:
-		err = errdefs.NotFound(sdk.CodeRouteNotFound, "the code interpreter has no %s %s", r.Method, r.URL.Path)
+		err = errdefs.NotFound(wire.CodeRouteNotFound, "the code interpreter has no %s %s", r.Method, r.URL.Path)
 	}
 	if err != nil {
 		writeEnvdErr(w, err)
@@ -96,9 +96,9 @@ func (b box) createContext(ctx context.Context, name, lang, cwd string) (context
 	if name != "" {
 		route, p = agentapi.EnsureContext, at(name)
 	}
-	c, err := callAgent[sdk.Context](ctx, b, route, p, sdk.CreateContextRequest{Language: sbxLang, Cwd: cwd})
-	if errdefs.CodeOf(err) == sdk.CodeCwdNotFound && cwd == homeOf(DefaultUser) {
-		c, err = callAgent[sdk.Context](ctx, b, route, p, sdk.CreateContextRequest{Language: sbxLang})
+	c, err := callAgent[wire.Context](ctx, b, route, p, wire.CreateContextRequest{Language: sbxLang, Cwd: cwd})
+	if errdefs.CodeOf(err) == wire.CodeCwdNotFound && cwd == homeOf(DefaultUser) {
+		c, err = callAgent[wire.Context](ctx, b, route, p, wire.CreateContextRequest{Language: sbxLang})
 	}
 	if err != nil {
 		return contextJSON{}, err
@@ -123,7 +123,7 @@ func (b box) createContextHTTP(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (b box) listContexts(w http.ResponseWriter, r *http.Request) error {
-	live, err := callAgent[[]sdk.Context](r.Context(), b, agentapi.ListContexts, agentapi.Params{}, nil)
+	live, err := callAgent[[]wire.Context](r.Context(), b, agentapi.ListContexts, agentapi.Params{}, nil)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func (b box) deleteContext(ctx context.Context, id string) error {
 
 // restartContext replaces a context's interpreter; its id stays.
 func (b box) restartContext(ctx context.Context, id string) error {
-	_, err := callAgent[sdk.Context](ctx, b, agentapi.RestartContext, at(id), nil)
+	_, err := callAgent[wire.Context](ctx, b, agentapi.RestartContext, at(id), nil)
 	return err
 }
 
@@ -174,10 +174,10 @@ func (b box) execute(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	run := sdk.RunCodeRequest{Code: body.Code, Env: body.EnvVars}
+	run := wire.RunCodeRequest{Code: body.Code, Env: body.EnvVars}
 	p := agentapi.Params{Path: []string{id}, Query: url.Values{"stream": {"true"}}}
 	resp, err := b.open(ctx, agentapi.RunContext, p, jsonBody(run), "application/json")
-	if errdefs.CodeOf(err) == sdk.CodeContextNotFound && body.ContextID == "" {
+	if errdefs.CodeOf(err) == wire.CodeContextNotFound && body.ContextID == "" {
 		// The default context's interpreter went away (idle, exited) between the two calls.
 		if err := ensureDefault(); err != nil {
 			return err
@@ -196,7 +196,7 @@ func (b box) execute(w http.ResponseWriter, r *http.Request) error {
 			out.Send(map[string]any{"type": "error", "name": "SandboxError", "value": "the run's output stream broke: " + err.Error(), "traceback": ""})
 			return nil
 		}
-		var ev sdk.RunEvent
+		var ev wire.RunEvent
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
@@ -205,7 +205,7 @@ func (b box) execute(w http.ResponseWriter, r *http.Request) error {
 		}
 		if ev.Type == agentapi.EventEnd {
 			// The context's own run count; if it is gone, no count is sent.
-			if c, err := callAgent[sdk.Context](ctx, b, agentapi.GetContext, at(id), nil); err == nil {
+			if c, err := callAgent[wire.Context](ctx, b, agentapi.GetContext, at(id), nil); err == nil {
 				out.Send(map[string]any{"type": "number_of_executions", "execution_count": c.Runs})
 			}
 			return nil
@@ -224,7 +224,7 @@ func jsonBody(v any) io.Reader {
 
 // translateRunEvent maps one of sbx's run events onto the code
 // interpreter's NDJSON messages.
-func translateRunEvent(ev sdk.RunEvent) []map[string]any {
+func translateRunEvent(ev wire.RunEvent) []map[string]any {
 	switch ev.Type {
 	case "stdout", "stderr":
 		return []map[string]any{{"type": ev.Type, "text": string(ev.Data)}}
@@ -250,7 +250,7 @@ func translateRunEvent(ev sdk.RunEvent) []map[string]any {
 }
 
 // resultJSON is a result's MIME bundle as E2B names its formats.
-func resultJSON(res sdk.CodeResult) map[string]any {
+func resultJSON(res wire.CodeResult) map[string]any {
 	m := map[string]any{"type": "result", "is_main_result": res.Main}
 	set := func(k, v string) {
 		if v != "" {

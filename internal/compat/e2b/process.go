@@ -17,7 +17,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // processService is envd's process.Process over sbx's background processes
@@ -45,20 +45,20 @@ func (p *processService) Start(ctx context.Context, req *connect.Request[process
 		id = untaggedPrefix + randomHex()
 	}
 	cfg := m.GetProcess()
-	start := sdk.StartProcessRequest{ID: id, Cmd: append([]string{cfg.GetCmd()}, cfg.GetArgs()...), Env: cfg.GetEnvs(), User: user}
+	start := wire.StartProcessRequest{ID: id, Cmd: append([]string{cfg.GetCmd()}, cfg.GetArgs()...), Env: cfg.GetEnvs(), User: user}
 	if cfg.Cwd != nil {
 		start.Cwd = absPath(cfg.GetCwd(), user)
 	} else {
 		start.Cwd = homeOf(user)
 	}
-	proc, err := callAgent[sdk.Process](ctx, b, agentapi.StartProcess, agentapi.Params{}, start)
-	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
+	proc, err := callAgent[wire.Process](ctx, b, agentapi.StartProcess, agentapi.Params{}, start)
+	if errdefs.CodeOf(err) == wire.CodeUnknownUser && !hasUser(req.Header()) {
 		// An image without E2B's "user" account: run as root, in /root or the workdir.
 		start.User, start.Cwd = "", ""
 		if cfg.Cwd != nil {
 			start.Cwd = absPath(cfg.GetCwd(), "root")
 		}
-		proc, err = callAgent[sdk.Process](ctx, b, agentapi.StartProcess, agentapi.Params{}, start)
+		proc, err = callAgent[wire.Process](ctx, b, agentapi.StartProcess, agentapi.Params{}, start)
 	}
 	if err != nil {
 		return connectError(err)
@@ -120,7 +120,7 @@ func (b box) follow(ctx context.Context, id string, offset int64, send func(*pro
 		if err != nil {
 			return connect.NewError(connect.CodeUnavailable, fmt.Errorf("the process's output stream broke: %v", err))
 		}
-		var ev sdk.ExecEvent
+		var ev wire.ExecEvent
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
@@ -145,7 +145,7 @@ func (b box) follow(ctx context.Context, id string, offset int64, send func(*pro
 
 // translateExecEvent maps one of sbx's process log events onto envd's
 // ProcessEvent; nil for events envd has no counterpart of.
-func translateExecEvent(ev sdk.ExecEvent) *processpb.ProcessEvent {
+func translateExecEvent(ev wire.ExecEvent) *processpb.ProcessEvent {
 	switch ev.Type {
 	case "stdout":
 		return &processpb.ProcessEvent{Event: &processpb.ProcessEvent_Data{Data: &processpb.ProcessEvent_DataEvent{Output: &processpb.ProcessEvent_DataEvent_Stdout{Stdout: ev.Data}}}}
@@ -189,7 +189,7 @@ func (p *processService) List(ctx context.Context, req *connect.Request[processp
 	}
 	out := &processpb.ListResponse{Processes: terms}
 	for _, proc := range procs {
-		if proc.State != sdk.ProcessRunning {
+		if proc.State != wire.ProcessRunning {
 			continue
 		}
 		info := &processpb.ProcessInfo{Pid: uint32(proc.Pid), Config: &processpb.ProcessConfig{}}
@@ -207,8 +207,8 @@ func (p *processService) List(ctx context.Context, req *connect.Request[processp
 	return connect.NewResponse(out), nil
 }
 
-func (b box) list(ctx context.Context) ([]sdk.Process, error) {
-	procs, err := callAgent[[]sdk.Process](ctx, b, agentapi.ListProcesses, agentapi.Params{}, nil)
+func (b box) list(ctx context.Context) ([]wire.Process, error) {
+	procs, err := callAgent[[]wire.Process](ctx, b, agentapi.ListProcesses, agentapi.Params{}, nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -216,7 +216,7 @@ func (b box) list(ctx context.Context) ([]sdk.Process, error) {
 }
 
 // find resolves a selector (pid or tag) to a running process.
-func (b box) find(ctx context.Context, sel *processpb.ProcessSelector) (*sdk.Process, error) {
+func (b box) find(ctx context.Context, sel *processpb.ProcessSelector) (*wire.Process, error) {
 	if sel == nil || sel.Selector == nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("process selector (pid or tag) is required"))
 	}
@@ -225,7 +225,7 @@ func (b box) find(ctx context.Context, sel *processpb.ProcessSelector) (*sdk.Pro
 		return nil, err
 	}
 	for i := range procs {
-		if proc := &procs[i]; proc.State == sdk.ProcessRunning && selects(sel, proc.Pid, proc.ID) {
+		if proc := &procs[i]; proc.State == wire.ProcessRunning && selects(sel, proc.Pid, proc.ID) {
 			return proc, nil
 		}
 	}
@@ -276,7 +276,7 @@ func (p *processService) SendSignal(ctx context.Context, req *connect.Request[pr
 	if err != nil {
 		return nil, err
 	}
-	if _, err := callAgent[agentapi.None](ctx, b, agentapi.SignalProcess, at(proc.ID), sdk.SignalRequest{Signal: sig}); err != nil {
+	if _, err := callAgent[agentapi.None](ctx, b, agentapi.SignalProcess, at(proc.ID), wire.SignalRequest{Signal: sig}); err != nil {
 		return nil, connectError(err)
 	}
 	return connect.NewResponse(&processpb.SendSignalResponse{}), nil

@@ -16,7 +16,7 @@ import (
 	"github.com/sbxhq/sbx/internal/agentapi"
 	"github.com/sbxhq/sbx/internal/compat/e2b/envdpb/processpb"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // envd's PTYs (the SDK's sbx.pty) over sbx's terminals (the agent's
@@ -40,19 +40,19 @@ func (b box) startPTY(ctx context.Context, req *connect.Request[processpb.StartR
 		id = ptyPrefix + randomHex()
 	}
 	size := m.GetPty().GetSize()
-	create := sdk.CreatePTYRequest{ID: id, Cmd: append([]string{cfg.GetCmd()}, cfg.GetArgs()...), Env: cfg.GetEnvs(), User: user,
+	create := wire.CreatePTYRequest{ID: id, Cmd: append([]string{cfg.GetCmd()}, cfg.GetArgs()...), Env: cfg.GetEnvs(), User: user,
 		Cols: int(size.GetCols()), Rows: int(size.GetRows()), Cwd: homeOf(user)}
 	if cfg.Cwd != nil {
 		create.Cwd = absPath(cfg.GetCwd(), user)
 	}
-	term, err := callAgent[sdk.PTY](ctx, b, agentapi.CreatePTY, agentapi.Params{}, create)
-	if errdefs.CodeOf(err) == sdk.CodeUnknownUser && !hasUser(req.Header()) {
+	term, err := callAgent[wire.PTY](ctx, b, agentapi.CreatePTY, agentapi.Params{}, create)
+	if errdefs.CodeOf(err) == wire.CodeUnknownUser && !hasUser(req.Header()) {
 		// An image without E2B's "user" account: as root, as commands run.
 		create.User, create.Cwd = "", ""
 		if cfg.Cwd != nil {
 			create.Cwd = absPath(cfg.GetCwd(), "root")
 		}
-		term, err = callAgent[sdk.PTY](ctx, b, agentapi.CreatePTY, agentapi.Params{}, create)
+		term, err = callAgent[wire.PTY](ctx, b, agentapi.CreatePTY, agentapi.Params{}, create)
 	}
 	if err != nil {
 		return connectError(err)
@@ -95,34 +95,34 @@ func (b box) followPTY(ctx context.Context, id string, replay bool, send func(*p
 			}
 			continue
 		}
-		var ctl sdk.PTYControl
+		var ctl wire.PTYControl
 		if json.Unmarshal(b, &ctl) != nil {
 			continue
 		}
 		switch ctl.Type {
 		case "exit":
-			return send(translateExecEvent(sdk.ExecEvent{Type: agentapi.EventExit, ExitCode: ctl.ExitCode, Signal: ctl.Signal}))
+			return send(translateExecEvent(wire.ExecEvent{Type: agentapi.EventExit, ExitCode: ctl.ExitCode, Signal: ctl.Signal}))
 		case agentapi.EventError:
 			msg := "the terminal's stream broke"
 			if ctl.Error != nil {
 				msg = ctl.Error.Message
 			}
-			return send(translateExecEvent(sdk.ExecEvent{Type: agentapi.EventError, Error: &sdk.ErrorBody{Message: msg}}))
+			return send(translateExecEvent(wire.ExecEvent{Type: agentapi.EventError, Error: &wire.ErrorBody{Message: msg}}))
 		}
 	}
 }
 
 // findPTY resolves a selector (pid or tag) to a running terminal.
-func (b box) findPTY(ctx context.Context, sel *processpb.ProcessSelector) (*sdk.PTY, error) {
+func (b box) findPTY(ctx context.Context, sel *processpb.ProcessSelector) (*wire.PTY, error) {
 	if sel == nil || sel.Selector == nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("process selector (pid or tag) is required"))
 	}
-	terms, err := callAgent[[]sdk.PTY](ctx, b, agentapi.ListPTYs, agentapi.Params{}, nil)
+	terms, err := callAgent[[]wire.PTY](ctx, b, agentapi.ListPTYs, agentapi.Params{}, nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
 	for i := range terms {
-		if t := &terms[i]; t.State == sdk.ProcessRunning && selects(sel, t.Pid, t.ID) {
+		if t := &terms[i]; t.State == wire.ProcessRunning && selects(sel, t.Pid, t.ID) {
 			return t, nil
 		}
 	}
@@ -152,7 +152,7 @@ func (b box) resizePTY(ctx context.Context, sel *processpb.ProcessSelector, size
 	if size == nil {
 		return connect.NewError(connect.CodeInvalidArgument, errors.New("pty.size is required"))
 	}
-	_, err = callAgent[sdk.PTY](ctx, b, agentapi.ResizePTY, at(t.ID), sdk.ResizeRequest{Cols: int(size.GetCols()), Rows: int(size.GetRows())})
+	_, err = callAgent[wire.PTY](ctx, b, agentapi.ResizePTY, at(t.ID), wire.ResizeRequest{Cols: int(size.GetCols()), Rows: int(size.GetRows())})
 	if err != nil {
 		return connectError(err)
 	}
@@ -161,13 +161,13 @@ func (b box) resizePTY(ctx context.Context, sel *processpb.ProcessSelector, size
 
 // ptyInfos are the running terminals as envd lists processes.
 func (b box) ptyInfos(ctx context.Context) ([]*processpb.ProcessInfo, error) {
-	terms, err := callAgent[[]sdk.PTY](ctx, b, agentapi.ListPTYs, agentapi.Params{}, nil)
+	terms, err := callAgent[[]wire.PTY](ctx, b, agentapi.ListPTYs, agentapi.Params{}, nil)
 	if err != nil {
 		return nil, connectError(err)
 	}
 	var out []*processpb.ProcessInfo
 	for _, t := range terms {
-		if t.State != sdk.ProcessRunning {
+		if t.State != wire.ProcessRunning {
 			continue
 		}
 		info := &processpb.ProcessInfo{Pid: uint32(t.Pid), Config: &processpb.ProcessConfig{Cwd: &t.Cwd}}

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // refusal is a part of E2B's API this layer does not implement: requests
@@ -44,7 +44,7 @@ func refused(method, path string) error {
 			}
 		}
 		if ok {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "%s: not supported by sbx's E2B layer (%s)", rf.methods, rf.why)
+			return errdefs.Invalid(wire.CodeInvalidParameter, "%s: not supported by sbx's E2B layer (%s)", rf.methods, rf.why)
 		}
 	}
 	return nil

@@ -17,7 +17,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/httpjson"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // The control plane as the SDK calls it (E2B_API_URL): the current /v2
@@ -98,14 +98,14 @@ func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "nu
 
 // unsupported refuses a create field this layer does not implement.
 func unsupported(field, why string) error {
-	return errdefs.Invalid(sdk.CodeInvalidParameter, "%s is not supported by sbx's E2B layer (%s); leave it out", field, why)
+	return errdefs.Invalid(wire.CodeInvalidParameter, "%s is not supported by sbx's E2B layer (%s); leave it out", field, why)
 }
 
 // egressOf maps allow_internet_access and network's allowOut/denyOut onto
 // an sbx egress policy: nil (allow-all), block-all, an allow-list (all
 // traffic denied but allowOut) or a deny-list (denyOut alone). A mix the
 // policies cannot express is refused.
-func egressOf(allowInternet *bool, n *createNetwork) (*sdk.EgressPolicy, error) {
+func egressOf(allowInternet *bool, n *createNetwork) (*wire.EgressPolicy, error) {
 	var allow, deny []string
 	denyAll := allowInternet != nil && !*allowInternet
 	if n != nil {
@@ -120,9 +120,9 @@ func egressOf(allowInternet *bool, n *createNetwork) (*sdk.EgressPolicy, error) 
 	}
 	switch {
 	case denyAll && len(allow) == 0:
-		return &sdk.EgressPolicy{Mode: sdk.EgressBlockAll}, nil
+		return &wire.EgressPolicy{Mode: wire.EgressBlockAll}, nil
 	case denyAll: // everything else is denied already: deny adds nothing
-		p := &sdk.EgressPolicy{Mode: sdk.EgressAllowList}
+		p := &wire.EgressPolicy{Mode: wire.EgressAllowList}
 		for _, a := range allow {
 			if _, err := netip.ParsePrefix(a); err == nil {
 				p.CIDRs = append(p.CIDRs, a)
@@ -134,10 +134,10 @@ func egressOf(allowInternet *bool, n *createNetwork) (*sdk.EgressPolicy, error) 
 		}
 		return p, nil
 	case len(deny) > 0 && len(allow) > 0:
-		return nil, errdefs.Invalid(sdk.CodeInvalidParameter,
+		return nil, errdefs.Invalid(wire.CodeInvalidParameter,
 			"network.allowOut with network.denyOut other than %s cannot be mapped onto an sbx egress policy; deny %s and list what is allowed, or give denyOut alone", allTraffic, allTraffic)
 	case len(deny) > 0:
-		return &sdk.EgressPolicy{Mode: sdk.EgressDenyList, CIDRs: deny}, nil
+		return &wire.EgressPolicy{Mode: wire.EgressDenyList, CIDRs: deny}, nil
 	}
 	return nil, nil // allowOut alone: everything is allowed already
 }
@@ -165,7 +165,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		}
 	}
 	if rt == nil {
-		writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s", r.Method, path))
+		writeAPIError(w, errdefs.NotFound(wire.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s", r.Method, path))
 		return
 	}
 	key := r.Header.Get("X-API-KEY")
@@ -176,7 +176,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 	}
 	p, err := s.gate.Key(r.Context(), key)
 	if err != nil {
-		writeAPIError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "invalid API key: set E2B_API_KEY to an sbx API key"))
+		writeAPIError(w, errdefs.Unauthorized(wire.CodeUnauthorized, "invalid API key: set E2B_API_KEY to an sbx API key"))
 		return
 	}
 	w, r, end, err := s.gate.HTTP(w, r, p, rt.need)
@@ -218,7 +218,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, p auth.Principal
 // createRequest translates E2B's create into sbx's: template → image,
 // timeout → TTL (delete), or with autoPause an idle pause after timeout
 // instead; metadata → labels; envVars → env.
-func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.CreateSandboxRequest, error) {
+func (s *Server) createRequest(ctx context.Context, body createBody) (wire.CreateSandboxRequest, error) {
 	tmpl := body.TemplateID
 	if tmpl == "" {
 		tmpl = "base"
@@ -231,9 +231,9 @@ func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.Create
 		}
 	}
 	if !ok {
-		return sdk.CreateSandboxRequest{}, errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s and its snapshots (sbx serve --e2b-template alias=image adds more)", tmpl, strings.Join(s.templateNames(), ", "))
+		return wire.CreateSandboxRequest{}, errdefs.NotFound(wire.CodeImageNotFound, "template %q not found: sbx knows %s and its snapshots (sbx serve --e2b-template alias=image adds more)", tmpl, strings.Join(s.templateNames(), ", "))
 	}
-	req := sdk.CreateSandboxRequest{Env: body.EnvVars, Labels: map[string]string{labelTemplate: tmpl}}
+	req := wire.CreateSandboxRequest{Env: body.EnvVars, Labels: map[string]string{labelTemplate: tmpl}}
 	switch n := body.Network; {
 	case body.Secure != nil && !*body.Secure:
 		return req, unsupported("secure: false", "envd always requires the access token")
@@ -263,7 +263,7 @@ func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.Create
 		return req, err
 	}
 	if egress != nil {
-		req.Network, req.Egress = sdk.NetworkBridge, egress
+		req.Network, req.Egress = wire.NetworkBridge, egress
 	}
 	if snap, ok := strings.CutPrefix(target, "snapshot:"); ok {
 		req.Snapshot = snap
@@ -274,14 +274,14 @@ func (s *Server) createRequest(ctx context.Context, body createBody) (sdk.Create
 		req.Labels[labelMeta+k] = v
 	}
 	for _, m := range body.VolumeMounts {
-		req.Volumes = append(req.Volumes, sdk.VolumeMount{Name: m.Name, Path: m.Path})
+		req.Volumes = append(req.Volumes, wire.VolumeMount{Name: m.Name, Path: m.Path})
 	}
 	timeout := DefaultTimeoutSeconds
 	if body.Timeout != nil {
 		timeout = *body.Timeout
 	}
 	if timeout <= 0 {
-		return req, errdefs.Invalid(sdk.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", timeout)
+		return req, errdefs.Invalid(wire.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", timeout)
 	}
 	if body.AutoPause != nil && *body.AutoPause {
 		never := 0
@@ -317,7 +317,7 @@ func (s *Server) updateNetwork(w http.ResponseWriter, r *http.Request, id string
 		return err
 	}
 	if p == nil {
-		p = &sdk.EgressPolicy{Mode: sdk.EgressAllowAll}
+		p = &wire.EgressPolicy{Mode: wire.EgressAllowAll}
 	}
 	if _, err := s.sandboxes.SetEgress(r.Context(), id, *p); err != nil {
 		return err
@@ -343,14 +343,14 @@ type metricJSON struct {
 // start/end window (unix seconds) that excludes now answers none.
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request, id string) error {
 	if s.cfg.Usage == nil {
-		return errdefs.NotFound(sdk.CodeRouteNotFound, "sandbox metrics are not available on this daemon")
+		return errdefs.NotFound(wire.CodeRouteNotFound, "sandbox metrics are not available on this daemon")
 	}
 	var from, to int64
 	for name, v := range map[string]*int64{"start": &from, "end": &to} {
 		if q := r.URL.Query().Get(name); q != "" {
 			n, err := strconv.ParseInt(q, 10, 64)
 			if err != nil {
-				return errdefs.Invalid(sdk.CodeInvalidParameter, "%s must be unix seconds, got %q", name, q)
+				return errdefs.Invalid(wire.CodeInvalidParameter, "%s must be unix seconds, got %q", name, q)
 			}
 			*v = n
 		}
@@ -377,7 +377,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, id string) erro
 // (Template.exists): the templates are sbx's (Config.Templates).
 func (s *Server) templateAlias(w http.ResponseWriter, r *http.Request, alias string) error {
 	if _, ok := s.cfg.Templates[alias]; !ok {
-		return errdefs.NotFound(sdk.CodeImageNotFound, "template %q not found: sbx knows %s", alias, strings.Join(s.templateNames(), ", "))
+		return errdefs.NotFound(wire.CodeImageNotFound, "template %q not found: sbx knows %s", alias, strings.Join(s.templateNames(), ", "))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"templateID": alias, "public": true})
 	return nil
@@ -410,7 +410,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 	if meta := q.Get("metadata"); meta != "" {
 		vals, err := parseQuery(meta)
 		if err != nil {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "metadata must be key=value pairs joined by &: %v", err)
+			return errdefs.Invalid(wire.CodeInvalidParameter, "metadata must be key=value pairs joined by &: %v", err)
 		}
 		f.Labels = map[string]string{}
 		for k, v := range vals {
@@ -430,7 +430,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 	var out []sandboxJSON
 	for _, sb := range all {
 		e := s.toE2B(sb, auth.Principal{}, false)
-		if sb.Spec.Labels[labelTemplate] == "" || sb.State == sdk.StateDeleting || sb.State == sdk.StateDeleted {
+		if sb.Spec.Labels[labelTemplate] == "" || sb.State == wire.StateDeleting || sb.State == wire.StateDeleted {
 			continue // not made through E2B, or going away
 		}
 		if len(states) > 0 && !states[e.State] {
@@ -450,12 +450,12 @@ func writePage[T any](w http.ResponseWriter, q url.Values, all []T) error {
 	var err error
 	if t := q.Get("nextToken"); t != "" {
 		if offset, err = strconv.Atoi(t); err != nil || offset < 0 {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "nextToken %q is not a token this server gave out", t)
+			return errdefs.Invalid(wire.CodeInvalidParameter, "nextToken %q is not a token this server gave out", t)
 		}
 	}
 	if l := q.Get("limit"); l != "" {
 		if limit, err = strconv.Atoi(l); err != nil || limit < 1 {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "limit must be a positive number, got %q", l)
+			return errdefs.Invalid(wire.CodeInvalidParameter, "limit must be a positive number, got %q", l)
 		}
 	}
 	page := []T{}
@@ -480,7 +480,7 @@ func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, id string) e
 		return err
 	}
 	if body.Timeout <= 0 {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", body.Timeout)
+		return errdefs.Invalid(wire.CodeInvalidParameter, "timeout must be a positive number of seconds, got %d", body.Timeout)
 	}
 	if err := s.extend(r, id, body.Timeout); err != nil {
 		return err
@@ -496,9 +496,9 @@ func (s *Server) extend(r *http.Request, id string, seconds int) error {
 	if err != nil {
 		return err
 	}
-	req := sdk.UpdateSandboxRequest{TTLSeconds: &seconds}
+	req := wire.UpdateSandboxRequest{TTLSeconds: &seconds}
 	if pol := sb.Spec.Policy; pol != nil && pol.AutoPauseSeconds > 0 && pol.TTLSeconds == 0 {
-		req = sdk.UpdateSandboxRequest{AutoPauseSeconds: &seconds}
+		req = wire.UpdateSandboxRequest{AutoPauseSeconds: &seconds}
 	}
 	_, err = s.sandboxes.Update(r.Context(), id, req)
 	return err
@@ -509,7 +509,7 @@ func (s *Server) extend(r *http.Request, id string, seconds int) error {
 // sandboxes are "paused" (connect starts them).
 func running(sb *store.Sandbox) bool {
 	switch sb.State {
-	case sdk.StateCreating, sdk.StateStarting, sdk.StateStarted:
+	case wire.StateCreating, wire.StateStarting, wire.StateStarted:
 		return true
 	}
 	return false
@@ -543,7 +543,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, id string) erro
 		d = *body.Duration
 	}
 	if d < 1 || d > 3600 {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "duration must be from 1 to 3600 seconds, got %d", d)
+		return errdefs.Invalid(wire.CodeInvalidParameter, "duration must be from 1 to 3600 seconds, got %d", d)
 	}
 	if err := s.extend(r, id, d); err != nil {
 		return err
@@ -565,14 +565,14 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request, id string) error 
 		}
 	}
 	if body.Memory != nil && !*body.Memory {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "memory: false (betaPause keepMemory: false) is not supported by sbx's E2B layer: a paused sandbox keeps its memory")
+		return errdefs.Invalid(wire.CodeInvalidParameter, "memory: false (betaPause keepMemory: false) is not supported by sbx's E2B layer: a paused sandbox keeps its memory")
 	}
 	sb, err := s.sandboxes.Get(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	if sb.State == sdk.StatePaused {
-		return errdefs.Conflict(sdk.CodeInvalidState, "sandbox %s is already paused", id)
+	if sb.State == wire.StatePaused {
+		return errdefs.Conflict(wire.CodeInvalidState, "sandbox %s is already paused", id)
 	}
 	if _, err := s.sandboxes.Pause(r.Context(), id); err != nil {
 		return err
@@ -594,7 +594,7 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request, id string, p au
 		}
 	}
 	if body.Memory != nil && !*body.Memory {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "memory: false (onResume: 'reboot') is not supported by sbx's E2B layer: a paused sandbox resumes with its memory; kill it and create a new one to reboot")
+		return errdefs.Invalid(wire.CodeInvalidParameter, "memory: false (onResume: 'reboot') is not supported by sbx's E2B layer: a paused sandbox resumes with its memory; kill it and create a new one to reboot")
 	}
 	sb, err := s.sandboxes.Get(r.Context(), id)
 	if err != nil {
@@ -602,7 +602,7 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request, id string, p au
 	}
 	status := http.StatusOK
 	switch {
-	case sb.State == sdk.StatePaused:
+	case sb.State == wire.StatePaused:
 		if sb, err = s.sandboxes.Resume(r.Context(), id); err != nil {
 			return err
 		}
@@ -615,7 +615,7 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request, id string, p au
 		status = http.StatusCreated
 	}
 	if body.Timeout != nil && *body.Timeout > 0 && (sb.Spec.Policy == nil || sb.Spec.Policy.TTLSeconds > 0) {
-		if sb, err = s.sandboxes.Update(r.Context(), id, sdk.UpdateSandboxRequest{TTLSeconds: body.Timeout}); err != nil {
+		if sb, err = s.sandboxes.Update(r.Context(), id, wire.UpdateSandboxRequest{TTLSeconds: body.Timeout}); err != nil {
 			return err
 		}
 	}
@@ -692,7 +692,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) erro
 	if err == nil || errors.Is(err, io.EOF) {
 		return nil
 	}
-	return errdefs.Invalid(sdk.CodeInvalidJSON, "malformed JSON body: %v", err)
+	return errdefs.Invalid(wire.CodeInvalidJSON, "malformed JSON body: %v", err)
 }
 
 // parseQuery parses E2B's metadata filter "k1=v1&k2=v2".

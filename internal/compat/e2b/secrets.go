@@ -10,7 +10,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // E2B's secrets are sbx secrets (internal/secret): values sbx's HTTP egress
@@ -24,8 +24,8 @@ import (
 
 // Secrets is the secret Keeper as this layer needs it.
 type Secrets interface {
-	Create(ctx context.Context, req sdk.CreateSecretRequest) (*sdk.SecretInfo, error)
-	List(ctx context.Context) ([]sdk.SecretInfo, error)
+	Create(ctx context.Context, req wire.CreateSecretRequest) (*wire.SecretInfo, error)
+	List(ctx context.Context) ([]wire.SecretInfo, error)
 	Delete(ctx context.Context, name string) error
 }
 
@@ -40,7 +40,7 @@ type secretJSON struct {
 	UpdatedAt time.Time         `json:"updatedAt"`
 }
 
-func secretAnswer(i sdk.SecretInfo) secretJSON {
+func secretAnswer(i wire.SecretInfo) secretJSON {
 	md := map[string]string{"hosts": strings.Join(i.Hosts, ",")}
 	if i.AllowHTTP {
 		md["allowHttp"] = "true"
@@ -50,17 +50,17 @@ func secretAnswer(i sdk.SecretInfo) secretJSON {
 
 func (s *Server) secrets() (Secrets, error) {
 	if s.cfg.Secrets == nil {
-		return nil, errdefs.Unavailable(sdk.CodeInvalidSecret, "this daemon keeps no secrets (sbx's HTTP egress proxy is off)")
+		return nil, errdefs.Unavailable(wire.CodeInvalidSecret, "this daemon keeps no secrets (sbx's HTTP egress proxy is off)")
 	}
 	return s.cfg.Secrets, nil
 }
 
 // secretHosts reads the hosts from E2B's metadata; nil metadata: none given.
-func secretHosts(md map[string]string) (*sdk.SecretHosts, error) {
+func secretHosts(md map[string]string) (*wire.SecretHosts, error) {
 	if md == nil {
 		return nil, nil
 	}
-	var h sdk.SecretHosts
+	var h wire.SecretHosts
 	for k, v := range md {
 		switch k {
 		case "hosts":
@@ -72,20 +72,20 @@ func secretHosts(md map[string]string) (*sdk.SecretHosts, error) {
 		case "allowHttp":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, errdefs.Invalid(sdk.CodeInvalidSecret, "metadata.allowHttp %q: give true or false", v)
+				return nil, errdefs.Invalid(wire.CodeInvalidSecret, "metadata.allowHttp %q: give true or false", v)
 			}
 			h.AllowHTTP = b
 		default:
-			return nil, errdefs.Invalid(sdk.CodeInvalidSecret, "metadata.%s is not supported by sbx's E2B layer: a secret's metadata holds only hosts (where it may be sent, comma-separated) and allowHttp", k)
+			return nil, errdefs.Invalid(wire.CodeInvalidSecret, "metadata.%s is not supported by sbx's E2B layer: a secret's metadata holds only hosts (where it may be sent, comma-separated) and allowHttp", k)
 		}
 	}
 	return &h, nil
 }
 
-var errNoHosts = errdefs.Invalid(sdk.CodeInvalidSecret, "sbx secrets are sent only to the hosts they name: pass them in Secret.create's metadata, e.g. { metadata: { hosts: 'api.example.com,*.example.com' } }")
+var errNoHosts = errdefs.Invalid(wire.CodeInvalidSecret, "sbx secrets are sent only to the hosts they name: pass them in Secret.create's metadata, e.g. { metadata: { hosts: 'api.example.com,*.example.com' } }")
 
 // ownSecret is the caller's team's secret name; SECRET_NOT_FOUND if none.
-func ownSecret(ctx context.Context, sec Secrets, name string) (*sdk.SecretInfo, error) {
+func ownSecret(ctx context.Context, sec Secrets, name string) (*wire.SecretInfo, error) {
 	list, err := sec.List(ctx)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func ownSecret(ctx context.Context, sec Secrets, name string) (*sdk.SecretInfo, 
 			return &i, nil
 		}
 	}
-	return nil, errdefs.NotFound(sdk.CodeSecretNotFound, "secret %q not found", name)
+	return nil, errdefs.NotFound(wire.CodeSecretNotFound, "secret %q not found", name)
 }
 
 func (s *Server) createSecret(w http.ResponseWriter, r *http.Request, _ string) error {
@@ -120,9 +120,9 @@ func (s *Server) createSecret(w http.ResponseWriter, r *http.Request, _ string) 
 		return errNoHosts
 	}
 	if _, err := ownSecret(r.Context(), sec, body.Name); err == nil {
-		return errdefs.Conflict(sdk.CodeInvalidSecret, "secret %q already exists: Secret.update sets a new value", body.Name)
+		return errdefs.Conflict(wire.CodeInvalidSecret, "secret %q already exists: Secret.update sets a new value", body.Name)
 	}
-	info, err := sec.Create(r.Context(), sdk.CreateSecretRequest{Name: body.Name, Value: body.Value, SecretHosts: *h})
+	info, err := sec.Create(r.Context(), wire.CreateSecretRequest{Name: body.Name, Value: body.Value, SecretHosts: *h})
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (s *Server) updateSecret(w http.ResponseWriter, r *http.Request, name strin
 	} else if len(h.Hosts) == 0 {
 		return errNoHosts
 	}
-	info, err := sec.Create(r.Context(), sdk.CreateSecretRequest{Name: name, Value: body.Value, SecretHosts: *h})
+	info, err := sec.Create(r.Context(), wire.CreateSecretRequest{Name: name, Value: body.Value, SecretHosts: *h})
 	if err != nil {
 		return err
 	}
@@ -186,13 +186,13 @@ func (s *Server) listSecrets(w http.ResponseWriter, r *http.Request, _ string) e
 	q := r.URL.Query()
 	for k := range q {
 		if k != "limit" && k != "nextToken" {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "query parameter %q is not supported by sbx's E2B layer (Secret.list takes limit and nextToken)", k)
+			return errdefs.Invalid(wire.CodeInvalidParameter, "query parameter %q is not supported by sbx's E2B layer (Secret.list takes limit and nextToken)", k)
 		}
 	}
 	limit := 100
 	if q.Has("limit") {
 		if limit, err = strconv.Atoi(q.Get("limit")); err != nil || limit < 1 {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "limit %q: give a number of 1 or more", q.Get("limit"))
+			return errdefs.Invalid(wire.CodeInvalidParameter, "limit %q: give a number of 1 or more", q.Get("limit"))
 		}
 	}
 	list, err := sec.List(r.Context())

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Signed file URLs (sandbox.uploadUrl, downloadUrl): the SDK signs
@@ -24,7 +24,7 @@ import (
 
 // keyLister is the key service as signed URLs need it (keys.Service).
 type keyLister interface {
-	List(team string) []sdk.APIKey
+	List(team string) []wire.APIKey
 }
 
 var (

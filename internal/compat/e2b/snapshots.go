@@ -6,7 +6,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // E2B's snapshots are sbx snapshots (of the filesystem; sbx keeps memory
@@ -16,7 +16,7 @@ import (
 
 // Snapshots is what this layer needs of the Manager's snapshots.
 type Snapshots interface {
-	CreateSnapshot(ctx context.Context, idOrName string, req sdk.CreateSnapshotRequest) (*store.Snapshot, error)
+	CreateSnapshot(ctx context.Context, idOrName string, req wire.CreateSnapshotRequest) (*store.Snapshot, error)
 	GetSnapshot(ctx context.Context, name string) (*store.Snapshot, error)
 	ListSnapshots(ctx context.Context) ([]*store.Snapshot, error)
 	DeleteSnapshot(ctx context.Context, name string) error
@@ -40,7 +40,7 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request, id strin
 	if body.Name == "" {
 		body.Name = "e2b-" + randomHex()
 	}
-	snap, err := s.sandboxes.CreateSnapshot(r.Context(), id, sdk.CreateSnapshotRequest{Name: body.Name})
+	snap, err := s.sandboxes.CreateSnapshot(r.Context(), id, wire.CreateSnapshotRequest{Name: body.Name})
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request, _ string)
 // (Config.Templates) are not E2B's to delete.
 func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request, id string) error {
 	if _, ok := s.cfg.Templates[id]; ok {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "template %q is an sbx image set by sbx serve --e2b-template; it cannot be deleted through E2B", id)
+		return errdefs.Invalid(wire.CodeInvalidParameter, "template %q is an sbx image set by sbx serve --e2b-template; it cannot be deleted through E2B", id)
 	}
 	if err := s.sandboxes.DeleteSnapshot(r.Context(), id); err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 	"github.com/sbxhq/sbx/internal/network"
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/internal/volume"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // TestEveryBodyRefusesUnknownFields: no request body of the control plane
@@ -88,20 +88,20 @@ func TestRefusedAPIsNameTheirMethods(t *testing.T) {
 type fakeKeys struct{ live map[string]bool }
 
 func (f *fakeKeys) Authenticate(context.Context, string) (auth.Principal, error) {
-	return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "no")
+	return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "no")
 }
 
 func (f *fakeKeys) LookupKey(_ context.Context, id string) (auth.Principal, error) {
 	if !f.live[id] {
-		return auth.Principal{}, errdefs.Unauthorized(sdk.CodeUnauthorized, "revoked")
+		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "revoked")
 	}
 	return auth.Principal{KeyID: id, Team: "acme", Scopes: []auth.Scope{auth.ScopeExec}}, nil
 }
 
-func (f *fakeKeys) List(team string) []sdk.APIKey {
-	var out []sdk.APIKey
+func (f *fakeKeys) List(team string) []wire.APIKey {
+	var out []wire.APIKey
 	for id := range f.live {
-		out = append(out, sdk.APIKey{ID: id, Team: "acme"})
+		out = append(out, wire.APIKey{ID: id, Team: "acme"})
 	}
 	if team != "acme" {
 		return nil
@@ -225,24 +225,24 @@ func (f *fakeVolumes) Files(ctx context.Context, name string) (*volume.Files, er
 	return volume.OpenFiles(f.dir)
 }
 
-func (f *fakeVolumes) Create(_ context.Context, name string, _ int) (*sdk.Volume, error) {
+func (f *fakeVolumes) Create(_ context.Context, name string, _ int) (*wire.Volume, error) {
 	f.names = append(f.names, name)
-	return &sdk.Volume{Name: name}, nil
+	return &wire.Volume{Name: name}, nil
 }
 
-func (f *fakeVolumes) Get(_ context.Context, name string) (*sdk.Volume, error) {
+func (f *fakeVolumes) Get(_ context.Context, name string) (*wire.Volume, error) {
 	for _, n := range f.names {
 		if n == name {
-			return &sdk.Volume{Name: n}, nil
+			return &wire.Volume{Name: n}, nil
 		}
 	}
-	return nil, errdefs.NotFound(sdk.CodeVolumeNotFound, "volume %q not found", name)
+	return nil, errdefs.NotFound(wire.CodeVolumeNotFound, "volume %q not found", name)
 }
 
-func (f *fakeVolumes) List(context.Context) ([]sdk.Volume, error) {
-	var out []sdk.Volume
+func (f *fakeVolumes) List(context.Context) ([]wire.Volume, error) {
+	var out []wire.Volume
 	for _, n := range f.names {
-		out = append(out, sdk.Volume{Name: n})
+		out = append(out, wire.Volume{Name: n})
 	}
 	return out, nil
 }
@@ -347,18 +347,18 @@ func TestVolumeContent(t *testing.T) {
 }
 
 // fakeSecrets keeps secrets per team, as the Keeper does.
-type fakeSecrets struct{ all []sdk.SecretInfo }
+type fakeSecrets struct{ all []wire.SecretInfo }
 
-func (f *fakeSecrets) Create(ctx context.Context, req sdk.CreateSecretRequest) (*sdk.SecretInfo, error) {
+func (f *fakeSecrets) Create(ctx context.Context, req wire.CreateSecretRequest) (*wire.SecretInfo, error) {
 	team := auth.TeamOf(ctx)
-	f.all = slices.DeleteFunc(f.all, func(i sdk.SecretInfo) bool { return i.Team == team && i.Name == req.Name })
-	i := sdk.SecretInfo{Name: req.Name, Team: team, Size: len(req.Value), SecretHosts: req.SecretHosts}
+	f.all = slices.DeleteFunc(f.all, func(i wire.SecretInfo) bool { return i.Team == team && i.Name == req.Name })
+	i := wire.SecretInfo{Name: req.Name, Team: team, Size: len(req.Value), SecretHosts: req.SecretHosts}
 	f.all = append(f.all, i)
 	return &i, nil
 }
 
-func (f *fakeSecrets) List(ctx context.Context) ([]sdk.SecretInfo, error) {
-	var out []sdk.SecretInfo
+func (f *fakeSecrets) List(ctx context.Context) ([]wire.SecretInfo, error) {
+	var out []wire.SecretInfo
 	for _, i := range f.all {
 		if auth.Sees(ctx, i.Team) {
 			out = append(out, i)
@@ -369,7 +369,7 @@ func (f *fakeSecrets) List(ctx context.Context) ([]sdk.SecretInfo, error) {
 
 func (f *fakeSecrets) Delete(ctx context.Context, name string) error {
 	team := auth.TeamOf(ctx)
-	f.all = slices.DeleteFunc(f.all, func(i sdk.SecretInfo) bool { return i.Team == team && i.Name == name })
+	f.all = slices.DeleteFunc(f.all, func(i wire.SecretInfo) bool { return i.Team == team && i.Name == name })
 	return nil
 }
 
@@ -377,7 +377,7 @@ func (f *fakeSecrets) Delete(ctx context.Context, name string) error {
 // metadata; a secret without hosts, and any other metadata, is refused by
 // name; another team's secret is not found, even for the admin key.
 func TestSecrets(t *testing.T) {
-	sec := &fakeSecrets{all: []sdk.SecretInfo{{Name: "theirs", Team: "rival", SecretHosts: sdk.SecretHosts{Hosts: []string{"x.test"}}}}}
+	sec := &fakeSecrets{all: []wire.SecretInfo{{Name: "theirs", Team: "rival", SecretHosts: wire.SecretHosts{Hosts: []string{"x.test"}}}}}
 	s := New(&fakeSandboxes{}, &authz.Gate{Keys: auth.AdminToken("secret-key")}, Config{TokenSecret: []byte("s"), Secrets: sec})
 	for body, want := range map[string]string{
 		`{"name":"k","value":"v"}`:                                                   "metadata: { hosts:",

@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/authz"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/volume"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Volume's file methods: E2B's volume content API
@@ -72,7 +72,7 @@ func (s *Server) serveVolumeContent(w http.ResponseWriter, r *http.Request, rest
 		op, ok = volumeContentOps[r.Method+" "+parts[2]]
 	}
 	if !ok {
-		writeAPIError(w, errdefs.NotFound(sdk.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s", r.Method, rest))
+		writeAPIError(w, errdefs.NotFound(wire.CodeRouteNotFound, "sbx's E2B layer does not serve %s %s", r.Method, rest))
 		return
 	}
 	name, kind := parts[1], parts[2]
@@ -83,7 +83,7 @@ func (s *Server) serveVolumeContent(w http.ResponseWriter, r *http.Request, rest
 	}
 	p, err := s.checkVolumeToken(r, vols, name)
 	if err != nil {
-		writeAPIError(w, errdefs.Unauthorized(sdk.CodeUnauthorized, "%s", err.Error()))
+		writeAPIError(w, errdefs.Unauthorized(wire.CodeUnauthorized, "%s", err.Error()))
 		return
 	}
 	w, r, end, err := s.gate.HTTP(w, r, p, op)
@@ -127,11 +127,11 @@ func (s *Server) volumeContent(w http.ResponseWriter, r *http.Request, vols Volu
 	}
 	for k := range q {
 		if !slices.Contains(allowed, k) {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "query parameter %q is not supported here by sbx's E2B layer (it takes %s)", k, strings.Join(allowed, ", "))
+			return errdefs.Invalid(wire.CodeInvalidParameter, "query parameter %q is not supported here by sbx's E2B layer (it takes %s)", k, strings.Join(allowed, ", "))
 		}
 	}
 	if !q.Has("path") {
-		return errdefs.Invalid(sdk.CodeInvalidParameter, "path is required")
+		return errdefs.Invalid(wire.CodeInvalidParameter, "path is required")
 	}
 	path := q.Get("path")
 	files, err := vols.Files(r.Context(), name)
@@ -145,7 +145,7 @@ func (s *Server) volumeContent(w http.ResponseWriter, r *http.Request, vols Volu
 		depth := 1
 		if q.Has("depth") {
 			if depth, err = strconv.Atoi(q.Get("depth")); err != nil {
-				return errdefs.Invalid(sdk.CodeInvalidParameter, "depth %q is not a number", q.Get("depth"))
+				return errdefs.Invalid(wire.CodeInvalidParameter, "depth %q is not a number", q.Get("depth"))
 			}
 		}
 		list, err := files.List(path, depth)
@@ -222,7 +222,7 @@ func writeAttrs(q url.Values) (volume.Attrs, *bool, error) {
 		}
 		v, err := strconv.ParseUint(q.Get(k), 10, 32)
 		if err != nil {
-			return errdefs.Invalid(sdk.CodeInvalidParameter, "%s %q is not a number", k, q.Get(k))
+			return errdefs.Invalid(wire.CodeInvalidParameter, "%s %q is not a number", k, q.Get(k))
 		}
 		u := uint32(v)
 		*dst = &u
@@ -238,7 +238,7 @@ func writeAttrs(q url.Values) (volume.Attrs, *bool, error) {
 	}
 	force, err := strconv.ParseBool(q.Get("force"))
 	if err != nil {
-		return a, nil, errdefs.Invalid(sdk.CodeInvalidParameter, "force %q is not true or false", q.Get("force"))
+		return a, nil, errdefs.Invalid(wire.CodeInvalidParameter, "force %q is not true or false", q.Get("force"))
 	}
 	return a, &force, nil
 }

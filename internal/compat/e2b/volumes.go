@@ -8,7 +8,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/volume"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // E2B's volumes are sbx volumes (internal/volume): Volume.create, connect,
@@ -18,9 +18,9 @@ import (
 
 // Volumes is the volume Manager as this layer needs it.
 type Volumes interface {
-	Create(ctx context.Context, name string, sizeMiB int) (*sdk.Volume, error)
-	Get(ctx context.Context, name string) (*sdk.Volume, error)
-	List(ctx context.Context) ([]sdk.Volume, error)
+	Create(ctx context.Context, name string, sizeMiB int) (*wire.Volume, error)
+	Get(ctx context.Context, name string) (*wire.Volume, error)
+	List(ctx context.Context) ([]wire.Volume, error)
 	Delete(ctx context.Context, name string) error
 	ID(ctx context.Context, name string) (string, error)
 	Files(ctx context.Context, name string) (*volume.Files, error)
@@ -36,13 +36,13 @@ type volumeJSON struct {
 
 func (s *Server) volumes() (Volumes, error) {
 	if s.cfg.Volumes == nil {
-		return nil, errdefs.Unavailable(sdk.CodeInvalidVolume, "this daemon keeps no volumes")
+		return nil, errdefs.Unavailable(wire.CodeInvalidVolume, "this daemon keeps no volumes")
 	}
 	return s.cfg.Volumes, nil
 }
 
 // volumeAnswer is v with the caller's token for its files.
-func (s *Server) volumeAnswer(ctx context.Context, v *sdk.Volume) (volumeJSON, error) {
+func (s *Server) volumeAnswer(ctx context.Context, v *wire.Volume) (volumeJSON, error) {
 	vols, err := s.volumes()
 	if err != nil {
 		return volumeJSON{}, err
@@ -128,7 +128,7 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request, id string)
 		return err
 	}
 	if len(users) > 0 {
-		return errdefs.Conflict(sdk.CodeVolumeInUse, "volume %q is mounted by sandbox %s: kill them first", v.Name, strings.Join(users, ", "))
+		return errdefs.Conflict(wire.CodeVolumeInUse, "volume %q is mounted by sandbox %s: kill them first", v.Name, strings.Join(users, ", "))
 	}
 	if err := vols.Delete(r.Context(), v.Name); err != nil {
 		return err

@@ -1,7 +1,7 @@
 // Package codescan finds the error codes that Go source spells as string
-// literals ("SANDBOX_NOT_FOUND") instead of sdk constants, and rewrites them.
+// literals ("SANDBOX_NOT_FOUND") instead of wire constants, and rewrites them.
 // Its test keeps the repository honest (every code used is declared in
-// sdk/codes.go); the sweep command under it rewrites packages that still
+// wire/codes.go); the sweep command under it rewrites packages that still
 // spell codes out.
 package codescan
 
@@ -18,8 +18,8 @@ import (
 	"strings"
 )
 
-// sdkImport is the import path of the package that declares the codes.
-const sdkImport = "github.com/sbxhq/sbx/sdk"
+// wireImport is the import path of the package that declares the codes.
+const wireImport = "github.com/sbxhq/sbx/wire"
 
 var codeRe = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
 
@@ -114,7 +114,7 @@ func isCodeExpr(e ast.Expr) bool {
 	return false
 }
 
-// Declared parses the file declaring the codes (sdk/codes.go) and returns
+// Declared parses the file declaring the codes (wire/codes.go) and returns
 // each code's value mapped to its constant's name.
 func Declared(path string) (map[string]string, error) {
 	fset := token.NewFileSet()
@@ -144,8 +144,8 @@ func Declared(path string) (map[string]string, error) {
 	return out, nil
 }
 
-// Rewrite replaces the literal codes in the Go file at path with the sdk
-// constants named in declared, adding the sdk import where needed, and
+// Rewrite replaces the literal codes in the Go file at path with the wire
+// constants named in declared, adding the wire import where needed, and
 // returns the formatted source, whether it changed, and the literals that
 // name no declared code (left as they are).
 func Rewrite(path string, declared map[string]string) (out []byte, changed bool, unknown []Use, err error) {
@@ -162,7 +162,7 @@ func Rewrite(path string, declared map[string]string) (out []byte, changed bool,
 	if err != nil {
 		return nil, false, nil, err
 	}
-	inSDK := full.Name.Name == "sdk"
+	inWire := full.Name.Name == "wire"
 	uses := Literals(fset, full)
 	sort.Slice(uses, func(i, j int) bool { return uses[i].start > uses[j].start })
 	buf := append([]byte(nil), src...)
@@ -172,8 +172,8 @@ func Rewrite(path string, declared map[string]string) (out []byte, changed bool,
 			unknown = append(unknown, u)
 			continue
 		}
-		if !inSDK {
-			name = "sdk." + name
+		if !inWire {
+			name = "wire." + name
 		}
 		buf = append(buf[:u.start], append([]byte(name), buf[u.end:]...)...)
 		changed = true
@@ -181,7 +181,7 @@ func Rewrite(path string, declared map[string]string) (out []byte, changed bool,
 	if !changed {
 		return src, false, unknown, nil
 	}
-	if !inSDK && !imports(f, sdkImport) {
+	if !inWire && !imports(f, wireImport) {
 		buf = addImport(buf, fset, f)
 	}
 	out, err = format.Source(buf)
@@ -197,11 +197,11 @@ func imports(f *ast.File, path string) bool {
 	return false
 }
 
-// addImport adds the sdk import to src, whose import block f describes.
+// addImport adds the wire import to src, whose import block f describes.
 // Offsets in f are those of the original source, and every rewrite above
 // lies after the imports, so they still hold.
 func addImport(src []byte, fset *token.FileSet, f *ast.File) []byte {
-	line := strconv.Quote(sdkImport)
+	line := strconv.Quote(wireImport)
 	for _, d := range f.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.IMPORT {

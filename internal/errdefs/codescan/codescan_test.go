@@ -12,15 +12,15 @@ import (
 const repoRoot = "../../.."
 
 // TestEveryCodeIsDeclared fails when Go source anywhere in the repository
-// uses an error code that sdk/codes.go does not declare: a typo in a
+// uses an error code that wire/codes.go does not declare: a typo in a
 // literal would otherwise reach clients as a code nobody documents.
 func TestEveryCodeIsDeclared(t *testing.T) {
-	declared, err := Declared(filepath.Join(repoRoot, "sdk", "codes.go"))
+	declared, err := Declared(filepath.Join(repoRoot, "wire", "codes.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(declared) < 100 {
-		t.Fatalf("found only %d codes in sdk/codes.go", len(declared))
+		t.Fatalf("found only %d codes in wire/codes.go", len(declared))
 	}
 	files, err := GoFiles(repoRoot)
 	if err != nil {
@@ -36,7 +36,7 @@ func TestEveryCodeIsDeclared(t *testing.T) {
 		for _, u := range Literals(fset, f) {
 			seen++
 			if _, ok := declared[u.Value]; !ok {
-				t.Errorf("%s: code %q is not declared in sdk/codes.go", u.Pos, u.Value)
+				t.Errorf("%s: code %q is not declared in wire/codes.go", u.Pos, u.Value)
 			}
 		}
 	}
@@ -45,7 +45,7 @@ func TestEveryCodeIsDeclared(t *testing.T) {
 
 // TestSweptPackagesUseConstants keeps Go source free of literal codes.
 func TestSweptPackagesUseConstants(t *testing.T) {
-	for _, dir := range []string{"internal", "cmd", "sdk", "bench"} {
+	for _, dir := range []string{"internal", "cmd", "sdk", "wire", "bench"} {
 		files, err := GoFiles(filepath.Join(repoRoot, dir))
 		if err != nil {
 			t.Fatal(err)
@@ -60,13 +60,13 @@ func TestSweptPackagesUseConstants(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, u := range Literals(fset, f) {
-				t.Errorf("%s: literal code %q: use sdk.%s", u.Pos, u.Value, "Code…")
+				t.Errorf("%s: literal code %q: use wire.%s", u.Pos, u.Value, "Code…")
 			}
 		}
 	}
 }
 
-// TestRewrite checks the sweep on a file that needs the sdk import.
+// TestRewrite checks the sweep on a file that needs the wire import.
 func TestRewrite(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.go")
@@ -91,7 +91,7 @@ var e = &errdefs.Error{Code: "NO_SUCH_CODE_EVER", Message: "m"}
 		t.Fatalf("changed %v, err %v", changed, err)
 	}
 	got := string(out)
-	for _, want := range []string{`"github.com/sbxhq/sbx/sdk"`, `errdefs.CodeOf(err) == sdk.CodeSandboxNotFound`, `errdefs.Invalid(sdk.CodeInvalidJSON, "bad %s", "NOT_A_CODE_ARG")`, `Code: "NO_SUCH_CODE_EVER"`} {
+	for _, want := range []string{`"github.com/sbxhq/sbx/wire"`, `errdefs.CodeOf(err) == wire.CodeSandboxNotFound`, `errdefs.Invalid(wire.CodeInvalidJSON, "bad %s", "NOT_A_CODE_ARG")`, `Code: "NO_SUCH_CODE_EVER"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("rewritten source lacks %s:\n%s", want, got)
 		}

@@ -27,14 +27,14 @@ import (
 	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Sandboxes is what the provider needs of the sandbox Manager.
 type Sandboxes interface {
 	Get(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	List(ctx context.Context, f store.Filter) ([]*store.Sandbox, error)
-	CreateWithID(ctx context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error)
+	CreateWithID(ctx context.Context, id string, req wire.CreateSandboxRequest) (*store.Sandbox, error)
 	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
 	Handoff(ctx context.Context, id, owner, pod string, opt sandbox.StopOptions) error
@@ -137,7 +137,7 @@ func (p *Provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 	id, req, team, err := podspec.RequestFromPod(pod)
 	if err != nil {
-		return errdefs.Invalid(sdk.CodeInvalidSandbox, "%v", err)
+		return errdefs.Invalid(wire.CodeInvalidSandbox, "%v", err)
 	}
 	if _, err := p.m.Get(ctx, id); err == nil {
 		_, err = p.m.Start(ctx, id) // a no-op when started

@@ -15,7 +15,7 @@ import (
 	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // fakeSandboxes records what the provider asks of the Manager.
@@ -40,7 +40,7 @@ func (f *fakeSandboxes) Get(_ context.Context, id string) (*store.Sandbox, error
 		c := *sb
 		return &c, nil
 	}
-	return nil, errdefs.NotFound(sdk.CodeSandboxNotFound, "no %s", id)
+	return nil, errdefs.NotFound(wire.CodeSandboxNotFound, "no %s", id)
 }
 
 func (f *fakeSandboxes) List(context.Context, store.Filter) ([]*store.Sandbox, error) {
@@ -53,11 +53,11 @@ func (f *fakeSandboxes) List(context.Context, store.Filter) ([]*store.Sandbox, e
 	return out, nil
 }
 
-func (f *fakeSandboxes) CreateWithID(_ context.Context, id string, req sdk.CreateSandboxRequest) (*store.Sandbox, error) {
+func (f *fakeSandboxes) CreateWithID(_ context.Context, id string, req wire.CreateSandboxRequest) (*store.Sandbox, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("create " + id + " " + req.Image)
-	sb := &store.Sandbox{ID: id, State: sdk.StateStarted, Spec: store.Spec{Image: req.Image, Labels: req.Labels}}
+	sb := &store.Sandbox{ID: id, State: wire.StateStarted, Spec: store.Spec{Image: req.Image, Labels: req.Labels}}
 	f.local[id] = sb
 	return sb, nil
 }
@@ -105,7 +105,7 @@ func (f *fakeSandboxes) TakeOver(_ context.Context, id string, labels map[string
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("takeover " + id)
-	sb := &store.Sandbox{ID: id, State: sdk.StateStarted, Spec: store.Spec{Labels: labels}}
+	sb := &store.Sandbox{ID: id, State: wire.StateStarted, Spec: store.Spec{Labels: labels}}
 	f.local[id] = sb
 	return sb, nil
 }
@@ -119,7 +119,7 @@ func (f *fakeSandboxes) DropTransfer(_ context.Context, id string) error {
 }
 
 func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store.Sandbox, error) {
-	return nil, nil, errdefs.Unavailable(sdk.CodeAgentError, "no agent in this fake")
+	return nil, nil, errdefs.Unavailable(wire.CodeAgentError, "no agent in this fake")
 }
 
 func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error)  { return "", nil }
@@ -260,8 +260,8 @@ func TestDeletePodHandsOffOrDeletes(t *testing.T) {
 func TestAfterARestartStaleSandboxesAreForgottenNotArchived(t *testing.T) {
 	f := newFake()
 	id := podspec.IDForPod("sbx", "old")
-	f.local[id] = &store.Sandbox{ID: id, State: sdk.StateStopped, Spec: store.Spec{Labels: map[string]string{LabelPodNamespace: "sbx", LabelPodName: "old"}}}
-	f.local["sbx-aaaaaaaaaaaaaaaa"] = &store.Sandbox{ID: "sbx-aaaaaaaaaaaaaaaa", State: sdk.StateStarted} // made through the API: no pod
+	f.local[id] = &store.Sandbox{ID: id, State: wire.StateStopped, Spec: store.Spec{Labels: map[string]string{LabelPodNamespace: "sbx", LabelPodName: "old"}}}
+	f.local["sbx-aaaaaaaaaaaaaaaa"] = &store.Sandbox{ID: "sbx-aaaaaaaaaaaaaaaa", State: wire.StateStarted} // made through the API: no pod
 	p := NewProvider(f, fakeOwners{"sbx/old": true}, nil, "h1", "10.0.0.1", nil)
 	pods, err := p.GetPods(t.Context())
 	if err != nil || len(pods) != 1 || pods[0].Name != "old" {

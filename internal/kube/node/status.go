@@ -8,7 +8,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // status is a pod's status from its sandbox: Running and Ready while the
@@ -43,16 +43,16 @@ func (p *Provider) status(ctx context.Context, pod *corev1.Pod) *corev1.PodStatu
 	if st.StartTime == nil {
 		st.StartTime = &started
 	}
-	ready := sb.State == sdk.StateStarted
+	ready := sb.State == wire.StateStarted
 	cs := corev1.ContainerStatus{
 		Name: podspec.ContainerName, Image: sb.Spec.Image, ImageID: sb.Spec.ImageID,
 		ContainerID: "sbx://" + sb.ID, Ready: ready, Started: &ready,
 	}
 	switch sb.State {
-	case sdk.StateCreating, sdk.StateRestoring:
+	case wire.StateCreating, wire.StateRestoring:
 		st.Phase = corev1.PodPending
 		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating", Message: string(sb.State)}
-	case sdk.StateError:
+	case wire.StateError:
 		st.Phase = corev1.PodRunning
 		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "SandboxError", Message: sb.Error}
 	default:
@@ -74,7 +74,7 @@ func (p *Provider) status(ctx context.Context, pod *corev1.Pod) *corev1.PodStatu
 	return st
 }
 
-func stateWord(s sdk.State) string {
+func stateWord(s wire.State) string {
 	b := []byte(s)
 	if len(b) > 0 && b[0] >= 'a' && b[0] <= 'z' {
 		b[0] -= 'a' - 'A'

@@ -17,7 +17,7 @@ import (
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/sandbox"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // maxLogRead bounds what kubectl logs reads of a main process's log.
@@ -86,7 +86,7 @@ func (p *Provider) RunInContainer(ctx context.Context, namespace, podName, _ str
 	if err != nil {
 		return err
 	}
-	line, err := json.Marshal(sdk.ExecRequest{Cmd: cmd})
+	line, err := json.Marshal(wire.ExecRequest{Cmd: cmd})
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (p *Provider) RunInContainer(ctx context.Context, namespace, podName, _ str
 		if err != nil {
 			return fmt.Errorf("the sandbox went away mid-command: %w", err)
 		}
-		var ev sdk.ExecEvent
+		var ev wire.ExecEvent
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}

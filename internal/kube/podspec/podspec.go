@@ -24,12 +24,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Names every cluster component agrees on.
 const (
-	// AnnotationSpec holds the JSON of the sdk.CreateSandboxRequest.
+	// AnnotationSpec holds the JSON of the wire.CreateSandboxRequest.
 	AnnotationSpec = "sbx.dev/spec"
 	// LabelName is the sbx sandbox name (if it has one).
 	LabelName = "sbx.dev/name"
@@ -88,7 +88,7 @@ func ValidLabelValue(s string) bool { return labelValueRe.MatchString(s) }
 // SandboxFor is the agent-sandbox Sandbox object for a new sbx sandbox: name =
 // id, operating mode Running, and a pod template that kube-scheduler can place
 // on an sbx host and the host can turn back into req (RequestFromPod).
-func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sandbox {
+func SandboxFor(id string, req wire.CreateSandboxRequest, team string) *asv1.Sandbox {
 	if team == "" {
 		team = DefaultTeam
 	}
@@ -131,7 +131,7 @@ func SandboxFor(id string, req sdk.CreateSandboxRequest, team string) *asv1.Sand
 }
 
 // Resources is what kube-scheduler reserves for req (requests = limits).
-func Resources(req sdk.CreateSandboxRequest) corev1.ResourceList {
+func Resources(req wire.CreateSandboxRequest) corev1.ResourceList {
 	cpu, mem := req.CPU, req.MemoryMiB
 	if cpu == 0 {
 		cpu = DefaultCPU
@@ -162,7 +162,7 @@ func SetTTL(sb *asv1.Sandbox, seconds int, now time.Time) {
 // RequestOf is the create request a Sandbox object's pods carry (its
 // template's AnnotationSpec); a Sandbox written without one gives the
 // request mapped from its container.
-func RequestOf(sb *asv1.Sandbox) (sdk.CreateSandboxRequest, error) {
+func RequestOf(sb *asv1.Sandbox) (wire.CreateSandboxRequest, error) {
 	tpl := sb.Spec.PodTemplate
 	_, req, _, err := RequestFromPod(&corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: sb.Name, Namespace: sb.Namespace, Labels: tpl.ObjectMeta.Labels, Annotations: tpl.ObjectMeta.Annotations},
@@ -174,7 +174,7 @@ func RequestOf(sb *asv1.Sandbox) (sdk.CreateSandboxRequest, error) {
 // SetRequest writes req into the object's pod template (AnnotationSpec and
 // the container's resources): the next pod, on whichever host, is made
 // from it, and agent-sandbox copies the annotation onto the live pod.
-func SetRequest(sb *asv1.Sandbox, req sdk.CreateSandboxRequest) {
+func SetRequest(sb *asv1.Sandbox, req wire.CreateSandboxRequest) {
 	spec, _ := json.Marshal(req) // a struct of plain fields: cannot fail
 	tpl := &sb.Spec.PodTemplate
 	if tpl.ObjectMeta.Annotations == nil {
@@ -192,7 +192,7 @@ func SetRequest(sb *asv1.Sandbox, req sdk.CreateSandboxRequest) {
 // absent fields keep their value, an env value of null unsets, labels
 // replace; idle stop and idle pause exclude each other, and ephemeral is
 // autoDelete 0.
-func Updated(req sdk.CreateSandboxRequest, upd sdk.UpdateSandboxRequest) sdk.CreateSandboxRequest {
+func Updated(req wire.CreateSandboxRequest, upd wire.UpdateSandboxRequest) wire.CreateSandboxRequest {
 	set := func(dst **int, v *int) {
 		if v != nil {
 			*dst = new(*v)
@@ -265,7 +265,7 @@ func Tolerations() []corev1.Toleration {
 
 // RequestFromPod is the sbx sandbox a pod placed on an sbx host stands for:
 // its id (IDForPod), the create request and the owning team.
-func RequestFromPod(pod *corev1.Pod) (id string, req sdk.CreateSandboxRequest, team string, err error) {
+func RequestFromPod(pod *corev1.Pod) (id string, req wire.CreateSandboxRequest, team string, err error) {
 	id = IDForPod(pod.Namespace, pod.Name)
 	team = pod.Labels[LabelTeam]
 	if team == "" {
@@ -284,8 +284,8 @@ func RequestFromPod(pod *corev1.Pod) (id string, req sdk.CreateSandboxRequest, t
 // requestFromContainer maps a plain pod (no sbx.dev/spec) from its one
 // container. command+args become the supervised entrypoint (sbx has no
 // separate image CMD override, so args alone replace the image's command).
-func requestFromContainer(pod *corev1.Pod) (sdk.CreateSandboxRequest, error) {
-	var req sdk.CreateSandboxRequest
+func requestFromContainer(pod *corev1.Pod) (wire.CreateSandboxRequest, error) {
+	var req wire.CreateSandboxRequest
 	if len(pod.Spec.Containers) != 1 {
 		return req, fmt.Errorf("pod %s/%s has %d containers; an sbx sandbox is one container", pod.Namespace, pod.Name, len(pod.Spec.Containers))
 	}

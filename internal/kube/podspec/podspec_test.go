@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // podOf is the pod agent-sandbox's controller makes from a Sandbox: the
@@ -21,7 +21,7 @@ func podOf(id string, tpl *corev1.PodSpec, labels, annotations map[string]string
 
 func TestSandboxForRoundTrips(t *testing.T) {
 	stop := 60
-	req := sdk.CreateSandboxRequest{Name: "grader-1", Image: "python", CPU: 0.5, MemoryMiB: 256,
+	req := wire.CreateSandboxRequest{Name: "grader-1", Image: "python", CPU: 0.5, MemoryMiB: 256,
 		Env: map[string]string{"A": "1"}, AutoStopSeconds: &stop, Entrypoint: []string{"sleep", "1"}}
 	sb := SandboxFor("sbx-abcdefghijklmnop", req, "blue")
 	if sb.Name != "sbx-abcdefghijklmnop" || sb.Spec.OperatingMode != "Running" {
@@ -54,7 +54,7 @@ func TestSandboxForRoundTrips(t *testing.T) {
 }
 
 func TestSandboxForDefaultsLetTheSchedulerPlaceIt(t *testing.T) {
-	sb := SandboxFor("sbx-abcdefghijklmnop", sdk.CreateSandboxRequest{}, "")
+	sb := SandboxFor("sbx-abcdefghijklmnop", wire.CreateSandboxRequest{}, "")
 	c := sb.Spec.PodTemplate.Spec.Containers[0]
 	if c.Image != DefaultImage || sb.Labels[LabelTeam] != DefaultTeam {
 		t.Fatalf("image %q team %q", c.Image, sb.Labels[LabelTeam])
@@ -96,7 +96,7 @@ func TestRequestFromPlainPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sdk.CreateSandboxRequest{Name: "mine", Image: "python", Workdir: "/srv", Env: map[string]string{"X": "y"},
+	want := wire.CreateSandboxRequest{Name: "mine", Image: "python", Workdir: "/srv", Env: map[string]string{"X": "y"},
 		Entrypoint: []string{"python3", "-m", "http.server"}, CPU: 0.25, MemoryMiB: 512}
 	if !reflect.DeepEqual(req, want) || team != DefaultTeam {
 		t.Fatalf("req %+v team %s", req, team)
@@ -132,9 +132,9 @@ func TestValidLabelValue(t *testing.T) {
 
 // Updated applies a PATCH as a host applies it to its record.
 func TestUpdatedAppliesAPatchAsAHostDoes(t *testing.T) {
-	req := sdk.CreateSandboxRequest{AutoPauseSeconds: new(60), Ephemeral: true, Env: map[string]string{"A": "1", "B": "2"},
+	req := wire.CreateSandboxRequest{AutoPauseSeconds: new(60), Ephemeral: true, Env: map[string]string{"A": "1", "B": "2"},
 		Labels: map[string]string{"x": "1"}, CPU: 1}
-	got := Updated(req, sdk.UpdateSandboxRequest{AutoStopSeconds: new(30), AutoDeleteSeconds: new(600),
+	got := Updated(req, wire.UpdateSandboxRequest{AutoStopSeconds: new(30), AutoDeleteSeconds: new(600),
 		Env: map[string]*string{"A": nil, "C": new("3")}, Labels: map[string]string{"y": "2"}, MemoryMiB: new(512)})
 	if *got.AutoStopSeconds != 30 || *got.AutoPauseSeconds != 0 || got.Ephemeral || *got.AutoDeleteSeconds != 600 {
 		t.Fatalf("policy: stop %v pause %v ephemeral %v delete %v", *got.AutoStopSeconds, *got.AutoPauseSeconds, got.Ephemeral, *got.AutoDeleteSeconds)
@@ -148,7 +148,7 @@ func TestUpdatedAppliesAPatchAsAHostDoes(t *testing.T) {
 	if req.Env["A"] != "1" {
 		t.Fatal("Updated changed the request it was given")
 	}
-	if again := Updated(got, sdk.UpdateSandboxRequest{Ephemeral: new(true)}); !again.Ephemeral || again.AutoDeleteSeconds != nil {
+	if again := Updated(got, wire.UpdateSandboxRequest{Ephemeral: new(true)}); !again.Ephemeral || again.AutoDeleteSeconds != nil {
 		t.Fatalf("ephemeral: %v, autoDelete %v", again.Ephemeral, again.AutoDeleteSeconds)
 	}
 }
@@ -156,7 +156,7 @@ func TestUpdatedAppliesAPatchAsAHostDoes(t *testing.T) {
 // A TTL is the object's shutdownTime with policy Delete; 0 removes it.
 func TestSetTTL(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	sb := SandboxFor("sbx-abcdefghijklmnop", sdk.CreateSandboxRequest{}, "")
+	sb := SandboxFor("sbx-abcdefghijklmnop", wire.CreateSandboxRequest{}, "")
 	if sb.Spec.ShutdownTime != nil {
 		t.Fatalf("no TTL, shutdownTime %v", sb.Spec.ShutdownTime)
 	}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/runtime"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // New returns a fresh runtime (its own root) whose instances run init.
@@ -97,7 +97,7 @@ func NewInstance(t *testing.T, r runtime.Runtime) *runtime.Instance {
 func AssertGone(t *testing.T, r runtime.Runtime, id string, pid int) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := r.State(ctx, id); !errdefs.Is(err, errdefs.KindNotFound) || errdefs.CodeOf(err) != sdk.CodeInstanceNotFound {
+	if _, err := r.State(ctx, id); !errdefs.Is(err, errdefs.KindNotFound) || errdefs.CodeOf(err) != wire.CodeInstanceNotFound {
 		t.Errorf("State after delete: %v, want INSTANCE_NOT_FOUND", err)
 	}
 	if ids, err := r.List(ctx); err != nil || slices.Contains(ids, id) {

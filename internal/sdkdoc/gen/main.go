@@ -1,5 +1,5 @@
-// Command gen writes the files made from package sdk's source
-// (internal/sdkdoc): sdk/enums_gen.go and internal/api/openapi_docs_gen.go.
+// Command gen writes the files made from package wire's source
+// (internal/sdkdoc): wire/enums_gen.go and internal/api/openapi_docs_gen.go.
 // It runs from any directory of the module (go generate ./internal/api).
 package main
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // SnapshotStore is a store that also keeps snapshots.
@@ -118,7 +118,7 @@ func testSnapshotConcurrentSameName(t *testing.T, s SnapshotStore) {
 		switch {
 		case err == nil:
 			ok++
-		case errdefs.CodeOf(err) != sdk.CodeSnapshotExists:
+		case errdefs.CodeOf(err) != wire.CodeSnapshotExists:
 			t.Errorf("unexpected error: %v", err)
 		}
 	}

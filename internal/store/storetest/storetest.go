@@ -17,7 +17,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // Run runs every check as a subtest. open must return an empty store that
@@ -234,7 +234,7 @@ func testConcurrentSameName(t *testing.T, s store.Store) {
 			ok++
 			continue
 		}
-		if errdefs.CodeOf(err) != sdk.CodeNameTaken {
+		if errdefs.CodeOf(err) != wire.CodeNameTaken {
 			t.Errorf("create %d: %v, want NAME_TAKEN", i, err)
 		}
 	}
@@ -299,7 +299,7 @@ func ids(sbs []*store.Sandbox) []string {
 func testListFilter(t *testing.T, s store.Store) {
 	ctx := auth.System(context.Background(), "test")
 	add := func(id, state string, minute int, labels map[string]string) {
-		sb := &store.Sandbox{ID: id, State: sdk.State(state), CreatedAt: at(minute)}
+		sb := &store.Sandbox{ID: id, State: wire.State(state), CreatedAt: at(minute)}
 		sb.Spec.Labels = labels
 		mustCreate(t, s, sb)
 	}

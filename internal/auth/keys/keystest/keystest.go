@@ -10,7 +10,7 @@ import (
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/auth/keys"
 	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/sdk"
+	"github.com/sbxhq/sbx/wire"
 )
 
 // AdminToken is the bootstrap admin key of the services New makes.
@@ -35,7 +35,7 @@ func New(t testing.TB) *keys.Service {
 // and secret.
 func Key(t testing.TB, svc *keys.Service, scopes ...string) (auth.Principal, string) {
 	t.Helper()
-	k, err := svc.Create(context.Background(), sdk.CreateKeyRequest{Scopes: scopes})
+	k, err := svc.Create(context.Background(), wire.CreateKeyRequest{Scopes: scopes})
 	if err != nil {
 		t.Fatal(err)
 	}

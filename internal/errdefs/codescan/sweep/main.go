@@ -1,10 +1,10 @@
 // Command sweep replaces the literal error codes in Go files with the
-// constants of sdk/codes.go and adds the sdk import where needed.
+// constants of wire/codes.go and adds the wire import where needed.
 //
 //	go run ./internal/errdefs/codescan/sweep [-n] DIR_OR_FILE...
 //
 // -n lists what would change without writing. Literals that name no
-// declared code are reported and left alone (declare them in sdk/codes.go
+// declared code are reported and left alone (declare them in wire/codes.go
 // and run again). Test files are left alone: they may spell the wire form.
 package main
 
@@ -20,7 +20,7 @@ import (
 
 func main() {
 	dry := flag.Bool("n", false, "only list the files that would change")
-	codes := flag.String("codes", "sdk/codes.go", "the file declaring the codes")
+	codes := flag.String("codes", "wire/codes.go", "the file declaring the codes")
 	flag.Parse()
 	declared, err := codescan.Declared(*codes)
 	if err != nil {

@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 // GitCredentialsRequest stores credentials for one git host in the
 // sandbox's git credential store (~/.git-credentials, credential.helper

@@ -1,9 +1,4 @@
-package sdk
-
-// Bodies of recorded session commands (…/sessions/{session}/commands):
-// commands run in a session's shell that the agent keeps a record of (id,
-// text, output, exit code), in the foreground or in the background with
-// their own stdin, so a caller keeps no state of its own about them.
+package wire
 
 // SessionRunRequest is the body of POST …/sessions/{session}/commands.
 type SessionRunRequest struct {

@@ -1,9 +1,4 @@
-package sdk
-
-// Bodies of the file operations the agent does next to the files
-// (permissions, search by content and by name, replace), so no caller reads
-// a tree through itself. Routes: …/files/permissions, …/files/grep,
-// …/files/glob, …/files/replace, …/user.
+package wire
 
 // PermissionsRequest is the body of POST …/files/permissions; empty fields
 // are left as they are.

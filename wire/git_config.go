@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 // GitConfigRequest reads or sets one git configuration option (the agent's
 // git config operation).

@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 // Code is the stable, machine-readable code of an API error, as sent in
 // {"error": {"code": …}} and in the "error" event of a stream. Clients

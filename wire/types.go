@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 import (
 	"encoding/json"
@@ -210,6 +210,15 @@ type ExecEvent struct {
 	Error *ErrorBody `json:"error,omitempty"`
 }
 
+// MarshalJSON leaves the result fields out of events other than "exit",
+// where they mean nothing, and always writes them in "exit".
+func (e ExecEvent) MarshalJSON() ([]byte, error) {
+	if e.Type != "exit" {
+		return json.Marshal(execWire(e))
+	}
+	return json.Marshal(newExecExit(e))
+}
+
 // execWire is ExecEvent without its MarshalJSON: plain encoding by the tags.
 type execWire ExecEvent
 
@@ -225,15 +234,6 @@ type execExit struct {
 
 func newExecExit(e ExecEvent) execExit {
 	return execExit{execWire(e), e.ExitCode, e.TimedOut, e.DurationMs}
-}
-
-// MarshalJSON leaves the result fields out of events other than "exit",
-// where they mean nothing, and always writes them in "exit".
-func (e ExecEvent) MarshalJSON() ([]byte, error) {
-	if e.Type != "exit" {
-		return json.Marshal(execWire(e))
-	}
-	return json.Marshal(newExecExit(e))
 }
 
 // FileInfo describes one file inside a sandbox.

@@ -1,8 +1,4 @@
-package sdk
-
-// Bodies of the repository operations: init, delete a branch, remotes,
-// reset and restore (…/git/init, …/git/branches/delete, …/git/remotes,
-// …/git/reset, …/git/restore).
+package wire
 
 // GitInitRequest is the body of POST …/git/init.
 type GitInitRequest struct {
