@@ -18,7 +18,7 @@ const (
 	EventStart     = "start"
 	EventHeartbeat = "heartbeat"
 	EventExit      = "exit"  // a command or process ended (wire.ExecEvent, wire.SessionEvent)
-	EventEnd       = "end"   // a run or a log ended (wire.RunEvent, sdk.LogsEvent)
+	EventEnd       = "end"   // a run or a log ended (wire.RunEvent, wire.ExecEvent of a log)
 	EventError     = "error" // the stream itself failed; nothing follows
 )
 
