@@ -22,6 +22,12 @@
 #   3. the packaged unit's ExecStart with /etc/sbx/sbx.env, as systemd would
 #      start it, then sbx create and sbx exec in class container and gvisor,
 #      in a network namespace of its own
+#   4. the upgrade: with a sandbox and its background process running,
+#      apt-get install of the next patch version's .deb (this commit with
+#      the version raised, built the same way), then what systemctl
+#      try-restart does under the unit's KillMode=process (SIGTERM to sbx
+#      serve alone, then ExecStart again): the new daemon runs, and the
+#      sandbox and its process went on running throughout
 #
 #   sudo ./scripts/fresh-machine-check.sh --deb
 #
@@ -73,8 +79,16 @@ if [ "$mode" = deb ]; then
 	arch=$(dpkg --print-architecture)
 	version=$(sed -n 's/^const Version = "\(.*\)"$/\1/p' internal/version/version.go)
 	log "building the release of $version for $arch (scripts/release.sh)"
-	SBX_RELEASE_ARCHES=$arch ./scripts/release.sh "$version" "$work/dist"
-	log "release built after $(($(date +%s) - start))s"
+	SBX_RELEASE_ARCHES=$arch SBX_RELEASE_OCI=0 ./scripts/release.sh "$version" "$work/dist"
+	# The upgrade's package: this commit with the patch version raised, in
+	# a clone of its own, built by that clone's release.sh.
+	next=$(echo "$version" | awk -F. '{printf "%d.%d.%d", $1, $2, $3 + 1}')
+	git clone --quiet --no-hardlinks "$repo" "$work/next"
+	git -C "$work/next" checkout --quiet "$(git rev-parse HEAD)"
+	sed -i "s/^const Version = \".*\"$/const Version = \"$next\"/" "$work/next/internal/version/version.go"
+	git -C "$work/next" -c user.name=fresh-machine-check -c user.email=check@localhost commit --quiet -am "version $next (upgrade check)"
+	SBX_RELEASE_ARCHES=$arch SBX_RELEASE_OCI=0 "$work/next/scripts/release.sh" "$next" "$work/dist-next"
+	log "releases $version and $next built after $(($(date +%s) - start))s"
 fi
 
 log "building a bare Debian 12 rootfs in $root"
@@ -140,7 +154,9 @@ kill "$serve"; wait "$serve" || true
 EOF
 
 if [ "$mode" = deb ]; then
+	mkdir -p "$root/root/next"
 	cp "$work/dist/sbx_${version}_${arch}.deb" "$root/root/"
+	cp "$work/dist-next/sbx_${next}_${arch}.deb" "$root/root/next/"
 	cat >"$root/root/install.sh" <<'EOF'
 set -euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -160,6 +176,45 @@ set -euo pipefail
 set -a; . /etc/sbx/sbx.env; set +a
 SBX_SERVE=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/sbx.service) SBX_CHECK_GVISOR=1 exec bash /root/sandbox.sh
 EOF
+	cat >"$root/root/upgrade.sh" <<'EOF'
+set -euo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ip link set lo up
+echo 1 > /proc/sys/net/ipv4/ip_forward
+set -a; . /etc/sbx/sbx.env; set +a
+cd /root
+serve_cmd="$(sed -n 's/^ExecStart=//p' /lib/systemd/system/sbx.service) --bridge sbxfresh0 --subnet 10.253.0.0/24"
+fail() { echo "upgrade: $*" >&2; cat /var/log/sbx-serve.log >&2; exit 1; }
+start_serve() {
+	$serve_cmd >>/var/log/sbx-serve.log 2>&1 &
+	serve=$!
+	for i in $(seq 100); do sbx ls >/dev/null 2>&1 && return; sleep 0.2; done
+	fail "sbx serve did not answer"
+}
+start_serve
+sbx create keep >/dev/null
+sbx exec -d --id count keep -- sh -c 'i=0; while :; do i=$((i+1)); echo $i >/tmp/n; sleep 0.1; done' >/dev/null
+sleep 1
+before=$(sbx exec keep -- cat /tmp/n)
+pid() { sbx ps keep | awk '$1 == "count" && $3 == "running" {print $2}'; }
+pid_before=$(pid)
+[ -n "$pid_before" ] || fail "the background process is not running: $(sbx ps keep)"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./next/sbx_*.deb >/dev/null
+new=$(dpkg-query -W -f '${Version}' sbx)
+echo "upgrade: dpkg has sbx $new; the old daemon runs $(readlink /proc/$serve/exe)"
+# systemctl try-restart under KillMode=process: SIGTERM to sbx serve alone.
+kill -TERM "$serve"; wait "$serve" || true
+start_serve
+case "$(readlink /proc/$serve/exe)" in *deleted*) fail "the restarted daemon runs the old binary" ;; esac
+sbx version | grep -qx "sbx $new" || fail "sbx version is not $new: $(sbx version | head -1)"
+[ "$(pid)" = "$pid_before" ] || fail "the background process (pid $pid_before) did not survive: $(sbx ps keep)"
+sleep 1
+after=$(sbx exec keep -- cat /tmp/n)
+[ "$after" -gt "$before" ] || fail "the counter stopped at $before ($after)"
+echo "upgrade: to $new with sandbox keep running: its process (pid $pid_before) counted $before -> $after across the restart"
+sbx rm keep >/dev/null
+kill -TERM "$serve"; wait "$serve" || true
+EOF
 	# The README's CLI quickstart block, run as it stands (set -e: any
 	# failing line fails the check).
 	awk '/^\*\*CLI\*\*$/ {cli=1; next} cli && /^```sh$/ {code=1; next} code && /^```$/ {exit} code' \
@@ -170,6 +225,8 @@ EOF
 	in_root -- /root/install.sh
 	log "step 3: the packaged unit's sbx serve; create and exec in class container and gvisor, then the README's CLI quickstart (own network namespace)"
 	in_root --net -- /root/service.sh
+	log "step 4: apt-get install ./sbx_${next}_${arch}.deb over a running sandbox, the unit's restart (own network namespace)"
+	in_root --net -- /root/upgrade.sh
 	log "passed in $(($(date +%s) - start))s"
 	exit 0
 fi
