@@ -163,7 +163,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			return err
 		},
 	}
-	cmd.AddCommand(newGatewayKeyCmd()) // gateway_key.go
+	cmd.AddCommand(newGatewayKeyCmd(), newGatewayDrainCmd()) // gateway_key.go, gateway_drain.go
 	fl := cmd.Flags()
 	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default $KUBECONFIG, else the in-cluster service account)")
 	fl.StringVar(&namespace, "kube-namespace", "sbx", "namespace of the Sandbox objects and their pods")
