@@ -75,8 +75,10 @@ Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
 
 Kubernetes credentials: --kubeconfig, else $KUBECONFIG, else the in-cluster
-service account. The gateway needs get/list/watch on pods and nodes and
-get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
+service account. The gateway needs get/list/watch on pods and nodes,
+get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io and
+get/list/watch/create/update on secrets (a sandbox's env values and bucket
+keys are in a Secret its Sandbox owns, never in the object) in
 --kube-namespace (deploy/kubernetes/gateway.yaml).`,
 		Example: `  sbx gateway --kubeconfig ~/.kube/config --admin-token-file /etc/sbx/admin.token
   SBX_HOST=http://127.0.0.1:7480 SBX_TOKEN=$(cat /etc/sbx/admin.token) sbx create box`,
