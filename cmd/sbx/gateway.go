@@ -63,11 +63,14 @@ Pods and the Nodes; the Kubernetes API is the only state they share.
 Callers authenticate with the gateway's admin key (--admin-token-file) or a
 team's key of --keys-file (sbx gateway key create; docs/kubernetes/teams.md):
 a team's key sees only its team's sandboxes, maxSandboxes holds over the
-cluster, writes are audited (--audit-log). The gateway calls the hosts with
-the hosts' admin key (--host-token-file, by default the same file), over
+cluster, writes are audited (--audit-log). The gateway calls the hosts over
 mutual TLS with --host-ca, --host-client-cert and --host-client-key (the
 hosts' sbx serve --tls-client-ca serves no other client;
-docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots, volumes,
+docs/kubernetes/deploy.md "Mutual TLS"), sending each caller's own identity
+(key id, team, scopes) in header Sbx-Principal, which a host believes only
+from the gateway's certificate: the host checks the scope, scopes to the
+team and audits the call as the caller's. Without mutual TLS it calls them
+with the hosts' admin key (--host-token-file, by default the same file). Images, snapshots, volumes,
 backups, and the hosts' own keys and teams are kept by each host and are
 not served here (404 ROUTE_NOT_FOUND); nor are fork and archive.
 
@@ -141,7 +144,8 @@ keys are in a Secret its Sandbox owns, never in the object) in
 			}
 			gate := &authz.Gate{Keys: tenants, Limits: auth.NewRateLimits(rateLimit, rateBurst), Audit: authz.NewAuditLog(gateway.NewAuditLines(audit), 0)}
 			defer gate.Audit.Close()
-			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout})
+			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout,
+				ForwardIdentity: hostCA != ""}) // over mutual TLS the hosts take each caller's own identity
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err

@@ -115,7 +115,7 @@ func (s *Server) hostCall(ctx context.Context, method, base, path string, body [
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.cfg.HostToken)
+	s.hostAuth(ctx, req.Header, nil) // identity.go
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.hosts.Do(req)
 	if err != nil {
