@@ -13,9 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	asclient "sigs.k8s.io/agent-sandbox/clients/k8s/clientset/versioned"
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
@@ -106,19 +103,7 @@ keys are in a Secret its Sandbox owns, never in the object) in
 					return err
 				}
 			}
-			if kubeconfig == "" {
-				kubeconfig = os.Getenv("KUBECONFIG")
-			}
-			rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-			if err != nil {
-				return fmt.Errorf("kubernetes credentials: %w", err)
-			}
-			rc.UserAgent = "sbx-gateway"
-			kube, err := kubernetes.NewForConfig(rc)
-			if err != nil {
-				return err
-			}
-			agents, err := asclient.NewForConfig(rc)
+			kube, agents, err := kubeClients(kubeconfig, "sbx-gateway") // gateway_drain.go
 			if err != nil {
 				return err
 			}

@@ -38,19 +38,7 @@ patch Sandboxes in --kube-namespace. See docs/kubernetes/index.md.`,
   kubectl uncordon worker-1-sbx   # after the maintenance`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if kubeconfig == "" {
-				kubeconfig = os.Getenv("KUBECONFIG")
-			}
-			rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-			if err != nil {
-				return fmt.Errorf("kubernetes credentials: %w", err)
-			}
-			rc.UserAgent = "sbx-drain"
-			kube, err := kubernetes.NewForConfig(rc)
-			if err != nil {
-				return err
-			}
-			agents, err := asclient.NewForConfig(rc)
+			kube, agents, err := kubeClients(kubeconfig, "sbx-drain")
 			if err != nil {
 				return err
 			}
@@ -86,4 +74,26 @@ patch Sandboxes in --kube-namespace. See docs/kubernetes/index.md.`,
 	fl.IntVar(&parallel, "parallel", 4, "sandboxes moved at once")
 	fl.DurationVar(&timeout, "timeout", 5*time.Minute, "how long each sandbox may take to leave the host and run again elsewhere")
 	return cmd
+}
+
+// kubeClients are the Kubernetes clients of kubeconfig (else $KUBECONFIG,
+// else the in-cluster service account).
+func kubeClients(kubeconfig, userAgent string) (kubernetes.Interface, asclient.Interface, error) {
+	if kubeconfig == "" {
+		kubeconfig = os.Getenv("KUBECONFIG")
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kubernetes credentials: %w", err)
+	}
+	rc.UserAgent = userAgent
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	agents, err := asclient.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kube, agents, nil
 }
