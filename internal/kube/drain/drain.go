@@ -134,7 +134,13 @@ func podsOn(ctx context.Context, kube kubernetes.Interface, namespace, node stri
 	if err != nil {
 		return nil, fmt.Errorf("list the pods on %s: %w", node, err)
 	}
-	return list.Items, nil
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.Spec.NodeName == node { // a client that ignores field selectors (fakes) lists them all
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 type drainer struct {
