@@ -179,8 +179,10 @@ func (d *drainer) move(ctx context.Context, pod corev1.Pod, say func(Result)) Re
 	start.Started = true
 	say(start)
 	switch {
-	case obj.Spec.OperatingMode == asv1.SandboxOperatingModeSuspended, pod.DeletionTimestamp != nil:
+	case obj.Spec.OperatingMode == asv1.SandboxOperatingModeSuspended:
 		r.Action = "suspended" // already on its way out
+	case pod.DeletionTimestamp != nil:
+		r.Action = "moved" // already evicted: its successor is to come
 	case pod.Status.Phase == corev1.PodRunning && !ready(&pod):
 		// Stopped on its host: suspended, it stays stopped, archived.
 		r.Action = "suspended"
