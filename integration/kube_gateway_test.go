@@ -94,7 +94,7 @@ func (c *cluster) kubeField(kind, name, path string) string {
 
 // startSharedKeyHost starts sbx serve --kube-node on a data dir that holds the
 // cluster's shared admin key, which the gateway presents to every host.
-func startSharedKeyHost(t *testing.T, c *cluster, srv *s3test.Server, bucket, node, kubeconfig, key string) *gatewayHost {
+func startSharedKeyHost(t *testing.T, c *cluster, srv *s3test.Server, bucket, node, kubeconfig, key string, extra ...string) *gatewayHost {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "admin.token"), []byte(key+"\n"), 0o600); err != nil {
@@ -104,7 +104,7 @@ func startSharedKeyHost(t *testing.T, c *cluster, srv *s3test.Server, bucket, no
 		"--kube-node", "--kubeconfig", kubeconfig, "--kube-node-name", node,
 		"--kube-node-port", portOf(freeAddr(t)), "--kube-node-client-ca", c.kubeletCA,
 		"--kube-node-cpu", "8", "--kube-node-memory", "16Gi")
-	return &gatewayHost{daemon: startDaemonAt(t, dir, args...), node: node}
+	return &gatewayHost{daemon: startDaemonAt(t, dir, append(args, extra...)...), node: node}
 }
 
 // gatewayCluster is a control plane with sbx hosts that share one bucket
@@ -122,6 +122,13 @@ type gatewayCluster struct {
 // per node name (each a Ready node before it returns) and a gateway.
 func startGatewayCluster(t *testing.T, nodes ...string) *gatewayCluster {
 	t.Helper()
+	return startGatewayClusterWith(t, nil, nodes...)
+}
+
+// startGatewayClusterWith is startGatewayCluster with hostArgs added to
+// every host's sbx serve.
+func startGatewayClusterWith(t *testing.T, hostArgs []string, nodes ...string) *gatewayCluster {
+	t.Helper()
 	gc := &gatewayCluster{cluster: startCluster(t), srv: s3test.Start(t), hosts: map[string]*gatewayHost{}}
 	c := gc.cluster
 	c.kubectl("apply", "-f", filepath.Join(kubeDeploy, "gateway.yaml"))
@@ -135,7 +142,7 @@ func startGatewayCluster(t *testing.T, nodes ...string) *gatewayCluster {
 	}
 	hostKC := c.serviceAccountKubeconfig("sbx-system", "sbx-host")
 	for _, name := range nodes {
-		gc.hosts[name] = startSharedKeyHost(t, c, gc.srv, gc.bucket, name, hostKC, gc.key)
+		gc.hosts[name] = startSharedKeyHost(t, c, gc.srv, gc.bucket, name, hostKC, gc.key, hostArgs...)
 	}
 	for _, name := range nodes {
 		waitFor(t, 90*time.Second, name+" to be a Ready node", func() bool {

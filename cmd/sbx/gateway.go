@@ -13,9 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	asclient "sigs.k8s.io/agent-sandbox/clients/k8s/clientset/versioned"
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
@@ -63,11 +60,14 @@ Pods and the Nodes; the Kubernetes API is the only state they share.
 Callers authenticate with the gateway's admin key (--admin-token-file) or a
 team's key of --keys-file (sbx gateway key create; docs/kubernetes/teams.md):
 a team's key sees only its team's sandboxes, maxSandboxes holds over the
-cluster, writes are audited (--audit-log). The gateway calls the hosts with
-the hosts' admin key (--host-token-file, by default the same file), over
+cluster, writes are audited (--audit-log). The gateway calls the hosts over
 mutual TLS with --host-ca, --host-client-cert and --host-client-key (the
 hosts' sbx serve --tls-client-ca serves no other client;
-docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots, volumes,
+docs/kubernetes/deploy.md "Mutual TLS"), sending each caller's own identity
+(key id, team, scopes) in header Sbx-Principal, which a host believes only
+from the gateway's certificate: the host checks the scope, scopes to the
+team and audits the call as the caller's. Without mutual TLS it calls them
+with the hosts' admin key (--host-token-file, by default the same file). Images, snapshots, volumes,
 backups, and the hosts' own keys and teams are kept by each host and are
 not served here (404 ROUTE_NOT_FOUND); nor are fork and archive.
 
@@ -75,8 +75,10 @@ Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
 
 Kubernetes credentials: --kubeconfig, else $KUBECONFIG, else the in-cluster
-service account. The gateway needs get/list/watch on pods and nodes and
-get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
+service account. The gateway needs get/list/watch on pods and nodes,
+get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io and
+get/list/watch/create/update on secrets (a sandbox's env values and bucket
+keys are in a Secret its Sandbox owns, never in the object) in
 --kube-namespace (deploy/kubernetes/gateway.yaml).`,
 		Example: `  sbx gateway --kubeconfig ~/.kube/config --admin-token-file /etc/sbx/admin.token
   SBX_HOST=http://127.0.0.1:7480 SBX_TOKEN=$(cat /etc/sbx/admin.token) sbx create box`,
@@ -101,19 +103,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 					return err
 				}
 			}
-			if kubeconfig == "" {
-				kubeconfig = os.Getenv("KUBECONFIG")
-			}
-			rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-			if err != nil {
-				return fmt.Errorf("kubernetes credentials: %w", err)
-			}
-			rc.UserAgent = "sbx-gateway"
-			kube, err := kubernetes.NewForConfig(rc)
-			if err != nil {
-				return err
-			}
-			agents, err := asclient.NewForConfig(rc)
+			kube, agents, err := kubeClients(kubeconfig, "sbx-gateway") // gateway_drain.go
 			if err != nil {
 				return err
 			}
@@ -139,7 +129,8 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			}
 			gate := &authz.Gate{Keys: tenants, Limits: auth.NewRateLimits(rateLimit, rateBurst), Audit: authz.NewAuditLog(gateway.NewAuditLines(audit), 0)}
 			defer gate.Audit.Close()
-			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout})
+			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout,
+				ForwardIdentity: hostCA != ""}) // over mutual TLS the hosts take each caller's own identity
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err
@@ -163,7 +154,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			return err
 		},
 	}
-	cmd.AddCommand(newGatewayKeyCmd()) // gateway_key.go
+	cmd.AddCommand(newGatewayKeyCmd(), newGatewayDrainCmd()) // gateway_key.go, gateway_drain.go
 	fl := cmd.Flags()
 	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default $KUBECONFIG, else the in-cluster service account)")
 	fl.StringVar(&namespace, "kube-namespace", "sbx", "namespace of the Sandbox objects and their pods")

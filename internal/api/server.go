@@ -39,6 +39,8 @@ type Server struct {
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
 	builds    Builds      // image builds; nil without (build.go)
+	// forwarders may say whose request it is (forwarded.go).
+	forwarders []string
 
 	metricsState // /metrics, request metrics, stats (metrics.go)
 
@@ -105,6 +107,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // principal is who r's "Authorization: Bearer" key stands for.
 func (s *Server) principal(r *http.Request) (auth.Principal, error) {
+	if v := r.Header.Get(auth.HeaderPrincipal); v != "" {
+		return s.forwardedPrincipal(r, v) // forwarded.go
+	}
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
 		return auth.Principal{}, errdefs.Unauthorized(wire.CodeUnauthorized, "missing API key: send \"Authorization: Bearer <key>\"; the admin key is in <data-dir>/admin.token")

@@ -255,6 +255,9 @@ func Run(ctx context.Context, cfg Config) error {
 	previews.SetKeys(keySvc) // a port's token dies with the key that exposed it
 	handler := api.New(mgr, images, keySvc)
 	handler.SetTenancy(tenancy)
+	if cfg.TLSClientCA != "" {
+		handler.SetForwarders(cfg.TLSClientNames) // the gateway: it says whose request it forwards
+	}
 	handler.SetMetrics(mx.api())
 	if err := mx.serve(ctx); err != nil {
 		return err

@@ -41,6 +41,7 @@ type Cluster struct {
 	pods      corelisters.PodNamespaceLister
 	nodes     corelisters.NodeLister
 	synced    []cache.InformerSynced
+	values    *valuesCache // values.go
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every change a cache sees
@@ -66,6 +67,8 @@ func NewCluster(kube kubernetes.Interface, agents asclient.Interface, namespace 
 	c.sandboxes = sbInf.Lister().Sandboxes(namespace)
 	c.pods = podInf.Lister().Pods(namespace)
 	c.nodes = nodeInf.Lister()
+	c.values = newValuesCache(kube, namespace)
+	c.synced = append(c.synced, c.values.synced)
 	return c
 }
 
@@ -74,6 +77,7 @@ func NewCluster(kube kubernetes.Interface, agents asclient.Interface, namespace 
 func (c *Cluster) Start(ctx context.Context, syncTimeout time.Duration) error {
 	c.kubeInf.Start(ctx.Done())
 	c.agentsInf.Start(ctx.Done())
+	c.values.inf.Start(ctx.Done())
 	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), c.synced...) {

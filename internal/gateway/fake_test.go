@@ -45,6 +45,8 @@ type fixture struct {
 	agents *asfake.Clientset
 	gw     *httptest.Server
 	hosts  map[string]*fakeHost // node name -> host
+	// cluster is the gateway's view (a test may serve another gateway over it).
+	cluster *Cluster
 }
 
 func newFixture(t *testing.T, nodes ...string) *fixture {
@@ -78,6 +80,7 @@ func newFixtureWithTimeout(t *testing.T, readyTimeout time.Duration, nodes ...st
 		t.Fatal(err)
 	}
 	go f.fakeController(ctx, c, nodes)
+	f.cluster = c
 	f.gw = httptest.NewServer(New(Config{Cluster: c, Gate: &authz.Gate{Keys: auth.AdminToken(userKey)}, HostToken: hostToken, ReadyTimeout: readyTimeout}))
 	t.Cleanup(f.gw.Close)
 	return f
@@ -200,7 +203,7 @@ type fakeHost struct {
 	release   chan struct{} // the second line of a stream waits for it
 }
 
-type seenRequest struct{ Method, Path, RawQuery, Auth string }
+type seenRequest struct{ Method, Path, RawQuery, Auth, Principal string }
 
 func newFakeHost(t *testing.T) *fakeHost {
 	h := &fakeHost{sandboxes: map[string]bool{}, release: make(chan struct{})}
@@ -267,7 +270,7 @@ func (h *fakeHost) record(id string) wire.Sandbox {
 func (h *fakeHost) note(r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.seen = append(h.seen, seenRequest{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization")})
+	h.seen = append(h.seen, seenRequest{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get(auth.HeaderPrincipal)})
 }
 
 func (h *fakeHost) add(id string)    { h.mu.Lock(); h.sandboxes[id] = true; h.mu.Unlock() }

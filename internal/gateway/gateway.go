@@ -49,8 +49,13 @@ type Config struct {
 	// nil: none.
 	Quota func(team string) wire.Quotas
 	// HostToken is the hosts' admin key (a secret the cluster shares): the
-	// gateway calls the hosts with it, on behalf of the caller it checked.
+	// gateway calls the hosts with it, on behalf of the caller it checked,
+	// unless ForwardIdentity.
 	HostToken string
+	// ForwardIdentity sends the hosts each caller's own principal instead
+	// of HostToken (identity.go): the hosts must take it from the gateway's
+	// client certificate (Transport's mutual TLS).
+	ForwardIdentity bool
 	// Transport reaches the hosts; nil: http.DefaultTransport.
 	Transport http.RoundTripper
 	// ReadyTimeout bounds how long create, start and a lazy start wait for

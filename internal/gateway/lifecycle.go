@@ -90,6 +90,13 @@ func (s *Server) createAndWait(ctx context.Context, req wire.CreateSandboxReques
 		return wire.Sandbox{}, kubeError(err, entryOf(obj))
 	}
 	e := entryOf(made)
+	if _, v := podspec.Split(req); !v.Empty() {
+		if err := s.writeValues(ctx, made, v); err != nil { // values.go
+			// Its host would wait for the values in vain.
+			s.cluster.Agents.AgentsV1beta1().Sandboxes(made.Namespace).Delete(context.WithoutCancel(ctx), made.Name, metav1.DeleteOptions{})
+			return wire.Sandbox{}, err
+		}
+	}
 	if _, err := s.waitReady(ctx, e, false); err != nil {
 		return wire.Sandbox{}, err
 	}

@@ -74,9 +74,10 @@ func hostPath(r *http.Request, id string) string {
 // forward reverse-proxies r to the host at base with path rawPath (escaped):
 // bodies and answers stream both ways unbuffered (NDJSON, file transfers)
 // and an upgrade to a WebSocket is relayed (terminals, previews). The
-// caller's key, checked by the gateway, is replaced by the hosts' key; a
-// public route keeps whatever credentials it came with (a preview token),
-// unless they are the gateway's own key.
+// caller's key, checked by the gateway, is replaced by the caller's
+// principal or the hosts' key (hostAuth); a public route keeps whatever
+// credentials it came with (a preview token), unless they are a key of the
+// gateway.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath string, public bool) {
 	target, err := url.Parse(base)
 	if err != nil || target.Host == "" {
@@ -92,7 +93,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, base, rawPath s
 			pr.Out.Host = target.Host
 			pr.SetXForwarded()
 			if !public || s.callerHoldsGatewayKey(pr.In) {
-				pr.Out.Header.Set("Authorization", "Bearer "+s.cfg.HostToken)
+				s.hostAuth(pr.In.Context(), pr.Out.Header, pr.In) // identity.go
+			} else {
+				pr.Out.Header.Del(auth.HeaderPrincipal) // only the gateway says who a caller is
 			}
 		},
 		Transport:     s.cfg.Transport,

@@ -45,6 +45,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errdefs.Invalid(wire.CodeInvalidSandbox, "sandbox %s: %v", e.ref(), err)
 	}
+	if cur, err = s.valuesNow(ctx, e, cur); err != nil { // values.go
+		return err
+	}
 	next := podspec.Updated(cur, upd)
 	if err := sandbox.ValidateCreate(&next); err != nil {
 		return err
@@ -72,7 +75,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
 		httpjson.Write(w, http.StatusOK, merged(e, *onHost))
 		return nil
 	}
-	httpjson.Write(w, http.StatusOK, objectView(e, s.cluster.placementOf(e)))
+	httpjson.Write(w, http.StatusOK, s.cluster.objectView(e, s.cluster.placementOf(e)))
 	return nil
 }
 
@@ -88,11 +91,14 @@ func (s *Server) setRequest(ctx context.Context, e entry, req wire.CreateSandbox
 		if obj.UID != e.obj.UID {
 			return e, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", e.ref())
 		}
-		podspec.SetRequest(obj, req)
+		v := podspec.SetRequest(obj, req)
 		if ttl != nil {
 			podspec.SetTTL(obj, *ttl, time.Now())
 		}
 		made, err := api.Update(ctx, obj, metav1.UpdateOptions{FieldManager: "sbx-gateway"})
+		if err == nil && podspec.ValuesRef(made.Spec.PodTemplate.ObjectMeta.Annotations) != "" {
+			err = s.writeValues(ctx, made, v) // values.go
+		}
 		if err == nil {
 			return entryOf(made), nil
 		}
@@ -109,7 +115,7 @@ func (s *Server) hostCall(ctx context.Context, method, base, path string, body [
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.cfg.HostToken)
+	s.hostAuth(ctx, req.Header, nil) // identity.go
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.hosts.Do(req)
 	if err != nil {

@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 
 	"github.com/sbxhq/sbx/internal/kube/podspec"
@@ -29,7 +31,10 @@ func TestUpdateKeepsTheSettingsInTheObject(t *testing.T) {
 		t.Fatalf("the PATCH did not reach the host: %+v", f.hosts["host-a"].requests())
 	}
 	o := f.object(sb.ID)
-	req, err := podspec.RequestOf(o)
+	if pub, _ := podspec.RequestOf(o); len(pub.Env) != 0 {
+		t.Fatalf("env values in the object: %v", pub.Env)
+	}
+	req, err := f.request(sb.ID)
 	if err != nil || req.AutoStopSeconds == nil || *req.AutoStopSeconds != 1234 || req.AutoPauseSeconds == nil || *req.AutoPauseSeconds != 0 {
 		t.Fatalf("object's request after the patch: %+v %v", req, err)
 	}
@@ -68,7 +73,29 @@ func TestUpdateKeepsTheSettingsInTheObject(t *testing.T) {
 	wantError(t, resp, b, 400, wire.CodeInvalidPolicy)
 	resp, b = f.call("PATCH", "/v1/sandboxes/cfg", `{"env":{"1BAD":"x"}}`)
 	wantError(t, resp, b, 400, wire.CodeInvalidEnv)
-	if req, _ := podspec.RequestOf(f.object(sb.ID)); req.AutoStopSeconds == nil || *req.AutoStopSeconds != 1234 {
+	if req, _ := f.request(sb.ID); req.AutoStopSeconds == nil || req.Env["NEW"] != "3" || *req.AutoStopSeconds != 1234 {
 		t.Fatalf("a refused PATCH changed the object: %+v", req)
 	}
+}
+
+// request is the create request of sandbox id's object with the values of
+// its Secret, as its host reads them.
+func (f *fixture) request(id string) (wire.CreateSandboxRequest, error) {
+	o := f.object(id)
+	req, err := podspec.RequestOf(o)
+	if err != nil {
+		return req, err
+	}
+	sec, err := f.kube.CoreV1().Secrets(ns).Get(context.Background(), podspec.ValuesRef(o.Spec.PodTemplate.ObjectMeta.Annotations), metav1.GetOptions{})
+	if err != nil {
+		return req, err
+	}
+	if sec.OwnerReferences[0].Name != id {
+		f.t.Fatalf("values Secret's owner: %+v", sec.OwnerReferences)
+	}
+	v, err := podspec.ValuesOf(sec)
+	if err != nil {
+		return req, err
+	}
+	return podspec.Join(req, v)
 }

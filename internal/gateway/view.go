@@ -8,10 +8,8 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 
-	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/wire"
 )
@@ -30,7 +28,7 @@ func (s *Server) view(ctx context.Context, e entry) wire.Sandbox {
 			return merged(e, sb)
 		}
 	}
-	return objectView(e, p)
+	return s.cluster.objectView(e, p)
 }
 
 // views is view for many sandboxes, with one list call per host.
@@ -67,7 +65,7 @@ func (s *Server) views(ctx context.Context, all []entry) []wire.Sandbox {
 		if sb, ok := hosts[places[i].api][e.id]; ok && places[i].onHost {
 			out[i] = merged(e, sb)
 		} else {
-			out[i] = objectView(e, places[i])
+			out[i] = s.cluster.objectView(e, places[i])
 		}
 	}
 	return out
@@ -84,13 +82,9 @@ func merged(e entry, sb wire.Sandbox) wire.Sandbox {
 }
 
 // objectView is e as its object describes it, for a sandbox no host runs.
-func objectView(e entry, p placement) wire.Sandbox {
+func (c *Cluster) objectView(e entry, p placement) wire.Sandbox {
 	tpl := e.obj.Spec.PodTemplate
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: e.obj.Name, Namespace: e.obj.Namespace, Labels: tpl.ObjectMeta.Labels, Annotations: tpl.ObjectMeta.Annotations},
-		Spec:       tpl.Spec,
-	}
-	_, req, _, err := podspec.RequestFromPod(pod)
+	req, err := c.requestOf(e) // with its values (values.go)
 	sb := wire.Sandbox{
 		ID: e.id, Name: e.name, Team: e.team, State: stateOf(e, p), Reason: "cluster",
 		Image: req.Image, Env: req.Env, Labels: req.Labels, CPU: req.CPU, MemoryMiB: req.MemoryMiB,

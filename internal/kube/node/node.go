@@ -103,6 +103,9 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 	}
 	p := NewProvider(m, sandboxObjects{dyn}, addrs, cfg.NodeName, cfg.Address, log)
 	p.ensureTeam = cfg.EnsureTeam
+	p.secret = func(ctx context.Context, ns, name string) (*corev1.Secret, error) {
+		return client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	}
 	m.SetLifeOwner(p) // owner.go: the Sandbox objects decide the sandboxes' lives
 	go reapArchives(ctx, dyn, client, cfg.Namespace, m, log)
 	mux := http.NewServeMux()

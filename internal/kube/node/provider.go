@@ -87,6 +87,8 @@ type Provider struct {
 	log    *slog.Logger
 	// ensureTeam: Config.EnsureTeam.
 	ensureTeam func(ctx context.Context, team string) error
+	// secret reads a Secret of the pods' namespace (values.go).
+	secret func(ctx context.Context, namespace, name string) (*corev1.Secret, error)
 
 	mu     sync.Mutex
 	pods   map[string]*corev1.Pod // namespace/name → the pod as Kubernetes gave it
@@ -167,6 +169,9 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 		if err := p.m.DropTransfer(ctx, id); err != nil {
 			return err
 		}
+	}
+	if req, err = p.withValues(ctx, pod, req); err != nil { // values.go
+		return err
 	}
 	if req.Labels == nil {
 		req.Labels = map[string]string{}

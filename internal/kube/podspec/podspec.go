@@ -3,8 +3,9 @@
 // (SandboxFor) and how a pod placed on an sbx host becomes a create request
 // again (RequestFromPod).
 //
-// The request travels whole, as JSON in the pod template's annotation
-// sbx.dev/spec; the container's image and resources repeat the parts
+// The request travels as JSON in the pod template's annotation sbx.dev/spec,
+// but for its env values and bucket keys, which are in a Secret the
+// annotation sbx.dev/values names (values.go); the container's image and resources repeat the parts
 // Kubernetes itself reads (the image for humans, cpu and memory for
 // kube-scheduler). A pod without the annotation - a Sandbox written by hand
 // or a SandboxClaim served from a warm pool - is mapped from its container.
@@ -160,8 +161,9 @@ func SetTTL(sb *asv1.Sandbox, seconds int, now time.Time) {
 }
 
 // RequestOf is the create request a Sandbox object's pods carry (its
-// template's AnnotationSpec); a Sandbox written without one gives the
-// request mapped from its container.
+// template's AnnotationSpec, without the Values its AnnotationValues
+// names); a Sandbox written without one gives the request mapped from its
+// container.
 func RequestOf(sb *asv1.Sandbox) (wire.CreateSandboxRequest, error) {
 	tpl := sb.Spec.PodTemplate
 	_, req, _, err := RequestFromPod(&corev1.Pod{
@@ -174,17 +176,24 @@ func RequestOf(sb *asv1.Sandbox) (wire.CreateSandboxRequest, error) {
 // SetRequest writes req into the object's pod template (AnnotationSpec and
 // the container's resources): the next pod, on whichever host, is made
 // from it, and agent-sandbox copies the annotation onto the live pod.
-func SetRequest(sb *asv1.Sandbox, req wire.CreateSandboxRequest) {
-	spec, _ := json.Marshal(req) // a struct of plain fields: cannot fail
+// req's Values are left out (values.go): it returns them, for the caller
+// to keep in the Secret that AnnotationValues then names.
+func SetRequest(sb *asv1.Sandbox, req wire.CreateSandboxRequest) Values {
+	pub, v := Split(req)
+	spec, _ := json.Marshal(pub) // a struct of plain fields: cannot fail
 	tpl := &sb.Spec.PodTemplate
 	if tpl.ObjectMeta.Annotations == nil {
 		tpl.ObjectMeta.Annotations = map[string]string{}
 	}
 	tpl.ObjectMeta.Annotations[AnnotationSpec] = string(spec)
+	if !v.Empty() {
+		tpl.ObjectMeta.Annotations[AnnotationValues] = ValuesSecretName(sb.Name)
+	}
 	if len(tpl.Spec.Containers) == 1 {
 		res := Resources(req)
 		tpl.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: res, Limits: res.DeepCopy()}
 	}
+	return v
 }
 
 // Updated is req with a PATCH's upd applied as a host applies it to its
@@ -264,7 +273,8 @@ func Tolerations() []corev1.Toleration {
 }
 
 // RequestFromPod is the sbx sandbox a pod placed on an sbx host stands for:
-// its id (IDForPod), the create request and the owning team.
+// its id (IDForPod), the create request (without the Values of the Secret
+// ValuesRef names: Join them) and the owning team.
 func RequestFromPod(pod *corev1.Pod) (id string, req wire.CreateSandboxRequest, team string, err error) {
 	id = IDForPod(pod.Namespace, pod.Name)
 	team = pod.Labels[LabelTeam]

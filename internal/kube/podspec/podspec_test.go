@@ -1,7 +1,9 @@
 package podspec
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +24,8 @@ func podOf(id string, tpl *corev1.PodSpec, labels, annotations map[string]string
 func TestSandboxForRoundTrips(t *testing.T) {
 	stop := 60
 	req := wire.CreateSandboxRequest{Name: "grader-1", Image: "python", CPU: 0.5, MemoryMiB: 256,
-		Env: map[string]string{"A": "1"}, AutoStopSeconds: &stop, Entrypoint: []string{"sleep", "1"}}
+		Env: map[string]string{"A": "value-of-a"}, AutoStopSeconds: &stop, Entrypoint: []string{"sleep", "1"},
+		Buckets: []wire.BucketMount{{Bucket: "b", Path: "/mnt/b", Endpoint: "http://s3", AccessKeyID: "key-id-1", SecretAccessKey: "secret-key-1"}}}
 	sb := SandboxFor("sbx-abcdefghijklmnop", req, "blue")
 	if sb.Name != "sbx-abcdefghijklmnop" || sb.Spec.OperatingMode != "Running" {
 		t.Fatalf("object: %s %s", sb.Name, sb.Spec.OperatingMode)
@@ -44,8 +47,32 @@ func TestSandboxForRoundTrips(t *testing.T) {
 	if tpl.Spec.NodeSelector[LabelHost] != "true" {
 		t.Fatalf("nodeSelector: %v", tpl.Spec.NodeSelector)
 	}
+	// No value of the request is in the object: the Secret it names holds them.
+	raw, _ := json.Marshal(sb)
+	for _, v := range []string{"value-of-a", "key-id-1", "secret-key-1"} {
+		if strings.Contains(string(raw), v) {
+			t.Fatalf("the Sandbox object carries %q: %s", v, raw)
+		}
+	}
+	ref := ValuesRef(tpl.ObjectMeta.Annotations)
+	if ref != ValuesSecretName(sb.Name) {
+		t.Fatalf("values reference %q", ref)
+	}
+	sb.Namespace, sb.UID = "sbx", "uid-1"
+	_, vals := Split(req)
+	sec := ValuesSecret(sb, vals)
+	if sec.Name != ref || len(sec.OwnerReferences) != 1 || sec.OwnerReferences[0].UID != "uid-1" || sec.OwnerReferences[0].Kind != "Sandbox" {
+		t.Fatalf("values secret: %+v", sec.ObjectMeta)
+	}
 	id, back, team, err := RequestFromPod(podOf(sb.Name, &tpl.Spec, tpl.ObjectMeta.Labels, tpl.ObjectMeta.Annotations))
 	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ValuesOf(sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err = Join(back, got); err != nil {
 		t.Fatal(err)
 	}
 	if id != sb.Name || team != "blue" || !reflect.DeepEqual(back, req) {
