@@ -99,16 +99,21 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 	if err := os.MkdirAll(mnt, 0o700); err != nil {
 		return "", "", errdefs.Internal(err, "create disk mount point of %s", sb.ID)
 	}
+	made := false
 	if _, err := os.Stat(img); errors.Is(err, os.ErrNotExist) {
-		if err := loopdisk.Make(img, sb.Spec.DiskMiB); err != nil {
+		if err := loopdisk.MakeFromTemplate(img, sb.Spec.DiskMiB, filepath.Join(m.cfg.DataDir, "disk-templates")); err != nil {
 			return "", "", err
 		}
+		made = true
 	}
 	// Two mounts of one ext4 image would corrupt it. A previous instance's
 	// mount that had to be detached lazily lives until its last user goes;
-	// its loop device goes with it.
-	if err := loopdisk.WaitDetached(img); err != nil {
-		return "", "", errdefs.Unavailable(wire.CodeDiskBusy, "the disk of sandbox %s is still in use by its previous instance; try again shortly", sb.ID)
+	// its loop device goes with it. An image made just now has had no
+	// instance, and the check reads every loop device of the host.
+	if !made {
+		if err := loopdisk.WaitDetached(img); err != nil {
+			return "", "", errdefs.Unavailable(wire.CodeDiskBusy, "the disk of sandbox %s is still in use by its previous instance; try again shortly", sb.ID)
+		}
 	}
 	if err := loopdisk.Mount(img, mnt); err != nil {
 		return "", "", errdefs.Internal(err, "mount the disk of %s", sb.ID)
