@@ -29,7 +29,8 @@ import (
 var templateMu sync.Mutex
 
 // MakeFromTemplate writes a sparse ext4 image of sizeMiB at path, as Make
-// does, by copying a template kept in dir (made on first use).
+// does, by copying a template kept in dir (made on first use). dir keeps
+// the template of the last size asked for only: call it with one size.
 func MakeFromTemplate(path string, sizeMiB int, dir string) error {
 	tmpl, err := template(dir, sizeMiB)
 	if err != nil {
@@ -65,6 +66,14 @@ func template(dir string, sizeMiB int) (string, error) {
 	// Make's fsync (mkfs's) and rename: a crash leaves no half template.
 	if err := format(path, sizeMiB, "metadata_csum_seed"); err != nil {
 		return "", err
+	}
+	// One template per dir: the callers' size changed (copies under way
+	// keep their open file).
+	others, _ := filepath.Glob(filepath.Join(dir, "ext4-*.img"))
+	for _, o := range others {
+		if o != path {
+			os.Remove(o)
+		}
 	}
 	return path, nil
 }

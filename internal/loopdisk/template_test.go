@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -101,5 +102,24 @@ func TestMakeFromBrokenTemplate(t *testing.T) {
 	}
 	if _, err := os.Stat(tp); !os.IsNotExist(err) {
 		t.Errorf("the broken template is still there: %v", err)
+	}
+}
+
+// The templates directory holds one template: making one for another size
+// removes the last, so asking for many sizes cannot fill the data disk.
+func TestOneTemplatePerDir(t *testing.T) {
+	if _, err := exec.LookPath("mkfs.ext4"); err != nil {
+		t.Skip("mkfs.ext4 not installed")
+	}
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "templates")
+	for i, size := range []int{64, 80} {
+		if err := MakeFromTemplate(filepath.Join(dir, strconv.Itoa(i)+".img"), size, tmpl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := filepath.Glob(filepath.Join(tmpl, "*"))
+	if len(got) != 1 || filepath.Base(got[0]) != "ext4-80m.img" {
+		t.Errorf("templates: %v, want only ext4-80m.img", got)
 	}
 }

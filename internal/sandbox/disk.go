@@ -101,7 +101,7 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 	}
 	made := false
 	if _, err := os.Stat(img); errors.Is(err, os.ErrNotExist) {
-		if err := loopdisk.MakeFromTemplate(img, sb.Spec.DiskMiB, filepath.Join(m.cfg.DataDir, "disk-templates")); err != nil {
+		if err := m.makeDisk(img, sb.Spec.DiskMiB); err != nil {
 			return "", "", err
 		}
 		made = true
@@ -119,6 +119,17 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 		return "", "", errdefs.Internal(err, "mount the disk of %s", sb.ID)
 	}
 	return filepath.Join(mnt, "upper"), filepath.Join(mnt, "work"), nil
+}
+
+// makeDisk makes the disk image of a new sandbox: the operator's default
+// size, which most creates get, from a template formatted once; any other
+// size (asked for, or shrunk to the data disk's free space) by mkfs, so the
+// templates stay one file however many sizes are asked for.
+func (m *Manager) makeDisk(img string, sizeMiB int) error {
+	if sizeMiB != m.cfg.Defaults.DiskMiB {
+		return loopdisk.Make(img, sizeMiB)
+	}
+	return loopdisk.MakeFromTemplate(img, sizeMiB, filepath.Join(m.cfg.DataDir, "disk-templates"))
 }
 
 // unmountDisk unmounts the sandbox's disk, if mounted. The loop device goes
