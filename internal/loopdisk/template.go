@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -29,8 +31,8 @@ import (
 var templateMu sync.Mutex
 
 // MakeFromTemplate writes a sparse ext4 image of sizeMiB at path, as Make
-// does, by copying a template kept in dir (made on first use). dir keeps
-// the template of the last size asked for only: call it with one size.
+// does, by copying a template kept in dir (made on first use; dir keeps
+// the maxTemplates sizes made last).
 func MakeFromTemplate(path string, sizeMiB int, dir string) error {
 	tmpl, err := template(dir, sizeMiB)
 	if err != nil {
@@ -67,15 +69,33 @@ func template(dir string, sizeMiB int) (string, error) {
 	if err := format(path, sizeMiB, "metadata_csum_seed"); err != nil {
 		return "", err
 	}
-	// One template per dir: the callers' size changed (copies under way
-	// keep their open file).
-	others, _ := filepath.Glob(filepath.Join(dir, "ext4-*.img"))
-	for _, o := range others {
-		if o != path {
-			os.Remove(o)
+	pruneTemplates(dir, path)
+	return path, nil
+}
+
+// maxTemplates is how many sizes' templates a dir keeps.
+const maxTemplates = 4
+
+// pruneTemplates removes the oldest templates in dir but keep, so that at
+// most maxTemplates are left however many sizes are asked for. A copy under
+// way keeps its open file.
+func pruneTemplates(dir, keep string) {
+	all, _ := filepath.Glob(filepath.Join(dir, "ext4-*.img"))
+	type tmpl struct {
+		path string
+		made time.Time
+	}
+	var old []tmpl
+	for _, p := range all {
+		if fi, err := os.Stat(p); err == nil && p != keep {
+			old = append(old, tmpl{p, fi.ModTime()})
 		}
 	}
-	return path, nil
+	slices.SortFunc(old, func(a, b tmpl) int { return a.made.Compare(b.made) })
+	for len(old) > maxTemplates-1 {
+		os.Remove(old[0].path)
+		old = old[1:]
+	}
 }
 
 // copyImage copies the data of the template src (skipping its holes) into a

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,21 +106,27 @@ func TestMakeFromBrokenTemplate(t *testing.T) {
 	}
 }
 
-// The templates directory holds one template: making one for another size
-// removes the last, so asking for many sizes cannot fill the data disk.
-func TestOneTemplatePerDir(t *testing.T) {
+// The templates directory keeps the maxTemplates sizes made last, so asking
+// for many sizes cannot fill the data disk with templates.
+func TestTemplatesAreFew(t *testing.T) {
 	if _, err := exec.LookPath("mkfs.ext4"); err != nil {
 		t.Skip("mkfs.ext4 not installed")
 	}
 	dir := t.TempDir()
 	tmpl := filepath.Join(dir, "templates")
-	for i, size := range []int{64, 80} {
-		if err := MakeFromTemplate(filepath.Join(dir, strconv.Itoa(i)+".img"), size, tmpl); err != nil {
+	var sizes []int
+	for i := range maxTemplates + 2 {
+		sizes = append(sizes, 64+i)
+		if err := MakeFromTemplate(filepath.Join(dir, strconv.Itoa(i)+".img"), 64+i, tmpl); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got, _ := filepath.Glob(filepath.Join(tmpl, "*"))
-	if len(got) != 1 || filepath.Base(got[0]) != "ext4-80m.img" {
-		t.Errorf("templates: %v, want only ext4-80m.img", got)
+	var want []string
+	for _, s := range sizes[len(sizes)-maxTemplates:] {
+		want = append(want, filepath.Join(tmpl, "ext4-"+strconv.Itoa(s)+"m.img"))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("templates:\n%v\nwant the last %d sizes':\n%v", got, maxTemplates, want)
 	}
 }

@@ -121,14 +121,10 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 	return filepath.Join(mnt, "upper"), filepath.Join(mnt, "work"), nil
 }
 
-// makeDisk makes the disk image of a new sandbox: the operator's default
-// size, which most creates get, from a template formatted once; any other
-// size (asked for, or shrunk to the data disk's free space) by mkfs, so the
-// templates stay one file however many sizes are asked for.
+// makeDisk makes the disk image of a new sandbox from a template of its
+// size (loopdisk keeps a few sizes: the operator's default, and the floor
+// that defaultDiskMiB gives when the data disk is short, are most creates').
 func (m *Manager) makeDisk(img string, sizeMiB int) error {
-	if sizeMiB != m.cfg.Defaults.DiskMiB {
-		return loopdisk.Make(img, sizeMiB)
-	}
 	return loopdisk.MakeFromTemplate(img, sizeMiB, filepath.Join(m.cfg.DataDir, "disk-templates"))
 }
 
