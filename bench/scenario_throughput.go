@@ -27,8 +27,13 @@ func init() {
 }
 
 func runThroughput(env *Env, sys System) ([]result, error) {
-	sx, ok := sys.(*sbxSystem)
-	if !ok {
+	var sx *sbxSystem
+	switch s := sys.(type) {
+	case *sbxSystem:
+		sx = s
+	case *secondSbx: // -sbx-baseline: before and after in one run
+		sx = s.sbxSystem
+	default:
 		return nil, fmt.Errorf("%w: sbx only", errSkip)
 	}
 	span := *throughputFor

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"runtime"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/wire"
@@ -13,6 +15,12 @@ import (
 // team's admin key is refused. Outside the route table: not part of the
 // API document.
 func (s *Server) mountPprof() {
+	// The block and mutex profiles are empty unless sampling is on; it costs
+	// every lock and channel operation a little, so only when asked for.
+	if os.Getenv("SBX_PROFILE_CONTENTION") == "1" {
+		runtime.SetBlockProfileRate(10_000) // one event per 10 µs blocked
+		runtime.SetMutexProfileFraction(10)
+	}
 	s.mux.Handle("/debug/pprof/", adapt(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
 		if err != nil {

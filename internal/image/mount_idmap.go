@@ -34,14 +34,9 @@ func MountIdmapped(src, dst, stage string, usernsFD int, hostRoot uint32) error 
 			return err
 		}
 	}
-	ov, err := overlayAt(src)
+	ov, err := knownOverlayAt(src)
 	if err != nil {
 		return err
-	}
-	if abs, _ := filepath.Abs(src); ov != nil {
-		if known, ok := mountedLayers.Load(abs); ok {
-			ov = known.(*overlay) // the host paths, not the staged ones
-		}
 	}
 	if ov == nil {
 		return idmapInto(src, dst, usernsFD)
@@ -159,6 +154,45 @@ func asHostID(hostID uint32, mount func() error) error {
 type overlay struct {
 	lowers      []string // top first, as overlayfs lists them
 	upper, work string
+}
+
+// knownOverlayAt is overlayAt with the host paths of an overlay
+// MountRootfs made (its options name only the staged ones). Such an overlay
+// still on top at target is taken without reading the host's mount table,
+// which holds every mount of every sandbox: each create would read it.
+func knownOverlayAt(target string) (*overlay, error) {
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return nil, err
+	}
+	known, ok := mountedLayers.Load(abs)
+	if ok && isMountRoot(abs) && fsType(abs) == unix.OVERLAYFS_SUPER_MAGIC {
+		return known.(*overlay), nil
+	}
+	ov, err := overlayAt(abs)
+	if ov != nil && ok {
+		ov = known.(*overlay)
+	}
+	return ov, err
+}
+
+// isMountRoot reports whether path is the root of a mount (statx), false
+// when the kernel cannot tell.
+func isMountRoot(path string) bool {
+	var st unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, 0, &st) != nil {
+		return false
+	}
+	return st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
+}
+
+// fsType is the file system magic of what path shows, 0 if unknown.
+func fsType(path string) int64 {
+	var st unix.Statfs_t
+	if unix.Statfs(path, &st) != nil {
+		return 0
+	}
+	return st.Type
 }
 
 // overlayAt returns the layers of the overlay mounted at target, or nil if

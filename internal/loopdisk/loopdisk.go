@@ -49,6 +49,11 @@ func Backed(path string) bool {
 // Make writes a sparse ext4 image of sizeMiB at path. It is formatted
 // under a temporary name, so a crash never leaves a half-made image in place.
 func Make(path string, sizeMiB int) error {
+	return format(path, sizeMiB, "")
+}
+
+// format is Make with an ext4 feature to add (mkfs -O), if not "".
+func format(path string, sizeMiB int, feature string) error {
 	mkfs, err := exec.LookPath("mkfs.ext4")
 	if err != nil {
 		return errdefs.Unavailable(wire.CodeDiskUnsupported, "diskMiB needs mkfs.ext4 on the host (Debian: e2fsprogs)")
@@ -68,7 +73,11 @@ func Make(path string, sizeMiB int) error {
 	}
 	// -m 0: no blocks reserved for root, everything is the sandbox's.
 	// Lazy init keeps formatting fast; the kernel finishes it in the background.
-	out, err := exec.Command(mkfs, "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1,nodiscard", tmp).CombinedOutput()
+	args := []string{"-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1,nodiscard"}
+	if feature != "" {
+		args = append(args, "-O", feature)
+	}
+	out, err := exec.Command(mkfs, append(args, tmp)...).CombinedOutput()
 	if err != nil {
 		os.Remove(tmp)
 		return errdefs.Internal(fmt.Errorf("%v: %s", err, out), "format disk image")

@@ -118,6 +118,12 @@ func osExecHoldsPidfds() error {
 // sweepOrphans reaps every zombie child that os/exec did not start. pending
 // says whether it left zombies for a later sweep.
 func sweepOrphans() (pending bool, err error) {
+	// Most SIGCHLDs are os/exec's children, reaped by the time this runs:
+	// with no zombie child at all, skip listing the children (every
+	// thread's file, and a wait on each: a container's init among them).
+	if !anyZombie() {
+		return false, nil
+	}
 	kids, err := childPids()
 	if err != nil {
 		return false, err
@@ -162,6 +168,14 @@ func sweepOrphans() (pending bool, err error) {
 		}
 	}
 	return pending, nil
+}
+
+// anyZombie reports whether any child of this process (of any of its
+// threads) has exited and awaits its reaper, without reaping it.
+func anyZombie() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err == nil && info.Signo == int32(unix.SIGCHLD)
 }
 
 // exitedChild waits (without blocking) through pidfd fd and reports whether

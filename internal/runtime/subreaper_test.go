@@ -83,3 +83,25 @@ func processExists(pid int) bool {
 	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
 	return err == nil || !errors.Is(err, syscall.ENOENT)
 }
+
+// anyZombie sees an exited child not yet waited for, and nothing once it
+// is: the sweep it guards is skipped only when there is nothing to reap.
+func TestAnyZombie(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !anyZombie() {
+		if time.Now().After(deadline) {
+			t.Fatal("an exited child was never seen as a zombie")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if anyZombie() {
+		t.Error("a zombie is seen after its child was waited for")
+	}
+}

@@ -115,6 +115,12 @@ func enterUserns(inst *Instance, spec *specs.Spec) (release func(), err error) {
 // still attached shows the shared layer store.
 func leaveUserns(id string) error {
 	dir := filepath.Join(sbxRunDir, id)
+	// Everything enterUserns makes is inside dir (it makes dir first): with
+	// no dir there is nothing to clear, and clearing would read the host's
+	// whole mount table and id ranges (a fresh create's case).
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
 	if err := image.DetachUnder(dir); err != nil {
 		return err
 	}

@@ -99,21 +99,33 @@ func (m *Manager) diskDirs(sb *store.Sandbox) (upper, work string, err error) {
 	if err := os.MkdirAll(mnt, 0o700); err != nil {
 		return "", "", errdefs.Internal(err, "create disk mount point of %s", sb.ID)
 	}
+	made := false
 	if _, err := os.Stat(img); errors.Is(err, os.ErrNotExist) {
-		if err := loopdisk.Make(img, sb.Spec.DiskMiB); err != nil {
+		if err := m.makeDisk(img, sb.Spec.DiskMiB); err != nil {
 			return "", "", err
 		}
+		made = true
 	}
 	// Two mounts of one ext4 image would corrupt it. A previous instance's
 	// mount that had to be detached lazily lives until its last user goes;
-	// its loop device goes with it.
-	if err := loopdisk.WaitDetached(img); err != nil {
-		return "", "", errdefs.Unavailable(wire.CodeDiskBusy, "the disk of sandbox %s is still in use by its previous instance; try again shortly", sb.ID)
+	// its loop device goes with it. An image made just now has had no
+	// instance, and the check reads every loop device of the host.
+	if !made {
+		if err := loopdisk.WaitDetached(img); err != nil {
+			return "", "", errdefs.Unavailable(wire.CodeDiskBusy, "the disk of sandbox %s is still in use by its previous instance; try again shortly", sb.ID)
+		}
 	}
 	if err := loopdisk.Mount(img, mnt); err != nil {
 		return "", "", errdefs.Internal(err, "mount the disk of %s", sb.ID)
 	}
 	return filepath.Join(mnt, "upper"), filepath.Join(mnt, "work"), nil
+}
+
+// makeDisk makes the disk image of a new sandbox from a template of its
+// size (loopdisk keeps a few sizes: the operator's default, and the floor
+// that defaultDiskMiB gives when the data disk is short, are most creates').
+func (m *Manager) makeDisk(img string, sizeMiB int) error {
+	return loopdisk.MakeFromTemplate(img, sizeMiB, filepath.Join(m.cfg.DataDir, "disk-templates"))
 }
 
 // unmountDisk unmounts the sandbox's disk, if mounted. The loop device goes
