@@ -19,6 +19,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/daemon"
 	"github.com/sbxhq/sbx/internal/gateway"
 	"github.com/sbxhq/sbx/internal/mtls"
 )
@@ -30,6 +31,7 @@ func newGatewayCmd() *cobra.Command {
 	var rateLimit float64
 	var rateBurst int
 	var readyTimeout time.Duration
+	var e2bf e2bFlags // serve_e2b.go
 	cmd := &cobra.Command{
 		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
 		Short: "Serve the sbx API for a Kubernetes cluster of sbx hosts",
@@ -139,7 +141,12 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			}
 			gate := &authz.Gate{Keys: tenants, Limits: auth.NewRateLimits(rateLimit, rateBurst), Audit: authz.NewAuditLog(gateway.NewAuditLines(audit), 0)}
 			defer gate.Audit.Close()
-			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout})
+			var e2bCfg daemon.Config
+			if err := e2bf.apply(cmd, &e2bCfg); err != nil {
+				return err
+			}
+			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout,
+				E2BTemplates: e2bCfg.E2BTemplates, TokenSecret: []byte(token)})
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err
@@ -164,6 +171,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 		},
 	}
 	cmd.AddCommand(newGatewayKeyCmd()) // gateway_key.go
+	e2bf.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default $KUBECONFIG, else the in-cluster service account)")
 	fl.StringVar(&namespace, "kube-namespace", "sbx", "namespace of the Sandbox objects and their pods")

@@ -56,6 +56,10 @@ type Config struct {
 	// ReadyTimeout bounds how long create, start and a lazy start wait for
 	// the sandbox's pod to run and answer; 0: 5 minutes.
 	ReadyTimeout time.Duration
+	// E2BTemplates and TokenSecret are the E2B layer's (e2b.Config; the
+	// secret signs the envd access tokens, shared by the replicas).
+	E2BTemplates map[string]string
+	TokenSecret  []byte
 }
 
 // Server is the gateway's HTTP handler.
@@ -113,6 +117,7 @@ func New(cfg Config) *Server {
 		}
 		s.mux.Handle(rt.Method+" "+rt.Pattern, hf)
 	}
+	s.mountCompat() // compat.go
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpjson.WriteError(w, errdefs.NotFound(wire.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
 	})
