@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -28,8 +29,14 @@ func TestKubeCompat(t *testing.T) {
 	if err := os.WriteFile(keysFile, []byte("keys:\n"+entryA+entryB), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// E2B runs commands with bash: the python image, on both hosts.
+	var wg sync.WaitGroup
+	for _, h := range gc.hosts {
+		wg.Go(func() { importPython(t, h.daemon) })
+	}
+	wg.Wait()
 	gc.gw.stop()
-	gw := startGateway(t, c, gc.gwKC, gc.keyFile, gc.key, freeAddr(t), "--keys-file", keysFile, "--e2b-template", "plain=base")
+	gw := startGateway(t, c, gc.gwKC, gc.keyFile, gc.key, freeAddr(t), "--keys-file", keysFile, "--e2b-template", "plain=python")
 	base := "http://" + gw.addr
 
 	t.Run("Daytona", func(t *testing.T) {

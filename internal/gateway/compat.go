@@ -63,7 +63,9 @@ func (s *Server) e2bSandbox(w http.ResponseWriter, r *http.Request, id string) e
 		r.Header.Set("E2B-Traffic-Access-Token", tok)
 	}
 	r.Header.Set("E2b-Sandbox-Id", e.id)
-	s.forward(w, r, p.api, r.URL.EscapedPath(), false)
+	// As a public route's: the caller's Authorization is envd's Basic
+	// user, which the host's layer reads; the access token admits it.
+	s.forward(w, r, p.api, r.URL.EscapedPath(), true)
 	return nil
 }
 
@@ -121,12 +123,15 @@ func (c compatSandboxes) Get(ctx context.Context, idOrName string) (*store.Sandb
 	return recordOf(c.s.view(ctx, e)), nil
 }
 
-func (c compatSandboxes) Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error) {
+// Delete answers once the object is gone, whatever wait says: the
+// layers' callers (E2B's kill, Daytona's delete) take a sandbox whose
+// delete was answered to be gone, as on one host, where it is at once.
+func (c compatSandboxes) Delete(ctx context.Context, idOrName string, _ bool) (*store.Sandbox, error) {
 	e, err := c.s.cluster.find(ctx, idOrName)
 	if err != nil {
 		return nil, err
 	}
-	sb, err := c.s.deleteEntry(ctx, e, wait)
+	sb, err := c.s.deleteEntry(ctx, e, true)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ async function raw(method, url, body) {
 }
 
 const name = `gw-${process.pid}`
-const sb = await daytona.create({ name, labels: { suite: 'gateway' }, envVars: { FOO: 'bar' } })
+const sb = await daytona.create({ name, labels: { suite: 'gateway' }, envVars: { FOO: 'bar' } }, { timeout: 300 })
 assert.equal(sb.state, 'started')
 assert.equal(sb.name, name)
 assert.ok(sb.toolboxProxyUrl.startsWith(new URL(api).origin), sb.toolboxProxyUrl)
@@ -83,11 +83,11 @@ assert.equal(sb.state, 'started')
 ok('stop, then a toolbox call starts it')
 
 // What the gateway cannot honour is refused by name.
-await assert.rejects(daytona.create({ snapshot: 'no-such-snapshot' }), (e) => /snapshot/i.test(e.message) && /host/.test(e.message))
+await assert.rejects(daytona.create({ snapshot: 'no-such-snapshot' }, { timeout: 300 }), (e) => /snapshot/i.test(e.message) && /host/.test(e.message))
 await assert.rejects(sb.archive(), (e) => /archive/.test(e.message) && /cluster gateway/.test(e.message))
 ok('refusals name what they refuse')
 
-await sb.delete()
+await sb.delete(120)
 await notFound(() => daytona.get(sb.id), 'get after delete')
 ok('delete')
 console.log('done')
