@@ -29,7 +29,8 @@ func TestKubeCompat(t *testing.T) {
 	if err := os.WriteFile(keysFile, []byte("keys:\n"+entryA+entryB), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// E2B runs commands with bash: the python image, on both hosts.
+	// The python image on both hosts: E2B runs commands with bash, and the
+	// Daytona flow names an image.
 	var wg sync.WaitGroup
 	for _, h := range gc.hosts {
 		wg.Go(func() { importPython(t, h.daemon) })

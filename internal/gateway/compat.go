@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"time"
 
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
@@ -29,8 +30,10 @@ import (
 // mountCompat serves /daytona/ and /e2b/ on s.mux.
 func (s *Server) mountCompat() {
 	sbs := compatSandboxes{s}
+	// API: the layer's calls of sbx routes (builds, volumes, secrets, warm
+	// pools, previews) are the gateway's, which serves or refuses each.
 	s.mux.Handle(daytona.Prefix, daytona.New(daytona.Config{
-		Sandboxes: sbs, Images: noImages{}, Gate: s.cfg.Gate, Toolbox: s.daytonaToolbox,
+		Sandboxes: sbs, Images: hostImages{s}, Gate: s.cfg.Gate, Toolbox: s.daytonaToolbox, API: s,
 	}))
 	s.mux.Handle(e2b.Prefix, e2b.New(sbs, s.cfg.Gate, e2b.Config{
 		Templates: s.cfg.E2BTemplates, TokenSecret: s.cfg.TokenSecret, Forward: s.e2bSandbox,
@@ -259,15 +262,32 @@ func (c compatSandboxes) DeleteSnapshot(context.Context, string) error {
 	return notThroughGateway("snapshots", "snapshots are kept by each sbx host")
 }
 
-// noImages is the gateway's images: none (each host keeps its own).
-type noImages struct{}
+// hostImages are the images every ready host has: a sandbox's pod may be
+// placed on any of them.
+type hostImages struct{ s *Server }
 
-func (noImages) Get(_ context.Context, name string) (*store.Image, error) {
-	return nil, errdefs.NotFound(wire.CodeImageNotFound, "image %q not found: images are kept by each sbx host, not through the cluster gateway", name)
+func (h hostImages) Get(ctx context.Context, name string) (*store.Image, error) {
+	hosts := h.s.cluster.readyHosts()
+	if len(hosts) == 0 {
+		return nil, errdefs.Unavailable(wire.CodeSandboxUnavailable, "no sbx host is ready to say whether it has image %q", name)
+	}
+	var img wire.Image
+	for _, api := range hosts {
+		status, _, err := h.s.hostCall(ctx, http.MethodGet, api, "/v1/images/"+url.PathEscape(name), nil, &img)
+		switch {
+		case err != nil:
+			return nil, errdefs.Unavailable(wire.CodeSandboxUnavailable, "the sbx host at %s did not answer: %v", api, err)
+		case status == http.StatusNotFound:
+			return nil, errdefs.NotFound(wire.CodeImageNotFound, "image %q is not on every sbx host of the cluster (not on %s): import it on each", name, api)
+		case status != http.StatusOK:
+			return nil, errdefs.Unavailable(wire.CodeSandboxUnavailable, "the sbx host at %s answered %d for image %q", api, status, name)
+		}
+	}
+	return &store.Image{Name: img.Name, ID: img.ID, Source: img.Source, SizeBytes: img.SizeBytes, CreatedAt: img.CreatedAt, Team: img.Team}, nil
 }
 
-func (noImages) List(context.Context) ([]*store.Image, error) {
-	return nil, notThroughGateway("images", "images are kept by each sbx host")
+func (hostImages) List(context.Context) ([]*store.Image, error) {
+	return nil, notThroughGateway("listing images", "images are kept by each sbx host")
 }
 
 func notThroughGateway(what, why string) error {

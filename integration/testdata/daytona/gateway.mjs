@@ -33,7 +33,8 @@ async function raw(method, url, body) {
 }
 
 const name = `gw-${process.pid}`
-const sb = await daytona.create({ name, labels: { suite: 'gateway' }, envVars: { FOO: 'bar' } }, { timeout: 300 })
+// image: a Dockerfile FROM an image every host has.
+const sb = await daytona.create({ name, image: 'python', labels: { suite: 'gateway' }, envVars: { FOO: 'bar' } }, { timeout: 300 })
 assert.equal(sb.state, 'started')
 assert.equal(sb.name, name)
 assert.ok(sb.toolboxProxyUrl.startsWith(new URL(api).origin), sb.toolboxProxyUrl)
