@@ -73,6 +73,11 @@ docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots, volumes,
 backups, and the hosts' own keys and teams are kept by each host and are
 not served here (404 ROUTE_NOT_FOUND); nor are fork and archive.
 
+The Daytona and E2B layers are served at /daytona/ and /e2b/ as on a host:
+their lifecycle calls are the gateway's own, each sandbox's calls (toolbox,
+envd, code interpreter) go to its host (docs/compat/index.md "Through the
+cluster gateway"); --e2b-template maps E2B's templates to images.
+
 Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
 
