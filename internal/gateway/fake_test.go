@@ -200,7 +200,7 @@ type fakeHost struct {
 	release   chan struct{} // the second line of a stream waits for it
 }
 
-type seenRequest struct{ Method, Path, RawQuery, Auth string }
+type seenRequest struct{ Method, Path, RawQuery, Auth, AccessToken string }
 
 func newFakeHost(t *testing.T) *fakeHost {
 	h := &fakeHost{sandboxes: map[string]bool{}, release: make(chan struct{})}
@@ -267,7 +267,7 @@ func (h *fakeHost) record(id string) wire.Sandbox {
 func (h *fakeHost) note(r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.seen = append(h.seen, seenRequest{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization")})
+	h.seen = append(h.seen, seenRequest{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("X-Access-Token")})
 }
 
 func (h *fakeHost) add(id string)    { h.mu.Lock(); h.sandboxes[id] = true; h.mu.Unlock() }
