@@ -43,7 +43,7 @@ func TestKubeCompat(t *testing.T) {
 	t.Run("Daytona", func(t *testing.T) {
 		out := runNode(t, daytonaDir, "gateway.mjs", "DAYTONA_API_URL="+base+"/daytona/api", "DAYTONA_API_KEY="+keyA, "DAYTONA_OTHER_KEY="+keyB)
 		for _, step := range []string{"create", "executeCommand", "files", "get and list", "another team cannot see or touch it",
-			"stop, then a toolbox call starts it", "refusals name what they refuse", "delete"} {
+			"stop, then a toolbox call starts it", "archive", "refusals name what they refuse", "delete"} {
 			if !strings.Contains(out, "ok "+step+"\n") {
 				t.Errorf("step %q did not pass:\n%s", step, out)
 			}

@@ -227,8 +227,16 @@ func (c compatSandboxes) Events(context.Context, string, int64, int) ([]store.Ev
 // EventsChanged never fires (Events).
 func (c compatSandboxes) EventsChanged() <-chan struct{} { return nil }
 
-func (c compatSandboxes) Archive(context.Context, string) (*store.Sandbox, error) {
-	return nil, notThroughGateway("archive", "a sandbox is archived to the shared blob store by its host when it stops")
+func (c compatSandboxes) Archive(ctx context.Context, idOrName string) (*store.Sandbox, error) {
+	e, err := c.s.cluster.find(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := c.s.archiveEntry(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return recordOf(sb), nil
 }
 
 func (c compatSandboxes) Fork(context.Context, string, wire.ForkRequest) (*sandbox.ForkResult, error) {

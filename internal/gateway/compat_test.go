@@ -104,3 +104,23 @@ func TestE2BEnvdThroughTheGateway(t *testing.T) {
 		t.Fatalf("recordOf lost the TTL: %+v", sb.Spec.Policy)
 	}
 }
+
+// Archive through the gateway: refused while the sandbox runs, as on one
+// host; a sandbox stopped through its object is in the blob store already.
+func TestArchiveNeedsAStoppedSandbox(t *testing.T) {
+	f := newFixture(t)
+	sb := f.create(`{"name":"arch"}`)
+	resp, b := f.call("POST", "/v1/sandboxes/arch/archive", "")
+	wantError(t, resp, b, http.StatusConflict, wire.CodeSandboxNotStopped)
+	if resp, b := f.call("POST", "/v1/sandboxes/arch/stop", ""); resp.StatusCode != 200 {
+		t.Fatalf("stop: %d %s", resp.StatusCode, b)
+	}
+	resp, b = f.call("POST", "/v1/sandboxes/arch/archive", "")
+	var got wire.Sandbox
+	if resp.StatusCode != 200 || json.Unmarshal(b, &got) != nil || got.ID != sb.ID || got.State != wire.StateStopped {
+		t.Fatalf("archive of the stopped sandbox: %d %s", resp.StatusCode, b)
+	}
+	if mode := f.object(sb.ID).Spec.OperatingMode; mode != "Suspended" {
+		t.Fatalf("operatingMode %s", mode)
+	}
+}

@@ -96,7 +96,7 @@ func New(cfg Config) *Server {
 		"updateSandbox":      s.update,
 		"pauseSandbox":       s.pause, // pause.go
 		"forkSandbox":        s.notInCluster("fork makes sandboxes on the host outside the cluster's desired state"),
-		"archiveSandbox":     s.notInCluster("a stopped sandbox is archived to the shared blob store by its host when it stops"),
+		"archiveSandbox":     s.archive, // pause.go
 	}
 	for _, rt := range api.Routes() {
 		h, ok := own[rt.Name]

@@ -83,9 +83,17 @@ await sb.refreshData()
 assert.equal(sb.state, 'started')
 ok('stop, then a toolbox call starts it')
 
+// Archive is refused while it runs, as on one host; once stopped through
+// the gateway its files are in the blob store, so it stays stopped.
+await assert.rejects(sb.archive(), (e) => /stop it first/.test(e.message))
+await sb.stop()
+await sb.archive()
+assert.equal(sb.state, 'stopped')
+ok('archive')
+
 // What the gateway cannot honour is refused by name.
 await assert.rejects(daytona.create({ snapshot: 'no-such-snapshot' }, { timeout: 300 }), (e) => /snapshot/i.test(e.message) && /host/.test(e.message))
-await assert.rejects(sb.archive(), (e) => /archive/.test(e.message) && /cluster gateway/.test(e.message))
+await assert.rejects(sb.fork({ name: `${name}-fork` }), (e) => /fork/.test(e.message) && /cluster gateway/.test(e.message))
 ok('refusals name what they refuse')
 
 await sb.delete(120)
