@@ -71,7 +71,8 @@ mutual TLS with --host-ca, --host-client-cert and --host-client-key (the
 hosts' sbx serve --tls-client-ca serves no other client;
 docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots, volumes,
 backups, and the hosts' own keys and teams are kept by each host and are
-not served here (404 ROUTE_NOT_FOUND); nor are fork and archive.
+not served here (404 ROUTE_NOT_FOUND); nor is fork. Archive of a stopped
+sandbox answers it stopped: its files are in the blob store already.
 
 The Daytona and E2B layers are served at /daytona/ and /e2b/ as on a host:
 their lifecycle calls are the gateway's own, each sandbox's calls (toolbox,
