@@ -16,6 +16,7 @@ import (
 
 	"github.com/sbxhq/sbx/internal/auth"
 	"github.com/sbxhq/sbx/internal/authz"
+	"github.com/sbxhq/sbx/internal/daemon"
 	"github.com/sbxhq/sbx/internal/gateway"
 	"github.com/sbxhq/sbx/internal/mtls"
 )
@@ -27,6 +28,7 @@ func newGatewayCmd() *cobra.Command {
 	var rateLimit float64
 	var rateBurst int
 	var readyTimeout time.Duration
+	var e2bf e2bFlags // serve_e2b.go
 	cmd := &cobra.Command{
 		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
 		Short: "Serve the sbx API for a Kubernetes cluster of sbx hosts",
@@ -69,7 +71,13 @@ from the gateway's certificate: the host checks the scope, scopes to the
 team and audits the call as the caller's. Without mutual TLS it calls them
 with the hosts' admin key (--host-token-file, by default the same file). Images, snapshots, volumes,
 backups, and the hosts' own keys and teams are kept by each host and are
-not served here (404 ROUTE_NOT_FOUND); nor are fork and archive.
+not served here (404 ROUTE_NOT_FOUND); nor is fork. Archive of a stopped
+sandbox answers it stopped: its files are in the blob store already.
+
+The Daytona and E2B layers are served at /daytona/ and /e2b/ as on a host:
+their lifecycle calls are the gateway's own, each sandbox's calls (toolbox,
+envd, code interpreter) go to its host (docs/compat/index.md "Through the
+cluster gateway"); --e2b-template maps E2B's templates to images.
 
 Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
@@ -129,7 +137,12 @@ keys are in a Secret its Sandbox owns, never in the object) in
 			}
 			gate := &authz.Gate{Keys: tenants, Limits: auth.NewRateLimits(rateLimit, rateBurst), Audit: authz.NewAuditLog(gateway.NewAuditLines(audit), 0)}
 			defer gate.Audit.Close()
+			var e2bCfg daemon.Config
+			if err := e2bf.apply(cmd, &e2bCfg); err != nil {
+				return err
+			}
 			gw := gateway.New(gateway.Config{Cluster: cluster, Gate: gate, Quota: tenants.Quota, HostToken: hostToken, Transport: transport, ReadyTimeout: readyTimeout,
+				E2BTemplates: e2bCfg.E2BTemplates, TokenSecret: []byte(token),
 				ForwardIdentity: hostCA != ""}) // over mutual TLS the hosts take each caller's own identity
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
@@ -155,6 +168,7 @@ keys are in a Secret its Sandbox owns, never in the object) in
 		},
 	}
 	cmd.AddCommand(newGatewayKeyCmd(), newGatewayDrainCmd()) // gateway_key.go, gateway_drain.go
+	e2bf.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default $KUBECONFIG, else the in-cluster service account)")
 	fl.StringVar(&namespace, "kube-namespace", "sbx", "namespace of the Sandbox objects and their pods")

@@ -203,7 +203,7 @@ type fakeHost struct {
 	release   chan struct{} // the second line of a stream waits for it
 }
 
-type seenRequest struct{ Method, Path, RawQuery, Auth, Principal string }
+type seenRequest struct{ Method, Path, RawQuery, Auth, Principal, AccessToken string }
 
 func newFakeHost(t *testing.T) *fakeHost {
 	h := &fakeHost{sandboxes: map[string]bool{}, release: make(chan struct{})}
@@ -270,7 +270,7 @@ func (h *fakeHost) record(id string) wire.Sandbox {
 func (h *fakeHost) note(r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.seen = append(h.seen, seenRequest{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get(auth.HeaderPrincipal)})
+	h.seen = append(h.seen, seenRequest{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get(auth.HeaderPrincipal), r.Header.Get("X-Access-Token")})
 }
 
 func (h *fakeHost) add(id string)    { h.mu.Lock(); h.sandboxes[id] = true; h.mu.Unlock() }

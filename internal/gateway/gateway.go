@@ -61,6 +61,10 @@ type Config struct {
 	// ReadyTimeout bounds how long create, start and a lazy start wait for
 	// the sandbox's pod to run and answer; 0: 5 minutes.
 	ReadyTimeout time.Duration
+	// E2BTemplates and TokenSecret are the E2B layer's (e2b.Config; the
+	// secret signs the envd access tokens, shared by the replicas).
+	E2BTemplates map[string]string
+	TokenSecret  []byte
 }
 
 // Server is the gateway's HTTP handler.
@@ -97,7 +101,7 @@ func New(cfg Config) *Server {
 		"updateSandbox":      s.update,
 		"pauseSandbox":       s.pause, // pause.go
 		"forkSandbox":        s.notInCluster("fork makes sandboxes on the host outside the cluster's desired state"),
-		"archiveSandbox":     s.notInCluster("a stopped sandbox is archived to the shared blob store by its host when it stops"),
+		"archiveSandbox":     s.archive, // pause.go
 	}
 	for _, rt := range api.Routes() {
 		h, ok := own[rt.Name]
@@ -118,6 +122,7 @@ func New(cfg Config) *Server {
 		}
 		s.mux.Handle(rt.Method+" "+rt.Pattern, hf)
 	}
+	s.mountCompat() // compat.go
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpjson.WriteError(w, errdefs.NotFound(wire.CodeRouteNotFound, "no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path))
 	})

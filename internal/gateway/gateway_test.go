@@ -278,7 +278,7 @@ func TestPreviewsKeepTheirTokenAndSwapTheGatewayKey(t *testing.T) {
 // The gateway serves every row of the API's route table: a sandbox-scoped
 // row is never answered ROUTE_NOT_FOUND (unless refused on purpose).
 func TestEverySandboxRouteIsServed(t *testing.T) {
-	refused := map[string]bool{"forkSandbox": true, "archiveSandbox": true}
+	refused := map[string]bool{"forkSandbox": true}
 	n := 0
 	for _, rt := range api.Routes() {
 		if strings.HasPrefix(rt.Pattern, "/v1/sandboxes/{id}/") && !refused[rt.Name] {

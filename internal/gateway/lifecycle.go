@@ -186,23 +186,32 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request) error {
 	return s.suspend(w, r, e)
 }
 
-// suspend sets e's operatingMode Suspended (agent-sandbox deletes the pod,
-// its host archives the sandbox) and answers once the pod is gone.
+// suspend answers suspendEntry.
 func (s *Server) suspend(w http.ResponseWriter, r *http.Request, e entry) error {
+	sb, err := s.suspendEntry(r.Context(), e)
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, sb)
+	return nil
+}
+
+// suspendEntry sets e's operatingMode Suspended (agent-sandbox deletes the
+// pod, its host archives the sandbox) and returns once the pod is gone.
+func (s *Server) suspendEntry(ctx context.Context, e entry) (wire.Sandbox, error) {
 	var err error
 	if e.obj.Spec.OperatingMode != asv1.SandboxOperatingModeSuspended {
-		if e, err = s.setMode(r.Context(), e, asv1.SandboxOperatingModeSuspended); err != nil {
-			return err
+		if e, err = s.setMode(ctx, e, asv1.SandboxOperatingModeSuspended); err != nil {
+			return wire.Sandbox{}, err
 		}
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ReadyTimeout)
+	wctx, cancel := context.WithTimeout(ctx, s.cfg.ReadyTimeout)
 	defer cancel()
-	err = s.cluster.waitFor(ctx, func() (bool, error) { return s.cluster.placementOf(e).pod == nil, nil })
+	err = s.cluster.waitFor(wctx, func() (bool, error) { return s.cluster.placementOf(e).pod == nil, nil })
 	if err != nil {
-		return errdefs.Unavailable(wire.CodeSandboxUnavailable, "sandbox %s is asked to stop but its pod is not gone yet: %v", e.ref(), err)
+		return wire.Sandbox{}, errdefs.Unavailable(wire.CodeSandboxUnavailable, "sandbox %s is asked to stop but its pod is not gone yet: %v", e.ref(), err)
 	}
-	httpjson.Write(w, http.StatusOK, s.view(r.Context(), e))
-	return nil
+	return s.view(ctx, e), nil
 }
 
 func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
@@ -238,26 +247,39 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sb := s.view(r.Context(), e)
-	policy := metav1.DeletePropagationBackground
-	err = s.cluster.Agents.AgentsV1beta1().Sandboxes(e.obj.Namespace).Delete(r.Context(), e.obj.Name, metav1.DeleteOptions{PropagationPolicy: &policy})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return kubeError(err, e)
-	}
-	if !wait {
-		sb.State = wire.StateDeleting
+	sb, err := s.deleteEntry(r.Context(), e, wait)
+	switch {
+	case err != nil:
+		return err
+	case !wait:
 		httpjson.Write(w, http.StatusAccepted, sb)
-		return nil
+	default:
+		w.WriteHeader(http.StatusNoContent)
 	}
-	err = s.cluster.waitFor(r.Context(), func() (bool, error) {
+	return nil
+}
+
+// deleteEntry deletes e's object and returns the sandbox as it was, in
+// state deleting; with wait, once the object and its pod are gone.
+func (s *Server) deleteEntry(ctx context.Context, e entry, wait bool) (wire.Sandbox, error) {
+	sb := s.view(ctx, e)
+	policy := metav1.DeletePropagationBackground
+	err := s.cluster.Agents.AgentsV1beta1().Sandboxes(e.obj.Namespace).Delete(ctx, e.obj.Name, metav1.DeleteOptions{PropagationPolicy: &policy})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return sb, kubeError(err, e)
+	}
+	sb.State = wire.StateDeleting
+	if !wait {
+		return sb, nil
+	}
+	err = s.cluster.waitFor(ctx, func() (bool, error) {
 		_, gone, err := s.cluster.refresh(e)
 		return gone && s.cluster.placementOf(e).pod == nil, err
 	})
 	if err != nil {
-		return errdefs.Unavailable(wire.CodeCancelled, "sandbox %s is being deleted: %v", e.ref(), err)
+		return sb, errdefs.Unavailable(wire.CodeCancelled, "sandbox %s is being deleted: %v", e.ref(), err)
 	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return sb, nil
 }
 
 // kubeError is an error of the Kubernetes API in the sbx API's terms.

@@ -62,13 +62,19 @@ func (s *Server) proxyRoute(rt api.RouteInfo) handler {
 // hostPath is r's path with the sandbox addressed by id, as its host knows
 // it (the caller may have used the name).
 func hostPath(r *http.Request, id string) string {
-	rest := strings.TrimPrefix(r.URL.EscapedPath(), "/v1/sandboxes/")
+	return withID(r.URL.EscapedPath(), "/v1/sandboxes/", id)
+}
+
+// withID is the escaped path, which starts with prefix and a sandbox's id
+// or name, with the sandbox named by id.
+func withID(path, prefix, id string) string {
+	rest := strings.TrimPrefix(path, prefix)
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
 		rest = rest[i:]
 	} else {
 		rest = ""
 	}
-	return "/v1/sandboxes/" + url.PathEscape(id) + rest
+	return prefix + url.PathEscape(id) + rest
 }
 
 // forward reverse-proxies r to the host at base with path rawPath (escaped):

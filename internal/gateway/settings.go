@@ -30,27 +30,36 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
 	if err := httpjson.Decode(w, r, &upd); err != nil {
 		return err
 	}
-	ctx := r.Context()
-	e, err := s.cluster.find(ctx, r.PathValue("id"))
+	e, err := s.cluster.find(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
+	sb, err := s.updateEntry(r.Context(), e, upd)
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, sb)
+	return nil
+}
+
+// updateEntry applies upd to e as update describes.
+func (s *Server) updateEntry(ctx context.Context, e entry, upd wire.UpdateSandboxRequest) (wire.Sandbox, error) {
 	if e.obj.DeletionTimestamp != nil {
-		return errdefs.Conflict(wire.CodeInvalidState, "sandbox %s is being deleted", e.ref())
+		return wire.Sandbox{}, errdefs.Conflict(wire.CodeInvalidState, "sandbox %s is being deleted", e.ref())
 	}
 	if err := sandbox.ValidateUpdate(upd); err != nil {
-		return err
+		return wire.Sandbox{}, err
 	}
 	cur, err := podspec.RequestOf(e.obj)
 	if err != nil {
-		return errdefs.Invalid(wire.CodeInvalidSandbox, "sandbox %s: %v", e.ref(), err)
+		return wire.Sandbox{}, errdefs.Invalid(wire.CodeInvalidSandbox, "sandbox %s: %v", e.ref(), err)
 	}
 	if cur, err = s.valuesNow(ctx, e, cur); err != nil { // values.go
-		return err
+		return wire.Sandbox{}, err
 	}
 	next := podspec.Updated(cur, upd)
 	if err := sandbox.ValidateCreate(&next); err != nil {
-		return err
+		return wire.Sandbox{}, err
 	}
 	var onHost *wire.Sandbox
 	if p := s.cluster.placementOf(e); p.onHost {
@@ -58,25 +67,29 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
 		var sb wire.Sandbox
 		status, answer, err := s.hostCall(ctx, http.MethodPatch, p.api, "/v1/sandboxes/"+e.id, body, &sb)
 		if err != nil {
-			return errdefs.Unavailable(wire.CodeSandboxUnavailable, "the sbx host of sandbox %s did not answer: %v", e.ref(), err)
+			return wire.Sandbox{}, errdefs.Unavailable(wire.CodeSandboxUnavailable, "the sbx host of sandbox %s did not answer: %v", e.ref(), err)
 		}
 		if status != http.StatusOK { // the host refused it: its answer, as on one host
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			w.Write(answer)
-			return nil
+			return wire.Sandbox{}, hostRefusal(status, answer)
 		}
 		onHost = &sb
 	}
 	if e, err = s.setRequest(ctx, e, next, upd.TTLSeconds); err != nil {
-		return err
+		return wire.Sandbox{}, err
 	}
 	if onHost != nil {
-		httpjson.Write(w, http.StatusOK, merged(e, *onHost))
-		return nil
+		return merged(e, *onHost), nil
 	}
-	httpjson.Write(w, http.StatusOK, s.cluster.objectView(e, s.cluster.placementOf(e)))
-	return nil
+	return s.cluster.objectView(e, s.cluster.placementOf(e)), nil
+}
+
+// hostRefusal is a host's error answer as the error it stands for.
+func hostRefusal(status int, answer []byte) error {
+	var body wire.ErrorResponse
+	if json.Unmarshal(answer, &body) != nil || body.Error.Code == "" {
+		return errdefs.Unavailable(wire.CodeSandboxUnavailable, "the sbx host answered %d: %.200s", status, answer)
+	}
+	return &errdefs.Error{Kind: httpjson.KindOf(status), Code: body.Error.Code, Message: body.Error.Message}
 }
 
 // setRequest writes req (and a TTL of ttl seconds from now, when ttl is

@@ -66,7 +66,10 @@ type tenantSet struct {
 	quotas map[string]wire.Quotas
 }
 
-var _ auth.Authenticator = (*Tenants)(nil)
+var (
+	_ auth.Authenticator = (*Tenants)(nil)
+	_ auth.KeyLookup     = (*Tenants)(nil)
+)
 
 // NewTenants reads file ("": the admin key alone).
 func NewTenants(ctx context.Context, admin auth.AdminToken, file string) (*Tenants, error) {
@@ -178,6 +181,12 @@ func isHex(s string) bool {
 // Authenticate is the key's principal (auth.Authenticator).
 func (t *Tenants) Authenticate(ctx context.Context, key string) (auth.Principal, error) {
 	return t.cur.Load().keys.Authenticate(ctx, key)
+}
+
+// LookupKey is the principal of the key with this id while it stands
+// (auth.KeyLookup): the E2B layer's access tokens name their key.
+func (t *Tenants) LookupKey(ctx context.Context, id string) (auth.Principal, error) {
+	return t.cur.Load().keys.LookupKey(ctx, id)
 }
 
 // Quota is team's quota (zero: none).

@@ -103,6 +103,11 @@ type Config struct {
 	// (signedurls.go); either unset: they answer 503.
 	Keys          auth.KeyLookup
 	SigningSecret []byte
+	// Toolbox, when set, takes every toolbox request (/daytona/toolbox/{id}/…)
+	// once the gate admits it, instead of this layer serving it: the
+	// cluster gateway forwards it to the host that runs the sandbox, whose
+	// own Daytona layer serves it.
+	Toolbox func(w http.ResponseWriter, r *http.Request, id string) error
 }
 
 // Handler serves the Daytona API.
@@ -115,6 +120,9 @@ type Handler struct {
 func New(cfg Config) *Handler {
 	h := &Handler{cfg: cfg, mux: http.NewServeMux()}
 	for _, rt := range h.routes() {
+		if cfg.Toolbox != nil && strings.Contains(rt.pattern, " "+toolboxPrefix+"/") {
+			rt.fn = func(w http.ResponseWriter, r *http.Request) error { return cfg.Toolbox(w, r, r.PathValue("id")) }
+		}
 		fn := rt.fn
 		if !rt.public {
 			fn = h.authenticate(rt.need, fn)

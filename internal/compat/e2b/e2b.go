@@ -89,6 +89,11 @@ type Config struct {
 	// Ports exposes a sandbox port for a request with E2B's traffic
 	// token (ports.go); nil: only ports exposed through sbx are served.
 	Ports Ports
+	// Forward, when set, takes a sandbox's envd and code-interpreter
+	// requests once the access token and the gate admit them, instead of
+	// this layer serving them: the cluster gateway forwards them to the
+	// host that runs the sandbox, whose own E2B layer serves them.
+	Forward func(w http.ResponseWriter, r *http.Request, id string) error
 }
 
 // Usage is internal/metrics.Sampler as getMetrics needs it.
@@ -207,6 +212,12 @@ func (s *Server) serveSandbox(w http.ResponseWriter, r *http.Request, id, port, 
 	defer end()
 	if err != nil {
 		writeAPIError(w, err)
+		return
+	}
+	if s.cfg.Forward != nil {
+		if err := s.cfg.Forward(w, r, id); err != nil {
+			writeAPIError(w, err)
+		}
 		return
 	}
 	r.Header.Set(sandboxHeader, id) // the id the host named, for s.box

@@ -30,13 +30,23 @@ type tokenClaims struct {
 
 // accessToken is the token for sandbox id made by principal p.
 func (s *Server) accessToken(p auth.Principal, id string) string {
-	claims, _ := json.Marshal(tokenClaims{KeyID: p.KeyID, Team: p.Team, Scopes: p.Scopes})
-	c := base64.RawURLEncoding.EncodeToString(claims)
-	return c + "." + s.sign(c, id)
+	return AccessToken(s.cfg.TokenSecret, p, id)
 }
 
-func (s *Server) sign(claims, id string) string {
-	m := hmac.New(sha256.New, append([]byte("sbx-e2b-envd\x00"), s.cfg.TokenSecret...))
+// AccessToken is the access token for sandbox id made by principal p, as
+// a layer whose Config.TokenSecret is secret makes and accepts it. The
+// cluster gateway hands a request it admitted to a host with one made for
+// the host's admin (internal/gateway/compat.go).
+func AccessToken(secret []byte, p auth.Principal, id string) string {
+	claims, _ := json.Marshal(tokenClaims{KeyID: p.KeyID, Team: p.Team, Scopes: p.Scopes})
+	c := base64.RawURLEncoding.EncodeToString(claims)
+	return c + "." + sign(secret, c, id)
+}
+
+func (s *Server) sign(claims, id string) string { return sign(s.cfg.TokenSecret, claims, id) }
+
+func sign(secret []byte, claims, id string) string {
+	m := hmac.New(sha256.New, append([]byte("sbx-e2b-envd\x00"), secret...))
 	m.Write([]byte(id + "\x00" + claims))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

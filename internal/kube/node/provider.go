@@ -152,6 +152,14 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 	if err := p.m.Claim(ctx, id, string(pod.UID)); err != nil {
 		return err
 	}
+	// Then the team: a take-over restores the sandbox into it too (a
+	// team's sandbox stopped on one host may start on one that has never
+	// seen the team).
+	if p.ensureTeam != nil {
+		if err := p.ensureTeam(ctx, team); err != nil {
+			return err
+		}
+	}
 	labels := map[string]string{LabelPodNamespace: pod.Namespace, LabelPodName: pod.Name}
 	owner := string(ownerOf(pod))
 	holder, handedOff, err := p.m.TransferOwner(ctx, id)
@@ -178,11 +186,6 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 	}
 	for k, v := range labels {
 		req.Labels[k] = v
-	}
-	if p.ensureTeam != nil {
-		if err := p.ensureTeam(ctx, team); err != nil {
-			return err
-		}
 	}
 	tctx := auth.WithPrincipal(ctx, auth.Principal{KeyID: "kube-node", Team: team})
 	_, err = p.m.CreateWithID(tctx, id, req)
