@@ -94,11 +94,14 @@ func (f *fakeSandboxes) Forget(_ context.Context, id string) error {
 	return nil
 }
 
-func (f *fakeSandboxes) TransferOwner(_ context.Context, id string) (string, bool, error) {
+func (f *fakeSandboxes) Manifest(_ context.Context, id string) (*sandbox.Transfer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	owner, ok := f.transfers[id]
-	return owner, ok, nil
+	if !ok {
+		return nil, nil
+	}
+	return &sandbox.Transfer{ID: id, Owner: owner}, nil
 }
 
 func (f *fakeSandboxes) TakeOver(_ context.Context, id string, labels map[string]string) (*store.Sandbox, error) {
@@ -125,7 +128,19 @@ func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store
 func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error)  { return "", nil }
 func (f *fakeSandboxes) EventsChanged() <-chan struct{}              { return f.changed }
 func (f *fakeSandboxes) SetLifeOwner(sandbox.LifeOwner)              {}
-func (f *fakeSandboxes) Claim(context.Context, string, string) error { return nil }
+func (f *fakeSandboxes) Claim(context.Context, string, string) (sandbox.Claim, error) {
+	return sandbox.Claim{}, nil
+}
+func (f *fakeSandboxes) Freeze(_ context.Context, id string, frozen bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record(map[bool]string{true: "freeze ", false: "thaw "}[frozen] + id)
+	return nil
+}
+func (f *fakeSandboxes) SetRecovery(context.Context, string, *wire.Recovery) error { return nil }
+func (f *fakeSandboxes) Checkpoint(context.Context, string, string, string, string) (sandbox.Checkpointed, error) {
+	return sandbox.Checkpointed{}, nil
+}
 
 func (f *fakeSandboxes) history() string {
 	f.mu.Lock()
