@@ -125,9 +125,9 @@ func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store
 	return nil, nil, errdefs.Unavailable(wire.CodeAgentError, "no agent in this fake")
 }
 
-func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error)  { return "", nil }
-func (f *fakeSandboxes) EventsChanged() <-chan struct{}              { return f.changed }
-func (f *fakeSandboxes) SetLifeOwner(sandbox.LifeOwner)              {}
+func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error) { return "", nil }
+func (f *fakeSandboxes) EventsChanged() <-chan struct{}             { return f.changed }
+func (f *fakeSandboxes) SetLifeOwner(sandbox.LifeOwner)             {}
 func (f *fakeSandboxes) Claim(context.Context, string, string) (sandbox.Claim, error) {
 	return sandbox.Claim{}, nil
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/sbxhq/sbx/internal/store"
 	"github.com/sbxhq/sbx/wire"
