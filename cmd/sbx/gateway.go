@@ -29,7 +29,7 @@ func newGatewayCmd() *cobra.Command {
 	var keysFile, auditLog string
 	var rateLimit float64
 	var rateBurst int
-	var readyTimeout time.Duration
+	var readyTimeout, outOfServiceAfter time.Duration
 	cmd := &cobra.Command{
 		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
 		Short: "Serve the sbx API for a Kubernetes cluster of sbx hosts",
@@ -71,11 +71,17 @@ docs/kubernetes/deploy.md "Mutual TLS"). Images, snapshots, volumes,
 backups, and the hosts' own keys and teams are kept by each host and are
 not served here (404 ROUTE_NOT_FOUND); nor are fork and archive.
 
+A host lost for good: an sbx node NotReady for --out-of-service-after gets
+the taint node.kubernetes.io/out-of-service, so Kubernetes moves its pods to
+other hosts, each sandbox restored from its newest checkpoint; the gateway
+takes the taint off when the node is Ready again (docs/kubernetes/lifecycle.md).
+
 Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
 
 Kubernetes credentials: --kubeconfig, else $KUBECONFIG, else the in-cluster
-service account. The gateway needs get/list/watch on pods and nodes and
+service account. The gateway needs get/list/watch on pods, get/list/watch/update
+on nodes (the out-of-service taint) and
 get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 --kube-namespace (deploy/kubernetes/gateway.yaml).`,
 		Example: `  sbx gateway --kubeconfig ~/.kube/config --admin-token-file /etc/sbx/admin.token
@@ -121,6 +127,9 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 			cluster := gateway.NewCluster(kube, agents, namespace)
 			if err := cluster.Start(ctx, 2*time.Minute); err != nil { // the informers run until ctx ends
 				return err
+			}
+			if outOfServiceAfter > 0 {
+				go gateway.RunOutOfService(ctx, kube, outOfServiceAfter, slog.Default())
 			}
 			transport, err := hostTransport(hostCA, hostCert, hostKey, hostName)
 			if err != nil {
@@ -171,6 +180,7 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 	fl.StringVar(&tokenFile, "admin-token-file", "", "file holding the admin key callers present (required)")
 	fl.StringVar(&hostTokenFile, "host-token-file", "", "file holding the sbx hosts' admin key, the cluster's shared secret (default: --admin-token-file)")
 	fl.DurationVar(&readyTimeout, "ready-timeout", 5*time.Minute, "how long create, start and a call on a stopped sandbox wait for it to run")
+	fl.DurationVar(&outOfServiceAfter, "out-of-service-after", 2*time.Minute, "taint an sbx node out-of-service once it has been NotReady this long, so its sandboxes move to other hosts; longer than a host's own freeze after losing its lease (40s); 0: never (an operator taints by hand)")
 	fl.StringVar(&tlsCert, "tls-cert", "", "PEM certificate (chain) to serve over https; needs --tls-key")
 	fl.StringVar(&tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	fl.StringVar(&keysFile, "keys-file", "", "teams' API keys and quotas (YAML; Secret sbx-gateway-keys), reloaded when it changes; see docs/kubernetes/teams.md and sbx gateway key create")
