@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -91,7 +92,7 @@ func (m *Manager) Checkpoint(ctx context.Context, id, owner, pod, since string) 
 		return Checkpointed{Fenced: err == nil}, err
 	}
 
-	tmp, err := os.CreateTemp(m.dirsOf(sb.ID).root, "checkpoint-*.tar.zst")
+	tmp, err := os.CreateTemp(m.dirsOf(sb.ID).root, "checkpoint-*.tar")
 	if err != nil {
 		return res, errdefs.Internal(err, "checkpoint %s", id)
 	}
@@ -116,7 +117,7 @@ func (m *Manager) Checkpoint(ctx context.Context, id, owner, pod, since string) 
 	res.At = time.Now().UTC()
 	res.Fingerprint, err = fingerprint(upper)
 	if err == nil {
-		err = packTo(tmp, upper)
+		err = packTar(tmp, upper) // compressed after the thaw: the freeze is a copy only
 	}
 	if !was {
 		if terr := f.Resume(ctx, sb.ID); err == nil {
@@ -132,8 +133,21 @@ func (m *Manager) Checkpoint(ctx context.Context, id, owner, pod, since string) 
 		return res, errdefs.Internal(err, "checkpoint %s", id)
 	}
 	info := &store.ArchiveInfo{Key: checkpointKey(id, res.At), At: res.At}
+	pr, pw := io.Pipe()
+	go func() {
+		zw, err := zstd.NewWriter(pw, zstd.WithEncoderConcurrency(1))
+		if err == nil {
+			_, err = io.Copy(zw, tmp)
+			if cerr := zw.Close(); err == nil {
+				err = cerr
+			}
+		}
+		pw.CloseWithError(err)
+	}()
 	h := sha256.New()
-	if info.Size, err = m.cfg.Blobs.Put(ctx, info.Key, io.TeeReader(tmp, h)); err != nil {
+	info.Size, err = m.cfg.Blobs.Put(ctx, info.Key, io.TeeReader(pr, h))
+	pr.CloseWithError(errors.New("blob store stopped reading")) // unblocks the compressor if Put failed early
+	if err != nil {
 		return res, err
 	}
 	info.SHA256, res.Bytes = hex.EncodeToString(h.Sum(nil)), info.Size
@@ -189,20 +203,13 @@ func (m *Manager) putManifest(ctx context.Context, tr Transfer) (written bool, e
 	return true, nil
 }
 
-// packTo writes upper as tar+zstd (the archive format of archive.go) to w.
-func packTo(w io.Writer, upper string) error {
+// packTar writes upper as a tar (before zstd: the archive format of
+// archive.go) to w.
+func packTar(w io.Writer, upper string) error {
 	if err := os.MkdirAll(upper, 0o755); err != nil { // never written to yet
 		return err
 	}
-	zw, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return err
-	}
-	err = treetar.Pack(zw, upper)
-	if cerr := zw.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return treetar.Pack(w, upper)
 }
 
 // fingerprint digests what tells whether anything under dir changed: each
