@@ -83,6 +83,13 @@ func TestKubeHostLoss(t *testing.T) {
 		return m.Checkpoint && m.SavedAt.After(v1)
 	})
 	checkpoint := saved().SavedAt
+	if log, err := os.ReadFile(filepath.Join(a.dataDir, "daemon.log")); err == nil {
+		for _, l := range strings.Split(string(log), "\n") {
+			if strings.Contains(l, "kube: checkpoint") {
+				t.Logf("%s: %s", a.node, l) // its cost: bytes, the time frozen
+			}
+		}
+	}
 	v2 := write("v2")
 
 	// Host a is lost: its daemon frozen, its instance ended and its veths
