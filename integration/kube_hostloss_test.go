@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -145,4 +146,38 @@ func TestKubeHostLoss(t *testing.T) {
 		_, err := b.client.GetSandbox(ctx, id)
 		return sdk.IsNotFound(err)
 	})
+}
+
+// TestKubeLeaseLossFreezes: a host that cannot renew its node Lease (here
+// kube-apiserver is down) freezes its sandboxes on its own, so tainting
+// it out-of-service is safe; once the lease renews they go on.
+func TestKubeLeaseLossFreezes(t *testing.T) {
+	c := startCluster(t)
+	srv := s3test.Start(t)
+	h := startKubeHost(t, c, srv, srv.Bucket(), "sbx-lease", c.serviceAccountKubeconfig("sbx-system", "sbx-host"))
+	waitFor(t, 90*time.Second, h.node+" to be a Ready node", func() bool {
+		return c.jsonpath("node", h.node, `{.status.conditions[?(@.type=="Ready")].status}`) == "True"
+	})
+	c.kubectlIn(strings.ReplaceAll(sandboxPodYAML, "%NAME%", "leased"), "apply", "-f", "-")
+	waitFor(t, 90*time.Second, "Sandbox leased to be Ready", func() bool { return c.sandboxReady("leased") })
+	id := podspec.IDForPod("sbx", "leased")
+	status := func() string {
+		out, err := exec.Command("runc", "--root", filepath.Join(h.dataDir, "runc"), "state", id).Output()
+		var st struct{ Status string }
+		if err != nil || json.Unmarshal(out, &st) != nil {
+			return ""
+		}
+		return st.Status
+	}
+	if s := status(); s != "running" {
+		t.Fatalf("runc state of %s: %q, want running", id, s)
+	}
+	c.withAPIServerDown(func() {
+		waitFor(t, 120*time.Second, "the cut-off host to freeze its sandbox", func() bool { return status() == "paused" })
+	})
+	waitFor(t, 120*time.Second, "the sandbox to run again once the lease renews", func() bool { return status() == "running" })
+	res, err := h.client.Exec(context.Background(), id, sdk.ExecRequest{Shell: "echo ok"})
+	if err != nil || res.Stdout != "ok\n" {
+		t.Fatalf("exec after the thaw: %+v %v", res, err)
+	}
 }
