@@ -33,18 +33,28 @@ import (
 //
 // A checkpoint is written only by the pod that holds the sandbox's claim
 // (the fencing token of import.go), never over a manifest saved later than
-// it, and never over the archive the current manifest names (each
-// checkpoint has its own key; the one it replaces is deleted after).
+// it, and never over the archive the current manifest names: checkpoints
+// alternate between two keys, the one the manifest does not name, and the
+// one replaced is deleted after. Two keys and no more, so a checkpoint
+// left by a host that died before its manifest is dropped with the rest.
 
-// checkpointPrefix begins the key of every checkpoint's archive.
-const checkpointPrefix = "checkpoint-"
+// checkpointKeys are the two keys a sandbox's checkpoints alternate on.
+func checkpointKeys(id string) [2]string {
+	return [2]string{"sandboxes/" + id + "/checkpoint-a.tar.zst", "sandboxes/" + id + "/checkpoint-b.tar.zst"}
+}
 
-func checkpointKey(id string, at time.Time) string {
-	return fmt.Sprintf("sandboxes/%s/%s%d.tar.zst", id, checkpointPrefix, at.UnixNano())
+// nextCheckpointKey is the key of sandbox id's checkpoint key that cur
+// (its manifest, nil when none) does not name.
+func nextCheckpointKey(id string, cur *Transfer) string {
+	keys := checkpointKeys(id)
+	if cur != nil && cur.Spec.Archive != nil && cur.Spec.Archive.Key == keys[0] {
+		return keys[1]
+	}
+	return keys[0]
 }
 
 func isCheckpointKey(key string) bool {
-	return strings.HasPrefix(filepath.Base(key), checkpointPrefix)
+	return strings.HasPrefix(filepath.Base(key), "checkpoint-")
 }
 
 // Checkpointed is what one Checkpoint did.
@@ -132,7 +142,11 @@ func (m *Manager) Checkpoint(ctx context.Context, id, owner, pod, since string) 
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return res, errdefs.Internal(err, "checkpoint %s", id)
 	}
-	info := &store.ArchiveInfo{Key: checkpointKey(id, res.At), At: res.At}
+	cur, err := m.Manifest(ctx, id)
+	if err != nil {
+		return res, err
+	}
+	info := &store.ArchiveInfo{Key: nextCheckpointKey(id, cur), At: res.At}
 	pr, pw := io.Pipe()
 	go func() {
 		zw, err := zstd.NewWriter(pw, zstd.WithEncoderConcurrency(1))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,11 +150,19 @@ func TestCheckpoint(t *testing.T) {
 		t.Fatalf("an older manifest over a newer one: written %v, %v", ok, err)
 	}
 
+	// A checkpoint whose host died before its manifest is dropped too.
+	for _, key := range checkpointKeys(id) {
+		if _, err := blobs.Put(ctx, key, strings.NewReader("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := m.DropTransfer(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := blobs.Exists(ctx, tr.Spec.Archive.Key); ok {
-		t.Fatal("DropTransfer left the checkpoint's archive")
+	for _, key := range checkpointKeys(id) {
+		if ok, _ := blobs.Exists(ctx, key); ok {
+			t.Fatalf("DropTransfer left checkpoint %s", key)
+		}
 	}
 }
 

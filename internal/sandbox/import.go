@@ -214,12 +214,8 @@ func (m *Manager) DropTransfer(ctx context.Context, id string) error {
 	if m.cfg.Blobs == nil || !idRe.MatchString(id) {
 		return nil
 	}
-	tr, err := m.Manifest(ctx, id)
-	if err != nil {
-		return err
-	}
-	if tr != nil && tr.Spec.Archive != nil && isCheckpointKey(tr.Spec.Archive.Key) {
-		if err := m.cfg.Blobs.Delete(ctx, tr.Spec.Archive.Key); err != nil {
+	for _, key := range checkpointKeys(id) { // checkpoint.go
+		if err := m.cfg.Blobs.Delete(ctx, key); err != nil {
 			return err
 		}
 	}
