@@ -156,7 +156,10 @@ func startGatewayClusterWith(t *testing.T, hostArgs []string, nodes ...string) *
 
 // restartAPIServer stops kube-apiserver and starts it again with the same
 // flags; etcd keeps the state.
-func (c *cluster) restartAPIServer() {
+func (c *cluster) restartAPIServer() { c.withAPIServerDown(func() {}) }
+
+// withAPIServerDown stops kube-apiserver, runs during, and starts it again.
+func (c *cluster) withAPIServerDown(during func()) {
 	c.t.Helper()
 	for i, p := range c.procs {
 		if filepath.Base(p.Path) != "kube-apiserver" {
@@ -169,6 +172,7 @@ func (c *cluster) restartAPIServer() {
 		}
 		p.Process.Signal(syscall.SIGTERM)
 		<-c.exited[i]
+		during()
 		c.run("kube-apiserver", p.Path, p.Args[1:]...)
 		waitFor(c.t, 90*time.Second, "kube-apiserver to be ready again", func() bool {
 			out, err := c.tryKubectl("get", "--raw", "/readyz")

@@ -25,12 +25,13 @@ type kubeHost struct {
 // startKubeHost starts sbx serve --kube-node on its own data dir, bridge
 // and subnet, archiving to the shared bucket, acting as the sbx-host
 // service account of deploy/kubernetes/host-rbac.yaml.
-func startKubeHost(t *testing.T, c *cluster, srv *s3test.Server, bucket, node, kubeconfig string) *kubeHost {
+func startKubeHost(t *testing.T, c *cluster, srv *s3test.Server, bucket, node, kubeconfig string, extra ...string) *kubeHost {
 	t.Helper()
 	args := append(srv.Flags(bucket, "cluster"),
 		"--kube-node", "--kubeconfig", kubeconfig, "--kube-node-name", node,
 		"--kube-node-port", portOf(freeAddr(t)), "--kube-node-client-ca", c.kubeletCA,
 		"--kube-node-cpu", "8", "--kube-node-memory", "16Gi")
+	args = append(args, extra...)
 	return &kubeHost{daemon: startDaemon(t, args...), node: node}
 }
 

@@ -294,6 +294,8 @@ type (
 	State = wire.State
 	// Sandbox is [wire.Sandbox].
 	Sandbox = wire.Sandbox
+	// Recovery is [wire.Recovery].
+	Recovery = wire.Recovery
 	// CreateSandboxRequest is [wire.CreateSandboxRequest].
 	CreateSandboxRequest = wire.CreateSandboxRequest
 	// ExecRequest is [wire.ExecRequest].

@@ -86,6 +86,27 @@ type Sandbox struct {
 	Volumes []VolumeMount `json:"volumes,omitempty"`
 	// Buckets are its bucket mounts, without their keys.
 	Buckets []BucketMount `json:"buckets,omitempty"`
+	// Recovery is set when the sandbox came back on another host after the
+	// host that ran it was lost (cluster mode): what it came back from and
+	// what was lost. Absent for a sandbox that never lost its host.
+	Recovery *Recovery `json:"recovery,omitempty"`
+}
+
+// Recovery records a sandbox's return after the loss of its host (cluster
+// mode, docs/kubernetes/lifecycle.md): it was not handed off, so what it
+// wrote after its newest checkpoint, and every process, is gone.
+type Recovery struct {
+	// When the new host brought it back.
+	At time.Time `json:"at"`
+	// When the files it came back with were saved (its newest checkpoint
+	// or archive); changes made after this were lost. Absent when nothing
+	// was saved: it came back fresh from its spec.
+	SavedAt *time.Time `json:"savedAt,omitempty"`
+	// What it came back from: "checkpoint" (a periodic checkpoint),
+	// "archive" (an older archive) or "fresh" (nothing: all its files were lost).
+	From string `json:"from"`
+	// A sentence for people: what was lost.
+	Message string `json:"message"`
 }
 
 // CreateSandboxRequest is the body of POST /v1/sandboxes and PUT /v1/sandboxes/{name}.

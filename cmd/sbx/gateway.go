@@ -27,7 +27,7 @@ func newGatewayCmd() *cobra.Command {
 	var keysFile, auditLog string
 	var rateLimit float64
 	var rateBurst int
-	var readyTimeout time.Duration
+	var readyTimeout, outOfServiceAfter time.Duration
 	var e2bf e2bFlags // serve_e2b.go
 	cmd := &cobra.Command{
 		Use:   "gateway --admin-token-file FILE [--kubeconfig FILE] [--kube-namespace NS] [--listen ADDR]",
@@ -79,14 +79,20 @@ their lifecycle calls are the gateway's own, each sandbox's calls (toolbox,
 envd, code interpreter) go to its host (docs/compat/index.md "Through the
 cluster gateway"); --e2b-template maps E2B's templates to images.
 
+A host lost for good: an sbx node NotReady for --out-of-service-after gets
+the taint node.kubernetes.io/out-of-service, so Kubernetes moves its pods to
+other hosts, each sandbox restored from its newest checkpoint; the gateway
+takes the taint off when the node is Ready again (docs/kubernetes/lifecycle.md).
+
 Sandbox names must also be Kubernetes label values (end with a letter or a
 digit): other names are refused with 400 INVALID_NAME.
 
 Kubernetes credentials: --kubeconfig, else $KUBECONFIG, else the in-cluster
-service account. The gateway needs get/list/watch on pods and nodes,
-get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io and
-get/list/watch/create/update on secrets (a sandbox's env values and bucket
-keys are in a Secret its Sandbox owns, never in the object) in
+service account. The gateway needs get/list/watch on pods, get/list/watch/update
+on nodes (the out-of-service taint), get/list/watch/create/patch/delete on
+sandboxes.agents.x-k8s.io and get/list/watch/create/update on secrets (a
+sandbox's env values and bucket keys are in a Secret its Sandbox owns, never
+in the object) in
 --kube-namespace (deploy/kubernetes/gateway.yaml).`,
 		Example: `  sbx gateway --kubeconfig ~/.kube/config --admin-token-file /etc/sbx/admin.token
   SBX_HOST=http://127.0.0.1:7480 SBX_TOKEN=$(cat /etc/sbx/admin.token) sbx create box`,
@@ -119,6 +125,9 @@ keys are in a Secret its Sandbox owns, never in the object) in
 			cluster := gateway.NewCluster(kube, agents, namespace)
 			if err := cluster.Start(ctx, 2*time.Minute); err != nil { // the informers run until ctx ends
 				return err
+			}
+			if outOfServiceAfter > 0 {
+				go gateway.RunOutOfService(ctx, kube, outOfServiceAfter, slog.Default())
 			}
 			transport, err := hostTransport(hostCA, hostCert, hostKey, hostName)
 			if err != nil {
@@ -176,6 +185,7 @@ keys are in a Secret its Sandbox owns, never in the object) in
 	fl.StringVar(&tokenFile, "admin-token-file", "", "file holding the admin key callers present (required)")
 	fl.StringVar(&hostTokenFile, "host-token-file", "", "file holding the sbx hosts' admin key, the cluster's shared secret (default: --admin-token-file)")
 	fl.DurationVar(&readyTimeout, "ready-timeout", 5*time.Minute, "how long create, start and a call on a stopped sandbox wait for it to run")
+	fl.DurationVar(&outOfServiceAfter, "out-of-service-after", 2*time.Minute, "taint an sbx node out-of-service once it has been NotReady this long, so its sandboxes move to other hosts; longer than a host's own freeze after losing its lease (40s); 0: never (an operator taints by hand)")
 	fl.StringVar(&tlsCert, "tls-cert", "", "PEM certificate (chain) to serve over https; needs --tls-key")
 	fl.StringVar(&tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	fl.StringVar(&keysFile, "keys-file", "", "teams' API keys and quotas (YAML; Secret sbx-gateway-keys), reloaded when it changes; see docs/kubernetes/teams.md and sbx gateway key create")

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ type kubeNodeFlags struct {
 	subnetPool                   string
 	port, pods                   int
 	clientNames                  []string
+	checkpoint                   time.Duration
 }
 
 func (f *kubeNodeFlags) register(cmd *cobra.Command) {
@@ -41,6 +43,7 @@ func (f *kubeNodeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.cpu, "kube-node-cpu", "", "CPU capacity offered to kube-scheduler, e.g. 16 or 15500m (default: the host's cores)")
 	fl.StringVar(&f.memory, "kube-node-memory", "", "memory capacity offered to kube-scheduler, e.g. 60Gi (default: the host's memory)")
 	fl.IntVar(&f.pods, "kube-node-pods", 110, "most sandboxes (pods) kube-scheduler places here")
+	fl.DurationVar(&f.checkpoint, "kube-checkpoint-interval", kubenode.DefaultCheckpointInterval, "how often each running sandbox's files are saved to the bucket when they changed, so a sandbox whose host is lost comes back from that save; 0 turns checkpoints off (docs/kubernetes/lifecycle.md)")
 	fl.StringVar(&f.subnetPool, "kube-node-subnet-pool", "", "IPv4 CIDR shared by all hosts, e.g. 10.64.0.0/10: this host's sandbox subnet is the /24 of it chosen by the low bits of its node address, so pod IPs differ between hosts; instead of --subnet (env SBX_KUBE_NODE_SUBNET_POOL)")
 }
 
@@ -69,6 +72,10 @@ func (f *kubeNodeFlags) apply(cmd *cobra.Command, cfg *daemon.Config) error {
 	c.Port, c.Pods, c.Namespace = f.port, f.pods, f.namespace
 	c.TLSCert, c.TLSKey = f.cert, f.key
 	c.CPU, c.Memory = f.cpu, f.memory
+	if f.checkpoint < 0 {
+		return usagef("--kube-checkpoint-interval %s: want a duration of 0 (off) or more", f.checkpoint)
+	}
+	c.CheckpointInterval = f.checkpoint
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return usagef("--kube-node-tls-cert and --kube-node-tls-key go together")
 	}

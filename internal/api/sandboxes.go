@@ -172,6 +172,7 @@ func toAPI(sb *store.Sandbox) wire.Sandbox {
 	out.Class, out.Parent, out.Snapshot = classOf(sb.Spec), sb.Spec.Parent, sb.Spec.Snapshot // snapshots.go
 	out.Network, out.Egress = networkOf(sb.Spec)                                             // see ports.go
 	out.Volumes = sb.Spec.Volumes
+	out.Recovery = sb.Spec.Recovery
 	for _, b := range sb.Spec.Buckets {
 		b.AccessKeyID, b.SecretAccessKey = "", "" // write-only
 		out.Buckets = append(out.Buckets, b)

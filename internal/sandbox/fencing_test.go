@@ -48,7 +48,7 @@ func TestHandoffOfAFencedCopyWritesNothing(t *testing.T) {
 		{"", Claim{"pod-1", 1}},      // no pod, no claim
 		{"pod-2", Claim{"pod-2", 2}}, // the successor, on another host
 	} {
-		if err := m.Claim(ctx, id, c.pod); err != nil {
+		if _, err := m.Claim(ctx, id, c.pod); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := m.readClaim(ctx, id); err != nil || got != c.want {

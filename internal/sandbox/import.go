@@ -45,6 +45,13 @@ type Transfer struct {
 	Team      string     `json:"team,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
 	Spec      store.Spec `json:"spec"` // Spec.Archive locates its files
+	// Pod is the UID of the pod whose host wrote it, SavedAt when its
+	// files were taken, and Checkpoint whether a periodic checkpoint of
+	// the running sandbox wrote it (checkpoint.go) rather than a Handoff:
+	// a sandbox restored from a checkpoint lost what came after SavedAt.
+	Pod        string    `json:"pod,omitempty"`
+	SavedAt    time.Time `json:"savedAt,omitempty"`
+	Checkpoint bool      `json:"checkpoint,omitempty"`
 }
 
 var idRe = regexp.MustCompile(`^sbx-[a-z2-7]{16}$`)
@@ -65,21 +72,17 @@ func (m *Manager) CreateWithID(ctx context.Context, id string, req wire.CreateSa
 	return m.createAs(ctx, id, req)
 }
 
-// TransferOwner reports whether the blob store holds a handed-off sandbox
-// id, and the owner its manifest names ("" for manifests written before
-// owners were recorded).
-func (m *Manager) TransferOwner(ctx context.Context, id string) (owner string, found bool, err error) {
+// Manifest is the manifest of handed-off or checkpointed sandbox id in
+// the blob store; nil when there is none.
+func (m *Manager) Manifest(ctx context.Context, id string) (*Transfer, error) {
 	if m.cfg.Blobs == nil || !idRe.MatchString(id) {
-		return "", false, nil
+		return nil, nil
 	}
 	tr, err := m.readTransfer(ctx, id)
 	if errdefs.KindOf(err) == errdefs.KindNotFound {
-		return "", false, nil
+		return nil, nil
 	}
-	if err != nil {
-		return "", false, err
-	}
-	return tr.Owner, true, nil
+	return tr, err
 }
 
 // Handoff stops a sandbox (a started one gets opt's grace), archives it
@@ -110,19 +113,17 @@ func (m *Manager) Handoff(ctx context.Context, id, owner, pod string, opt StopOp
 	if sb, err = m.Archive(ctx, id); err != nil {
 		return err
 	}
-	tr := Transfer{ID: sb.ID, Owner: owner, Name: sb.Name, Team: sb.Team, CreatedAt: sb.CreatedAt, Spec: sb.Spec}
-	b, err := json.Marshal(tr)
+	tr := Transfer{ID: sb.ID, Owner: owner, Name: sb.Name, Team: sb.Team, CreatedAt: sb.CreatedAt, Spec: sb.Spec,
+		Pod: pod, SavedAt: sb.Spec.Archive.At}
+	// Again just before the manifest (putManifest): a claim made while
+	// this host stopped and archived the sandbox wins too (the archive it
+	// wrote is then unreferenced: the newer manifest names its own).
+	written, err := m.putManifest(ctx, tr)
 	if err != nil {
-		return errdefs.Internal(err, "encode the manifest of %s", id)
-	}
-	// Again just before the manifest: a claim made while this host stopped
-	// and archived the sandbox wins too (the archive it wrote is then
-	// unreferenced: the newer manifest names its own).
-	if stale, err := m.fenced(ctx, id, pod); err != nil || stale {
 		return err
 	}
-	if _, err := m.cfg.Blobs.Put(ctx, transferKey(id), bytes.NewReader(b)); err != nil {
-		return err
+	if !written {
+		m.log.Warn("another pod holds the sandbox's claim: forgetting this host's stale copy instead of handing it off", "id", id, "pod", pod)
 	}
 	return m.Forget(ctx, id)
 }
@@ -212,6 +213,11 @@ func (m *Manager) TakeOver(ctx context.Context, id string, labels map[string]str
 func (m *Manager) DropTransfer(ctx context.Context, id string) error {
 	if m.cfg.Blobs == nil || !idRe.MatchString(id) {
 		return nil
+	}
+	for _, key := range checkpointKeys(id) { // checkpoint.go
+		if err := m.cfg.Blobs.Delete(ctx, key); err != nil {
+			return err
+		}
 	}
 	if err := m.cfg.Blobs.Delete(ctx, transferKey(id)); err != nil {
 		return err
@@ -310,19 +316,20 @@ type Claim struct {
 	Generation int64  `json:"generation"` // how many pods have claimed it
 }
 
-// Claim makes pod the holder of sandbox id's claim (see above). A pod that
+// Claim makes pod the holder of sandbox id's claim (see above) and
+// returns the claim it replaced (the zero Claim when none). A pod that
 // holds it already keeps it; an empty pod claims nothing.
-func (m *Manager) Claim(ctx context.Context, id, pod string) error {
+func (m *Manager) Claim(ctx context.Context, id, pod string) (Claim, error) {
 	if m.cfg.Blobs == nil || pod == "" || !idRe.MatchString(id) {
-		return nil
+		return Claim{}, nil
 	}
 	cur, err := m.readClaim(ctx, id)
 	if err != nil || cur.Pod == pod {
-		return err
+		return cur, err
 	}
 	b, _ := json.Marshal(Claim{Pod: pod, Generation: cur.Generation + 1}) // plain fields: cannot fail
 	_, err = m.cfg.Blobs.Put(ctx, claimKey(id), bytes.NewReader(b))
-	return err
+	return cur, err
 }
 
 // fenced reports whether another pod than pod holds sandbox id's claim;

@@ -88,6 +88,10 @@ type Spec struct {
 	// store returns has them back in Buckets and SealedBucketKeys nil.
 	Buckets          []wire.BucketMount `json:"buckets,omitempty"`
 	SealedBucketKeys []byte             `json:"sealedBucketKeys,omitempty"`
+
+	// Recovery: the sandbox came back after its host was lost
+	// (sandbox/checkpoint.go).
+	Recovery *wire.Recovery `json:"recovery,omitempty"`
 }
 
 // Policy is a sandbox's lifecycle policy; durations in seconds.

@@ -71,6 +71,12 @@ type Config struct {
 	// Capacity offered to kube-scheduler; defaults: the host's cores and memory.
 	CPU, Memory string
 	Pods        int // default 110
+	// CheckpointInterval: how often each running sandbox of a Sandbox
+	// object is saved to the blob store (recovery.go); 0: never.
+	CheckpointInterval time.Duration
+	// FenceAfter: how long the node Lease goes unrenewed before this
+	// host freezes its sandboxes (watchdog.go). Default DefaultFenceAfter.
+	FenceAfter time.Duration
 }
 
 // sandboxGVR is agent-sandbox's Sandbox resource.
@@ -106,6 +112,15 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 	p.secret = func(ctx context.Context, ns, name string) (*corev1.Secret, error) {
 		return client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 	}
+	p.recoveries = sandboxObjects{dyn}
+	if cfg.CheckpointInterval > 0 {
+		go p.checkpointLoop(ctx, cfg.CheckpointInterval)
+	}
+	fenceAfter := cfg.FenceAfter
+	if fenceAfter <= 0 {
+		fenceAfter = DefaultFenceAfter
+	}
+	go p.watchLease(ctx, leaseRenewed(all.CoordinationV1().Leases("kube-node-lease"), cfg.NodeName), fenceAfter)
 	m.SetLifeOwner(p) // owner.go: the Sandbox objects decide the sandboxes' lives
 	go reapArchives(ctx, dyn, client, cfg.Namespace, m, log)
 	mux := http.NewServeMux()

@@ -38,9 +38,13 @@ type Sandboxes interface {
 	Start(ctx context.Context, idOrName string) (*store.Sandbox, error)
 	Delete(ctx context.Context, idOrName string, wait bool) (*store.Sandbox, error)
 	Handoff(ctx context.Context, id, owner, pod string, opt sandbox.StopOptions) error
-	Claim(ctx context.Context, id, pod string) error
+	Claim(ctx context.Context, id, pod string) (sandbox.Claim, error)
 	Forget(ctx context.Context, id string) error
-	TransferOwner(ctx context.Context, id string) (owner string, found bool, err error)
+	Manifest(ctx context.Context, id string) (*sandbox.Transfer, error)
+	// Checkpoint and SetRecovery: checkpoint.go.
+	Checkpoint(ctx context.Context, id, owner, pod, since string) (sandbox.Checkpointed, error)
+	SetRecovery(ctx context.Context, id string, rec *wire.Recovery) error
+	Freeze(ctx context.Context, id string, frozen bool) error // watchdog.go
 	TakeOver(ctx context.Context, id string, labels map[string]string) (*store.Sandbox, error)
 	DropTransfer(ctx context.Context, id string) error
 	Agent(ctx context.Context, idOrName string) (*agentapi.Client, *store.Sandbox, error)
@@ -89,12 +93,14 @@ type Provider struct {
 	ensureTeam func(ctx context.Context, team string) error
 	// secret reads a Secret of the pods' namespace (values.go).
 	secret func(ctx context.Context, namespace, name string) (*corev1.Secret, error)
+	recoveries Recoveries // recovery.go; nil: not recorded in Kubernetes
 
 	mu     sync.Mutex
 	pods   map[string]*corev1.Pod // namespace/name → the pod as Kubernetes gave it
 	failed map[string]string      // namespace/name → why its sandbox could not be made
 	last   map[string]string      // namespace/name → fingerprint of the last status sent
 	notify func(*corev1.Pod)
+	frozen map[string]bool // ids the lease watchdog froze; nil when it froze none (watchdog.go)
 }
 
 // NewProvider returns a provider for node (its name) at hostIP.
@@ -149,7 +155,8 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 	}
 	// The fencing token first: from now on only this pod's host may write
 	// the sandbox back (a cut-off host that ran its predecessor may not).
-	if err := p.m.Claim(ctx, id, string(pod.UID)); err != nil {
+	prev, err := p.m.Claim(ctx, id, string(pod.UID))
+	if err != nil {
 		return err
 	}
 	// Then the team: a take-over restores the sandbox into it too (a
@@ -162,15 +169,22 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 	}
 	labels := map[string]string{LabelPodNamespace: pod.Namespace, LabelPodName: pod.Name}
 	owner := string(ownerOf(pod))
-	holder, handedOff, err := p.m.TransferOwner(ctx, id)
+	tr, err := p.m.Manifest(ctx, id)
 	if err != nil {
 		return err
 	}
-	if handedOff && (holder == owner || holder == "") {
-		_, err := p.m.TakeOver(ctx, id, labels)
-		return err
+	// A pod whose predecessor's host was lost (no handoff) comes back
+	// from the newest checkpoint, or fresh: say so (recovery.go).
+	rec := sandbox.Recovered(prev, string(pod.UID), tr, time.Now())
+	if tr != nil && (tr.Owner == owner || tr.Owner == "") {
+		if _, err := p.m.TakeOver(ctx, id, labels); err != nil {
+			return err
+		}
+		return p.recovered(ctx, pod, id, rec)
 	}
-	if handedOff {
+	if tr != nil {
+		holder := tr.Owner
+		rec = nil // the claim was the deleted owner's too
 		// Left by a deleted object of the same namespace/name (its
 		// finalizer was removed by hand): not this one's files.
 		p.log.Info("kube: drop the archive of a deleted owner", "id", id, "owner", holder, "pod", key(pod.Namespace, pod.Name))
@@ -188,8 +202,10 @@ func (p *Provider) ensure(ctx context.Context, pod *corev1.Pod) error {
 		req.Labels[k] = v
 	}
 	tctx := auth.WithPrincipal(ctx, auth.Principal{KeyID: "kube-node", Team: team})
-	_, err = p.m.CreateWithID(tctx, id, req)
-	return err
+	if _, err = p.m.CreateWithID(tctx, id, req); err != nil {
+		return err
+	}
+	return p.recovered(ctx, pod, id, rec)
 }
 
 // UpdatePod keeps the newest copy of the pod (labels change when a warm

@@ -25,6 +25,7 @@ type fakeSandboxes struct {
 	transfers map[string]string // id → owner
 	calls     []string
 	changed   chan struct{}
+	claims    map[string]string // id → the pod that holds its claim
 }
 
 func newFake() *fakeSandboxes {
@@ -94,11 +95,14 @@ func (f *fakeSandboxes) Forget(_ context.Context, id string) error {
 	return nil
 }
 
-func (f *fakeSandboxes) TransferOwner(_ context.Context, id string) (string, bool, error) {
+func (f *fakeSandboxes) Manifest(_ context.Context, id string) (*sandbox.Transfer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	owner, ok := f.transfers[id]
-	return owner, ok, nil
+	if !ok {
+		return nil, nil
+	}
+	return &sandbox.Transfer{ID: id, Owner: owner}, nil
 }
 
 func (f *fakeSandboxes) TakeOver(_ context.Context, id string, labels map[string]string) (*store.Sandbox, error) {
@@ -122,10 +126,34 @@ func (f *fakeSandboxes) Agent(context.Context, string) (*agentapi.Client, *store
 	return nil, nil, errdefs.Unavailable(wire.CodeAgentError, "no agent in this fake")
 }
 
-func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error)  { return "", nil }
-func (f *fakeSandboxes) EventsChanged() <-chan struct{}              { return f.changed }
-func (f *fakeSandboxes) SetLifeOwner(sandbox.LifeOwner)              {}
-func (f *fakeSandboxes) Claim(context.Context, string, string) error { return nil }
+func (f *fakeSandboxes) MainLogPath(*store.Sandbox) (string, error) { return "", nil }
+func (f *fakeSandboxes) EventsChanged() <-chan struct{}             { return f.changed }
+func (f *fakeSandboxes) SetLifeOwner(sandbox.LifeOwner)             {}
+func (f *fakeSandboxes) Claim(_ context.Context, id, pod string) (sandbox.Claim, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := sandbox.Claim{Pod: f.claims[id]}
+	if f.claims == nil {
+		f.claims = map[string]string{}
+	}
+	f.claims[id] = pod
+	return prev, nil
+}
+func (f *fakeSandboxes) Freeze(_ context.Context, id string, frozen bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record(map[bool]string{true: "freeze ", false: "thaw "}[frozen] + id)
+	return nil
+}
+func (f *fakeSandboxes) SetRecovery(_ context.Context, id string, rec *wire.Recovery) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("recovered " + id + " from " + rec.From)
+	return nil
+}
+func (f *fakeSandboxes) Checkpoint(context.Context, string, string, string, string) (sandbox.Checkpointed, error) {
+	return sandbox.Checkpointed{}, nil
+}
 
 func (f *fakeSandboxes) history() string {
 	f.mu.Lock()
@@ -322,5 +350,31 @@ func TestUpdateOfADeletedPodMakesNoSandbox(t *testing.T) {
 	id := podspec.IDForPod("sbx", "box")
 	if _, err := f.Get(t.Context(), id); err == nil {
 		t.Fatalf("the deleted pod's sandbox was made again; calls: %s", f.history())
+	}
+}
+
+// A pod whose predecessor ran on a host that was lost before anything was
+// saved comes back fresh, and says so; the first pod of a sandbox does not.
+func TestCreatePodAfterAHostLossWithNothingSavedSaysSo(t *testing.T) {
+	f := newFake()
+	id := podspec.IDForPod("sbx", "box")
+	p := NewProvider(f, fakeOwners{}, nil, "h1", "10.0.0.1", nil)
+	pod := sandboxPod("box", true)
+	pod.UID = "pod-1"
+	if err := p.CreatePod(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.history(); got != "create "+id+" base" {
+		t.Fatalf("first pod: %s", got)
+	}
+	delete(f.local, id) // its host is lost
+	f.calls = nil
+	next := sandboxPod("box", true)
+	next.UID = "pod-2"
+	if err := p.CreatePod(t.Context(), next); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.history(); got != "create "+id+" base; recovered "+id+" from fresh" {
+		t.Fatalf("successor: %s", got)
 	}
 }

@@ -7000,6 +7000,23 @@ export interface components {
             /** @description Part of the file's name (letters, digits, - and _ are kept); default "recording". */
             label?: string;
         };
+        /** @description Recovery records a sandbox's return after the loss of its host (cluster mode, docs/kubernetes/lifecycle.md): it was not handed off, so what it wrote after its newest checkpoint, and every process, is gone. */
+        Recovery: {
+            /**
+             * Format: date-time
+             * @description When the new host brought it back.
+             */
+            at: string;
+            /** @description What it came back from: "checkpoint" (a periodic checkpoint), "archive" (an older archive) or "fresh" (nothing: all its files were lost). */
+            from: string;
+            /** @description A sentence for people: what was lost. */
+            message: string;
+            /**
+             * Format: date-time
+             * @description When the files it came back with were saved (its newest checkpoint or archive); changes made after this were lost. Absent when nothing was saved: it came back fresh from its spec.
+             */
+            savedAt?: string;
+        };
         ReplaceInFilesError: {
             /** @description What went wrong: a stable code to compare against and a message for people */
             error: {
@@ -7444,6 +7461,8 @@ export interface components {
             pidsLimit: number;
             /** @description why it entered State: "user", "crash", "reconcile", … */
             reason?: string;
+            /** @description Recovery is set when the sandbox came back on another host after the host that ran it was lost (cluster mode): what it came back from and what was lost. Absent for a sandbox that never lost its host. */
+            recovery?: components["schemas"]["Recovery"];
             /**
              * @description of the entrypoint: never, on-failure, always
              * @enum {string}

@@ -1807,6 +1807,9 @@ class RecordingStartRequest(TypedDict):
     label: NotRequired[str]
 
 
+Recovery = TypedDict("Recovery", {"at": str, "from": str, "message": str, "savedAt": NotRequired[str]})
+
+
 class ReplaceInFilesError(TypedDict):
     error: Dict[str, Any]
 
@@ -1999,7 +2002,7 @@ class SSHAccess(TypedDict):
     token: NotRequired[str]
 
 
-Sandbox = TypedDict("Sandbox", {"autoArchiveSeconds": int, "autoDeleteSeconds": int, "autoPauseSeconds": int, "autoStopSeconds": int, "buckets": NotRequired[List["BucketMount"]], "class": Literal["container", "gvisor"], "cpu": float, "createdAt": str, "diskMiB": int, "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": bool, "error": NotRequired[str], "expiresAction": NotRequired[Literal["stop", "pause", "archive", "delete"]], "expiresAt": NotRequired[str], "id": str, "image": str, "keepAlive": bool, "labels": Dict[str, str], "lastActivityAt": NotRequired[str], "memoryMiB": int, "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "parent": NotRequired[str], "pidsLimit": int, "reason": NotRequired[str], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "startedAt": NotRequired[str], "state": Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"], "stoppedAt": NotRequired[str], "team": NotRequired[str], "ttlFrom": NotRequired[str], "ttlSeconds": int, "volumes": NotRequired[List["VolumeMount"]], "workdir": str})
+Sandbox = TypedDict("Sandbox", {"autoArchiveSeconds": int, "autoDeleteSeconds": int, "autoPauseSeconds": int, "autoStopSeconds": int, "buckets": NotRequired[List["BucketMount"]], "class": Literal["container", "gvisor"], "cpu": float, "createdAt": str, "diskMiB": int, "egress": NotRequired["EgressPolicy"], "entrypoint": NotRequired[List[str]], "env": NotRequired[Dict[str, str]], "ephemeral": bool, "error": NotRequired[str], "expiresAction": NotRequired[Literal["stop", "pause", "archive", "delete"]], "expiresAt": NotRequired[str], "id": str, "image": str, "keepAlive": bool, "labels": Dict[str, str], "lastActivityAt": NotRequired[str], "memoryMiB": int, "name": NotRequired[str], "network": NotRequired[Literal["bridge", "none"]], "parent": NotRequired[str], "pidsLimit": int, "reason": NotRequired[str], "recovery": NotRequired["Recovery"], "restartPolicy": NotRequired[Literal["never", "on-failure", "always"]], "snapshot": NotRequired[str], "startedAt": NotRequired[str], "state": Literal["creating", "starting", "started", "stopping", "stopped", "deleting", "deleted", "error", "pausing", "paused", "resuming", "archiving", "archived", "restoring"], "stoppedAt": NotRequired[str], "team": NotRequired[str], "ttlFrom": NotRequired[str], "ttlSeconds": int, "volumes": NotRequired[List["VolumeMount"]], "workdir": str})
 
 
 class SandboxStats(TypedDict):
