@@ -92,7 +92,7 @@ type Provider struct {
 	// ensureTeam: Config.EnsureTeam.
 	ensureTeam func(ctx context.Context, team string) error
 	// secret reads a Secret of the pods' namespace (values.go).
-	secret func(ctx context.Context, namespace, name string) (*corev1.Secret, error)
+	secret     func(ctx context.Context, namespace, name string) (*corev1.Secret, error)
 	recoveries Recoveries // recovery.go; nil: not recorded in Kubernetes
 
 	mu     sync.Mutex
