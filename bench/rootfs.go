@@ -132,13 +132,20 @@ func cgroupMemory(pid int) (int64, error) {
 }
 
 // rss returns a process's resident set size in bytes (VmRSS).
-func rss(pid int) (int64, error) {
+func rss(pid int) (int64, error) { return procStatus(pid, "VmRSS:") }
+
+// rssAnon returns the anonymous part of a process's resident set in bytes
+// (RssAnon): its heap and stacks, without the pages of its mapped binary.
+func rssAnon(pid int) (int64, error) { return procStatus(pid, "RssAnon:") }
+
+// procStatus returns a kB field of /proc/pid/status in bytes.
+func procStatus(pid int, field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10, err
 		}

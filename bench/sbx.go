@@ -91,6 +91,18 @@ func waitHTTP(url string, hc *http.Client) error {
 
 func (s *sbxSystem) Name() string { return "sbx" }
 
+// asSbx returns the sbx daemon behind sys: the main one, or a second one
+// (-sbx-baseline, -runsc), so a row can compare them in one run.
+func asSbx(sys System) (*sbxSystem, bool) {
+	switch s := sys.(type) {
+	case *sbxSystem:
+		return s, true
+	case *secondSbx:
+		return s.sbxSystem, true
+	}
+	return nil, false
+}
+
 // secondSbx is another sbx daemon beside the first, on a data dir and a
 // bridge of its own: the -runsc one, or the -sbx-baseline one.
 type secondSbx struct {

@@ -155,3 +155,37 @@ func TestObserveCallNamesTheRoute(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// An agent connection the daemon no longer uses is closed after
+// idleConnTimeout: a host of idle sandboxes holds no connection (two
+// goroutines and their buffers on each side) to each one it touched.
+func TestClientDropsIdleConnections(t *testing.T) {
+	saved := idleConnTimeout
+	idleConnTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { idleConnTimeout = saved })
+	dir := newRunDir(t)
+	l, err := net.Listen("unix", filepath.Join(dir, AgentSock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{}, 1)
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{}`)) }),
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateClosed {
+				closed <- struct{}{}
+			}
+		},
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	c := NewClient(dir)
+	if err := c.Health(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the client still holds its idle connection to the agent")
+	}
+}

@@ -24,13 +24,27 @@ import (
 // when it calls WatchExit. The wait uses Go's network poller, not a blocked
 // OS thread per process.
 func WatchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
+	return WatchExitFunc(ctx, pid, nil)
+}
+
+// WatchExitFunc is WatchExit that also calls then, when not nil, from the
+// watch's own goroutine once the watch ends: with exited true after the
+// channel is closed, false when ctx ended first. A caller that must act on
+// the exit needs no goroutine of its own waiting on the channel (one per
+// sandbox: docs/performance.md). then is not called when WatchExitFunc
+// fails.
+func WatchExitFunc(ctx context.Context, pid int, then func(exited bool)) (<-chan struct{}, error) {
 	if pid <= 0 {
 		return nil, errdefs.Invalid(wire.CodeInvalidPID, "pid %d is not a process id", pid)
+	}
+	if then == nil {
+		then = func(bool) {}
 	}
 	done := make(chan struct{})
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if errors.Is(err, unix.ESRCH) {
 		close(done)
+		go then(true)
 		return done, nil
 	}
 	if err != nil {
@@ -52,10 +66,8 @@ func WatchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
 		return nil, errdefs.Internal(err, "pidfd %d", pid)
 	}
 	go func() {
-		defer closeFd()
 		// The end of ctx wakes the parked read below with a deadline.
 		stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
-		defer stop()
 		// A pidfd becomes readable when the process exits. Returning false
 		// parks this goroutine until the poller sees it readable.
 		err := rc.Read(func(fd uintptr) bool {
@@ -66,9 +78,13 @@ func WatchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
 			}
 			return err != nil || n > 0
 		})
-		if !errors.Is(err, os.ErrDeadlineExceeded) {
+		stop()
+		exited := !errors.Is(err, os.ErrDeadlineExceeded)
+		if exited {
 			close(done)
 		}
+		closeFd()
+		then(exited)
 	}()
 	return done, nil
 }

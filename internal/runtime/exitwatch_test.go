@@ -128,3 +128,56 @@ func threads(t *testing.T) int {
 	t.Fatal("no Threads line")
 	return 0
 }
+
+// WatchExitFunc calls then on the watch's goroutine: true once the process
+// exited (its channel closed by then), false when the context ended first,
+// and true for a pid already gone.
+func TestWatchExitFunc(t *testing.T) {
+	// got carries then's argument, and whether the channel was closed
+	// when then was called.
+	type call struct{ exited, closed bool }
+	watch := func(ctx context.Context, pid int) chan call {
+		t.Helper()
+		got := make(chan call, 1)
+		ready := make(chan struct{})
+		var exited <-chan struct{}
+		exited, err := WatchExitFunc(ctx, pid, func(e bool) {
+			<-ready
+			select {
+			case <-exited:
+				got <- call{e, true}
+			default:
+				got <- call{e, false}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		close(ready)
+		return got
+	}
+	cmd := exec.Command("sleep", "1000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := watch(ctx, cmd.Process.Pid)
+	got := watch(context.Background(), cmd.Process.Pid)
+	cancel()
+	if c := <-cancelled; c.exited || c.closed {
+		t.Fatalf("a cancelled watch reports an exit: %+v", c)
+	}
+	select {
+	case c := <-got:
+		t.Fatalf("then called while the process runs: %+v", c)
+	default:
+	}
+	cmd.Process.Kill()
+	if c := <-got; !c.exited || !c.closed {
+		t.Fatalf("after the exit: %+v, want exited and the channel closed", c)
+	}
+	cmd.Wait()
+	if c := <-watch(context.Background(), cmd.Process.Pid); !c.exited || !c.closed {
+		t.Fatalf("a pid already gone: %+v, want exited and the channel closed", c)
+	}
+}

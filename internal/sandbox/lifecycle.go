@@ -245,25 +245,29 @@ func (m *Manager) startInstance(ctx context.Context, sb *store.Sandbox) (err err
 	return m.attach(sb.ID, st.Pid, client)
 }
 
-// attach remembers a running instance and watches for its exit.
+// attach remembers a running instance and watches for its exit. The exit
+// is handled on the watch's own goroutine: no second goroutine per sandbox
+// waits for it.
 func (m *Manager) attach(id string, pid int, client *agentapi.Client) error {
-	exited, err := runtime.WatchExit(m.ctx, pid)
+	inst := &instance{pid: pid, agent: client}
+	attached := make(chan struct{})
+	m.wg.Add(1)
+	exited, err := runtime.WatchExitFunc(m.ctx, pid, func(exited bool) {
+		defer m.wg.Done()
+		if exited {
+			<-attached // inst is in m.instances
+			m.onExit(id, inst)
+		}
+	})
 	if err != nil {
+		m.wg.Done()
 		return errdefs.Internal(err, "watch instance of %s", id)
 	}
-	inst := &instance{pid: pid, exited: exited, agent: client}
+	inst.exited = exited
 	m.mu.Lock()
 	m.instances[id] = inst
 	m.mu.Unlock()
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		select {
-		case <-exited:
-			m.onExit(id, inst)
-		case <-m.closed:
-		}
-	}()
+	close(attached)
 	return nil
 }
 

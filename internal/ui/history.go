@@ -34,15 +34,17 @@ const memoryEvery = 6
 //
 // Cost: per round one store query for the started sandboxes and, for each,
 // one cgroup file read (its CPU time), plus its memory files when it used
-// CPU since the last round or every memoryEvery rounds (no disk walk); per
-// sandbox a ring of window/every samples of 12 bytes (360 samples, 4 KiB,
-// at the defaults).
+// CPU since the last round or every memoryEvery rounds (no disk walk). Per
+// sandbox at most window/every samples (360 at the defaults), kept as runs
+// of equal samples: an idle sandbox's hour is one or a few runs of 20 bytes
+// where a ring of every sample was 4 KiB, most of the dashboard's memory on
+// a host of idle sandboxes (docs/performance.md).
 // A sandbox not started for a whole window is forgotten.
 type History struct {
 	sandboxes Sandboxes
 	read      UsageReader
 	every     time.Duration
-	size      int // samples per ring
+	size      int // samples kept per sandbox
 
 	mu    sync.Mutex
 	rings map[string]*ring
@@ -55,17 +57,27 @@ type Sample struct {
 	MemoryBytes uint64  `json:"mem"`
 }
 
-// sample is Sample as stored: 12 bytes.
-type sample struct {
-	t      uint32 // Unix seconds (good until 2106)
-	cpu    float32
-	memKiB uint32
+// run is a run of equal samples taken at a steady step, as stored: n
+// samples from first to last (Unix seconds, good until 2106), every
+// (last-first)/(n-1) seconds.
+type run struct {
+	first, last uint32
+	n           uint32
+	cpu         float32
+	memKiB      uint32
+}
+
+// step is the seconds between the run's samples (0 for a single sample).
+func (r run) step() uint32 {
+	if r.n < 2 {
+		return 0
+	}
+	return (r.last - r.first) / (r.n - 1)
 }
 
 type ring struct {
-	buf      []sample
-	next     int // where the next sample goes
-	full     bool
+	runs     []run  // oldest first
+	samples  int    // in all runs
 	lastCPU  uint64 // cumulative CPU time at the last sample
 	lastAt   time.Time
 	lastSeen time.Time
@@ -137,7 +149,7 @@ func (h *History) SampleOnce(ctx context.Context, now time.Time) {
 	for i, sb := range list {
 		r := h.rings[sb.ID]
 		if r == nil {
-			r = &ring{buf: make([]sample, h.size)}
+			r = &ring{}
 			h.rings[sb.ID] = r
 		}
 		mem := r.lastMem
@@ -145,7 +157,7 @@ func (h *History) SampleOnce(ctx context.Context, now time.Time) {
 		if stale[i] {
 			mem, r.memAge = mems[i], 0
 		}
-		r.add(now, cpus[i], mem)
+		r.add(now, cpus[i], mem, h.size)
 	}
 	window := time.Duration(h.size) * h.every
 	for id, r := range h.rings {
@@ -155,16 +167,35 @@ func (h *History) SampleOnce(ctx context.Context, now time.Time) {
 	}
 }
 
-func (r *ring) add(now time.Time, cpuNanos, mem uint64) {
+func (r *ring) add(now time.Time, cpuNanos, mem uint64, size int) {
 	var pct float32
 	// The first sample of an instance, or one after a restart (its CPU
 	// time starts again at 0), has no rate yet.
 	if !r.lastAt.IsZero() && cpuNanos >= r.lastCPU && now.After(r.lastAt) && now.Sub(r.lastSeen) < 3*time.Minute {
 		pct = float32(float64(cpuNanos-r.lastCPU) / float64(now.Sub(r.lastAt).Nanoseconds()) * 100)
 	}
-	r.buf[r.next] = sample{t: uint32(now.Unix()), cpu: pct, memKiB: uint32(min(mem>>10, 1<<32-1))}
-	r.next = (r.next + 1) % len(r.buf)
-	r.full = r.full || r.next == 0
+	t, memKiB := uint32(now.Unix()), uint32(min(mem>>10, 1<<32-1))
+	// The sample extends the last run if it is equal and at the run's step
+	// (so every sample's time is kept exactly); else it starts a run.
+	if n := len(r.runs); n > 0 {
+		last := &r.runs[n-1]
+		if last.cpu == pct && last.memKiB == memKiB && t > last.last && (last.n == 1 || t-last.last == last.step()) {
+			last.last, last.n = t, last.n+1
+		} else {
+			r.runs = append(r.runs, run{first: t, last: t, n: 1, cpu: pct, memKiB: memKiB})
+		}
+	} else {
+		r.runs = append(r.runs, run{first: t, last: t, n: 1, cpu: pct, memKiB: memKiB})
+	}
+	if r.samples++; r.samples > size { // drop the oldest sample
+		if oldest := &r.runs[0]; oldest.n > 1 {
+			oldest.first += oldest.step()
+			oldest.n--
+		} else {
+			r.runs = r.runs[1:]
+		}
+		r.samples--
+	}
 	r.lastCPU, r.lastAt, r.lastSeen, r.lastMem = cpuNanos, now, now, mem
 }
 
@@ -176,14 +207,11 @@ func (h *History) Samples(id string) []Sample {
 	if r == nil {
 		return nil
 	}
-	n, start := r.next, 0
-	if r.full {
-		n, start = len(r.buf), r.next
-	}
-	out := make([]Sample, 0, n)
-	for i := range n {
-		s := r.buf[(start+i)%len(r.buf)]
-		out = append(out, Sample{Time: int64(s.t), CPUPercent: s.cpu, MemoryBytes: uint64(s.memKiB) << 10})
+	out := make([]Sample, 0, r.samples)
+	for _, run := range r.runs {
+		for i := range run.n {
+			out = append(out, Sample{Time: int64(run.first + i*run.step()), CPUPercent: run.cpu, MemoryBytes: uint64(run.memKiB) << 10})
+		}
 	}
 	return out
 }
@@ -193,11 +221,11 @@ func (h *History) Latest(id string) (Sample, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.rings[id]
-	if r == nil || (r.next == 0 && !r.full) {
+	if r == nil || len(r.runs) == 0 {
 		return Sample{}, false
 	}
-	s := r.buf[(r.next-1+len(r.buf))%len(r.buf)]
-	return Sample{Time: int64(s.t), CPUPercent: s.cpu, MemoryBytes: uint64(s.memKiB) << 10}, true
+	last := r.runs[len(r.runs)-1]
+	return Sample{Time: int64(last.last), CPUPercent: last.cpu, MemoryBytes: uint64(last.memKiB) << 10}, true
 }
 
 // Every is the sampling interval.

@@ -114,3 +114,39 @@ func BenchmarkCgroupRead(b *testing.B) {
 		}
 	}
 }
+
+// An idle sandbox's hour of equal samples is kept as one run, not a ring
+// of 360 (4 KiB each, most of the dashboard's memory with 1,000 idle
+// sandboxes); every sample still reads back with its own time, also when a
+// tick comes late.
+func TestHistoryKeepsEqualSamplesAsRuns(t *testing.T) {
+	sbs := &listed{{ID: "s1", State: "started"}}
+	h := NewHistory(sbs, fixedUsage(7, 64<<20), 10*time.Second, time.Hour)
+	start := time.Unix(1_700_000_000, 0)
+	var want []int64
+	at := start
+	for i := range 400 {
+		if i == 200 {
+			at = at.Add(3 * time.Second) // a late tick: the step changes
+		}
+		h.SampleOnce(context.Background(), at)
+		want = append(want, at.Unix())
+		at = at.Add(10 * time.Second)
+	}
+	want = want[len(want)-360:]
+	if n := len(h.rings["s1"].runs); n > 3 {
+		t.Errorf("%d runs for an idle sandbox's hour", n)
+	}
+	got := h.Samples("s1")
+	if len(got) != len(want) {
+		t.Fatalf("%d samples, want %d", len(got), len(want))
+	}
+	for i, s := range got {
+		if s.Time != want[i] || s.MemoryBytes != 64<<20 || s.CPUPercent != 0 {
+			t.Fatalf("sample %d: %+v, want time %d", i, s, want[i])
+		}
+	}
+	if last, _ := h.Latest("s1"); last.Time != want[len(want)-1] {
+		t.Fatalf("latest %+v, want time %d", last, want[len(want)-1])
+	}
+}
