@@ -139,7 +139,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := []wire.Sandbox{}
-	for _, sb := range s.views(all) {
+	for _, sb := range s.views(r.Context(), all) {
 		if state != "" && string(sb.State) != state {
 			continue
 		}

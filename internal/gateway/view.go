@@ -34,7 +34,7 @@ func (s *Server) view(ctx context.Context, e entry) wire.Sandbox {
 // views is view for many sandboxes, from the watch caches alone: each
 // host reports its sandboxes' states into their pods' statuses
 // (podspec.HostState), so a list asks no host, however many there are.
-func (s *Server) views(all []entry) []wire.Sandbox {
+func (s *Server) views(_ context.Context, all []entry) []wire.Sandbox {
 	out := make([]wire.Sandbox, len(all))
 	for i, e := range all {
 		p := s.cluster.placementOf(e)
