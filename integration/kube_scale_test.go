@@ -123,7 +123,7 @@ func startFakeHosts(t *testing.T, kubeconfig string, n int) *fakeHosts {
 	pods := make(chan *corev1.Pod, 1024)
 	inf := informers.NewSharedInformerFactoryWithOptions(f.kube, 0, informers.WithNamespace("sbx"))
 	onPod := func(obj any) {
-		if pod, ok := obj.(*corev1.Pod); ok && f.nodes[pod.Spec.NodeName] && pod.Status.Phase != corev1.PodRunning {
+		if pod, ok := obj.(*corev1.Pod); ok && f.nodes[pod.Spec.NodeName] && (pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil) {
 			pods <- pod
 		}
 	}
@@ -155,33 +155,46 @@ func nodeIsReady(n *corev1.Node) bool {
 	return false
 }
 
-// renewLeases keeps the nodes Ready for the node lifecycle controller.
+// renewLeases keeps the nodes Ready for the node lifecycle controller:
+// every node's lease on its own every 5 s, as each host renews its own
+// (one loop over a hundred fell behind the grace period under load).
 func (f *fakeHosts) renewLeases(ctx context.Context) {
 	secs := int32(40)
-	for {
-		for name := range f.nodes {
-			now := metav1.NowMicro()
+	for name := range f.nodes {
+		go func() {
 			leases := f.kube.CoordinationV1().Leases("kube-node-lease")
-			l, err := leases.Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				leases.Create(ctx, &coordv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name},
-					Spec: coordv1.LeaseSpec{HolderIdentity: &name, LeaseDurationSeconds: &secs, RenewTime: &now}}, metav1.CreateOptions{})
-				continue
+			for {
+				now := metav1.NowMicro()
+				l, err := leases.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					leases.Create(ctx, &coordv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name},
+						Spec: coordv1.LeaseSpec{HolderIdentity: &name, LeaseDurationSeconds: &secs, RenewTime: &now}}, metav1.CreateOptions{})
+				} else {
+					l.Spec.RenewTime = &now
+					leases.Update(ctx, l, metav1.UpdateOptions{})
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(5 * time.Second):
+				}
 			}
-			l.Spec.RenewTime = &now
-			leases.Update(ctx, l, metav1.UpdateOptions{})
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(8 * time.Second):
-		}
+		}()
 	}
 }
 
-// run is the fake kubelet: the pod's sandbox starts at once.
+// run is the fake kubelet: the pod's sandbox starts at once, and a pod
+// being deleted goes at once.
 func (f *fakeHosts) run(ctx context.Context, pod *corev1.Pod) {
 	id := podspec.IDForPod(pod.Namespace, pod.Name)
+	if pod.DeletionTimestamp != nil {
+		f.mu.Lock()
+		delete(f.onNode[pod.Spec.NodeName], id)
+		f.mu.Unlock()
+		zero := int64(0)
+		f.kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		return
+	}
 	now := time.Now().UTC()
 	f.mu.Lock()
 	m := f.onNode[pod.Spec.NodeName]

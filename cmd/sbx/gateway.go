@@ -111,6 +111,10 @@ get/list/watch/create/patch/delete on sandboxes.agents.x-k8s.io in
 				return fmt.Errorf("kubernetes credentials: %w", err)
 			}
 			rc.UserAgent = "sbx-gateway"
+			// client-go's default of 5 requests a second capped a replica at 5
+			// creates a second (TestKubeScale); the API server's own
+			// priority and fairness is the limit that matters.
+			rc.QPS, rc.Burst = 100, 200
 			kube, err := kubernetes.NewForConfig(rc)
 			if err != nil {
 				return err
