@@ -186,7 +186,7 @@ func (c *Cluster) list(ctx context.Context) ([]entry, error) {
 func (c *Cluster) visible(ctx context.Context, objs []any) []entry {
 	out := make([]entry, 0, len(objs))
 	for _, o := range objs {
-		if e := entryOf(o.(*asv1.Sandbox)); e.obj.Namespace == c.Namespace && auth.Sees(ctx, e.team) {
+		if e := entryOf(o.(*asv1.Sandbox)); auth.Sees(ctx, e.team) {
 			out = append(out, e)
 		}
 	}
