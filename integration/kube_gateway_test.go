@@ -427,6 +427,10 @@ func checkPreview(t *testing.T, gw *gatewayProc, id string) {
 // benchGateway runs bench/gateway.go's scenario against this cluster:
 // create → first exec through the gateway vs one sbx host, same run.
 func benchGateway(t *testing.T, c *cluster, gwAddr, keyFile string) {
+	tr := startTracer(t, c.kubeconfig)
+	defer func() {
+		t.Logf("where the gateway's creates spent their time (ms after the object reached a watcher), slowest first:\n%s", tr.report())
+	}()
 	cmd := exec.Command("go", "run", "../bench", "-sbx", sbxBin, "-systems", "sbx", "-scenarios", "gateway",
 		"-gateway", "http://"+gwAddr, "-gateway-token-file", keyFile, "-create-n", os.Getenv("SBX_BENCH_GATEWAY_N"))
 	if os.Getenv("SBX_BENCH_GATEWAY_N") == "" {

@@ -49,8 +49,10 @@ Pods and the Nodes; the Kubernetes API is the only state they share.
                                            start (and resume of a suspended
                                            one) sets Running (kube-scheduler places
                                            it, maybe on another host); delete
-                                           deletes it. get and list merge the
-                                           object with the host's live record.
+                                           deletes it. get merges the object
+                                           with the host's live record; list
+                                           reads the state each host reports in
+                                           its pod's status (no host is asked).
   everything else under /v1/sandboxes/ID   is reverse-proxied to the host that
                                            runs the sandbox (the node's
                                            sbx.dev/api annotation): exec and its

@@ -87,6 +87,10 @@ func kubeClients(kubeconfig, userAgent string) (kubernetes.Interface, asclient.I
 		return nil, nil, fmt.Errorf("kubernetes credentials: %w", err)
 	}
 	rc.UserAgent = userAgent
+	// client-go's default of 5 requests a second capped a gateway replica
+	// at 5 creates a second (TestKubeScale); the API server's own priority
+	// and fairness is the limit that matters.
+	rc.QPS, rc.Burst = 100, 200
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, nil, err

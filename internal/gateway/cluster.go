@@ -38,6 +38,7 @@ type Cluster struct {
 	kubeInf   informers.SharedInformerFactory
 	agentsInf asinformers.SharedInformerFactory
 	sandboxes aslisters.SandboxNamespaceLister
+	index     cache.Indexer // the Sandbox objects by team, sbx name and id (indexTeam…)
 	pods      corelisters.PodNamespaceLister
 	nodes     corelisters.NodeLister
 	synced    []cache.InformerSynced
@@ -60,6 +61,23 @@ func NewCluster(kube kubernetes.Interface, agents asclient.Interface, namespace 
 		UpdateFunc: func(any, any) { c.notify() },
 		DeleteFunc: func(any) { c.notify() },
 	}
+	// A list of one team and a lookup by name or id read one index entry,
+	// not every team's objects (the gateway carries the whole cluster).
+	err := sbInf.Informer().AddIndexers(cache.Indexers{
+		indexTeam: func(o any) ([]string, error) { return []string{entryOf(o.(*asv1.Sandbox)).team}, nil },
+		indexName: func(o any) ([]string, error) {
+			e := entryOf(o.(*asv1.Sandbox))
+			if e.name == "" {
+				return []string{e.obj.Name}, nil // made with kubectl: found by the object's name
+			}
+			return []string{e.name}, nil
+		},
+		indexID: func(o any) ([]string, error) { return []string{entryOf(o.(*asv1.Sandbox)).id}, nil },
+	})
+	if err != nil {
+		panic(err) // only an informer already started refuses indexers
+	}
+	c.index = sbInf.Informer().GetIndexer()
 	for _, inf := range []cache.SharedIndexInformer{sbInf.Informer(), podInf.Informer(), nodeInf.Informer()} {
 		inf.AddEventHandler(notify) //nolint:errcheck // the registration handle is only for removal
 		c.synced = append(c.synced, inf.HasSynced)
@@ -146,15 +164,33 @@ func (e entry) ref() string {
 	return e.id
 }
 
+// The Sandbox informer's indexes.
+const (
+	indexTeam = "team"
+	indexName = "name" // the sbx name, else (made with kubectl) the object's name
+	indexID   = "id"
+)
+
 // list returns the Sandbox objects the caller in ctx sees, oldest first.
 func (c *Cluster) list(ctx context.Context) ([]entry, error) {
-	objs, err := c.sandboxes.List(labels.Everything())
+	var objs []any
+	var err error
+	if p, ok := auth.FromContext(ctx); ok && !p.AllTeams() {
+		objs, err = c.index.ByIndex(indexTeam, auth.TeamOf(ctx))
+	} else {
+		objs = c.index.List()
+	}
 	if err != nil {
 		return nil, errdefs.Internal(err, "list sandboxes from the watch cache")
 	}
+	return c.visible(ctx, objs), nil
+}
+
+// visible is objs as entries the caller in ctx may see, oldest first.
+func (c *Cluster) visible(ctx context.Context, objs []any) []entry {
 	out := make([]entry, 0, len(objs))
 	for _, o := range objs {
-		if e := entryOf(o); auth.Sees(ctx, e.team) {
+		if e := entryOf(o.(*asv1.Sandbox)); auth.Sees(ctx, e.team) {
 			out = append(out, e)
 		}
 	}
@@ -165,7 +201,7 @@ func (c *Cluster) list(ctx context.Context) ([]entry, error) {
 		}
 		return out[i].id < out[j].id
 	})
-	return out, nil
+	return out
 }
 
 // find returns the sandbox idOrName names among those the caller in ctx
@@ -179,18 +215,13 @@ func (c *Cluster) find(ctx context.Context, idOrName string) (entry, error) {
 			}
 		}
 	}
-	all, err := c.list(ctx)
-	if err != nil {
-		return entry{}, err
-	}
-	for _, e := range all {
-		if e.id == idOrName || (e.name != "" && e.name == idOrName) {
-			return e, nil
+	for _, index := range []string{indexID, indexName} {
+		objs, err := c.index.ByIndex(index, idOrName)
+		if err != nil {
+			return entry{}, errdefs.Internal(err, "look sandbox %q up in the watch cache", idOrName)
 		}
-	}
-	for _, e := range all {
-		if e.name == "" && e.obj.Name == idOrName {
-			return e, nil
+		if found := c.visible(ctx, objs); len(found) > 0 {
+			return found[0], nil
 		}
 	}
 	return entry{}, errdefs.NotFound(wire.CodeSandboxNotFound, "sandbox %q not found", idOrName)

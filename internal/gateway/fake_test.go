@@ -110,7 +110,9 @@ func (f *fixture) fakeController(ctx context.Context, c *Cluster, nodes []string
 				Spec: tpl.Spec}
 			pod.Spec.NodeName = nodes[next%len(nodes)]
 			next++
-			pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
+			pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+				ContainerStatuses: []corev1.ContainerStatus{{Name: podspec.ContainerName, Ready: true, // as a host reports a started sandbox
+					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}}
 			f.hosts[pod.Spec.NodeName].add(podspec.IDForPod(ns, sb.Name))
 			if _, err := f.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 				f.t.Errorf("fake controller: %v", err)
@@ -209,6 +211,7 @@ func newFakeHost(t *testing.T) *fakeHost {
 	h := &fakeHost{sandboxes: map[string]bool{}, release: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/sandboxes", func(w http.ResponseWriter, r *http.Request) {
+		h.note(r)
 		h.mu.Lock()
 		var out []wire.Sandbox
 		for id := range h.sandboxes {

@@ -187,7 +187,10 @@ func TestStopSuspendsAndAToolboxCallStartsItAgain(t *testing.T) {
 	wantError(t, resp, b, 400, wire.CodeInvalidGrace)
 }
 
-func TestListMergesObjectsWithTheHostsViews(t *testing.T) {
+// TestListReadsTheHostsReportsFromThePods: a list shows each sandbox as
+// its host reported it into its pod (started, since when) or as its object
+// says (stopped), and asks no host.
+func TestListReadsTheHostsReportsFromThePods(t *testing.T) {
 	f := newFixture(t, "host-a", "host-b")
 	a := f.create(`{"name":"a","labels":{"k":"v"}}`)
 	b := f.create(`{"name":"b"}`)
@@ -202,8 +205,13 @@ func TestListMergesObjectsWithTheHostsViews(t *testing.T) {
 	for _, sb := range list {
 		byID[sb.ID] = sb
 	}
-	if byID[a.ID].Reason != "host" || byID[b.ID].Reason != "host" || byID[a.ID].Name != "a" {
-		t.Fatalf("running sandboxes not from their hosts: %+v", list)
+	for _, sb := range []wire.Sandbox{byID[a.ID], byID[b.ID]} {
+		if sb.State != wire.StateStarted || sb.StartedAt == nil || sb.StartedAt.IsZero() {
+			t.Fatalf("running sandbox not as its host reported it: %+v", sb)
+		}
+	}
+	if byID[a.ID].Name != "a" || byID[a.ID].Labels["k"] != "v" {
+		t.Fatalf("sandbox a: %+v", byID[a.ID])
 	}
 	if byID[c.ID].State != wire.StateStopped || byID[c.ID].Name != "c" {
 		t.Fatalf("stopped sandbox: %+v", byID[c.ID])
@@ -217,6 +225,13 @@ func TestListMergesObjectsWithTheHostsViews(t *testing.T) {
 	}
 	resp, body = f.call("GET", "/v1/sandboxes?label=bad", "")
 	wantError(t, resp, body, 400, wire.CodeInvalidLabel)
+	for name, h := range f.hosts {
+		for _, r := range h.requests() {
+			if r.Path == "/v1/sandboxes" {
+				t.Fatalf("a list asked host %s: %+v", name, r)
+			}
+		}
+	}
 }
 
 func TestDeleteRemovesTheObject(t *testing.T) {

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	asv1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 
+	"github.com/sbxhq/sbx/internal/kube/podspec"
 	"github.com/sbxhq/sbx/internal/sandbox"
 	"github.com/sbxhq/sbx/wire"
 )
@@ -31,41 +30,22 @@ func (s *Server) view(ctx context.Context, e entry) wire.Sandbox {
 	return s.cluster.objectView(e, p)
 }
 
-// views is view for many sandboxes, with one list call per host.
-func (s *Server) views(ctx context.Context, all []entry) []wire.Sandbox {
-	places := make([]placement, len(all))
-	var apis []string
-	for i, e := range all {
-		places[i] = s.cluster.placementOf(e)
-		if places[i].onHost && !slices.Contains(apis, places[i].api) {
-			apis = append(apis, places[i].api)
-		}
-	}
-	hosts := map[string]map[string]wire.Sandbox{} // host -> its records by id
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, api := range apis {
-		wg.Go(func() {
-			var list []wire.Sandbox
-			if err := s.hostGet(ctx, api, "/v1/sandboxes", &list); err != nil {
-				return // its sandboxes are shown from their objects
-			}
-			byID := make(map[string]wire.Sandbox, len(list))
-			for _, sb := range list {
-				byID[sb.ID] = sb
-			}
-			mu.Lock()
-			hosts[api] = byID
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+// views is view for many sandboxes, from the watch caches alone: each
+// host reports its sandboxes' states into their pods' statuses
+// (podspec.HostState), so a list asks no host, however many there are.
+func (s *Server) views(_ context.Context, all []entry) []wire.Sandbox {
 	out := make([]wire.Sandbox, len(all))
 	for i, e := range all {
-		if sb, ok := hosts[places[i].api][e.id]; ok && places[i].onHost {
-			out[i] = merged(e, sb)
-		} else {
-			out[i] = s.cluster.objectView(e, places[i])
+		p := s.cluster.placementOf(e)
+		out[i] = s.cluster.objectView(e, p)
+		if !p.onHost || stateOf(e, p) != wire.StateStarting && stateOf(e, p) != wire.StateStarted {
+			continue // being stopped or deleted: the object's word is the newer
+		}
+		if st, at, msg, ok := podspec.HostState(p.pod); ok {
+			out[i].State, out[i].Error = st, msg
+			if !at.IsZero() {
+				out[i].StartedAt = &at
+			}
 		}
 	}
 	return out

@@ -146,8 +146,9 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 	} else {
 		log.Warn("kube: no --kube-node-client-ca: the kubelet API (kubectl logs/exec) is not served")
 	}
+	np := vknode.NewNaiveNodeProvider()
 	n, err := nodeutil.NewNode(cfg.NodeName, func(nodeutil.ProviderConfig) (nodeutil.Provider, vknode.NodeProvider, error) {
-		return p, nil, nil
+		return p, np, nil
 	}, opts...)
 	if err != nil {
 		return fmt.Errorf("kube node: %w", err)
@@ -156,6 +157,7 @@ func Run(ctx context.Context, cfg Config, m Sandboxes, addrs Addresses, log *slo
 	go func() {
 		if err := n.WaitReady(ctx, 0); err == nil {
 			log.Info("kube: node ready", "node", cfg.NodeName)
+			markReady(ctx, all, spec, np, log) // readiness.go
 		}
 	}()
 	return n.Run(ctx)

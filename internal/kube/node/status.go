@@ -54,14 +54,14 @@ func (p *Provider) status(ctx context.Context, pod *corev1.Pod) *corev1.PodStatu
 		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating", Message: string(sb.State)}
 	case wire.StateError:
 		st.Phase = corev1.PodRunning
-		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "SandboxError", Message: sb.Error}
+		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: podspec.ReasonError, Message: sb.Error}
 	default:
 		st.Phase = corev1.PodRunning
 		if ready {
 			since := metav1.NewTime(sb.StartedAt)
 			cs.State.Running = &corev1.ContainerStateRunning{StartedAt: since}
 		} else {
-			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "Sandbox" + stateWord(sb.State), Message: "starts on the next call"}
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: podspec.WaitingReason(sb.State), Message: "starts on the next call"}
 		}
 	}
 	st.ContainerStatuses = []corev1.ContainerStatus{cs}
@@ -72,14 +72,6 @@ func (p *Provider) status(ctx context.Context, pod *corev1.Pod) *corev1.PodStatu
 		}
 	}
 	return st
-}
-
-func stateWord(s wire.State) string {
-	b := []byte(s)
-	if len(b) > 0 && b[0] >= 'a' && b[0] <= 'z' {
-		b[0] -= 'a' - 'A'
-	}
-	return string(b)
 }
 
 // conditions are a pod's conditions on this host: scheduled (it is here)
