@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -82,24 +83,52 @@ func (s sandboxObjects) Recovered(ctx context.Context, pod *corev1.Pod, rec *wir
 	if _, err := s.dyn.Resource(eventGVR).Namespace(pod.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	res := s.dyn.Resource(sandboxGVR).Namespace(pod.Namespace)
+	cond := map[string]any{
+		"type": ConditionHostLost, "status": "True", "reason": reason, "message": rec.Message,
+		"lastTransitionTime": now.UTC().Format(time.RFC3339),
+	}
+	if err := s.setCondition(ctx, pod.Namespace, ref, cond); err != nil {
+		return err
+	}
+	// agent-sandbox's controller merge-patches the whole status.conditions
+	// list it computed from its informer cache, so a reconcile that read
+	// the object just before this write takes the condition away again. It
+	// converges within seconds: look again a few times and put it back.
+	go func() {
+		ctx := context.WithoutCancel(ctx)
+		for wait := time.Second; wait <= 16*time.Second; wait *= 2 {
+			time.Sleep(wait)
+			if err := s.setCondition(ctx, pod.Namespace, ref, cond); err != nil {
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// setCondition puts cond on the Sandbox ref names, in place of one of its
+// type, unless the object has it already.
+func (s sandboxObjects) setCondition(ctx context.Context, namespace string, ref *metav1.OwnerReference, cond map[string]any) error {
+	res := s.dyn.Resource(sandboxGVR).Namespace(namespace)
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj, err := res.Get(ctx, ref.Name, metav1.GetOptions{})
 		if err != nil || obj.GetUID() != ref.UID {
 			return err
 		}
 		conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-		cond := map[string]any{
-			"type": ConditionHostLost, "status": "True", "reason": reason, "message": rec.Message,
-			"lastTransitionTime": now.UTC().Format(time.RFC3339), "observedGeneration": obj.GetGeneration(),
-		}
 		kept := conds[:0]
 		for _, c := range conds {
-			if m, ok := c.(map[string]any); !ok || m["type"] != ConditionHostLost {
+			m, ok := c.(map[string]any)
+			if ok && m["type"] == cond["type"] && m["reason"] == cond["reason"] && m["message"] == cond["message"] {
+				return nil // there already
+			}
+			if !ok || m["type"] != cond["type"] {
 				kept = append(kept, c)
 			}
 		}
-		if err := unstructured.SetNestedSlice(obj.Object, append(kept, cond), "status", "conditions"); err != nil {
+		c := maps.Clone(cond)
+		c["observedGeneration"] = obj.GetGeneration()
+		if err := unstructured.SetNestedSlice(obj.Object, append(kept, c), "status", "conditions"); err != nil {
 			return err
 		}
 		_, err = res.UpdateStatus(ctx, obj, metav1.UpdateOptions{FieldManager: "sbx-host"})
