@@ -12,10 +12,6 @@ import (
 	"time"
 
 	"github.com/sbxhq/sbx/internal/auth"
-	"github.com/sbxhq/sbx/internal/blob"
-	"github.com/sbxhq/sbx/internal/runtime"
-	"github.com/sbxhq/sbx/internal/store"
-	"github.com/sbxhq/sbx/wire"
 )
 
 // The cost of a checkpoint (docs/kubernetes/lifecycle.md): an upper
@@ -28,27 +24,9 @@ import (
 //
 //	go test -run '^$' -bench Checkpoint -benchtime 10x ./internal/sandbox
 func BenchmarkCheckpoint(b *testing.B) {
-	st, err := store.OpenSQLite(filepath.Join(b.TempDir(), "sbx.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	blobs, err := blob.NewDir(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	rt := &freezingRuntime{fakeRuntime: &fakeRuntime{containers: map[string]runtime.Status{}}}
-	m, err := New(Config{DataDir: b.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Blobs: blobs,
-		Runtimes: map[string]runtime.Runtime{ClassContainer: rt}, ReadyTimeout: 100 * time.Millisecond})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(m.Close)
-	ctx := auth.System(context.Background(), "bench")
 	const id = "sbx-cccccccccccccccc"
-	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: wire.StateStarted, Spec: store.Spec{Image: "base"}}); err != nil {
-		b.Fatal(err)
-	}
+	m, _, _ := checkpointManager(b, id)
+	ctx := auth.System(context.Background(), "bench")
 	upper := m.dirsOf(id).upper
 	text := strings.Repeat("func f(x int) int { return x*x + 1 } // some source text\n", 140) // ~8 KiB
 	for i := range 2000 {

@@ -49,27 +49,9 @@ func (f *freezingRuntime) Paused(context.Context, string) (bool, error) {
 // frozen while packed, replacing the previous checkpoint, and never by a
 // pod that no longer holds the claim or over a copy saved later.
 func TestCheckpoint(t *testing.T) {
-	st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "sbx.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	blobs, err := blob.NewDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := &freezingRuntime{fakeRuntime: &fakeRuntime{containers: map[string]runtime.Status{}}}
-	m, err := New(Config{DataDir: t.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Blobs: blobs,
-		Runtimes: map[string]runtime.Runtime{ClassContainer: rt}, ReadyTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	ctx := auth.System(context.Background(), "test")
 	const id = "sbx-bbbbbbbbbbbbbbbb"
-	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: wire.StateStarted, Spec: store.Spec{Image: "base"}}); err != nil {
-		t.Fatal(err)
-	}
+	m, rt, blobs := checkpointManager(t, id)
+	ctx := auth.System(context.Background(), "test")
 	upper := m.dirsOf(id).upper
 	write := func(s string) {
 		if err := os.MkdirAll(upper, 0o755); err != nil {
@@ -196,4 +178,31 @@ func TestRecovered(t *testing.T) {
 			t.Errorf("%s: saved at %v, want none", c.name, rec.SavedAt)
 		}
 	}
+}
+
+// checkpointManager is a Manager over SQLite, a blob directory and a
+// runtime that counts freezes, with sandbox id started in its store.
+func checkpointManager(tb testing.TB, id string) (*Manager, *freezingRuntime, *blob.Dir) {
+	tb.Helper()
+	st, err := store.OpenSQLite(filepath.Join(tb.TempDir(), "sbx.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	blobs, err := blob.NewDir(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rt := &freezingRuntime{fakeRuntime: &fakeRuntime{containers: map[string]runtime.Status{}}}
+	m, err := New(Config{DataDir: tb.TempDir(), Store: st, Images: fakeImages{}, Rootfs: fakeRootfs{}, Blobs: blobs,
+		Runtimes: map[string]runtime.Runtime{ClassContainer: rt}, ReadyTimeout: 100 * time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(m.Close)
+	ctx := auth.System(context.Background(), "test")
+	if err := st.CreateSandbox(ctx, &store.Sandbox{ID: id, State: wire.StateStarted, Spec: store.Spec{Image: "base"}}); err != nil {
+		tb.Fatal(err)
+	}
+	return m, rt, blobs
 }
