@@ -39,8 +39,6 @@ type Server struct {
 	mux       *http.ServeMux
 	net       *Networking // networks and previews; nil without (see ports.go)
 	builds    Builds      // image builds; nil without (build.go)
-	// forwarders may say whose request it is (forwarded.go).
-	forwarders []string
 
 	metricsState // /metrics, request metrics, stats (metrics.go)
 
@@ -107,8 +105,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // principal is who r's "Authorization: Bearer" key stands for.
 func (s *Server) principal(r *http.Request) (auth.Principal, error) {
-	if v := r.Header.Get(auth.HeaderPrincipal); v != "" {
-		return s.forwardedPrincipal(r, v) // forwarded.go
+	if p, ok, err := s.gate.Forwarded(r); ok { // the cluster gateway's (internal/authz/forwarded.go)
+		return p, err
 	}
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {

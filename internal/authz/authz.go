@@ -60,6 +60,9 @@ type Gate struct {
 	// RequestID names the request an operation belongs to in its audit
 	// entry (the API's X-Request-Id); nil: none.
 	RequestID func(context.Context) string
+	// Forwarders are the client certificate names (the cluster gateway's)
+	// whose requests may say whose they are (forwarded.go); nil: nobody's.
+	Forwarders []string
 }
 
 // Key turns an API key into its principal; "" is refused.

@@ -161,10 +161,18 @@ func (f handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // authenticate lets a request through the gate as need: "Authorization:
-// Bearer <sbx key>", the scope, the key's rate limit, the audit log; the
-// principal goes into the context, so the Manager scopes by its team.
+// Bearer <sbx key>" (or, through the cluster gateway, the caller's
+// principal the gateway forwards), the scope, the key's rate limit, the
+// audit log; the principal goes into the context, so the Manager scopes by
+// its team.
 func (h *Handler) authenticate(need authz.Op, next handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		if p, ok, err := h.cfg.Gate.Forwarded(r); ok { // through the cluster gateway
+			if err != nil {
+				return err
+			}
+			return h.serveAs(w, r, p, need, next)
+		}
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok {
 			return errdefs.Unauthorized(wire.CodeUnauthorized, "missing API key: set apiKey (DAYTONA_API_KEY) to an sbx API key")
