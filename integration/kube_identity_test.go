@@ -52,6 +52,21 @@ func TestKubeIdentity(t *testing.T) {
 		t.Fatalf("team A's exec through the gateway: %+v %v", res, err)
 	}
 
+	// A Daytona toolbox call through the gateway reaches the host's layer
+	// with A's principal and no key, and the host's layer takes it.
+	dreq, _ := http.NewRequest("POST", "http://"+gw.addr+"/daytona/toolbox/"+sb.ID+"/process/execute", strings.NewReader(`{"command":"cat /workspace/who"}`))
+	dreq.Header.Set("Authorization", "Bearer "+keyA)
+	dreq.Header.Set("Content-Type", "application/json")
+	dresp, err := http.DefaultClient.Do(dreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbody, _ := io.ReadAll(dresp.Body)
+	dresp.Body.Close()
+	if dresp.StatusCode != 200 || !strings.Contains(string(dbody), `"result":"a`) {
+		t.Errorf("team A's Daytona executeCommand through the gateway: %d %s", dresp.StatusCode, dbody)
+	}
+
 	// The host's audit log has A's write as A's: its key id and team.
 	entries, err := host.client.Audit(ctx, "", 0, 1000)
 	if err != nil {
