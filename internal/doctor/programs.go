@@ -19,6 +19,8 @@ var Programs = map[string]Program{
 	"ip":         {Package: "iproute2"},
 	"busybox":    {Package: "busybox-static"}, // static: the base image has no libc
 	"mkfs.ext4":  {Package: "e2fsprogs"},
+	"e2fsck":     {Package: "e2fsprogs"}, // internal/loopdisk's tests check the disk templates' copies
+	"dumpe2fs":   {Package: "e2fsprogs"},
 	"tmux":       {Package: "tmux"},
 	"mmdebstrap": {Package: "mmdebstrap"},
 	"dockerd":    {Package: "docker.io"},  // the benchmark, and integration/oci_image_test.go
