@@ -283,15 +283,33 @@ func (m *Manager) removeLocalFS(sb *store.Sandbox) {
 	}
 }
 
+// blobOutageWait is how long a delete waits for an unreachable blob store
+// to come back (a restart, a network blip) before it fails.
+var blobOutageWait = 30 * time.Second
+
 // deleteArchive removes a sandbox's archive, if it has one, for a delete.
+// A blob store that is unreachable is tried again for blobOutageWait, so a
+// short outage delays a delete instead of leaving the sandbox in error
+// (delete-failed) for its owner to delete again.
 func (m *Manager) deleteArchive(ctx context.Context, sb *store.Sandbox) error {
 	if m.cfg.Blobs == nil {
 		return nil
 	}
-	if err := m.cfg.Blobs.Delete(ctx, archiveKey(sb.ID)); err != nil {
-		return errdefs.Internal(err, "delete the archive of %s", sb.ID)
+	deadline := time.Now().Add(blobOutageWait)
+	for {
+		err := m.cfg.Blobs.Delete(ctx, archiveKey(sb.ID))
+		if err == nil {
+			return nil
+		}
+		if !errdefs.Is(err, errdefs.KindUnavailable) || time.Now().After(deadline) {
+			return errdefs.Internal(err, "delete the archive of %s", sb.ID)
+		}
+		select {
+		case <-ctx.Done():
+			return errdefs.Internal(err, "delete the archive of %s", sb.ID)
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	return nil
 }
 
 // reconcileArchive finishes or rolls back an archive or restore that a
