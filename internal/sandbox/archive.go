@@ -103,23 +103,9 @@ func (m *Manager) pack(ctx context.Context, sb *store.Sandbox) (*store.ArchiveIn
 				return errdefs.Internal(err, "create upper directory of %s", sb.ID)
 			}
 		}
-		pr, pw := io.Pipe()
-		packed := make(chan struct{})
-		go func() {
-			defer close(packed)
-			zw, err := zstd.NewWriter(pw, zstd.WithEncoderConcurrency(1))
-			if err == nil {
-				err = treetar.Pack(zw, upper)
-				if cerr := zw.Close(); err == nil {
-					err = cerr
-				}
-			}
-			pw.CloseWithError(err)
-		}()
-		h := sha256.New()
-		n, err := m.cfg.Blobs.Put(ctx, archiveKey(sb.ID), io.TeeReader(pr, h))
-		pr.CloseWithError(errors.New("blob store stopped reading")) // unblocks the packer if Put failed early
-		<-packed                                                    // it reads upper: done before the disk is unmounted
+		// putZstd returns once the packer is done: it reads upper, which
+		// must be before the disk is unmounted.
+		n, sum, err := m.putZstd(ctx, archiveKey(sb.ID), func(w io.Writer) error { return treetar.Pack(w, upper) })
 		if diskspace.IsNoSpace(err) {
 			return diskspace.Full(err, "archive sandbox "+sb.ID)
 		}
@@ -129,7 +115,7 @@ func (m *Manager) pack(ctx context.Context, sb *store.Sandbox) (*store.ArchiveIn
 		if err != nil {
 			return errdefs.Internal(err, "archive sandbox %s", sb.ID)
 		}
-		info = &store.ArchiveInfo{Key: archiveKey(sb.ID), SHA256: hex.EncodeToString(h.Sum(nil)), Size: n, At: time.Now().UTC()}
+		info = &store.ArchiveInfo{Key: archiveKey(sb.ID), SHA256: sum, Size: n, At: time.Now().UTC()}
 		return nil
 	})
 	if err != nil {
@@ -139,6 +125,30 @@ func (m *Manager) pack(ctx context.Context, sb *store.Sandbox) (*store.ArchiveIn
 		return nil, err
 	}
 	return info, nil
+}
+
+// putZstd stores under key what write writes, compressed with zstd, and
+// returns the stored size and the hex SHA-256 of the stored bytes. It
+// returns only when write has returned.
+func (m *Manager) putZstd(ctx context.Context, key string, write func(io.Writer) error) (int64, string, error) {
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		zw, err := zstd.NewWriter(pw, zstd.WithEncoderConcurrency(1))
+		if err == nil {
+			err = write(zw)
+			if cerr := zw.Close(); err == nil {
+				err = cerr
+			}
+		}
+		pw.CloseWithError(err)
+	}()
+	h := sha256.New()
+	n, err := m.cfg.Blobs.Put(ctx, key, io.TeeReader(pr, h))
+	pr.CloseWithError(errors.New("blob store stopped reading")) // unblocks the writer if Put failed early
+	<-done
+	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
 // verifyArchive reads the blob back: its digest must match and it must

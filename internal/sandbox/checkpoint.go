@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/sbxhq/sbx/internal/errdefs"
 	"github.com/sbxhq/sbx/internal/store"
@@ -147,24 +144,14 @@ func (m *Manager) Checkpoint(ctx context.Context, id, owner, pod, since string) 
 		return res, err
 	}
 	info := &store.ArchiveInfo{Key: nextCheckpointKey(id, cur), At: res.At}
-	pr, pw := io.Pipe()
-	go func() {
-		zw, err := zstd.NewWriter(pw, zstd.WithEncoderConcurrency(1))
-		if err == nil {
-			_, err = io.Copy(zw, tmp)
-			if cerr := zw.Close(); err == nil {
-				err = cerr
-			}
-		}
-		pw.CloseWithError(err)
-	}()
-	h := sha256.New()
-	info.Size, err = m.cfg.Blobs.Put(ctx, info.Key, io.TeeReader(pr, h))
-	pr.CloseWithError(errors.New("blob store stopped reading")) // unblocks the compressor if Put failed early
+	info.Size, info.SHA256, err = m.putZstd(ctx, info.Key, func(w io.Writer) error { // archive.go
+		_, err := io.Copy(w, tmp)
+		return err
+	})
 	if err != nil {
 		return res, err
 	}
-	info.SHA256, res.Bytes = hex.EncodeToString(h.Sum(nil)), info.Size
+	res.Bytes = info.Size
 	if err := m.pushLayers(ctx, sb.Spec.Layers); err != nil { // layerblobs.go: the next host needs them
 		m.cfg.Blobs.Delete(ctx, info.Key)
 		return res, err
